@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { ExitCode, UsageError } from '../errors.js';
+import * as analyze from './analyze.js';
+import * as bench from './bench.js';
+import * as calibrate from './calibrate.js';
+import * as compare from './compare.js';
+import * as guard from './guard.js';
+import * as init from './init.js';
+import * as kb from './kb.js';
+import * as plan from './plan.js';
+import * as run from './run.js';
+import * as runs from './runs.js';
+import * as serve from './serve.js';
+import * as show from './show.js';
+import * as spade from './spade.js';
+
+/** One file per command; each exports register(program). */
+const commands = [run, runs, show, init, plan, guard, compare, spade, kb, analyze, calibrate, bench, serve];
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('assay')
+    .description('Continuous alignment testing for LLM-based systems')
+    .version('0.1.0')
+    .exitOverride()
+    .showHelpAfterError();
+  for (const c of commands) c.register(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.OK;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end through here with code 0
+      return err.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
+    }
+    if (err instanceof UsageError) {
+      process.stderr.write(`assay: ${err.message}\n`);
+      return ExitCode.USAGE;
+    }
+    process.stderr.write(`assay: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return ExitCode.INTERNAL;
+  }
+}
+
+// Run when executed as the bin (not when imported by tests).
+const invokedAs = process.argv[1] ?? '';
+if (/[\\/]cli[\\/]main\.(js|ts)$/.test(invokedAs) || /[\\/]assay$/.test(invokedAs)) {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}
