@@ -7,6 +7,15 @@ export type InputValue = string | Record<string, unknown>;
  */
 export type Predicate = (output: string, input: InputValue) => boolean | Promise<boolean>;
 
+/** Result of a check that can say more than a boolean (verifiers give reasons). */
+export interface CheckResult {
+  outcome: 'pass' | 'fail' | 'error';
+  /** A verifier's reasons for its verdict. */
+  reasons?: string[];
+  /** Why the outcome is `error`. */
+  error?: string;
+}
+
 export interface Validator {
   name: string;
   /** Shown when the rule fails. */
@@ -18,6 +27,15 @@ export interface Validator {
   weight?: number;
   /** Per-evaluation time limit for the predicate in ms. */
   timeoutMs?: number;
+  /** 'verifier' for an LLM judge column; default 'validator'. */
+  kind?: 'validator' | 'verifier';
+  /**
+   * When present, used instead of `predicate`: verifiers return PASS/FAIL with reasons. Must honour
+   * the signal (per-call timeout, Ctrl-C) and return `error` rather than throw for infrastructure problems.
+   */
+  evaluate?: (output: string, input: InputValue, signal: AbortSignal) => Promise<CheckResult>;
+  /** Human-readable description of the rule (predicate source or built-in check), for reports. */
+  source?: string;
 }
 
 /** What a report needs to know about a validator, without its (non-serialisable) predicate. */
