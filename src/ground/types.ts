@@ -16,3 +16,64 @@ export interface Embedder {
   /** Token count with the embedder's own tokenizer (for chunking). */
   countTokens(text: string): number;
 }
+
+/** The design's request to POST /analyze. */
+export interface AnalyzeRequest {
+  query: string;
+  /** Given: audit it (post-hoc). Absent: generate it with the configured LLM, then audit. */
+  answer?: string;
+  /** Evidence passages retrieved per claim (default 5). */
+  top_k?: number;
+}
+
+export type SupportStatus = 'STRONG' | 'WEAK' | 'UNSUPPORTED';
+
+export interface EvidenceRef {
+  chunk_id: string;
+  source: string;
+  text: string;
+  score: number;
+}
+
+export interface ClaimAnalysis {
+  claim: string;
+  support_score: number;
+  status: SupportStatus;
+  /** Best evidence, so every score is traceable; null when nothing was retrieved. */
+  evidence: EvidenceRef | null;
+  /** Numbers, dates or named entities of the claim absent from its best evidence. */
+  unverified_details?: string[];
+}
+
+/** The design's response JSON plus traceability fields. Field names follow the design document. */
+export interface GroundingReport {
+  query: string;
+  answer: string;
+  confidence_score: number;
+  hallucination_risk: 'LOW' | 'MEDIUM' | 'HIGH';
+  evidence_coverage: 'FULL' | 'PARTIAL' | 'NONE';
+  unsupported_claims: string[];
+  claims_analysis: ClaimAnalysis[];
+  /** Low similarity across all claims. */
+  hallucination_flag: boolean;
+  /** Embedding failed for part of the analysis. */
+  partial: boolean;
+  [extra: string]: unknown;
+}
+
+/** A problem with the request itself; the HTTP layer maps it to its status (400, or 422 for an empty answer). */
+export class GroundingRequestError extends Error {
+  constructor(
+    message: string,
+    readonly status: 400 | 422,
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = 'GroundingRequestError';
+  }
+}
+
+/** What the HTTP service needs from the grounding engine. */
+export interface GroundingEngine {
+  analyze(request: AnalyzeRequest, signal?: AbortSignal): Promise<GroundingReport>;
+}
