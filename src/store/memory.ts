@@ -1,0 +1,81 @@
+import { ReliabilityTensor } from '../core/tensor.js';
+import type { NewRun, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
+import { checkSample, DuplicateSampleError, newRunId, UnknownRunError } from './validate.js';
+
+/** In-process store (tests, library use without persistence). Same contract as the SQLite store. */
+export class MemoryStore implements Store {
+  private runs = new Map<string, RunRecord>();
+  private samples = new Map<string, Map<string, SampleRecord>>();
+
+  async createRun(run: NewRun): Promise<RunRecord> {
+    let id = newRunId();
+    while (this.runs.has(id)) id = newRunId();
+    const rec: RunRecord = structuredClone({
+      ...run,
+      id,
+      status: 'running' as RunStatus,
+      createdAt: new Date().toISOString(),
+      N: run.inputs.length,
+      M: run.samples,
+      K: run.validators.length,
+    });
+    this.runs.set(id, rec);
+    this.samples.set(id, new Map());
+    return structuredClone(rec);
+  }
+
+  private run(runId: string): RunRecord {
+    const r = this.runs.get(runId);
+    if (!r) throw new UnknownRunError(runId);
+    return r;
+  }
+
+  async recordSample(runId: string, sample: SampleRecord): Promise<void> {
+    const run = this.run(runId);
+    checkSample(run, sample);
+    const m = this.samples.get(runId)!;
+    const key = `${sample.i},${sample.j}`;
+    if (m.has(key)) throw new DuplicateSampleError(runId, sample.i, sample.j);
+    m.set(key, structuredClone({ ...sample, finishedAt: sample.finishedAt ?? new Date().toISOString() }));
+  }
+
+  async setStatus(runId: string, status: RunStatus): Promise<void> {
+    const run = this.run(runId);
+    run.status = status;
+    if (status !== 'running') run.finishedAt = new Date().toISOString();
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    const r = this.runs.get(runId);
+    return r && structuredClone(r);
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
+    let list = [...this.runs.values()].filter((r) => filter.name === undefined || r.name === filter.name);
+    list.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1));
+    if (filter.limit !== undefined) list = list.slice(0, filter.limit);
+    return structuredClone(list);
+  }
+
+  async loadTensor(runId: string): Promise<ReliabilityTensor> {
+    const run = this.run(runId);
+    const t = new ReliabilityTensor(run.N, run.M, run.K);
+    for (const s of this.samples.get(runId)!.values()) {
+      for (let k = 0; k < run.K; k++) t.set(s.i, s.j, k, s.outcomes[k]);
+    }
+    return t;
+  }
+
+  async getSample(runId: string, i: number, j: number): Promise<SampleRecord | undefined> {
+    this.run(runId);
+    const s = this.samples.get(runId)!.get(`${i},${j}`);
+    return s && structuredClone(s);
+  }
+
+  async listSamples(runId: string): Promise<SampleRecord[]> {
+    this.run(runId);
+    return structuredClone([...this.samples.get(runId)!.values()].sort((a, b) => a.i - b.i || a.j - b.j));
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,35 @@
+import type { RunRecord, SampleRecord } from './types.js';
+
+/** Shared checks every adapter applies before writing a sample, so stored data stays consistent. */
+export function checkSample(run: RunRecord, s: SampleRecord): void {
+  if (!Number.isInteger(s.i) || s.i < 0 || s.i >= run.N) throw new RangeError(`run ${run.id}: sample input index i=${s.i} outside 0..${run.N - 1}`);
+  if (!Number.isInteger(s.j) || s.j < 0 || s.j >= run.M) throw new RangeError(`run ${run.id}: sample index j=${s.j} outside 0..${run.M - 1}`);
+  if (s.outcomes.length !== run.K) throw new RangeError(`run ${run.id}: sample (${s.i}, ${s.j}) has ${s.outcomes.length} outcomes, expected K=${run.K}`);
+  for (const o of s.outcomes) {
+    if (o !== 1 && o !== 2 && o !== 3) throw new RangeError(`run ${run.id}: sample (${s.i}, ${s.j}) has outcome code ${o}; expected 1 (pass), 2 (fail) or 3 (error)`);
+  }
+}
+
+/** Run ids sort by creation time and are readable in a terminal: 20261122-023712-4f9a. */
+export function newRunId(now = new Date()): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  const stamp = `${now.getUTCFullYear()}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())}-${p(now.getUTCHours())}${p(now.getUTCMinutes())}${p(now.getUTCSeconds())}`;
+  const rand = Math.floor(Math.random() * 0x10000)
+    .toString(16)
+    .padStart(4, '0');
+  return `${stamp}-${rand}`;
+}
+
+export class DuplicateSampleError extends Error {
+  constructor(runId: string, i: number, j: number) {
+    super(`run ${runId}: sample (${i}, ${j}) is already stored`);
+    this.name = 'DuplicateSampleError';
+  }
+}
+
+export class UnknownRunError extends Error {
+  constructor(runId: string) {
+    super(`no run with id "${runId}" in the store`);
+    this.name = 'UnknownRunError';
+  }
+}
