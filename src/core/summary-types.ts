@@ -66,7 +66,7 @@ export interface OverallSummary {
   /** The configured method and its value. */
   method: AggregateMethod;
   value: number | null;
-  /** §3.6.7 over the tensor's cells: mean, weighted (by validator weight), minimum over cells. */
+  /** §3.6.7 over the tensor: mean over decided cells, weighted (W[i][j][k], default the validator weight), and the minimum of the IRP, ORP and VRP rates (the paper's text; its literal min over binary cells is 0 as soon as one cell fails). */
   tensor: { mean: number | null; weighted: number | null; min: number | null };
 }
 

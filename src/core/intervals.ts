@@ -1,0 +1,79 @@
+/**
+ * Confidence intervals for a success rate x/n (white paper §3.4 and GUIDE "Statistics, done honestly").
+ *
+ * - Wald, the paper's p ± z·√(p(1−p)/n): kept for comparison; it collapses to zero width at p = 0 or 1,
+ *   exactly where reliability testing lives, and under-covers near the edges.
+ * - Wilson score interval: the default; good coverage, never degenerate.
+ * - Clopper–Pearson "exact" interval from beta quantiles: conservative (coverage ≥ nominal).
+ *
+ * Every bound is clipped to [0, 1]; n = 0 gives null (nothing decided, no interval).
+ * x may be fractional: the planner (verdict.ts) asks "what if the observed rate held at a larger n".
+ */
+import { betaQuantile, normalQuantile } from './distributions.js';
+import type { Interval, IntervalMethod } from './summary-types.js';
+
+export const INTERVAL_METHODS: readonly IntervalMethod[] = ['wilson', 'clopper-pearson', 'wald'];
+
+function check(x: number, n: number, level: number): void {
+  if (!(Number.isFinite(n) && n >= 0)) throw new RangeError(`interval: n must be a finite number ≥ 0, got ${n}`);
+  if (!(Number.isFinite(x) && x >= 0 && x <= n)) throw new RangeError(`interval: x must be in [0, n=${n}], got ${x}`);
+  if (!(level > 0 && level < 1)) throw new RangeError(`interval: level must be in (0, 1), got ${level}`);
+}
+
+const clip = (v: number): number => (v < 0 ? 0 : v > 1 ? 1 : v);
+
+/** Two-sided critical value z_{1−α/2} for confidence `level`. */
+export function zCritical(level: number): number {
+  return normalQuantile(1 - (1 - level) / 2);
+}
+
+/** Wald interval (the paper's formula). */
+export function wald(x: number, n: number, level = 0.95): Interval | null {
+  check(x, n, level);
+  if (n === 0) return null;
+  const p = x / n;
+  const half = zCritical(level) * Math.sqrt((p * (1 - p)) / n);
+  return { low: clip(p - half), high: clip(p + half), method: 'wald', level };
+}
+
+/** Wilson score interval. */
+export function wilson(x: number, n: number, level = 0.95): Interval | null {
+  check(x, n, level);
+  if (n === 0) return null;
+  const p = x / n;
+  const z = zCritical(level);
+  const z2n = (z * z) / n;
+  const centre = (p + z2n / 2) / (1 + z2n);
+  const half = (z * Math.sqrt((p * (1 - p)) / n + z2n / (4 * n))) / (1 + z2n);
+  // At x = 0 (x = n) the bound is 0 (1) exactly; the formula reaches it only up to rounding.
+  return {
+    low: x === 0 ? 0 : clip(centre - half),
+    high: x === n ? 1 : clip(centre + half),
+    method: 'wilson',
+    level,
+  };
+}
+
+/** Clopper–Pearson exact interval: [B(α/2; x, n−x+1), B(1−α/2; x+1, n−x)]. */
+export function clopperPearson(x: number, n: number, level = 0.95): Interval | null {
+  check(x, n, level);
+  if (n === 0) return null;
+  const alpha = 1 - level;
+  const low = x === 0 ? 0 : betaQuantile(alpha / 2, x, n - x + 1);
+  const high = x === n ? 1 : betaQuantile(1 - alpha / 2, x + 1, n - x);
+  return { low: clip(low), high: clip(high), method: 'clopper-pearson', level };
+}
+
+/** The interval of the given method for x successes out of n decided trials. */
+export function interval(method: IntervalMethod, x: number, n: number, level = 0.95): Interval | null {
+  switch (method) {
+    case 'wilson':
+      return wilson(x, n, level);
+    case 'clopper-pearson':
+      return clopperPearson(x, n, level);
+    case 'wald':
+      return wald(x, n, level);
+    default:
+      throw new RangeError(`interval: unknown method ${JSON.stringify(method)}; expected one of ${INTERVAL_METHODS.join(', ')}`);
+  }
+}
