@@ -1,6 +1,106 @@
 import type { Command } from 'commander';
+import { loadExperiment, type Experiment } from '../config/index.js';
+import type { InputValue, Validator } from '../core/validator.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { guardedCall } from '../guard/guard.js';
+import type { GuardResult } from '../guard/types.js';
+import { verifierFromConfig } from '../judge/config.js';
+import { createSystem } from '../providers/factory.js';
+import type { SystemUnderTest } from '../providers/types.js';
+import { defaultStorePath } from '../store/sqlite.js';
+import { positiveIntFlag } from './run.js';
 
-/** `assay guard`: not built yet (placeholder so the CLI compiles; replaced by the command's owner). */
+/**
+ * `assay guard <config> --input "..."`: one guarded call with an experiment's system, validators and verifiers
+ * (white paper §4.1–4.2). The first verifier drives the retry with its reasons; further verifiers act as
+ * validators whose reasons are fed back too. Exit 0 when an output was accepted, 1 when none was.
+ */
+
+interface GuardFlags {
+  input?: string;
+  inputIndex?: string;
+  maxAttempts: string;
+  timeout?: string;
+  callTimeout?: string;
+  feedback: boolean;
+  store?: string | false;
+  json?: boolean;
+}
+
+function pickInput(x: Experiment, flags: GuardFlags): InputValue {
+  if ((flags.input === undefined) === (flags.inputIndex === undefined)) {
+    throw new UsageError(`assay guard: expected exactly one of --input <text> or --input-index <i>, found ${flags.input === undefined ? 'neither' : 'both'}`);
+  }
+  if (flags.input !== undefined) return flags.input;
+  const i = Number(flags.inputIndex);
+  if (!/^\d+$/.test(flags.inputIndex!.trim()) || i >= x.inputs.length) {
+    throw new UsageError(`--input-index: expected a whole number from 0 to ${x.inputs.length - 1} (the config's inputs), found ${JSON.stringify(flags.inputIndex)}`, { path: '--input-index' });
+  }
+  return x.inputs[i];
+}
+
+const show = (v: InputValue) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+export function formatGuardResult(r: GuardResult): string {
+  const lines = [`${r.accepted ? 'ACCEPTED' : 'NO OUTPUT'} after ${r.attempts.length} attempt(s): ${r.reason}${r.detail ? ` (${r.detail})` : ''}`];
+  for (const a of r.attempts) {
+    const checks = a.validators.map((c) => `${c.name}=${c.outcome}`);
+    if (a.verifier) checks.push(`verifier=${a.verifier.outcome}`);
+    lines.push(`  #${a.n} ${a.status.padEnd(8)} ${Math.round(a.latencyMs)} ms  ${checks.join(' ')}${a.generationError ? `  system error: ${a.generationError}` : ''}`);
+    for (const reason of a.reasons) lines.push(`      - ${reason}`);
+  }
+  const u = r.usage.total;
+  lines.push(`tokens: ${u.promptTokens} prompt + ${u.completionTokens} completion (verifier ${r.usage.verifier.promptTokens} + ${r.usage.verifier.completionTokens})`);
+  if (r.output !== undefined) lines.push('', r.output);
+  return lines.join('\n');
+}
+
+async function guardCommand(configPath: string, flags: GuardFlags): Promise<void> {
+  const maxAttempts = positiveIntFlag('--max-attempts', flags.maxAttempts)!;
+  const timeoutMs = positiveIntFlag('--timeout', flags.timeout);
+  const callTimeoutMs = positiveIntFlag('--call-timeout', flags.callTimeout);
+  let experiment: Experiment | undefined;
+  let system: SystemUnderTest | undefined;
+  try {
+    experiment = await loadExperiment(configPath);
+    const input = pickInput(experiment, flags);
+    system = createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs });
+    const verifiers = experiment.verifierConfigs.map((raw, i) => verifierFromConfig(raw, { file: configPath, path: `verifiers[${i}]` }));
+    const validators: Validator[] = [...experiment.validators, ...verifiers.slice(1)];
+    const store = flags.store === false ? undefined : (flags.store ?? defaultStorePath(process.cwd()));
+    const idx = experiment.inputs.findIndex((x) => show(x) === show(input));
+    const result = await guardedCall(system, input, {
+      validators,
+      verifier: verifiers[0],
+      maxAttempts,
+      timeoutMs,
+      callTimeoutMs: callTimeoutMs ?? experiment.timeoutMs,
+      validatorTimeoutMs: experiment.validatorTimeoutMs,
+      feedback: flags.feedback,
+      store,
+      inputIndex: idx >= 0 ? idx : 0,
+    });
+    process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatGuardResult(result)}\n`);
+    process.exitCode = result.accepted ? ExitCode.OK : ExitCode.VERDICT_FAILED;
+  } finally {
+    await system?.close?.();
+    experiment?.dispose();
+  }
+}
+
 export function register(program: Command): void {
-  program.command('guard').description('(not implemented yet)');
+  program
+    .command('guard')
+    .description('Run one input through the guard: generate, check, retry with the reasons fed back, up to --max-attempts')
+    .argument('<config>', 'experiment config (its system, validators and verifiers are used)')
+    .option('--input <text>', 'the input to guard')
+    .option('--input-index <i>', "use the config's i-th input instead")
+    .option('--max-attempts <n>', 'maximum attempts including the first (m)', '3')
+    .option('--timeout <ms>', 'overall time limit for the whole loop')
+    .option('--call-timeout <ms>', "time limit of one generation (default: the config's timeoutMs)")
+    .option('--no-feedback', 'regenerate from the unchanged input (no reasons fed back)')
+    .option('--store <path>', 'SQLite file for the attempt log (default .assay/assay.db)')
+    .option('--no-store', 'do not persist attempts')
+    .option('--json', 'print the result as JSON')
+    .action((config: string, flags: GuardFlags) => guardCommand(config, flags));
 }

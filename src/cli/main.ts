@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { ExitCode, UsageError } from '../errors.js';
 import * as analyze from './analyze.js';
 import * as bench from './bench.js';
@@ -32,6 +34,8 @@ export function buildProgram(): Command {
 
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
+  // Each call reports its own verdict (tests call main() many times in one process).
+  process.exitCode = undefined;
   try {
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.OK;
@@ -49,9 +53,22 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-// Run when executed as the bin (not when imported by tests).
-const invokedAs = process.argv[1] ?? '';
-if (/[\\/]cli[\\/]main\.(js|ts)$/.test(invokedAs) || /[\\/]assay$/.test(invokedAs)) {
+/**
+ * Run when executed as the bin, not when imported (tests). Comparing real paths covers every way in:
+ * `node dist/cli/main.js`, `node --import tsx src/cli/main.ts`, and the npm bin symlink or shim
+ * (`npx assay`, node_modules/.bin/assay, a global install), whatever the link is called.
+ */
+function isEntryPoint(): boolean {
+  const invokedAs = process.argv[1];
+  if (!invokedAs) return false;
+  try {
+    return realpathSync(invokedAs) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return /[\\/]cli[\\/]main\.(js|ts)$/.test(invokedAs) || /[\\/]assay$/.test(invokedAs);
+  }
+}
+
+if (isEntryPoint()) {
   main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

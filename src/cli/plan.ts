@@ -1,6 +1,167 @@
 import type { Command } from 'commander';
+import { planFromRates, planFromTensor, type ErrorPolicy, type RatePlan, type TensorRetryPlan } from '../core/retry.js';
+import type { IntervalMethod } from '../core/summary-types.js';
+import { UsageError } from '../errors.js';
+import { openStore } from './run.js';
 
-/** `assay plan`: not built yet (placeholder so the CLI compiles; replaced by the command's owner). */
+/**
+ * `assay plan`: what the guard will cost (white paper §4.2). From validator rates (--rates) or from a stored
+ * run's tensor (--run), with m = the maximum number of attempts including the first.
+ */
+
+interface PlanFlags {
+  rates?: string;
+  run?: string;
+  store?: string;
+  confidence: string;
+  level: string;
+  interval: string;
+  errors: string;
+  alpha: string;
+  json?: boolean;
+}
+
+/** Comma-separated rates in [0, 1], or a UsageError naming the flag, the position and what was found. */
+export function parseRates(text: string): number[] {
+  const parts = text.split(',').map((s) => s.trim());
+  return parts.map((s, k) => {
+    const p = s === '' ? Number.NaN : Number(s);
+    if (!Number.isFinite(p) || p < 0 || p > 1) {
+      throw new UsageError(`--rates: expected comma-separated numbers in [0, 1], found ${JSON.stringify(s)} at position ${k + 1} of ${JSON.stringify(text)}`, { path: '--rates' });
+    }
+    return p;
+  });
+}
+
+/** A probability strictly between 0 and 1 from a flag. */
+export function probabilityFlag(flag: string, value: string): number {
+  const p = Number(value);
+  if (value.trim() === '' || !Number.isFinite(p) || p <= 0 || p >= 1) {
+    throw new UsageError(`${flag}: expected a number strictly between 0 and 1, found ${JSON.stringify(value)}`, { path: flag });
+  }
+  return p;
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`${flag}: expected one of ${allowed.join(', ')}, found ${JSON.stringify(value)}`, { path: flag });
+  }
+  return value as T;
+}
+
+const num = (x: number | null | undefined, digits = 4) => (x === null || x === undefined ? '∞' : Number.isInteger(x) ? String(x) : x.toFixed(digits));
+const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(2)}%`);
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ')).join('\n');
+}
+
+export function formatRatePlan(p: RatePlan, rates: number[]): string {
+  return [
+    `validator rates        ${rates.join(', ')}`,
+    `P_pass = Π p_k         ${num(p.p_pass, 6)}`,
+    `E[attempts] = 1/P_pass ${num(p.expected_attempts)}`,
+    `E[retries]             ${num(p.expected_retries)}`,
+    `m (max attempts, incl. the first) for ${pct(p.confidence)}: ${p.m ?? 'unreachable (P_pass = 0)'}`,
+    `P(success within m)    ${pct(p.p_success_within_m)}`,
+  ].join('\n');
+}
+
+export function formatTensorPlan(p: TensorRetryPlan & { run_id: string }, labels: string[]): string {
+  const out: string[] = [`run ${p.run_id}: ${p.N} inputs × ${p.M} samples × ${p.K} validators; target ${pct(p.confidence)}; intervals ${pct(p.level)}; errors: ${p.errors}`, ''];
+  out.push(
+    table([
+      ['model', 'P_pass', 'E[attempts]', 'm'],
+      ['product of marginals (paper)', num(p.product?.p_pass), num(p.product?.expected_attempts), num(p.product?.m)],
+      ['empirical joint (pooled)', num(p.joint?.p_pass), num(p.joint?.expected_attempts), num(p.joint?.m)],
+      ['per input (mixture)', '', num(p.per_input?.expected_attempts), num(p.per_input?.m)],
+    ]),
+  );
+  out.push('', 'per input:');
+  out.push(
+    table([
+      ['i', 'input', 'P_pass,i', 'CI', 'E[attempts]_i', 'm_i', 'm_i CI', 'n'],
+      ...p.inputs.map((x) => [
+        String(x.i),
+        (labels[x.i] ?? '').slice(0, 32),
+        num(x.p_pass, 3),
+        x.p_pass_ci ? `[${x.p_pass_ci.low.toFixed(3)}, ${x.p_pass_ci.high.toFixed(3)}]` : '—',
+        x.p_pass === null ? '—' : num(x.expected_attempts, 3),
+        x.p_pass === null ? '—' : num(x.m),
+        x.m_ci ? `[${num(x.m_ci.low)}, ${num(x.m_ci.high)}]` : '—',
+        String(x.samples),
+      ]),
+    ]),
+  );
+  const ind = p.independence;
+  out.push('', `independence: observed all-pass ${pct(ind.observed_rate)} vs product ${pct(ind.product_rate)} over ${ind.samples} samples; exact binomial p = ${ind.p_value.toPrecision(3)}`);
+  out.push(
+    ind.independent
+      ? `  consistent with independence at α = ${ind.alpha}: the product formula is usable`
+      : `  the product formula MISPREDICTS at α = ${ind.alpha}${ind.flagged_validators.length ? `; associated validators: ${ind.flagged_validators.join(', ')}` : ''} — use the empirical figures`,
+  );
+  for (const pr of ind.pairs) {
+    out.push(`  ${pr.names[0]} × ${pr.names[1]}: phi ${pr.phi.toFixed(3)}, Fisher p ${pr.p_value.toPrecision(3)} (Holm ${pr.p_adjusted.toPrecision(3)})${pr.flagged ? '  ← flagged' : ''}`);
+  }
+  return out.join('\n');
+}
+
+const label = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+async function planCommand(flags: PlanFlags): Promise<void> {
+  const confidence = probabilityFlag('--confidence', flags.confidence);
+  const level = probabilityFlag('--level', flags.level);
+  const alpha = probabilityFlag('--alpha', flags.alpha);
+  const method = oneOf<IntervalMethod>('--interval', flags.interval, ['wilson', 'clopper-pearson', 'wald']);
+  const errors = oneOf<ErrorPolicy>('--errors', flags.errors, ['exclude', 'fail']);
+  if ((flags.rates === undefined) === (flags.run === undefined)) {
+    throw new UsageError(`assay plan: expected exactly one of --rates <list> or --run <runId>, found ${flags.rates === undefined ? 'neither' : 'both'}`);
+  }
+  if (flags.rates !== undefined) {
+    const rates = parseRates(flags.rates);
+    const plan = planFromRates(rates, confidence);
+    process.stdout.write(flags.json ? `${JSON.stringify({ rates, ...plan }, null, 2)}\n` : `${formatRatePlan(plan, rates)}\n`);
+    return;
+  }
+  const store = openStore(flags.store, true);
+  try {
+    const run = await store.getRun(flags.run!);
+    if (!run) throw new UsageError(`--run: no run with id ${JSON.stringify(flags.run)} in the store (list them with: assay runs)`, { path: '--run' });
+    const tensor = await store.loadTensor(run.id);
+    const plan = planFromTensor(tensor, { confidence, level, method, errors, alpha, names: run.validators.map((v) => v.name) });
+    const j = plan.joint;
+    // The headline figures are the empirical joint ones; the paper's product is kept beside them under `product`.
+    const out = {
+      run_id: run.id,
+      name: run.name,
+      source: 'joint' as const,
+      p_pass: j?.p_pass ?? null,
+      expected_attempts: j?.expected_attempts ?? null,
+      expected_retries: j?.expected_retries ?? null,
+      m: j?.m ?? null,
+      p_success_within_m: j?.p_success_within_m ?? null,
+      ...plan,
+      inputs: plan.inputs.map((x) => ({ ...x, input: run.inputs[x.i] })),
+    };
+    process.stdout.write(flags.json ? `${JSON.stringify(out, null, 2)}\n` : `${formatTensorPlan(out, run.inputs.map(label))}\n`);
+  } finally {
+    await store.close();
+  }
+}
+
 export function register(program: Command): void {
-  program.command('plan').description('(not implemented yet)');
+  program
+    .command('plan')
+    .description('Predict the attempts the guard will cost (P_pass, E[attempts], the m that reaches a target confidence)')
+    .option('--rates <list>', 'validator success rates, comma-separated, e.g. 0.95,0.90,0.85')
+    .option('--run <runId>', 'plan from a stored run’s reliability tensor (per-input figures and an independence check)')
+    .option('--store <path>', 'SQLite store (default .assay/assay.db)')
+    .option('--confidence <c>', 'target probability of success within m attempts', '0.99')
+    .option('--level <l>', 'confidence level of the intervals', '0.95')
+    .option('--interval <method>', 'wilson | clopper-pearson | wald', 'wilson')
+    .option('--errors <policy>', 'exclude (default) or fail: how error cells count', 'exclude')
+    .option('--alpha <a>', 'significance level of the independence check', '0.01')
+    .option('--json', 'print JSON')
+    .action((flags: PlanFlags) => planCommand(flags));
 }

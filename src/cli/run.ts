@@ -1,6 +1,134 @@
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import { loadExperiment, type Experiment } from '../config/index.js';
+import { summarize } from '../core/summarize.js';
+import type { Validator } from '../core/validator.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { verifierFromConfig } from '../judge/index.js';
+import { createSystem } from '../providers/factory.js';
+import { exitCodeFor, reportMeta } from '../report/meta.js';
+import { formatTerminalSummary } from '../report/terminal.js';
+import { writeReports } from '../report/write.js';
+import { summaryOptionsOf } from '../run/options.js';
+import { createProgressView } from '../run/progress.js';
+import { runExperiment, validatorMeta } from '../run/runner.js';
+import { defaultStorePath, openSqliteStore } from '../store/sqlite.js';
+import type { Store } from '../store/types.js';
 
-/** `assay run`: not built yet (placeholder so the CLI compiles; replaced by the command's owner). */
+interface RunFlags {
+  json?: string;
+  junit?: string;
+  markdown?: string;
+  html?: string;
+  concurrency?: string;
+  samples?: string;
+  resume?: string;
+  store?: string;
+  allowInconclusive?: boolean;
+  progress?: boolean;
+}
+
+/** A whole number ≥ 1 from a flag, or a UsageError naming the flag and what was found. */
+export function positiveIntFlag(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new UsageError(`${flag}: expected a whole number ≥ 1, found ${JSON.stringify(value)}`, { path: flag });
+  return Number(value);
+}
+
+/** Open the SQLite store (default .assay/assay.db under the working directory); a failure is a usage problem. */
+export function openStore(path: string | undefined, readonly = false): Store {
+  const file = path ?? defaultStorePath(process.cwd());
+  if (readonly && !existsSync(file)) {
+    throw new UsageError(`--store: expected an assay store at ${file}, found no file (runs are stored there by: assay run <config>)`, { file, path: '--store' });
+  }
+  try {
+    return openSqliteStore(file, { readonly });
+  } catch (err) {
+    throw new UsageError(`--store: ${(err as Error).message}`, { file, path: '--store' });
+  }
+}
+
+/** The experiment's validators followed by its verifiers: the K columns of the tensor, in order. */
+function allValidators(x: Experiment): Validator[] {
+  const verifiers = x.verifierConfigs.map((raw, i) => verifierFromConfig(raw, { file: x.configPath, path: `verifiers[${i}]` }) as Validator);
+  return [...x.validators, ...verifiers];
+}
+
+async function runCommand(configArg: string | undefined, flags: RunFlags): Promise<void> {
+  const concurrency = positiveIntFlag('--concurrency', flags.concurrency);
+  const samples = positiveIntFlag('--samples', flags.samples);
+  const store = openStore(flags.store);
+  let experiment: Experiment | undefined;
+  let system: Awaited<ReturnType<typeof createSystem>> | undefined;
+  const ac = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(ExitCode.INTERRUPTED); // a second Ctrl-C: quit at once (stored samples are safe)
+    process.stderr.write('\nassay: stopping; finished samples are kept (Ctrl-C again to quit at once)\n');
+    ac.abort();
+  };
+  try {
+    let configPath = configArg;
+    if (configPath === undefined) {
+      if (flags.resume === undefined) throw new UsageError('assay run: expected a config file (e.g. assay run assay.yaml), found none');
+      const prior = await store.getRun(flags.resume);
+      if (!prior) throw new UsageError(`--resume: no run with id "${flags.resume}" in the store (list them with: assay runs)`, { path: '--resume' });
+      if (!prior.configPath) throw new UsageError(`--resume ${flags.resume}: the run has no config file on record; give it: assay run <config> --resume ${flags.resume}`);
+      configPath = prior.configPath;
+    }
+    experiment = await loadExperiment(configPath, { ...(samples !== undefined ? { samples } : {}), ...(concurrency !== undefined ? { concurrency } : {}) });
+    const validators = allValidators(experiment);
+    system = createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs });
+    const progress = createProgressView(process.stderr, flags.progress === false ? false : undefined);
+    process.on('SIGINT', onSigint);
+    const result = await runExperiment({
+      experiment: { ...experiment, validators },
+      system,
+      store,
+      ...(flags.resume !== undefined ? { runId: flags.resume } : {}),
+      signal: ac.signal,
+      onStart: (run, p) => {
+        const resumed = flags.resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
+        process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
+      },
+      onProgress: (p) => progress.update(p),
+    }).finally(() => progress.stop());
+    const summary = summarize(result.tensor, validators.map(validatorMeta), summaryOptionsOf(experiment));
+    const meta = reportMeta(result.run, result.stats, { allowInconclusive: flags.allowInconclusive ?? false });
+    process.stdout.write(formatTerminalSummary(summary, meta, { color: Boolean(process.stdout.isTTY) }));
+    const written = await writeReports(flags, { run: result.run, summary, meta, tensor: result.tensor, store });
+    for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
+    process.exitCode = exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
+  } finally {
+    process.off('SIGINT', onSigint);
+    await system?.close?.();
+    experiment?.dispose();
+    await store.close();
+  }
+}
+
+/** `assay run <config>`: run an experiment, store it, print the summary, write reports, exit on the verdict. */
 export function register(program: Command): void {
-  program.command('run').description('(not implemented yet)');
+  program
+    .command('run')
+    .description('Run a reliability experiment: N inputs × M samples, every output checked by every validator')
+    .argument('[config]', 'experiment config: assay.yaml, .json or assay.config.ts (optional with --resume)')
+    .option('--json <file>', 'write the JSON report (schemas/report.schema.json)')
+    .option('--junit <file>', 'write a JUnit XML report (one testcase per validator)')
+    .option('--markdown <file>', 'write a Markdown report for a CI job summary')
+    .option('--html <file>', 'write a static HTML report')
+    .option('--concurrency <n>', 'most generation calls in flight at once (overrides the config)')
+    .option('--samples <m>', 'samples per input (overrides the config)')
+    .option('--resume <runId>', 'finish an interrupted run: stored samples are kept, the rest are run')
+    .option('--store <path>', 'SQLite store (default .assay/assay.db)')
+    .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode)')
+    .option('--no-progress', 'no progress bar, plain progress lines')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 every validator passes; 1 a validator fails (or is inconclusive, unless --allow-inconclusive);\n2 bad config or usage; 3 internal error; 130 interrupted (resume with --resume <runId>).',
+    )
+    .action(async (config: string | undefined, flags: RunFlags) => {
+      await runCommand(config, flags);
+    });
 }

@@ -1,6 +1,75 @@
 import type { Command } from 'commander';
+import { loadStoredRun } from '../report/load.js';
+import { pct } from '../report/meta.js';
+import { openStore, positiveIntFlag } from './run.js';
 
-/** `assay runs`: not built yet (placeholder so the CLI compiles; replaced by the command's owner). */
+interface RunsFlags {
+  name?: string;
+  json?: boolean;
+  limit?: string;
+  store?: string;
+}
+
+interface RunRow {
+  id: string;
+  name: string;
+  status: string;
+  createdAt: string;
+  finishedAt?: string;
+  system: string;
+  design: { N: number; M: number; K: number };
+  /** Stored samples out of N × M. */
+  done: number;
+  verdict: string;
+  /** Configured aggregate of validator rates. */
+  overall: number | null;
+}
+
+/** `assay runs`: the stored runs, newest first, with their verdicts. */
 export function register(program: Command): void {
-  program.command('runs').description('(not implemented yet)');
+  program
+    .command('runs')
+    .description('List stored runs, newest first, with verdict and overall rate')
+    .option('--name <name>', 'only runs of this experiment name')
+    .option('--limit <n>', 'at most this many runs', '20')
+    .option('--json', 'print JSON instead of a table')
+    .option('--store <path>', 'SQLite store (default .assay/assay.db)')
+    .action(async (flags: RunsFlags) => {
+      const limit = positiveIntFlag('--limit', flags.limit);
+      const store = openStore(flags.store, true);
+      try {
+        const runs = await store.listRuns({ ...(flags.name !== undefined ? { name: flags.name } : {}), ...(limit !== undefined ? { limit } : {}) });
+        const rows: RunRow[] = [];
+        for (const run of runs) {
+          const r = await loadStoredRun(store, run.id);
+          const pending = r.summary.validators[0]?.counts.pending ?? 0;
+          rows.push({
+            id: run.id,
+            name: run.name,
+            status: run.status,
+            createdAt: run.createdAt,
+            ...(run.finishedAt !== undefined ? { finishedAt: run.finishedAt } : {}),
+            system: run.systemId,
+            design: { N: run.N, M: run.M, K: run.K },
+            done: run.N * run.M - pending,
+            verdict: r.summary.verdict,
+            overall: r.summary.overall.value,
+          });
+        }
+        if (flags.json) {
+          process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+        } else if (!rows.length) {
+          process.stdout.write(flags.name !== undefined ? `no runs named "${flags.name}" in the store\n` : 'no runs in the store yet (start one with: assay run assay.yaml)\n');
+        } else {
+          const table = [['run', 'name', 'status', 'created', 'N×M×K', 'samples', 'verdict', 'overall']].concat(
+            rows.map((r) => [r.id, r.name, r.status, r.createdAt.slice(0, 19).replace('T', ' '), `${r.design.N}×${r.design.M}×${r.design.K}`, `${r.done}/${r.design.N * r.design.M}`, r.verdict, pct(r.overall)]),
+          );
+          const widths = table[0].map((_, c) => Math.max(...table.map((row) => row[c].length)));
+          for (const row of table) process.stdout.write(row.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd() + '\n');
+        }
+        process.exitCode = 0;
+      } finally {
+        await store.close();
+      }
+    });
 }

@@ -1,6 +1,36 @@
 import type { Command } from 'commander';
+import { loadStoredRun } from '../report/load.js';
+import { formatTerminalSummary } from '../report/terminal.js';
+import { writeReports, type ReportTargets } from '../report/write.js';
+import { openStore } from './run.js';
 
-/** `assay show`: not built yet (placeholder so the CLI compiles; replaced by the command's owner). */
+interface ShowFlags extends ReportTargets {
+  store?: string;
+  allowInconclusive?: boolean;
+}
+
+/** `assay show <runId>`: a stored run's summary again, and any report written from it. Exits 0 (a viewer). */
 export function register(program: Command): void {
-  program.command('show').description('(not implemented yet)');
+  program
+    .command('show')
+    .description('Show a stored run: its summary table, and reports written from the store')
+    .argument('<runId>', 'run id (see: assay runs)')
+    .option('--json <file>', 'write the JSON report (schemas/report.schema.json)')
+    .option('--junit <file>', 'write a JUnit XML report')
+    .option('--markdown <file>', 'write a Markdown report')
+    .option('--html <file>', 'write a static HTML report')
+    .option('--store <path>', 'SQLite store (default .assay/assay.db)')
+    .option('--allow-inconclusive', 'treat inconclusive verdicts as accepted in the reports')
+    .action(async (runId: string, flags: ShowFlags) => {
+      const store = openStore(flags.store, true);
+      try {
+        const r = await loadStoredRun(store, runId, { withStats: true, allowInconclusive: flags.allowInconclusive ?? false });
+        process.stdout.write(formatTerminalSummary(r.summary, r.meta, { color: Boolean(process.stdout.isTTY) }));
+        const written = await writeReports(flags, { ...r, store });
+        for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
+        process.exitCode = 0;
+      } finally {
+        await store.close();
+      }
+    });
 }

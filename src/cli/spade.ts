@@ -1,6 +1,224 @@
+import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { createSandbox } from '../sandbox/index.js';
+import { formatDelta, promptDeltas, type PromptVersion } from '../spade/deltas.js';
+import { evaluateCandidates } from '../spade/evaluate.js';
+import { selectionToConfig } from '../spade/export.js';
+import { matrixToJson, readCandidates, readData, readExamples, readMatrix, readSubsumptions } from '../spade/io.js';
+import { llmFromEnv, NO_LLM_MESSAGE, type SpadeLlm } from '../spade/llm.js';
+import { proposeSubsumptions } from '../spade/propose.js';
+import { select, type Method, type SubObjective } from '../spade/select.js';
+import { pruneSubsumptions, subsumptionRoots } from '../spade/subsumption.js';
+import { synthesizeCandidates } from '../spade/synthesize.js';
+import { categoriseDelta, evaluateTaxonomy, type AnnotatedDelta } from '../spade/taxonomy.js';
+import { gitVersions, readVersionsFile } from '../spade/versions.js';
 
-/** `assay spade`: not built yet (placeholder so the CLI compiles; replaced by the command's owner). */
+/** `assay spade …`: SPADE's steps, from prompt history to a selected validator config. */
+
+const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : s + '\n');
+
+async function versionsFrom(file: string | undefined, git: string | undefined): Promise<PromptVersion[]> {
+  if (git) return gitVersions(git);
+  if (file) return readVersionsFile(file);
+  throw new UsageError('expected a versions file (JSON/YAML) or --git <prompt file>, found neither');
+}
+
+function unit(flag: string, v: string): number {
+  const x = Number(v);
+  if (!(v.trim() !== '' && x >= 0 && x <= 1)) throw new UsageError(`${flag}: expected a number between 0 and 1, found ${JSON.stringify(v)}`, { path: flag });
+  return x;
+}
+
+function requireLlm(o: { model?: string; baseUrl?: string }): SpadeLlm {
+  const llm = llmFromEnv({ model: o.model, baseURL: o.baseUrl });
+  if (!llm) throw new UsageError(NO_LLM_MESSAGE);
+  return llm;
+}
+
+async function writeJson(file: string | undefined, data: unknown): Promise<void> {
+  if (file) await writeFile(file, JSON.stringify(data, null, 2) + '\n');
+}
+
+const pct = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
+
 export function register(program: Command): void {
-  program.command('spade').description('(not implemented yet)');
+  const spade = program.command('spade').description('SPADE: assertions from prompt version histories, selected by integer programming');
+
+  spade
+    .command('deltas')
+    .description('sentence-level deltas between consecutive prompt versions')
+    .argument('[versions]', 'JSON/YAML list of prompt versions')
+    .option('--git <file>', 'use the git history of this prompt file')
+    .option('--json <file>', 'also write the deltas as JSON')
+    .action(async (file: string | undefined, o: { git?: string; json?: string }) => {
+      const deltas = promptDeltas(await versionsFrom(file, o.git));
+      out(deltas.map(formatDelta).join('\n\n') || '(fewer than two versions: no deltas)');
+      await writeJson(o.json, deltas);
+    });
+
+  spade
+    .command('taxonomy')
+    .description("categorise added sentences into the paper's taxonomy (LLM); --eval scores agreement with human tags")
+    .argument('[versions]', 'JSON/YAML list of prompt versions')
+    .option('--git <file>', 'use the git history of this prompt file')
+    .option('--eval <file>', 'annotated deltas (taxonomy_prompt_deltas.json) to score against')
+    .option('--limit <n>', 'only the first n annotated deltas')
+    .option('--model <name>', 'model (else ASSAY_SPADE_MODEL)')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint (else OPENAI_BASE_URL)')
+    .option('--json <file>', 'also write the result as JSON')
+    .action(async (file: string | undefined, o: { git?: string; eval?: string; limit?: string; model?: string; baseUrl?: string; json?: string }) => {
+      if (o.eval) {
+        const data = (await readData(o.eval)) as { rows?: AnnotatedDelta[] };
+        if (!Array.isArray(data?.rows)) throw new UsageError(`${o.eval}: expected {"rows": [{diff, ground_truth_tags, …}]}`, { file: o.eval });
+        const llm = requireLlm(o);
+        const rows = o.limit ? data.rows.slice(0, Number(o.limit)) : data.rows;
+        const r = await evaluateTaxonomy(llm, rows);
+        out(`taxonomy agreement with human tags (${llm.model}): ${r.deltas} deltas, ${r.errors.length} errors`);
+        out(`  micro precision ${pct(r.micro.precision)}, recall ${pct(r.micro.recall)}, F1 ${pct(r.micro.f1)}; exact match ${r.exactMatch}/${r.deltas}; mean Jaccard ${pct(r.meanJaccard)}`);
+        for (const [tag, c] of Object.entries(r.perTag).sort()) out(`  ${tag.padEnd(34)} F1 ${pct(c.f1)} (tp ${c.tp}, fp ${c.fp}, fn ${c.fn})`);
+        for (const e of r.errors) out(`  error on delta ${e.id}: ${e.error}`);
+        await writeJson(o.json, r);
+        return;
+      }
+      const versions = await versionsFrom(file, o.git);
+      const llm = requireLlm(o);
+      const result = [];
+      for (const d of promptDeltas(versions)) {
+        const cats = await categoriseDelta(llm, d, versions[d.index].text);
+        result.push({ delta: d.index, from: d.from, to: d.to, sentences: cats });
+        out(`# ${d.from} → ${d.to}`);
+        for (const c of cats) out(`+ ${c.sentence}  [${c.categories.join(', ') || 'uncategorised'}]`);
+      }
+      await writeJson(o.json, result);
+    });
+
+  spade
+    .command('synthesize')
+    .description('candidate assertions from each prompt delta: criteria, then assertions (LLM)')
+    .argument('[versions]', 'JSON/YAML list of prompt versions')
+    .option('--git <file>', 'use the git history of this prompt file')
+    .requiredOption('--out <file>', 'write the candidates here (JSON)')
+    .option('--subsumptions', 'also ask the LLM for subsumption pairs among the candidates')
+    .option('--model <name>', 'model (else ASSAY_SPADE_MODEL)')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint (else OPENAI_BASE_URL)')
+    .action(async (file: string | undefined, o: { git?: string; out: string; subsumptions?: boolean; model?: string; baseUrl?: string }) => {
+      const versions = await versionsFrom(file, o.git);
+      const llm = requireLlm(o);
+      const sandbox = createSandbox();
+      try {
+        const r = await synthesizeCandidates(llm, promptDeltas(versions), versions.map((v) => v.text), { sandbox });
+        const subsumes = o.subsumptions ? await proposeSubsumptions(llm, r.candidates) : undefined;
+        await writeJson(o.out, { ...r, ...(subsumes ? { subsumes } : {}) });
+        out(`${r.criteria.length} criteria, ${r.candidates.length} candidates, ${r.rejected.length} rejected${subsumes ? `, ${subsumes.length} subsumption pairs` : ''} → ${o.out}`);
+        for (const x of r.rejected) out(`  rejected ${x.name}: ${x.reason}`);
+      } finally {
+        sandbox.dispose();
+      }
+    });
+
+  spade
+    .command('evaluate')
+    .description('run candidates over labelled examples → assertion × example matrix (errors kept apart)')
+    .requiredOption('--candidates <file>', 'candidates (from synthesize)')
+    .requiredOption('--examples <file>', 'labelled examples: [{output, label: good|bad, input?, id?}] (JSON, JSONL, YAML)')
+    .requiredOption('--out <file>', 'write the matrix here (JSON)')
+    .option('--judge-model <name>', 'model answering llm assertions')
+    .option('--judge-base-url <url>', 'endpoint of that model (else OPENAI_BASE_URL)')
+    .action(async (o: { candidates: string; examples: string; out: string; judgeModel?: string; judgeBaseUrl?: string }) => {
+      const candidates = await readCandidates(o.candidates);
+      const examples = await readExamples(o.examples);
+      const baseURL = o.judgeBaseUrl ?? process.env.OPENAI_BASE_URL;
+      const sandbox = createSandbox();
+      try {
+        const m = await evaluateCandidates(candidates, examples, {
+          sandbox,
+          judge: o.judgeModel ? { model: o.judgeModel, baseURL, apiKey: process.env.OPENAI_API_KEY } : undefined,
+        });
+        await writeJson(o.out, matrixToJson(m));
+        const errors = Object.keys(m.errors ?? {}).length;
+        out(`${candidates.length} candidates × ${examples.length} examples → ${o.out}${errors ? ` (${errors} error cells, not counted as failures)` : ''}`);
+      } finally {
+        sandbox.dispose();
+      }
+    });
+
+  spade
+    .command('select')
+    .description('choose a minimal set of assertions: base | cov | sub (HiGHS), or roots of the subsumption DAG')
+    .option('--matrix <file>', 'matrix from evaluate, or a SPADE benchmark pipeline file')
+    .option('--alpha <a>', 'minimum coverage of bad examples', '0.6')
+    .option('--tau <t>', 'maximum false failure rate on good examples', '0.25')
+    .option('--method <m>', 'base | cov | sub | roots', 'cov')
+    .option('--objective <o>', 'sub only: paper (|S| + not subsumed) | code (not subsumed, as the authors ran it)', 'paper')
+    .option('--subsumes <file>', 'subsumption pairs [{subsumer, subsumed}] (else those of the matrix or candidates file)')
+    .option('--prune', "prune subsumption pairs by the paper's heuristics first")
+    .option('--labels <variant>', 'benchmark files: optimizer | csv labels', 'optimizer')
+    .option('--candidates <file>', 'candidate definitions (needed for --export and for roots without a matrix)')
+    .option('--examples <file>', 'labelled examples, replayed by the exported config as a self-check')
+    .option('--export <file>', 'write the selected assertions as a config for assay run (YAML)')
+    .option('--min-success <x>', 'minSuccess of exported validators', '0.9')
+    .option('--judge-model <name>', 'judge model for exported llm assertions')
+    .option('--json <file>', 'also write the result as JSON')
+    .action(async (o: Record<string, string | boolean | undefined>) => {
+      const method = String(o.method);
+      if (!['base', 'cov', 'sub', 'roots'].includes(method)) throw new UsageError(`--method: expected base, cov, sub or roots, found ${JSON.stringify(method)}`);
+      const objective = String(o.objective);
+      if (objective !== 'paper' && objective !== 'code') throw new UsageError(`--objective: expected paper or code, found ${JSON.stringify(objective)}`);
+      const labels = String(o.labels);
+      if (labels !== 'optimizer' && labels !== 'csv') throw new UsageError(`--labels: expected optimizer or csv, found ${JSON.stringify(labels)}`);
+      const alpha = unit('--alpha', String(o.alpha));
+      const tau = unit('--tau', String(o.tau));
+      const loaded = o.matrix ? await readMatrix(String(o.matrix), labels) : undefined;
+      const candidates = o.candidates ? await readCandidates(String(o.candidates)) : undefined;
+      let pairs = o.subsumes ? await readSubsumptions(String(o.subsumes)) : loaded?.subsumes;
+      if (!pairs && o.candidates) pairs = ((await readData(String(o.candidates))) as { subsumes?: typeof pairs })?.subsumes;
+      pairs ??= [];
+      if (o.prune) {
+        const r = pruneSubsumptions(pairs, loaded?.matrix, { tau });
+        out(`subsumption pairs: ${pairs.length} → ${r.kept.length} (refuted by a counterexample ${r.refuted.length}, skipped by FFR ${r.skipped.filter((s) => s.reason === 'ffr').length}, implied by transitivity ${r.implied.length})`);
+        pairs = r.kept;
+      }
+      if (method === 'roots') {
+        const ids = loaded?.matrix.assertions ?? candidates?.map((c) => c.id);
+        if (!ids) throw new UsageError('--method roots: expected --matrix or --candidates for the assertion names, found neither');
+        const r = subsumptionRoots(ids, pairs);
+        out(`roots of the subsumption DAG: ${r.roots.length} of ${ids.length}\n${r.roots.map((x) => `  ${x}`).join('\n')}`);
+        await writeJson(typeof o.json === 'string' ? o.json : undefined, r);
+        return;
+      }
+      if (!loaded) throw new UsageError(`--method ${method}: expected --matrix <file>, found none`);
+      const r = await select(loaded.matrix, { method: method as Method, objective: objective as SubObjective, alpha, tau, subsumes: pairs });
+      if (r.status === 'infeasible') {
+        out(`infeasible: ${r.infeasibility!.message}`);
+        process.exitCode = 1;
+      } else {
+        const ok = (b: boolean) => (b ? '✓' : '✗');
+        out(
+          `${method}${method === 'sub' ? ` (${objective})` : ''}: ${r.selected.length} of ${loaded.matrix.assertions.length} selected; ` +
+            `FFR ${pct(r.ffr)} ${ok(r.meetsFfr)} (τ ${tau}), coverage ${pct(r.coverage)} ${ok(r.meetsCoverage)} (α ${alpha}); ` +
+            `excluded and not subsumed ${r.nExcludedNotSubsumed}; solved in ${r.solveMs.toFixed(1)} ms`,
+        );
+        for (const id of r.selected) out(`  ${id}`);
+      }
+      await writeJson(typeof o.json === 'string' ? o.json : undefined, r);
+      if (o.export && r.status === 'ok') {
+        if (!candidates) throw new UsageError('--export: expected --candidates <file> with the assertion definitions, found none');
+        const examples = o.examples ? await readExamples(String(o.examples)) : undefined;
+        const minSuccess = unit('--min-success', String(o.minSuccess));
+        let yaml: string;
+        try {
+          yaml = selectionToConfig(r, candidates, loaded.matrix, {
+            minSuccess,
+            examples,
+            judge: o.judgeModel ? { model: String(o.judgeModel), ...(process.env.OPENAI_BASE_URL ? { baseURL: process.env.OPENAI_BASE_URL } : {}) } : undefined,
+          }).yaml;
+        } catch (err) {
+          // missing judge model, examples or a candidate definition: all problems with what was given
+          throw new UsageError(`--export: ${(err as Error).message} (see --judge-model, --examples, --candidates)`);
+        }
+        await writeFile(String(o.export), yaml);
+        out(`config for assay run → ${o.export}`);
+      }
+    });
 }

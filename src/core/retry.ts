@@ -1,4 +1,7 @@
+import { logChoose, normalSf } from './distributions.js';
+import { interval } from './intervals.js';
 import { Outcome } from './outcome.js';
+import { fisherExact } from './significance.js';
 import type { Interval, IntervalMethod } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 
@@ -87,54 +90,13 @@ function assertConfidence(c: number): void {
 
 // ---------------------------------------------------------------- statistics helpers
 
-/** Standard normal quantile (Acklam's rational approximation, |error| < 1.2e-9). */
-export function normalQuantile(p: number): number {
-  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
-  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
-  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
-  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-  const lo = 0.02425;
-  if (p <= 0) return -Infinity;
-  if (p >= 1) return Infinity;
-  if (p < lo || p > 1 - lo) {
-    const q = Math.sqrt(-2 * Math.log(p < lo ? p : 1 - p));
-    const x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-    return p < lo ? x : -x;
-  }
-  const q = p - 0.5;
-  const r = q * q;
-  return ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
-}
-
-/** Wilson score interval for x successes in n trials; null when n = 0. */
-export function wilsonInterval(x: number, n: number, level: number): Interval | null {
-  if (n <= 0) return null;
-  const z = normalQuantile(1 - (1 - level) / 2);
-  const p = x / n;
-  const z2 = z * z;
-  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
-  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
-  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half), method: 'wilson', level };
-}
-
-/** An interval function (x, n, level) → Interval; the planner defaults to Wilson. */
-export type IntervalFn = (x: number, n: number, level: number) => Interval | null;
-
-/** ln(n!) for 0..n as one table (exact sums: fine for the sample counts of a run). */
-function logFactorials(n: number): Float64Array {
-  const t = new Float64Array(n + 1);
-  for (let i = 2; i <= n; i++) t[i] = t[i - 1] + Math.log(i);
-  return t;
-}
-
-/** Two-sided exact binomial test of x successes in n against p0 (sum of outcomes no likelier than x). */
+/** Two-sided exact binomial test of x successes in n against p0 (sum of outcomes no likelier than x, as R's binom.test). */
 export function binomialTest(x: number, n: number, p0: number): number {
   if (n === 0) return 1;
   if (p0 <= 0) return x === 0 ? 1 : 0;
   if (p0 >= 1) return x === n ? 1 : 0;
-  const lf = logFactorials(n);
-  const lp = (y: number) => lf[n] - lf[y] - lf[n - y] + y * Math.log(p0) + (n - y) * Math.log1p(-p0);
-  const cut = lp(x) + 1e-7; // relative tolerance, as R's binom.test
+  const lp = (y: number) => logChoose(n, y) + y * Math.log(p0) + (n - y) * Math.log1p(-p0);
+  const cut = lp(x) + 1e-7; // R's relative tolerance
   let sum = 0;
   for (let y = 0; y <= n; y++) {
     const l = lp(y);
@@ -143,39 +105,16 @@ export function binomialTest(x: number, n: number, p0: number): number {
   return Math.min(1, sum);
 }
 
-/** Two-sided Fisher exact test of the 2×2 table [[a, b], [c, d]] (R's fisher.test convention). */
-export function fisherExact(a: number, b: number, c: number, d: number): number {
-  const n = a + b + c + d;
-  const r1 = a + b;
-  const c1 = a + c;
-  const lf = logFactorials(n);
-  const lp = (x: number) => lf[r1] + lf[n - r1] + lf[c1] + lf[n - c1] - lf[n] - lf[x] - lf[r1 - x] - lf[c1 - x] - lf[n - r1 - c1 + x];
-  const cut = lp(a) + 1e-7;
-  let sum = 0;
-  for (let x = Math.max(0, r1 + c1 - n); x <= Math.min(r1, c1); x++) {
-    const l = lp(x);
-    if (l <= cut) sum += Math.exp(l);
-  }
-  return Math.min(1, sum);
+/** Fisher's exact test (two-sided) of the 2×2 table [[a, b], [c, d]]; 1 when a margin is empty. */
+function fisher2x2(a: number, b: number, c: number, d: number): number {
+  if (a + b === 0 || c + d === 0 || a + c === 0 || b + d === 0) return 1;
+  return fisherExact({ pass: a, n: a + b }, { pass: c, n: c + d });
 }
 
 /** Phi coefficient of a 2×2 table; 0 when a margin is empty (no association can be seen). */
 export function phiCoefficient(a: number, b: number, c: number, d: number): number {
   const den = Math.sqrt((a + b) * (c + d) * (a + c) * (b + d));
   return den > 0 ? (a * d - b * c) / den : 0;
-}
-
-/** Standard normal upper tail P(Z > z) = erfc(z/√2)/2 (Numerical Recipes' erfc, relative error < 1.2e-7). */
-export function normalSf(z: number): number {
-  const t = 1 / (1 + 0.5 * Math.abs(z) / Math.SQRT2);
-  const y =
-    t *
-    Math.exp(
-      -(z * z) / 2 -
-        1.26551223 +
-        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
-    );
-  return z >= 0 ? y / 2 : 1 - y / 2;
 }
 
 // ---------------------------------------------------------------- the empirical model from a tensor
@@ -192,8 +131,8 @@ export interface TensorPlanOptions {
   confidence: number;
   /** Level of the intervals, default 0.95. */
   level?: number;
-  /** Interval for a binomial proportion; default Wilson. */
-  interval?: IntervalFn;
+  /** Interval method for P_pass,i and the marginals; default Wilson. */
+  method?: IntervalMethod;
   errors?: ErrorPolicy;
   /** Significance level of the independence check, default 0.01. */
   alpha?: number;
@@ -322,7 +261,8 @@ export function mixtureMinAttempts(ps: readonly number[], confidence: number): n
 export function planFromTensor(t: ReliabilityTensor, opts: TensorPlanOptions): TensorRetryPlan {
   assertConfidence(opts.confidence);
   const level = opts.level ?? 0.95;
-  const ci = opts.interval ?? wilsonInterval;
+  const method = opts.method ?? 'wilson';
+  const ci = (x: number, n: number, lvl: number) => interval(method, x, n, lvl);
   const errors = opts.errors ?? 'exclude';
   const name = (k: number) => opts.names?.[k] ?? `validator ${k + 1}`;
 
@@ -484,7 +424,7 @@ export function independenceCheck(t: ReliabilityTensor, errors: ErrorPolicy, alp
         n,
         table: [n11, n10, n01, n00],
         phi: phiCoefficient(n11, n10, n01, n00),
-        p_value: fisherExact(n11, n10, n01, n00),
+        p_value: fisher2x2(n11, n10, n01, n00),
         p_adjusted: 1,
         flagged: false,
       });

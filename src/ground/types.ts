@@ -43,6 +43,8 @@ export interface ClaimAnalysis {
   evidence: EvidenceRef | null;
   /** Numbers, dates or named entities of the claim absent from its best evidence. */
   unverified_details?: string[];
+  /** Set when the claim could not be scored (e.g. its embedding failed); such claims are left out of every figure. */
+  error?: string;
 }
 
 /** The design's response JSON plus traceability fields. Field names follow the design document. */

@@ -1,0 +1,101 @@
+/**
+ * `npm run bench:runner [-- --inputs 200 --samples 10 --latency 20 --concurrency 32 --json F]`
+ *
+ * Runner overhead: 200 inputs × 10 samples (2,000 generations), 3 validators, against the local
+ * OpenAI-compatible mock server answering after 20 ms, at concurrency 32, through the real `openai`
+ * system and a real SQLite store in a temp dir. Prints JSON { calls, wall_s, ideal_s, overhead_ratio,
+ * peak_rss_mb } with ideal_s = ceil(calls / concurrency) × latency and overhead_ratio = wall_s / ideal_s.
+ *
+ * The mock server runs in a child process (this same file with --serve), so its request handling does
+ * not share the runner's event loop and the figure is the runner's own; peak_rss_mb is this process's.
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Validator } from '../src/core/validator.js';
+import { OpenAISystem } from '../src/providers/openai.js';
+import { runExperiment } from '../src/run/runner.js';
+import { openSqliteStore } from '../src/store/sqlite.js';
+import { startMockOpenAI } from '../src/testing/mock-openai.js';
+import { builtinValidator } from '../src/validators/builtin.js';
+
+const { values } = parseArgs({
+  options: {
+    serve: { type: 'boolean', default: false },
+    inputs: { type: 'string', default: '200' },
+    samples: { type: 'string', default: '10' },
+    latency: { type: 'string', default: '20' },
+    concurrency: { type: 'string', default: '32' },
+    json: { type: 'string' },
+  },
+});
+
+if (values.serve) {
+  // Child: the mock LLM API. Reports its URL, then serves until the parent says stop.
+  const latency = Number(values.latency);
+  const mock = await startMockOpenAI({
+    chat: (body) => ({ content: `Answer to ${String(body.messages.at(-1)?.content)}: it is fine, and I am glad.`, delayMs: latency }),
+  });
+  process.send!({ baseURL: mock.baseURL });
+  process.on('message', async () => {
+    process.send!({ maxInFlight: mock.maxInFlight, requests: mock.requests.length });
+    await mock.close();
+    process.exit(0);
+  });
+} else {
+  const N = Number(values.inputs);
+  const M = Number(values.samples);
+  const latencyMs = Number(values.latency);
+  const concurrency = Number(values.concurrency);
+
+  const server = fork(new URL(import.meta.url).pathname, ['--serve', '--latency', String(latencyMs)], { execArgv: process.execArgv });
+  const ask = <T>(): Promise<T> => new Promise((resolve) => server.once('message', (m) => resolve(m as T)));
+  const { baseURL } = await ask<{ baseURL: string }>();
+
+  const dir = mkdtempSync(join(tmpdir(), 'assay-bench-runner-'));
+  const store = openSqliteStore(join(dir, 'bench.db'));
+  const validators: Validator[] = [
+    builtinValidator({ name: 'short', minSuccess: 0.9 }, { type: 'words', max: 40 }),
+    builtinValidator({ name: 'no_apology', minSuccess: 0.9 }, { type: 'not-contains', value: ['sorry', 'apolog'], ignoreCase: true }),
+    { name: 'few_contractions', message: 'too many contractions', minSuccess: 0.9, predicate: (o) => (o.match(/'/g) ?? []).length <= 3 },
+  ];
+  const inputs = Array.from({ length: N }, (_, i) => `Question number ${i}`);
+  const system = new OpenAISystem({ baseURL, model: 'bench' });
+
+  const t0 = performance.now();
+  const result = await runExperiment({ experiment: { name: 'bench-runner', inputs, samples: M, validators }, system, store, concurrency, timeoutMs: 30_000 });
+  const wall = (performance.now() - t0) / 1000;
+
+  server.send('stop');
+  const served = await ask<{ maxInFlight: number; requests: number }>();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+
+  const calls = N * M;
+  const ideal = Math.ceil(calls / concurrency) * (latencyMs / 1000);
+  const out = {
+    calls,
+    wall_s: round(wall, 3),
+    ideal_s: round(ideal, 3),
+    overhead_ratio: round(wall / ideal, 3),
+    peak_rss_mb: round(process.resourceUsage().maxRSS / 1024, 1),
+    // Context, not targets:
+    concurrency,
+    latency_ms: latencyMs,
+    validators: validators.length,
+    status: result.status,
+    requests_served: served.requests,
+    max_in_flight: served.maxInFlight,
+    mock_server: 'child process',
+  };
+  const text = JSON.stringify(out, null, 2);
+  process.stdout.write(text + '\n');
+  if (values.json) writeFileSync(values.json, text + '\n');
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}

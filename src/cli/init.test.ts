@@ -1,0 +1,51 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { loadExperiment } from '../config/load.js';
+import { STARTER_CONFIG } from './init.js';
+import { main } from './main.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'assay-init-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((out += String(c)), true));
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
+  try {
+    return { code: await main(args), out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+    process.exitCode = undefined;
+  }
+}
+
+describe('assay init', () => {
+  it('writes a starter config that loads and runs as it is (exit 0), and explains the next steps', async () => {
+    const file = join(dir, 'assay.yaml');
+    const r = await cli('init', '--file', file);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`assay run ${file}`);
+    expect(readFileSync(file, 'utf8')).toBe(STARTER_CONFIG);
+    const x = await loadExperiment(file);
+    expect(x.validators.map((v) => v.name)).toEqual(['few_contractions', 'short_enough', 'friendly_opening']);
+    x.dispose();
+    const run = await cli('run', file, '--store', join(dir, 'a.db'));
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/PASS: 3 validator/);
+  });
+
+  it('refuses to overwrite an existing file unless --force', async () => {
+    const file = join(dir, 'mine.yaml');
+    writeFileSync(file, 'name: mine\n');
+    const r = await cli('init', '--file', file);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('already exists');
+    expect(readFileSync(file, 'utf8')).toBe('name: mine\n');
+    expect((await cli('init', '--file', file, '--force')).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(STARTER_CONFIG);
+  });
+});

@@ -1,0 +1,281 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Outcome } from '../core/outcome.js';
+import type { JsonReport } from '../report/json.js';
+import { openSqliteStore } from '../store/sqlite.js';
+import { startMockOpenAI, type MockOpenAI } from '../testing/mock-openai.js';
+import { main } from './main.js';
+
+const addFormats = addFormatsModule as unknown as (a: Ajv) => Ajv;
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+addFormats(ajv);
+const validateReport = ajv.compile(JSON.parse(readFileSync(new URL('../../schemas/report.schema.json', import.meta.url), 'utf8')) as object);
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'assay-cli-run-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the CLI in-process, capturing what it prints. */
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((out += String(c)), true));
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
+  try {
+    const code = await main(args);
+    return { code, out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+    process.exitCode = undefined;
+  }
+}
+
+function config(name: string, body: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, body);
+  return file;
+}
+
+/** A simulated system whose answers always pass the contraction rule. */
+const simulated = `
+system:
+  simulated:
+    seed: 7
+    outputs:
+      - { text: "plain answer", weight: 1 }
+inputs: ["a", "b", "c"]
+`;
+
+describe('assay run', () => {
+  it('runs examples/contractions.yaml end to end (N=4, M=50): rate near 0.9, confident FAIL → exit 1, reports valid', async () => {
+    const store = join(dir, 'example.db');
+    const json = join(dir, 'example.json');
+    const junit = join(dir, 'example.xml');
+    const md = join(dir, 'example.md');
+    const r = await cli('run', 'examples/contractions.yaml', '--store', store, '--json', json, '--junit', junit, '--markdown', md, '--no-progress');
+    expect(r.err).toMatch(/run \S+: 4 inputs × 50 samples × 1 validators on simulated/);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as JsonReport;
+    expect(validateReport(report), JSON.stringify(validateReport.errors)).toBe(true);
+    expect(report.design).toEqual({ N: 4, M: 50, K: 1 });
+    const v = report.validators[0];
+    expect(v.counts.pass + v.counts.fail).toBe(200);
+    expect(v.counts.error).toBe(0);
+    expect(v.rate!).toBeGreaterThan(0.84);
+    expect(v.rate!).toBeLessThan(0.96);
+    expect(v.ci!.low).toBeLessThan(0.9);
+    expect(v.ci!.high).toBeGreaterThan(0.9);
+    // True rate 0.9 < minSuccess 0.95: with 200 samples the upper bound falls below 0.95.
+    expect(v.verdict).toBe('fail');
+    expect(r.out).toContain('contraction_validator');
+    expect(r.out).toMatch(/FAIL: 1 failed of 1 validator/);
+    expect(readFileSync(junit, 'utf8')).toContain('<failure type="below-min-success"');
+    expect(readFileSync(md, 'utf8')).toMatch(/^## ❌ assay: contractions: FAIL/);
+
+    // The stored run reads back to the same report.
+    const shown = join(dir, 'shown.json');
+    const s = await cli('show', report.runId, '--store', store, '--json', shown);
+    expect(s.code).toBe(0);
+    const again = JSON.parse(readFileSync(shown, 'utf8')) as JsonReport;
+    expect(again.validators).toEqual(report.validators);
+    expect(again.stats).toEqual(report.stats);
+    const listed = await cli('runs', '--store', store, '--json');
+    expect(JSON.parse(listed.out)).toMatchObject([{ id: report.runId, name: 'contractions', status: 'complete', done: 200, verdict: 'fail' }]);
+  });
+
+  it('exit 0 when every validator passes', async () => {
+    const file = config('pass.yaml', `name: passing${simulated}samples: 5
+validators:
+  - { name: few, predicate: "o => (o.match(/'/g) ?? []).length <= 3", minSuccess: 0.9 }
+`);
+    const r = await cli('run', file, '--store', join(dir, 'pass.db'));
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/PASS: 1 validator\(s\) meet/);
+  });
+
+  it('inconclusive in confident mode exits 1, or 0 with --allow-inconclusive; --samples overrides the config', async () => {
+    const file = config('inc.yaml', `name: inconclusive${simulated}samples: 100
+verdict: confident
+validators:
+  - { name: few, predicate: "o => (o.match(/'/g) ?? []).length <= 3", minSuccess: 0.95 }
+`);
+    // 15 straight passes cannot show 0.95 with 95% confidence (it takes 59).
+    const strict = await cli('run', file, '--samples', '5', '--store', join(dir, 'inc.db'));
+    expect(strict.code).toBe(1);
+    expect(strict.out).toMatch(/N=3 inputs × M=5 samples/);
+    expect(strict.out).toMatch(/INCONCLUSIVE/);
+    const lenient = await cli('run', file, '--samples', '5', '--store', join(dir, 'inc.db'), '--allow-inconclusive');
+    expect(lenient.code).toBe(0);
+  });
+
+  it('exit 2 for a bad config (naming file and field) and bad flags', async () => {
+    const bad = config('bad.yaml', `name: bad${simulated}samples: many
+validators:
+  - { name: few, predicate: "o => true", minSuccess: 0.9 }
+`);
+    const r = await cli('run', bad, '--store', join(dir, 'bad.db'));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/bad\.yaml.*samples/);
+    const flags = await cli('run', 'examples/contractions.yaml', '--concurrency', 'lots', '--store', join(dir, 'bad.db'));
+    expect(flags.code).toBe(2);
+    expect(flags.err).toContain('--concurrency: expected a whole number ≥ 1, found "lots"');
+    expect((await cli('run', '--store', join(dir, 'bad.db'))).code).toBe(2);
+    const resume = await cli('run', 'examples/contractions.yaml', '--resume', 'no-such-run', '--store', join(dir, 'bad.db'));
+    expect(resume.code).toBe(2);
+    expect(resume.err).toContain('no run with id "no-such-run"');
+    const missing = await cli('run', join(dir, 'nope.yaml'), '--store', join(dir, 'bad.db'));
+    expect(missing.code).toBe(2);
+  });
+
+  it('an unreachable system makes ERROR cells, never FAIL (exit 1: nothing decided, inconclusive)', async () => {
+    const mock = await startMockOpenAI({ chat: () => ({ status: 400 }) });
+    try {
+      const file = config('broken.yaml', `name: broken
+system: { openai: { baseURL: "${mock.baseURL}", model: m } }
+inputs: ["a", "b"]
+samples: 3
+validators:
+  - { name: any, predicate: "o => o.length > 0", minSuccess: 0.5 }
+`);
+      const json = join(dir, 'broken.json');
+      const r = await cli('run', file, '--store', join(dir, 'broken.db'), '--json', json);
+      expect(r.code).toBe(1);
+      const report = JSON.parse(readFileSync(json, 'utf8')) as JsonReport;
+      expect(report.validators[0].counts).toEqual({ pass: 0, fail: 0, error: 6, pending: 0 });
+      expect(report.validators[0].verdict).toBe('inconclusive');
+      expect(report.stats?.generationErrors).toBe(6);
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
+describe('assay runs / show', () => {
+  it('runs: no store yet is a usage error naming the path; show: unknown id is exit 2', async () => {
+    const r = await cli('runs', '--store', join(dir, 'absent.db'));
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('absent.db');
+    const file = config('tiny.yaml', `name: tiny${simulated}samples: 1
+validators:
+  - { name: any, predicate: "o => true", minSuccess: 0.5 }
+`);
+    const store = join(dir, 'tiny.db');
+    await cli('run', file, '--store', store);
+    await cli('run', file, '--store', store);
+    const table = await cli('runs', '--store', store, '--name', 'tiny');
+    expect(table.out.trim().split('\n')).toHaveLength(3);
+    expect(table.out).toMatch(/tiny\s+complete/);
+    expect((await cli('runs', '--store', store, '--name', 'other')).out).toContain('no runs named "other"');
+    expect((await cli('show', 'nope', '--store', store)).code).toBe(2);
+  });
+});
+
+describe('assay run: kill -9 in the middle, then --resume', () => {
+  let mock: MockOpenAI;
+  afterEach(async () => mock?.close());
+
+  it('resumes with nothing lost and nothing duplicated', async () => {
+    mock = await startMockOpenAI({ chat: () => ({ content: 'fine', delayMs: 40 }) });
+    const store = join(dir, 'killed.db');
+    const body = (model: string) => `name: killed
+system: { openai: { baseURL: "${mock.baseURL}", model: ${model} } }
+inputs: ["a", "b", "c", "d", "e"]
+samples: 24
+concurrency: 4
+validators:
+  - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
+  - { name: no_x, check: { type: not-contains, value: x }, minSuccess: 0.9 }
+`;
+    const file = config('killed.yaml', body('first'));
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', file, '--store', store], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+
+    // Wait until some samples are stored, then kill -9.
+    let runId: string | undefined;
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      if (Date.now() > deadline) throw new Error(`child never stored samples; stderr: ${stderr}`);
+      runId ??= /run (\S+):/.exec(stderr)?.[1];
+      if (runId) {
+        const s = openSqliteStore(store, { readonly: true });
+        const n = (await s.listSamples(runId)).length;
+        await s.close();
+        if (n >= 15) break;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+
+    const s1 = openSqliteStore(store, { readonly: true });
+    const kept = await s1.listSamples(runId!);
+    expect((await s1.getRun(runId!))?.status).toBe('running'); // it never got to say otherwise
+    await s1.close();
+    expect(kept.length).toBeGreaterThanOrEqual(15);
+    expect(kept.length).toBeLessThan(120);
+
+    // Resume under another model name, to count exactly the calls the resume makes.
+    writeFileSync(file, body('second'));
+    const r = await cli('run', '--resume', runId!, '--store', store);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain(`resuming: ${kept.length} of 120 samples already stored`);
+    expect(mock.requests.filter((q) => (q.body as { model: string }).model === 'second')).toHaveLength(120 - kept.length);
+
+    const s2 = openSqliteStore(store, { readonly: true });
+    const all = await s2.listSamples(runId!);
+    const tensor = await s2.loadTensor(runId!);
+    expect((await s2.getRun(runId!))?.status).toBe('complete');
+    await s2.close();
+    expect(all).toHaveLength(120);
+    expect(new Set(all.map((x) => `${x.i},${x.j}`)).size).toBe(120);
+    expect(Array.from(tensor.cells).every((c) => c === Outcome.PASS)).toBe(true);
+    // The samples stored before the kill are untouched.
+    for (const k of kept) expect(all.find((x) => x.i === k.i && x.j === k.j)?.finishedAt).toBe(k.finishedAt);
+  });
+
+  it('SIGINT stops cleanly: exit 130, run marked interrupted, finished samples kept', async () => {
+    mock = await startMockOpenAI({ chat: () => ({ content: 'fine', delayMs: 40 }) });
+    const store = join(dir, 'sigint.db');
+    const file = config('sigint.yaml', `name: sigint
+system: { openai: { baseURL: "${mock.baseURL}", model: m } }
+inputs: ["a", "b", "c", "d"]
+samples: 30
+concurrency: 4
+validators:
+  - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
+`);
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', file, '--store', store], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let stdout = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 20_000;
+    while (!/progress [1-9]\d*\//.test(stderr.split('\n').slice(2).join('\n'))) {
+      if (Date.now() > deadline) throw new Error(`no progress; stderr: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stdout).toContain('INTERRUPTED');
+    const runId = /run (\S+):/.exec(stderr)![1];
+    const s = openSqliteStore(store, { readonly: true });
+    expect((await s.getRun(runId))?.status).toBe('interrupted');
+    const kept = await s.listSamples(runId);
+    await s.close();
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(120);
+    expect(kept.every((x) => x.generationError === undefined && x.outcomes[0] === Outcome.PASS)).toBe(true);
+  });
+});

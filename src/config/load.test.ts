@@ -1,0 +1,211 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { UsageError } from '../errors.js';
+import { evaluateValidator } from '../validators/evaluate.js';
+import { loadExperiment } from './load.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'assay-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function write(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+async function usage(path: string, overrides = {}): Promise<UsageError> {
+  const err = await loadExperiment(path, overrides).then(
+    (e) => {
+      e.dispose();
+      return undefined;
+    },
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(UsageError);
+  return err as UsageError;
+}
+
+const GOOD = `name: t
+system: { simulated: { outputs: [{ text: "hi" }] } }
+inputs: ["a", "b"]
+samples: 3
+validators:
+  - name: short
+    message: too long
+    predicate: "o => o.length < 10"
+    minSuccess: 0.9
+`;
+
+const SAMPLE_OK = 'It is a fine day and I am glad to see it.';
+const SAMPLE_BAD = "It's fine, isn't it? Don't worry, I can't complain.";
+
+describe('loadExperiment: the issue example', () => {
+  it('loads examples/contractions.yaml exactly as written and its validator gives pass, fail and error', async () => {
+    const e = await loadExperiment('examples/contractions.yaml');
+    try {
+      expect(e).toMatchObject({
+        name: 'contractions',
+        samples: 50,
+        verdict: 'confident',
+        interval: 'wilson',
+        confidence: 0.95,
+        aggregate: 'mean',
+        concurrency: 8,
+        timeoutMs: 60_000,
+        inputs: ['Describe the weather.', 'Say hello.', 'Greet a customer.', 'Summarise the news.'],
+        systemConfig: { simulated: { seed: 42, latencyMs: 5 } },
+        verifierConfigs: [],
+      });
+      expect(e.configPath).toMatch(/examples[\\/]contractions\.yaml$/);
+      expect(e.validators).toHaveLength(1);
+      const v = e.validators[0];
+      expect(v).toMatchObject({ name: 'contraction_validator', message: 'Output contains too many contractions', minSuccess: 0.95 });
+      expect(v.source).toBe("o => (o.match(/'/g) ?? []).length <= 3");
+      expect(await evaluateValidator(v, SAMPLE_OK, 'Say hello.')).toEqual({ outcome: 'pass' });
+      expect(await evaluateValidator(v, SAMPLE_BAD, 'Say hello.')).toEqual({ outcome: 'fail' });
+      // An output that is not a string makes the predicate throw: error, not fail.
+      expect(await evaluateValidator(v, null as unknown as string, 'Say hello.')).toMatchObject({ outcome: 'error' });
+      expect(JSON.parse(JSON.stringify(e.serialisable))).toEqual(e.serialisable);
+      expect(e.serialisable).toMatchObject({ name: 'contractions', validators: [{ name: 'contraction_validator', source: v.source, weight: 1, kind: 'validator' }] });
+    } finally {
+      e.dispose();
+    }
+  });
+
+  it('loads examples/assay.config.ts with real predicate functions and the same settings', async () => {
+    const e = await loadExperiment('examples/assay.config.ts');
+    try {
+      const y = await loadExperiment('examples/contractions.yaml');
+      const strip = (x: typeof e) => ({ ...x, configPath: '', validators: [], serialisable: null, dispose: null });
+      expect(strip(e)).toEqual(strip(y));
+      y.dispose();
+      const v = e.validators[0];
+      expect(typeof v.predicate).toBe('function');
+      expect(v.source).toContain('match');
+      expect(await v.predicate(SAMPLE_OK, 'x')).toBe(true);
+      expect(await v.predicate(SAMPLE_BAD, 'x')).toBe(false);
+    } finally {
+      e.dispose();
+    }
+  });
+
+  it('applies command-line overrides and checks them', async () => {
+    const e = await loadExperiment('examples/contractions.yaml', { samples: 7, concurrency: 2 });
+    expect([e.samples, e.concurrency]).toEqual([7, 2]);
+    e.dispose();
+    expect((await usage('examples/contractions.yaml', { samples: 0 })).message).toBe('override samples: expected an integer ≥ 1, found 0');
+  });
+});
+
+describe('loadExperiment: every problem names the field, what was expected and what was found', () => {
+  it('a minSuccess that is not a number', async () => {
+    const p = write('x.yaml', GOOD.replace('minSuccess: 0.9', 'minSuccess: high'));
+    const err = await usage(p);
+    expect(err.message).toBe(`${p}: validators[0].minSuccess: expected a number between 0 and 1, found "high" (line 9)`);
+    expect(err.where).toMatchObject({ path: 'validators[0].minSuccess', line: 9 });
+  });
+
+  it('a typo in a key (sample:) is an unknown key with a suggestion', async () => {
+    const p = write('typo.yaml', GOOD.replace('samples: 3', 'sample: 3'));
+    expect((await usage(p)).message).toMatch(/typo\.yaml: sample: unknown key \(expected one of: .*samples.*\); did you mean "samples"\? \(line 4\)/);
+    const q = write('typo2.yaml', GOOD.replace('minSuccess: 0.9', 'minSucess: 0.9'));
+    expect((await usage(q)).message).toMatch(/validators\[0\]\.minSucess: unknown key .*did you mean "minSuccess"/);
+  });
+
+  it('YAML syntax errors give line and column', async () => {
+    const p = write('syntax.yaml', 'name: t\ninputs: ["a", "b"\nsamples: 3\n');
+    expect((await usage(p)).message).toMatch(/syntax\.yaml:3:1: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a \]$/);
+    const d = write('dup.yaml', GOOD + 'samples: 4\n');
+    expect((await usage(d)).message).toMatch(/dup\.yaml:10:1: invalid YAML: .*unique/i);
+  });
+
+  it('enums, ranges, missing keys and wrong types', async () => {
+    const bad = write('enum.yaml', GOOD + 'aggregate: avg\nconfidence: 1\n');
+    const msg = (await usage(bad)).message;
+    expect(msg).toContain('aggregate: expected one of mean, weighted, min, found "avg"');
+    expect(msg).toContain('confidence: expected a number strictly between 0 and 1, found 1');
+    const nosys = write('nosys.yaml', GOOD.replace(/^system:.*$/m, ''));
+    expect((await usage(nosys)).message).toContain('system: expected a system');
+    const ins = write('ins.yaml', GOOD.replace('inputs: ["a", "b"]', 'inputs: ["a", 3]'));
+    expect((await usage(ins)).message).toContain('inputs[1]: expected a string or an object, found 3');
+    const empty = write('empty.yaml', GOOD.replace('inputs: ["a", "b"]', 'inputs: []'));
+    expect((await usage(empty)).message).toContain('inputs: expected at least one input');
+  });
+
+  it('validators: neither or both of predicate and check, unknown check type, bad check options', async () => {
+    const both = write('both.yaml', GOOD.replace('minSuccess: 0.9', 'minSuccess: 0.9\n    check: { type: json }'));
+    expect((await usage(both)).message).toContain('validators[0]: expected either predicate or check, found both');
+    const type = write('type.yaml', GOOD.replace('predicate: "o => o.length < 10"', 'check: { type: containz, value: x }'));
+    expect((await usage(type)).message).toContain('validators[0].check.type: expected one of contains, not-contains, regex, max-count, words, sentences, json, json-schema, found "containz"');
+    const re = write('re.yaml', GOOD.replace('predicate: "o => o.length < 10"', 'check: { type: regex, pattern: "(" }'));
+    expect((await usage(re)).message).toMatch(/validators\[0\]\.check\.pattern: expected a valid regular expression, found "\("/);
+    const opt = write('opt.yaml', GOOD.replace('predicate: "o => o.length < 10"', 'check: { type: words, max: 3, ignoreCase: true }'));
+    expect((await usage(opt)).message).toMatch(/validators\[0\]\.check\.ignoreCase: unknown key \(expected one of: type, min, max\)/);
+  });
+
+  it('a predicate that does not compile is a usage error naming the validator', async () => {
+    const p = write('pred.yaml', GOOD.replace('"o => o.length < 10"', '"o => o.length <"'));
+    const err = await usage(p);
+    expect(err.message).toMatch(/validators\[0\]\.predicate: expected a JavaScript function expression .*found "o => o.length <" \(validator "short" does not compile: SyntaxError/);
+    expect(err.message).toContain('(line 8)');
+  });
+
+  it('duplicate names and an experiment with nothing to check', async () => {
+    const dup = write('dupname.yaml', GOOD + '  - name: short\n    check: { type: json }\n    minSuccess: 1\n');
+    expect((await usage(dup)).message).toContain('validators[1].name: expected a unique name, found "short" (also used by validators[0])');
+    const none = write('none.yaml', GOOD.slice(0, GOOD.indexOf('validators:')));
+    expect((await usage(none)).message).toContain('validators: expected at least one validator (or verifier), found none');
+  });
+
+  it('unreadable or unsupported config files', async () => {
+    expect((await usage(join(dir, 'missing.yaml'))).message).toContain('it does not exist');
+    expect((await usage(write('c.toml', 'x = 1'))).message).toContain('expected a .yaml, .yml, .json');
+    expect((await usage(write('list.yaml', '- 1\n- 2\n'))).message).toContain('expected a config object');
+    expect((await usage(write('bad.json', '{\n  "name": "x",\n  oops\n}'))).message).toMatch(/bad\.json:3: expected valid JSON/);
+  });
+});
+
+describe('loadExperiment: JSON configs, built-in checks and verifiers', () => {
+  it('loads a JSON config with built-in checks and raw verifier configs', async () => {
+    const p = write(
+      'exp.json',
+      JSON.stringify({
+        system: { simulated: {} },
+        inputs: [{ question: 'q1' }],
+        validators: [
+          { name: 'no_sorry', minSuccess: 0.9, check: { type: 'not-contains', value: ['sorry'], ignoreCase: true } },
+          { name: 'json', minSuccess: 0.5, weight: 2, check: { type: 'json-schema', schema: { type: 'object', required: ['a'] } } },
+        ],
+        verifiers: [{ name: 'polite', minSuccess: 0.8, instructions: ['Is it polite?'], judge: { openai: { model: 'm' } } }],
+        validatorTimeoutMs: 250,
+      }),
+    );
+    const e = await loadExperiment(p);
+    expect(e.name).toBe('exp');
+    expect(e.samples).toBe(1);
+    expect(e.validatorTimeoutMs).toBe(250);
+    expect(e.inputs).toEqual([{ question: 'q1' }]);
+    expect(e.verifierConfigs).toEqual([{ name: 'polite', minSuccess: 0.8, instructions: ['Is it polite?'], judge: { openai: { model: 'm' } } }]);
+    expect(e.validators.map((v) => v.source)).toEqual(['does not contain "sorry" (ignoring case)', 'parses as JSON matching the schema {"type":"object","required":["a"]}']);
+    expect(await evaluateValidator(e.validators[0], 'SORRY', '')).toEqual({ outcome: 'fail' });
+    expect(await evaluateValidator(e.validators[1], '{"a":1}', '')).toEqual({ outcome: 'pass' });
+    expect(e.validators[1].weight).toBe(2);
+    e.dispose();
+  });
+
+  it('a verifier without a judge names the field', async () => {
+    const p = write('ver.yaml', GOOD + 'verifiers:\n  - { name: v, minSuccess: 0.5, instructions: "be kind" }\n');
+    expect((await usage(p)).message).toContain('verifiers[0].judge: expected a provider object like system');
+  });
+
+  it('the experiment-wide validatorTimeoutMs limits sandboxed predicates', async () => {
+    const p = write('loop.yaml', GOOD.replace('"o => o.length < 10"', '"o => { for (;;) {} }"') + 'validatorTimeoutMs: 50\n');
+    const e = await loadExperiment(p);
+    const t = Date.now();
+    expect(await evaluateValidator(e.validators[0], 'x', 'a', { timeoutMs: e.validatorTimeoutMs })).toMatchObject({ outcome: 'error', error: expect.stringMatching(/timed out after 50 ms/) });
+    expect(Date.now() - t).toBeLessThan(1000);
+    e.dispose();
+  });
+});

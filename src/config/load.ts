@@ -1,0 +1,293 @@
+import { readFileSync } from 'node:fs';
+import { basename, dirname, extname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import type { AggregateMethod, IntervalMethod, VerdictMode } from '../core/summary-types.js';
+import type { InputValue, Validator, ValidatorMeta } from '../core/validator.js';
+import { UsageError } from '../errors.js';
+import { SandboxError } from '../sandbox/errors.js';
+import { createSandbox } from '../sandbox/index.js';
+import type { Sandbox } from '../sandbox/types.js';
+import { builtinValidator, CheckOptionError, type CheckSpec } from '../validators/builtin.js';
+import { DEFAULT_VALIDATOR_TIMEOUT_MS } from '../validators/evaluate.js';
+import { sandboxedValidator } from '../validators/sandboxed.js';
+import { loadInputsFile } from './inputs.js';
+import { describeFound, explainIssues, formatPath, type LocatedMessage } from './issues.js';
+import { experimentConfigSchema, overridesSchema, type ExperimentConfig, type ExperimentOverrides, type ParsedExperimentConfig, type ValidatorConfig, type VerifierConfig } from './schema.js';
+
+/** A loaded, validated experiment: everything the runner needs, nothing it must parse again. */
+export interface Experiment {
+  name: string;
+  description?: string;
+  /** Absolute path of the config file. */
+  configPath: string;
+  /** Directory of the config file; relative paths in it (inputs, replay files) resolve here. */
+  baseDir: string;
+  /** The `system` key as written; `createSystem(raw, { file, baseDir, inputs })` validates it. */
+  systemConfig: unknown;
+  inputs: InputValue[];
+  samples: number;
+  validators: Validator[];
+  /** The `verifiers` entries as validated here; their `judge` is raw, for the verifier module. */
+  verifierConfigs: VerifierConfig[];
+  aggregate: AggregateMethod;
+  confidence: number;
+  interval: IntervalMethod;
+  verdict: VerdictMode;
+  concurrency: number;
+  timeoutMs: number;
+  /** Per-evaluation limit for validators without their own `timeoutMs`. */
+  validatorTimeoutMs: number;
+  /** A JSON-safe copy of the config (predicates as source text), for the store. */
+  serialisable: unknown;
+  /** Frees the sandbox that runs this experiment's predicate strings. */
+  dispose(): void;
+}
+
+export interface LoadOptions {
+  /** Sandbox for predicate strings; by default the experiment creates (and disposes) its own. */
+  sandbox?: Sandbox;
+}
+
+/** Typed identity for `assay.config.ts`: `export default defineConfig({ ... })`. */
+export function defineConfig(config: ExperimentConfig): ExperimentConfig {
+  return config;
+}
+
+type Locate = (path: readonly PropertyKey[]) => number | undefined;
+
+export async function loadExperiment(path: string, overrides: ExperimentOverrides = {}, options: LoadOptions = {}): Promise<Experiment> {
+  const configPath = resolve(path);
+  const file = path;
+  const baseDir = dirname(configPath);
+  const { raw, locate } = await readConfig(configPath, file);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new UsageError(`${file}: expected a config object with keys name, system, inputs, validators, found ${describeFound(raw)}`, { file });
+  }
+  const parsed = experimentConfigSchema.safeParse(raw, { reportInput: true });
+  if (!parsed.success) throw usageError(file, explainIssues(parsed.error.issues), locate);
+
+  const ov = overridesSchema.safeParse(overrides, { reportInput: true });
+  if (!ov.success) {
+    const msgs = explainIssues(ov.error.issues).map((m) => `override ${formatPath(m.path)}: ${m.message}`);
+    throw new UsageError(msgs.join('\n'), { path: formatPath(explainIssues(ov.error.issues)[0]?.path ?? []) });
+  }
+  const cfg: ParsedExperimentConfig = { ...parsed.data };
+  for (const [k, v] of Object.entries(ov.data)) if (v !== undefined) (cfg as Record<string, unknown>)[k] = v;
+
+  if (cfg.validators.length + cfg.verifiers.length === 0) {
+    throw usageError(file, [{ path: ['validators'], message: 'expected at least one validator (or verifier), found none' }], locate);
+  }
+  const seen = new Map<string, string>();
+  for (const [key, list] of [['validators', cfg.validators], ['verifiers', cfg.verifiers]] as const) {
+    list.forEach((v, i) => {
+      const at = `${key}[${i}]`;
+      const before = seen.get(v.name);
+      if (before) throw usageError(file, [{ path: [key, i, 'name'], message: `expected a unique name, found ${JSON.stringify(v.name)} (also used by ${before})` }], locate);
+      seen.set(v.name, at);
+    });
+  }
+
+  const inputs = Array.isArray(cfg.inputs) ? (cfg.inputs as InputValue[]) : loadInputsFile(cfg.inputs.file, baseDir, { configFile: file, field: 'inputs.file' });
+
+  let ownSandbox: Sandbox | undefined;
+  const sandbox = (): Sandbox => options.sandbox ?? (ownSandbox ??= createSandbox());
+  const validators: Validator[] = [];
+  try {
+    for (let i = 0; i < cfg.validators.length; i++) validators.push(await buildValidator(cfg.validators[i], i, cfg, sandbox, file, locate));
+  } catch (err) {
+    ownSandbox?.dispose();
+    throw err;
+  }
+
+  const metas: ValidatorMeta[] = validators.map((v) => ({ name: v.name, message: v.message, minSuccess: v.minSuccess, weight: v.weight ?? 1, kind: 'validator', source: v.source }));
+  const serialisable = jsonSafe({
+    name: cfg.name ?? defaultName(configPath),
+    description: cfg.description,
+    system: cfg.system,
+    inputs: cfg.inputs,
+    samples: cfg.samples,
+    validators: metas,
+    verifiers: cfg.verifiers,
+    aggregate: cfg.aggregate,
+    confidence: cfg.confidence,
+    interval: cfg.interval,
+    verdict: cfg.verdict,
+    concurrency: cfg.concurrency,
+    timeoutMs: cfg.timeoutMs,
+    validatorTimeoutMs: cfg.validatorTimeoutMs,
+  });
+
+  return {
+    name: cfg.name ?? defaultName(configPath),
+    ...(cfg.description !== undefined ? { description: cfg.description } : {}),
+    configPath,
+    baseDir,
+    systemConfig: cfg.system,
+    inputs,
+    samples: cfg.samples,
+    validators,
+    verifierConfigs: cfg.verifiers,
+    aggregate: cfg.aggregate,
+    confidence: cfg.confidence,
+    interval: cfg.interval,
+    verdict: cfg.verdict,
+    concurrency: cfg.concurrency,
+    timeoutMs: cfg.timeoutMs,
+    validatorTimeoutMs: cfg.validatorTimeoutMs ?? DEFAULT_VALIDATOR_TIMEOUT_MS,
+    serialisable,
+    dispose: () => ownSandbox?.dispose(),
+  };
+}
+
+async function buildValidator(v: ValidatorConfig, i: number, cfg: ParsedExperimentConfig, sandbox: () => Sandbox, file: string, locate: Locate): Promise<Validator> {
+  const header = { name: v.name, message: v.message, minSuccess: v.minSuccess, weight: v.weight, timeoutMs: v.timeoutMs };
+  if (typeof v.predicate === 'function') {
+    const fn = v.predicate;
+    return { ...stripUndefined(header), message: v.message ?? `Output does not satisfy ${v.name}`, kind: 'validator', predicate: fn, source: sourceOf(fn) };
+  }
+  if (typeof v.predicate === 'string') {
+    try {
+      return await sandboxedValidator(stripUndefined(header), v.predicate, sandbox(), cfg.validatorTimeoutMs !== undefined ? { timeoutMs: cfg.validatorTimeoutMs } : {});
+    } catch (err) {
+      if (!(err instanceof SandboxError)) throw err;
+      const message = `expected a JavaScript function expression such as "o => o.length < 100", found ${describeFound(v.predicate)} (validator ${JSON.stringify(v.name)} ${err.message})`;
+      throw usageError(file, [{ path: ['validators', i, 'predicate'], message }], locate);
+    }
+  }
+  try {
+    return builtinValidator(stripUndefined(header), v.check as CheckSpec);
+  } catch (err) {
+    if (!(err instanceof CheckOptionError)) throw err;
+    throw usageError(file, [{ path: ['validators', i, 'check', err.field], message: err.message }], locate);
+  }
+}
+
+function usageError(file: string, unsorted: LocatedMessage[], locate: Locate): UsageError {
+  // In file order, so the first message is the first problem the user will see in the editor.
+  const messages = unsorted
+    .map((m, i) => ({ m, i, line: locate(m.path) ?? Infinity }))
+    .sort((a, b) => a.line - b.line || a.i - b.i)
+    .map((x) => x.m);
+  const lines = messages.slice(0, 10).map((m) => {
+    const line = locate(m.path);
+    const where = m.path.length ? `${formatPath(m.path)}: ` : '';
+    return `${file}: ${where}${m.message}${line ? ` (line ${line})` : ''}`;
+  });
+  if (messages.length > 10) lines.push(`… and ${messages.length - 10} more`);
+  const first = messages[0];
+  return new UsageError(lines.join('\n'), { file, path: first ? formatPath(first.path) : undefined, line: first ? locate(first.path) : undefined });
+}
+
+async function readConfig(abs: string, file: string): Promise<{ raw: unknown; locate: Locate }> {
+  const ext = extname(abs).toLowerCase();
+  const none: Locate = () => undefined;
+  if (['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'].includes(ext)) return { raw: await importConfig(abs, file, ext), locate: none };
+  if (!['.yaml', '.yml', '.json'].includes(ext)) {
+    throw new UsageError(`${file}: expected a .yaml, .yml, .json, .ts, .mts, .js or .mjs config file, found ${JSON.stringify(ext || 'no extension')}`, { file });
+  }
+  let text: string;
+  try {
+    text = readFileSync(abs, 'utf8');
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (err as Error).message;
+    throw new UsageError(`${file}: expected a readable config file, but ${why}`, { file });
+  }
+  if (ext === '.json') {
+    try {
+      return { raw: JSON.parse(text), locate: none };
+    } catch (err) {
+      const m = /position (\d+)/.exec((err as Error).message);
+      const line = m ? text.slice(0, Number(m[1])).split('\n').length : undefined;
+      throw new UsageError(`${file}${line ? `:${line}` : ''}: expected valid JSON (${(err as Error).message})`, { file, line });
+    }
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    const pos = e.linePos?.[0];
+    const where = pos ? `${file}:${pos.line}:${pos.col}` : file;
+    const what = e.message.split('\n')[0].replace(/\s*at line \d+, column \d+:?\s*$/, '');
+    throw new UsageError(`${where}: invalid YAML: ${what}`, { file, line: pos?.line });
+  }
+  return { raw: doc.toJS(), locate: (path) => yamlLine(doc, lineCounter, path) };
+}
+
+/** Line of the deepest node that exists along `path` (an unknown key's own line, if present). */
+function yamlLine(doc: Document, lc: LineCounter, path: readonly PropertyKey[]): number | undefined {
+  for (let n = path.length; n >= 0; n--) {
+    const sub = path.slice(0, n) as (string | number)[];
+    const parent = n > 0 ? doc.getIn(sub.slice(0, -1), true) : undefined;
+    if (isMap(parent)) {
+      const pair = parent.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === sub[sub.length - 1]);
+      const range = pair && isScalar(pair.key) ? pair.key.range : undefined;
+      if (range) return lc.linePos(range[0]).line;
+    }
+    const node = n === 0 ? doc.contents : doc.getIn(sub, true);
+    const range = (node as { range?: [number, number, number] } | null)?.range;
+    if (range) return lc.linePos(range[0]).line;
+  }
+  return undefined;
+}
+
+async function importConfig(abs: string, file: string, ext: string): Promise<unknown> {
+  let mod: Record<string, unknown>;
+  try {
+    const url = pathToFileURL(abs).href;
+    if (ext === '.ts' || ext === '.mts' || ext === '.cts') {
+      const { tsImport } = await import('tsx/esm/api');
+      mod = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+    } else {
+      mod = (await import(url)) as Record<string, unknown>;
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ERR_MODULE_NOT_FOUND' && !existsQuiet(abs) ? 'it does not exist' : (err as Error).message.split('\n')[0];
+    throw new UsageError(`${file}: expected a config module that loads, but ${why}`, { file });
+  }
+  let value = mod.default ?? mod.config;
+  // Some loaders wrap a CommonJS-style default export once more.
+  if (value && typeof value === 'object' && 'default' in value && Object.keys(value).length === 1) value = (value as { default: unknown }).default;
+  if (typeof value === 'function') value = await (value as () => unknown)();
+  if (value === undefined) throw new UsageError(`${file}: expected a default export (export default defineConfig({...})), found none`, { file });
+  return value;
+}
+
+function existsQuiet(p: string): boolean {
+  try {
+    readFileSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function defaultName(configPath: string): string {
+  return basename(configPath).replace(/\.[^.]+$/, '').replace(/\.config$/, '') || 'experiment';
+}
+
+function sourceOf(fn: (...a: never[]) => unknown): string {
+  const s = fn.toString().replace(/\s+/g, ' ').trim();
+  return s.length > 200 ? `${s.slice(0, 199)}…` : s;
+}
+
+function stripUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** A JSON-safe deep copy: functions become their source text, cycles and non-JSON values are dropped. */
+function jsonSafe(value: unknown): unknown {
+  const seen = new WeakSet<object>();
+  return JSON.parse(
+    JSON.stringify(value, (_k, v: unknown) => {
+      if (typeof v === 'function') return sourceOf(v as () => unknown);
+      if (typeof v === 'bigint') return v.toString();
+      if (v && typeof v === 'object') {
+        if (seen.has(v)) return undefined;
+        seen.add(v);
+      }
+      return v;
+    }) ?? 'null',
+  );
+}

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import type { Predicate } from '../core/validator.js';
+import { checkSchema } from '../validators/builtin.js';
+
+/*
+ * The experiment config (YAML, JSON or assay.config.ts). Every object is strict, so a typo such as
+ * `sample:` is reported instead of silently ignored. Messages start with "expected …"; the loader
+ * adds the file, the field path and what was found.
+ */
+
+const E01 = 'expected a number between 0 and 1';
+const unit = z.number({ error: E01 }).min(0, { error: E01 }).max(1, { error: E01 });
+const posInt = (what = 'an integer ≥ 1') => z.number({ error: `expected ${what}` }).int({ error: `expected ${what}` }).min(1, { error: `expected ${what}` });
+const nonEmpty = z.string({ error: 'expected a non-empty string' }).min(1, { error: 'expected a non-empty string' });
+const weight = z.number({ error: 'expected a positive number' }).positive({ error: 'expected a positive number' });
+
+export const inputValueSchema = z.union([z.string(), z.record(z.string(), z.unknown())], {
+  error: 'expected a string or an object',
+});
+
+export const inputsSchema = z.union(
+  [z.array(inputValueSchema).min(1, { error: 'expected at least one input' }), z.strictObject({ file: nonEmpty })],
+  { error: 'expected a list of inputs (strings or objects) or { file: path }' },
+);
+
+const predicateSchema = z.union([z.string(), z.custom<Predicate>((v) => typeof v === 'function')], {
+  error: 'expected a JavaScript arrow-function source string such as "o => o.length < 100"',
+});
+
+export const validatorConfigSchema = z
+  .strictObject({
+    name: nonEmpty,
+    message: z.string({ error: 'expected a string' }).optional(),
+    minSuccess: unit,
+    weight: weight.optional(),
+    timeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),
+    /** JavaScript source run in the sandbox (YAML/JSON), or a real function (assay.config.ts). */
+    predicate: predicateSchema.optional(),
+    /** A built-in check type. */
+    check: checkSchema.optional(),
+  })
+  .superRefine((v, ctx) => {
+    if ((v.predicate === undefined) === (v.check === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: v.predicate === undefined ? 'expected either predicate or check, found neither' : 'expected either predicate or check, found both',
+      });
+    }
+  });
+
+export const verifierConfigSchema = z.strictObject({
+  name: nonEmpty,
+  message: z.string({ error: 'expected a string' }).optional(),
+  minSuccess: unit,
+  weight: weight.optional(),
+  timeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),
+  instructions: z.union([nonEmpty, z.array(nonEmpty).min(1)], { error: 'expected a string or a list of strings' }),
+  /** The judge's provider, raw like `system`; the verifier module validates it. */
+  judge: z.unknown().refine((v) => v !== undefined && v !== null, { error: 'expected a provider object like system' }),
+});
+
+export const experimentConfigSchema = z.strictObject({
+  name: nonEmpty.optional(),
+  description: z.string({ error: 'expected a string' }).optional(),
+  /** The system under test, raw: the providers module validates it (createSystem). */
+  system: z.unknown().refine((v) => v !== undefined && v !== null, { error: 'expected a system, e.g. { simulated: {...} } or { openai: {...} }' }),
+  inputs: inputsSchema,
+  samples: posInt().default(1),
+  validators: z.array(validatorConfigSchema).default([]),
+  verifiers: z.array(verifierConfigSchema).default([]),
+  aggregate: z.enum(['mean', 'weighted', 'min']).default('mean'),
+  confidence: z
+    .number({ error: 'expected a number strictly between 0 and 1' })
+    .gt(0, { error: 'expected a number strictly between 0 and 1' })
+    .lt(1, { error: 'expected a number strictly between 0 and 1' })
+    .default(0.95),
+  interval: z.enum(['wilson', 'clopper-pearson', 'wald']).default('wilson'),
+  verdict: z.enum(['point', 'confident']).default('point'),
+  concurrency: posInt().default(8),
+  timeoutMs: posInt('a whole number of milliseconds ≥ 1').default(60_000),
+  validatorTimeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),
+});
+
+/** What a config file may contain (defaults not yet applied). `defineConfig` takes this. */
+export type ExperimentConfig = z.input<typeof experimentConfigSchema>;
+/** A config after validation, with defaults applied. */
+export type ParsedExperimentConfig = z.output<typeof experimentConfigSchema>;
+export type ValidatorConfig = z.output<typeof validatorConfigSchema>;
+export type VerifierConfig = z.output<typeof verifierConfigSchema>;
+
+/** Command-line overrides (`--samples`, `--concurrency`, …), checked like the config keys they replace. */
+export const overridesSchema = z.strictObject({
+  samples: posInt().optional(),
+  concurrency: posInt().optional(),
+  timeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),
+  validatorTimeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),
+  confidence: z.number().gt(0).lt(1).optional(),
+  interval: z.enum(['wilson', 'clopper-pearson', 'wald']).optional(),
+  verdict: z.enum(['point', 'confident']).optional(),
+  aggregate: z.enum(['mean', 'weighted', 'min']).optional(),
+});
+export type ExperimentOverrides = z.input<typeof overridesSchema>;
+
+/** Top-level keys, for "did you mean" suggestions. */
+export const CONFIG_KEYS = Object.keys(experimentConfigSchema.shape);
+
+/** JSON Schema of the YAML/JSON config (for editors); `schemas/config.schema.json` is this, written out. */
+export function configJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(experimentConfigSchema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
+  return {
+    $schema: schema.$schema,
+    title: 'assay experiment config',
+    description: 'An assay reliability experiment: a system under test, inputs, samples, validators and verifiers. See docs/config.md.',
+    ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$schema')),
+  };
+}

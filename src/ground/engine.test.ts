@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockOpenAI, type MockOpenAI } from '../testing/mock-openai.js';
+import { createLexicalEmbedder } from './embedders/lexical.js';
+import type { KbEmbedder } from './embedders/spec.js';
+import { analyze, GroundingUnavailableError } from './engine.js';
+import { knowledgeBaseFromTexts, type KnowledgeBase } from './kb.js';
+import { createOpenAIAnswerGenerator } from './llm.js';
+import { GroundingRequestError } from './types.js';
+
+const CORPUS = [
+  { source: 'eiffel.txt', text: 'The Eiffel Tower was completed in 1889. It stands in Paris, on the Champ de Mars. Gustave Eiffel designed it.' },
+  { source: 'plants.txt', text: 'Photosynthesis converts light energy into chemical energy. Chlorophyll absorbs red and blue light.' },
+];
+
+let kb: KnowledgeBase;
+let mock: MockOpenAI;
+beforeAll(async () => {
+  kb = await knowledgeBaseFromTexts(CORPUS, createLexicalEmbedder());
+  mock = await startMockOpenAI({
+    chat: (body) => (String(body.messages.at(-1)?.content).includes('empty') ? { content: '' } : { content: 'The Eiffel Tower was completed in 1889.' }),
+  });
+});
+afterAll(() => mock.close());
+
+describe('analyze', () => {
+  it('scores each claim against its best evidence and traces it to chunk and source', async () => {
+    const r = await analyze(kb, { query: 'Tell me about the tower', answer: 'The Eiffel Tower was completed in 1889. Chlorophyll absorbs red and blue light.' });
+    expect(r.claims_analysis.map((c) => c.claim)).toEqual(['The Eiffel Tower was completed in 1889.', 'Chlorophyll absorbs red and blue light.']);
+    const [a, b] = r.claims_analysis;
+    expect(a.evidence).toMatchObject({ chunk_id: 'eiffel.txt#0', source: 'eiffel.txt', text: 'The Eiffel Tower was completed in 1889.' });
+    expect(b.evidence?.source).toBe('plants.txt');
+    expect(a.support_score).toBeCloseTo(1, 3); // verbatim sentence
+    expect(a.status).toBe('STRONG');
+    expect(r.evidence_coverage).toBe('FULL');
+    expect(r.hallucination_risk).toBe('LOW');
+    expect(r.confidence_score).toBeCloseTo(0.6 + 0.4 * ((a.support_score + b.support_score) / 2), 3);
+  });
+
+  it('flags a claim whose year is not in its evidence, and counts it in the risk', async () => {
+    const r = await analyze(kb, { query: 'q', answer: 'The Eiffel Tower was completed in 1899.' });
+    expect(r.claims_analysis[0].unverified_details).toEqual(['1899']);
+    expect(r.unsupported_claims).toEqual(['The Eiffel Tower was completed in 1899.']);
+    expect(r.evidence_coverage).toBe('NONE');
+    const reported = await analyze(kb, { query: 'q', answer: 'The Eiffel Tower was completed in 1899.' }, { details: 'report' });
+    expect(reported.evidence_coverage).toBe('FULL');
+  });
+
+  it('respects top_k and the thresholds it is given', async () => {
+    const r = await analyze(kb, { query: 'q', answer: 'Chlorophyll absorbs red light.', top_k: 1 }, { thresholds: { strong: 0.99, weak: 0.98 } });
+    expect(r.top_k).toBe(1);
+    expect(r.claims_analysis[0].status).toBe('UNSUPPORTED');
+  });
+});
+
+describe('design error table (engine level)', () => {
+  it('no evidence retrieved → HIGH risk', async () => {
+    const empty = await knowledgeBaseFromTexts([], createLexicalEmbedder());
+    const r = await analyze(empty, { query: 'q', answer: 'The Eiffel Tower was completed in 1889.' });
+    expect(r.no_evidence).toBe(true);
+    expect(r.hallucination_risk).toBe('HIGH');
+    expect(r.claims_analysis[0].evidence).toBeNull();
+  });
+
+  it('empty answer → 422', async () => {
+    for (const answer of ['', '   \n ', '## heading only\n']) {
+      const err = await analyze(kb, { query: 'q', answer }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(GroundingRequestError);
+      expect((err as GroundingRequestError).status).toBe(422);
+      expect((err as GroundingRequestError).field).toBe('answer');
+    }
+  });
+
+  it('embedding failure → partial analysis, marked partial, failed claims carry the error', async () => {
+    const flaky: KbEmbedder = Object.create(kb.embedder);
+    flaky.embed = async (texts: string[]) => {
+      if (texts.some((t) => t.includes('Chlorophyll'))) throw new Error('embedding service down');
+      return kb.embedder.embed(texts);
+    };
+    const broken = Object.assign(Object.create(Object.getPrototypeOf(kb)), kb, { embedder: flaky }) as KnowledgeBase;
+    const r = await analyze(broken, { query: 'q', answer: 'The Eiffel Tower was completed in 1889. Chlorophyll absorbs red and blue light.' });
+    expect(r.partial).toBe(true);
+    expect(r.claims_analysis[1].error).toMatch(/embedding service down/);
+    expect(r.unsupported_claims).toEqual([]);
+    expect(r.evidence_coverage).toBe('FULL');
+    flaky.embed = async () => {
+      throw new Error('all down');
+    };
+    await expect(analyze(broken, { query: 'q', answer: 'One claim.' })).rejects.toBeInstanceOf(GroundingUnavailableError);
+  });
+
+  it('low similarity across all claims → hallucination flag', async () => {
+    const r = await analyze(kb, { query: 'q', answer: 'Quantum chromodynamics governs quarks. Submarines dive under ice.' });
+    expect(r.hallucination_flag).toBe(true);
+    expect(r.hallucination_risk).toBe('HIGH');
+  });
+});
+
+describe('answer generation', () => {
+  it('query-only without an LLM → 400 that says so', async () => {
+    const err = (await analyze(kb, { query: 'When was the tower completed?' }).catch((e: unknown) => e)) as GroundingRequestError;
+    expect(err).toBeInstanceOf(GroundingRequestError);
+    expect(err.status).toBe(400);
+    expect(err.message).toMatch(/no LLM is configured/);
+  });
+
+  it('query-only with an LLM: one call at temperature ≤ 0.3, then the answer is audited', async () => {
+    const before = mock.requests.length;
+    const llm = createOpenAIAnswerGenerator({ baseURL: mock.baseURL, model: 'mock-chat', temperature: 0.9 });
+    const r = await analyze(kb, { query: 'When was the tower completed?' }, { llm });
+    const calls = mock.requests.slice(before);
+    expect(calls.length).toBe(1);
+    expect((calls[0].body as { temperature: number }).temperature).toBe(0.3);
+    expect(r.answer).toBe('The Eiffel Tower was completed in 1889.');
+    expect(r.answer_generated).toBe(true);
+    expect(r.hallucination_risk).toBe('LOW');
+    await expect(analyze(kb, { query: 'say empty' }, { llm })).rejects.toMatchObject({ status: 422 });
+  });
+
+  it('validates the request and names the field', async () => {
+    const bad: [unknown, string][] = [
+      [{ query: '' }, 'query'],
+      [{ query: 3 }, 'query'],
+      [{ query: 'q', answer: 5 }, 'answer'],
+      [{ query: 'q', answer: 'x', top_k: 0 }, 'top_k'],
+      [{ query: 'q', answer: 'x', top_k: 1.5 }, 'top_k'],
+    ];
+    for (const [req, field] of bad) {
+      const err = (await analyze(kb, req as never).catch((e: unknown) => e)) as GroundingRequestError;
+      expect(err.status).toBe(400);
+      expect(err.field).toBe(field);
+    }
+  });
+});

@@ -1,0 +1,190 @@
+import { extractClaims } from './claims.js';
+import { unverifiedDetails } from './details.js';
+import type { KnowledgeBase } from './kb.js';
+import { aggregate, classifySupport, type DetailMode, type ScoredClaim } from './score.js';
+import {
+  GroundingRequestError,
+  type AnalyzeRequest,
+  type ClaimAnalysis,
+  type EvidenceRef,
+  type GroundingReport,
+  type SupportThresholds,
+} from './types.js';
+
+/** The design's "LLM Response Generator": one call, low temperature, no chaining. */
+export interface AnswerGenerator {
+  readonly id: string;
+  generate(query: string, signal?: AbortSignal): Promise<string>;
+}
+
+/** The service could not do its work (LLM or embedder down); maps to HTTP 503, never to a verdict. */
+export class GroundingUnavailableError extends Error {
+  readonly status = 503;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'GroundingUnavailableError';
+  }
+}
+
+export interface AnalyzeOptions {
+  /** Default: the KB's calibrated thresholds, else the embedder's. */
+  thresholds?: SupportThresholds;
+  /** Numbers/dates/names check: 'count' (default) counts in coverage and risk, 'report' lists only, 'off'. */
+  details?: DetailMode;
+  /** Text the detail check looks in: the best window (sentence) or its whole chunk (default). */
+  detailScope?: 'window' | 'chunk';
+  /** Evidence chunks retrieved per claim (default 5). */
+  topK?: number;
+  /** Generates the answer of a query-only request. */
+  llm?: AnswerGenerator;
+  /** Upper bound on claims per answer (default 200): beyond it the request is rejected (400). */
+  maxClaims?: number;
+}
+
+const round = (x: number) => Math.round(x * 1e4) / 1e4;
+
+function validate(request: AnalyzeRequest, options: AnalyzeOptions): { query: string; answer?: string; topK: number } {
+  if (request === null || typeof request !== 'object' || Array.isArray(request)) throw new GroundingRequestError('request body must be a JSON object', 400);
+  const { query, answer, top_k } = request as unknown as Record<string, unknown>;
+  if (typeof query !== 'string' || query.trim() === '') throw new GroundingRequestError('"query" must be a non-empty string', 400, 'query');
+  if (answer !== undefined && answer !== null && typeof answer !== 'string') throw new GroundingRequestError('"answer" must be a string when given', 400, 'answer');
+  if (top_k !== undefined && !(typeof top_k === 'number' && Number.isInteger(top_k) && top_k >= 1 && top_k <= 100)) {
+    throw new GroundingRequestError('"top_k" must be an integer from 1 to 100', 400, 'top_k');
+  }
+  return { query, answer: typeof answer === 'string' ? answer : undefined, topK: (top_k as number | undefined) ?? options.topK ?? 5 };
+}
+
+/** Embed claims in one batch; if that fails, one by one, so one bad claim leaves a partial analysis. */
+async function embedClaims(kb: KnowledgeBase, claims: string[]): Promise<{ vectors: (Float32Array | null)[]; errors: (string | undefined)[] }> {
+  const d = kb.embedder.dimension;
+  try {
+    const m = await kb.embedder.embed(claims);
+    if (m.length !== claims.length * d) throw new Error(`embedder returned ${m.length} values for ${claims.length} × ${d}`);
+    return { vectors: claims.map((_, i) => m.subarray(i * d, (i + 1) * d)), errors: claims.map(() => undefined) };
+  } catch {
+    const vectors: (Float32Array | null)[] = [];
+    const errors: (string | undefined)[] = [];
+    for (const c of claims) {
+      try {
+        const v = await kb.embedder.embed([c]);
+        if (v.length !== d) throw new Error(`embedder returned ${v.length} values, expected ${d}`);
+        vectors.push(v);
+        errors.push(undefined);
+      } catch (err) {
+        vectors.push(null);
+        errors.push(`embedding failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    return { vectors, errors };
+  }
+}
+
+interface Best {
+  window: number;
+  chunk: number;
+  score: number;
+}
+
+/** Retrieve top-k chunks per claim, then score the claim against every window of those chunks. */
+function bestEvidence(kb: KnowledgeBase, vectors: Float32Array[], topK: number): (Best | null)[] {
+  if (vectors.length === 0) return [];
+  const d = kb.embedder.dimension;
+  const packed = new Float32Array(vectors.length * d);
+  vectors.forEach((v, i) => packed.set(v, i * d));
+  const hits = kb.retrieve(packed, topK);
+  const wv = kb.windowVectors;
+  return vectors.map((q, i) => {
+    let best: Best | null = null;
+    for (const h of hits[i]) {
+      const [from, to] = kb.chunks[h.id].windows;
+      for (let w = from; w < to; w++) {
+        let s = 0;
+        const o = w * d;
+        for (let j = 0; j < d; j++) s += q[j] * wv[o + j];
+        if (!best || s > best.score) best = { window: w, chunk: h.id, score: s };
+      }
+    }
+    return best;
+  });
+}
+
+/** Audit an answer (given, or generated for the query) against the knowledge base. */
+export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, options: AnalyzeOptions = {}, signal?: AbortSignal): Promise<GroundingReport> {
+  const { query, answer: given, topK } = validate(request, options);
+  let answer = given;
+  const generated = answer === undefined;
+  if (answer === undefined) {
+    if (!options.llm) {
+      throw new GroundingRequestError('the request has only "query" and no LLM is configured to generate the answer: send "answer" to audit it, or configure an LLM', 400, 'answer');
+    }
+    try {
+      answer = await options.llm.generate(query, signal);
+    } catch (err) {
+      throw new GroundingUnavailableError(`answer generation failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+  if (answer.trim() === '') throw new GroundingRequestError(generated ? 'the LLM returned an empty answer' : '"answer" is empty', 422, 'answer');
+  const claims = extractClaims(answer);
+  if (claims.length === 0) throw new GroundingRequestError('"answer" holds no claim to verify (no sentence with words or numbers)', 422, 'answer');
+  const maxClaims = options.maxClaims ?? 200;
+  if (claims.length > maxClaims) throw new GroundingRequestError(`"answer" has ${claims.length} claims; at most ${maxClaims} are analysed per request`, 400, 'answer');
+  signal?.throwIfAborted();
+
+  const thresholds = options.thresholds ?? kb.embedder.thresholds;
+  const details = options.details ?? 'count';
+  const { vectors, errors } = await embedClaims(kb, claims);
+  signal?.throwIfAborted();
+  const ok = vectors.map((v, i) => (v ? i : -1)).filter((i) => i >= 0);
+  if (ok.length === 0) throw new GroundingUnavailableError(`embedding failed for every claim (${errors[0]})`);
+  const found = bestEvidence(kb, ok.map((i) => vectors[i] as Float32Array), topK);
+  const bestOf = new Map(ok.map((claimIndex, j) => [claimIndex, found[j]]));
+
+  const scored: ScoredClaim[] = [];
+  const refs: (EvidenceRef | null)[] = [];
+  claims.forEach((claim, i) => {
+    if (!vectors[i]) {
+      scored.push({ claim, support: null, evidence: false, unverified: [], error: errors[i] });
+      refs.push(null);
+      return;
+    }
+    const best = bestOf.get(i) ?? null;
+    // A cosine ≤ 0 shares nothing with the claim: treat it as no evidence retrieved.
+    const has = best !== null && best.score > 0;
+    const support = has ? Math.min(1, best.score) : 0;
+    const ref = has ? { chunk_id: kb.chunks[best.chunk].id, source: kb.documents[kb.chunks[best.chunk].doc].source, text: kb.windowText(best.window), score: round(support) } : null;
+    const scope = has ? (options.detailScope === 'window' ? ref!.text : kb.chunkText(best.chunk)) : '';
+    scored.push({ claim, support, evidence: has, unverified: details === 'off' ? [] : unverifiedDetails(claim, scope) });
+    refs.push(ref);
+  });
+
+  const agg = aggregate(scored, { thresholds, details });
+  const claims_analysis: ClaimAnalysis[] = scored.map((c, i) => {
+    const a: ClaimAnalysis = {
+      claim: c.claim,
+      support_score: round(c.support ?? 0),
+      status: c.support === null ? 'UNSUPPORTED' : classifySupport(c.support, thresholds),
+      evidence: refs[i],
+    };
+    if (details !== 'off') a.unverified_details = c.unverified;
+    if (c.error) a.error = c.error;
+    return a;
+  });
+  return {
+    query,
+    answer,
+    confidence_score: round(agg.confidence_score),
+    hallucination_risk: agg.hallucination_risk,
+    evidence_coverage: agg.evidence_coverage,
+    unsupported_claims: agg.unsupported_claims,
+    claims_analysis,
+    hallucination_flag: agg.hallucination_flag,
+    partial: agg.partial,
+    coverage: round(agg.coverage),
+    avg_similarity: round(agg.avg_similarity),
+    no_evidence: agg.no_evidence,
+    answer_generated: generated,
+    thresholds,
+    embedder: kb.embedder.id,
+    top_k: topK,
+  };
+}

@@ -1,0 +1,208 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir, rename, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { UsageError } from '../errors.js';
+import type { ChunkOptions } from './chunk.js';
+import { sameSpec, stableJson, type EmbedderSpec, type KbEmbedder } from './embedders/spec.js';
+import { KnowledgeBase, type KbDocument } from './kb.js';
+import type { SupportThresholds } from './types.js';
+
+/**
+ * The knowledge base on disk, one directory:
+ *   manifest.json   format, embedder spec, chunking, counts, size + sha256 of every other file, own checksum
+ *   meta.json       documents (source, sha256, extracted text, chunk and window offsets)
+ *   windows.f32     window vectors, little-endian Float32, row-major
+ *   chunks.f32      chunk vectors, same layout
+ *   embedder.bin    embedder state (the lexical IDF), when the embedder has one
+ *   calibration.json  thresholds fitted by `assay calibrate` (optional)
+ * The manifest is written last, so an interrupted ingest leaves files that do not match it: detected on open.
+ */
+
+export const KB_FORMAT = 'assay-kb';
+export const KB_VERSION = 1;
+
+export interface FileEntry {
+  bytes: number;
+  sha256: string;
+}
+
+export interface KbManifest {
+  format: typeof KB_FORMAT;
+  version: number;
+  embedder: EmbedderSpec;
+  chunking: Required<ChunkOptions>;
+  counts: { documents: number; chunks: number; windows: number };
+  files: Record<string, FileEntry>;
+  updated: string;
+  /** sha256 of the manifest's other fields (stable JSON). */
+  checksum: string;
+}
+
+export interface Calibration {
+  embedder: string;
+  thresholds: SupportThresholds;
+  balanced_accuracy: number;
+  n: number;
+  fitted: string;
+}
+
+const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
+const bytesOf = (v: Float32Array) => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+
+function manifestChecksum(m: Omit<KbManifest, 'checksum'> & { checksum?: string }): string {
+  const { checksum: _c, ...rest } = m;
+  return sha256(stableJson(rest));
+}
+
+/** Write a file through a temporary name and rename, so readers never see half a file. */
+async function atomicWrite(path: string, data: Uint8Array | string): Promise<void> {
+  const tmp = `${path}.tmp-${process.pid}`;
+  await writeFile(tmp, data);
+  await rename(tmp, path);
+}
+
+export async function saveKnowledgeBase(kb: KnowledgeBase, dir: string): Promise<KbManifest> {
+  await mkdir(dir, { recursive: true });
+  const files: Record<string, Uint8Array> = {
+    'meta.json': new TextEncoder().encode(JSON.stringify({ documents: kb.documents })),
+    'windows.f32': bytesOf(kb.windowVectors),
+    'chunks.f32': bytesOf(kb.chunkVectors),
+  };
+  const state = kb.embedder.state?.();
+  if (state) files['embedder.bin'] = state;
+  const entries: Record<string, FileEntry> = {};
+  for (const [name, data] of Object.entries(files)) {
+    await atomicWrite(join(dir, name), data);
+    entries[name] = { bytes: data.byteLength, sha256: sha256(data) };
+  }
+  const m: Omit<KbManifest, 'checksum'> = {
+    format: KB_FORMAT,
+    version: KB_VERSION,
+    embedder: kb.embedder.spec(),
+    chunking: kb.chunkOptions,
+    counts: { documents: kb.documents.length, chunks: kb.chunks.length, windows: kb.windowCount },
+    files: entries,
+    updated: new Date().toISOString(),
+  };
+  const manifest: KbManifest = { ...m, checksum: manifestChecksum(m) };
+  await atomicWrite(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+  return manifest;
+}
+
+function corrupt(dir: string, what: string): UsageError {
+  return new UsageError(`knowledge base ${dir} is corrupt or partial: ${what}; re-run \`assay kb ingest\` into a fresh directory`, { file: dir });
+}
+
+/** Read and check the manifest alone (no vectors). */
+export async function readManifest(dir: string): Promise<KbManifest> {
+  if (!existsSync(dir)) throw new UsageError(`no knowledge base at ${dir}: the directory does not exist (create one with \`assay kb ingest <files> --kb ${dir}\`)`, { file: dir });
+  const path = join(dir, 'manifest.json');
+  if (!existsSync(path)) {
+    const names = await readdir(dir);
+    if (names.some((n) => /^(meta\.json|windows\.f32|chunks\.f32)/.test(n))) throw corrupt(dir, 'manifest.json is missing (an ingest was interrupted)');
+    throw new UsageError(`no knowledge base at ${dir}: manifest.json not found (create one with \`assay kb ingest <files> --kb ${dir}\`)`, { file: dir });
+  }
+  let m: KbManifest;
+  try {
+    m = JSON.parse(await readFile(path, 'utf8')) as KbManifest;
+  } catch (err) {
+    throw corrupt(dir, `manifest.json is not valid JSON (${(err as Error).message})`);
+  }
+  if (m?.format !== KB_FORMAT) throw corrupt(dir, `manifest.json field "format": expected "${KB_FORMAT}", found ${JSON.stringify(m?.format)}`);
+  if (m.version !== KB_VERSION) throw new UsageError(`${path} field "version": expected ${KB_VERSION}, found ${JSON.stringify(m.version)}`, { file: path, path: 'version' });
+  if (m.checksum !== manifestChecksum(m)) throw corrupt(dir, 'manifest.json checksum does not match its content');
+  return m;
+}
+
+async function readChecked(dir: string, m: KbManifest, name: string): Promise<Uint8Array> {
+  const entry = m.files[name];
+  if (!entry) throw corrupt(dir, `manifest.json lists no ${name}`);
+  const path = join(dir, name);
+  if (!existsSync(path)) throw corrupt(dir, `${name} is missing`);
+  const size = (await stat(path)).size;
+  if (size !== entry.bytes) throw corrupt(dir, `${name} has ${size} bytes, the manifest says ${entry.bytes}`);
+  const data = new Uint8Array(await readFile(path));
+  if (sha256(data) !== entry.sha256) throw corrupt(dir, `${name} checksum does not match the manifest`);
+  return data;
+}
+
+function floats(data: Uint8Array): Float32Array {
+  const copy = new Uint8Array(data.byteLength);
+  copy.set(data);
+  return new Float32Array(copy.buffer);
+}
+
+export interface OpenOptions {
+  /** The embedder to query with; its spec must equal the one that built the KB. */
+  embedder?: KbEmbedder;
+  /** Builds the embedder from the KB's recorded spec when none is given. */
+  resolve?: (spec: EmbedderSpec) => Promise<KbEmbedder> | KbEmbedder;
+}
+
+export interface OpenedKnowledgeBase {
+  kb: KnowledgeBase;
+  manifest: KbManifest;
+  calibration?: Calibration;
+}
+
+export function describeSpec(s: EmbedderSpec): string {
+  return `${s.id} (dimension ${s.dimension}, settings ${stableJson(s.settings)})`;
+}
+
+/** Open a KB read-only, verifying every file against the manifest and the embedder against the KB's spec. */
+export async function openKnowledgeBase(dir: string, options: OpenOptions = {}): Promise<OpenedKnowledgeBase> {
+  const m = await readManifest(dir);
+  let embedder = options.embedder ?? (options.resolve ? await options.resolve(m.embedder) : undefined);
+  if (!embedder) throw new UsageError(`knowledge base ${dir} was built with ${m.embedder.id}; no embedder was configured to query it`, { file: dir });
+  if (!sameSpec(embedder.spec(), m.embedder)) {
+    throw new UsageError(
+      `knowledge base ${dir} was built with embedder ${describeSpec(m.embedder)}, but it is being queried with ${describeSpec(embedder.spec())}; ` +
+        're-ingest with the same embedder, or query with the one that built it',
+      { file: dir },
+    );
+  }
+  const meta = await readChecked(dir, m, 'meta.json');
+  let documents: KbDocument[];
+  try {
+    documents = (JSON.parse(new TextDecoder().decode(meta)) as { documents: KbDocument[] }).documents;
+  } catch (err) {
+    throw corrupt(dir, `meta.json is not valid JSON (${(err as Error).message})`);
+  }
+  if (m.files['embedder.bin']) {
+    if (!embedder.withState) throw corrupt(dir, `embedder.bin present but ${embedder.id} keeps no state`);
+    embedder = embedder.withState(await readChecked(dir, m, 'embedder.bin'));
+  }
+  const windows = floats(await readChecked(dir, m, 'windows.f32'));
+  const chunks = floats(await readChecked(dir, m, 'chunks.f32'));
+  const dim = m.embedder.dimension;
+  if (windows.length !== m.counts.windows * dim || chunks.length !== m.counts.chunks * dim) throw corrupt(dir, 'vector files do not match the counts in the manifest');
+  let kb: KnowledgeBase;
+  try {
+    kb = new KnowledgeBase(embedder, documents, windows, chunks, m.chunking);
+  } catch (err) {
+    throw corrupt(dir, (err as Error).message);
+  }
+  if (kb.chunks.length !== m.counts.chunks || kb.windowCount !== m.counts.windows) throw corrupt(dir, 'meta.json does not match the counts in the manifest');
+  return { kb, manifest: m, calibration: await readCalibration(dir, m) };
+}
+
+async function readCalibration(dir: string, m: KbManifest): Promise<Calibration | undefined> {
+  const path = join(dir, 'calibration.json');
+  if (!existsSync(path)) return undefined;
+  let c: Calibration;
+  try {
+    c = JSON.parse(await readFile(path, 'utf8')) as Calibration;
+  } catch (err) {
+    throw new UsageError(`${path}: not valid JSON (${(err as Error).message})`, { file: path });
+  }
+  const t = c?.thresholds;
+  if (!t || !(t.weak >= 0 && t.weak <= t.strong && t.strong <= 1)) throw new UsageError(`${path} field "thresholds": expected 0 ≤ weak ≤ strong ≤ 1, found ${JSON.stringify(t)}`, { file: path, path: 'thresholds' });
+  if (c.embedder !== m.embedder.id) throw new UsageError(`${path} field "embedder": calibrated for ${c.embedder}, but the KB uses ${m.embedder.id}`, { file: path, path: 'embedder' });
+  return c;
+}
+
+export async function writeCalibration(dir: string, c: Calibration): Promise<void> {
+  await readManifest(dir);
+  await atomicWrite(join(dir, 'calibration.json'), JSON.stringify(c, null, 2) + '\n');
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { jsonObjectCandidates, parseVerdict } from './parse.js';
+
+describe('parseVerdict', () => {
+  it('reads plain JSON', () => {
+    expect(parseVerdict('{"verdict":"PASS","reasons":[]}')).toEqual({ verdict: 'pass', reasons: [] });
+    expect(parseVerdict('{"verdict":"FAIL","reasons":["too long"," cites no source "]}')).toEqual({ verdict: 'fail', reasons: ['too long', 'cites no source'] });
+  });
+  it('reads a code fence, leading prose and a JSON object inside text', () => {
+    expect(parseVerdict('Here is my verdict:\n```json\n{"verdict": "fail", "reasons": ["rude"]}\n```\nThanks')).toEqual({ verdict: 'fail', reasons: ['rude'] });
+    expect(parseVerdict('After careful thought, {"Verdict": "Pass", "Reasons": "fine"} is my answer.')).toEqual({ verdict: 'pass', reasons: ['fine'] });
+    expect(parseVerdict('{"note": "x"} then {"result": "FAILED", "reason": "wrong {brace} in \\"text\\""}')).toEqual({
+      verdict: 'fail',
+      reasons: ['wrong {brace} in "text"'],
+    });
+  });
+  it('accepts boolean verdicts and bare words, in any case', () => {
+    expect(parseVerdict('{"pass": false, "reasons": ["a"]}')).toEqual({ verdict: 'fail', reasons: ['a'] });
+    expect(parseVerdict('  pass. ')).toEqual({ verdict: 'pass', reasons: [] });
+    expect(parseVerdict('**FAIL**')).toEqual({ verdict: 'fail', reasons: [] });
+  });
+  it('rejects what it cannot read, never guessing FAIL', () => {
+    for (const text of ['', '   ', 'I think it is probably fine, but it may fail in places.', '{"verdict": "maybe"}', '{"reasons": ["x"]}', '{broken json', 'PASS or FAIL, hard to say']) {
+      const r = parseVerdict(text);
+      expect(r, text).toHaveProperty('error');
+    }
+  });
+  it('finds balanced objects in order', () => {
+    expect(jsonObjectCandidates('a {"x": {"y": 1}} b {"z": "}"}')).toEqual(['{"x": {"y": 1}}', '{"y": 1}', '{"z": "}"}']);
+  });
+});

@@ -1,0 +1,127 @@
+import { isAbsolute, resolve } from 'node:path';
+import type { InputValue } from '../core/validator.js';
+import { UsageError } from '../errors.js';
+import { CommandSystem } from './command.js';
+import { HttpSystem } from './http.js';
+import { OpenAISystem } from './openai.js';
+import { ReplaySystem, loadReplayFile } from './replay.js';
+import {
+  PROVIDER_NAMES,
+  describeValue,
+  formatIssue,
+  providerSchemas,
+  type CommandConfig,
+  type HttpConfig,
+  type OpenAIConfig,
+  type ProviderName,
+  type ReplayConfig,
+  type SystemConfig,
+} from './schemas.js';
+import { SimulatedSystem } from './simulated.js';
+import { envRefs, expandEnv, inputKey } from './template.js';
+import type { SystemUnderTest } from './types.js';
+
+export interface SystemContext {
+  /** The config file, named in error messages. */
+  file?: string;
+  /** Folder that relative paths (replay file, command cwd) resolve against: the config file's folder. */
+  baseDir: string;
+  /** The experiment's inputs, when known, to check recordings against. */
+  inputs?: InputValue[];
+  /** Environment for `${VAR}` and API keys; default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+const ONE_OF = `exactly one of ${PROVIDER_NAMES.join(', ')}`;
+
+function fail(ctx: SystemContext, path: string, message: string): never {
+  throw new UsageError(`${ctx.file ?? 'config'}: ${path}: ${message}`, { file: ctx.file, path });
+}
+
+/** Validates the YAML `system:` value; throws UsageError naming file and field path. */
+export function parseSystemConfig(raw: unknown, ctx: Pick<SystemContext, 'file'> = {}): SystemConfig {
+  const c = { baseDir: '.', ...ctx };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail(c, 'system', `expected ${ONE_OF}, found ${describeValue(raw)}`);
+  const keys = Object.keys(raw);
+  const known = keys.filter((k): k is ProviderName => (PROVIDER_NAMES as string[]).includes(k));
+  if (keys.length !== 1 || known.length !== 1) {
+    fail(c, 'system', `expected ${ONE_OF}, found ${keys.length === 0 ? 'no key' : keys.map((k) => JSON.stringify(k)).join(', ')}`);
+  }
+  const name = known[0];
+  const options = (raw as Record<string, unknown>)[name] ?? {};
+  const result = providerSchemas[name].safeParse(options);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => formatIssue(i, options, ['system', name]));
+    const first = result.error.issues[0];
+    throw new UsageError(`${c.file ?? 'config'}: ${lines.join('\n')}`, { file: c.file, path: ['system', name, ...first.path].join('.') });
+  }
+  return { [name]: result.data } as SystemConfig;
+}
+
+/** Builds the system under test from the YAML `system:` value. */
+export function createSystem(raw: unknown, ctx: SystemContext): SystemUnderTest {
+  const config = parseSystemConfig(raw, ctx);
+  if ('openai' in config) return openai(config.openai, ctx);
+  if ('http' in config) return http(config.http, ctx);
+  if ('command' in config) return command(config.command, ctx);
+  if ('replay' in config) return replay(config.replay, ctx);
+  return new SimulatedSystem(config.simulated);
+}
+
+function openai(o: OpenAIConfig, ctx: SystemContext): SystemUnderTest {
+  const env = ctx.env ?? process.env;
+  const keyEnv = o.apiKeyEnv ?? 'OPENAI_API_KEY';
+  const apiKey = env[keyEnv] || undefined;
+  if (!apiKey && o.apiKeyEnv) fail(ctx, 'system.openai.apiKeyEnv', `expected the environment variable ${keyEnv} to hold the API key, found it unset`);
+  // OpenAI itself needs a key; a local server (baseURL given) may not.
+  if (!apiKey && !o.baseURL) fail(ctx, 'system.openai', `expected an API key in OPENAI_API_KEY (or set apiKeyEnv), or a baseURL of a local server; found neither`);
+  return new OpenAISystem({ ...o, apiKey, headers: o.headers && expandAll(o.headers, 'system.openai.headers', ctx) });
+}
+
+function http(o: HttpConfig, ctx: SystemContext): SystemUnderTest {
+  const url = expandAll({ url: o.url }, 'system.http', ctx).url;
+  return new HttpSystem({ ...o, url, headers: o.headers && expandAll(o.headers, 'system.http.headers', ctx) });
+}
+
+function command(o: CommandConfig, ctx: SystemContext): SystemUnderTest {
+  // Relative to the config's folder; spawn then finds `./app` relative to this cwd.
+  const cwd = o.cwd ? resolvePath(ctx.baseDir, o.cwd) : ctx.baseDir;
+  return new CommandSystem({ ...o, cwd });
+}
+
+function replay(o: ReplayConfig, ctx: SystemContext): SystemUnderTest {
+  const file = resolvePath(ctx.baseDir, o.file);
+  const rows = loadReplayFile(file);
+  const inputs = ctx.inputs;
+  if (inputs) {
+    for (const row of rows) {
+      if (row.i !== undefined && row.i >= inputs.length) {
+        throw new UsageError(`${file}:${row.line}: "i": expected an input index below ${inputs.length} (the experiment has ${inputs.length} inputs), found ${row.i}`, { file, line: row.line });
+      }
+    }
+    const byInput = rows.filter((r) => r.i === undefined);
+    if (byInput.length > 0 && !rows.some((r) => r.i !== undefined)) {
+      const keys = new Set(byInput.map((r) => inputKey(r.input as InputValue)));
+      if (!inputs.some((x) => keys.has(inputKey(x)))) {
+        fail(ctx, 'system.replay.file', `expected recordings for the experiment's inputs, found none of its ${inputs.length} inputs in ${file} (its first recorded input is ${describeValue(byInput[0].input)})`);
+      }
+    }
+  }
+  return new ReplaySystem({ file, latencyMs: o.latencyMs }, rows);
+}
+
+function resolvePath(baseDir: string, p: string): string {
+  return isAbsolute(p) ? p : resolve(baseDir, p);
+}
+
+/** Expands `${VAR}` in every value, failing on the first unset variable with the field path. */
+function expandAll(values: Record<string, string>, path: string, ctx: SystemContext): Record<string, string> {
+  const env = ctx.env ?? process.env;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(values)) {
+    const missing = envRefs(v).find((name) => env[name] === undefined);
+    if (missing) fail(ctx, `${path}.${k}`, `expected the environment variable ${missing} (referenced as \${${missing}}) to be set, found it unset`);
+    out[k] = expandEnv(v, env);
+  }
+  return out;
+}

@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import { parsePath } from './template.js';
+
+/** zod schemas of the YAML `system:` value: exactly one provider key with its options. */
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const envValue = z.union([z.string(), z.number(), z.boolean()], { error: 'expected a string' }).transform(String);
+
+export const openaiOptionsSchema = z.strictObject({
+  baseURL: z.url({ error: 'expected a URL such as http://localhost:11434/v1' }).optional(),
+  model: z.string().min(1),
+  temperature: z.number().min(0).max(2).optional(),
+  maxTokens: z.number().int().positive().optional(),
+  system: z.string().optional(),
+  template: z.string().optional(),
+  apiKeyEnv: z.string().regex(ENV_NAME, { error: 'expected the name of an environment variable, e.g. OPENAI_API_KEY' }).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+});
+
+const outputPath = z.string().refine(
+  (p) => {
+    try {
+      parsePath(p);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { error: 'expected a JSON path such as data.choices[0].text' },
+);
+
+export const httpOptionsSchema = z.strictObject({
+  url: z.string().regex(/^https?:\/\//i, { error: 'expected an http:// or https:// URL' }),
+  method: z
+    .string()
+    .transform((m) => m.toUpperCase())
+    .pipe(z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']))
+    .optional(),
+  headers: z.record(z.string(), envValue).optional(),
+  body: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())], { error: 'expected a string or a JSON object template' }).optional(),
+  outputPath: outputPath.optional(),
+});
+
+export const commandOptionsSchema = z.strictObject({
+  command: z.string().min(1),
+  args: z.array(z.union([z.string(), z.number()], { error: 'expected a string' }).transform(String)).optional(),
+  cwd: z.string().min(1).optional(),
+  env: z.record(z.string().regex(ENV_NAME, { error: 'expected an environment variable name' }), envValue).optional(),
+});
+
+export const replayOptionsSchema = z.strictObject({
+  file: z.string().min(1),
+  latencyMs: z.number().min(0).optional(),
+});
+
+const simulatedOutput = z.union(
+  [z.string().transform((text) => ({ text, weight: 1 })), z.strictObject({ text: z.string(), weight: z.number().positive().optional() })],
+  { error: 'expected { text, weight } or a string' },
+);
+
+export const simulatedOptionsSchema = z.strictObject({
+  seed: z.number().int().optional(),
+  latencyMs: z
+    .union([z.number().min(0), z.strictObject({ mean: z.number().min(0), jitter: z.number().min(0).optional() })], {
+      error: 'expected a number of ms or { mean, jitter }',
+    })
+    .optional(),
+  outputs: z.array(simulatedOutput).min(1),
+  byInput: z.record(z.string(), z.array(simulatedOutput).min(1)).optional(),
+  errorRate: z.number().min(0).max(1).optional(),
+  errorKind: z.enum(['server', 'rate_limit', 'timeout', 'connection']).optional(),
+  tokens: z
+    .union([z.boolean(), z.strictObject({ prompt: z.number().int().min(0), completion: z.number().int().min(0) })], {
+      error: 'expected true or { prompt, completion }',
+    })
+    .optional(),
+});
+
+export const providerSchemas = {
+  openai: openaiOptionsSchema,
+  http: httpOptionsSchema,
+  command: commandOptionsSchema,
+  replay: replayOptionsSchema,
+  simulated: simulatedOptionsSchema,
+} as const;
+
+export type ProviderName = keyof typeof providerSchemas;
+export const PROVIDER_NAMES = Object.keys(providerSchemas) as ProviderName[];
+
+/** The whole `system:` value, for JSON Schema generation (`z.toJSONSchema(systemSchema)`). */
+export const systemSchema = z.union([
+  z.strictObject({ openai: openaiOptionsSchema }),
+  z.strictObject({ http: httpOptionsSchema }),
+  z.strictObject({ command: commandOptionsSchema }),
+  z.strictObject({ replay: replayOptionsSchema }),
+  z.strictObject({ simulated: simulatedOptionsSchema }),
+]);
+
+export type OpenAIConfig = z.output<typeof openaiOptionsSchema>;
+export type HttpConfig = z.output<typeof httpOptionsSchema>;
+export type CommandConfig = z.output<typeof commandOptionsSchema>;
+export type ReplayConfig = z.output<typeof replayOptionsSchema>;
+export type SimulatedConfig = z.output<typeof simulatedOptionsSchema>;
+export type SystemConfig =
+  | { openai: OpenAIConfig }
+  | { http: HttpConfig }
+  | { command: CommandConfig }
+  | { replay: ReplayConfig }
+  | { simulated: SimulatedConfig };
+
+/** `system.simulated.outputs[1].weight` */
+export function pathString(path: readonly PropertyKey[]): string {
+  let s = '';
+  for (const p of path) s += typeof p === 'number' ? `[${p}]` : s === '' ? String(p) : `.${String(p)}`;
+  return s;
+}
+
+/** What was found, in words: `42`, `the string "x"`, `an object`, `nothing`. */
+export function describeValue(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return `an array of ${v.length}`;
+  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
+  if (typeof v === 'object') return `an object with keys ${Object.keys(v).join(', ') || '(none)'}`;
+  return String(v);
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let v = root;
+  for (const p of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[p];
+  }
+  return v;
+}
+
+const ARTICLE: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'a list',
+  record: 'an object',
+};
+
+/** One readable line per zod issue: `system.openai.model: expected a string, found 42`. */
+export function formatIssue(issue: z.core.$ZodIssue, root: unknown, prefix: readonly PropertyKey[]): string {
+  const path = [...prefix, ...issue.path];
+  const where = pathString(path);
+  const found = describeValue(valueAt(root, issue.path));
+  switch (issue.code) {
+    case 'invalid_type':
+      return `${where}: expected ${ARTICLE[issue.expected] ?? issue.expected}, found ${found}`;
+    case 'unrecognized_keys':
+      return issue.keys.map((k) => `${pathString([...path, k])}: unknown option`).join('; ');
+    case 'too_small': {
+      const what = issue.origin === 'array' ? `at least ${String(issue.minimum)} item(s)` : issue.origin === 'string' ? 'a non-empty string' : `a number ${issue.inclusive ? '≥' : '>'} ${String(issue.minimum)}`;
+      return `${where}: expected ${what}, found ${found}`;
+    }
+    case 'too_big':
+      return `${where}: expected ${issue.origin === 'array' ? `at most ${String(issue.maximum)} item(s)` : `a number ${issue.inclusive ? '≤' : '<'} ${String(issue.maximum)}`}, found ${found}`;
+    case 'invalid_value':
+      return `${where}: expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, found ${found}`;
+    case 'invalid_format':
+      return `${where}: ${issue.message.startsWith('expected') ? issue.message : `expected a valid ${issue.format}`}, found ${found}`;
+    default:
+      return `${where}: ${issue.message.startsWith('expected') ? issue.message : issue.message.replace(/^Invalid input: /, '')}, found ${found}`;
+  }
+}

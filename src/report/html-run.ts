@@ -1,0 +1,131 @@
+import { outcomeName } from '../core/outcome.js';
+import type { RunSummary, RateWithCI } from '../core/summary-types.js';
+import type { ReliabilityTensor } from '../core/tensor.js';
+import type { InputValue } from '../core/validator.js';
+import type { RunRecord, SampleRecord } from '../store/types.js';
+import { heatmapSvg, OUTCOME_STYLE, profileSvg } from './charts.js';
+import { esc, pct, scriptJson, verdictBadge } from './html-layout.js';
+
+/** What the cell-detail view shows for one sample (also the body of GET /api/runs/:id/samples/:i/:j). */
+export interface SampleView {
+  i: number;
+  j: number;
+  input: InputValue;
+  output?: string;
+  generationError?: string;
+  outcomes: { validator: string; outcome: string; error?: string; reasons?: string[] }[];
+  latencyMs: number;
+  attempts: number;
+}
+
+export function sampleView(run: RunRecord, s: SampleRecord): SampleView {
+  return {
+    i: s.i,
+    j: s.j,
+    input: run.inputs[s.i],
+    output: s.output,
+    generationError: s.generationError,
+    outcomes: run.validators.map((v, k) => ({
+      validator: v.name,
+      outcome: outcomeName(s.outcomes[k]),
+      error: s.errors?.[k],
+      reasons: s.reasons?.[k],
+    })),
+    latencyMs: s.latencyMs,
+    attempts: s.attempts,
+  };
+}
+
+export function inputLabel(input: InputValue | undefined, max = 80): string {
+  const text = typeof input === 'string' ? input : JSON.stringify(input ?? null);
+  return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}
+
+function ci(r: RateWithCI): string {
+  return r.ci ? `${pct(r.ci.low)} – ${pct(r.ci.high)}` : 'n/a';
+}
+
+export function legendHtml(): string {
+  const items = Object.entries(OUTCOME_STYLE).map(
+    ([name, s]) => `<span><span class="sw" style="background:${s.color};color:${s.ink}" aria-hidden="true">${s.glyph}</span>${name === 'pending' ? 'not run' : name}</span>`,
+  );
+  return `<div class="legend" aria-label="legend">${items.join('')}</div>`;
+}
+
+export interface RunSectionsOptions {
+  /** Dashboard: the detail view fetches `${sampleBase}/${i}/${j}`. */
+  sampleBase?: string;
+  /** Static report: samples embedded in the page. */
+  samples?: SampleRecord[];
+  /** Links to the trend page etc. (dashboard only). */
+  links?: string;
+}
+
+/** The run page's content, shared by the dashboard and the static report (one rendering, two hosts). */
+export function renderRunSections(run: RunRecord, summary: RunSummary, tensor: ReliabilityTensor, options: RunSectionsOptions = {}): string {
+  const o = summary.overall;
+  const head = `<h1>${esc(run.name)} ${verdictBadge(summary.verdict)}</h1>
+<section class="card" aria-label="run"><p>Run <code>${esc(run.id)}</code> · ${esc(run.createdAt.slice(0, 19).replace('T', ' '))} UTC · status ${esc(run.status)} ·
+shape <strong>${tensor.N}×${tensor.M}×${tensor.K}</strong> (inputs × samples × validators) · system <code>${esc(run.systemId)}</code></p>
+<p>Overall (${esc(o.method)}): <strong>${pct(o.value)}</strong> · mean ${pct(o.mean)} · weighted ${pct(o.weighted)} · min ${pct(o.min)} ·
+all validators at once ${pct(summary.allPass.rate)} (${ci(summary.allPass)}) · all outputs pooled ${pct(summary.allOutputs.rate)} (${ci(summary.allOutputs)}) ·
+intervals: ${esc(summary.options.interval)} ${Math.round(summary.options.level * 100)}%, verdict mode ${esc(summary.options.verdict)}</p>${options.links ?? ''}</section>`;
+
+  const vRows = summary.validators
+    .map(
+      (v) => `<tr><td>${esc(v.name)}${v.kind === 'verifier' ? ' <span class="muted">(verifier)</span>' : ''}<br><span class="muted">${esc(v.message)}</span></td>
+<td class="num">${pct(v.rate)}</td><td class="num">${ci(v)}</td><td class="num">${pct(v.minSuccess)}</td><td>${verdictBadge(v.verdict)}${v.samplesToDecide ? ` <span class="muted">~${v.samplesToDecide} more samples to decide</span>` : ''}</td>
+<td class="num">${v.counts.pass}</td><td class="num">${v.counts.fail}</td><td class="num">${v.counts.error}</td><td class="num">${v.counts.pending}</td></tr>`,
+    )
+    .join('');
+  const vTable = `<section class="card"><h2>Validators (VRP)</h2><div class="scroll"><table><caption class="muted">Success rate over decided cells; errors are counted apart, never as failures.</caption>
+<thead><tr><th>validator</th><th class="num">rate</th><th class="num">interval</th><th class="num">min success</th><th>verdict</th><th class="num">pass</th><th class="num">fail</th><th class="num">error</th><th class="num">not run</th></tr></thead><tbody>${vRows}</tbody></table></div></section>`;
+
+  const href = (i: number, j: number) => `#cell-${i}-${j}`;
+  const heatmaps = summary.validators
+    .map(
+      (v) => `<figure class="card heatmap" data-k="${v.k}" data-validator="${esc(v.name)}"><figcaption>${esc(v.name)} ${verdictBadge(v.verdict)} <span class="muted">${pct(v.rate)}</span></figcaption>
+<div class="chart">${heatmapSvg(tensor, v.k, { label: v.name, href })}</div></figure>`,
+    )
+    .join('');
+  const detailAttrs = options.sampleBase ? ` data-sample-base="${esc(options.sampleBase)}"` : '';
+  const tensorSection = `<h2>Reliability tensor: inputs × samples, one heatmap per validator</h2>${legendHtml()}
+<div class="layout"><div class="heatmaps">${heatmaps}</div><aside class="card" id="cell-detail" tabindex="-1" aria-live="polite" aria-label="selected cell"${detailAttrs}></aside></div>`;
+
+  const strictest = Math.max(...run.validators.map((v) => v.minSuccess), 0);
+  const vrp = profileSvg(
+    summary.validators.map((v) => ({ label: v.name, rate: v.rate, low: v.ci?.low ?? null, high: v.ci?.high ?? null, threshold: v.minSuccess })),
+    { title: 'Validator reliability profile (VRP)' },
+  );
+  const irp = profileSvg(
+    summary.inputs.map((r) => ({ label: `${r.i + 1}. ${inputLabel(run.inputs[r.i], 28)}`, rate: r.rate, low: r.ci?.low ?? null, high: r.ci?.high ?? null })),
+    { title: 'Input reliability profile (IRP)', line: strictest },
+  );
+  const orp = profileSvg(
+    summary.iterations.map((r) => ({ label: `sample ${r.j + 1}`, rate: r.rate, low: r.ci?.low ?? null, high: r.ci?.high ?? null })),
+    { title: 'Output reliability profile (ORP)', line: strictest },
+  );
+  const profiles = `<h2>Profiles</h2><p class="muted">Bars: success rate; whiskers: ${esc(summary.options.interval)} interval; blue dashes: minimum success${strictest ? ` (IRP/ORP line at the strictest, ${pct(strictest)})` : ''}.</p>
+<div class="grid"><figure class="card"><figcaption>VRP: per validator</figcaption><div class="chart">${vrp}</div></figure>
+<figure class="card"><figcaption>IRP: per input</figcaption><div class="chart">${irp}</div></figure>
+<figure class="card"><figcaption>ORP: per sample iteration</figcaption><div class="chart">${orp}</div></figure></div>`;
+
+  const glyphs = (i: number, j: number) =>
+    run.validators.map((_, k) => OUTCOME_STYLE[(outcomeName(tensor.get(i, j, k)) as keyof typeof OUTCOME_STYLE) ?? 'pending'].glyph).join('');
+  const tRows = summary.inputs
+    .map((r) => {
+      const cells = Array.from({ length: tensor.M }, (_, j) => `<td>${glyphs(r.i, j)}</td>`).join('');
+      return `<tr><th scope="row">${r.i + 1}. ${esc(inputLabel(run.inputs[r.i], 60))}</th><td class="num">${pct(r.rate)}</td><td class="num">${ci(r)}</td><td class="num">${pct(r.allPass.rate)}</td>${cells}</tr>`;
+    })
+    .join('');
+  const table = `<details class="card"><summary>Table view (per input; glyphs per sample in validator order: ${esc(run.validators.map((v) => v.name).join(', '))})</summary>
+<div class="scroll"><table><thead><tr><th>input</th><th class="num">IRP</th><th class="num">interval</th><th class="num">all pass</th>${Array.from({ length: tensor.M }, (_, j) => `<th>s${j + 1}</th>`).join('')}</tr></thead><tbody>${tRows}</tbody></table></div></details>`;
+
+  let embedded = '';
+  if (options.samples) {
+    const byCell: Record<string, SampleView> = {};
+    for (const s of options.samples) byCell[`${s.i},${s.j}`] = sampleView(run, s);
+    embedded = `<script type="application/json" id="assay-samples">${scriptJson(byCell)}</script>`;
+  }
+  return head + vTable + tensorSection + profiles + table + embedded;
+}

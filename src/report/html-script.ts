@@ -1,0 +1,34 @@
+/**
+ * The small inline script of run pages: a click (or Enter) on a heatmap cell shows that sample's input,
+ * output and every validator outcome. It reads samples embedded in the page (static report) or fetches
+ * them from `data-sample-base` (dashboard). User text is only ever set with textContent.
+ */
+export const CELL_DETAIL_SCRIPT = `(function(){
+var panel=document.getElementById('cell-detail');if(!panel)return;
+var src=document.getElementById('assay-samples');var embedded=src?JSON.parse(src.textContent):null;
+var base=panel.getAttribute('data-sample-base');
+function el(tag,text,cls){var e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}
+function render(d,i,j){panel.textContent='';
+panel.appendChild(el('h2','Input '+(i+1)+', sample '+(j+1)));
+if(!d){panel.appendChild(el('p',embedded?'This sample is not included in the report.':'This sample has not been run or could not be loaded.','muted'));return;}
+panel.appendChild(el('h3','Input'));panel.appendChild(el('pre',typeof d.input==='string'?d.input:JSON.stringify(d.input,null,2)));
+panel.appendChild(el('h3','Output'));
+if(d.generationError){panel.appendChild(el('p','Generation failed: '+d.generationError,'worse'));}
+var out=el('pre',d.output===undefined||d.output===null?'(no output)':d.output);out.setAttribute('data-testid','cell-output');panel.appendChild(out);
+panel.appendChild(el('h3','Validators'));var t=el('table');var hr=el('tr');['validator','outcome','detail'].forEach(function(h){hr.appendChild(el('th',h));});t.appendChild(hr);
+(d.outcomes||[]).forEach(function(o){var r=el('tr');r.appendChild(el('td',o.validator));
+var g=o.outcome==='pass'?'\\u2713 pass':o.outcome==='fail'?'\\u2717 fail':o.outcome==='error'?'! error':'\\u00b7 '+o.outcome;
+r.appendChild(el('td',g,o.outcome==='fail'?'worse':o.outcome==='pass'?'better':''));
+r.appendChild(el('td',[o.error,(o.reasons||[]).join('; ')].filter(Boolean).join(' \\u2014 ')));t.appendChild(r);});
+panel.appendChild(t);
+if(d.latencyMs!==undefined)panel.appendChild(el('p','latency '+d.latencyMs+' ms, '+d.attempts+' attempt(s)','muted'));
+panel.focus();}
+var selected=null;
+function show(a,i,j){if(selected)selected.removeAttribute('stroke');var rect=a.querySelector('rect');if(rect){rect.setAttribute('stroke','#0969da');rect.setAttribute('stroke-width','3');selected=rect;}
+if(embedded){render(embedded[i+','+j],i,j);return;}
+panel.textContent='Loading\\u2026';
+fetch(base+'/'+i+'/'+j,{credentials:'same-origin'}).then(function(r){return r.ok?r.json():null;}).then(function(d){render(d,i,j);},function(){render(null,i,j);});}
+document.addEventListener('click',function(e){var a=e.target&&e.target.closest?e.target.closest('a'):null;if(!a)return;
+var h=a.getAttribute('href')||a.getAttribute('xlink:href')||'';var m=/^#cell-(\\d+)-(\\d+)$/.exec(h);if(!m)return;
+e.preventDefault();show(a,+m[1],+m[2]);});
+})();`;

@@ -1,0 +1,105 @@
+import { writeFile } from 'node:fs/promises';
+import type { Counts, Interval, RateWithCI, RunSummary, SummaryOptions, Verdict } from '../core/summary-types.js';
+import type { InputValue } from '../core/validator.js';
+import type { RunStats } from '../run/stats.js';
+import type { RunStatus } from '../store/types.js';
+import type { ReportMeta } from './meta.js';
+
+/**
+ * The machine-readable report (`--json`). Versioned: a consumer checks `schemaVersion`; fields are only
+ * ever added within a version. Documented as a JSON Schema in schemas/report.schema.json.
+ */
+export const REPORT_SCHEMA_VERSION = 1;
+
+export interface JsonRate {
+  /** pass / (pass + fail); null when no cell was decided. */
+  rate: number | null;
+  ci: Interval | null;
+  counts: Counts;
+}
+
+export interface JsonReport {
+  schemaVersion: 1;
+  runId: string;
+  name: string;
+  status: RunStatus;
+  system: string;
+  createdAt: string;
+  finishedAt?: string;
+  configPath?: string;
+  design: { N: number; M: number; K: number };
+  options: SummaryOptions;
+  /** pass if every validator passes; fail if any fails; else inconclusive. */
+  verdict: Verdict;
+  /** Whether the run's verdicts let CI pass (the exit code is 0 exactly when this is true and the run finished). */
+  passed: boolean;
+  validators: (JsonRate & {
+    k: number;
+    name: string;
+    message: string;
+    kind: 'validator' | 'verifier';
+    minSuccess: number;
+    weight: number;
+    verdict: Verdict;
+    samplesToDecide?: number;
+  })[];
+  /** IRP: one entry per input i. */
+  inputs: (JsonRate & { i: number; input?: InputValue; allPass: JsonRate; perValidator: JsonRate[] })[];
+  /** ORP: one entry per iteration j. */
+  iterations: (JsonRate & { j: number })[];
+  allOutputs: JsonRate;
+  allPass: JsonRate;
+  overall: RunSummary['overall'];
+  stats?: RunStats;
+}
+
+const rate = (r: RateWithCI): JsonRate => ({ rate: r.rate, ci: r.ci, counts: r.counts });
+
+export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonReport {
+  const allow = meta.allowInconclusive ?? false;
+  return {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    runId: meta.runId,
+    name: meta.name,
+    status: meta.status,
+    system: meta.systemId,
+    createdAt: meta.createdAt,
+    ...(meta.finishedAt !== undefined ? { finishedAt: meta.finishedAt } : {}),
+    ...(meta.configPath !== undefined ? { configPath: meta.configPath } : {}),
+    design: { N: summary.N, M: summary.M, K: summary.K },
+    options: summary.options,
+    verdict: summary.verdict,
+    passed: meta.status !== 'interrupted' && summary.validators.every((v) => v.verdict === 'pass' || (allow && v.verdict === 'inconclusive')),
+    validators: summary.validators.map((v) => ({
+      k: v.k,
+      name: v.name,
+      message: v.message,
+      kind: v.kind,
+      minSuccess: v.minSuccess,
+      weight: v.weight,
+      ...rate(v),
+      verdict: v.verdict,
+      ...(v.samplesToDecide !== undefined ? { samplesToDecide: v.samplesToDecide } : {}),
+    })),
+    inputs: summary.inputs.map((s) => ({
+      i: s.i,
+      ...(meta.inputs?.[s.i] !== undefined ? { input: meta.inputs[s.i] } : {}),
+      ...rate(s),
+      allPass: rate(s.allPass),
+      perValidator: s.perValidator.map(rate),
+    })),
+    iterations: summary.iterations.map((s) => ({ j: s.j, ...rate(s) })),
+    allOutputs: rate(summary.allOutputs),
+    allPass: rate(summary.allPass),
+    overall: summary.overall,
+    ...(meta.stats ? { stats: meta.stats } : {}),
+  };
+}
+
+export function renderJsonReport(summary: RunSummary, meta: ReportMeta): string {
+  return JSON.stringify(buildJsonReport(summary, meta), null, 2) + '\n';
+}
+
+export async function writeJsonReport(path: string, summary: RunSummary, meta: ReportMeta): Promise<void> {
+  await writeFile(path, renderJsonReport(summary, meta));
+}

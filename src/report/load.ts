@@ -1,0 +1,34 @@
+import { summarize } from '../core/summarize.js';
+import type { RunSummary, SummaryOptions } from '../core/summary-types.js';
+import type { ReliabilityTensor } from '../core/tensor.js';
+import { UsageError } from '../errors.js';
+import { summaryOptionsOf } from '../run/options.js';
+import { computeStats } from '../run/stats.js';
+import type { RunRecord, Store } from '../store/types.js';
+import { reportMeta, type ReportMeta } from './meta.js';
+
+export interface StoredRunReport {
+  run: RunRecord;
+  tensor: ReliabilityTensor;
+  summary: RunSummary;
+  meta: ReportMeta;
+}
+
+/**
+ * A stored run read back into the report spine (`assay show`, `assay runs`, the dashboard): its tensor,
+ * summarised with the options the run was configured with, and its metadata. `withStats` also reads every
+ * sample for the operational figures (tokens, latency, retries).
+ */
+export async function loadStoredRun(
+  store: Store,
+  runId: string,
+  opts: { withStats?: boolean; allowInconclusive?: boolean; options?: Partial<SummaryOptions> } = {},
+): Promise<StoredRunReport> {
+  const run = await store.getRun(runId);
+  if (!run) throw new UsageError(`no run with id "${runId}" in the store (list them with: assay runs)`);
+  const tensor = await store.loadTensor(runId);
+  const summary = summarize(tensor, run.validators, { ...summaryOptionsOf(run.config as Record<string, unknown> | null), ...opts.options });
+  const stats = opts.withStats ? computeStats(await store.listSamples(runId)) : undefined;
+  const meta = reportMeta(run, stats, opts.allowInconclusive !== undefined ? { allowInconclusive: opts.allowInconclusive } : {});
+  return { run, tensor, summary, meta };
+}

@@ -1,0 +1,75 @@
+import { writeFile } from 'node:fs/promises';
+import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
+import { inputLabel, pct, verdictPasses, type ReportMeta } from './meta.js';
+import { sparkline, verdictLine } from './terminal.js';
+
+/**
+ * Markdown report (`--markdown`), shaped for a CI job summary (e.g. append it to $GITHUB_STEP_SUMMARY):
+ * a verdict heading, the validator table, then per-input and per-sample profiles folded in <details>.
+ */
+
+const MAX_ROWS = 100;
+
+export function mdCell(s: string): string {
+  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ').replace(/</g, '&lt;');
+}
+
+function icon(v: Verdict, accepted: boolean): string {
+  return v === 'pass' ? '✅' : v === 'fail' ? '❌' : accepted ? '⚪' : '⚠️';
+}
+
+function ci(r: RateWithCI): string {
+  return r.ci ? `${pct(r.ci.low)} – ${pct(r.ci.high)}` : '–';
+}
+
+export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
+  const allow = meta.allowInconclusive ?? false;
+  const passed = meta.status !== 'interrupted' && s.validators.every((v) => verdictPasses(v.verdict, allow));
+  const level = `${Math.round(s.options.level * 1000) / 10}%`;
+  const head = meta.status === 'interrupted' ? '⏸️' : passed ? '✅' : s.verdict === 'fail' ? '❌' : '⚠️';
+  const L: string[] = [];
+  L.push(`## ${head} assay: ${mdCell(meta.name)}: ${meta.status === 'interrupted' ? 'INTERRUPTED' : passed ? 'PASS' : s.verdict.toUpperCase()}`);
+  L.push('');
+  L.push(`Run \`${meta.runId}\` · system \`${mdCell(meta.systemId)}\` · ${s.N} inputs × ${s.M} samples × ${s.K} validators · ${s.options.interval} ${level} intervals · verdict mode \`${s.options.verdict}\``);
+  L.push('');
+  L.push(`| | Validator | Rate | ${level} CI | Min success | Verdict | Pass | Fail | Error |`);
+  L.push('|---|---|--:|---|--:|---|--:|--:|--:|');
+  for (const v of s.validators) {
+    const more = v.verdict === 'inconclusive' && v.samplesToDecide !== undefined ? ` (~${v.samplesToDecide} more samples)` : '';
+    L.push(`| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${pct(v.rate)} | ${ci(v)} | ${pct(v.minSuccess)} | ${v.verdict}${more} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`);
+  }
+  L.push('');
+  L.push(`**Overall** (${s.overall.method}): mean ${pct(s.overall.mean)}, weighted ${pct(s.overall.weighted)}, min ${pct(s.overall.min)} · all validators at once ${pct(s.allPass.rate)} (${ci(s.allPass)})`);
+  L.push('');
+  L.push(`> ${mdCell(verdictLine(s, meta))}`);
+  L.push('');
+  L.push(`<details><summary>Per input (IRP) <code>${sparkline(s.inputs.map((x) => x.rate))}</code></summary>`);
+  L.push('');
+  L.push(`| # | Input | Rate | ${level} CI | All validators | Error |`);
+  L.push('|--:|---|--:|---|--:|--:|');
+  for (const x of s.inputs.slice(0, MAX_ROWS)) {
+    L.push(`| ${x.i} | ${mdCell(inputLabel(meta.inputs?.[x.i]))} | ${pct(x.rate)} | ${ci(x)} | ${pct(x.allPass.rate)} | ${x.counts.error} |`);
+  }
+  if (s.inputs.length > MAX_ROWS) L.push(`\n_${s.inputs.length - MAX_ROWS} more inputs in the JSON report._`);
+  L.push('');
+  L.push('</details>');
+  L.push('');
+  L.push(`<details><summary>Per sample (ORP) <code>${sparkline(s.iterations.map((x) => x.rate))}</code></summary>`);
+  L.push('');
+  L.push(`| j | Rate | ${level} CI | Error |`);
+  L.push('|--:|--:|---|--:|');
+  for (const x of s.iterations.slice(0, MAX_ROWS)) L.push(`| ${x.j} | ${pct(x.rate)} | ${ci(x)} | ${x.counts.error} |`);
+  if (s.iterations.length > MAX_ROWS) L.push(`\n_${s.iterations.length - MAX_ROWS} more samples in the JSON report._`);
+  L.push('');
+  L.push('</details>');
+  const st = meta.stats;
+  if (st) {
+    L.push('');
+    L.push(`<sub>${st.samples} generations · ${st.retries} retries · ${st.generationErrors} generation errors · ${st.validatorErrors} validator errors · ${st.promptTokens} prompt / ${st.completionTokens} completion tokens${st.latencyMs.p50 !== null ? ` · latency p50 ${Math.round(st.latencyMs.p50)} ms, p95 ${Math.round(st.latencyMs.p95 ?? 0)} ms` : ''}</sub>`);
+  }
+  return L.join('\n') + '\n';
+}
+
+export async function writeMarkdownReport(path: string, s: RunSummary, meta: ReportMeta): Promise<void> {
+  await writeFile(path, renderMarkdownReport(s, meta));
+}

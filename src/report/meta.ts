@@ -1,0 +1,61 @@
+import type { RunSummary, Verdict } from '../core/summary-types.js';
+import type { InputValue } from '../core/validator.js';
+import { ExitCode } from '../errors.js';
+import type { RunStats } from '../run/stats.js';
+import type { RunRecord, RunStatus } from '../store/types.js';
+
+/** What a report says about the run besides its statistics: identity, status and operational figures. */
+export interface ReportMeta {
+  runId: string;
+  name: string;
+  status: RunStatus;
+  systemId: string;
+  createdAt: string;
+  finishedAt?: string;
+  configPath?: string;
+  /** The inputs, in order (index i), so per-input rows can show what was asked. */
+  inputs?: InputValue[];
+  stats?: RunStats;
+  /** Whether an inconclusive verdict is accepted (CI passes on it): decides exit code and JUnit shape. */
+  allowInconclusive?: boolean;
+}
+
+export function reportMeta(run: RunRecord, stats?: RunStats, extra: { allowInconclusive?: boolean } = {}): ReportMeta {
+  return {
+    runId: run.id,
+    name: run.name,
+    status: run.status,
+    systemId: run.systemId,
+    createdAt: run.createdAt,
+    ...(run.finishedAt !== undefined ? { finishedAt: run.finishedAt } : {}),
+    ...(run.configPath !== undefined ? { configPath: run.configPath } : {}),
+    inputs: run.inputs,
+    ...(stats ? { stats } : {}),
+    ...(extra.allowInconclusive !== undefined ? { allowInconclusive: extra.allowInconclusive } : {}),
+  };
+}
+
+/**
+ * Whether a verdict lets CI pass. Inconclusive means the data cannot show the rule holds (confident mode,
+ * or no decided cell at all): it fails the job unless the user accepted it with --allow-inconclusive.
+ */
+export function verdictPasses(v: Verdict, allowInconclusive = false): boolean {
+  return v === 'pass' || (v === 'inconclusive' && allowInconclusive);
+}
+
+/** The documented exit code for a finished run: 130 interrupted, 1 a verdict not accepted, else 0. */
+export function exitCodeFor(summary: RunSummary, status: RunStatus, allowInconclusive = false): number {
+  if (status === 'interrupted') return ExitCode.INTERRUPTED;
+  return summary.validators.every((v) => verdictPasses(v.verdict, allowInconclusive)) ? ExitCode.OK : ExitCode.VERDICT_FAILED;
+}
+
+/** Short text of an input for a table cell. */
+export function inputLabel(input: InputValue | undefined, max = 60): string {
+  if (input === undefined) return '';
+  const s = (typeof input === 'string' ? input : JSON.stringify(input)).replace(/\s+/g, ' ').trim();
+  return s.length > max ? s.slice(0, max - 1) + '…' : s;
+}
+
+export function pct(x: number | null | undefined, digits = 1): string {
+  return x === null || x === undefined ? '–' : `${(x * 100).toFixed(digits)}%`;
+}

@@ -1,0 +1,106 @@
+import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
+import { inputLabel, pct, verdictPasses, type ReportMeta } from './meta.js';
+
+/** The terminal summary printed after a run (and by `assay show`). Plain text; colour only when asked. */
+
+export interface TerminalOptions {
+  /** ANSI colours for verdicts (on a TTY). */
+  color?: boolean;
+  /** Most IRP/ORP bars drawn before the sparkline is cut. */
+  sparkWidth?: number;
+}
+
+const BARS = '▁▂▃▄▅▆▇█';
+
+/** One character per rate, from ▁ (0) to █ (1); · where nothing was decided. */
+export function sparkline(rates: (number | null)[], width = 60): string {
+  const shown = rates.slice(0, width).map((r) => (r === null ? '·' : BARS[Math.min(BARS.length - 1, Math.floor(r * BARS.length))]));
+  return shown.join('') + (rates.length > width ? '…' : '');
+}
+
+function ci(r: RateWithCI): string {
+  return r.ci ? `[${pct(r.ci.low)}, ${pct(r.ci.high)}]` : '–';
+}
+
+function paint(text: string, v: Verdict, color: boolean): string {
+  if (!color) return text;
+  const code = v === 'pass' ? 32 : v === 'fail' ? 31 : 33;
+  return `\x1b[${code}m${text}\x1b[0m`;
+}
+
+function table(rows: string[][], rightAlign: Set<number>): string[] {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => stripAnsi(r[c]).length)));
+  return rows.map((r) =>
+    r
+      .map((cell, c) => {
+        const pad = ' '.repeat(widths[c] - stripAnsi(cell).length);
+        return rightAlign.has(c) ? pad + cell : cell + pad;
+      })
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+function stripAnsi(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/\x1b\[[0-9;]*m/g, '');
+}
+
+/** Lowest and highest entries of a profile, with their index, e.g. "min 84.0% (#2)". */
+function extremes(entries: { idx: number; rate: number | null }[]): string {
+  const decided = entries.filter((e) => e.rate !== null) as { idx: number; rate: number }[];
+  if (!decided.length) return 'nothing decided';
+  let lo = decided[0];
+  let hi = decided[0];
+  for (const e of decided) {
+    if (e.rate < lo.rate) lo = e;
+    if (e.rate > hi.rate) hi = e;
+  }
+  return `min ${pct(lo.rate)} (#${lo.idx})  max ${pct(hi.rate)} (#${hi.idx})`;
+}
+
+export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: TerminalOptions = {}): string {
+  const color = opts.color ?? false;
+  const width = opts.sparkWidth ?? 60;
+  const o = s.options;
+  const level = `${Math.round(o.level * 1000) / 10}%`;
+  const lines: string[] = [];
+  lines.push(`assay · ${meta.name} · run ${meta.runId} · ${meta.systemId} · ${meta.status}`);
+  lines.push(`N=${s.N} inputs × M=${s.M} samples × K=${s.K} validators · ${o.interval} ${level} · verdict mode: ${o.verdict}`);
+  lines.push('');
+  const rows: string[][] = [['validator', 'rate', `${level} CI`, 'min', 'verdict', 'pass', 'fail', 'error']];
+  for (const v of s.validators) {
+    const tag = v.verdict === 'inconclusive' && v.samplesToDecide !== undefined ? `inconclusive (~${v.samplesToDecide} more)` : v.verdict;
+    rows.push([v.kind === 'verifier' ? `${v.name} (verifier)` : v.name, pct(v.rate), ci(v), pct(v.minSuccess), paint(tag.toUpperCase(), v.verdict, color), String(v.counts.pass), String(v.counts.fail), String(v.counts.error)]);
+  }
+  lines.push(...table(rows, new Set([1, 3, 5, 6, 7])));
+  lines.push('');
+  lines.push(`IRP (per input)     ${sparkline(s.inputs.map((x) => x.rate), width)}  ${extremes(s.inputs.map((x) => ({ idx: x.i, rate: x.rate })))}`);
+  lines.push(`ORP (per sample)    ${sparkline(s.iterations.map((x) => x.rate), width)}  ${extremes(s.iterations.map((x) => ({ idx: x.j, rate: x.rate })))}`);
+  const worst = [...s.inputs].filter((x) => x.allPass.rate !== null).sort((a, b) => a.allPass.rate! - b.allPass.rate!)[0];
+  if (worst && meta.inputs) lines.push(`weakest input       #${worst.i} all-pass ${pct(worst.allPass.rate)}  "${inputLabel(meta.inputs[worst.i], 50)}"`);
+  lines.push(`all validators at once  ${pct(s.allPass.rate)} ${ci(s.allPass)}   pooled cells ${pct(s.allOutputs.rate)} ${ci(s.allOutputs)}`);
+  lines.push(`overall  mean ${pct(s.overall.mean)}  weighted ${pct(s.overall.weighted)}  min ${pct(s.overall.min)}  (${s.overall.method})`);
+  const st = meta.stats;
+  if (st) {
+    const lat = st.latencyMs.p50 === null ? '–' : `p50 ${Math.round(st.latencyMs.p50)} ms, p95 ${Math.round(st.latencyMs.p95 ?? 0)} ms`;
+    lines.push(`generations ${st.samples} · retries ${st.retries} · generation errors ${st.generationErrors} · validator errors ${st.validatorErrors} · ${st.promptTokens + st.completionTokens > 0 ? `tokens ${st.promptTokens} in / ${st.completionTokens} out · ` : ''}latency ${lat}`);
+  }
+  lines.push('');
+  lines.push(verdictLine(s, meta, color));
+  return lines.join('\n') + '\n';
+}
+
+export function verdictLine(s: RunSummary, meta: ReportMeta, color = false): string {
+  if (meta.status === 'interrupted') {
+    const done = s.validators[0] ? s.validators[0].counts.pending : 0;
+    return paint(`INTERRUPTED: partial results (${done} cells pending per validator); resume with: assay run --resume ${meta.runId}`, 'inconclusive', color);
+  }
+  const allow = meta.allowInconclusive ?? false;
+  const bad = s.validators.filter((v) => !verdictPasses(v.verdict, allow));
+  const failed = s.validators.filter((v) => v.verdict === 'fail').length;
+  const inc = s.validators.filter((v) => v.verdict === 'inconclusive').length;
+  if (!bad.length) return paint(`PASS: ${s.validators.length} validator(s) meet their minimum success rate${inc ? ` (${inc} inconclusive, accepted)` : ''}`, 'pass', color);
+  const parts = [failed ? `${failed} failed` : '', inc ? `${inc} inconclusive` : ''].filter(Boolean).join(', ');
+  return paint(`${failed ? 'FAIL' : 'INCONCLUSIVE'}: ${parts} of ${s.validators.length} validator(s): ${bad.map((v) => v.name).join(', ')}`, failed ? 'fail' : 'inconclusive', color);
+}

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { ProviderError } from '../providers/types.js';
+import { backoffDelay, callWithRetry, seededRandom, sleep, type RetryInfo } from './retry.js';
+
+const transient = () => new ProviderError('server', 'HTTP 500', { status: 500 });
+
+describe('callWithRetry', () => {
+  it('retries transient errors until success and reports each retry', async () => {
+    const seen: RetryInfo[] = [];
+    let calls = 0;
+    const value = await callWithRetry(
+      async (attempt) => {
+        calls++;
+        expect(attempt).toBe(calls);
+        if (calls < 3) throw transient();
+        return 'ok';
+      },
+      { retries: 5, baseMs: 1, maxMs: 4, onRetry: (i) => seen.push(i), random: seededRandom(1) },
+    );
+    expect(value).toBe('ok');
+    expect(calls).toBe(3);
+    expect(seen.map((s) => s.attempt)).toEqual([1, 2]);
+  });
+
+  it('gives up after `retries` further attempts and rethrows the last error', async () => {
+    let calls = 0;
+    const err = await callWithRetry(
+      async () => {
+        calls++;
+        throw new ProviderError('timeout', `timeout ${calls}`);
+      },
+      { retries: 2, baseMs: 1, maxMs: 1 },
+    ).catch((e: unknown) => e);
+    expect(calls).toBe(3);
+    expect((err as Error).message).toBe('timeout 3');
+  });
+
+  it.each(['client', 'invalid_response', 'aborted'] as const)('never retries a %s error', async (kind) => {
+    let calls = 0;
+    await expect(
+      callWithRetry(async () => {
+        calls++;
+        throw new ProviderError(kind, kind);
+      }, { retries: 5, baseMs: 1 }),
+    ).rejects.toThrow(kind);
+    expect(calls).toBe(1);
+  });
+
+  it('never retries a plain exception (a bug is not transient)', async () => {
+    let calls = 0;
+    await expect(
+      callWithRetry(async () => {
+        calls++;
+        throw new TypeError('boom');
+      }, { retries: 5, baseMs: 1 }),
+    ).rejects.toThrow('boom');
+    expect(calls).toBe(1);
+  });
+
+  it('honours Retry-After: waits at least as long as the server asked', async () => {
+    const t0 = Date.now();
+    let calls = 0;
+    const delays: number[] = [];
+    await callWithRetry(
+      async () => {
+        if (++calls === 1) throw new ProviderError('rate_limit', '429', { status: 429, retryAfterMs: 150 });
+        return 1;
+      },
+      { retries: 3, baseMs: 1, maxMs: 2, onRetry: (i) => delays.push(i.delayMs) },
+    );
+    expect(delays).toEqual([150]);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
+  });
+
+  it('does not retry when Retry-After exceeds the cap', async () => {
+    let calls = 0;
+    await expect(
+      callWithRetry(async () => {
+        calls++;
+        throw new ProviderError('rate_limit', '429', { retryAfterMs: 10_000 });
+      }, { retries: 3, maxRetryAfterMs: 1000 }),
+    ).rejects.toThrow('429');
+    expect(calls).toBe(1);
+  });
+
+  it('stops at once when the run is aborted during a backoff wait', async () => {
+    const ac = new AbortController();
+    let calls = 0;
+    const t0 = Date.now();
+    const p = callWithRetry(
+      async () => {
+        calls++;
+        throw transient();
+      },
+      { retries: 10, baseMs: 5_000, maxMs: 5_000, random: () => 0.99, signal: ac.signal },
+    );
+    setTimeout(() => ac.abort(), 30);
+    await expect(p).rejects.toThrow('HTTP 500');
+    expect(calls).toBe(1);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+  });
+
+  it('does not even start when the run is already aborted', async () => {
+    const ac = new AbortController();
+    ac.abort();
+    let calls = 0;
+    await expect(callWithRetry(async () => ++calls, { signal: ac.signal })).rejects.toMatchObject({ kind: 'aborted' });
+    expect(calls).toBe(0);
+  });
+});
+
+describe('backoffDelay', () => {
+  it('is full jitter: uniform below a ceiling that doubles up to maxMs', () => {
+    const e = transient();
+    expect(backoffDelay(1, e, { baseMs: 100, maxMs: 1000, random: () => 0.999 })).toBe(99);
+    expect(backoffDelay(3, e, { baseMs: 100, maxMs: 1000, random: () => 0.999 })).toBe(399);
+    expect(backoffDelay(10, e, { baseMs: 100, maxMs: 1000, random: () => 0.999 })).toBe(999);
+    expect(backoffDelay(3, e, { baseMs: 100, maxMs: 1000, random: () => 0 })).toBe(0);
+  });
+
+  it('spreads delays over the whole window (seeded)', () => {
+    const random = seededRandom(7);
+    const e = transient();
+    const xs = Array.from({ length: 2000 }, () => backoffDelay(4, e, { baseMs: 100, maxMs: 10_000, random }));
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+    expect(Math.min(...xs)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...xs)).toBeLessThan(800);
+    expect(mean).toBeGreaterThan(370);
+    expect(mean).toBeLessThan(430);
+  });
+
+  it('seededRandom is reproducible', () => {
+    const a = seededRandom(42);
+    const b = seededRandom(42);
+    expect([a(), a(), a()]).toEqual([b(), b(), b()]);
+  });
+});
+
+describe('sleep', () => {
+  it('rejects with an aborted ProviderError when the signal fires', async () => {
+    const ac = new AbortController();
+    const p = sleep(10_000, ac.signal);
+    ac.abort();
+    await expect(p).rejects.toMatchObject({ kind: 'aborted' });
+  });
+});

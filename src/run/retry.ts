@@ -1,0 +1,107 @@
+import { ProviderError } from '../providers/types.js';
+
+/**
+ * Retry with exponential backoff and "full jitter" (delay drawn uniformly from [0, min(max, base·2^n)]),
+ * which spreads a burst of clients that were rate-limited together instead of having them retry in step.
+ * Only transient ProviderErrors are retried (429, 5xx, timeouts, connection resets); a bad request, an
+ * unreadable answer, any other exception, or a cancelled run is rethrown at once.
+ */
+
+export interface RetryInfo {
+  /** 1-based number of the attempt that just failed. */
+  attempt: number;
+  error: ProviderError;
+  /** How long we wait before the next attempt. */
+  delayMs: number;
+}
+
+export interface RetryOptions {
+  /** Further attempts after the first (0 = no retry). Default 4. */
+  retries?: number;
+  /** First backoff ceiling in ms. Default 500. */
+  baseMs?: number;
+  /** Largest backoff ceiling in ms. Default 30 000. */
+  maxMs?: number;
+  /** Longest Retry-After we honour in ms; a server asking for longer gets no retry. Default 120 000. */
+  maxRetryAfterMs?: number;
+  /** The run's signal: once aborted, nothing is retried and a pending wait ends at once. */
+  signal?: AbortSignal;
+  onRetry?: (info: RetryInfo) => void;
+  /** Uniform [0, 1) source; pass a seeded one (see `seededRandom`) for reproducible tests. */
+  random?: () => number;
+}
+
+export const DEFAULT_RETRY = { retries: 4, baseMs: 500, maxMs: 30_000, maxRetryAfterMs: 120_000 } as const;
+
+/** Small seeded PRNG (mulberry32): deterministic jitter for tests and simulations. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Backoff before attempt `attempt + 1` after `attempt` failures (attempt is 1-based). */
+export function backoffDelay(attempt: number, error: ProviderError, opts: RetryOptions = {}): number {
+  const baseMs = opts.baseMs ?? DEFAULT_RETRY.baseMs;
+  const maxMs = opts.maxMs ?? DEFAULT_RETRY.maxMs;
+  const random = opts.random ?? Math.random;
+  const ceiling = Math.min(maxMs, baseMs * 2 ** (attempt - 1));
+  const jittered = Math.floor(random() * ceiling);
+  // The server knows its own rate window: never come back sooner than it asked.
+  return error.retryAfterMs !== undefined ? Math.max(error.retryAfterMs, jittered) : jittered;
+}
+
+export function isTransient(err: unknown): err is ProviderError {
+  return err instanceof ProviderError && err.transient;
+}
+
+/** Wait `ms`, or reject with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortReason(signal!));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function abortReason(signal: AbortSignal): ProviderError {
+  const r: unknown = signal.reason;
+  return r instanceof ProviderError ? r : new ProviderError('aborted', 'the run was cancelled', { cause: r });
+}
+
+/**
+ * Call `fn` until it succeeds, a non-transient error occurs, the run is aborted or the retries are used up.
+ * `fn` receives the 1-based attempt number. The last error is rethrown unchanged.
+ */
+export async function callWithRetry<T>(fn: (attempt: number) => Promise<T>, opts: RetryOptions = {}): Promise<T> {
+  const retries = opts.retries ?? DEFAULT_RETRY.retries;
+  const maxRetryAfterMs = opts.maxRetryAfterMs ?? DEFAULT_RETRY.maxRetryAfterMs;
+  for (let attempt = 1; ; attempt++) {
+    if (opts.signal?.aborted) throw abortReason(opts.signal);
+    try {
+      return await fn(attempt);
+    } catch (err) {
+      if (opts.signal?.aborted || !isTransient(err) || attempt > retries) throw err;
+      if (err.retryAfterMs !== undefined && err.retryAfterMs > maxRetryAfterMs) throw err;
+      const delayMs = backoffDelay(attempt, err, opts);
+      opts.onRetry?.({ attempt, error: err, delayMs });
+      try {
+        await sleep(delayMs, opts.signal);
+      } catch {
+        throw err; // aborted while waiting: report the failure we had, not the abort
+      }
+    }
+  }
+}

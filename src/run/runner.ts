@@ -1,0 +1,241 @@
+import { Outcome, outcomeCode, type OutcomeCode } from '../core/outcome.js';
+import type { ReliabilityTensor } from '../core/tensor.js';
+import type { CheckResult, InputValue, Validator, ValidatorMeta } from '../core/validator.js';
+import { UsageError } from '../errors.js';
+import { ProviderError, type Generation, type SystemUnderTest } from '../providers/types.js';
+import type { RunRecord, RunStatus, SampleRecord, Store } from '../store/types.js';
+import { evaluateValidator } from '../validators/evaluate.js';
+import { limitedWorkers } from './limit.js';
+import { callWithRetry, type RetryOptions } from './retry.js';
+import { StatsAccumulator, type RunStats } from './stats.js';
+
+/** What the runner needs of an experiment; a loaded `Experiment` (src/config) fits it as it is. */
+export interface RunPlan {
+  name: string;
+  inputs: InputValue[];
+  samples: number;
+  validators: Validator[];
+  /** The resolved config as JSON data, stored with the run. */
+  serialisable?: unknown;
+  configPath?: string;
+  concurrency?: number;
+  timeoutMs?: number;
+}
+
+export interface RunProgress {
+  /** Samples finished in this process. */
+  done: number;
+  /** Samples already stored before this process started (resume). */
+  skipped: number;
+  /** N × M. */
+  total: number;
+  generationErrors: number;
+  retries: number;
+}
+
+export type EvaluateFn = (v: Validator, output: string, input: InputValue, opts: { timeoutMs?: number; signal: AbortSignal }) => Promise<CheckResult>;
+
+export interface RunOptions {
+  experiment: RunPlan;
+  system: SystemUnderTest;
+  store: Store;
+  /** Resume this stored run: samples already stored are skipped, never redone or duplicated. */
+  runId?: string;
+  /** Most generation calls in flight at once. Default: experiment.concurrency ?? 8. */
+  concurrency?: number;
+  /** Per-call time limit (ms) for a generation and for a verifier's call (unless it sets its own). Default 60 000. */
+  timeoutMs?: number;
+  /** Ctrl-C: stop scheduling, abort in-flight calls, keep every finished sample, mark the run interrupted. */
+  signal?: AbortSignal;
+  onProgress?: (p: RunProgress) => void;
+  /** Called once the run record exists (before any generation), e.g. to print the run id. */
+  onStart?: (run: RunRecord, progress: RunProgress) => void;
+  retry?: Omit<RetryOptions, 'signal'>;
+  /** How one validator is checked; default: `evaluateValidator` (src/validators). */
+  evaluate?: EvaluateFn;
+}
+
+export interface RunResult {
+  run: RunRecord;
+  status: RunStatus;
+  /** The run's complete tensor (stored samples, including those of earlier processes on resume). */
+  tensor: ReliabilityTensor;
+  stats: RunStats;
+}
+
+export function validatorMeta(v: Validator): ValidatorMeta {
+  return { name: v.name, message: v.message, minSuccess: v.minSuccess, weight: v.weight ?? 1, kind: v.kind ?? 'validator', ...(v.source !== undefined ? { source: v.source } : {}) };
+}
+
+const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** Open (or reopen, on resume) the run record and check a resumed run still matches the experiment. */
+async function openRun(opts: RunOptions): Promise<RunRecord> {
+  const { experiment: x, store, system } = opts;
+  if (opts.runId === undefined) {
+    return store.createRun({
+      name: x.name,
+      config: x.serialisable ?? null,
+      ...(x.configPath !== undefined ? { configPath: x.configPath } : {}),
+      inputs: x.inputs,
+      samples: x.samples,
+      validators: x.validators.map(validatorMeta),
+      systemId: system.id,
+    });
+  }
+  const run = await store.getRun(opts.runId);
+  if (!run) throw new UsageError(`--resume: no run with id "${opts.runId}" in the store`);
+  const names = x.validators.map((v) => v.name);
+  const stored = run.validators.map((v) => v.name);
+  const problems: string[] = [];
+  if (run.N !== x.inputs.length || JSON.stringify(run.inputs) !== JSON.stringify(x.inputs)) problems.push(`inputs: the run has ${run.N}, the config gives ${x.inputs.length} (or they differ)`);
+  if (run.M !== x.samples) problems.push(`samples: the run has ${run.M}, the config gives ${x.samples}`);
+  if (JSON.stringify(names) !== JSON.stringify(stored)) problems.push(`validators: the run has [${stored.join(', ')}], the config gives [${names.join(', ')}]`);
+  if (problems.length) throw new UsageError(`--resume ${run.id}: the config${x.configPath ? ` ${x.configPath}` : ''} no longer matches the stored run; ${problems.join('; ')}`);
+  return run;
+}
+
+/**
+ * Execute an experiment: N inputs × M samples, each output checked by K validators, every finished sample
+ * stored at once. Samples are scheduled iteration-major (all inputs' sample 0, then sample 1, …) so an
+ * interrupted run has balanced data per input. Infrastructure failures end as ERROR cells, never FAIL.
+ */
+export async function runExperiment(opts: RunOptions): Promise<RunResult> {
+  const { experiment: x, system, store } = opts;
+  const concurrency = Math.max(1, Math.floor(opts.concurrency ?? x.concurrency ?? DEFAULT_CONCURRENCY));
+  const timeoutMs = opts.timeoutMs ?? x.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const evaluate = opts.evaluate ?? evaluateValidator;
+  const run = await openRun(opts);
+  const { N, M, K } = run;
+  const inputs = run.inputs;
+  const validators = x.validators;
+
+  // What is already stored (resume): a bitmap over (i, j), and the stats of those samples.
+  const stored = new Uint8Array(N * M);
+  const stats = new StatsAccumulator();
+  if (opts.runId !== undefined) {
+    for (const s of await store.listSamples(run.id)) {
+      stored[s.i * M + s.j] = 1;
+      stats.add(s);
+    }
+  }
+  const tensor = await store.loadTensor(run.id);
+  const progress: RunProgress = { done: 0, skipped: stats.count, total: N * M, generationErrors: 0, retries: 0 };
+  if (opts.runId !== undefined) await store.setStatus(run.id, 'running');
+  opts.onStart?.(run, { ...progress });
+
+  // One internal controller: the user's Ctrl-C, or a fatal error (the store failing), stops everything.
+  const stop = new AbortController();
+  const onUserAbort = () => stop.abort(new ProviderError('aborted', 'the run was interrupted'));
+  if (opts.signal?.aborted) onUserAbort();
+  opts.signal?.addEventListener('abort', onUserAbort, { once: true });
+
+  const generate = (input: InputValue, i: number, j: number): Promise<Generation> =>
+    callOnce(system, input, i, j, timeoutMs, stop.signal);
+
+  const runSample = async (i: number, j: number): Promise<SampleRecord | null> => {
+    const input = inputs[i];
+    const t0 = performance.now();
+    let attempts = 0;
+    let gen: Generation;
+    try {
+      gen = await callWithRetry((attempt) => {
+        attempts = attempt;
+        return generate(input, i, j);
+      }, { ...opts.retry, signal: stop.signal });
+    } catch (err) {
+      if (stop.signal.aborted) return null; // unfinished, not failed: a resume will do it
+      const msg = `generation failed after ${attempts} attempt(s): ${errorMessage(err)}`;
+      return { i, j, generationError: msg, outcomes: new Array<OutcomeCode>(K).fill(Outcome.ERROR), errors: new Array<string>(K).fill(msg), latencyMs: performance.now() - t0, attempts };
+    }
+    const results = await Promise.all(
+      validators.map((v) =>
+        // A verifier is an LLM call: the run's per-call limit applies; a rule keeps its own (or the 5 s default).
+        evaluate(v, gen.text, input, { ...(v.kind === 'verifier' ? { timeoutMs: v.timeoutMs ?? timeoutMs } : {}), signal: stop.signal }).catch(
+          (err: unknown): CheckResult => ({ outcome: 'error', error: errorMessage(err) }),
+        ),
+      ),
+    );
+    if (stop.signal.aborted && results.some((r) => r.outcome === 'error')) return null; // a check cut short by Ctrl-C
+    const hasReasons = results.some((r) => r.reasons !== undefined);
+    const hasErrors = results.some((r) => r.outcome === 'error');
+    return {
+      i,
+      j,
+      output: gen.text,
+      outcomes: results.map((r) => outcomeCode(r.outcome)),
+      ...(hasErrors ? { errors: results.map((r) => (r.outcome === 'error' ? (r.error ?? 'error') : undefined)) } : {}),
+      ...(hasReasons ? { reasons: results.map((r) => r.reasons) } : {}),
+      latencyMs: gen.latencyMs,
+      attempts,
+      ...(gen.usage ? { usage: gen.usage } : {}),
+    };
+  };
+
+  // Iteration-major order over the samples not yet stored.
+  function* pending(): Generator<[number, number]> {
+    for (let j = 0; j < M; j++) for (let i = 0; i < N; i++) if (!stored[i * M + j]) yield [i, j];
+  }
+
+  let fatal: unknown;
+  try {
+    await limitedWorkers(pending(), concurrency, stop.signal, async ([i, j]) => {
+      const s = await runSample(i, j);
+      if (!s) return;
+      try {
+        await store.recordSample(run.id, s);
+      } catch (err) {
+        fatal ??= err;
+        stop.abort(err);
+        return;
+      }
+      for (let k = 0; k < K; k++) tensor.set(i, j, k, s.outcomes[k]);
+      stats.add(s);
+      progress.done++;
+      if (s.generationError !== undefined) progress.generationErrors++;
+      progress.retries += s.attempts - 1;
+      opts.onProgress?.({ ...progress });
+    });
+  } finally {
+    opts.signal?.removeEventListener('abort', onUserAbort);
+  }
+
+  const finished = stats.count === N * M;
+  const status: RunStatus = fatal !== undefined ? 'failed' : finished ? 'complete' : 'interrupted';
+  await store.setStatus(run.id, status);
+  if (fatal !== undefined) throw fatal;
+  const final = (await store.getRun(run.id)) ?? run;
+  return { run: final, status, tensor, stats: stats.snapshot() };
+}
+
+/**
+ * One provider call with its own deadline. The race against the abort makes the deadline hold even for a
+ * provider that ignores its signal; a deadline that fires becomes a (transient) `timeout` ProviderError.
+ */
+async function callOnce(system: SystemUnderTest, input: InputValue, i: number, j: number, timeoutMs: number, runSignal: AbortSignal): Promise<Generation> {
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(new ProviderError('timeout', `no answer within ${timeoutMs} ms`)), timeoutMs);
+  const onRunAbort = () => ac.abort(new ProviderError('aborted', 'the run was interrupted'));
+  runSignal.addEventListener('abort', onRunAbort, { once: true });
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(ac.signal.reason as Error);
+    ac.signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([system.generate(input, { signal: ac.signal, sample: j, inputIndex: i }), aborted]);
+  } catch (err) {
+    // Whatever the provider threw on abort, our own reason says why (deadline vs. Ctrl-C).
+    throw ac.signal.aborted ? (ac.signal.reason as Error) : err;
+  } finally {
+    clearTimeout(timer);
+    runSignal.removeEventListener('abort', onRunAbort);
+    if (onAbort) ac.signal.removeEventListener('abort', onAbort);
+    aborted.catch(() => undefined);
+  }
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

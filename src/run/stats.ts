@@ -1,0 +1,78 @@
+import { Outcome } from '../core/outcome.js';
+import type { SampleRecord } from '../store/types.js';
+
+/** Operational figures of a run (cost and speed), next to the statistics of its tensor. */
+export interface RunStats {
+  /** Samples stored (each is one generation, successful or not). */
+  samples: number;
+  /** Samples whose generation still failed after retries (their K cells are ERROR). */
+  generationErrors: number;
+  /** Validator cells that are ERROR although the generation succeeded (a predicate threw or timed out). */
+  validatorErrors: number;
+  /** Provider calls made, retries included. */
+  attempts: number;
+  /** attempts − samples: calls that were retried. */
+  retries: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** Generation latency (ms) over samples with an output. */
+  latencyMs: { mean: number | null; p50: number | null; p95: number | null; max: number | null };
+}
+
+/** Accumulates RunStats sample by sample, keeping only numbers (never outputs) so memory stays flat. */
+export class StatsAccumulator {
+  private samples = 0;
+  private generationErrors = 0;
+  private validatorErrors = 0;
+  private attempts = 0;
+  private promptTokens = 0;
+  private completionTokens = 0;
+  private latencies: number[] = [];
+
+  add(s: SampleRecord): void {
+    this.samples++;
+    this.attempts += s.attempts;
+    if (s.generationError !== undefined) {
+      this.generationErrors++;
+    } else {
+      for (const o of s.outcomes) if (o === Outcome.ERROR) this.validatorErrors++;
+      this.latencies.push(s.latencyMs);
+    }
+    this.promptTokens += s.usage?.promptTokens ?? 0;
+    this.completionTokens += s.usage?.completionTokens ?? 0;
+  }
+
+  get count(): number {
+    return this.samples;
+  }
+
+  get generationErrorCount(): number {
+    return this.generationErrors;
+  }
+
+  get retryCount(): number {
+    return this.attempts - this.samples;
+  }
+
+  snapshot(): RunStats {
+    const xs = Float64Array.from(this.latencies).sort();
+    const q = (p: number) => (xs.length ? xs[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)] : null);
+    const mean = xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+    return {
+      samples: this.samples,
+      generationErrors: this.generationErrors,
+      validatorErrors: this.validatorErrors,
+      attempts: this.attempts,
+      retries: this.attempts - this.samples,
+      promptTokens: this.promptTokens,
+      completionTokens: this.completionTokens,
+      latencyMs: { mean, p50: q(0.5), p95: q(0.95), max: xs.length ? xs[xs.length - 1] : null },
+    };
+  }
+}
+
+export function computeStats(samples: Iterable<SampleRecord>): RunStats {
+  const acc = new StatsAccumulator();
+  for (const s of samples) acc.add(s);
+  return acc.snapshot();
+}

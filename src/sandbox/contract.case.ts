@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from './types.js';
+
+/**
+ * The contract every Sandbox adapter passes: functions run on JSON copies, results are copied out,
+ * every failure (throw, timeout, memory, stack) rejects, nothing of the host is reachable, and the
+ * host and the sandbox stay healthy after each attempt to break out.
+ */
+export function sandboxContract(name: string, make: () => Sandbox | Promise<Sandbox>): void {
+  describe(`Sandbox contract: ${name}`, () => {
+    let sandbox: Sandbox;
+    const LIMITS = { timeoutMs: 200, memoryBytes: 16 * 1024 * 1024 };
+
+    beforeAll(async () => {
+      sandbox = await make();
+    });
+    afterAll(() => sandbox.dispose());
+
+    /** A healthy sandbox still computes after whatever came before. */
+    async function stillWorks(): Promise<void> {
+      const f = await sandbox.compile('(o, i) => o.length + i.n', LIMITS);
+      expect(await f('abcd', { n: 2 })).toBe(6);
+    }
+
+    it('runs the paper contraction validator as written', async () => {
+      const f = await sandbox.compile("o => (o.match(/'/g) ?? []).length <= 3");
+      expect(await f('It is a fine day and I am glad to see it.')).toBe(true);
+      expect(await f("It's fine, isn't it? Don't worry, I can't complain.")).toBe(false);
+    });
+
+    it('passes the second argument (the input) to two-argument functions', async () => {
+      const f = await sandbox.compile('(o, input) => o.includes(input.name)');
+      expect(await f('Hello Ada', { name: 'Ada' })).toBe(true);
+      expect(await f('Hello Bob', { name: 'Ada' })).toBe(false);
+    });
+
+    it('copies arguments in and results out as JSON', async () => {
+      const host = { list: [1, 2, 3] };
+      const f = await sandbox.compile('(o) => { o.list.push(4); return { got: o.list, when: "now" } }');
+      expect(await f(host)).toEqual({ got: [1, 2, 3, 4], when: 'now' });
+      expect(host.list).toEqual([1, 2, 3]);
+    });
+
+    it('compiles once and calls many times', async () => {
+      const f = await sandbox.compile('o => o.split(" ").length');
+      const results = [];
+      for (let i = 1; i <= 200; i++) results.push(await f(Array.from({ length: i }, () => 'w').join(' ')));
+      expect(results[0]).toBe(1);
+      expect(results[199]).toBe(200);
+    });
+
+    it('supports async functions', async () => {
+      const f = await sandbox.compile('async (o) => { await null; return o.length > 2 }');
+      expect(await f('abc')).toBe(true);
+      expect(await f('ab')).toBe(false);
+    });
+
+    it('rejects a promise that never settles instead of hanging', async () => {
+      const f = await sandbox.compile('o => new Promise(() => {})', LIMITS);
+      await expect(f('x')).rejects.toThrow(/never settles|timed out/);
+    });
+
+    it('rejects, not returns false, when the function throws', async () => {
+      const f = await sandbox.compile('o => { throw new Error("boom " + o) }');
+      await expect(f('x')).rejects.toThrow(/boom x/);
+      const g = await sandbox.compile('async o => { throw new TypeError("late") }');
+      await expect(g('x')).rejects.toThrow(/late/);
+    });
+
+    it('rejects at compile time a source that does not parse or is not a function', async () => {
+      await expect(sandbox.compile('o => (')).rejects.toThrow(/compile/);
+      await expect(sandbox.compile('42')).rejects.toThrow(/function/);
+      await expect(sandbox.compile('')).rejects.toThrow();
+    });
+
+    it('keeps compiled functions apart (no shared globals)', async () => {
+      const a = await sandbox.compile('o => { globalThis.shared = o; return true }');
+      const b = await sandbox.compile('o => typeof globalThis.shared');
+      expect(await a('secret')).toBe(true);
+      expect(await b('x')).toBe('undefined');
+    });
+
+    describe('escape attempts are contained', () => {
+      const attempts: [string, string][] = [
+        ['require', "o => require('fs').readFileSync('/etc/passwd', 'utf8')"],
+        ['process.exit', 'o => process.exit(1)'],
+        ['globalThis.process', 'o => globalThis.process.env'],
+        ['constructor.constructor', "function () { return this.constructor.constructor('return process')().env }"],
+        ['Function(return this)', "o => Function('return this')().process.env"],
+        ['fetch', "o => fetch('http://127.0.0.1/')"],
+        ['dynamic import', "async o => (await import('fs')).readFileSync('/etc/passwd', 'utf8')"],
+        ['eval', "o => eval('require')('fs')"],
+      ];
+      for (const [label, source] of attempts) {
+        it(`${label} cannot reach the host`, async () => {
+          const f = await sandbox.compile(source, LIMITS);
+          await expect(f('x')).rejects.toThrow();
+          await stillWorks();
+        });
+      }
+
+      it('Function("return this")() is the sandbox global, not the host one', async () => {
+        const f = await sandbox.compile("o => { const g = Function('return this')(); return [typeof g.process, typeof g.require, typeof g.Buffer, typeof g.setTimeout] }");
+        expect(await f('x')).toEqual(['undefined', 'undefined', 'undefined', 'undefined']);
+      });
+
+      it('prototype pollution does not leak to the host', async () => {
+        const f = await sandbox.compile('o => { Object.prototype.polluted = 1; Array.prototype.push = null; return ({}).polluted }');
+        expect(await f('x')).toBe(1);
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+        expect(typeof Array.prototype.push).toBe('function');
+        await stillWorks();
+      });
+
+      it('an infinite loop ends at the deadline and the next call works', async () => {
+        const f = await sandbox.compile('o => { while (true) {} }', LIMITS);
+        const t = Date.now();
+        await expect(f('x')).rejects.toThrow(/timed out/);
+        expect(Date.now() - t).toBeLessThan(LIMITS.timeoutMs + 2000);
+        await expect(f('x')).rejects.toThrow(/timed out/);
+        await stillWorks();
+      });
+
+      it('new Array(1e9).fill(1) is stopped', async () => {
+        const f = await sandbox.compile('o => new Array(1e9).fill(1).length', LIMITS);
+        await expect(f('x')).rejects.toThrow(/memory|timed out/);
+        await stillWorks();
+      });
+
+      it("'x'.repeat(2**28) is stopped", async () => {
+        const f = await sandbox.compile("o => 'x'.repeat(2 ** 28).length", LIMITS);
+        await expect(f('x')).rejects.toThrow(/memory/);
+        await stillWorks();
+      });
+
+      it('deep recursion is stopped', async () => {
+        const f = await sandbox.compile('o => { const r = (n) => r(n + 1) + 1; return r(0) }', LIMITS);
+        await expect(f('x')).rejects.toThrow(/stack|recursion/i);
+        await stillWorks();
+      });
+
+      it('a function that exhausted its runtime works again on its next normal call', async () => {
+        const f = await sandbox.compile("o => o === 'boom' ? 'x'.repeat(2 ** 28).length : o.length", LIMITS);
+        await expect(f('boom')).rejects.toThrow(/memory/);
+        expect(await f('fine')).toBe(4);
+      });
+    });
+
+    it('rejects calls after dispose', async () => {
+      const own = await make();
+      const f = await own.compile('o => true');
+      expect(await f('x')).toBe(true);
+      own.dispose();
+      await expect(f('x')).rejects.toThrow(/dispose/);
+      await expect(own.compile('o => true')).rejects.toThrow(/dispose/);
+    });
+  });
+}

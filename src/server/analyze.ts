@@ -1,0 +1,112 @@
+import type { Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { z } from 'zod';
+import { GroundingRequestError, type AnalyzeRequest, type GroundingEngine } from '../ground/types.js';
+import { RateLimiter, type ServerLimits } from './limits.js';
+
+/** The design's request, strictly: an unknown field is most likely a typo and is named in the 400. */
+const AnalyzeRequestSchema = z
+  .object({
+    query: z.string().trim().min(1, 'must be a non-empty string').max(10_000, 'must be at most 10,000 characters'),
+    answer: z.string().max(100_000, 'must be at most 100,000 characters').optional(),
+    top_k: z.number().int('must be an integer').min(1).max(50).optional(),
+  })
+  .strict();
+
+export interface ApiError {
+  error: string;
+  message: string;
+  field?: string;
+}
+
+function fail(c: Context, status: 400 | 401 | 404 | 413 | 415 | 422 | 429 | 500 | 503 | 504, body: ApiError) {
+  return c.json(body, status);
+}
+
+/** Turns a parsed JSON value into a request, or a 400 body naming the first offending field. */
+export function validateAnalyzeRequest(value: unknown): { ok: true; request: AnalyzeRequest } | { ok: false; error: ApiError } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, error: { error: 'invalid_request', message: `the body must be a JSON object, found ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}` } };
+  }
+  const parsed = AnalyzeRequestSchema.safeParse(value);
+  if (parsed.success) return { ok: true, request: parsed.data };
+  const issue = parsed.error.issues[0];
+  const keys = issue.code === 'unrecognized_keys' ? (issue as { keys: string[] }).keys : [];
+  const field = keys.length ? keys[0] : issue.path.map(String).join('.') || undefined;
+  const message =
+    issue.code === 'unrecognized_keys'
+      ? `unknown field "${keys.join('", "')}"; expected query, answer, top_k`
+      : `field "${field}": ${issue.message}`;
+  return { ok: false, error: { error: 'invalid_request', message, field } };
+}
+
+function clientKey(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    // Not behind @hono/node-server (e.g. app.request in-process): one shared bucket.
+    return 'local';
+  }
+}
+
+/** POST /analyze: validation → 400, size → 413, per-client rate → 429, overload → 503, time limit → 504. */
+export function registerAnalyze(app: Hono, engine: GroundingEngine | undefined, limits: ServerLimits): void {
+  const limiter = new RateLimiter(limits.rateBurst, limits.ratePerSecond);
+  let inFlight = 0;
+
+  app.post(
+    '/analyze',
+    async (c, next) => {
+      const wait = limiter.take(clientKey(c));
+      if (wait > 0) {
+        c.header('Retry-After', String(Math.max(1, Math.ceil(wait))));
+        return fail(c, 429, { error: 'rate_limited', message: `too many requests from this client; retry after ${Math.ceil(wait)} s` });
+      }
+      return next();
+    },
+    bodyLimit({
+      maxSize: limits.maxBodyBytes,
+      onError: (c) => fail(c, 413, { error: 'payload_too_large', message: `the body exceeds the ${limits.maxBodyBytes}-byte limit` }),
+    }),
+    async (c) => {
+      if (!engine) return fail(c, 503, { error: 'no_knowledge_base', message: 'this server has no knowledge base: start it with --kb <dir>' });
+      const type = c.req.header('content-type');
+      if (type && !/^application\/json\b/i.test(type.trim())) {
+        return fail(c, 415, { error: 'unsupported_media_type', message: `expected Content-Type application/json, found ${type.slice(0, 100)}` });
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(await c.req.text());
+      } catch {
+        return fail(c, 400, { error: 'invalid_json', message: 'the body is not valid JSON' });
+      }
+      const checked = validateAnalyzeRequest(body);
+      if (!checked.ok) return fail(c, 400, checked.error);
+
+      if (inFlight >= limits.maxInFlight) {
+        c.header('Retry-After', '1');
+        return fail(c, 503, { error: 'overloaded', message: `${inFlight} analyses are already running; retry shortly` });
+      }
+      inFlight++;
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(new Error('timeout')), limits.requestTimeoutMs);
+      const signal = AbortSignal.any([timeout.signal, c.req.raw.signal]);
+      try {
+        const timedOut = new Promise<'timeout'>((resolve) => timeout.signal.addEventListener('abort', () => resolve('timeout'), { once: true }));
+        const result = await Promise.race([engine.analyze(checked.request, signal), timedOut]);
+        if (result === 'timeout') {
+          return fail(c, 504, { error: 'timeout', message: `the analysis did not finish within ${limits.requestTimeoutMs} ms` });
+        }
+        return c.json(result, 200);
+      } catch (err) {
+        if (err instanceof GroundingRequestError) return fail(c, err.status, { error: 'invalid_request', message: err.message, field: err.field });
+        if (timeout.signal.aborted) return fail(c, 504, { error: 'timeout', message: `the analysis did not finish within ${limits.requestTimeoutMs} ms` });
+        throw err;
+      } finally {
+        clearTimeout(timer);
+        inFlight--;
+      }
+    },
+  );
+}

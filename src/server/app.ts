@@ -1,0 +1,49 @@
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { GroundingEngine } from '../ground/types.js';
+import type { Store } from '../store/types.js';
+import { registerAnalyze } from './analyze.js';
+import { requireToken } from './auth.js';
+import { registerDashboard } from './dashboard.js';
+import { resolveLimits, type ServerLimits } from './limits.js';
+import { requestLog, stdoutSink, type LogSink } from './log.js';
+
+export interface AppOptions {
+  /** The grounding engine behind POST /analyze; without it /analyze answers 503. */
+  engine?: GroundingEngine;
+  /** The store the dashboard reads (read-only); without it the dashboard says so. */
+  store?: Store;
+  /** When set, every route but /healthz requires `Authorization: Bearer <token>`. */
+  token?: string;
+  limits?: Partial<ServerLimits>;
+  /** Where the one-line JSON request logs go (default stdout); `false` for none. */
+  log?: LogSink | false;
+}
+
+/** The HTTP service: POST /analyze, GET /healthz, the dashboard and its /api data endpoints. */
+export function createApp(options: AppOptions = {}): Hono {
+  const limits = resolveLimits(options.limits);
+  const app = new Hono();
+  if (options.log !== false) app.use(requestLog(options.log ?? stdoutSink));
+  app.use(async (c, next) => {
+    await next();
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+  });
+  if (options.token !== undefined) {
+    if (options.token.length < 8) throw new RangeError('the API token must be at least 8 characters');
+    app.use(requireToken(options.token));
+  }
+
+  app.get('/healthz', (c) => c.json({ status: 'ok', analyze: Boolean(options.engine), store: Boolean(options.store) }));
+  registerAnalyze(app, options.engine, limits);
+  registerDashboard(app, options.store, Boolean(options.engine));
+
+  app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((err, c) => {
+    if (err instanceof HTTPException) return err.getResponse();
+    // The message may quote user input: it stays out of the response and the log.
+    return c.json({ error: 'internal', message: 'internal error' }, 500);
+  });
+  return app;
+}

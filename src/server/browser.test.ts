@@ -1,0 +1,128 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Outcome } from '../core/outcome.js';
+import type { AnalyzeRequest, GroundingEngine, GroundingReport } from '../ground/types.js';
+import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
+import type { RunRecord } from '../store/types.js';
+import { startServer, type ServerHandle } from './start.js';
+import { seeded, writeFixtureRun } from './test-fixtures.js';
+
+/**
+ * End to end in a real browser: Debian's Chromium driven by playwright-core, against a server on a
+ * SQLite store holding a run this test wrote. Screenshots go to test-output/ (gitignored).
+ */
+const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
+const OUT = join(process.cwd(), 'test-output', 'dashboard');
+const N = 6;
+const M = 5;
+const VALIDATORS = ['no-apology', 'under-50-words', 'cites-source'];
+
+/** A tiny engine so the grounding page has a report to show (the real one is tested in src/ground). */
+const engine: GroundingEngine = {
+  async analyze(req: AnalyzeRequest): Promise<GroundingReport> {
+    return {
+      query: req.query,
+      answer: req.answer ?? '',
+      confidence_score: 0.55,
+      hallucination_risk: 'HIGH',
+      evidence_coverage: 'PARTIAL',
+      unsupported_claims: ['The moon is made of cheese.'],
+      claims_analysis: [
+        { claim: 'Paris is the capital of France.', support_score: 0.91, status: 'STRONG', evidence: { chunk_id: 'geo.md#0', source: 'geo.md', text: 'Paris is the capital and largest city of France.', score: 0.91 } },
+        { claim: 'The moon is made of cheese.', support_score: 0.12, status: 'UNSUPPORTED', evidence: null },
+      ],
+      hallucination_flag: false,
+      partial: false,
+    };
+  },
+};
+
+let dir: string;
+let store: SqliteStore;
+let server: ServerHandle;
+let browser: Browser;
+let run: RunRecord;
+
+beforeAll(async () => {
+  if (!CHROMIUM) throw new Error('Chromium not found: run scripts/ensure-chromium.sh or set CHROMIUM_PATH');
+  mkdirSync(OUT, { recursive: true });
+  dir = mkdtempSync(join(tmpdir(), 'assay-e2e-'));
+  const path = join(dir, 'assay.db');
+  const writer = openSqliteStore(path);
+  const rnd = seeded(42);
+  const codes = Array.from({ length: N * M * VALIDATORS.length }, () => {
+    const u = rnd();
+    return u < 0.08 ? Outcome.ERROR : u < 0.3 ? Outcome.FAIL : Outcome.PASS;
+  });
+  run = await writeFixtureRun(writer, {
+    name: 'e2e-experiment',
+    inputs: Array.from({ length: N }, (_, i) => `Question number ${i + 1}: how do I reset my password?`),
+    samples: M,
+    validators: VALIDATORS.map((name) => ({ name, minSuccess: 0.7 })),
+    cell: (i, j, k) => codes[(i * M + j) * VALIDATORS.length + k] as 1 | 2 | 3,
+    output: (i, j) => `Answer for input ${i + 1}, sample ${j + 1}: open Settings → Security.`,
+  });
+  await writer.close();
+  store = openSqliteStore(path, { readonly: true });
+  server = await startServer({ port: 0, store, engine, log: false });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await store?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('dashboard in Chromium', () => {
+  it('shows one heatmap per validator with N×M cells, and a clicked cell shows its output', async () => {
+    const pageObj = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const requests: string[] = [];
+    pageObj.on('request', (r) => requests.push(r.url()));
+    await pageObj.goto(`${server.url}/runs/${run.id}`);
+    const heatmaps = pageObj.locator('figure.heatmap');
+    await expect(heatmaps.count()).resolves.toBe(VALIDATORS.length);
+    for (let k = 0; k < VALIDATORS.length; k++) {
+      await expect(heatmaps.nth(k).locator('a[href^="#cell-"] rect').count()).resolves.toBe(N * M);
+    }
+    await pageObj.locator('figure.heatmap').nth(1).locator('a[href="#cell-3-2"]').click();
+    const output = pageObj.locator('#cell-detail [data-testid="cell-output"]');
+    await output.waitFor();
+    await expect(output.textContent()).resolves.toBe('Answer for input 4, sample 3: open Settings → Security.');
+    const rows = await pageObj.locator('#cell-detail table tr').count();
+    expect(rows).toBe(1 + VALIDATORS.length);
+    await pageObj.screenshot({ path: join(OUT, 'run-1280x800.png'), fullPage: true });
+    // Every request stayed on our server: nothing external at view time.
+    expect(requests.every((u) => u.startsWith(server.url))).toBe(true);
+    await pageObj.close();
+  });
+
+  it('is usable on a narrow screen (no page-wide horizontal scroll)', async () => {
+    const pageObj = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await pageObj.goto(`${server.url}/runs/${run.id}`);
+    const overflow = await pageObj.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(1);
+    await pageObj.screenshot({ path: join(OUT, 'run-narrow.png'), fullPage: false });
+    await pageObj.goto(`${server.url}/`);
+    await expect(pageObj.locator('table[aria-label="runs"] tbody tr').count()).resolves.toBe(1);
+    await pageObj.close();
+  });
+
+  it('renders a grounding report with claims by status and evidence beside them', async () => {
+    const pageObj = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await pageObj.goto(`${server.url}/grounding`);
+    await pageObj.fill('#q', 'What is the capital of France?');
+    await pageObj.fill('#a', 'Paris is the capital of France. The moon is made of cheese.');
+    await pageObj.click('button[type=submit]');
+    await pageObj.locator('[data-status="UNSUPPORTED"]').waitFor();
+    await expect(pageObj.locator('[data-status]').count()).resolves.toBe(2);
+    await expect(pageObj.locator('#report').textContent()).resolves.toContain('Paris is the capital and largest city of France.');
+    await pageObj.screenshot({ path: join(OUT, 'grounding.png'), fullPage: true });
+    await pageObj.close();
+  });
+});

@@ -1,0 +1,100 @@
+import type { Context, Hono } from 'hono';
+import { esc, page } from '../report/html-layout.js';
+import { renderRunSections } from '../report/html-run.js';
+import { CELL_DETAIL_SCRIPT } from '../report/html-script.js';
+import type { Store } from '../store/types.js';
+import { DashboardData } from './data.js';
+import { GROUNDING_SCRIPT, groundingBody } from './grounding-page.js';
+import { compareBody, runsListBody, trendBody } from './pages.js';
+
+/** Everything inline; nothing may be fetched from another origin at view time. */
+const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+function html(c: Context, title: string, body: string, script?: string, status: 200 | 404 = 200) {
+  c.header('Content-Security-Policy', CSP);
+  return c.html(page({ title: `${title} · assay`, body, script, nav: true }), status);
+}
+
+function notFound(c: Context, what: string) {
+  return c.json({ error: 'not_found', message: what }, 404);
+}
+
+/** A run index from the URL: a non-negative integer, else undefined (→ 404). */
+function index(s: string): number | undefined {
+  return /^\d{1,9}$/.test(s) ? Number(s) : undefined;
+}
+
+function level(s: string | undefined): number | undefined {
+  if (s === undefined) return 0.95;
+  const v = Number(s);
+  return v > 0 && v < 1 ? v : undefined;
+}
+
+/** The read-only dashboard: HTML pages and the JSON they are built from under /api. */
+export function registerDashboard(app: Hono, store: Store | undefined, hasEngine = false): void {
+  app.get('/grounding', (c) => html(c, 'Grounding', groundingBody(hasEngine), GROUNDING_SCRIPT));
+  if (!store) {
+    app.get('/', (c) => html(c, 'Runs', '<h1>Runs</h1><p class="muted">This server has no store (start it with <code>assay serve --store PATH</code>).</p>'));
+    app.get('/api/*', (c) => c.json({ error: 'no_store', message: 'this server has no store' }, 503));
+    return;
+  }
+  const data = new DashboardData(store);
+
+  // JSON data endpoints.
+  app.get('/api/runs', async (c) => c.json({ runs: await data.runs(c.req.query('name')) }));
+  app.get('/api/runs/:id', async (c) => {
+    const body = await data.runJson(c.req.param('id'));
+    return body ? c.json(body) : notFound(c, `no run with id "${c.req.param('id')}"`);
+  });
+  app.get('/api/runs/:id/samples/:i/:j', async (c) => {
+    const [i, j] = [index(c.req.param('i')), index(c.req.param('j'))];
+    const s = i === undefined || j === undefined ? undefined : await data.sample(c.req.param('id'), i, j);
+    return s ? c.json(s) : notFound(c, `no stored sample (${c.req.param('i')}, ${c.req.param('j')}) in run "${c.req.param('id')}"`);
+  });
+  app.get('/api/trend/:name', async (c) => {
+    const t = await data.trend(c.req.param('name'));
+    return t ? c.json(t) : notFound(c, `no runs named "${c.req.param('name')}"`);
+  });
+  app.get('/api/compare', async (c) => {
+    const [a, b, lv] = [c.req.query('a'), c.req.query('b'), level(c.req.query('level'))];
+    if (!a || !b) return c.json({ error: 'invalid_request', message: 'query parameters "a" and "b" (run ids) are required', field: a ? 'b' : 'a' }, 400);
+    if (lv === undefined) return c.json({ error: 'invalid_request', message: 'query parameter "level" must be a number in (0, 1)', field: 'level' }, 400);
+    const r = await data.compare(a, b, lv);
+    return 'missing' in r ? notFound(c, `no run with id "${r.missing}"`) : c.json(r);
+  });
+
+  // Pages.
+  app.get('/', async (c) => {
+    const name = c.req.query('name') || undefined;
+    const items = await data.runs(name);
+    // "vs previous": the next older run of the same name in the (newest-first) list.
+    const previous = new Map<string, string>();
+    items.forEach((r, idx) => {
+      const older = items.slice(idx + 1).find((o) => o.name === r.name);
+      if (older) previous.set(r.id, older.id);
+    });
+    return html(c, 'Runs', runsListBody(items, name, previous));
+  });
+  app.get('/runs/:id', async (c) => {
+    const id = c.req.param('id');
+    const loaded = await data.load(id);
+    if (!loaded) return html(c, 'Not found', `<h1>No run with id “${esc(id)}”</h1><p><a href="/">All runs</a></p>`, undefined, 404);
+    const enc = encodeURIComponent;
+    const links = `<p><a href="/trend/${enc(loaded.run.name)}">Trend of ${esc(loaded.run.name)}</a> · <a href="/api/runs/${enc(id)}">JSON</a></p>`;
+    const body = renderRunSections(loaded.run, loaded.summary, loaded.tensor, { sampleBase: `/api/runs/${enc(id)}/samples`, links });
+    return html(c, loaded.run.name, body, CELL_DETAIL_SCRIPT);
+  });
+  app.get('/trend/:name', async (c) => {
+    const t = await data.trend(c.req.param('name'));
+    if (!t) return html(c, 'Not found', `<h1>No runs with that name</h1><p><a href="/">All runs</a></p>`, undefined, 404);
+    return html(c, `Trend ${t.name}`, trendBody(t));
+  });
+  app.get('/compare', async (c) => {
+    const runs = (await store.listRuns({ limit: 500 })).map((r) => ({ id: r.id, name: r.name, createdAt: r.createdAt }));
+    const [a, b] = [c.req.query('a'), c.req.query('b')];
+    if (!a || !b) return html(c, 'Compare', compareBody(undefined, runs, { a: runs[1]?.id, b: runs[0]?.id }));
+    const r = await data.compare(a, b);
+    if ('missing' in r) return html(c, 'Compare', compareBody(undefined, runs, { a, b }, `No run with id “${r.missing}”.`), undefined, 404);
+    return html(c, 'Compare', compareBody(r, runs, { a, b }));
+  });
+}

@@ -1,0 +1,110 @@
+import { summarize } from '../core/summarize.js';
+import type { RunSummary } from '../core/summary-types.js';
+import type { ReliabilityTensor } from '../core/tensor.js';
+import { summaryOptionsOf } from '../run/options.js';
+import { sampleView, type SampleView } from '../report/html-run.js';
+import type { RunRecord, Store } from '../store/types.js';
+import { compareRuns, type RunComparison } from './compare.js';
+import { buildTrend, type Trend } from './trend.js';
+
+/** The data behind every dashboard page, read from the store (never written). Also the /api/… bodies. */
+
+export interface LoadedRun {
+  run: RunRecord;
+  tensor: ReliabilityTensor;
+  summary: RunSummary;
+}
+
+export interface RunListItem {
+  id: string;
+  name: string;
+  createdAt: string;
+  status: string;
+  shape: { N: number; M: number; K: number };
+  verdict: string;
+  overall: { method: string; value: number | null; mean: number | null; weighted: number | null; min: number | null };
+  allPass: number | null;
+  validators: { name: string; rate: number | null; verdict: string }[];
+}
+
+export class DashboardData {
+  /** Finished runs never change, so their summaries are kept; running ones are recomputed each time. */
+  private cache = new Map<string, LoadedRun>();
+
+  constructor(readonly store: Store) {}
+
+  async load(id: string): Promise<LoadedRun | undefined> {
+    const cached = this.cache.get(id);
+    if (cached) return cached;
+    const run = await this.store.getRun(id);
+    if (!run) return undefined;
+    const tensor = await this.store.loadTensor(id);
+    // The options the run was configured with (interval, level, verdict mode), as `assay show` uses.
+    const summary = summarize(tensor, run.validators, summaryOptionsOf(run.config as Record<string, unknown> | null));
+    const loaded = { run, tensor, summary };
+    if (run.status !== 'running' && this.cache.size < 500) this.cache.set(id, loaded);
+    return loaded;
+  }
+
+  async runs(name?: string, limit = 200): Promise<RunListItem[]> {
+    const runs = await this.store.listRuns({ limit: 10_000 });
+    const needle = name?.trim().toLowerCase();
+    const picked = (needle ? runs.filter((r) => r.name.toLowerCase().includes(needle)) : runs).slice(0, limit);
+    const items: RunListItem[] = [];
+    for (const r of picked) {
+      const loaded = await this.load(r.id);
+      if (!loaded) continue;
+      const { summary } = loaded;
+      const o = summary.overall;
+      items.push({
+        id: r.id,
+        name: r.name,
+        createdAt: r.createdAt,
+        status: r.status,
+        shape: { N: r.N, M: r.M, K: r.K },
+        verdict: summary.verdict,
+        overall: { method: o.method, value: o.value, mean: o.mean, weighted: o.weighted, min: o.min },
+        allPass: summary.allPass.rate,
+        validators: summary.validators.map((v) => ({ name: v.name, rate: v.rate, verdict: v.verdict })),
+      });
+    }
+    return items;
+  }
+
+  /** The run, its summary and the tensor's cells as a digit string in (i, j, k) order (0 not run, 1 pass, 2 fail, 3 error). */
+  async runJson(id: string): Promise<unknown | undefined> {
+    const loaded = await this.load(id);
+    if (!loaded) return undefined;
+    const { run, tensor, summary } = loaded;
+    return {
+      run: { ...run, config: undefined },
+      summary,
+      tensor: { N: tensor.N, M: tensor.M, K: tensor.K, order: 'i,j,k', codes: { 0: 'pending', 1: 'pass', 2: 'fail', 3: 'error' }, cells: Array.from(tensor.cells).join('') },
+    };
+  }
+
+  async sample(id: string, i: number, j: number): Promise<SampleView | undefined> {
+    const run = await this.store.getRun(id);
+    if (!run || i >= run.N || j >= run.M) return undefined;
+    const s = await this.store.getSample(id, i, j);
+    return s ? sampleView(run, s) : undefined;
+  }
+
+  async trend(name: string): Promise<Trend | undefined> {
+    const runs = (await this.store.listRuns({ name, limit: 1000 })).filter((r) => r.name === name);
+    if (!runs.length) return undefined;
+    const loaded: LoadedRun[] = [];
+    for (const r of runs) {
+      const l = await this.load(r.id);
+      if (l) loaded.push(l);
+    }
+    return buildTrend(name, loaded);
+  }
+
+  async compare(a: string, b: string, level = 0.95): Promise<RunComparison | { missing: string }> {
+    const [la, lb] = [await this.load(a), await this.load(b)];
+    if (!la) return { missing: a };
+    if (!lb) return { missing: b };
+    return compareRuns(la.run, la.tensor, lb.run, lb.tensor, level, { a: la.summary, b: lb.summary });
+  }
+}

@@ -1,0 +1,39 @@
+/** The grounding page: submit a query (and an answer to audit), see each claim by status with its evidence beside it. */
+
+export function groundingBody(hasEngine: boolean): string {
+  return `<h1>Grounding audit</h1>
+${hasEngine ? '' : '<p class="worse">This server has no knowledge base (start it with <code>assay serve --kb &lt;dir&gt;</code>); /analyze answers 503.</p>'}
+<section class="card"><form id="analyze-form">
+<p><label for="q">Query</label><br><input type="text" id="q" name="query" required style="width:100%"></p>
+<p><label for="a">Answer to audit (leave empty to have the configured LLM answer)</label><br><textarea id="a" name="answer" rows="6"></textarea></p>
+<p><label>Evidence passages per claim <input type="text" inputmode="numeric" name="top_k" value="5" size="3"></label> <button type="submit">Analyze</button></p>
+</form></section>
+<section id="report" aria-live="polite"></section>`;
+}
+
+/** Renders the POST /analyze JSON with DOM calls and textContent only: claims and evidence are user data. */
+export const GROUNDING_SCRIPT = `(function(){
+var form=document.getElementById('analyze-form');var out=document.getElementById('report');
+function el(tag,text,cls){var e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}
+var GLYPH={STRONG:'\\u2713 STRONG',WEAK:'~ WEAK',UNSUPPORTED:'\\u2717 UNSUPPORTED'};
+function render(r){out.textContent='';var card=el('section',null,'card');
+card.appendChild(el('h2','Report'));
+var risk=el('p');risk.appendChild(el('strong','Hallucination risk: '+r.hallucination_risk));
+risk.appendChild(el('span',' \\u00b7 confidence '+(r.confidence_score*100).toFixed(1)+'% \\u00b7 evidence coverage '+r.evidence_coverage+(r.hallucination_flag?' \\u00b7 hallucination flag: low similarity across all claims':'')+(r.partial?' \\u00b7 partial analysis (embedding failed for part of it)':'')));
+card.appendChild(risk);out.appendChild(card);
+(r.claims_analysis||[]).forEach(function(c,idx){var row=el('div',null,'claimrow');
+var claim=el('div',null,'claim '+c.status);claim.setAttribute('data-status',c.status);claim.setAttribute('aria-label','claim '+(idx+1)+': '+c.status);
+claim.appendChild(el('div',c.claim));claim.appendChild(el('div',GLYPH[c.status]+' \\u00b7 support '+Number(c.support_score).toFixed(3),'muted'));
+if(c.unverified_details&&c.unverified_details.length)claim.appendChild(el('div','Not found in the evidence: '+c.unverified_details.join(', '),'worse'));
+row.appendChild(claim);var ev=el('div',null,'claim evidence');
+if(c.evidence){ev.appendChild(el('div','Evidence \\u00b7 '+c.evidence.source+' \\u00b7 '+c.evidence.chunk_id+' \\u00b7 score '+Number(c.evidence.score).toFixed(3),'muted'));ev.appendChild(el('div',c.evidence.text));}
+else ev.appendChild(el('div','No evidence retrieved.','muted'));
+row.appendChild(ev);out.appendChild(row);});}
+form.addEventListener('submit',function(e){e.preventDefault();var fd=new FormData(form);var body={query:String(fd.get('query')||'')};
+var a=String(fd.get('answer')||'');if(a.trim())body.answer=a;var k=String(fd.get('top_k')||'').trim();if(k)body.top_k=Number(k);
+out.textContent='Analyzing\\u2026';
+fetch('/analyze',{method:'POST',headers:{'content-type':'application/json'},credentials:'same-origin',body:JSON.stringify(body)})
+.then(function(res){return res.json().then(function(j){return {ok:res.ok,status:res.status,body:j};});})
+.then(function(r){if(r.ok)render(r.body);else{out.textContent='';out.appendChild(el('p','Error '+r.status+': '+(r.body&&r.body.message||'request failed'),'worse'));}},
+function(err){out.textContent='';out.appendChild(el('p','Request failed: '+err,'worse'));});});
+})();`;

@@ -1,0 +1,55 @@
+import { Outcome, type OutcomeCode } from '../core/outcome.js';
+import type { InputValue } from '../core/validator.js';
+import type { RunRecord, Store } from '../store/types.js';
+
+/** Test helper: writes a run into a store through the Store API, with the outcome of every cell given by `cell`. */
+export interface FixtureRun {
+  name: string;
+  inputs: InputValue[];
+  samples: number;
+  validators: { name: string; minSuccess?: number }[];
+  cell: (i: number, j: number, k: number) => OutcomeCode;
+  output?: (i: number, j: number) => string;
+  /** Cells (i, j) left unstored (PENDING). */
+  skip?: (i: number, j: number) => boolean;
+}
+
+export async function writeFixtureRun(store: Store, f: FixtureRun): Promise<RunRecord> {
+  const run = await store.createRun({
+    name: f.name,
+    config: { fixture: true },
+    inputs: f.inputs,
+    samples: f.samples,
+    validators: f.validators.map((v) => ({ name: v.name, message: `${v.name} must hold`, minSuccess: v.minSuccess ?? 0.8, weight: 1, kind: 'validator' as const })),
+    systemId: 'fixture:echo',
+  });
+  for (let i = 0; i < f.inputs.length; i++) {
+    for (let j = 0; j < f.samples; j++) {
+      if (f.skip?.(i, j)) continue;
+      const outcomes = f.validators.map((_, k) => f.cell(i, j, k));
+      await store.recordSample(run.id, {
+        i,
+        j,
+        output: f.output ? f.output(i, j) : `output ${i}-${j}`,
+        outcomes,
+        errors: outcomes.map((o) => (o === Outcome.ERROR ? 'provider timeout' : undefined)),
+        latencyMs: 12,
+        attempts: 1,
+      });
+    }
+  }
+  await store.setStatus(run.id, 'complete');
+  return (await store.getRun(run.id))!;
+}
+
+/** Deterministic pseudo-random numbers (mulberry32) for seeded fixtures. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

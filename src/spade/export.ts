@@ -1,0 +1,113 @@
+/**
+ * The selected assertions as an experiment config (YAML) that `assay run` executes directly:
+ * `check` and `js` forms become validators, `llm` forms verifiers. Each entry carries, in a comment
+ * (the config schema is strict), its FFR and coverage on the labelled examples with 95% Wilson intervals.
+ */
+import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
+import { wilson } from '../core/intervals.js';
+import { assertionStats } from './metrics.js';
+import type { SelectionResult } from './select.js';
+import type { CandidateAssertion, EvaluationMatrix, LabelledExample } from './types.js';
+
+export interface AssertionReport {
+  id: string;
+  kind: 'check' | 'llm' | 'js';
+  ffr: { value: number | null; failed: number; n: number; ci95: [number, number] | null };
+  coverage: { value: number | null; caught: number; n: number; ci95: [number, number] | null };
+  errors: number;
+}
+
+export interface ExportOptions {
+  name?: string;
+  /** minSuccess of every exported validator (default 0.9). */
+  minSuccess?: number;
+  /** The judge for `llm` assertions (needed when any is selected). */
+  judge?: { model: string; baseURL?: string; apiKeyEnv?: string };
+  /** Keys to keep from an existing config (system, inputs, samples, …); validators/verifiers are replaced. */
+  base?: Record<string, unknown>;
+  /** Without `base`: a simulated system replaying these examples' good outputs, as a self-check. */
+  examples?: LabelledExample[];
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+const ci = (x: number, n: number): [number, number] | null => {
+  const i = wilson(x, n, 0.95);
+  return i ? [round(i.low), round(i.high)] : null;
+};
+
+/** FFR and coverage of each assertion, with 95% Wilson intervals over its non-error cells. */
+export function assertionReports(candidates: CandidateAssertion[], matrix: EvaluationMatrix): AssertionReport[] {
+  const stats = new Map(assertionStats(matrix).map((s) => [s.id, s]));
+  return candidates.map((c) => {
+    const s = stats.get(c.id);
+    if (!s) throw new Error(`assertion ${c.id} is not in the evaluation matrix`);
+    return {
+      id: c.id,
+      kind: c.form.kind,
+      ffr: { value: s.goodRun ? round(s.goodFailed / s.goodRun) : null, failed: s.goodFailed, n: s.goodRun, ci95: ci(s.goodFailed, s.goodRun) },
+      coverage: { value: s.badRun ? round(s.badFailed / s.badRun) : null, caught: s.badFailed, n: s.badRun, ci95: ci(s.badFailed, s.badRun) },
+      errors: s.errors,
+    };
+  });
+}
+
+const fmt = (r: AssertionReport) =>
+  ` FFR ${r.ffr.value ?? 'n/a'} (${r.ffr.failed}/${r.ffr.n} good flagged; 95% Wilson ${r.ffr.ci95 ? `[${r.ffr.ci95.join(', ')}]` : 'n/a'})` +
+  `, coverage ${r.coverage.value ?? 'n/a'} (${r.coverage.caught}/${r.coverage.n} bad caught; 95% Wilson ${r.coverage.ci95 ? `[${r.coverage.ci95.join(', ')}]` : 'n/a'})` +
+  (r.errors ? `, ${r.errors} errors` : '');
+
+export function selectionToConfig(
+  selection: SelectionResult,
+  candidates: CandidateAssertion[],
+  matrix: EvaluationMatrix,
+  options: ExportOptions = {},
+): { yaml: string; config: Record<string, unknown>; reports: AssertionReport[] } {
+  const byId = new Map(candidates.map((c) => [c.id, c]));
+  const chosen = selection.selected.map((id) => {
+    const c = byId.get(id);
+    if (!c) throw new Error(`selected assertion ${id} has no candidate definition`);
+    return c;
+  });
+  const reports = assertionReports(chosen, matrix);
+  const minSuccess = options.minSuccess ?? 0.9;
+  const validators: Record<string, unknown>[] = [];
+  const verifiers: Record<string, unknown>[] = [];
+  for (const c of chosen) {
+    const head = { name: c.id, message: c.description, minSuccess };
+    if (c.form.kind === 'check') validators.push({ ...head, check: c.form.check });
+    else if (c.form.kind === 'js') validators.push({ ...head, predicate: c.form.source });
+    else {
+      if (!options.judge) throw new Error(`assertion ${c.id} is an llm question: a judge model is needed to export it`);
+      const { model, baseURL, apiKeyEnv } = options.judge;
+      verifiers.push({ ...head, instructions: c.form.question, judge: { openai: { model, ...(baseURL ? { baseURL } : {}), ...(apiKeyEnv ? { apiKeyEnv } : {}) } } });
+    }
+  }
+  const good = (options.examples ?? []).filter((e) => e.label === 'good');
+  const base = options.base ?? {
+    system: { simulated: { seed: 1, outputs: (good.length ? good : (options.examples ?? [])).map((e) => e.output) } },
+    inputs: ['(replay of the labelled good outputs)'],
+    samples: Math.min(100, Math.max(1, good.length)),
+  };
+  const config: Record<string, unknown> = { name: options.name ?? 'spade-assertions', ...base, validators, verifiers };
+  if (!verifiers.length) delete config.verifiers;
+  if (!validators.length) delete config.validators;
+  if (!options.base && !(options.examples ?? []).length) throw new Error('export needs a base config (system, inputs) or the labelled examples');
+
+  const doc = new Document(config);
+  const fmtSet = (x: number | null) => (x === null ? 'n/a' : round(x));
+  doc.commentBefore =
+    ` Generated by assay spade select: method ${selection.method}${selection.objective ? ` (${selection.objective} objective)` : ''}; ` +
+    `${selection.selected.length} assertions; set FFR ${fmtSet(selection.ffr)}, coverage ${fmtSet(selection.coverage)}.\n` +
+    ' Per-assertion figures are on the labelled examples the selection used.';
+  const reportOf = new Map(reports.map((r) => [r.id, r]));
+  for (const key of ['validators', 'verifiers']) {
+    const seq = doc.get(key, true);
+    if (!isSeq(seq)) continue;
+    for (const item of seq.items) {
+      if (!isMap(item)) continue;
+      const r = reportOf.get(String((item as YAMLMap).get('name')));
+      if (r) item.commentBefore = fmt(r);
+    }
+  }
+  return { yaml: doc.toString({ lineWidth: 0 }), config, reports };
+}

@@ -1,0 +1,148 @@
+/**
+ * Files of the SPADE commands: labelled examples, candidate lists and evaluation matrices (JSON).
+ * A benchmark pipeline file is accepted wherever examples or a matrix are expected.
+ */
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { Outcome } from '../core/outcome.js';
+import { UsageError } from '../errors.js';
+import { checkSchema } from '../validators/builtin.js';
+import { parsePipeline, type LabelVariant } from './benchmark-data.js';
+import type { CandidateAssertion, EvaluationMatrix, LabelledExample, SubsumptionPair } from './types.js';
+import { TAXONOMY_NAMES } from './types.js';
+
+export async function readData(file: string): Promise<unknown> {
+  let raw: string;
+  try {
+    raw = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${file}: cannot read (${(err as Error).message})`, { file });
+  }
+  try {
+    if (/\.jsonl$/i.test(file)) {
+      return raw
+        .split('\n')
+        .map((l, k) => [l, k] as const)
+        .filter(([l]) => l.trim())
+        .map(([l, k]) => {
+          try {
+            return JSON.parse(l);
+          } catch (err) {
+            throw new UsageError(`${file}:${k + 1}: not valid JSON (${(err as Error).message})`, { file, line: k + 1 });
+          }
+        });
+    }
+    return /\.ya?ml$/i.test(file) ? parseYaml(raw) : JSON.parse(raw);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`${file}: not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'} (${(err as Error).message})`, { file });
+  }
+}
+
+function issue(file: string, err: z.ZodError, prefix: string): UsageError {
+  const i = err.issues[0];
+  const path = [prefix, ...i.path.map(String)].filter(Boolean).join('.');
+  return new UsageError(`${file}: ${path || '(root)'}: ${i.message}`, { file, path });
+}
+
+const labelSchema = z.union([z.enum(['good', 'bad']), z.literal(1).transform(() => 'good' as const), z.literal(0).transform(() => 'bad' as const)], {
+  error: 'expected "good", "bad", 1 or 0',
+});
+const exampleSchema = z.object({
+  id: z.union([z.string(), z.number()]).optional(),
+  output: z.string({ error: 'expected the output text' }),
+  input: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+  label: labelSchema,
+});
+
+/** Examples: a list, `{examples: [...]}`, JSONL, or a benchmark pipeline file. */
+export async function readExamples(file: string): Promise<LabelledExample[]> {
+  const data = await readData(file);
+  const list = Array.isArray(data) ? data : (data as { examples?: unknown })?.examples;
+  if (!Array.isArray(list)) throw new UsageError(`${file}: expected a list of examples {output, label, input?, id?} or {examples: [...]}`, { file });
+  const parsed = z.array(exampleSchema).safeParse(list);
+  if (!parsed.success) throw issue(file, parsed.error, 'examples');
+  return parsed.data.map((e, k) => ({ id: e.id !== undefined ? String(e.id) : `e${k}`, output: e.output, label: e.label, ...(e.input !== undefined ? { input: e.input } : {}) }));
+}
+
+const formSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('check'), check: checkSchema }),
+  z.strictObject({ kind: z.literal('llm'), question: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('js'), source: z.string().min(1) }),
+]);
+const candidateSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, { error: 'expected an identifier-like name' }),
+  description: z.string(),
+  form: formSchema,
+  criterion: z.string().optional(),
+  category: z.enum(TAXONOMY_NAMES as [string, ...string[]]).optional(),
+  delta: z.number().int().optional(),
+});
+
+/** Candidates: a list or `{candidates: [...]}` (what `assay spade synthesize` writes). */
+export async function readCandidates(file: string): Promise<CandidateAssertion[]> {
+  const data = await readData(file);
+  const list = Array.isArray(data) ? data : (data as { candidates?: unknown })?.candidates;
+  if (!Array.isArray(list)) throw new UsageError(`${file}: expected a list of candidates or {candidates: [...]}`, { file });
+  const parsed = z.array(candidateSchema).safeParse(list);
+  if (!parsed.success) throw issue(file, parsed.error, 'candidates');
+  const seen = new Set<string>();
+  for (const [k, c] of parsed.data.entries()) {
+    if (seen.has(c.id)) throw new UsageError(`${file}: candidates.${k}.id: expected a unique name, found ${JSON.stringify(c.id)} twice`, { file, path: `candidates.${k}.id` });
+    seen.add(c.id);
+  }
+  return parsed.data as CandidateAssertion[];
+}
+
+/** The matrix as JSON: results[assertion][example] = true (pass) | false (fail) | null (error). */
+export function matrixToJson(m: EvaluationMatrix): Record<string, unknown> {
+  const A = m.assertions.length;
+  const results: Record<string, (boolean | null)[]> = {};
+  m.assertions.forEach((id, a) => {
+    results[id] = m.examples.map((_, e) => {
+      const c = m.cells[e * A + a];
+      return c === Outcome.PASS ? true : c === Outcome.FAIL ? false : null;
+    });
+  });
+  return { assertions: m.assertions, examples: m.examples, results, errors: m.errors ?? {} };
+}
+
+const matrixSchema = z.object({
+  assertions: z.array(z.string()),
+  examples: z.array(z.object({ id: z.string(), label: z.enum(['good', 'bad']) })),
+  results: z.record(z.string(), z.array(z.boolean().nullable())),
+  errors: z.record(z.string(), z.string()).optional(),
+});
+
+/** A matrix file written by `assay spade evaluate`, or a benchmark pipeline file (with its subsumption pairs). */
+export async function readMatrix(file: string, labels: LabelVariant = 'optimizer'): Promise<{ matrix: EvaluationMatrix; subsumes?: SubsumptionPair[] }> {
+  const data = await readData(file);
+  if (data && typeof data === 'object' && 'pipeline' in data) {
+    const p = parsePipeline(data, file, labels);
+    return { matrix: p.matrix, subsumes: p.subsumes };
+  }
+  const parsed = matrixSchema.safeParse(data);
+  if (!parsed.success) throw issue(file, parsed.error, '');
+  const { assertions, examples, results, errors } = parsed.data;
+  const A = assertions.length;
+  const cells = new Uint8Array(examples.length * A);
+  assertions.forEach((id, a) => {
+    const col = results[id];
+    if (!col || col.length !== examples.length) {
+      throw new UsageError(`${file}: results.${id}: expected ${examples.length} values (one per example), found ${col ? col.length : 'none'}`, { file, path: `results.${id}` });
+    }
+    col.forEach((v, e) => (cells[e * A + a] = v === true ? Outcome.PASS : v === false ? Outcome.FAIL : Outcome.ERROR));
+  });
+  return { matrix: { assertions, examples, cells, errors: errors ?? {} } };
+}
+
+const pairsSchema = z.array(z.object({ subsumer: z.string(), subsumed: z.string() }));
+
+export async function readSubsumptions(file: string): Promise<SubsumptionPair[]> {
+  const data = await readData(file);
+  const list = Array.isArray(data) ? data : ((data as { subsumes?: unknown; pairs?: unknown })?.subsumes ?? (data as { pairs?: unknown })?.pairs);
+  const parsed = pairsSchema.safeParse(list);
+  if (!parsed.success) throw issue(file, parsed.error, 'subsumes');
+  return parsed.data.map(({ subsumer, subsumed }) => ({ subsumer, subsumed }));
+}

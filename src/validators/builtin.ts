@@ -1,0 +1,195 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { z } from 'zod';
+import type { Validator } from '../core/validator.js';
+
+/**
+ * Built-in check types for YAML/JSON configs. Each is written `check: { type: <name>, ...options }`
+ * and becomes an ordinary Validator whose `source` says, in words, what it checks.
+ */
+const stringOrList = z.union([z.string(), z.array(z.string()).min(1)]);
+const bounds = { min: z.number().int().nonnegative().optional(), max: z.number().int().nonnegative().optional() };
+const boundsRefine = (b: { min?: number; max?: number }) => b.min !== undefined || b.max !== undefined;
+const boundsMessage = { message: 'expected at least one of min or max' };
+
+export const checkSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('contains'), value: stringOrList, ignoreCase: z.boolean().optional(), match: z.enum(['all', 'any']).optional() }),
+  z.strictObject({ type: z.literal('not-contains'), value: stringOrList, ignoreCase: z.boolean().optional() }),
+  z.strictObject({ type: z.literal('regex'), pattern: z.string(), flags: z.string().optional(), mustMatch: z.boolean().optional() }),
+  z.strictObject({ type: z.literal('max-count'), pattern: z.string(), flags: z.string().optional(), max: z.number().int().nonnegative() }),
+  z.strictObject({ type: z.literal('words'), ...bounds }).refine(boundsRefine, boundsMessage),
+  z.strictObject({ type: z.literal('sentences'), ...bounds }).refine(boundsRefine, boundsMessage),
+  z.strictObject({ type: z.literal('json') }),
+  z.strictObject({ type: z.literal('json-schema'), schema: z.record(z.string(), z.unknown()) }),
+]);
+
+export type CheckSpec = z.infer<typeof checkSchema>;
+export type CheckType = CheckSpec['type'];
+export const CHECK_TYPES: readonly CheckType[] = ['contains', 'not-contains', 'regex', 'max-count', 'words', 'sentences', 'json', 'json-schema'];
+
+/** Thrown for a check whose options are well-typed but unusable (bad regex, bad JSON Schema). */
+export class CheckOptionError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CheckOptionError';
+  }
+}
+
+export interface ValidatorHeader {
+  name: string;
+  message?: string;
+  minSuccess: number;
+  weight?: number;
+  timeoutMs?: number;
+}
+
+/** A Validator from a built-in check. Options are assumed already parsed by `checkSchema`. */
+export function builtinValidator(header: ValidatorHeader, check: CheckSpec): Validator {
+  const { predicate, source } = buildCheck(check);
+  return {
+    name: header.name,
+    message: header.message ?? `Output does not satisfy: ${source}`,
+    minSuccess: header.minSuccess,
+    ...(header.weight !== undefined ? { weight: header.weight } : {}),
+    ...(header.timeoutMs !== undefined ? { timeoutMs: header.timeoutMs } : {}),
+    kind: 'validator',
+    predicate,
+    source,
+  };
+}
+
+export function buildCheck(check: CheckSpec): { predicate: (output: string) => boolean; source: string } {
+  switch (check.type) {
+    case 'contains': {
+      const values = list(check.value);
+      const norm = normaliser(check.ignoreCase);
+      const any = check.match === 'any';
+      const needles = values.map(norm);
+      return {
+        predicate: (o) => (any ? needles.some((n) => norm(o).includes(n)) : needles.every((n) => norm(o).includes(n))),
+        source: `contains ${any && values.length > 1 ? 'any of ' : values.length > 1 ? 'all of ' : ''}${quoteList(values)}${check.ignoreCase ? ' (ignoring case)' : ''}`,
+      };
+    }
+    case 'not-contains': {
+      const values = list(check.value);
+      const norm = normaliser(check.ignoreCase);
+      const needles = values.map(norm);
+      return {
+        predicate: (o) => !needles.some((n) => norm(o).includes(n)),
+        source: `does not contain ${values.length > 1 ? 'any of ' : ''}${quoteList(values)}${check.ignoreCase ? ' (ignoring case)' : ''}`,
+      };
+    }
+    case 'regex': {
+      // Without the g or y flag, test() keeps no state between calls.
+      const re = compileRegex(check.pattern, (check.flags ?? '').replace(/[gy]/g, ''));
+      const must = check.mustMatch ?? true;
+      return { predicate: (o) => re.test(o) === must, source: `${must ? 'matches' : 'does not match'} ${re.toString()}` };
+    }
+    case 'max-count': {
+      const flags = check.flags ?? '';
+      const re = compileRegex(check.pattern, flags.includes('g') ? flags : flags + 'g');
+      return { predicate: (o) => countMatches(re, o) <= check.max, source: `at most ${check.max} match${check.max === 1 ? '' : 'es'} of ${re.toString()}` };
+    }
+    case 'words':
+      return { predicate: (o) => within(countWords(o), check), source: `word count ${describeBounds(check)}` };
+    case 'sentences':
+      return { predicate: (o) => within(countSentences(o), check), source: `sentence count ${describeBounds(check)}` };
+    case 'json':
+      return { predicate: (o) => parses(o), source: 'parses as JSON' };
+    case 'json-schema': {
+      const validate = compileSchema(check.schema);
+      return {
+        predicate: (o) => {
+          let value: unknown;
+          try {
+            value = JSON.parse(o);
+          } catch {
+            return false; // not JSON at all: the output breaks the rule, it is not an infrastructure error
+          }
+          return validate(value);
+        },
+        source: `parses as JSON matching the schema ${truncate(JSON.stringify(check.schema), 120)}`,
+      };
+    }
+  }
+}
+
+function list(v: string | string[]): string[] {
+  return Array.isArray(v) ? v : [v];
+}
+
+function normaliser(ignoreCase?: boolean): (s: string) => string {
+  return ignoreCase ? (s) => s.toLocaleLowerCase() : (s) => s;
+}
+
+function quoteList(values: string[]): string {
+  return values.map((v) => JSON.stringify(v)).join(', ');
+}
+
+function compileRegex(pattern: string, flags: string): RegExp {
+  try {
+    return new RegExp(pattern, flags);
+  } catch (err) {
+    throw new CheckOptionError('pattern', `expected a valid regular expression, found ${JSON.stringify(pattern)} with flags ${JSON.stringify(flags)} (${(err as Error).message})`);
+  }
+}
+
+export function countMatches(re: RegExp, text: string): number {
+  let n = 0;
+  for (const _ of text.matchAll(re)) n++;
+  return n;
+}
+
+/** Words are maximal runs of non-whitespace characters. */
+export function countWords(text: string): number {
+  return text.match(/\S+/gu)?.length ?? 0;
+}
+
+const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+/** Sentences by Unicode sentence segmentation (UAX #29); segments of only whitespace or punctuation do not count. */
+export function countSentences(text: string): number {
+  let n = 0;
+  for (const s of sentenceSegmenter.segment(text)) if (/[\p{L}\p{N}]/u.test(s.segment)) n++;
+  return n;
+}
+
+function within(n: number, b: { min?: number; max?: number }): boolean {
+  return (b.min === undefined || n >= b.min) && (b.max === undefined || n <= b.max);
+}
+
+function describeBounds(b: { min?: number; max?: number }): string {
+  if (b.min !== undefined && b.max !== undefined) return `between ${b.min} and ${b.max}`;
+  return b.min !== undefined ? `at least ${b.min}` : `at most ${b.max}`;
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function truncate(s: string, n: number): string {
+  return s.length <= n ? s : s.slice(0, n - 1) + '…';
+}
+
+// ajv-formats is CommonJS; under NodeNext its default import is the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+function compileSchema(schema: Record<string, unknown>): ValidateFunction {
+  const is2020 = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
+  const ajv = is2020 ? new Ajv2020({ allErrors: false, strict: false }) : new Ajv({ allErrors: false, strict: false });
+  addFormats(ajv);
+  try {
+    return ajv.compile(schema);
+  } catch (err) {
+    throw new CheckOptionError('schema', `expected a valid JSON Schema, found one that does not compile (${(err as Error).message})`);
+  }
+}

@@ -1,0 +1,71 @@
+import type { CheckResult, InputValue, Validator } from '../core/validator.js';
+import { requireBoolean } from './sandboxed.js';
+
+export interface EvaluateOptions {
+  /** Time limit for this evaluation in ms; the validator's own `timeoutMs` takes precedence. */
+  timeoutMs?: number;
+  /** Run cancellation (Ctrl-C); an aborted evaluation is an `error`. */
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_VALIDATOR_TIMEOUT_MS = 5000;
+/** Verifiers call an LLM judge: the default per-call limit of a provider. */
+export const DEFAULT_VERIFIER_TIMEOUT_MS = 60_000;
+
+/**
+ * Checks one output with one validator. Uses `evaluate` (verifiers) when present, else `predicate`.
+ * Never throws and never turns a problem into a `fail`: a throw, a rejection, a non-boolean result,
+ * a timeout or an abort is `{ outcome: 'error', error }`.
+ */
+export async function evaluateValidator(v: Validator, output: string, input: InputValue, options: EvaluateOptions = {}): Promise<CheckResult> {
+  const timeoutMs = v.timeoutMs ?? options.timeoutMs ?? (v.kind === 'verifier' ? DEFAULT_VERIFIER_TIMEOUT_MS : DEFAULT_VALIDATOR_TIMEOUT_MS);
+  if (options.signal?.aborted) return { outcome: 'error', error: `validator ${v.name}: aborted` };
+  const failed = (err: unknown): CheckResult => ({ outcome: 'error', error: `validator ${v.name}: ${err instanceof Error ? err.message : String(err)}` });
+  const verdict = (value: unknown): CheckResult => (requireBoolean(value) ? { outcome: 'pass' } : { outcome: 'fail' });
+
+  if (!v.evaluate) {
+    // Synchronous predicates (built-in checks, most functions) need no timer: they are done already.
+    let result: unknown;
+    try {
+      result = v.predicate(output, input);
+      if (!isThenable(result)) return verdict(result);
+    } catch (err) {
+      return failed(err);
+    }
+    return race(Promise.resolve(result).then(verdict, failed), v.name, timeoutMs, options.signal);
+  }
+
+  // Verifiers get a signal that fires on the deadline as well as on the run's cancellation.
+  const deadline = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+  const evaluate = v.evaluate;
+  const work = (async () => normalise(await evaluate(output, input, signal)))().catch(failed);
+  return race(work, v.name, timeoutMs, options.signal, () => deadline.abort());
+}
+
+function race(work: Promise<CheckResult>, name: string, timeoutMs: number, signal?: AbortSignal, onTimeout?: () => void): Promise<CheckResult> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<CheckResult>((resolve) => {
+    timer = setTimeout(() => {
+      onTimeout?.();
+      resolve({ outcome: 'error', error: `validator ${name}: timed out after ${timeoutMs} ms` });
+    }, timeoutMs);
+    onAbort = () => resolve({ outcome: 'error', error: `validator ${name}: aborted` });
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([work, stop]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  });
+}
+
+function isThenable(x: unknown): x is PromiseLike<unknown> {
+  return typeof x === 'object' && x !== null && typeof (x as { then?: unknown }).then === 'function';
+}
+
+/** Guards against an `evaluate` that returns something other than a CheckResult. */
+function normalise(r: CheckResult): CheckResult {
+  if (r && (r.outcome === 'pass' || r.outcome === 'fail' || r.outcome === 'error')) return r;
+  return { outcome: 'error', error: `evaluate returned ${JSON.stringify(r)}, expected { outcome: 'pass' | 'fail' | 'error' }` };
+}
