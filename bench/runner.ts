@@ -8,6 +8,8 @@
  *
  * The mock server runs in a child process (this same file with --serve), so its request handling does
  * not share the runner's event loop and the figure is the runner's own; peak_rss_mb is this process's.
+ * Before the timed run, `--warmup` calls (default 256; 0 for a cold start) go through the same client so
+ * that JIT compilation and connection set-up are not counted as runner overhead.
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +18,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Validator } from '../src/core/validator.js';
 import { OpenAISystem } from '../src/providers/openai.js';
+import { limitedWorkers } from '../src/run/limit.js';
 import { runExperiment } from '../src/run/runner.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import { startMockOpenAI } from '../src/testing/mock-openai.js';
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     samples: { type: 'string', default: '10' },
     latency: { type: 'string', default: '20' },
     concurrency: { type: 'string', default: '32' },
+    warmup: { type: 'string', default: '256' },
     json: { type: 'string' },
   },
 });
@@ -40,7 +44,7 @@ if (values.serve) {
   });
   process.send!({ baseURL: mock.baseURL });
   process.on('message', async () => {
-    process.send!({ maxInFlight: mock.maxInFlight, requests: mock.requests.length });
+    process.send!({ maxInFlight: mock.maxInFlight, requests: mock.requests.filter((r) => (r.body as { model?: string }).model === 'bench').length });
     await mock.close();
     process.exit(0);
   });
@@ -63,6 +67,14 @@ if (values.serve) {
   ];
   const inputs = Array.from({ length: N }, (_, i) => `Question number ${i}`);
   const system = new OpenAISystem({ baseURL, model: 'bench' });
+  const warmup = Number(values.warmup);
+  if (warmup > 0) {
+    const warm = new OpenAISystem({ baseURL, model: 'warmup' });
+    await limitedWorkers(Array.from({ length: warmup }, (_, i) => i), concurrency, undefined, async (i) => {
+      await warm.generate(`warm-up ${i}`, { signal: new AbortController().signal, sample: 0, inputIndex: 0 });
+    });
+  }
+  const rssBefore = process.memoryUsage().rss;
 
   const t0 = performance.now();
   const result = await runExperiment({ experiment: { name: 'bench-runner', inputs, samples: M, validators }, system, store, concurrency, timeoutMs: 30_000 });
@@ -82,6 +94,8 @@ if (values.serve) {
     overhead_ratio: round(wall / ideal, 3),
     peak_rss_mb: round(process.resourceUsage().maxRSS / 1024, 1),
     // Context, not targets:
+    rss_before_mb: round(rssBefore / 1048576, 1),
+    warmup_calls: warmup,
     concurrency,
     latency_ms: latencyMs,
     validators: validators.length,

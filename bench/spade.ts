@@ -4,6 +4,7 @@
  * and solve_ms as JSON (and writes it to F with --json).
  */
 import { writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadPipelines } from '../src/spade/benchmark-data.js';
 import { runBenchmark } from '../src/spade/benchmark.js';
@@ -47,6 +48,8 @@ const out = {
   solver: 'highs (WebAssembly)',
   total_ms: Math.round(performance.now() - t0),
   max_solve_ms: Math.max(0, ...rows.map((r) => r.solve_ms)),
+  max_solve_cpu_ms: Math.max(0, ...rows.map((r) => r.solve_cpu_ms)),
+  load_average_1m: Math.round(loadavg()[0] * 100) / 100,
   rows: rows.map(({ selected: _selected, ...r }) => r),
   subsumption,
 };

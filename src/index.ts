@@ -1,7 +1,10 @@
-// Public library API of assay. Each area adds its exports here.
-export * from './core/outcome.js';
-export * from './core/tensor.js';
-export * from './core/validator.js';
-export * from './providers/types.js';
-export * from './store/types.js';
+// Public library API of assay: one barrel per area.
+export * from './core/index.js';
 export * from './errors.js';
+export * from './store/index.js';
+export * from './providers/index.js';
+export * from './sandbox/index.js';
+export * from './validators/index.js';
+export * from './config/index.js';
+export * from './judge/index.js';
+export * from './guard/index.js';

@@ -1,6 +1,51 @@
 import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { createGroundingEngine } from '../ground/service.js';
+import { GroundingRequestError, type GroundingReport } from '../ground/types.js';
+import { embedderConfig, embedderOptions, llmConfig } from '../ground/cli-options.js';
 
-/** `assay analyze`: not built yet (placeholder so the CLI compiles; replaced by the command's owner). */
+/** `assay analyze --kb <dir> --query Q [--answer A] [--json]`: audit an answer against a knowledge base. */
 export function register(program: Command): void {
-  program.command('analyze').description('(not implemented yet)');
+  embedderOptions(
+    program
+      .command('analyze')
+      .description('Audit an answer claim by claim against a knowledge base (or generate it with --llm-model)')
+      .requiredOption('--kb <dir>', 'knowledge base directory')
+      .requiredOption('--query <text>', 'the user query')
+      .option('--answer <text>', 'the answer to audit; without it the configured LLM generates one')
+      .option('--top-k <n>', 'evidence chunks per claim', '5')
+      .option('--details <mode>', 'numbers/dates/names check: count | report | off', 'count')
+      .option('--llm-model <name>', 'OpenAI-compatible chat model for query-only requests')
+      .option('--llm-url <url>', 'its base URL (default $OPENAI_BASE_URL); key from $OPENAI_API_KEY')
+      .option('--temperature <t>', 'generation temperature (at most 0.3)')
+      .option('--json', 'print the report as JSON'),
+  ).action(async (o) => {
+    if (!['count', 'report', 'off'].includes(o.details)) throw new UsageError(`--details: expected count, report or off, found "${o.details}"`);
+    const engine = await createGroundingEngine({ kbDir: o.kb, embedderConfig: embedderConfig(o), llm: llmConfig(o), details: o.details });
+    let report: GroundingReport;
+    try {
+      report = await engine.analyze({ query: o.query, answer: o.answer, top_k: Number(o.topK) });
+    } catch (err) {
+      if (err instanceof GroundingRequestError) throw new UsageError(`${err.field ? `--${err.field.replace('_', '-')}: ` : ''}${err.message}`);
+      throw err;
+    }
+    process.stdout.write(o.json ? JSON.stringify(report, null, 2) + '\n' : formatReport(report));
+  });
+}
+
+export function formatReport(r: GroundingReport): string {
+  const lines = [
+    `risk ${r.hallucination_risk}  confidence ${r.confidence_score.toFixed(2)}  coverage ${r.evidence_coverage}` +
+      `${r.hallucination_flag ? '  HALLUCINATION FLAG' : ''}${r.partial ? '  PARTIAL (some claims could not be scored)' : ''}`,
+    '',
+  ];
+  r.claims_analysis.forEach((c, i) => {
+    lines.push(`${i + 1}. [${c.status} ${c.support_score.toFixed(2)}] ${c.claim}`);
+    if (c.error) lines.push(`   error: ${c.error}`);
+    if (c.evidence) lines.push(`   evidence ${c.evidence.chunk_id}: "${c.evidence.text.replace(/\s+/g, ' ').slice(0, 160)}"`);
+    else if (!c.error) lines.push('   no evidence retrieved');
+    if (c.unverified_details?.length) lines.push(`   not in evidence: ${c.unverified_details.join(', ')}`);
+  });
+  if (r.unsupported_claims.length) lines.push('', `unsupported: ${r.unsupported_claims.length} of ${r.claims_analysis.length} claims`);
+  return lines.join('\n') + '\n';
 }

@@ -1,6 +1,36 @@
+import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { runGroundingBench } from '../ground/bench-grounding.js';
+import { createEmbedder } from '../ground/embedders/resolve.js';
+import type { Interval } from '../ground/metrics.js';
+import { embedderConfig, embedderOptions } from '../ground/cli-options.js';
 
-/** `assay bench`: not built yet (placeholder so the CLI compiles; replaced by the command's owner). */
+/** `assay bench grounding --dataset wice|faithbench --data <dir> [--json F]`. */
 export function register(program: Command): void {
-  program.command('bench').description('(not implemented yet)');
+  const bench = program.command('bench').description('Evaluation benchmarks');
+  embedderOptions(
+    bench
+      .command('grounding')
+      .description('Unsupported-claim detection on WiCE or FaithBench (calibrate on the dev split, report on test)')
+      .requiredOption('--dataset <name>', 'wice | faithbench')
+      .requiredOption('--data <dir>', 'dataset folder (e.g. ../shared/benchmarks/grounding/wice)')
+      .option('--embedder <kind>', 'lexical | transformers | openai', 'lexical')
+      .option('--embedding-model <name>', 'model for transformers/openai')
+      .option('--dimension <n>', 'lexical: vector dimension')
+      .option('--limit <n>', 'at most n items per split (quick runs)')
+      .option('--json <file>', 'also write the full result as JSON'),
+  ).action(async (o) => {
+    if (o.dataset !== 'wice' && o.dataset !== 'faithbench') throw new UsageError(`--dataset: expected wice or faithbench, found "${o.dataset}"`);
+    const embedder = await createEmbedder(o.embedder, { ...embedderConfig(o), model: o.embeddingModel, dimension: o.dimension ? Number(o.dimension) : undefined });
+    const r = await runGroundingBench(o.dataset, o.data, embedder, { limit: o.limit ? Number(o.limit) : undefined });
+    if (o.json) await writeFile(o.json, JSON.stringify(r, null, 2) + '\n');
+    const f = (x: Interval) => `${x.value.toFixed(3)} [${x.lo.toFixed(3)}, ${x.hi.toFixed(3)}]`;
+    const out = [`${r.dataset} — ${r.embedder} — calibration ${r.splits.calibration}, test ${r.splits.test} (${r.splits.rule})`];
+    for (const v of r.variants) {
+      out.push(`${v.name}: threshold ${v.thresholds.weak.toFixed(3)} (${v.thresholds.source}), details ${v.details}`);
+      out.push(`  n ${v.test.n}  balanced_accuracy ${f(v.test.balanced_accuracy)}  precision ${f(v.test.precision)}  recall ${f(v.test.recall)}  f1 ${f(v.test.f1)}`);
+    }
+    process.stdout.write(out.join('\n') + '\n');
+  });
 }

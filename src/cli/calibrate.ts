@@ -1,6 +1,28 @@
 import type { Command } from 'commander';
+import { calibrate, readLabelledSet } from '../ground/calibrate.js';
+import { embedderFromSpec } from '../ground/embedders/resolve.js';
+import { openKnowledgeBase, writeCalibration } from '../ground/kb-store.js';
+import { embedderConfig, embedderOptions } from '../ground/cli-options.js';
 
-/** `assay calibrate`: not built yet (placeholder so the CLI compiles; replaced by the command's owner). */
+/** `assay calibrate --kb <dir> --data <labelled.jsonl>`: fit the support threshold, store it with the KB. */
 export function register(program: Command): void {
-  program.command('calibrate').description('(not implemented yet)');
+  embedderOptions(
+    program
+      .command('calibrate')
+      .description('Fit the support threshold on labelled claims (max balanced accuracy) and store it with the KB')
+      .requiredOption('--kb <dir>', 'knowledge base directory')
+      .requiredOption('--data <file>', 'JSONL of {"claim": "...", "supported": true|false}')
+      .option('--details <mode>', 'numbers/dates/names check during calibration: count | off', 'count')
+      .option('--json', 'print the calibration as JSON'),
+  ).action(async (o) => {
+    const set = await readLabelledSet(o.data);
+    const { kb } = await openKnowledgeBase(o.kb, { resolve: (s) => embedderFromSpec(s, embedderConfig(o)) });
+    const c = await calibrate(kb, set, { details: o.details === 'off' ? 'off' : 'count' });
+    await writeCalibration(o.kb, c);
+    process.stdout.write(
+      o.json
+        ? JSON.stringify(c, null, 2) + '\n'
+        : `calibrated ${c.embedder} on ${c.n} claims: weak ${c.thresholds.weak}, strong ${c.thresholds.strong} (balanced accuracy ${c.balanced_accuracy.toFixed(3)})\n`,
+    );
+  });
 }

@@ -1,6 +1,62 @@
 import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { createEmbedder } from '../ground/embedders/resolve.js';
+import { ingest } from '../ground/ingest.js';
+import { readManifest } from '../ground/kb-store.js';
+import { embedderConfig, embedderOptions } from '../ground/cli-options.js';
 
-/** `assay kb`: not built yet (placeholder so the CLI compiles; replaced by the command's owner). */
+/** `assay kb ingest <paths…> --kb <dir>` and `assay kb info --kb <dir>`. */
 export function register(program: Command): void {
-  program.command('kb').description('(not implemented yet)');
+  const kb = program.command('kb').description('Build and inspect grounding knowledge bases');
+  embedderOptions(
+    kb
+      .command('ingest')
+      .description('Add .txt, .md, .html and .pdf files (or folders of them) to a knowledge base; unchanged files are skipped')
+      .argument('<paths...>', 'files or directories')
+      .requiredOption('--kb <dir>', 'knowledge base directory')
+      .option('--embedder <kind>', 'lexical | transformers | openai (only when creating the KB)', 'lexical')
+      .option('--embedding-model <name>', 'transformers: model id (default Xenova/all-MiniLM-L6-v2); openai: model name')
+      .option('--dimension <n>', 'lexical: vector dimension (default 384)')
+      .option('--chunk-size <tokens>', 'chunk size in tokens, 500–700', '600')
+      .option('--overlap <fraction>', 'chunk overlap, 0.10–0.15', '0.125')
+      .option('--json', 'print the summary as JSON'),
+  ).action(async (paths: string[], o) => {
+    let kind = o.embedder as string;
+    const cfg = { ...embedderConfig(o), model: o.embeddingModel as string | undefined, dimension: o.dimension ? Number(o.dimension) : undefined };
+    let embedder;
+    try {
+      const m = await readManifest(o.kb);
+      // An existing KB decides its embedder; a different --embedder is an error raised by ingest.
+      if (o.embedder === 'lexical' && m.embedder.kind !== 'lexical') kind = m.embedder.kind;
+      const { embedderFromSpec } = await import('../ground/embedders/resolve.js');
+      embedder = kind === m.embedder.kind && !o.dimension && !o.embeddingModel ? await embedderFromSpec(m.embedder, cfg) : await createEmbedder(kind, cfg);
+    } catch (err) {
+      if (!(err instanceof UsageError) || !/no knowledge base/.test(err.message)) throw err;
+      embedder = await createEmbedder(kind, cfg);
+    }
+    const size = Number(o.chunkSize);
+    const overlap = Number(o.overlap);
+    let s;
+    try {
+      s = await ingest(o.kb, paths, { embedder, chunk: { size, overlap } });
+    } catch (err) {
+      if (err instanceof RangeError) throw new UsageError(`--chunk-size/--overlap: ${err.message}`);
+      throw err;
+    }
+    const { kb: _kb, ...summary } = s;
+    if (o.json) process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
+    else {
+      process.stdout.write(
+        `${o.kb}: ${summary.documents} documents, ${summary.chunks} chunks, ${summary.windows} windows (${embedder.id})\n` +
+          `  added ${summary.added.length}, updated ${summary.updated.length}, unchanged ${summary.unchanged.length} — ${summary.seconds.toFixed(2)} s\n`,
+      );
+    }
+  });
+  kb.command('info')
+    .description('Show a knowledge base manifest')
+    .requiredOption('--kb <dir>', 'knowledge base directory')
+    .action(async (o) => {
+      const m = await readManifest(o.kb);
+      process.stdout.write(JSON.stringify({ embedder: m.embedder, chunking: m.chunking, counts: m.counts, updated: m.updated }, null, 2) + '\n');
+    });
 }

@@ -78,6 +78,9 @@ export function formatTensorPlan(p: TensorRetryPlan & { run_id: string }, labels
       ['per input (mixture)', '', num(p.per_input?.expected_attempts), num(p.per_input?.m)],
     ]),
   );
+  if (p.per_input && p.per_input.unreachable_inputs > 0) {
+    out.push(`(${p.per_input.unreachable_inputs} input(s) never passed every validator: their attempts are unbounded)`);
+  }
   out.push('', 'per input:');
   out.push(
     table([
@@ -97,7 +100,9 @@ export function formatTensorPlan(p: TensorRetryPlan & { run_id: string }, labels
   const ind = p.independence;
   out.push('', `independence: observed all-pass ${pct(ind.observed_rate)} vs product ${pct(ind.product_rate)} over ${ind.samples} samples; exact binomial p = ${ind.p_value.toPrecision(3)}`);
   out.push(
-    ind.independent
+    p.K < 2
+      ? '  one validator: nothing to test'
+      : ind.independent
       ? `  consistent with independence at α = ${ind.alpha}: the product formula is usable`
       : `  the product formula MISPREDICTS at α = ${ind.alpha}${ind.flagged_validators.length ? `; associated validators: ${ind.flagged_validators.join(', ')}` : ''} — use the empirical figures`,
   );

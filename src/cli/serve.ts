@@ -1,6 +1,117 @@
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import type { GroundingEngine } from '../ground/types.js';
+import { UsageError } from '../errors.js';
+import { createGroundingEngine } from '../ground/service.js';
+import { isLoopbackHost } from '../server/auth.js';
+import type { ServerLimits } from '../server/limits.js';
+import { startServer } from '../server/start.js';
+import { defaultStorePath } from '../store/sqlite.js';
+import type { Store } from '../store/types.js';
+import { openStore } from './run.js';
 
-/** `assay serve`: not built yet (placeholder so the CLI compiles; replaced by the command's owner). */
+interface ServeFlags {
+  kb?: string;
+  store?: string;
+  port: string;
+  host: string;
+  tokenEnv?: string;
+  llmModel?: string;
+  llmBaseUrl?: string;
+  modelDir?: string;
+  maxBody?: string;
+  timeout?: string;
+  rate?: string;
+  burst?: string;
+}
+
+function numberFlag(flag: string, value: string | undefined, min: number, integer = true): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`${flag}: expected ${integer ? 'a whole number' : 'a number'} ≥ ${min}, found ${JSON.stringify(value)}`, { path: flag });
+  }
+  return n;
+}
+
+function tokenFrom(flags: ServeFlags): string | undefined {
+  if (!flags.tokenEnv) {
+    if (!isLoopbackHost(flags.host)) {
+      throw new UsageError(`--host ${flags.host}: listening beyond loopback requires an API token; put it in an environment variable and pass --token-env VAR`, { path: '--host' });
+    }
+    return undefined;
+  }
+  const token = process.env[flags.tokenEnv];
+  if (!token) throw new UsageError(`--token-env ${flags.tokenEnv}: expected the API token in that environment variable, found it unset or empty`, { path: '--token-env' });
+  if (token.length < 16) throw new UsageError(`--token-env ${flags.tokenEnv}: the token must be at least 16 characters, found ${token.length}`, { path: '--token-env' });
+  return token;
+}
+
+async function serveCommand(flags: ServeFlags): Promise<void> {
+  const port = numberFlag('--port', flags.port, 0) as number;
+  if (port > 65535) throw new UsageError(`--port: expected 0..65535, found ${flags.port}`, { path: '--port' });
+  const token = tokenFrom(flags);
+  const limits: Partial<ServerLimits> = {};
+  const maxBody = numberFlag('--max-body', flags.maxBody, 1);
+  const timeout = numberFlag('--timeout', flags.timeout, 1);
+  const rate = numberFlag('--rate', flags.rate, 0.001, false);
+  const burst = numberFlag('--burst', flags.burst, 1);
+  if (maxBody) limits.maxBodyBytes = maxBody;
+  if (timeout) limits.requestTimeoutMs = timeout;
+  if (rate) limits.ratePerSecond = rate;
+  if (burst) limits.rateBurst = burst;
+
+  let engine: GroundingEngine | undefined;
+  if (flags.kb) {
+    try {
+      engine = await createGroundingEngine({
+        kbDir: flags.kb,
+        embedderConfig: flags.modelDir ? { modelDir: flags.modelDir } : undefined,
+        llm: flags.llmModel ? { model: flags.llmModel, baseURL: flags.llmBaseUrl ?? process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY } : undefined,
+      });
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      throw new UsageError(`--kb ${flags.kb}: ${(err as Error).message}`, { file: flags.kb, path: '--kb' });
+    }
+  }
+  // The dashboard reads the store; without --store a missing default store just means no dashboard data.
+  let store: Store | undefined;
+  if (flags.store || existsSync(defaultStorePath(process.cwd()))) store = openStore(flags.store, true);
+  if (!engine && !store) {
+    throw new UsageError('nothing to serve: give --kb <dir> for POST /analyze and/or --store PATH (default .assay/assay.db) for the dashboard', { path: '--kb' });
+  }
+
+  const handle = await startServer({ host: flags.host, port, token, engine, store, limits });
+  process.stderr.write(`assay: serving on ${handle.url} (${[engine ? 'POST /analyze' : '', store ? 'dashboard' : ''].filter(Boolean).join(', ')}); Ctrl-C to stop\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      // A second signal during the drain ends the process at once (default handler).
+      handle.close().then(resolve, resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await store?.close();
+}
+
+/** `assay serve`: POST /analyze and the read-only dashboard in one process. */
 export function register(program: Command): void {
-  program.command('serve').description('(not implemented yet)');
+  program
+    .command('serve')
+    .description('serve POST /analyze (with --kb) and the dashboard over the store, in one process')
+    .option('--kb <dir>', 'knowledge base directory (from assay kb ingest) for POST /analyze')
+    .option('--store <path>', 'SQLite store the dashboard reads (default .assay/assay.db)')
+    .option('--port <n>', 'port (0 picks a free one)', '8787')
+    .option('--host <host>', 'address to bind; anything but loopback requires --token-env', '127.0.0.1')
+    .option('--token-env <var>', 'environment variable holding the API token (then every request needs Authorization: Bearer)')
+    .option('--llm-model <model>', 'OpenAI-compatible model that answers query-only requests (key: OPENAI_API_KEY)')
+    .option('--llm-base-url <url>', 'base URL of that endpoint (default OPENAI_BASE_URL)')
+    .option('--model-dir <dir>', 'model folder of the transformers embedder, when the KB uses it')
+    .option('--max-body <bytes>', 'largest request body (default 262144)')
+    .option('--timeout <ms>', 'per-request time limit of /analyze (default 30000)')
+    .option('--rate <n>', 'sustained requests per second per client (default 10)')
+    .option('--burst <n>', 'burst of requests per client (default 30)')
+    .action(async (flags: ServeFlags) => serveCommand(flags));
 }

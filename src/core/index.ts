@@ -10,3 +10,4 @@ export * from './views.js';
 export * from './aggregate.js';
 export * from './summarize.js';
 export * from './significance.js';
+export * from './retry.js';

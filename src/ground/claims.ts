@@ -49,7 +49,7 @@ function splitProse(text: string, base: number, out: ClaimSpan[]): void {
 function isBoundaryAfterPeriod(before: string, rest: string): boolean {
   const word = /([\p{L}\p{N}.'’-]*)$/u.exec(before)?.[1] ?? '';
   const lower = word.toLowerCase();
-  const nextCapital = /^[\p{Lu}"“'‘(\[]/u.test(rest) || /^\d/.test(rest);
+  const nextCapital = /^[\p{Lu}"“'‘([]/u.test(rest) || /^\d/.test(rest);
   if (!nextCapital) return false; // "approx. five", "e.g. the" and lower-case continuations
   if (/^\p{Lu}$/u.test(word)) return false; // an initial: "J. R. R. Tolkien"
   if (/^(\p{L}\.)+\p{L}$/u.test(word)) return false; // "U.S" "e.g" style dotted abbreviations

@@ -37,8 +37,10 @@ function counts(pred: boolean[], gold: boolean[], idx?: Uint32Array): Counts {
   const n = idx ? idx.length : gold.length;
   for (let j = 0; j < n; j++) {
     const i = idx ? idx[j] : j;
-    if (pred[i]) gold[i] ? c.tp++ : c.fp++;
-    else gold[i] ? c.fn++ : c.tn++;
+    if (pred[i] && gold[i]) c.tp++;
+    else if (pred[i]) c.fp++;
+    else if (gold[i]) c.fn++;
+    else c.tn++;
   }
   return c;
 }

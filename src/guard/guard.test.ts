@@ -128,6 +128,12 @@ describe('validator-driven retry (§4.2)', () => {
     }
   });
 
+  it('reports a failing attempt log on the result without ending the loop', async () => {
+    const broken = { recordAttempt: () => { throw new Error('disk full'); }, recordResult: () => {}, close: () => {} };
+    const r = await guardedCall(scripted(['Call 555', 'Call us']).sys, 'q', { validators: [noDigits], maxAttempts: 3, store: broken });
+    expect(r).toMatchObject({ accepted: true, attempts: { length: 2 }, logError: 'disk full' });
+  });
+
   it('rejects bad options up front', () => {
     const { sys } = scripted(['x']);
     expect(() => guard(sys, { maxAttempts: 0 })).toThrow(/maxAttempts/);

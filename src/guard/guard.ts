@@ -64,7 +64,6 @@ function checkOptions(opts: GuardOptions): void {
   checkTemplate(opts.template ?? FEEDBACK_TEMPLATE);
 }
 
-/** One guarded call: the retry loop for one input. */
 /** One generation, with the per-call time limit turned into a transient (retryable) timeout. */
 async function generateOnce(system: SystemUnderTest, input: InputValue, signal: AbortSignal, sample: number, opts: GuardOptions) {
   const per = opts.callTimeoutMs ? AbortSignal.any([signal, AbortSignal.timeout(opts.callTimeoutMs)]) : signal;
@@ -76,6 +75,7 @@ async function generateOnce(system: SystemUnderTest, input: InputValue, signal: 
   }
 }
 
+/** One guarded call: the retry loop for one input. */
 export async function guardedCall(system: SystemUnderTest, input: InputValue, opts: GuardOptions): Promise<GuardResult> {
   checkOptions(opts);
   const template = opts.template ?? FEEDBACK_TEMPLATE;
@@ -95,9 +95,26 @@ export async function guardedCall(system: SystemUnderTest, input: InputValue, op
   let reason: GuardReason = 'exhausted';
   let detail: string | undefined;
   let output: string | undefined;
+  // The attempt log is a side record: a write that fails is reported on the result, it never ends the loop.
+  let logError: string | undefined;
+  const logged = (write: () => void) => {
+    try {
+      write();
+    } catch (err) {
+      logError ??= err instanceof Error ? err.message : String(err);
+    }
+  };
 
   try {
+    const ended = () => {
+      reason = deadline.signal.aborted ? 'timeout' : 'error';
+      detail = deadline.signal.aborted ? `no accepted output within ${opts.timeoutMs} ms` : 'cancelled by the caller';
+    };
     for (let n = 1; n <= opts.maxAttempts; n++) {
+      if (signal.aborted) {
+        ended();
+        break;
+      }
       const t0 = performance.now();
       const sent = n > 1 && feedback !== false && reasons.length > 0 ? augmentInput(input, reasons, template, opts.feedbackField) : input;
       const a: Attempt = {
@@ -113,14 +130,9 @@ export async function guardedCall(system: SystemUnderTest, input: InputValue, op
       attempts.push(a);
       const stopped = () => {
         a.status = 'timeout';
-        reason = deadline.signal.aborted ? 'timeout' : 'error';
-        detail = deadline.signal.aborted ? `no accepted output within ${opts.timeoutMs} ms` : 'cancelled by the caller';
+        ended();
       };
       try {
-        if (signal.aborted) {
-          stopped();
-          break;
-        }
         let gen;
         try {
           gen = await raceAbort(
@@ -161,6 +173,10 @@ export async function guardedCall(system: SystemUnderTest, input: InputValue, op
             }
           }
         }
+        if (signal.aborted) {
+          stopped();
+          break;
+        }
         const outcomes = [...results.map((r) => r.outcome), ...(a.verifier && a.verifier.outcome !== 'skipped' ? [a.verifier.outcome] : [])];
         a.status = outcomes.includes('fail') ? 'rejected' : outcomes.includes('error') ? 'error' : 'accepted';
         // A failed verifier column among the validators speaks with its reasons; a failed rule with its message.
@@ -181,7 +197,7 @@ export async function guardedCall(system: SystemUnderTest, input: InputValue, op
         detail = a.status === 'error' ? `the last attempt could not be checked: ${[...a.validators.map((c) => c.error), a.verifier?.error].filter(Boolean).join('; ')}` : undefined;
       } finally {
         a.latencyMs = performance.now() - t0;
-        sink?.recordAttempt(callId, system.id, a);
+        logged(() => sink?.recordAttempt(callId, system.id, a));
       }
     }
   } finally {
@@ -209,10 +225,8 @@ export async function guardedCall(system: SystemUnderTest, input: InputValue, op
     cost,
     latencyMs: performance.now() - started,
   };
-  try {
-    sink?.recordResult(system.id, input, result);
-  } finally {
-    if (ownsSink) sink?.close();
-  }
+  logged(() => sink?.recordResult(system.id, input, result));
+  if (ownsSink) logged(() => sink?.close());
+  if (logError) result.logError = logError;
   return result;
 }

@@ -94,4 +94,6 @@ export interface GuardResult {
   /** From `prices`; null when no prices were given. */
   cost: { system: number; verifier: number; total: number } | null;
   latencyMs: number;
+  /** Set when the attempt log could not be written (the loop itself was not affected). */
+  logError?: string;
 }

@@ -27,6 +27,14 @@ function doc(): Document {
   return parseHTML('<!doctype html><html><body></body></html>').document as unknown as Document;
 }
 
+/**
+ * linkedom escapes only `"` in attribute values; a label holding `&lt;` would then reach the browser as `<`.
+ * Labels bound for attributes (aria-label) are pre-escaped here; text content (title) is escaped by linkedom.
+ */
+function attr(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 function svgString(node: Element): string {
   return node.outerHTML;
 }
@@ -61,7 +69,7 @@ export function heatmapSvg(tensor: ReliabilityTensor, k: number, options: Heatma
       y: 'i',
       fill: 'o',
       inset: 0.5,
-      ariaLabel: label,
+      ariaLabel: (d: { i: number; j: number; o: CellName }) => attr(label(d)),
       title: label,
       ...(options.href ? { href: (d: { i: number; j: number }) => options.href!(d.i, d.j) } : {}),
     }),
@@ -86,7 +94,7 @@ export function heatmapSvg(tensor: ReliabilityTensor, k: number, options: Heatma
     marginLeft: 44,
     marginTop: 28,
     marginBottom: 20,
-    ariaLabel: `Heatmap of ${options.label}: ${N} inputs by ${M} samples`,
+    ariaLabel: attr(`Heatmap of ${options.label}: ${N} inputs by ${M} samples`),
     ariaDescription: 'rows are inputs, columns are samples; ✓ pass, ✗ fail, ! error, · not run',
     x: { type: 'band', axis: 'top', label: 'sample', tickFormat: (j: number) => String(j + 1), ticks: sparseTicks(M, 20), padding: 0 },
     y: { type: 'band', label: 'input', tickFormat: (i: number) => String(i + 1), ticks: sparseTicks(N, 30), padding: 0 },
@@ -121,7 +129,7 @@ export function profileSvg(bars: ProfileBar[], options: { title: string; line?: 
     `${r.label}: ${pct(r.rate)}` + (r.low !== null ? ` (interval ${pct(r.low)}–${pct(r.high)})` : '') + (r.threshold !== undefined ? `, minimum ${pct(r.threshold)}` : '');
   const rowH = Math.max(10, Math.min(26, Math.floor(600 / Math.max(rows.length, 1))));
   const marks: Plot.Markish[] = [
-    Plot.barX(decided, { x: 'rate', y: 'name', fill: '#6e7781', ariaLabel: describe, title: describe }),
+    Plot.barX(decided, { x: 'rate', y: 'name', fill: '#6e7781', ariaLabel: (r: (typeof rows)[number]) => attr(describe(r)), title: describe }),
     Plot.ruleY(
       decided.filter((r) => r.low !== null),
       { y: 'name', x1: 'low', x2: 'high', stroke: '#1f2328', strokeWidth: 1.5, ariaHidden: 'true' } as Plot.RuleYOptions,
@@ -154,7 +162,7 @@ export function profileSvg(bars: ProfileBar[], options: { title: string; line?: 
     height: 40 + rows.length * rowH,
     marginLeft: Math.min(200, 12 + longest * 6.5),
     marginRight: 16,
-    ariaLabel: options.title,
+    ariaLabel: attr(options.title),
     x: { domain: [0, 1], label: 'success rate', tickFormat: '.0%', grid: true },
     y: {
       domain: rows.map((r) => r.name),
@@ -184,26 +192,45 @@ export interface TrendPoint {
 
 /** Each series' rate across runs with interval whiskers; significant changes ringed and labelled with p. */
 export function trendSvg(points: TrendPoint[], options: { title: string }): string {
-  const rows = points.filter((p) => p.rate !== null).map((p) => ({ ...p, t: new Date(p.date) }));
+  // Runs are placed in order (a point scale), labelled with their date: CI runs often cluster in time,
+  // and a time axis would pile them on top of each other.
+  const runOrder = [...new Map(points.map((p) => [p.runId, p.date])).entries()].sort((a, b) => a[1].localeCompare(b[1]) || a[0].localeCompare(b[0]));
+  const position = new Map(runOrder.map(([id], idx) => [id, idx]));
+  const rows = points.filter((p) => p.rate !== null).map((p) => ({ ...p, x: position.get(p.runId)! }));
   const describe = (p: (typeof rows)[number]) =>
     `${p.series}, run ${p.runId} (${p.date.slice(0, 16).replace('T', ' ')}): ${((p.rate ?? 0) * 100).toFixed(1)}%` +
     (p.significantP !== undefined ? `, significant change p=${p.significantP.toPrecision(2)}` : '');
   const sig = rows.filter((p) => p.significantP !== undefined);
+  const series = [...new Set(rows.map((p) => p.series))];
+  const last = series.map((name) => rows.filter((p) => p.series === name).at(-1)!);
+  const longest = Math.max(...series.map((n) => Math.min(24, n.length)), 4);
   const svg = Plot.plot({
     document: doc(),
-    width: 720,
-    height: 320,
-    marginRight: 24,
-    ariaLabel: options.title,
-    x: { type: 'utc', label: 'run date' },
+    width: Math.max(480, Math.min(1100, 160 + runOrder.length * 70 + longest * 6.5)),
+    height: 340,
+    marginTop: 28,
+    marginRight: 24 + longest * 6.5,
+    marginBottom: 44,
+    ariaLabel: attr(options.title),
+    x: {
+      type: 'point',
+      domain: runOrder.map((_, idx) => idx),
+      label: 'run (date, UTC)',
+      inset: 20,
+      ticks: sparseTicks(runOrder.length, 12),
+      tickFormat: (idx: number) => runOrder[idx][1].slice(5, 16).replace('T', ' '),
+    },
     y: { domain: [0, 1], label: 'success rate', tickFormat: '.0%', grid: true },
-    color: { type: 'categorical', legend: false },
+    color: { type: 'categorical', domain: series, range: ['#0969da', '#bc4c00', '#1a7f37', '#8250df', '#bf3989', '#6e7781', '#1b7c83', '#953800', '#4d2d00', '#0550ae'] },
+    symbol: { domain: series },
     marks: [
-      Plot.ruleX(rows.filter((p) => p.low !== null), { x: 't', y1: 'low', y2: 'high', stroke: 'series', strokeOpacity: 0.6, ariaHidden: 'true' } as Plot.RuleXOptions),
-      Plot.line(rows, { x: 't', y: 'rate', stroke: 'series', ariaHidden: 'true' } as Plot.LineOptions),
-      Plot.dot(rows, { x: 't', y: 'rate', fill: 'series', symbol: 'series', r: 4, ariaLabel: describe, title: describe }),
-      Plot.dot(sig, { x: 't', y: 'rate', r: 9, stroke: '#cf222e', strokeWidth: 2, ariaHidden: 'true' } as Plot.DotOptions),
-      Plot.text(sig, { x: 't', y: 'rate', text: (p: TrendPoint) => `p=${p.significantP!.toPrecision(2)}`, dy: -16, fill: '#cf222e', fontWeight: 'bold' }),
+      Plot.ruleX(rows.filter((p) => p.low !== null), { x: 'x', y1: 'low', y2: 'high', stroke: 'series', strokeOpacity: 0.6, ariaHidden: 'true' } as Plot.RuleXOptions),
+      Plot.line(rows, { x: 'x', y: 'rate', stroke: 'series', ariaHidden: 'true' } as Plot.LineOptions),
+      Plot.dot(rows, { x: 'x', y: 'rate', fill: 'series', symbol: 'series', r: 4, ariaLabel: (p: (typeof rows)[number]) => attr(describe(p)), title: describe }),
+      Plot.dot(sig, { x: 'x', y: 'rate', r: 9, stroke: '#cf222e', strokeWidth: 2, ariaHidden: 'true' } as Plot.DotOptions),
+      Plot.text(sig, { x: 'x', y: 'rate', text: (p: TrendPoint) => `p=${p.significantP!.toPrecision(2)}`, dy: -16, fill: '#cf222e', fontWeight: 'bold' }),
+      // Direct labels at each line's end: series are told apart by name and symbol, not colour alone.
+      Plot.text(last, { x: 'x', y: 'rate', text: 'series', fill: 'series', textAnchor: 'start', dx: 10, fontWeight: 'bold', ariaHidden: 'true' } as Plot.TextOptions),
     ],
   });
   return svgString(svg as unknown as Element);

@@ -3,3 +3,6 @@ export { renderJunitReport, writeJunitReport } from './junit.js';
 export { renderMarkdownReport, writeMarkdownReport } from './markdown.js';
 export { formatTerminalSummary, sparkline, verdictLine, type TerminalOptions } from './terminal.js';
 export { reportMeta, exitCodeFor, verdictPasses, type ReportMeta } from './meta.js';
+export { loadStoredRun, type StoredRunReport } from './load.js';
+export { writeReports, type ReportTargets } from './write.js';
+export { renderHtmlReport, writeHtmlReport } from './html.js';

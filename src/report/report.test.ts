@@ -145,7 +145,7 @@ describe('terminal summary', () => {
     const row = text.split('\n').find((l) => l.startsWith('polite'))!;
     expect(row).toMatch(/polite <&> "x" \(verifier\)\s+60\.0%\s+\[\S+, \S+\]\s+90\.0%\s+FAIL\s+3\s+2\s+1$/);
     expect(text).toContain('overall  mean 71.7%  weighted 65.8%  min 60.0%  (mean)');
-    expect(text).toMatch(/IRP \(per input\)\s+\S{3}\s+min 33\.3% \(#1\)  max 100\.0% \(#2\)/);
+    expect(text).toMatch(/IRP \(per input\)\s+\S{3}\s+min 33\.3% \(#1\) {2}max 100\.0% \(#2\)/);
     expect(text).toContain('FAIL: 1 failed of 2 validator(s): polite <&> "x"');
   });
 

@@ -194,4 +194,22 @@ describe('runExperiment against the mock OpenAI server', () => {
     expect(res.tensor.get(0, 0, 0)).toBe(Outcome.PASS);
     expect((await store.getSample(res.run.id, 0, 0))?.attempts).toBe(2);
   });
+
+  it('a store that fails mid-run stops the run, marks it failed and rethrows', async () => {
+    class FlakyStore extends MemoryStore {
+      writes = 0;
+      override async recordSample(...args: Parameters<MemoryStore['recordSample']>): Promise<void> {
+        if (++this.writes > 5) throw new Error('disk full');
+        return super.recordSample(...args);
+      }
+    }
+    const store = new FlakyStore();
+    const system = { id: 'echo', generate: async () => ({ text: 'ok', latencyMs: 0 }) };
+    const err = await runExperiment({ experiment: plan(['a', 'b'], 20), system, store, concurrency: 2 }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe('disk full');
+    const [run] = await store.listRuns();
+    expect(run.status).toBe('failed');
+    expect(await store.listSamples(run.id)).toHaveLength(5);
+    expect(store.writes).toBeLessThanOrEqual(7); // stopped scheduling at once (at most the in-flight ones tried)
+  });
 });

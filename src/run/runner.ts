@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Outcome, outcomeCode, type OutcomeCode } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { CheckResult, InputValue, Validator, ValidatorMeta } from '../core/validator.js';
@@ -127,6 +128,8 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
 
   // One internal controller: the user's Ctrl-C, or a fatal error (the store failing), stops everything.
   const stop = new AbortController();
+  // Every in-flight call and check listens to it: up to (1 + K) × concurrency listeners, by design.
+  setMaxListeners(0, stop.signal);
   const onUserAbort = () => stop.abort(new ProviderError('aborted', 'the run was interrupted'));
   if (opts.signal?.aborted) onUserAbort();
   opts.signal?.addEventListener('abort', onUserAbort, { once: true });
@@ -197,6 +200,8 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
       progress.retries += s.attempts - 1;
       opts.onProgress?.({ ...progress });
     });
+  } catch (err) {
+    fatal ??= err; // e.g. an onProgress callback that threw: the run still gets a final status
   } finally {
     opts.signal?.removeEventListener('abort', onUserAbort);
   }

@@ -31,7 +31,7 @@ export function createApp(options: AppOptions = {}): Hono {
     c.header('Referrer-Policy', 'no-referrer');
   });
   if (options.token !== undefined) {
-    if (options.token.length < 8) throw new RangeError('the API token must be at least 8 characters');
+    if (options.token.length < 16) throw new RangeError('the API token must be at least 16 characters');
     app.use(requireToken(options.token));
   }
 

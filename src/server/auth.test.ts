@@ -54,6 +54,6 @@ describe('API token', () => {
   });
 
   it('rejects tokens too short to be secret', () => {
-    expect(() => createApp({ token: 'short', log: false })).toThrow(/at least 8/);
+    expect(() => createApp({ token: 'short', log: false })).toThrow(/at least 16/);
   });
 });

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
+import { summarize } from '../core/summarize.js';
+import { writeHtmlReport } from '../report/html.js';
 import type { AnalyzeRequest, GroundingEngine, GroundingReport } from '../ground/types.js';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
 import type { RunRecord } from '../store/types.js';
@@ -46,6 +48,7 @@ let store: SqliteStore;
 let server: ServerHandle;
 let browser: Browser;
 let run: RunRecord;
+let earlier: RunRecord;
 
 beforeAll(async () => {
   if (!CHROMIUM) throw new Error('Chromium not found: run scripts/ensure-chromium.sh or set CHROMIUM_PATH');
@@ -58,6 +61,15 @@ beforeAll(async () => {
     const u = rnd();
     return u < 0.08 ? Outcome.ERROR : u < 0.3 ? Outcome.FAIL : Outcome.PASS;
   });
+  // An earlier run of the same experiment, better on 'no-apology', for the trend and compare pages.
+  earlier = await writeFixtureRun(writer, {
+    name: 'e2e-experiment',
+    inputs: Array.from({ length: N }, (_, i) => `Question number ${i + 1}: how do I reset my password?`),
+    samples: M,
+    validators: VALIDATORS.map((name) => ({ name, minSuccess: 0.7 })),
+    cell: (i, j, k) => (k === 0 ? Outcome.PASS : (codes[(i * M + j) * VALIDATORS.length + k] as 1 | 2 | 3)),
+  });
+  await new Promise((r) => setTimeout(r, 5));
   run = await writeFixtureRun(writer, {
     name: 'e2e-experiment',
     inputs: Array.from({ length: N }, (_, i) => `Question number ${i + 1}: how do I reset my password?`),
@@ -109,8 +121,39 @@ describe('dashboard in Chromium', () => {
     expect(overflow).toBeLessThanOrEqual(1);
     await pageObj.screenshot({ path: join(OUT, 'run-narrow.png'), fullPage: false });
     await pageObj.goto(`${server.url}/`);
-    await expect(pageObj.locator('table[aria-label="runs"] tbody tr').count()).resolves.toBe(1);
+    await expect(pageObj.locator('table[aria-label="runs"] tbody tr').count()).resolves.toBe(2);
     await pageObj.close();
+  });
+
+  it('marks significant changes on the trend page and regressions on the compare page', async () => {
+    const pageObj = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await pageObj.goto(`${server.url}/trend/e2e-experiment`);
+    // no-apology went from 30/30 to its seeded rate: a significant drop, marked in its table.
+    await expect(pageObj.locator('tr[data-significant="true"]').count()).resolves.toBeGreaterThanOrEqual(1);
+    await pageObj.screenshot({ path: join(OUT, 'trend.png'), fullPage: true });
+    await pageObj.goto(`${server.url}/compare?a=${earlier.id}&b=${run.id}`);
+    await expect(pageObj.locator('tr[data-regression="true"]').count()).resolves.toBe(1);
+    await expect(pageObj.locator('tr[data-regression="true"] td').first().textContent()).resolves.toBe('no-apology');
+    await pageObj.screenshot({ path: join(OUT, 'compare.png'), fullPage: true });
+    await pageObj.close();
+  });
+
+  it('opens the static report from a file, offline, and shows a clicked cell from the embedded samples', async () => {
+    const file = join(OUT, 'static-report.html');
+    const tensor = await store.loadTensor(run.id);
+    await writeHtmlReport(file, run, summarize(tensor, run.validators), tensor, await store.listSamples(run.id));
+    const context = await browser.newContext({ offline: true, viewport: { width: 1280, height: 800 } });
+    const pageObj = await context.newPage();
+    const external: string[] = [];
+    pageObj.on('request', (r) => {
+      if (!r.url().startsWith('file:')) external.push(r.url());
+    });
+    await pageObj.goto(`file://${file}`);
+    await expect(pageObj.locator('figure.heatmap').count()).resolves.toBe(VALIDATORS.length);
+    await pageObj.locator('figure.heatmap').nth(0).locator('a[href="#cell-5-4"]').click();
+    await expect(pageObj.locator('#cell-detail [data-testid="cell-output"]').textContent()).resolves.toBe('Answer for input 6, sample 5: open Settings → Security.');
+    expect(external).toEqual([]);
+    await context.close();
   });
 
   it('renders a grounding report with claims by status and evidence beside them', async () => {

@@ -39,6 +39,8 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
     return;
   }
   const data = new DashboardData(store);
+  // A finished run's page never changes and a 200×10×3 run takes ~0.6 s to draw: keep the last few.
+  const runPages = new Map<string, string>();
 
   // JSON data endpoints.
   app.get('/api/runs', async (c) => c.json({ runs: await data.runs(c.req.query('name')) }));
@@ -77,12 +79,23 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
   });
   app.get('/runs/:id', async (c) => {
     const id = c.req.param('id');
+    const cached = runPages.get(id);
+    if (cached) {
+      c.header('Content-Security-Policy', CSP);
+      return c.html(cached);
+    }
     const loaded = await data.load(id);
     if (!loaded) return html(c, 'Not found', `<h1>No run with id “${esc(id)}”</h1><p><a href="/">All runs</a></p>`, undefined, 404);
     const enc = encodeURIComponent;
     const links = `<p><a href="/trend/${enc(loaded.run.name)}">Trend of ${esc(loaded.run.name)}</a> · <a href="/api/runs/${enc(id)}">JSON</a></p>`;
     const body = renderRunSections(loaded.run, loaded.summary, loaded.tensor, { sampleBase: `/api/runs/${enc(id)}/samples`, links });
-    return html(c, loaded.run.name, body, CELL_DETAIL_SCRIPT);
+    const rendered = page({ title: `${loaded.run.name} · assay`, body, script: CELL_DETAIL_SCRIPT, nav: true });
+    if (loaded.run.status !== 'running') {
+      if (runPages.size >= 20) runPages.delete(runPages.keys().next().value!);
+      runPages.set(id, rendered);
+    }
+    c.header('Content-Security-Policy', CSP);
+    return c.html(rendered);
   });
   app.get('/trend/:name', async (c) => {
     const t = await data.trend(c.req.param('name'));

@@ -6,6 +6,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import { startMockOpenAI, type ChatRequestBody, type MockOpenAI, type MockReply } from '../testing/mock-openai.js';
 import { diffVersions, promptDeltas } from './deltas.js';
 import { createSpadeLlm, llmFromEnv } from './llm.js';
+import { proposeSubsumptions } from './propose.js';
 import { synthesizeCandidates } from './synthesize.js';
 import { agreement, categoriseDelta, evaluateTaxonomy, versionsFromNdiff } from './taxonomy.js';
 
@@ -141,5 +142,24 @@ describe('candidate synthesis (two steps)', () => {
     const r = await synthesizeCandidates(llm, promptDeltas(same), same.map((v) => v.text));
     expect(r.candidates).toEqual([]);
     expect(mock.requests).toHaveLength(0);
+  });
+});
+
+describe('subsumption proposals', () => {
+  it('two calls as in the paper (free text, then parseable pairs); unknown names and self-pairs dropped', async () => {
+    mock = await startMockOpenAI({
+      chat: (b) =>
+        b.response_format
+          ? json({ pairs: [{ subsumer: 'json_list_2', subsumed: 'is_json' }, { subsumer: 'ghost', subsumed: 'is_json' }, { subsumer: 'is_json', subsumed: 'is_json' }] })
+          : { content: 'json_list_2 subsumes is_json: a list of two items must parse as JSON.' },
+    });
+    const llm = createSpadeLlm({ model: 'm', baseURL: mock.baseURL });
+    const pairs = await proposeSubsumptions(llm, [
+      { id: 'is_json', description: 'parses as JSON', form: { kind: 'check', check: { type: 'json' } } },
+      { id: 'json_list_2', description: 'a JSON list of ≥ 2', form: { kind: 'js', source: 'o => { try { const x = JSON.parse(o); return Array.isArray(x) && x.length >= 2 } catch { return false } }' } },
+    ]);
+    expect(pairs).toEqual([{ subsumer: 'json_list_2', subsumed: 'is_json' }]);
+    expect(mock.requests).toHaveLength(2);
+    expect(userText(mock.requests[1].body as ChatRequestBody)).toContain('json_list_2 subsumes is_json');
   });
 });

@@ -52,6 +52,8 @@ export interface SelectionResult {
   meetsFfr: boolean;
   meetsCoverage: boolean;
   solveMs: number;
+  /** CPU time of the solve (see IlpSolution.solveCpuMs). */
+  solveCpuMs: number;
   infeasibility?: Infeasibility;
 }
 
@@ -93,42 +95,89 @@ export function countExcludedNotSubsumed(m: EvaluationMatrix, selected: string[]
   return ids.filter((_, j) => eligible[j] && !inS.has(j) && !subs[j].some((i) => inS.has(i))).length;
 }
 
-/** The coverage/FFR part shared by every program: variables x_a, z_e (bad caught), w_e (good flagged). */
-function coreProgram(v: FailView, opts: { need?: number; cap?: number }): BinaryProgram {
+interface CoreProgram extends BinaryProgram {
+  /** Σ over these = number of bad examples caught (weighted by identical rows). */
+  zTerms: Term[];
+  /** Σ over these = number of good examples flagged. */
+  wTerms: Term[];
+}
+
+/**
+ * Columns that can be left out without changing any optimum. An assertion whose own false failures
+ * exceed the cap can never be in S. With `dropDominated` (not for `sub`, where every assertion has its
+ * own penalty), an assertion is also left out when another catches every bad example it catches and
+ * flags no good example it does not (the other is at least as good in coverage, FFR and |S|).
+ */
+function allowedColumns(v: FailView, cap: number | undefined, dropDominated: boolean): boolean[] {
+  const A = v.nAssertions;
+  const goodFails = (a: number) => v.good.filter((e) => v.fails[e][a]);
+  const badFails = (a: number) => v.bad.filter((e) => v.fails[e][a]);
+  const allowed = Array.from({ length: A }, (_, a) => cap === undefined || goodFails(a).length <= cap);
+  if (!dropDominated) return allowed;
+  const bads = Array.from({ length: A }, (_, a) => new Set(badFails(a)));
+  const goods = Array.from({ length: A }, (_, a) => new Set(goodFails(a)));
+  const subset = (x: Set<number>, y: Set<number>) => [...x].every((e) => y.has(e));
+  for (let a = 0; a < A; a++) {
+    if (!allowed[a]) continue;
+    for (let b = 0; b < A; b++) {
+      if (b === a || !allowed[b]) continue;
+      const dominates = subset(bads[a], bads[b]) && subset(goods[b], goods[a]);
+      const same = dominates && subset(bads[b], bads[a]) && subset(goods[a], goods[b]);
+      // among identical columns keep the first
+      if (dominates && (!same || b < a)) {
+        allowed[a] = false;
+        break;
+      }
+    }
+  }
+  return allowed;
+}
+
+/**
+ * The coverage/FFR part shared by every program: variables x_a, z_g (bad examples of group g caught),
+ * w_g (good examples of group g flagged). Examples with the same label and the same failing
+ * assertions form one group, counted with its size: a smaller program with the same optima.
+ */
+function coreProgram(v: FailView, opts: { need?: number; cap?: number; dropDominated?: boolean }): CoreProgram {
   const A = v.nAssertions;
   const x = (a: number) => `x${a}`;
-  // An assertion whose own false failures exceed the cap can never be in S: leave it out of the
-  // program (HiGHS would find the same optimum, more slowly); x_a is then 0 in every solution.
-  const allowed = (a: number) => opts.cap === undefined || v.good.reduce((n, e) => n + v.fails[e][a], 0) <= opts.cap;
+  const allowed = allowedColumns(v, opts.cap, opts.dropDominated ?? false);
   const variables: string[] = [];
-  for (let a = 0; a < A; a++) if (allowed(a)) variables.push(x(a));
+  for (let a = 0; a < A; a++) if (allowed[a]) variables.push(x(a));
   const constraints: Constraint[] = [];
-  if (opts.need !== undefined && v.bad.length) {
-    for (const e of v.bad) {
-      // z_e ≤ Σ_{a fails e} x_a: a bad example counts as caught only if a selected assertion fails it.
-      const terms: Term[] = [[`z${e}`, 1]];
-      for (let a = 0; a < A; a++) if (v.fails[e][a] && allowed(a)) terms.push([x(a), -1]);
-      constraints.push({ name: `catch${e}`, terms, op: '<=', rhs: 0 });
-      variables.push(`z${e}`);
+  const groups = (rows: number[]) => {
+    const out = new Map<string, { cols: number[]; count: number }>();
+    for (const e of rows) {
+      const cols: number[] = [];
+      for (let a = 0; a < A; a++) if (v.fails[e][a] && allowed[a]) cols.push(a);
+      const key = cols.join(',');
+      const g = out.get(key);
+      if (g) g.count++;
+      else out.set(key, { cols, count: 1 });
     }
-    constraints.push({ name: 'coverage', terms: v.bad.map((e) => [`z${e}`, 1] as Term), op: '>=', rhs: opts.need });
+    return [...out.values()].filter((g) => g.cols.length > 0);
+  };
+  const zTerms: Term[] = [];
+  const wTerms: Term[] = [];
+  if (opts.need !== undefined && v.bad.length) {
+    groups(v.bad).forEach((g, k) => {
+      // z_g ≤ Σ_{a fails g} x_a: bad examples count as caught only if a selected assertion fails them.
+      constraints.push({ name: `catch${k}`, terms: [[`z${k}`, 1], ...g.cols.map((a) => [x(a), -1] as Term)], op: '<=', rhs: 0 });
+      variables.push(`z${k}`);
+      zTerms.push([`z${k}`, g.count]);
+    });
+    constraints.push({ name: 'coverage', terms: zTerms, op: '>=', rhs: opts.need });
   }
   if (opts.cap !== undefined && v.good.length) {
-    for (const e of v.good) {
-      // w_e ≥ x_a for every a failing good example e: any selected such a flags it falsely.
-      let any = false;
-      for (let a = 0; a < A; a++) {
-        if (v.fails[e][a] && allowed(a)) {
-          constraints.push({ name: `ff${e}_${a}`, terms: [[`w${e}`, 1], [x(a), -1]], op: '>=', rhs: 0 });
-          any = true;
-        }
-      }
-      if (any) variables.push(`w${e}`);
-    }
-    const ws = variables.filter((n) => n.startsWith('w')).map((n) => [n, 1] as Term);
-    if (ws.length) constraints.push({ name: 'ffr', terms: ws, op: '<=', rhs: opts.cap });
+    groups(v.good).forEach((g, k) => {
+      // w_g ≥ x_a for every a failing the group's good examples: any selected such a flags them falsely.
+      for (const a of g.cols) constraints.push({ name: `ff${k}_${a}`, terms: [[`w${k}`, 1], [x(a), -1]], op: '>=', rhs: 0 });
+      variables.push(`w${k}`);
+      wTerms.push([`w${k}`, g.count]);
+    });
+    if (wTerms.length) constraints.push({ name: 'ffr', terms: wTerms, op: '<=', rhs: opts.cap });
   }
-  return { sense: 'minimize', objective: [], constraints, variables };
+  return { sense: 'minimize', objective: [], constraints, variables, zTerms, wTerms };
 }
 
 function selectedFrom(values: Record<string, number>, ids: string[]): string[] {
@@ -142,6 +191,7 @@ function result(
   selected: string[],
   opts: SelectOptions,
   solveMs: number,
+  solveCpuMs = solveMs,
 ): SelectionResult {
   const idx = selected.map((s) => m.assertions.indexOf(s));
   const sm = setMetrics(v, idx);
@@ -156,6 +206,7 @@ function result(
     meetsFfr: sm.ffr === null || sm.ffr <= opts.tau + EPS,
     meetsCoverage: sm.coverage === null || sm.coverage >= opts.alpha - EPS,
     solveMs,
+    solveCpuMs,
   };
 }
 
@@ -177,7 +228,7 @@ export async function select(m: EvaluationMatrix, opts: SelectOptions): Promise<
     return result(m, v, 'base', selected, opts, performance.now() - t0);
   }
   const { need, cap } = bounds(v, opts.alpha, opts.tau);
-  const p = coreProgram(v, { need, cap });
+  const p = coreProgram(v, { need, cap, dropDominated: opts.method === 'cov' });
   const A = v.nAssertions;
   const tie = opts.tieBreak ?? true;
   const W = tie ? A + 1 : 1;
@@ -214,13 +265,13 @@ export async function select(m: EvaluationMatrix, opts: SelectOptions): Promise<
     // with B larger than the whole secondary range so the primary objective is never traded away.
     const B = (v.bad.length + 1) * (v.good.length + 1);
     const secondary: Term[] = [
-      ...v.bad.map((e) => [`z${e}`, -(v.good.length + 1)] as Term),
-      ...p.variables.filter((n) => n.startsWith('w')).map((n) => [n, 1] as Term),
+      ...p.zTerms.map(([n, c]) => [n, -c * (v.good.length + 1)] as Term),
+      ...p.wTerms,
     ];
     p.objective = [...primary.map(([n, c]) => [n, c * B] as Term), ...secondary];
   } else p.objective = primary;
   const sol = await solveBinaryProgram(p);
-  if (sol.status === 'optimal') return result(m, v, opts.method, selectedFrom(sol.values, m.assertions), opts, sol.solveMs);
+  if (sol.status === 'optimal') return result(m, v, opts.method, selectedFrom(sol.values, m.assertions), opts, sol.solveMs, sol.solveCpuMs);
   if (sol.status !== 'infeasible') throw new Error(`HiGHS ended with status "${sol.solverStatus}"`);
   const infeasibility = await diagnose(m, v, opts);
   return {
@@ -234,6 +285,7 @@ export async function select(m: EvaluationMatrix, opts: SelectOptions): Promise<
     meetsFfr: false,
     meetsCoverage: false,
     solveMs: sol.solveMs,
+    solveCpuMs: sol.solveCpuMs,
     infeasibility,
   };
 }
@@ -245,9 +297,9 @@ export async function diagnose(m: EvaluationMatrix, v: FailView, opts: SelectOpt
   const { need, cap } = bounds(v, opts.alpha, opts.tau);
   const all = setMetrics(v, m.assertions.map((_, a) => a));
   // Best coverage with FFR ≤ τ: maximise Σ z under the FFR constraint only.
-  const pc = coreProgram(v, { need: 0, cap });
+  const pc = coreProgram(v, { need: 0, cap, dropDominated: true });
   pc.sense = 'maximize';
-  pc.objective = v.bad.map((e) => [`z${e}`, 1] as Term);
+  pc.objective = pc.zTerms;
   const sc = await solveBinaryProgram(pc);
   const bestCoverageUnderFfr = v.bad.length && sc.status === 'optimal' ? sc.objective / v.bad.length : null;
   if (all.caught < need) {
@@ -260,8 +312,8 @@ export async function diagnose(m: EvaluationMatrix, v: FailView, opts: SelectOpt
     };
   }
   // Lowest FFR with coverage ≥ α: minimise Σ w under the coverage constraint only.
-  const pf = coreProgram(v, { need, cap: v.good.length });
-  pf.objective = v.good.filter((e) => v.fails[e].some((f) => f === 1)).map((e) => [`w${e}`, 1] as Term);
+  const pf = coreProgram(v, { need, cap: v.good.length, dropDominated: true });
+  pf.objective = pf.wTerms;
   const sf = await solveBinaryProgram(pf);
   const bestFfrUnderCoverage = v.good.length && sf.status === 'optimal' ? sf.objective / v.good.length : null;
   return {

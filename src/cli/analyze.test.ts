@@ -1,0 +1,57 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from './main.js';
+
+let dir = '';
+const out: string[] = [];
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'assay-cli-ground-'));
+  await writeFile(join(dir, 'a.txt'), 'The Eiffel Tower was completed in 1889. It is 330 metres tall. Gustave Eiffel designed it.\n');
+  await writeFile(
+    join(dir, 'labels.jsonl'),
+    [
+      { claim: 'The Eiffel Tower was completed in 1889.', supported: true },
+      { claim: 'It is 330 metres tall.', supported: true },
+      { claim: 'The tower was painted blue by Picasso.', supported: false },
+      { claim: 'Submarines dive under the polar ice.', supported: false },
+    ]
+      .map((r) => JSON.stringify(r))
+      .join('\n'),
+  );
+  vi.spyOn(process.stdout, 'write').mockImplementation((s) => (out.push(String(s)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((s) => (out.push(String(s)), true));
+});
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('assay kb / analyze / calibrate', () => {
+  it('ingests, analyzes (JSON and readable), calibrates', async () => {
+    const kb = join(dir, 'kb');
+    expect(await main(['kb', 'ingest', join(dir, 'a.txt'), '--kb', kb, '--json'])).toBe(0);
+    expect(JSON.parse(out.join('')).documents).toBe(1);
+    out.length = 0;
+    expect(await main(['analyze', '--kb', kb, '--query', 'q', '--answer', 'The Eiffel Tower was completed in 1889.', '--json'])).toBe(0);
+    const report = JSON.parse(out.join(''));
+    expect(report.hallucination_risk).toBe('LOW');
+    expect(report.claims_analysis[0].evidence.chunk_id).toMatch(/a\.txt#0$/);
+    out.length = 0;
+    expect(await main(['analyze', '--kb', kb, '--query', 'q', '--answer', 'The Eiffel Tower was completed in 1899.'])).toBe(0);
+    expect(out.join('')).toMatch(/not in evidence: 1899/);
+    out.length = 0;
+    expect(await main(['calibrate', '--kb', kb, '--data', join(dir, 'labels.jsonl'), '--json'])).toBe(0);
+    expect(JSON.parse(out.join('')).balanced_accuracy).toBe(1);
+  });
+
+  it('exits 2 with a clear message for usage problems', async () => {
+    out.length = 0;
+    expect(await main(['analyze', '--kb', join(dir, 'none'), '--query', 'q', '--answer', 'x'])).toBe(2);
+    expect(out.join('')).toMatch(/no knowledge base/);
+    out.length = 0;
+    expect(await main(['kb', 'ingest', join(dir, 'a.txt'), '--kb', join(dir, 'kb3'), '--chunk-size', '900'])).toBe(2);
+    expect(out.join('')).toMatch(/500–700/);
+  });
+});

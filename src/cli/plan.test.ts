@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Outcome } from '../core/outcome.js';
+import { openSqliteStore } from '../store/sqlite.js';
+import { main } from './main.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'assay-plan-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Run the CLI in-process, capturing what it writes. */
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const w1 = process.stdout.write.bind(process.stdout);
+  const w2 = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((s: string) => ((out += s), true)) as typeof process.stdout.write;
+  process.stderr.write = ((s: string) => ((err += s), true)) as typeof process.stderr.write;
+  const before = process.exitCode;
+  try {
+    const code = await main(args);
+    return { code, out, err };
+  } finally {
+    process.stdout.write = w1;
+    process.stderr.write = w2;
+    process.exitCode = before;
+  }
+}
+
+describe('assay plan --rates', () => {
+  it("prints the worked example's figures with the correct m", async () => {
+    const r = await cli(['plan', '--rates', '0.95,0.90,0.85', '--confidence', '0.99', '--json']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.p_pass).toBeCloseTo(0.72675, 12);
+    expect(j.expected_attempts).toBeCloseTo(1.376, 3);
+    expect(j.expected_retries).toBeCloseTo(0.376, 3);
+    expect(j.m).toBe(4);
+    expect(j.p_success_within_m).toBeCloseTo(0.994425, 6);
+  });
+
+  it('prints a readable summary without --json', async () => {
+    const r = await cli(['plan', '--rates', '0.9', '--confidence', '0.99']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/m \(max attempts, incl\. the first\) for 99\.00%: 2/);
+  });
+
+  it('rejects bad rates and flags with exit 2, naming what was found', async () => {
+    for (const [args, msg] of [
+      [['--rates', '0.9,1.5'], /--rates: .*found "1\.5" at position 2/],
+      [['--rates', '0.9,,0.8'], /found "" at position 2/],
+      [['--rates', 'abc'], /found "abc"/],
+      [['--rates', '0.9', '--confidence', '1'], /--confidence: expected a number strictly between 0 and 1, found "1"/],
+      [['--rates', '0.9', '--run', 'x'], /exactly one of --rates .* found both/],
+      [[], /found neither/],
+      [['--rates', '0.9', '--interval', 'bayes'], /--interval: expected one of wilson/],
+    ] as const) {
+      const r = await cli(['plan', ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err).toMatch(msg);
+    }
+  });
+});
+
+describe('assay plan --run', () => {
+  it('plans from a stored run: global figures, per-input figures and the independence check', async () => {
+    const path = join(dir, 'assay.db');
+    const store = openSqliteStore(path);
+    const run = await store.createRun({
+      name: 'exp',
+      config: {},
+      inputs: ['easy', 'hard'],
+      samples: 40,
+      validators: [
+        { name: 'a', message: 'a', minSuccess: 0.9, weight: 1, kind: 'validator' },
+        { name: 'b', message: 'b', minSuccess: 0.9, weight: 1, kind: 'validator' },
+      ],
+      systemId: 'simulated',
+    });
+    const { PASS: P, FAIL: F } = Outcome;
+    // Input 0 passes 39/40 samples; input 1 passes 20/40, and a and b always fail together there.
+    for (let j = 0; j < 40; j++) {
+      await store.recordSample(run.id, { i: 0, j, outcomes: j === 0 ? [P, F] : [P, P], latencyMs: 1, attempts: 1 });
+      await store.recordSample(run.id, { i: 1, j, outcomes: j < 20 ? [F, F] : [P, P], latencyMs: 1, attempts: 1 });
+    }
+    await store.close();
+
+    const r = await cli(['plan', '--run', run.id, '--store', path, '--confidence', '0.99', '--json']);
+    expect(r.code, r.err).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j).toMatchObject({ run_id: run.id, source: 'joint', N: 2, M: 40, K: 2 });
+    expect(j.p_pass).toBeCloseTo(59 / 80, 12);
+    expect(j.m).toBe(4);
+    expect(j.product.p_pass).toBeCloseTo((60 / 80) * (59 / 80), 12);
+    expect(j.inputs).toHaveLength(2);
+    expect(j.inputs[0]).toMatchObject({ i: 0, input: 'easy', samples: 40, all_pass: 39, m: 2 });
+    expect(j.inputs[1]).toMatchObject({ i: 1, input: 'hard', all_pass: 20, m: 7 });
+    expect(j.inputs[1].expected_attempts).toBeCloseTo(2, 12);
+    expect(j.inputs[1].p_pass_ci.low).toBeLessThan(0.5);
+    expect(j.inputs[1].m_ci.high).toBeGreaterThan(7);
+    expect(j.independence.independent).toBe(false);
+    expect(j.independence.flagged_validators).toEqual(['a', 'b']);
+
+    const table = await cli(['plan', '--run', run.id, '--store', path]);
+    expect(table.code).toBe(0);
+    expect(table.out).toMatch(/product of marginals \(paper\)/);
+    expect(table.out).toMatch(/MISPREDICTS/);
+    expect(table.out).toMatch(/hard/);
+  });
+
+  it('names an unknown run or a missing store (exit 2)', async () => {
+    const missing = await cli(['plan', '--run', 'nope', '--store', join(dir, 'none.db')]);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/--store: expected an assay store/);
+    const path = join(dir, 'assay.db');
+    const unknown = await cli(['plan', '--run', 'nope', '--store', path]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toMatch(/--run: no run with id "nope"/);
+  });
+});

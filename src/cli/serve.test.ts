@@ -1,0 +1,89 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Outcome } from '../core/outcome.js';
+import { createLexicalEmbedder } from '../ground/embedders/lexical.js';
+import { ingest } from '../ground/ingest.js';
+import { writeFixtureRun } from '../server/test-fixtures.js';
+import { openSqliteStore } from '../store/sqlite.js';
+import { main } from './main.js';
+
+let dir: string;
+let kbDir: string;
+let db: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'assay-serve-'));
+  const docs = join(dir, 'docs');
+  mkdirSync(docs);
+  writeFileSync(join(docs, 'tower.md'), '# The tower\n\nThe Eiffel Tower is in Paris. It was completed in 1889. It is 330 metres tall.\n');
+  kbDir = join(dir, 'kb');
+  await ingest(kbDir, [docs], { embedder: createLexicalEmbedder(), cwd: dir });
+  db = join(dir, 'assay.db');
+  const store = openSqliteStore(db);
+  await writeFixtureRun(store, { name: 'served', inputs: ['q1', 'q2'], samples: 3, validators: [{ name: 'v' }], cell: () => Outcome.PASS });
+  await store.close();
+}, 60_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  process.exitCode = undefined;
+  vi.restoreAllMocks();
+});
+
+describe('assay serve', () => {
+  it('serves /analyze over a real KB and the dashboard over the store, and stops cleanly on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--kb', kbDir, '--store', db, '--port', '0'], {
+      cwd: process.cwd(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 20_000);
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        const m = /serving on (http:\/\/\S+)/.exec(stderr);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+    });
+    try {
+      const res = await fetch(`${url}/analyze`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'Where is the Eiffel Tower?', answer: 'The Eiffel Tower is in Paris. It was completed in 1889.' }),
+      });
+      expect(res.status).toBe(200);
+      const report = await res.json();
+      expect(report.claims_analysis).toHaveLength(2);
+      expect(report.claims_analysis[0].evidence.source).toContain('tower.md');
+      const runs = await (await fetch(`${url}/api/runs`)).json();
+      expect(runs.runs.map((r: { name: string }) => r.name)).toEqual(['served']);
+      expect((await fetch(`${url}/analyze`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(400);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect(code).toBe(0);
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.path === '/analyze').map((l) => l.status)).toEqual([200, 400]);
+    expect(lines.some((l) => l.event === 'stopped')).toBe(true);
+    expect(stdout).not.toContain('Eiffel');
+  }, 40_000);
+
+  it('exits 2 when asked to listen beyond loopback without a token, or with an unset token variable', async () => {
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    expect(await main(['serve', '--store', db, '--host', '0.0.0.0', '--port', '0'])).toBe(2);
+    delete process.env.ASSAY_TEST_UNSET_TOKEN;
+    expect(await main(['serve', '--store', db, '--host', '0.0.0.0', '--port', '0', '--token-env', 'ASSAY_TEST_UNSET_TOKEN'])).toBe(2);
+    expect(await main(['serve', '--store', join(dir, 'nope.db'), '--port', '0'])).toBe(2);
+    expect(await main(['serve', '--store', db, '--port', 'eighty'])).toBe(2);
+  });
+});

@@ -1,0 +1,21 @@
+/** Public API of the grounding audit engine (design: "LLM Reliability Engine"). */
+export * from './types.js';
+export { extractClaims, segmentClaimSpans, type ClaimSpan } from './claims.js';
+export { chunkDocument, sentenceWindows, DEFAULT_CHUNK_OPTIONS, type ChunkOptions, type ChunkedDocument } from './chunk.js';
+export { unverifiedDetails, entities } from './details.js';
+export { aggregate, classifyRisk, classifySupport, confidenceScore, type ScoredClaim, type DetailMode, type Aggregate } from './score.js';
+export { analyze, GroundingUnavailableError, type AnalyzeOptions, type AnswerGenerator } from './engine.js';
+export { createOpenAIAnswerGenerator, type OpenAIGeneratorOptions } from './llm.js';
+export { KnowledgeBase, buildKnowledgeBase, knowledgeBaseFromTexts, segmentDocument, type KbDocument, type KbChunk } from './kb.js';
+export { openKnowledgeBase, saveKnowledgeBase, readManifest, writeCalibration, type KbManifest, type Calibration, type OpenOptions } from './kb-store.js';
+export { ingest, collectFiles, type IngestOptions, type IngestSummary } from './ingest.js';
+export { extractText, htmlToText, pdfToText, SUPPORTED_EXTENSIONS } from './extract.js';
+export { createGroundingEngine, type GroundingEngineOptions, type OpenGroundingEngine } from './service.js';
+export { calibrate, readLabelledSet, type LabelledClaim } from './calibrate.js';
+export { runGroundingBench, type GroundingBenchResult } from './bench-grounding.js';
+export { FlatIPIndex, naiveSearch, type VectorIndex, type SearchHit } from './index/flat.js';
+export { LexicalEmbedder, createLexicalEmbedder, LEXICAL_DEFAULT_THRESHOLDS, type LexicalOptions } from './embedders/lexical.js';
+export { OpenAIEmbedder, createOpenAIEmbedder, type OpenAIEmbedderOptions } from './embedders/openai.js';
+export { TransformersEmbedder, createTransformersEmbedder, type TransformersOptions } from './embedders/transformers.js';
+export { createEmbedder, embedderFromSpec, type EmbedderConfig } from './embedders/resolve.js';
+export type { EmbedderSpec, KbEmbedder } from './embedders/spec.js';

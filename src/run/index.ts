@@ -1,0 +1,6 @@
+export { runExperiment, validatorMeta, type RunPlan, type RunOptions, type RunResult, type RunProgress, type EvaluateFn } from './runner.js';
+export { callWithRetry, backoffDelay, isTransient, seededRandom, sleep, DEFAULT_RETRY, type RetryOptions, type RetryInfo } from './retry.js';
+export { limitedWorkers } from './limit.js';
+export { StatsAccumulator, computeStats, type RunStats } from './stats.js';
+export { summaryOptionsOf } from './options.js';
+export { createProgressView, type ProgressView } from './progress.js';
