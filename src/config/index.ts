@@ -3,11 +3,10 @@ export {
   experimentConfigSchema,
   overridesSchema,
   validatorConfigSchema,
-  verifierConfigSchema,
   type ExperimentConfig,
   type ExperimentOverrides,
   type ParsedExperimentConfig,
   type ValidatorConfig,
-  type VerifierConfig,
 } from './schema.js';
 export { loadInputsFile } from './inputs.js';
+// The verifier entry of an experiment config is validated in full by judge/config.ts (exported from there).

@@ -93,8 +93,8 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
 
 export function verdictLine(s: RunSummary, meta: ReportMeta, color = false): string {
   if (meta.status === 'interrupted') {
-    const done = s.validators[0] ? s.validators[0].counts.pending : 0;
-    return paint(`INTERRUPTED: partial results (${done} cells pending per validator); resume with: assay run --resume ${meta.runId}`, 'inconclusive', color);
+    const pending = s.validators[0] ? s.validators[0].counts.pending : 0;
+    return paint(`INTERRUPTED: partial results (${pending} cells pending per validator); resume with: assay run --resume ${meta.runId}`, 'inconclusive', color);
   }
   const allow = meta.allowInconclusive ?? false;
   const bad = s.validators.filter((v) => !verdictPasses(v.verdict, allow));

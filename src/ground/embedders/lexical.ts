@@ -17,7 +17,7 @@ export interface LexicalOptions {
   weights?: { word: number; bigram: number; char: number };
 }
 
-/** Calibrated on WiCE dev (see docs/grounding.md); the design's 0.75/0.50 are MiniLM cosines. */
+/** A priori defaults (lexical cosines run lower than MiniLM's 0.75/0.50); fit per KB with `assay calibrate` (docs/grounding.md). */
 export const LEXICAL_DEFAULT_THRESHOLDS: SupportThresholds = { strong: 0.6, weak: 0.35 };
 const IDF_BITS = 18;
 const IDF_SIZE = 1 << IDF_BITS;
