@@ -8,3 +8,4 @@ export * from './validators/index.js';
 export * from './config/index.js';
 export * from './judge/index.js';
 export * from './guard/index.js';
+export * from './server/index.js';

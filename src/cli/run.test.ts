@@ -155,6 +155,45 @@ validators:
       await mock.close();
     }
   });
+  it('verifiers are tensor columns after the validators; their reasons are stored', async () => {
+    // One server plays both the system (model "sut") and the judge (model "judge").
+    const mock = await startMockOpenAI({
+      chat: (b) => {
+        if (b.model === 'sut') return { content: String(b.messages.at(-1)?.content) === 'rude' ? 'Go away.' : 'Hello, happy to help!' };
+        const text = JSON.stringify(b.messages);
+        return { content: JSON.stringify(text.includes('Go away') ? { verdict: 'FAIL', reasons: ['dismissive'] } : { verdict: 'PASS', reasons: ['friendly'] }) };
+      },
+    });
+    try {
+      const file = config('verifier.yaml', `name: verified
+system: { openai: { baseURL: "${mock.baseURL}", model: sut } }
+inputs: ["nice", "rude"]
+samples: 3
+validators:
+  - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
+verifiers:
+  - name: polite
+    instructions: The answer must be polite.
+    minSuccess: 0.9
+    judge: { openai: { baseURL: "${mock.baseURL}", model: judge } }
+`);
+      const store = join(dir, 'verifier.db');
+      const json = join(dir, 'verifier.json');
+      const r = await cli('run', file, '--store', store, '--json', json);
+      expect(r.code).toBe(1);
+      const report = JSON.parse(readFileSync(json, 'utf8')) as JsonReport;
+      expect(report.validators.map((v) => [v.name, v.kind, v.counts.pass, v.counts.fail])).toEqual([
+        ['nonempty', 'validator', 6, 0],
+        ['polite', 'verifier', 3, 3],
+      ]);
+      const s = openSqliteStore(store, { readonly: true });
+      const sample = await s.getSample(report.runId, 1, 0);
+      await s.close();
+      expect(sample?.reasons?.[1]).toEqual(['dismissive']);
+    } finally {
+      await mock.close();
+    }
+  });
 });
 
 describe('assay runs / show', () => {
@@ -187,7 +226,7 @@ describe('assay run: kill -9 in the middle, then --resume', () => {
     const body = (model: string) => `name: killed
 system: { openai: { baseURL: "${mock.baseURL}", model: ${model} } }
 inputs: ["a", "b", "c", "d", "e"]
-samples: 24
+samples: 40
 concurrency: 4
 validators:
   - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
@@ -222,22 +261,22 @@ validators:
     expect((await s1.getRun(runId!))?.status).toBe('running'); // it never got to say otherwise
     await s1.close();
     expect(kept.length).toBeGreaterThanOrEqual(15);
-    expect(kept.length).toBeLessThan(120);
+    expect(kept.length).toBeLessThan(200);
 
     // Resume under another model name, to count exactly the calls the resume makes.
     writeFileSync(file, body('second'));
     const r = await cli('run', '--resume', runId!, '--store', store);
     expect(r.code).toBe(0);
-    expect(r.err).toContain(`resuming: ${kept.length} of 120 samples already stored`);
-    expect(mock.requests.filter((q) => (q.body as { model: string }).model === 'second')).toHaveLength(120 - kept.length);
+    expect(r.err).toContain(`resuming: ${kept.length} of 200 samples already stored`);
+    expect(mock.requests.filter((q) => (q.body as { model: string }).model === 'second')).toHaveLength(200 - kept.length);
 
     const s2 = openSqliteStore(store, { readonly: true });
     const all = await s2.listSamples(runId!);
     const tensor = await s2.loadTensor(runId!);
     expect((await s2.getRun(runId!))?.status).toBe('complete');
     await s2.close();
-    expect(all).toHaveLength(120);
-    expect(new Set(all.map((x) => `${x.i},${x.j}`)).size).toBe(120);
+    expect(all).toHaveLength(200);
+    expect(new Set(all.map((x) => `${x.i},${x.j}`)).size).toBe(200);
     expect(Array.from(tensor.cells).every((c) => c === Outcome.PASS)).toBe(true);
     // The samples stored before the kill are untouched.
     for (const k of kept) expect(all.find((x) => x.i === k.i && x.j === k.j)?.finishedAt).toBe(k.finishedAt);
@@ -249,7 +288,7 @@ validators:
     const file = config('sigint.yaml', `name: sigint
 system: { openai: { baseURL: "${mock.baseURL}", model: m } }
 inputs: ["a", "b", "c", "d"]
-samples: 30
+samples: 40
 concurrency: 4
 validators:
   - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
@@ -275,7 +314,7 @@ validators:
     const kept = await s.listSamples(runId);
     await s.close();
     expect(kept.length).toBeGreaterThan(0);
-    expect(kept.length).toBeLessThan(120);
+    expect(kept.length).toBeLessThan(160);
     expect(kept.every((x) => x.generationError === undefined && x.outcomes[0] === Outcome.PASS)).toBe(true);
   });
 });
