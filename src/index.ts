@@ -9,3 +9,4 @@ export * from './config/index.js';
 export * from './judge/index.js';
 export * from './guard/index.js';
 export * from './server/index.js';
+export * from './ground/index.js';

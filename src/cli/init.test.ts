@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -47,5 +48,15 @@ describe('assay init', () => {
     expect(readFileSync(file, 'utf8')).toBe('name: mine\n');
     expect((await cli('init', '--file', file, '--force')).code).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe(STARTER_CONFIG);
+  });
+});
+
+describe('the bin', () => {
+  it('runs when started through a symlink of any name (npm bin links, npx)', () => {
+    // node_modules/.bin/assay is a symlink to the entry file; main.ts compares real paths.
+    const link = join(dir, 'some-bin-name');
+    symlinkSync(join(process.cwd(), 'src/cli/main.ts'), link);
+    const out = execFileSync(process.execPath, ['--import', 'tsx', link, '--version'], { encoding: 'utf8' });
+    expect(out.trim()).toBe('0.1.0');
   });
 });

@@ -59,7 +59,8 @@ describe('assay run', () => {
     const json = join(dir, 'example.json');
     const junit = join(dir, 'example.xml');
     const md = join(dir, 'example.md');
-    const r = await cli('run', 'examples/contractions.yaml', '--store', store, '--json', json, '--junit', junit, '--markdown', md, '--no-progress');
+    const html = join(dir, 'example.html');
+    const r = await cli('run', 'examples/contractions.yaml', '--store', store, '--json', json, '--junit', junit, '--markdown', md, '--html', html, '--no-progress');
     expect(r.err).toMatch(/run \S+: 4 inputs × 50 samples × 1 validators on simulated/);
     expect(r.code).toBe(1);
     const report = JSON.parse(readFileSync(json, 'utf8')) as JsonReport;
@@ -78,6 +79,7 @@ describe('assay run', () => {
     expect(r.out).toMatch(/FAIL: 1 failed of 1 validator/);
     expect(readFileSync(junit, 'utf8')).toContain('<failure type="below-min-success"');
     expect(readFileSync(md, 'utf8')).toMatch(/^## ❌ assay: contractions: FAIL/);
+    expect(readFileSync(html, 'utf8')).toContain(report.runId);
 
     // The stored run reads back to the same report.
     const shown = join(dir, 'shown.json');

@@ -1,3 +1,4 @@
+import { GroundingUnavailableError } from './types.js';
 import { extractClaims } from './claims.js';
 import { unverifiedDetails } from './details.js';
 import type { KnowledgeBase } from './kb.js';
@@ -18,13 +19,7 @@ export interface AnswerGenerator {
 }
 
 /** The service could not do its work (LLM or embedder down); maps to HTTP 503, never to a verdict. */
-export class GroundingUnavailableError extends Error {
-  readonly status = 503;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'GroundingUnavailableError';
-  }
-}
+export { GroundingUnavailableError } from './types.js';
 
 export interface AnalyzeOptions {
   /** Default: the KB's calibrated thresholds, else the embedder's. */

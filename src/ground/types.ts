@@ -75,6 +75,15 @@ export class GroundingRequestError extends Error {
   }
 }
 
+/** The analysis could not be done now (the LLM failed, or embedding failed for every claim): HTTP 503. */
+export class GroundingUnavailableError extends Error {
+  readonly status = 503;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'GroundingUnavailableError';
+  }
+}
+
 /** What the HTTP service needs from the grounding engine. */
 export interface GroundingEngine {
   analyze(request: AnalyzeRequest, signal?: AbortSignal): Promise<GroundingReport>;

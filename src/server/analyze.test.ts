@@ -76,6 +76,15 @@ describe('POST /analyze', () => {
     expect((await noLlm.json()).message).toMatch(/no LLM/);
   });
 
+  it('answers 503 with Retry-After when the engine cannot work now (LLM or embedder down)', async () => {
+    const { server } = await serve();
+    const res = await post(server, { query: 'unavailable', answer: 'A claim.' });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect((await res.json()).error).toBe('unavailable');
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
   it('answers 413 above the body limit, with Content-Length and when streamed chunked', async () => {
     const { server, engine } = await serve({ limits: { maxBodyBytes: 1000 } });
     const big = JSON.stringify({ query: 'q', answer: 'x'.repeat(2000) });

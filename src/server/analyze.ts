@@ -2,7 +2,7 @@ import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { z } from 'zod';
-import { GroundingRequestError, type AnalyzeRequest, type GroundingEngine } from '../ground/types.js';
+import { GroundingRequestError, GroundingUnavailableError, type AnalyzeRequest, type GroundingEngine } from '../ground/types.js';
 import { RateLimiter, type ServerLimits } from './limits.js';
 
 /** The design's request, strictly: an unknown field is most likely a typo and is named in the 400. */
@@ -101,6 +101,10 @@ export function registerAnalyze(app: Hono, engine: GroundingEngine | undefined, 
         return c.json(result, 200);
       } catch (err) {
         if (err instanceof GroundingRequestError) return fail(c, err.status, { error: 'invalid_request', message: err.message, field: err.field });
+        if (err instanceof GroundingUnavailableError) {
+          c.header('Retry-After', '5');
+          return fail(c, 503, { error: 'unavailable', message: err.message });
+        }
         if (timeout.signal.aborted) return fail(c, 504, { error: 'timeout', message: `the analysis did not finish within ${limits.requestTimeoutMs} ms` });
         throw err;
       } finally {

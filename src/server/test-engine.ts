@@ -1,4 +1,4 @@
-import { GroundingRequestError, type AnalyzeRequest, type GroundingEngine, type GroundingReport } from '../ground/types.js';
+import { GroundingRequestError, GroundingUnavailableError, type AnalyzeRequest, type GroundingEngine, type GroundingReport } from '../ground/types.js';
 
 /**
  * A small in-test grounding engine implementing the contract: claims are the answer's sentences, a claim is
@@ -23,6 +23,7 @@ export function testEngine(knowledge: string, options: { delayMs?: number } = {}
         });
       }
       if (req.query === 'throw') throw new Error('engine exploded with user text: secret');
+      if (req.query === 'unavailable') throw new GroundingUnavailableError('embedding failed for every claim (connection refused)');
       if (req.answer !== undefined && req.answer.trim() === '') throw new GroundingRequestError('the answer is empty', 422, 'answer');
       if (req.answer === undefined) throw new GroundingRequestError('no LLM is configured: give "answer" to audit one', 400, 'answer');
       const claims = req.answer.split(/(?<=\.)\s+/).filter(Boolean);
