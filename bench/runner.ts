@@ -13,7 +13,7 @@
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Validator } from '../src/core/validator.js';
@@ -79,6 +79,14 @@ if (values.serve) {
   const t0 = performance.now();
   const result = await runExperiment({ experiment: { name: 'bench-runner', inputs, samples: M, validators }, system, store, concurrency, timeoutMs: 30_000 });
   const wall = (performance.now() - t0) / 1000;
+  const peakRss = process.resourceUsage().maxRSS;
+
+  // The same run with a system that only waits `latency` ms in-process (no HTTP): the runner's and the
+  // store's own share of the overhead, apart from the HTTP client's.
+  const sleeper = { id: 'sleep', generate: () => new Promise<{ text: string; latencyMs: number }>((r) => setTimeout(() => r({ text: 'it is fine, and I am glad.', latencyMs }), latencyMs)) };
+  const t1 = performance.now();
+  await runExperiment({ experiment: { name: 'bench-runner-no-http', inputs, samples: M, validators }, system: sleeper, store, concurrency, timeoutMs: 30_000 });
+  const wallNoHttp = (performance.now() - t1) / 1000;
 
   server.send('stop');
   const served = await ask<{ maxInFlight: number; requests: number }>();
@@ -92,7 +100,7 @@ if (values.serve) {
     wall_s: round(wall, 3),
     ideal_s: round(ideal, 3),
     overhead_ratio: round(wall / ideal, 3),
-    peak_rss_mb: round(process.resourceUsage().maxRSS / 1024, 1),
+    peak_rss_mb: round(peakRss / 1024, 1),
     // Context, not targets:
     rss_before_mb: round(rssBefore / 1048576, 1),
     warmup_calls: warmup,
@@ -103,6 +111,8 @@ if (values.serve) {
     requests_served: served.requests,
     max_in_flight: served.maxInFlight,
     mock_server: 'child process',
+    no_http: { wall_s: round(wallNoHttp, 3), overhead_ratio: round(wallNoHttp / ideal, 3) },
+    load_avg_1m: round(loadavg()[0], 2),
   };
   const text = JSON.stringify(out, null, 2);
   process.stdout.write(text + '\n');

@@ -8,13 +8,15 @@ import { openSqliteStore } from '../store/sqlite.js';
 import type { RunRecord } from '../store/types.js';
 import { main } from './main.js';
 
-const { PASS, FAIL } = Outcome;
+const { PASS, FAIL, ERROR } = Outcome;
 let dir: string;
 let db: string;
 let base: RunRecord;
 let same: RunRecord;
 let worse: RunRecord;
 let better: RunRecord;
+let unrelated: RunRecord;
+let erroring: RunRecord;
 
 const inputs = ['a', 'b', 'c', 'd', 'e'];
 const validators = [{ name: 'format' }, { name: 'tone' }];
@@ -32,6 +34,10 @@ beforeAll(async () => {
   worse = await writeFixtureRun(store, { name: 'x', inputs, samples: 10, validators, cell: (i, j, k) => (k === 0 ? (i === 2 || i === 3 || (i === 4 && j < 5) ? FAIL : PASS) : i === 3 ? FAIL : PASS) });
   // better: tone 50/50, format unchanged.
   better = await writeFixtureRun(store, { name: 'x', inputs, samples: 10, validators, cell: (i, j, k) => (k === 0 ? (i === 4 && j < 5 ? FAIL : PASS) : PASS) });
+  // Another experiment: no validator in common with the others.
+  unrelated = await writeFixtureRun(store, { name: 'y', inputs, samples: 2, validators: [{ name: 'other' }], cell: () => PASS });
+  // 'tone' errors everywhere (the provider was down): untestable, never a regression.
+  erroring = await writeFixtureRun(store, { name: 'x', inputs, samples: 10, validators, cell: (i, j, k) => (k === 0 ? (i === 4 && j < 5 ? FAIL : PASS) : ERROR) });
   await store.close();
 });
 
@@ -85,6 +91,33 @@ describe('assay compare', () => {
     const json = JSON.parse(r.out);
     expect(json.validators.find((v: { label: string }) => v.label === 'tone').direction).toBe('better');
     expect(json.regressions).toEqual([]);
+  });
+
+  it('exits 2 when the runs share no validator, rather than passing a gate that compared nothing', async () => {
+    const r = await run(['compare', base.id, unrelated.id, '--store', db]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('no validator in common');
+    expect(r.err).toContain('A: format, tone; B: other');
+    expect(r.out).toContain('validators only in B (not compared): other');
+  });
+
+  it('reports a validator with only errors in B as not testable, and exits 0', async () => {
+    const r = await run(['compare', base.id, erroring.id, '--store', db]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/tone .*\? not testable/);
+    expect(r.out).toContain('not testable (no decided cell in A or B, e.g. all errors): tone');
+  });
+
+  it('applies the Holm adjustment with --adjust holm and rejects an unknown method', async () => {
+    const r = await run(['compare', base.id, worse.id, '--store', db, '--adjust', 'holm', '--json', '-']);
+    expect(r.code).toBe(1);
+    const json = JSON.parse(r.out);
+    expect(json.adjust).toBe('holm');
+    // format p = 1.275e-5, tone p = 1 (unchanged counts) → Holm: 2 × 1.275e-5 for format.
+    expect(json.validators[0].adjustedP).toBeCloseTo(2 * 1.275e-5, 7);
+    const bad = await run(['compare', base.id, worse.id, '--store', db, '--adjust', 'bh']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--adjust: expected "none" or "holm", found "bh"');
   });
 
   it('exits 2 for an unknown run id, a bad level or a missing store', async () => {

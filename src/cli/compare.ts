@@ -1,74 +1,38 @@
 import type { Command } from 'commander';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { PAdjust } from '../core/compare.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { DashboardData } from '../server/data.js';
-import type { ComparisonRow, RunComparison } from '../server/compare.js';
+import { compareRuns, formatComparison } from '../report/compare.js';
+import { loadStoredRun } from '../report/load.js';
 import { openStore } from './run.js';
 
 interface CompareFlags {
   store?: string;
   json?: string;
   level?: string;
+  adjust?: string;
 }
 
-const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
-const signed = (v: number | null) => (v === null ? 'n/a' : `${v > 0 ? '+' : ''}${(v * 100).toFixed(1)}%`);
-
-function row(r: ComparisonRow, width: number): string {
-  const label = r.label.length > width ? r.label.slice(0, width - 1) + '…' : r.label;
-  const test = r.pValue === null ? 'n/a' : `p=${r.pValue.toPrecision(3)} ${r.test === 'fisher' ? 'Fisher' : 'z'}`;
-  const change = r.direction === 'worse' ? '✗ WORSE' : r.direction === 'better' ? '✓ better' : '· same';
-  const ci = r.ci ? `[${signed(r.ci.low)}, ${signed(r.ci.high)}]` : 'n/a';
-  return [
-    label.padEnd(width),
-    `${pct(r.a.rate)} (${r.a.pass}/${r.a.n})`.padStart(16),
-    `${pct(r.b.rate)} (${r.b.pass}/${r.b.n})`.padStart(16),
-    signed(r.diff).padStart(8),
-    ci.padStart(18),
-    test.padStart(16),
-    `  ${change}`,
-  ].join(' ');
+function parseLevel(s: string | undefined): number {
+  if (s === undefined) return 0.95;
+  const level = Number(s);
+  if (!(s.trim() !== '' && level > 0 && level < 1)) throw new UsageError(`--level: expected a number between 0 and 1 (e.g. 0.95), found ${JSON.stringify(s)}`, { path: '--level' });
+  return level;
 }
 
-function header(first: string, width: number): string {
-  return [first.padEnd(width), 'A'.padStart(16), 'B'.padStart(16), 'B−A'.padStart(8), 'interval'.padStart(18), 'test'.padStart(16), '  change'].join(' ');
-}
-
-/** The comparison as terminal text: per validator, then the inputs that changed the most. */
-export function formatComparison(c: RunComparison, maxInputs = 15): string {
-  const lines: string[] = [];
-  lines.push(`A ${c.a.id} (${c.a.name}, ${c.a.shape})  →  B ${c.b.id} (${c.b.name}, ${c.b.shape}), level ${Math.round(c.level * 100)}%`);
-  const vw = Math.max(10, ...c.validators.map((v) => Math.min(30, v.label.length)));
-  lines.push('', header('validator', vw), ...c.validators.map((v) => row(v, vw)));
-  if (c.onlyInA.length) lines.push(`validators only in A (not compared): ${c.onlyInA.join(', ')}`);
-  if (c.onlyInB.length) lines.push(`validators only in B (not compared): ${c.onlyInB.join(', ')}`);
-  const inputs = [...c.inputs].sort((x, y) => (x.pValue ?? 2) - (y.pValue ?? 2) || Math.abs(y.diff ?? 0) - Math.abs(x.diff ?? 0)).slice(0, maxInputs);
-  if (inputs.length) {
-    lines.push('', `inputs (${inputs.length} of ${c.inputs.length} matched, smallest p first; a guide only: samples of one input are correlated)`);
-    lines.push(header('input', 30), ...inputs.map((r) => row(r, 30)));
-  }
-  if (c.inputsOnlyInA || c.inputsOnlyInB) lines.push(`inputs only in A: ${c.inputsOnlyInA}, only in B: ${c.inputsOnlyInB}`);
-  lines.push(
-    '',
-    c.regressions.length
-      ? `✗ significantly worse in B: ${c.regressions.join(', ')} (exit code 1)`
-      : '✓ no validator got significantly worse',
-  );
-  return lines.join('\n') + '\n';
+function parseAdjust(s: string | undefined): PAdjust {
+  if (s === undefined || s === 'none' || s === 'holm') return s ?? 'none';
+  throw new UsageError(`--adjust: expected "none" or "holm", found ${JSON.stringify(s)}`, { path: '--adjust' });
 }
 
 async function compareCommand(runA: string, runB: string, flags: CompareFlags): Promise<void> {
-  let level = 0.95;
-  if (flags.level !== undefined) {
-    level = Number(flags.level);
-    if (!(level > 0 && level < 1)) throw new UsageError(`--level: expected a number between 0 and 1 (e.g. 0.95), found ${JSON.stringify(flags.level)}`, { path: '--level' });
-  }
+  const level = parseLevel(flags.level);
+  const adjust = parseAdjust(flags.adjust);
   const store = openStore(flags.store, true);
   try {
-    const data = new DashboardData(store);
-    const result = await data.compare(runA, runB, level);
-    if ('missing' in result) throw new UsageError(`no run with id "${result.missing}" in the store (list them with: assay runs)`, { path: result.missing === runA ? '<runA>' : '<runB>' });
+    const [a, b] = [await loadStoredRun(store, runA), await loadStoredRun(store, runB)];
+    const result = compareRuns(a, b, { level, adjust });
     if (flags.json === '-') {
       process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     } else {
@@ -77,6 +41,13 @@ async function compareCommand(runA: string, runB: string, flags: CompareFlags): 
         await mkdir(dirname(flags.json), { recursive: true });
         await writeFile(flags.json, JSON.stringify(result, null, 2) + '\n', 'utf8');
       }
+    }
+    // A gate that compared nothing must not pass silently (e.g. two different experiments' ids).
+    if (!result.validators.length) {
+      throw new UsageError(
+        `runs ${runA} (${a.run.name}) and ${runB} (${b.run.name}) have no validator in common: nothing to compare ` +
+          `(A: ${a.run.validators.map((v) => v.name).join(', ') || 'none'}; B: ${b.run.validators.map((v) => v.name).join(', ') || 'none'})`,
+      );
     }
     process.exitCode = result.regressions.length ? ExitCode.VERDICT_FAILED : ExitCode.OK;
   } finally {
@@ -93,6 +64,11 @@ export function register(program: Command): void {
     .argument('<runB>', 'candidate run id')
     .option('--store <path>', 'SQLite store (default .assay/assay.db)')
     .option('--json <file>', 'also write the comparison as JSON ("-" for stdout only)')
-    .option('--level <p>', 'confidence level of the tests and intervals', '0.95')
+    .option('--level <p>', 'confidence level of the tests and intervals (default 0.95)')
+    .option('--adjust <method>', 'multiple-comparison adjustment of the validator tests: none or holm (default none)')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 no validator significantly worse; 1 at least one is (regression);\n2 unknown run id, bad flag, missing store, or no validator in common.',
+    )
     .action(async (runA: string, runB: string, flags: CompareFlags) => compareCommand(runA, runB, flags));
 }

@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAttemptLog } from '../guard/attempt-log.js';
+import { openSqliteStore } from '../store/sqlite.js';
 import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../testing/mock-openai.js';
-import { main } from './main.js';
+import { captureCli } from './testing/capture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-guard-cli-'));
 let judge: MockOpenAI;
@@ -44,22 +45,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const w1 = process.stdout.write.bind(process.stdout);
-  const w2 = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((s: string) => ((out += s), true)) as typeof process.stdout.write;
-  process.stderr.write = ((s: string) => ((err += s), true)) as typeof process.stderr.write;
-  const before = process.exitCode;
-  try {
-    return { code: await main(args), out, err };
-  } finally {
-    process.stdout.write = w1;
-    process.stderr.write = w2;
-    process.exitCode = before;
-  }
-}
+const cli = captureCli;
 
 describe('assay guard', () => {
   it("runs the config's system, validators and verifier, feeding the judge's reasons back", async () => {
@@ -80,6 +66,27 @@ describe('assay guard', () => {
     }
   });
 
+  it('the same verifier is one more tensor column in `assay run`: reasons stored, then planned from', async () => {
+    const store = join(dir, 'run.db');
+    const json = join(dir, 'run.json');
+    const run = await cli(['run', join(dir, 'exp.yaml'), '--samples', '3', '--store', store, '--json', json]);
+    expect(run.code, run.err).toBe(1); // the judge fails every un-augmented answer
+    const runId = JSON.parse(readFileSync(json, 'utf8')).runId as string;
+    const s = openSqliteStore(store, { readonly: true });
+    try {
+      const sample = await s.getSample(runId, 0, 2);
+      expect(sample?.reasons).toEqual([undefined, [REASON]]);
+      expect((await s.getRun(runId))?.validators.map((v) => [v.name, v.kind])).toEqual([['short', 'validator'], ['courteous', 'verifier']]);
+    } finally {
+      await s.close();
+    }
+    const plan = await cli(['plan', '--run', runId, '--store', store, '--json']);
+    expect(plan.code, plan.err).toBe(0);
+    const p = JSON.parse(plan.out);
+    expect(p.validators.map((v: { name: string; rate: number }) => [v.name, v.rate])).toEqual([['short', 1], ['courteous', 0]]);
+    expect(p).toMatchObject({ K: 2, p_pass: 0, m: null, per_input: { unreachable_inputs: 1 } });
+  });
+
   it('exits 1 with no output when nothing passes, and prints a readable account', async () => {
     const r = await cli(['guard', join(dir, 'exp.yaml'), '--input-index', '0', '--max-attempts', '2', '--no-feedback', '--no-store']);
     expect(r.code).toBe(1);
@@ -94,7 +101,11 @@ describe('assay guard', () => {
     const none = await cli(['guard', join(dir, 'exp.yaml')]);
     expect(none.code).toBe(2);
     expect(none.err).toMatch(/--input <text> or --input-index <i>, found neither/);
+    const huge = await cli(['guard', join(dir, 'exp.yaml'), '--input', 'x', '--timeout', '99999999999']);
+    expect(huge.code).toBe(2);
+    expect(huge.err).toMatch(/--timeout: expected at most 2147483647 ms, found "99999999999"/);
     const idx = await cli(['guard', join(dir, 'exp.yaml'), '--input-index', '5']);
+    expect(idx.code).toBe(2);
     expect(idx.err).toMatch(/--input-index: expected a whole number from 0 to 0/);
   });
 });

@@ -55,10 +55,19 @@ export function formatGuardResult(r: GuardResult): string {
   return lines.join('\n');
 }
 
+// Node's timers hold at most 2^31 − 1 ms (about 24.8 days).
+const MAX_MS = 2 ** 31 - 1;
+
+function msFlag(flag: string, value: string | undefined): number | undefined {
+  const ms = positiveIntFlag(flag, value);
+  if (ms !== undefined && ms > MAX_MS) throw new UsageError(`${flag}: expected at most ${MAX_MS} ms, found ${JSON.stringify(value)}`, { path: flag });
+  return ms;
+}
+
 async function guardCommand(configPath: string, flags: GuardFlags): Promise<void> {
   const maxAttempts = positiveIntFlag('--max-attempts', flags.maxAttempts)!;
-  const timeoutMs = positiveIntFlag('--timeout', flags.timeout);
-  const callTimeoutMs = positiveIntFlag('--call-timeout', flags.callTimeout);
+  const timeoutMs = msFlag('--timeout', flags.timeout);
+  const callTimeoutMs = msFlag('--call-timeout', flags.callTimeout);
   let experiment: Experiment | undefined;
   let system: SystemUnderTest | undefined;
   try {
@@ -76,6 +85,8 @@ async function guardCommand(configPath: string, flags: GuardFlags): Promise<void
       timeoutMs,
       callTimeoutMs: callTimeoutMs ?? experiment.timeoutMs,
       validatorTimeoutMs: experiment.validatorTimeoutMs,
+      // As in `assay run`: a verifier is an LLM call and gets the config's per-call limit unless it sets its own.
+      verifierTimeoutMs: experiment.timeoutMs,
       feedback: flags.feedback,
       store,
       inputIndex: idx >= 0 ? idx : 0,

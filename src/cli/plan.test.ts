@@ -4,29 +4,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
 import { openSqliteStore } from '../store/sqlite.js';
-import { main } from './main.js';
+import { captureCli } from './testing/capture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-plan-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Run the CLI in-process, capturing what it writes. */
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const w1 = process.stdout.write.bind(process.stdout);
-  const w2 = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((s: string) => ((out += s), true)) as typeof process.stdout.write;
-  process.stderr.write = ((s: string) => ((err += s), true)) as typeof process.stderr.write;
-  const before = process.exitCode;
-  try {
-    const code = await main(args);
-    return { code, out, err };
-  } finally {
-    process.stdout.write = w1;
-    process.stderr.write = w2;
-    process.exitCode = before;
-  }
-}
+const cli = captureCli;
 
 describe('assay plan --rates', () => {
   it("prints the worked example's figures with the correct m", async () => {
@@ -51,6 +34,9 @@ describe('assay plan --rates', () => {
       [['--rates', '0.9,1.5'], /--rates: .*found "1\.5" at position 2/],
       [['--rates', '0.9,,0.8'], /found "" at position 2/],
       [['--rates', 'abc'], /found "abc"/],
+      [['--rates', '0x1'], /found "0x1" at position 1/],
+      [['--rates', 'Infinity'], /found "Infinity"/],
+      [['--rates', '0.9', '--confidence', '0x0'], /--confidence: .*found "0x0"/],
       [['--rates', '0.9', '--confidence', '1'], /--confidence: expected a number strictly between 0 and 1, found "1"/],
       [['--rates', '0.9', '--run', 'x'], /exactly one of --rates .* found both/],
       [[], /found neither/],
@@ -89,9 +75,17 @@ describe('assay plan --run', () => {
     const r = await cli(['plan', '--run', run.id, '--store', path, '--confidence', '0.99', '--json']);
     expect(r.code, r.err).toBe(0);
     const j = JSON.parse(r.out);
-    expect(j).toMatchObject({ run_id: run.id, source: 'joint', N: 2, M: 40, K: 2 });
+    expect(Object.keys(j).slice(0, 8)).toEqual(['run_id', 'name', 'source', 'p_pass', 'expected_attempts', 'expected_retries', 'm', 'p_success_within_m']);
+    expect(j).toMatchObject({ run_id: run.id, source: 'per_input', N: 2, M: 40, K: 2 });
+    // Headline: the mixture over the two inputs. Mean P_pass,i = 59/80; E = (40/39 + 2)/2; m: ((1/40)^m + 0.5^m)/2 ≤ 1%.
     expect(j.p_pass).toBeCloseTo(59 / 80, 12);
-    expect(j.m).toBe(4);
+    expect(j.expected_attempts).toBeCloseTo((40 / 39 + 2) / 2, 12);
+    expect(j.expected_retries).toBeCloseTo((40 / 39 + 2) / 2 - 1, 12);
+    expect(j.m).toBe(6);
+    expect(j.p_success_within_m).toBeCloseTo(1 - (40 ** -6 + 0.5 ** 6) / 2, 12);
+    // The pooled rate alone would say m = 4, which succeeds on only ~96.9% of calls over these inputs.
+    expect(j.joint.m).toBe(4);
+    expect(j.joint.per_input_success_within_m).toBeCloseTo(1 - (40 ** -4 + 0.5 ** 4) / 2, 12);
     expect(j.product.p_pass).toBeCloseTo((60 / 80) * (59 / 80), 12);
     expect(j.inputs).toHaveLength(2);
     expect(j.inputs[0]).toMatchObject({ i: 0, input: 'easy', samples: 40, all_pass: 39, m: 2 });
@@ -105,6 +99,9 @@ describe('assay plan --run', () => {
     const table = await cli(['plan', '--run', run.id, '--store', path]);
     expect(table.code).toBe(0);
     expect(table.out).toMatch(/product of marginals \(paper\)/);
+    expect(table.out).toMatch(/guard over these inputs: m = 6 attempts/);
+    expect(table.out).toMatch(/each input on its own needs up to m = 7/);
+    expect(table.out).toMatch(/the pooled rate's m = 4 would succeed on only 96\.8[78]% of calls/);
     expect(table.out).toMatch(/MISPREDICTS/);
     expect(table.out).toMatch(/hard/);
   });

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import { planFromRates, planFromTensor, type ErrorPolicy, type RatePlan, type TensorRetryPlan } from '../core/retry.js';
+import type { ErrorPolicy } from '../core/independence.js';
+import { planFromRates, type RatePlan } from '../core/retry.js';
+import { planFromTensor, type TensorRetryPlan } from '../core/retry-tensor.js';
 import type { IntervalMethod } from '../core/summary-types.js';
 import { UsageError } from '../errors.js';
 import { openStore } from './run.js';
@@ -21,12 +23,15 @@ interface PlanFlags {
   json?: boolean;
 }
 
+// A plain decimal ("0.9", ".85", "1", "9e-1"): Number() alone would also take "0x1", "Infinity" or "  ".
+const DECIMAL = /^[+]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
 /** Comma-separated rates in [0, 1], or a UsageError naming the flag, the position and what was found. */
 export function parseRates(text: string): number[] {
   const parts = text.split(',').map((s) => s.trim());
   return parts.map((s, k) => {
-    const p = s === '' ? Number.NaN : Number(s);
-    if (!Number.isFinite(p) || p < 0 || p > 1) {
+    const p = DECIMAL.test(s) ? Number(s) : Number.NaN;
+    if (!(p >= 0 && p <= 1)) {
       throw new UsageError(`--rates: expected comma-separated numbers in [0, 1], found ${JSON.stringify(s)} at position ${k + 1} of ${JSON.stringify(text)}`, { path: '--rates' });
     }
     return p;
@@ -35,8 +40,8 @@ export function parseRates(text: string): number[] {
 
 /** A probability strictly between 0 and 1 from a flag. */
 export function probabilityFlag(flag: string, value: string): number {
-  const p = Number(value);
-  if (value.trim() === '' || !Number.isFinite(p) || p <= 0 || p >= 1) {
+  const p = DECIMAL.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!(p > 0 && p < 1)) {
     throw new UsageError(`${flag}: expected a number strictly between 0 and 1, found ${JSON.stringify(value)}`, { path: flag });
   }
   return p;
@@ -68,16 +73,32 @@ export function formatRatePlan(p: RatePlan, rates: number[]): string {
   ].join('\n');
 }
 
+/** One row of the model table: '—' where there is no data, '∞' where the figure is unbounded (P_pass = 0). */
+function modelRow(label: string, p: { p_pass: number; expected_attempts: number | null; m: number | null } | null | undefined): string[] {
+  return p ? [label, num(p.p_pass), num(p.expected_attempts), num(p.m)] : [label, '—', '—', '—'];
+}
+
 export function formatTensorPlan(p: TensorRetryPlan & { run_id: string }, labels: string[]): string {
-  const out: string[] = [`run ${p.run_id}: ${p.N} inputs × ${p.M} samples × ${p.K} validators; target ${pct(p.confidence)}; intervals ${pct(p.level)}; errors: ${p.errors}`, ''];
+  const out: string[] = [`run ${p.run_id}: ${p.N} inputs × ${p.M} samples × ${p.K} validators; target ${pct(p.confidence)}; intervals ${pct(p.level)}; errors: ${p.errors}`];
+  out.push(
+    p.m === null
+      ? `guard over these inputs: no m reaches ${pct(p.confidence)}${p.per_input ? ` (${p.per_input.unreachable_inputs} input(s) never passed)` : ' (no decided sample)'}`
+      : `guard over these inputs: m = ${p.m} attempts (incl. the first) succeed on ${pct(p.p_success_within_m)} of calls; E[attempts] ${num(p.expected_attempts)}` +
+          (p.per_input?.max_m != null && p.per_input.max_m > p.m ? `; each input on its own needs up to m = ${p.per_input.max_m}` : ''),
+    '',
+  );
   out.push(
     table([
       ['model', 'P_pass', 'E[attempts]', 'm'],
-      ['product of marginals (paper)', num(p.product?.p_pass), num(p.product?.expected_attempts), num(p.product?.m)],
-      ['empirical joint (pooled)', num(p.joint?.p_pass), num(p.joint?.expected_attempts), num(p.joint?.m)],
-      ['per input (mixture)', '', num(p.per_input?.expected_attempts), num(p.per_input?.m)],
+      modelRow('product of marginals (paper)', p.product),
+      modelRow('empirical joint (pooled)', p.joint),
+      modelRow('per input (mixture): headline', p.per_input),
     ]),
   );
+  const short = p.joint?.per_input_success_within_m;
+  if (p.joint?.m != null && short != null && short < p.confidence) {
+    out.push(`(inputs differ: the pooled rate's m = ${p.joint.m} would succeed on only ${pct(short)} of calls, not ${pct(p.confidence)})`);
+  }
   if (p.per_input && p.per_input.unreachable_inputs > 0) {
     out.push(`(${p.per_input.unreachable_inputs} input(s) never passed every validator: their attempts are unbounded)`);
   }
@@ -135,17 +156,10 @@ async function planCommand(flags: PlanFlags): Promise<void> {
     if (!run) throw new UsageError(`--run: no run with id ${JSON.stringify(flags.run)} in the store (list them with: assay runs)`, { path: '--run' });
     const tensor = await store.loadTensor(run.id);
     const plan = planFromTensor(tensor, { confidence, level, method, errors, alpha, names: run.validators.map((v) => v.name) });
-    const j = plan.joint;
-    // The headline figures are the empirical joint ones; the paper's product is kept beside them under `product`.
+    // The headline figures (the per-input mixture's) come first; the paper's product and the pooled rate beside them.
     const out = {
       run_id: run.id,
       name: run.name,
-      source: 'joint' as const,
-      p_pass: j?.p_pass ?? null,
-      expected_attempts: j?.expected_attempts ?? null,
-      expected_retries: j?.expected_retries ?? null,
-      m: j?.m ?? null,
-      p_success_within_m: j?.p_success_within_m ?? null,
       ...plan,
       inputs: plan.inputs.map((x) => ({ ...x, input: run.inputs[x.i] })),
     };

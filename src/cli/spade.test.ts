@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { loadExperiment } from '../config/index.js';
 import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../testing/mock-openai.js';
 import { main } from './main.js';
 
@@ -39,28 +39,42 @@ const file = (name: string, content: unknown) => {
 };
 
 describe('assay spade (CLI)', () => {
-  it('deltas prints + and − lines per consecutive pair', async () => {
+  it('deltas prints + and − lines per consecutive pair, starting from the empty version 0', async () => {
     const f = file('v.json', ['Summarise. Be polite.', 'Summarise. Be polite.', 'Summarise. Be concise.']);
     expect(await main(['spade', 'deltas', f])).toBe(0);
+    expect(stdout).toMatch(/# \(empty\) → v0\n\+ Summarise\.\n\+ Be polite\./);
     expect(stdout).toContain('(no change)');
     expect(stdout).toContain('- Be polite.');
     expect(stdout).toContain('+ Be concise.');
+    stdout = '';
+    expect(await main(['spade', 'deltas', f, '--no-initial'])).toBe(0);
+    expect(stdout).not.toContain('(empty)');
+    expect(await main(['spade', 'deltas', file('none.json', [])])).toBe(2);
+    expect(stderr).toMatch(/none\.json: expected at least one prompt version, found none/);
   });
 
-  it('taxonomy without an LLM gives a clear usage message (exit 2)', async () => {
+  it('taxonomy without an LLM gives a clear usage message (exit 2); a bad --limit names the flag', async () => {
     const f = file('v2.json', ['A.', 'A. B.']);
     expect(await main(['spade', 'taxonomy', f])).toBe(2);
     expect(stderr).toMatch(/no LLM configured/);
+    const ev = file('tax.json', { rows: [{ id: 1, diff: '+ A.', ground_truth_tags: ['Content/Inclusion'] }] });
+    expect(await main(['spade', 'taxonomy', '--eval', ev, '--limit', 'abc'])).toBe(2);
+    expect(stderr).toMatch(/--limit: expected a whole number ≥ 1, found "abc"/);
+    expect(await main(['spade', 'taxonomy', '--eval', file('tax2.json', { rows: [{ id: 1, diff: '+ A.', ground_truth_tags: 'Content/Inclusion' }] })])).toBe(2);
+    expect(stderr).toMatch(/tax2\.json: rows\[0\]: expected a string "diff" and a list "ground_truth_tags"/);
   });
 
-  it('bad --alpha and --method are usage errors naming the flag', async () => {
+  it('bad --alpha, --method and an example-free matrix are usage errors naming what is wrong', async () => {
     expect(await main(['spade', 'select', '--matrix', 'x.json', '--alpha', '1.5'])).toBe(2);
     expect(stderr).toMatch(/--alpha: expected a number between 0 and 1, found "1.5"/);
     expect(await main(['spade', 'select', '--method', 'greedy'])).toBe(2);
     expect(stderr).toMatch(/--method/);
+    const empty = file('empty.json', { assertions: ['a'], examples: [], results: { a: [] } });
+    expect(await main(['spade', 'select', '--matrix', empty, '--method', 'cov'])).toBe(2);
+    expect(stderr).toMatch(/empty\.json: the matrix has no labelled examples.*--method roots/);
   });
 
-  it('select on a benchmark pipeline file: base reproduces the paper, sub runs, infeasible exits 1', async () => {
+  it('select on a benchmark pipeline file: base reproduces the paper, sub runs, infeasible exits 1 naming the constraint', async () => {
     const f = join(BENCH, 'statsbot.json');
     if (!existsSync(f)) throw new Error(`benchmark file missing: ${f}`);
     expect(await main(['spade', 'select', '--matrix', f, '--method', 'base', '--alpha', '0.6', '--tau', '0.25'])).toBe(0);
@@ -72,8 +86,10 @@ describe('assay spade (CLI)', () => {
     expect(JSON.parse(readFileSync(json, 'utf8')).status).toBe('ok');
     // a catches the bad example only together with a good one: α = 1 and τ = 0 cannot both hold
     const small = file('m.json', { assertions: ['a', 'b'], examples: [{ id: 'g', label: 'good' }, { id: 'x', label: 'bad' }, { id: 'y', label: 'bad' }], results: { a: [false, false, true], b: [true, true, false] } });
-    expect(await main(['spade', 'select', '--matrix', small, '--method', 'cov', '--alpha', '1', '--tau', '0'])).toBe(1);
-    expect(stdout).toMatch(/infeasible: coverage ≥ 1 and FFR ≤ 0 cannot both be met: with FFR ≤ 0 the best coverage is 0\.500; reaching coverage 1 needs FFR ≥ 1\.000/);
+    expect(await main(['spade', 'select', '--matrix', small, '--method', 'cov', '--alpha', '1', '--tau', '0', '--candidates', file('c.json', []), '--export', join(dir, 'never.yaml')])).toBe(1);
+    expect(stdout).toMatch(/infeasible: coverage ≥ 1 and FFR ≤ 0 cannot both be met: with FFR ≤ 0 the best achievable coverage is 0\.500; reaching coverage 1 needs FFR ≥ 1\.000/);
+    expect(stdout).toMatch(/no config written/);
+    expect(existsSync(join(dir, 'never.yaml'))).toBe(false);
     stdout = '';
     expect(await main(['spade', 'select', '--matrix', f, '--method', 'roots'])).toBe(0);
     expect(stdout).toMatch(/roots of the subsumption DAG: \d+ of 15/);
@@ -92,36 +108,92 @@ describe('assay spade (CLI)', () => {
       expect(stdout).toMatch(/micro precision/);
     });
 
-    it('synthesize → evaluate → select → export runs end to end, and assay can load the export', async () => {
+    it('git history → deltas → taxonomy → synthesize → evaluate → select → export → assay run, files passed between steps', async () => {
+      // The prompt's history, committed as a user would (with a rename on the way).
+      const repo = join(dir, 'repo');
+      mkdirSync(join(repo, 'prompts'), { recursive: true });
+      const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo, stdio: 'pipe' });
+      git('init', '-q');
+      const prompt = join(repo, 'prompts', 'summary.txt');
+      writeFileSync(prompt, 'Summarise the call. Use at most 3 bullets.\n');
+      git('add', '.');
+      git('commit', '-qm', 'v1');
+      writeFileSync(prompt, 'Summarise the call. Use at most 3 bullets. Never mention prices.\n');
+      git('commit', '-qam', 'v2');
+      const user = (b: ChatRequestBody) => String(b.messages.at(-1)?.content);
       mock = await startMockOpenAI({
         chat: (b: ChatRequestBody) => {
           const fmt = JSON.stringify(b.response_format ?? '');
-          if (fmt.includes('"criteria"')) return { content: JSON.stringify({ criteria: [{ criterion: 'at most 3 bullets', category: 'Quantity Instruction', vague: false }, { criterion: 'no prices', category: 'Exclusion', vague: false }] }) };
-          const u = JSON.stringify(b.messages);
-          if (u.includes('no prices')) return { content: JSON.stringify({ assertions: [{ name: 'no_prices', description: 'No prices', kind: 'js', check: null, question: null, source: "o => !/\\$\\d/.test(o)" }] }) };
-          return { content: JSON.stringify({ assertions: [{ name: 'max3', description: 'At most 3 bullets', kind: 'check', check: JSON.stringify({ type: 'max-count', pattern: '^- ', flags: 'm', max: 3 }), question: null, source: null }] }) };
+          const u = user(b);
+          if (fmt.includes('"taxonomy"')) return { content: JSON.stringify({ sentences: u.includes('0. Never') ? [{ index: 0, categories: ['Exclusion'] }] : [{ index: 1, categories: ['Quantity Instruction'] }] }) };
+          if (fmt.includes('"criteria"')) {
+            const criteria = [];
+            if (u.includes('+ Use at most 3 bullets.')) criteria.push({ criterion: 'at most 3 bullets', category: 'Quantity Instruction', vague: false });
+            if (u.includes('+ Never mention prices.')) criteria.push({ criterion: 'no prices', category: 'Exclusion', vague: false });
+            return { content: JSON.stringify({ criteria }) };
+          }
+          if (fmt.includes('"assertions"')) {
+            if (u.includes('no prices')) {
+              return { content: JSON.stringify({ assertions: [
+                { name: 'no_prices', description: 'No prices', kind: 'js', check: null, question: null, source: 'o => !/\\$\\d/.test(o)' },
+                { name: 'price_free', description: 'Judge: no prices', kind: 'llm', check: null, question: 'Is the summary free of prices?', source: null },
+                { name: 'spin', description: 'never returns', kind: 'js', check: null, question: null, source: 'o => { while (true) {} }' },
+              ] }) };
+            }
+            return { content: JSON.stringify({ assertions: [{ name: 'max3', description: 'At most 3 bullets', kind: 'check', check: JSON.stringify({ type: 'max-count', pattern: '^- ', flags: 'm', max: 3 }), question: null, source: null }] }) };
+          }
+          if (fmt.includes('"subsumptions"')) return { content: JSON.stringify({ pairs: [{ subsumer: 'price_free', subsumed: 'no_prices' }, { subsumer: 'max3', subsumed: 'no_prices' }] }) };
+          if (!b.response_format && !b.tools) return { content: 'price_free subsumes no_prices.' };
+          // The judge of llm assertions: FAIL when the output mentions a price.
+          return { content: JSON.stringify(/\$\d/.test(u) ? { verdict: 'FAIL', reasons: ['mentions a price'] } : { verdict: 'PASS', reasons: [] }) };
         },
       });
       process.env.OPENAI_BASE_URL = mock.baseURL;
-      const versions = file('h.yaml', 'versions:\n  - Summarise the call.\n  - Summarise the call. Use at most 3 bullets. Never mention prices.\n');
+      process.env.ASSAY_SPADE_MODEL = 'm';
+
+      expect(await main(['spade', 'deltas', '--git', prompt])).toBe(0);
+      expect(stdout).toMatch(/# \(empty\) → [0-9a-f]{12}\n\+ Summarise the call\.\n\+ Use at most 3 bullets\.\n\n# [0-9a-f]{12} → [0-9a-f]{12}\n\+ Never mention prices\./);
+      stdout = '';
+      expect(await main(['spade', 'taxonomy', '--git', prompt])).toBe(0);
+      expect(stdout).toMatch(/\+ Use at most 3 bullets\.  \[Quantity Instruction\]/);
+      expect(stdout).toMatch(/\+ Never mention prices\.  \[Exclusion\]/);
+
       const cands = join(dir, 'cands.json');
-      expect(await main(['spade', 'synthesize', versions, '--out', cands, '--model', 'm'])).toBe(0);
-      expect(stdout).toMatch(/2 criteria, 2 candidates, 0 rejected/);
-      const examples = file('ex.jsonl', ['{"output":"- a\\n- b","label":"good"}', '{"output":"- a","label":1}', '{"output":"- a\\n- b\\n- c\\n- d","label":"bad"}', '{"output":"costs $5","label":0}'].join('\n'));
+      expect(await main(['spade', 'synthesize', '--git', prompt, '--out', cands, '--subsumptions'])).toBe(0);
+      // The first criterion comes from the initial delta (version 0 is the empty prompt).
+      expect(stdout).toMatch(/2 criteria, 4 candidates, 0 rejected, 2 subsumption pairs/);
+
+      const examples = file('ex.jsonl', ['{"id":"g1","output":"- a\\n- b","label":"good"}', '{"id":"g2","output":"- a","label":1}', '{"id":"b1","output":"- a\\n- b\\n- c\\n- d","label":"bad"}', '{"id":"b2","output":"costs $5","label":0}'].join('\n'));
       const matrix = join(dir, 'matrix.json');
-      expect(await main(['spade', 'evaluate', '--candidates', cands, '--examples', examples, '--out', matrix])).toBe(0);
-      expect(JSON.parse(readFileSync(matrix, 'utf8')).results).toEqual({ max3: [true, true, false, true], no_prices: [true, true, true, false] });
+      stdout = '';
+      expect(await main(['spade', 'evaluate', '--candidates', cands, '--examples', examples, '--out', matrix, '--judge-model', 'judge', '--js-timeout-ms', '200'])).toBe(0);
+      expect(stdout).toMatch(/4 error cells, not counted as failures/);
+      expect(stdout).toMatch(/spin: 4\/4 ERROR \(timed out after 200 ms\)/);
+      const m = JSON.parse(readFileSync(matrix, 'utf8'));
+      expect(m.results).toEqual({ max3: [true, true, false, true], no_prices: [true, true, true, false], price_free: [true, true, true, false], spin: [null, null, null, null] });
+      expect(m.errors[0]).toMatchObject({ example: 'g1', assertion: 'spin' });
+
       const exported = join(dir, 'selected.yaml');
-      expect(await main(['spade', 'select', '--matrix', matrix, '--method', 'cov', '--alpha', '1', '--tau', '0', '--candidates', cands, '--examples', examples, '--export', exported])).toBe(0);
-      expect(stdout).toMatch(/cov: 2 of 2 selected/);
+      stdout = '';
+      expect(await main(['spade', 'select', '--matrix', matrix, '--method', 'sub', '--prune', '--alpha', '1', '--tau', '0', '--candidates', cands, '--examples', examples, '--judge-model', 'judge', '--export', exported])).toBe(0);
+      // max3 passes "costs $5", which no_prices fails: that pair is refuted. The assertion that never ran is never chosen.
+      expect(stdout).toMatch(/subsumption pairs: 2 → 1 \(refuted by a counterexample 1,/);
+      expect(stdout).toMatch(/sub \(paper\): 2 of 4 selected; FFR 0\.000 ✓ \(τ 0\), coverage 1\.000 ✓ \(α 1\); excluded and not subsumed 0/);
+      expect(stdout).toMatch(/not evaluated \(every cell ERROR, never selected\): spin/);
       const yaml = readFileSync(exported, 'utf8');
       expect(yaml).toMatch(/# FFR 0 \(0\/2 good flagged/);
-      const exp = await loadExperiment(exported);
-      try {
-        expect(exp.validators.map((v) => v.name)).toEqual(['max3', 'no_prices']);
-      } finally {
-        exp.dispose();
-      }
-    });
+      expect(yaml).toMatch(/instructions: 'Answer this yes\/no question about the output; "yes" means PASS: Is the summary free of prices\?'/);
+
+      // The exported config runs with assay run: the replayed good outputs pass every assertion.
+      const report = join(dir, 'run.json');
+      stdout = '';
+      expect(await main(['run', exported, '--store', join(dir, 'runs.db'), '--json', report, '--no-progress'])).toBe(0);
+      const r = JSON.parse(readFileSync(report, 'utf8')) as { validators: { name: string; counts: { pass: number; fail: number; error: number } }[] };
+      expect(r.validators.map((v) => [v.name, v.counts.fail, v.counts.error])).toEqual([
+        ['max3', 0, 0],
+        ['price_free', 0, 0],
+      ]);
+      expect(r.validators.every((v) => v.counts.pass > 0)).toBe(true);
+    }, 30_000);
   });
 });

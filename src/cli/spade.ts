@@ -9,6 +9,7 @@ import { matrixToJson, readCandidates, readData, readExamples, readMatrix, readS
 import { llmFromEnv, NO_LLM_MESSAGE, type SpadeLlm } from '../spade/llm.js';
 import { proposeSubsumptions } from '../spade/propose.js';
 import { select, type Method, type SubObjective } from '../spade/select.js';
+import { formatErrors, formatSelection } from '../spade/report.js';
 import { pruneSubsumptions, subsumptionRoots } from '../spade/subsumption.js';
 import { synthesizeCandidates } from '../spade/synthesize.js';
 import { categoriseDelta, evaluateTaxonomy, type AnnotatedDelta } from '../spade/taxonomy.js';
@@ -19,9 +20,23 @@ import { gitVersions, readVersionsFile } from '../spade/versions.js';
 const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : s + '\n');
 
 async function versionsFrom(file: string | undefined, git: string | undefined): Promise<PromptVersion[]> {
-  if (git) return gitVersions(git);
-  if (file) return readVersionsFile(file);
-  throw new UsageError('expected a versions file (JSON/YAML) or --git <prompt file>, found neither');
+  if (file && git) throw new UsageError(`expected a versions file or --git <prompt file>, found both (${file} and --git ${git})`);
+  const versions = git ? await gitVersions(git) : file ? await readVersionsFile(file) : undefined;
+  if (!versions) throw new UsageError('expected a versions file (JSON/YAML) or --git <prompt file>, found neither');
+  if (!versions.length) throw new UsageError(`${file ?? git}: expected at least one prompt version, found none`, { file: file ?? git });
+  return versions;
+}
+
+/** The deltas of a history; `--no-initial` leaves out the delta from the empty version 0 to the first. */
+async function deltasFrom(file: string | undefined, o: { git?: string; initial?: boolean }) {
+  const versions = await versionsFrom(file, o.git);
+  return { versions, deltas: promptDeltas(versions, { initial: o.initial !== false }) };
+}
+
+function positiveInt(flag: string, v: string): number {
+  const x = Number(v);
+  if (!(/^\d+$/.test(v.trim()) && x >= 1)) throw new UsageError(`${flag}: expected a whole number ≥ 1, found ${JSON.stringify(v)}`, { path: flag });
+  return x;
 }
 
 function unit(flag: string, v: string): number {
@@ -41,6 +56,7 @@ async function writeJson(file: string | undefined, data: unknown): Promise<void>
 }
 
 const pct = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
+const INITIAL = ['--no-initial', 'leave out the delta from the empty version 0 to the first version (the paper includes it)'] as const;
 
 export function register(program: Command): void {
   const spade = program.command('spade').description('SPADE: assertions from prompt version histories, selected by integer programming');
@@ -50,10 +66,11 @@ export function register(program: Command): void {
     .description('sentence-level deltas between consecutive prompt versions')
     .argument('[versions]', 'JSON/YAML list of prompt versions')
     .option('--git <file>', 'use the git history of this prompt file')
+    .option(...INITIAL)
     .option('--json <file>', 'also write the deltas as JSON')
-    .action(async (file: string | undefined, o: { git?: string; json?: string }) => {
-      const deltas = promptDeltas(await versionsFrom(file, o.git));
-      out(deltas.map(formatDelta).join('\n\n') || '(fewer than two versions: no deltas)');
+    .action(async (file: string | undefined, o: { git?: string; initial?: boolean; json?: string }) => {
+      const { deltas } = await deltasFrom(file, o);
+      out(deltas.map(formatDelta).join('\n\n') || '(a single version and --no-initial: no deltas)');
       await writeJson(o.json, deltas);
     });
 
@@ -62,17 +79,21 @@ export function register(program: Command): void {
     .description("categorise added sentences into the paper's taxonomy (LLM); --eval scores agreement with human tags")
     .argument('[versions]', 'JSON/YAML list of prompt versions')
     .option('--git <file>', 'use the git history of this prompt file')
+    .option(...INITIAL)
     .option('--eval <file>', 'annotated deltas (taxonomy_prompt_deltas.json) to score against')
     .option('--limit <n>', 'only the first n annotated deltas')
     .option('--model <name>', 'model (else ASSAY_SPADE_MODEL)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint (else OPENAI_BASE_URL)')
     .option('--json <file>', 'also write the result as JSON')
-    .action(async (file: string | undefined, o: { git?: string; eval?: string; limit?: string; model?: string; baseUrl?: string; json?: string }) => {
+    .action(async (file: string | undefined, o: { git?: string; initial?: boolean; eval?: string; limit?: string; model?: string; baseUrl?: string; json?: string }) => {
       if (o.eval) {
         const data = (await readData(o.eval)) as { rows?: AnnotatedDelta[] };
         if (!Array.isArray(data?.rows)) throw new UsageError(`${o.eval}: expected {"rows": [{diff, ground_truth_tags, …}]}`, { file: o.eval });
+        const bad = data.rows.findIndex((r) => typeof r?.diff !== 'string' || !Array.isArray(r?.ground_truth_tags));
+        if (bad >= 0) throw new UsageError(`${o.eval}: rows[${bad}]: expected a string "diff" and a list "ground_truth_tags"`, { file: o.eval, path: `rows[${bad}]` });
+        const limit = o.limit !== undefined ? positiveInt('--limit', o.limit) : undefined;
         const llm = requireLlm(o);
-        const rows = o.limit ? data.rows.slice(0, Number(o.limit)) : data.rows;
+        const rows = limit ? data.rows.slice(0, limit) : data.rows;
         const r = await evaluateTaxonomy(llm, rows);
         out(`taxonomy agreement with human tags (${llm.model}): ${r.deltas} deltas, ${r.errors.length} errors`);
         out(`  micro precision ${pct(r.micro.precision)}, recall ${pct(r.micro.recall)}, F1 ${pct(r.micro.f1)}; exact match ${r.exactMatch}/${r.deltas}; mean Jaccard ${pct(r.meanJaccard)}`);
@@ -81,10 +102,10 @@ export function register(program: Command): void {
         await writeJson(o.json, r);
         return;
       }
-      const versions = await versionsFrom(file, o.git);
+      const { versions, deltas } = await deltasFrom(file, o);
       const llm = requireLlm(o);
       const result = [];
-      for (const d of promptDeltas(versions)) {
+      for (const d of deltas) {
         const cats = await categoriseDelta(llm, d, versions[d.index].text);
         result.push({ delta: d.index, from: d.from, to: d.to, sentences: cats });
         out(`# ${d.from} → ${d.to}`);
@@ -98,16 +119,17 @@ export function register(program: Command): void {
     .description('candidate assertions from each prompt delta: criteria, then assertions (LLM)')
     .argument('[versions]', 'JSON/YAML list of prompt versions')
     .option('--git <file>', 'use the git history of this prompt file')
+    .option(...INITIAL)
     .requiredOption('--out <file>', 'write the candidates here (JSON)')
     .option('--subsumptions', 'also ask the LLM for subsumption pairs among the candidates')
     .option('--model <name>', 'model (else ASSAY_SPADE_MODEL)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint (else OPENAI_BASE_URL)')
-    .action(async (file: string | undefined, o: { git?: string; out: string; subsumptions?: boolean; model?: string; baseUrl?: string }) => {
-      const versions = await versionsFrom(file, o.git);
+    .action(async (file: string | undefined, o: { git?: string; initial?: boolean; out: string; subsumptions?: boolean; model?: string; baseUrl?: string }) => {
+      const { versions, deltas } = await deltasFrom(file, o);
       const llm = requireLlm(o);
       const sandbox = createSandbox();
       try {
-        const r = await synthesizeCandidates(llm, promptDeltas(versions), versions.map((v) => v.text), { sandbox });
+        const r = await synthesizeCandidates(llm, deltas, versions.map((v) => v.text), { sandbox });
         const subsumes = o.subsumptions ? await proposeSubsumptions(llm, r.candidates) : undefined;
         await writeJson(o.out, { ...r, ...(subsumes ? { subsumes } : {}) });
         out(`${r.criteria.length} criteria, ${r.candidates.length} candidates, ${r.rejected.length} rejected${subsumes ? `, ${subsumes.length} subsumption pairs` : ''} → ${o.out}`);
@@ -125,7 +147,9 @@ export function register(program: Command): void {
     .requiredOption('--out <file>', 'write the matrix here (JSON)')
     .option('--judge-model <name>', 'model answering llm assertions')
     .option('--judge-base-url <url>', 'endpoint of that model (else OPENAI_BASE_URL)')
-    .action(async (o: { candidates: string; examples: string; out: string; judgeModel?: string; judgeBaseUrl?: string }) => {
+    .option('--js-timeout-ms <ms>', 'time limit of one JavaScript assertion on one example', '1000')
+    .action(async (o: { candidates: string; examples: string; out: string; judgeModel?: string; judgeBaseUrl?: string; jsTimeoutMs: string }) => {
+      const timeoutMs = positiveInt('--js-timeout-ms', o.jsTimeoutMs);
       const candidates = await readCandidates(o.candidates);
       const examples = await readExamples(o.examples);
       const baseURL = o.judgeBaseUrl ?? process.env.OPENAI_BASE_URL;
@@ -133,11 +157,13 @@ export function register(program: Command): void {
       try {
         const m = await evaluateCandidates(candidates, examples, {
           sandbox,
+          sandboxLimits: { timeoutMs },
           judge: o.judgeModel ? { model: o.judgeModel, baseURL, apiKey: process.env.OPENAI_API_KEY } : undefined,
         });
         await writeJson(o.out, matrixToJson(m));
         const errors = Object.keys(m.errors ?? {}).length;
         out(`${candidates.length} candidates × ${examples.length} examples → ${o.out}${errors ? ` (${errors} error cells, not counted as failures)` : ''}`);
+        for (const line of formatErrors(m)) out(line);
       } finally {
         sandbox.dispose();
       }
@@ -188,22 +214,16 @@ export function register(program: Command): void {
         return;
       }
       if (!loaded) throw new UsageError(`--method ${method}: expected --matrix <file>, found none`);
-      const r = await select(loaded.matrix, { method: method as Method, objective: objective as SubObjective, alpha, tau, subsumes: pairs });
-      if (r.status === 'infeasible') {
-        out(`infeasible: ${r.infeasibility!.message}`);
-        process.exitCode = 1;
-      } else {
-        const ok = (b: boolean) => (b ? '✓' : '✗');
-        out(
-          `${method}${method === 'sub' ? ` (${objective})` : ''}: ${r.selected.length} of ${loaded.matrix.assertions.length} selected; ` +
-            `FFR ${pct(r.ffr)} ${ok(r.meetsFfr)} (τ ${tau}), coverage ${pct(r.coverage)} ${ok(r.meetsCoverage)} (α ${alpha}); ` +
-            `excluded and not subsumed ${r.nExcludedNotSubsumed}; solved in ${r.solveMs.toFixed(1)} ms`,
-        );
-        for (const id of r.selected) out(`  ${id}`);
+      if (!loaded.matrix.examples.length) {
+        throw new UsageError(`${o.matrix}: the matrix has no labelled examples, so coverage and FFR are undefined; use --method roots with subsumption pairs`, { file: String(o.matrix) });
       }
+      if (o.export && !candidates) throw new UsageError('--export: expected --candidates <file> with the assertion definitions, found none');
+      const r = await select(loaded.matrix, { method: method as Method, objective: objective as SubObjective, alpha, tau, subsumes: pairs });
+      for (const line of formatSelection(r, loaded.matrix, { alpha, tau })) out(line);
+      if (r.status === 'infeasible') process.exitCode = 1;
       await writeJson(typeof o.json === 'string' ? o.json : undefined, r);
-      if (o.export && r.status === 'ok') {
-        if (!candidates) throw new UsageError('--export: expected --candidates <file> with the assertion definitions, found none');
+      if (o.export && r.status !== 'ok') out(`nothing selected: no config written to ${o.export}`);
+      if (o.export && r.status === 'ok' && candidates) {
         const examples = o.examples ? await readExamples(String(o.examples)) : undefined;
         const minSuccess = unit('--min-success', String(o.minSuccess));
         let yaml: string;

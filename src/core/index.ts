@@ -11,3 +11,5 @@ export * from './aggregate.js';
 export * from './summarize.js';
 export * from './significance.js';
 export * from './retry.js';
+export * from './retry-tensor.js';
+export * from './independence.js';

@@ -52,6 +52,39 @@ describe('analyze', () => {
   });
 });
 
+describe('analyze against a brute-force reference', () => {
+  it('finds the same evidence and score as naive top-k retrieval and a naive window scan', async () => {
+    // 60 documents of shuffled sentences over a small vocabulary: many near matches, many chunks.
+    let seed = 77;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 4294967296);
+    const vocab = Array.from({ length: 300 }, (_, i) => `w${i.toString(36)}x`);
+    const sentence = () => Array.from({ length: 6 + Math.floor(rnd() * 10) }, () => vocab[Math.floor(rnd() * rnd() * vocab.length)]).join(' ') + '.';
+    const docs = Array.from({ length: 60 }, (_, i) => ({ source: `d${i}.txt`, text: Array.from({ length: 160 }, sentence).join(' ') }));
+    const big = await knowledgeBaseFromTexts(docs, createLexicalEmbedder());
+    const claims = [...Array.from({ length: 6 }, () => big.windowText(Math.floor(rnd() * big.windowCount))), ...Array.from({ length: 6 }, sentence)];
+    const report = await analyze(big, { query: 'q', answer: claims.join(' ') }, { details: 'off' });
+    const d = big.embedder.dimension;
+    const q = await big.embedder.embed(report.claims_analysis.map((c) => c.claim));
+    const cv = big.chunkVectors;
+    const wv = big.windowVectors;
+    const dot = (qi: number, m: Float32Array, row: number) => {
+      let s = 0;
+      for (let j = 0; j < d; j++) s += q[qi * d + j] * m[row * d + j];
+      return s;
+    };
+    report.claims_analysis.forEach((c, i) => {
+      const top = Array.from({ length: big.chunks.length }, (_, id) => ({ id, s: dot(i, cv, id) }))
+        .sort((a, b) => b.s - a.s)
+        .slice(0, 5);
+      let best = { w: -1, chunk: -1, s: -Infinity };
+      for (const h of top) for (let w = big.chunks[h.id].windows[0]; w < big.chunks[h.id].windows[1]; w++) if (dot(i, wv, w) > best.s) best = { w, chunk: h.id, s: dot(i, wv, w) };
+      expect(c.evidence?.chunk_id, c.claim).toBe(big.chunks[best.chunk].id);
+      expect(c.evidence?.text).toBe(big.windowText(best.w));
+      expect(c.support_score).toBeCloseTo(Math.min(1, best.s), 4);
+    });
+  });
+});
+
 describe('design error table (engine level)', () => {
   it('no evidence retrieved → HIGH risk', async () => {
     const empty = await knowledgeBaseFromTexts([], createLexicalEmbedder());

@@ -1,6 +1,7 @@
 import { GroundingUnavailableError } from './types.js';
 import { extractClaims } from './claims.js';
 import { unverifiedDetails } from './details.js';
+import type { SearchHit } from './index/flat.js';
 import type { KnowledgeBase } from './kb.js';
 import { aggregate, classifySupport, type DetailMode, type ScoredClaim } from './score.js';
 import {
@@ -80,26 +81,24 @@ interface Best {
   score: number;
 }
 
-/** Retrieve top-k chunks per claim, then score the claim against every window of those chunks. */
+/**
+ * Retrieve top-k chunks per claim (one batched pass over the chunk index), then score the claim against
+ * every window of those chunks (one pass over the window index, restricted to their window ranges).
+ * Ties go to the window met first: best chunk first, then document order.
+ */
 function bestEvidence(kb: KnowledgeBase, vectors: Float32Array[], topK: number): (Best | null)[] {
   if (vectors.length === 0) return [];
   const d = kb.embedder.dimension;
   const packed = new Float32Array(vectors.length * d);
   vectors.forEach((v, i) => packed.set(v, i * d));
   const hits = kb.retrieve(packed, topK);
-  const wv = kb.windowVectors;
-  return vectors.map((q, i) => {
-    let best: Best | null = null;
-    for (const h of hits[i]) {
-      const [from, to] = kb.chunks[h.id].windows;
-      for (let w = from; w < to; w++) {
-        let s = 0;
-        const o = w * d;
-        for (let j = 0; j < d; j++) s += q[j] * wv[o + j];
-        if (!best || s > best.score) best = { window: w, chunk: h.id, score: s };
-      }
-    }
-    return best;
+  const ranges = hits.map((hs) => hs.flatMap((h) => kb.chunks[h.id].windows));
+  const best = kb.windowIndex.bestInRanges(packed, ranges);
+  return best.map((b, i) => {
+    if (!b) return null;
+    // the first retrieved chunk that holds the window (overlapping chunks share windows)
+    const chunk = hits[i].find((h) => b.id >= kb.chunks[h.id].windows[0] && b.id < kb.chunks[h.id].windows[1]) as SearchHit;
+    return { window: b.id, chunk: chunk.id, score: b.score };
   });
 }
 

@@ -53,15 +53,18 @@ export class KnowledgeBase {
   readonly windowDoc: Int32Array;
   readonly windowStart: Int32Array;
   readonly windowEnd: Int32Array;
+  /** Exact inner-product index over the chunk vectors (retrieval). */
   readonly index: FlatIPIndex;
+  /** The window vectors in the same kind of index, for scoring claims against the windows of retrieved chunks. */
+  readonly windowIndex: FlatIPIndex;
 
   constructor(
     readonly embedder: KbEmbedder,
     readonly documents: KbDocument[],
-    /** windows × dimension, row-major, L2-normalised */
-    readonly windowVectors: Float32Array,
-    /** chunks × dimension, row-major, L2-normalised */
-    readonly chunkVectors: Float32Array,
+    /** windows × dimension, row-major, L2-normalised (copied into the window index) */
+    windowVectors: Float32Array,
+    /** chunks × dimension, row-major, L2-normalised (copied into the chunk index) */
+    chunkVectors: Float32Array,
     readonly chunkOptions: Required<ChunkOptions>,
   ) {
     const nw = documents.reduce((s, d) => s + d.windows.length, 0);
@@ -85,6 +88,17 @@ export class KnowledgeBase {
     if (windowVectors.length !== nw * dim) throw new Error(`window vectors hold ${windowVectors.length / dim} rows for ${nw} windows`);
     if (chunkVectors.length !== this.chunks.length * dim) throw new Error(`chunk vectors hold ${chunkVectors.length / dim} rows for ${this.chunks.length} chunks`);
     this.index = new FlatIPIndex(chunkVectors, dim);
+    this.windowIndex = new FlatIPIndex(windowVectors, dim);
+  }
+
+  /** windows × dimension, row-major (the window index's storage: no second copy is kept). */
+  get windowVectors(): Float32Array {
+    return this.windowIndex.vectors;
+  }
+
+  /** chunks × dimension, row-major (the chunk index's storage). */
+  get chunkVectors(): Float32Array {
+    return this.index.vectors;
   }
 
   get windowCount(): number {

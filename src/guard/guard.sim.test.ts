@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
 import { normalQuantile } from '../core/distributions.js';
 import { wilson as wilsonInterval } from '../core/intervals.js';
-import { planFromRates, planFromTensor, pSuccessWithin } from '../core/retry.js';
+import { planFromRates, pSuccessWithin } from '../core/retry.js';
+import { planFromTensor } from '../core/retry-tensor.js';
 import { ReliabilityTensor } from '../core/tensor.js';
 import type { Validator } from '../core/validator.js';
 import type { SystemUnderTest } from '../providers/types.js';
@@ -76,10 +77,11 @@ describe('seeded simulation: validators failing together, inputs differing', () 
     return [0, 1, 2].map(() => (!bad && u() < 0.97 ? 1 : 0));
   };
 
-  it('the independence check fires and the per-input figures, not the product, predict the attempts', async () => {
-    const M = 200;
+  const M = 200;
+  const validators = bitValidators(3);
+  /** The run a user would make before shipping: N inputs × M samples × 3 validators, planned from its tensor. */
+  async function plannedRun() {
     const sys = bitSystem(5, draw);
-    const validators = bitValidators(3);
     const t = new ReliabilityTensor(N, M, 3);
     const signal = new AbortController().signal;
     for (let i = 0; i < N; i++)
@@ -87,22 +89,34 @@ describe('seeded simulation: validators failing together, inputs differing', () 
         const { text } = await sys.generate('q', { signal, sample: j, inputIndex: i });
         validators.forEach((v, k) => t.set(i, j, k, v.predicate(text, 'q') ? Outcome.PASS : Outcome.FAIL));
       }
-    const plan = planFromTensor(t, { confidence: 0.99, names: validators.map((v) => v.name) });
-    expect(plan.independence.independent).toBe(false);
-    expect(plan.independence.p_value).toBeLessThan(1e-6);
-    expect(plan.independence.flagged_validators).toEqual(['v1', 'v2', 'v3']);
-    expect(plan.independence.pairs.every((pr) => pr.phi > 0.3)).toBe(true);
-
-    // 2,000 guarded calls, 100 per input.
-    const g = guard(bitSystem(99, draw), { validators, maxAttempts: 500, feedback: false });
-    let total = 0;
+    return planFromTensor(t, { confidence: 0.99, names: validators.map((v) => v.name) });
+  }
+  /** 2,000 guarded calls, 100 per input: attempts made and calls accepted. */
+  async function guardedCalls(seed: number, maxAttempts: number) {
+    const g = guard(bitSystem(seed, draw), { validators, maxAttempts, feedback: false });
+    let attempts = 0;
+    let accepted = 0;
     for (let i = 0; i < N; i++)
       for (let c = 0; c < 100; c++) {
         const r = await g.call('q', { inputIndex: i });
-        expect(r.accepted).toBe(true);
-        total += r.attempts.length;
+        attempts += r.attempts.length;
+        if (r.accepted) accepted++;
       }
-    const observed = total / 2000;
+    return { attempts, accepted };
+  }
+
+  it('the independence check fires and the per-input figures, not the product, predict the attempts', async () => {
+    const plan = await plannedRun();
+    expect(plan.independence.independent).toBe(false);
+    expect(plan.independence.p_value).toBeLessThan(1e-6);
+    // The validators fail together within inputs too: not only a matter of inputs differing in difficulty.
+    expect(plan.independence.within_input!.p_value).toBeLessThan(1e-6);
+    expect(plan.independence.flagged_validators).toEqual(['v1', 'v2', 'v3']);
+    expect(plan.independence.pairs.every((pr) => pr.phi > 0.3)).toBe(true);
+
+    const { attempts, accepted } = await guardedCalls(99, 500);
+    expect(accepted).toBe(2000);
+    const observed = attempts / 2000;
     // Standard error of the observed mean (mixture of geometrics, equal shares) and of the prediction (delta method).
     const pTrue = q.map((qi) => (1 - qi) * 0.97 ** 3);
     const varObs = pTrue.reduce((s, pi) => s + (1 - pi) / pi ** 2 + (1 / pi) ** 2, 0) / N - (pTrue.reduce((s, pi) => s + 1 / pi, 0) / N) ** 2;
@@ -110,10 +124,31 @@ describe('seeded simulation: validators failing together, inputs differing', () 
     const sePred = Math.sqrt(plan.inputs.reduce((s, x) => s + (1 - x.p_pass!) / (x.p_pass! ** 3 * x.samples), 0)) / N;
     const se = Math.hypot(seObs, sePred);
 
+    expect(plan.expected_attempts).toBe(plan.per_input!.expected_attempts);
     const perInput = plan.per_input!.expected_attempts!;
     const product = plan.product!.expected_attempts!;
     expect(Math.abs(observed - perInput) / se).toBeLessThan(z99);
     expect(Math.abs(observed - product) / se).toBeGreaterThan(10);
     expect(product).toBeGreaterThan(2 * observed);
+  });
+
+  it("the headline m reaches the target; the pooled rate's m falls short", async () => {
+    const plan = await plannedRun();
+    const m = plan.m!;
+    const mJoint = plan.joint!.m!;
+    expect(mJoint).toBeLessThan(m);
+
+    // Capped at the headline m: the accepted share matches the mixture's prediction.
+    const atM = await guardedCalls(41, m);
+    const share = atM.accepted / 2000;
+    const sePred = Math.sqrt(plan.inputs.reduce((s, x) => s + (m * (1 - x.p_pass!) ** (m - 1)) ** 2 * (x.p_pass! * (1 - x.p_pass!)) / x.samples, 0)) / N;
+    const seObs = Math.sqrt((share * (1 - share)) / 2000);
+    expect(Math.abs(share - plan.p_success_within_m!) / Math.hypot(seObs, sePred)).toBeLessThan(z99);
+    expect(plan.p_success_within_m!).toBeGreaterThanOrEqual(0.99);
+
+    // Capped at the pooled rate's m: clearly short of 99%, as the plan warns.
+    const atJoint = await guardedCalls(43, mJoint);
+    expect(wilsonInterval(atJoint.accepted, 2000, 0.99)!.high).toBeLessThan(0.99);
+    expect(plan.joint!.per_input_success_within_m!).toBeLessThan(0.99);
   });
 });

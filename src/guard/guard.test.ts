@@ -1,41 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { InputValue, Validator } from '../core/validator.js';
-import { createOpenAIJudge } from '../judge/openai-judge.js';
-import { verifierFromConfig } from '../judge/config.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Validator } from '../core/validator.js';
 import { ProviderError, type SystemUnderTest } from '../providers/types.js';
-import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../testing/mock-openai.js';
 import { openAttemptLog } from './attempt-log.js';
 import { augmentInput } from './feedback.js';
 import { guard, guardedCall } from './guard.js';
+import { noDigits, scripted, short } from './testing/scripted.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-guard-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let mock: MockOpenAI | undefined;
-afterEach(async () => {
-  await mock?.close();
-  mock = undefined;
-});
-
-/** A system that answers from a script, one text per attempt, recording what it was sent. */
-function scripted(texts: string[], usage = { promptTokens: 100, completionTokens: 20 }) {
-  const sent: InputValue[] = [];
-  const sys: SystemUnderTest = {
-    id: 'scripted',
-    generate: async (input) => {
-      sent.push(input);
-      return { text: texts[Math.min(sent.length - 1, texts.length - 1)], latencyMs: 1, usage };
-    },
-  };
-  return { sys, sent };
-}
-
-const noDigits: Validator = { name: 'no_digits', message: 'Do not use digits.', minSuccess: 0.9, predicate: (o) => !/\d/.test(o) };
-const short: Validator = { name: 'short', message: 'Keep it under 40 characters.', minSuccess: 0.9, predicate: (o) => o.length < 40 };
-
-const userText = (b: ChatRequestBody) => String(b.messages.find((m) => m.role === 'user')?.content ?? '');
 
 describe('validator-driven retry (§4.2)', () => {
   it('regenerates until every validator passes, recording each attempt and summing tokens and cost', async () => {
@@ -111,6 +86,25 @@ describe('validator-driven retry (§4.2)', () => {
     expect(r2.attempts.slice(0, -1).every((a) => a.status === 'rejected')).toBe(true);
   });
 
+  it('ends with `error` when the caller cancels, keeping the attempts made', async () => {
+    const ac = new AbortController();
+    let calls = 0;
+    const sys: SystemUnderTest = {
+      id: 'cancel-on-second',
+      generate: async (_input, o) => {
+        if (++calls === 2) {
+          ac.abort();
+          return new Promise((_, reject) => o.signal.addEventListener('abort', () => reject(new Error('aborted'))));
+        }
+        return { text: 'Call 555', latencyMs: 1, usage: { promptTokens: 7, completionTokens: 3 } };
+      },
+    };
+    const r = await guardedCall(sys, 'q', { validators: [noDigits], maxAttempts: 5, signal: ac.signal });
+    expect(r).toMatchObject({ accepted: false, reason: 'error', detail: 'cancelled by the caller' });
+    expect(r.attempts.map((a) => a.status)).toEqual(['rejected', 'timeout']);
+    expect(r.usage.total).toEqual({ promptTokens: 7, completionTokens: 3 });
+  });
+
   it('persists attempts and the call in its own SQLite tables', async () => {
     const path = join(dir, 'nested', 'assay.db');
     const { sys } = scripted(['Call 555', 'Call us']);
@@ -138,6 +132,11 @@ describe('validator-driven retry (§4.2)', () => {
     const { sys } = scripted(['x']);
     expect(() => guard(sys, { maxAttempts: 0 })).toThrow(/maxAttempts/);
     expect(() => guard(sys, { maxAttempts: 2, template: 'no placeholder' })).toThrow(/\{reasons\}/);
+    // Node fires a timer of more than 2^31 − 1 ms after 1 ms: such a limit would end every call at once.
+    expect(() => guard(sys, { maxAttempts: 2, timeoutMs: Infinity })).toThrow(/timeoutMs must be .* got Infinity/);
+    expect(() => guard(sys, { maxAttempts: 2, timeoutMs: 2 ** 31 })).toThrow(/timeoutMs/);
+    expect(() => guard(sys, { maxAttempts: 2, callTimeoutMs: 0 })).toThrow(/callTimeoutMs/);
+    expect(() => guard(sys, { maxAttempts: 2, validatorTimeoutMs: Number.NaN })).toThrow(/validatorTimeoutMs/);
   });
 });
 
@@ -146,73 +145,5 @@ describe('feedback template', () => {
     expect(augmentInput('Say {reasons}', ['a', 'b'], 'Q: {input}\nFix:\n{reasons}')).toBe('Q: Say {reasons}\nFix:\n- a\n- b');
     expect(augmentInput({ question: 'Why?', id: 3 }, ['r'], '{input} [{reasons}]')).toEqual({ question: 'Why? [- r]', id: 3 });
     expect(augmentInput({ id: 3 }, ['r'], '{input}{reasons}')).toEqual({ id: 3, feedback: '- r' });
-  });
-});
-
-describe('verifier-driven retry (§4.1) against a local OpenAI-compatible judge', () => {
-  const REASON_1 = 'Mention the 30-day refund window.';
-  const REASON_2 = 'Say how to start a return.';
-
-  it('feeds the last reasons back until the judge passes', async () => {
-    // The judge fails an answer until its (latest) reasons appear in the input it is shown: reason 1, then reason 2.
-    mock = await startMockOpenAI({
-      chat: (b) => {
-        const u = userText(b);
-        const reasons = u.includes(REASON_2) ? [] : u.includes(REASON_1) ? [REASON_2] : [REASON_1];
-        return { content: JSON.stringify({ verdict: reasons.length ? 'FAIL' : 'PASS', reasons }), usage: { prompt_tokens: 50, completion_tokens: 10 } };
-      },
-    });
-    const judge = createOpenAIJudge({ baseURL: mock.baseURL, model: 'judge', instructions: ['Answer must follow the refund policy.'] });
-    const { sys, sent } = scripted(['Refunds are possible.', 'Refunds within 30 days.', 'Refunds within 30 days; start at /returns.']);
-    const r = await guardedCall(sys, 'What is your refund policy?', {
-      verifier: judge,
-      maxAttempts: 4,
-      prices: { system: { promptPer1k: 1, completionPer1k: 2 }, verifier: { promptPer1k: 10, completionPer1k: 20 } },
-    });
-    expect(r).toMatchObject({ accepted: true, reason: 'accepted', output: 'Refunds within 30 days; start at /returns.' });
-    expect(r.attempts.map((a) => a.verifier)).toEqual([
-      { outcome: 'fail', reasons: [REASON_1] },
-      { outcome: 'fail', reasons: [REASON_2] },
-      { outcome: 'pass', reasons: [] },
-    ]);
-    expect(sent[1]).toContain(REASON_1);
-    // The last reasons are the ones fed back, not an accumulation.
-    expect(sent[2]).toContain(REASON_2);
-    expect(sent[2]).not.toContain(REASON_1);
-    // The judge saw (input + reasons, output), delimited as data.
-    expect(userText(mock.requests[1].body as ChatRequestBody)).toMatch(new RegExp(`<input-[0-9a-f]+>\\n[\\s\\S]*${REASON_1.replace('.', '\\.')}`));
-    expect(r.usage.verifier).toEqual({ promptTokens: 150, completionTokens: 30 });
-    expect(r.usage.total).toEqual({ promptTokens: 450, completionTokens: 90 });
-    expect(r.cost!.total).toBeCloseTo((300 * 1 + 60 * 2 + 150 * 10 + 30 * 20) / 1000, 12);
-  });
-
-  it('works with a verifier from a config, skipping the judge when a validator already failed', async () => {
-    mock = await startMockOpenAI({ chat: () => ({ content: '{"verdict":"PASS","reasons":[]}' }) });
-    const verifier = verifierFromConfig({ name: 'policy', minSuccess: 0.9, instructions: 'x', judge: { openai: { baseURL: mock.baseURL, model: 'j' } } }, { env: {} });
-    const { sys } = scripted(['Call 555', 'Call us']);
-    const r = await guardedCall(sys, 'q', { validators: [noDigits], verifier, maxAttempts: 3 });
-    expect(r.accepted).toBe(true);
-    expect(r.attempts[0].verifier).toEqual({ outcome: 'skipped', reasons: [] });
-    expect(mock.requests).toHaveLength(1);
-    expect(r.usage.verifier.promptTokens).toBeGreaterThan(0);
-  });
-
-  it('a judge answering garbage gives `error`, never a rejection', async () => {
-    mock = await startMockOpenAI({ chat: () => ({ content: 'Hmm. Interesting question, let me think about it.' }) });
-    const judge = createOpenAIJudge({ baseURL: mock.baseURL, model: 'judge', instructions: ['x'] });
-    const r = await guardedCall(scripted(['Fine answer']).sys, 'q', { verifier: judge, maxAttempts: 2 });
-    expect(r).toMatchObject({ accepted: false, reason: 'error' });
-    expect(r.attempts.map((a) => a.status)).toEqual(['error', 'error']);
-    expect(r.attempts[0].verifier).toMatchObject({ outcome: 'error' });
-    expect(r.detail).toMatch(/unparsable/);
-  });
-
-  it('a hanging judge is cut off by the overall timeout', async () => {
-    mock = await startMockOpenAI({ chat: () => ({ hang: true }) });
-    const judge = createOpenAIJudge({ baseURL: mock.baseURL, model: 'judge', instructions: ['x'] });
-    const t0 = Date.now();
-    const r = await guardedCall(scripted(['a']).sys, 'q', { verifier: judge, maxAttempts: 3, timeoutMs: 200 });
-    expect(r.reason).toBe('timeout');
-    expect(Date.now() - t0).toBeLessThan(1500);
   });
 });

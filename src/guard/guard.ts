@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { CheckResult, InputValue, Validator } from '../core/validator.js';
-import type { Judge, JudgeVerdict } from '../judge/types.js';
+import type { InputValue, Validator } from '../core/validator.js';
 import { ProviderError, type SystemUnderTest, type TokenUsage } from '../providers/types.js';
 import { callWithRetry } from '../run/retry.js';
-import { evaluateValidator } from '../validators/evaluate.js';
 import { openAttemptLog } from './attempt-log.js';
+import { runCheck } from './checks.js';
 import { augmentInput, checkTemplate, FEEDBACK_TEMPLATE } from './feedback.js';
 import type { Attempt, AttemptSink, CheckRecord, GuardOptions, GuardReason, GuardResult, TokenPrices } from './types.js';
 
@@ -21,13 +20,12 @@ const add = (a: TokenUsage, b?: TokenUsage) => {
 };
 const price = (u: TokenUsage, p?: TokenPrices) => (p ? (u.promptTokens * p.promptPer1k + u.completionTokens * p.completionPer1k) / 1000 : 0);
 
-function isJudge(v: Judge | Validator): v is Judge {
-  return typeof (v as Judge).verify === 'function' && !('predicate' in v);
-}
-
 /** Race a promise against the loop's signal, so a system that ignores its signal cannot hold the loop. */
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    p.catch(() => {}); // its settling no longer matters, but must not surface as an unhandled rejection
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -35,14 +33,12 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-async function runVerifier(verifier: Judge | Validator, input: InputValue, output: string, signal: AbortSignal, timeoutMs?: number): Promise<JudgeVerdict> {
-  const started = performance.now();
-  if (isJudge(verifier)) return raceAbort(verifier.verify(input, output, signal), signal);
-  // A verifier Validator built from a Judge: call the judge directly to keep its token usage.
-  const judge = (verifier as Validator & { judge?: Judge }).judge;
-  if (judge) return raceAbort(judge.verify(input, output, signal), signal);
-  const r: CheckResult = await evaluateValidator(verifier, output, input, { signal, timeoutMs });
-  return { outcome: r.outcome, reasons: r.reasons ?? [], error: r.error, latencyMs: performance.now() - started };
+/** The checks of an attempt that could not decide, each named once ("slow: timed out after 300 ms"). */
+function undecided(a: Attempt): string[] {
+  const named = (name: string, error?: string) => (error?.startsWith(`validator ${name}:`) ? error.slice('validator '.length) : `${name}: ${error ?? 'error'}`);
+  const out = a.validators.filter((c) => c.outcome === 'error').map((c) => named(c.name, c.error));
+  if (a.verifier?.outcome === 'error') out.push(named('verifier', a.verifier.error));
+  return out;
 }
 
 /** A system wrapped by the guard: each call runs the retry loop for one input. */
@@ -58,9 +54,15 @@ export function guard(system: SystemUnderTest, options: GuardOptions): GuardedSy
   return { system, options, call: (input, per = {}) => guardedCall(system, input, { ...options, ...per }) };
 }
 
+// Node's timers take at most 2^31 − 1 ms; a larger delay fires after 1 ms instead (with only a warning).
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 function checkOptions(opts: GuardOptions): void {
   if (!Number.isInteger(opts.maxAttempts) || opts.maxAttempts < 1) throw new RangeError(`maxAttempts must be an integer ≥ 1, got ${opts.maxAttempts}`);
-  if (opts.timeoutMs !== undefined && !(opts.timeoutMs > 0)) throw new RangeError(`timeoutMs must be > 0, got ${opts.timeoutMs}`);
+  for (const key of ['timeoutMs', 'callTimeoutMs', 'validatorTimeoutMs', 'verifierTimeoutMs'] as const) {
+    const ms = opts[key];
+    if (ms !== undefined && !(ms > 0 && ms <= MAX_TIMER_MS)) throw new RangeError(`${key} must be a number of ms in (0, ${MAX_TIMER_MS}], got ${ms}`);
+  }
   checkTemplate(opts.template ?? FEEDBACK_TEMPLATE);
 }
 
@@ -153,7 +155,11 @@ export async function guardedCall(system: SystemUnderTest, input: InputValue, op
         a.output = gen.text;
         add(a.usage.system, gen.usage);
 
-        const results = await Promise.all(validators.map((v) => evaluateValidator(v, gen.text, input, { signal, timeoutMs: opts.validatorTimeoutMs })));
+        // An LLM judge gets the time of an LLM call; a rule gets the time of a rule.
+        const limit = (v: Validator) => (v.kind === 'verifier' ? opts.verifierTimeoutMs : opts.validatorTimeoutMs);
+        const checks = await Promise.all(validators.map((v) => runCheck(v, gen.text, input, signal, limit(v))));
+        const results = checks.map((c) => c.result);
+        for (const c of checks) add(a.usage.verifier, c.usage);
         a.validators = results.map((r, k): CheckRecord => ({ name: validators[k].name, outcome: r.outcome, ...(r.error ? { error: r.error } : {}) }));
         if (signal.aborted) {
           stopped();
@@ -163,14 +169,10 @@ export async function guardedCall(system: SystemUnderTest, input: InputValue, op
         if (opts.verifier) {
           if (failed.length > 0 && !opts.verifyAlways) a.verifier = { outcome: 'skipped', reasons: [] };
           else {
-            try {
-              const v = await runVerifier(opts.verifier, sent, gen.text, signal, opts.validatorTimeoutMs);
-              a.verifier = { outcome: v.outcome, reasons: v.reasons, ...(v.error ? { error: v.error } : {}) };
-              add(a.usage.verifier, v.usage);
-            } catch {
-              stopped();
-              break;
-            }
+            // The verifier sees the input as sent, (input + reasons, output), as in §4.1.
+            const { result: v, usage } = await runCheck(opts.verifier, gen.text, sent, signal, opts.verifierTimeoutMs);
+            a.verifier = { outcome: v.outcome, reasons: v.reasons ?? [], ...(v.error ? { error: v.error } : {}) };
+            add(a.usage.verifier, usage);
           }
         }
         if (signal.aborted) {
@@ -194,7 +196,7 @@ export async function guardedCall(system: SystemUnderTest, input: InputValue, op
           break;
         }
         reason = a.status === 'error' ? 'error' : 'exhausted';
-        detail = a.status === 'error' ? `the last attempt could not be checked: ${[...a.validators.map((c) => c.error), a.verifier?.error].filter(Boolean).join('; ')}` : undefined;
+        detail = a.status === 'error' ? `the last attempt could not be checked: ${undecided(a).join('; ')}` : undefined;
       } finally {
         a.latencyMs = performance.now() - t0;
         logged(() => sink?.recordAttempt(callId, system.id, a));

@@ -42,8 +42,10 @@ export interface GuardOptions {
   prices?: { system?: TokenPrices; verifier?: TokenPrices };
   /** Time limit of one generation in ms; a timed-out call is retried with backoff like any transient error. */
   callTimeoutMs?: number;
-  /** Per-validator time limit in ms when the validator sets none. */
+  /** Time limit of a rule in ms when the validator sets none (evaluateValidator's default otherwise: 5 s). */
   validatorTimeoutMs?: number;
+  /** Time limit of one LLM judgement in ms (the verifier, or a verifier column that sets none); default 60 s. */
+  verifierTimeoutMs?: number;
   /** Backoff for transient generation errors within one attempt (429, 5xx, timeouts, resets). */
   retry?: RetryOptions;
   /** Cancellation by the caller. */

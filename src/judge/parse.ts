@@ -10,24 +10,28 @@ const VERDICT_KEYS = ['verdict', 'result', 'decision', 'outcome', 'grade'];
 const REASON_KEYS = ['reasons', 'reason', 'explanation', 'feedback'];
 const BOOLEAN_KEYS = ['pass', 'passed', 'passes'];
 
+/** End (exclusive) of the balanced {...} starting at `start`, strings and escapes respected; -1 if unbalanced. */
+function balancedEnd(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === '{') depth++;
+    else if (ch === '}' && --depth === 0) return i + 1;
+  }
+  return -1;
+}
+
 /** Every balanced {...} substring, in order of appearance (strings and escapes respected). */
 export function jsonObjectCandidates(text: string): string[] {
   const out: string[] = [];
   for (let start = text.indexOf('{'); start !== -1; start = text.indexOf('{', start + 1)) {
-    let depth = 0;
-    let inString = false;
-    for (let i = start; i < text.length; i++) {
-      const ch = text[i];
-      if (inString) {
-        if (ch === '\\') i++;
-        else if (ch === '"') inString = false;
-      } else if (ch === '"') inString = true;
-      else if (ch === '{') depth++;
-      else if (ch === '}' && --depth === 0) {
-        out.push(text.slice(start, i + 1));
-        break;
-      }
-    }
+    const end = balancedEnd(text, start);
+    if (end !== -1) out.push(text.slice(start, end));
   }
   return out;
 }
@@ -60,19 +64,37 @@ export function verdictFromObject(obj: unknown): ParsedVerdict | undefined {
   return { verdict, reasons: key ? reasonsOf(lower.get(key)) : [] };
 }
 
+/**
+ * The outermost JSON objects in a text that parse, in order: an object nested in one already found (a
+ * `details` field, say) is part of it, not a verdict of its own.
+ */
+function topLevelObjects(text: string): unknown[] {
+  const out: unknown[] = [];
+  let covered = -1;
+  for (let start = text.indexOf('{'); start !== -1; start = text.indexOf('{', start + 1)) {
+    if (start < covered) continue;
+    const end = balancedEnd(text, start);
+    if (end === -1) continue;
+    try {
+      out.push(JSON.parse(text.slice(start, end)));
+      covered = end;
+    } catch {
+      // not JSON: an object nested in it may still be
+    }
+  }
+  return out;
+}
+
 export function parseVerdict(text: string | null | undefined): ParsedVerdict {
   const raw = (text ?? '').trim();
   if (!raw) return { error: 'the judge gave an empty answer' };
-  const fenced = [...raw.matchAll(/```[a-zA-Z]*\s*([\s\S]*?)```/g)].map((m) => m[1]);
-  for (const chunk of [...fenced, raw]) {
-    for (const candidate of [chunk.trim(), ...jsonObjectCandidates(chunk)]) {
-      try {
-        const v = verdictFromObject(JSON.parse(candidate));
-        if (v) return v;
-      } catch {
-        // not JSON: try the next candidate
-      }
-    }
+  const verdicts = topLevelObjects(raw).flatMap((o) => verdictFromObject(o) ?? []);
+  if (verdicts.length > 0) {
+    // A judge that quotes the output may quote a verdict planted in it ("{"verdict":"PASS"}"): when the
+    // objects in its answer disagree, we cannot tell which is its own, so the answer is unreadable.
+    const kinds = new Set(verdicts.map((v) => ('verdict' in v ? v.verdict : 'error')));
+    if (kinds.size > 1) return { error: `ambiguous judge answer: it holds both PASS and FAIL verdicts: ${JSON.stringify(raw.slice(0, 200))}` };
+    return verdicts[verdicts.length - 1];
   }
   // A bare word and nothing else ("PASS", "**FAIL**.") is unambiguous; prose mentioning both is not.
   const bare = normaliseVerdict(raw.length <= 20 ? raw : '');

@@ -30,7 +30,7 @@ export function newNonce(): string {
 
 /** Neutralise anything shaped like our delimiters (`<input-…`, `</output-…`), whatever its nonce. */
 export function escapeDelimiters(content: string): string {
-  return content.replace(/<(\/?)\s*(input|output)-/gi, (_m, slash: string, tag: string) => `&lt;${slash}${tag}-`);
+  return content.replace(/<\s*(\/?)\s*(input|output)-/gi, (_m, slash: string, tag: string) => `&lt;${slash}${tag}-`);
 }
 
 function render(input: InputValue): string {

@@ -28,3 +28,21 @@ export type StructuredMode = 'json_schema' | 'tool' | 'json_object' | 'text';
 export function verify(judge: Judge, input: InputValue, output: string, signal?: AbortSignal): Promise<JudgeVerdict> {
   return judge.verify(input, output, signal);
 }
+
+/**
+ * The same judge, adding the tokens of every verdict it returns into `usage` (a guard attempt's account).
+ * A verdict that arrives after its signal was aborted is discarded by the caller, so it is not counted.
+ */
+export function meterJudge(judge: Judge, usage: TokenUsage): Judge {
+  return {
+    id: judge.id,
+    async verify(input, output, signal) {
+      const v = await judge.verify(input, output, signal);
+      if (!signal?.aborted) {
+        usage.promptTokens += v.usage?.promptTokens ?? 0;
+        usage.completionTokens += v.usage?.completionTokens ?? 0;
+      }
+      return v;
+    },
+  };
+}

@@ -23,7 +23,7 @@ const NAMES: Record<OutcomeCode, CellName> = {
   [Outcome.ERROR]: 'error',
 };
 
-function doc(): Document {
+export function doc(): Document {
   return parseHTML('<!doctype html><html><body></body></html>').document as unknown as Document;
 }
 
@@ -31,16 +31,24 @@ function doc(): Document {
  * linkedom escapes only `"` in attribute values; a label holding `&lt;` would then reach the browser as `<`.
  * Labels bound for attributes (aria-label) are pre-escaped here; text content (title) is escaped by linkedom.
  */
-function attr(s: string): string {
+export function attr(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-function svgString(node: Element): string {
-  return node.outerHTML;
+/**
+ * The chart's markup. Plot's SVG scales down to its container (max-width: 100%, viewBox); `minWidth` stops
+ * it shrinking past legibility, below which its card scrolls instead.
+ */
+export function svgString(node: unknown, minWidth?: number): string {
+  const el = node as Element;
+  if (minWidth !== undefined) el.setAttribute('style', `min-width:${Math.round(minWidth)}px`);
+  return el.outerHTML;
 }
 
+export const pctLabel = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : `${(v * 100).toFixed(1)}%`);
+
 /** At most ~`max` tick labels on a band axis, so a 500-input heatmap stays readable. */
-function sparseTicks(n: number, max: number): number[] {
+export function sparseTicks(n: number, max: number): number[] {
   const step = Math.max(1, Math.ceil(n / max));
   const ticks: number[] = [];
   for (let v = 0; v < n; v += step) ticks.push(v);
@@ -105,7 +113,8 @@ export function heatmapSvg(tensor: ReliabilityTensor, k: number, options: Heatma
     },
     marks,
   });
-  return svgString(svg as unknown as Element);
+  // Cells may shrink to ~10 px before the card scrolls.
+  return svgString(svg, 56 + M * Math.min(cell, 10));
 }
 
 export interface ProfileBar {
@@ -118,33 +127,44 @@ export interface ProfileBar {
 }
 
 /**
- * A marginal profile (IRP, ORP or VRP): one horizontal bar per entry, the interval as a whisker,
- * thresholds as ticks. Entries with no decided cell show as "n/a" rather than as a zero bar.
+ * A marginal profile (IRP, ORP or VRP) with the interval of each entry as a whisker and thresholds as ticks
+ * (per entry) or a dashed line (`line`). Entries with no decided cell show as "n/a", never as a zero bar.
+ * Horizontal bars carry names (validators, a few inputs); `columns` draws one column per entry numbered
+ * from 1, for ordered or numerous entries (iterations, many inputs), each column's label in its tooltip.
  */
-export function profileSvg(bars: ProfileBar[], options: { title: string; line?: number }): string {
+export function profileSvg(bars: ProfileBar[], options: { title: string; line?: number; columns?: boolean; axis?: string }): string {
   const rows = bars.map((b, idx) => ({ ...b, idx, name: `${idx}\u2063${b.label}` }));
-  const decided = rows.filter((r) => r.rate !== null);
-  const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
   const describe = (r: (typeof rows)[number]) =>
-    `${r.label}: ${pct(r.rate)}` + (r.low !== null ? ` (interval ${pct(r.low)}–${pct(r.high)})` : '') + (r.threshold !== undefined ? `, minimum ${pct(r.threshold)}` : '');
+    `${r.label}: ${pctLabel(r.rate)}` + (r.low !== null ? ` (interval ${pctLabel(r.low)}–${pctLabel(r.high)})` : '') + (r.threshold !== undefined ? `, minimum ${pctLabel(r.threshold)}` : '');
+  const common = { rows, decided: rows.filter((r) => r.rate !== null), describe, options };
+  return options.columns ? columns(common) : horizontal(common);
+}
+
+type Row = ProfileBar & { idx: number; name: string };
+interface Common {
+  rows: Row[];
+  decided: Row[];
+  describe: (r: Row) => string;
+  options: { title: string; line?: number; axis?: string };
+}
+
+function lineMark(line: number | undefined, along: 'x' | 'y'): Plot.Markish[] {
+  if (line === undefined) return [];
+  const style = { stroke: '#0969da', strokeWidth: 2, strokeDasharray: '5,3', ariaLabel: () => `minimum success ${pctLabel(line)}` };
+  return [along === 'x' ? Plot.ruleX([line], style as Plot.RuleXOptions) : Plot.ruleY([line], style as Plot.RuleYOptions)];
+}
+
+function horizontal({ rows, decided, describe, options }: Common): string {
   const rowH = Math.max(10, Math.min(26, Math.floor(600 / Math.max(rows.length, 1))));
+  const withCi = decided.filter((r) => r.low !== null);
   const marks: Plot.Markish[] = [
-    Plot.barX(decided, { x: 'rate', y: 'name', fill: '#6e7781', ariaLabel: (r: (typeof rows)[number]) => attr(describe(r)), title: describe }),
-    Plot.ruleY(
-      decided.filter((r) => r.low !== null),
-      { y: 'name', x1: 'low', x2: 'high', stroke: '#1f2328', strokeWidth: 1.5, ariaHidden: 'true' } as Plot.RuleYOptions,
-    ),
-    Plot.tickX(
-      decided.filter((r) => r.low !== null),
-      { y: 'name', x: 'low', stroke: '#1f2328', ariaHidden: 'true' } as Plot.TickXOptions,
-    ),
-    Plot.tickX(
-      decided.filter((r) => r.high !== null),
-      { y: 'name', x: 'high', stroke: '#1f2328', ariaHidden: 'true' } as Plot.TickXOptions,
-    ),
+    Plot.barX(decided, { x: 'rate', y: 'name', fill: '#8c959f', ariaLabel: (r: Row) => attr(describe(r)), title: describe }),
+    Plot.ruleY(withCi, { y: 'name', x1: 'low', x2: 'high', stroke: '#1f2328', strokeWidth: 1.5, ariaHidden: 'true' } as Plot.RuleYOptions),
+    Plot.tickX(withCi, { y: 'name', x: 'low', stroke: '#1f2328', inset: rowH / 5, ariaHidden: 'true' } as Plot.TickXOptions),
+    Plot.tickX(withCi, { y: 'name', x: 'high', stroke: '#1f2328', inset: rowH / 5, ariaHidden: 'true' } as Plot.TickXOptions),
     Plot.text(
       rows.filter((r) => r.rate === null),
-      { y: 'name', x: 0, text: () => 'n/a', textAnchor: 'start', dx: 4 },
+      { y: 'name', x: 0, text: () => 'n/a (nothing decided)', textAnchor: 'start', dx: 4, fill: '#656d76' },
     ),
     Plot.ruleX([0]),
   ];
@@ -152,18 +172,17 @@ export function profileSvg(bars: ProfileBar[], options: { title: string; line?: 
   if (thresholds.length) {
     marks.push(Plot.tickX(thresholds, { y: 'name', x: 'threshold', stroke: '#0969da', strokeWidth: 3, strokeDasharray: '3,2', ariaHidden: 'true' } as Plot.TickXOptions));
   }
-  if (options.line !== undefined) {
-    marks.push(Plot.ruleX([options.line], { stroke: '#0969da', strokeWidth: 2, strokeDasharray: '5,3', ariaLabel: () => `minimum success ${pct(options.line!)}` } as Plot.RuleXOptions));
-  }
+  marks.push(...lineMark(options.line, 'x'));
   const longest = Math.max(4, ...rows.map((r) => Math.min(r.label.length, 28)));
+  const width = 460;
   const svg = Plot.plot({
     document: doc(),
-    width: 520,
-    height: 40 + rows.length * rowH,
-    marginLeft: Math.min(200, 12 + longest * 6.5),
-    marginRight: 16,
+    width,
+    height: 44 + rows.length * rowH,
+    marginLeft: Math.min(190, 12 + longest * 6.2),
+    marginRight: 18,
     ariaLabel: attr(options.title),
-    x: { domain: [0, 1], label: 'success rate', tickFormat: '.0%', grid: true },
+    x: { domain: [0, 1], label: 'success rate', tickFormat: '.0%', grid: true, ticks: 5 },
     y: {
       domain: rows.map((r) => r.name),
       label: null,
@@ -175,63 +194,44 @@ export function profileSvg(bars: ProfileBar[], options: { title: string; line?: 
     },
     marks,
   });
-  return svgString(svg as unknown as Element);
+  return svgString(svg, 340);
 }
 
-export interface TrendPoint {
-  /** ISO date of the run. */
-  date: string;
-  runId: string;
-  series: string;
-  rate: number | null;
-  low: number | null;
-  high: number | null;
-  /** p-value of the change from the previous run, when it is significant. */
-  significantP?: number;
-}
-
-/** Each series' rate across runs with interval whiskers; significant changes ringed and labelled with p. */
-export function trendSvg(points: TrendPoint[], options: { title: string }): string {
-  // Runs are placed in order (a point scale), labelled with their date: CI runs often cluster in time,
-  // and a time axis would pile them on top of each other.
-  const runOrder = [...new Map(points.map((p) => [p.runId, p.date])).entries()].sort((a, b) => a[1].localeCompare(b[1]) || a[0].localeCompare(b[0]));
-  const position = new Map(runOrder.map(([id], idx) => [id, idx]));
-  const rows = points.filter((p) => p.rate !== null).map((p) => ({ ...p, x: position.get(p.runId)! }));
-  const describe = (p: (typeof rows)[number]) =>
-    `${p.series}, run ${p.runId} (${p.date.slice(0, 16).replace('T', ' ')}): ${((p.rate ?? 0) * 100).toFixed(1)}%` +
-    (p.significantP !== undefined ? `, significant change p=${p.significantP.toPrecision(2)}` : '');
-  const sig = rows.filter((p) => p.significantP !== undefined);
-  const series = [...new Set(rows.map((p) => p.series))];
-  const last = series.map((name) => rows.filter((p) => p.series === name).at(-1)!);
-  const longest = Math.max(...series.map((n) => Math.min(24, n.length)), 4);
+function columns({ rows, decided, describe, options }: Common): string {
+  const n = rows.length;
+  const colW = Math.max(4, Math.min(32, Math.floor(900 / Math.max(n, 1))));
+  const withCi = decided.filter((r) => r.low !== null);
+  const inset = Math.max(0, colW * 0.3);
+  const width = Math.max(340, 64 + n * colW);
   const svg = Plot.plot({
     document: doc(),
-    width: Math.max(480, Math.min(1100, 160 + runOrder.length * 70 + longest * 6.5)),
-    height: 340,
-    marginTop: 28,
-    marginRight: 24 + longest * 6.5,
-    marginBottom: 44,
+    width,
+    height: 240,
+    marginLeft: 44,
+    marginBottom: 36,
     ariaLabel: attr(options.title),
     x: {
-      type: 'point',
-      domain: runOrder.map((_, idx) => idx),
-      label: 'run (date, UTC)',
-      inset: 20,
-      ticks: sparseTicks(runOrder.length, 12),
-      tickFormat: (idx: number) => runOrder[idx][1].slice(5, 16).replace('T', ' '),
+      type: 'band',
+      domain: rows.map((r) => r.name),
+      label: options.axis ?? null,
+      labelAnchor: 'center',
+      tickFormat: (name: string) => String(Number(name.slice(0, name.indexOf('\u2063'))) + 1),
+      ticks: sparseTicks(n, 25).map((i) => rows[i].name),
+      padding: 0.15,
     },
-    y: { domain: [0, 1], label: 'success rate', tickFormat: '.0%', grid: true },
-    color: { type: 'categorical', domain: series, range: ['#0969da', '#bc4c00', '#1a7f37', '#8250df', '#bf3989', '#6e7781', '#1b7c83', '#953800', '#4d2d00', '#0550ae'] },
-    symbol: { domain: series },
+    y: { domain: [0, 1], label: 'success rate', tickFormat: '.0%', grid: true, ticks: 5 },
     marks: [
-      Plot.ruleX(rows.filter((p) => p.low !== null), { x: 'x', y1: 'low', y2: 'high', stroke: 'series', strokeOpacity: 0.6, ariaHidden: 'true' } as Plot.RuleXOptions),
-      Plot.line(rows, { x: 'x', y: 'rate', stroke: 'series', ariaHidden: 'true' } as Plot.LineOptions),
-      Plot.dot(rows, { x: 'x', y: 'rate', fill: 'series', symbol: 'series', r: 4, ariaLabel: (p: (typeof rows)[number]) => attr(describe(p)), title: describe }),
-      Plot.dot(sig, { x: 'x', y: 'rate', r: 9, stroke: '#cf222e', strokeWidth: 2, ariaHidden: 'true' } as Plot.DotOptions),
-      Plot.text(sig, { x: 'x', y: 'rate', text: (p: TrendPoint) => `p=${p.significantP!.toPrecision(2)}`, dy: -16, fill: '#cf222e', fontWeight: 'bold' }),
-      // Direct labels at each line's end: series are told apart by name and symbol, not colour alone.
-      Plot.text(last, { x: 'x', y: 'rate', text: 'series', fill: 'series', textAnchor: 'start', dx: 10, fontWeight: 'bold', ariaHidden: 'true' } as Plot.TextOptions),
+      Plot.barY(decided, { x: 'name', y: 'rate', fill: '#8c959f', ariaLabel: (r: Row) => attr(describe(r)), title: describe }),
+      Plot.ruleX(withCi, { x: 'name', y1: 'low', y2: 'high', stroke: '#1f2328', strokeWidth: 1.5, ariaHidden: 'true' } as Plot.RuleXOptions),
+      Plot.tickY(withCi, { x: 'name', y: 'low', stroke: '#1f2328', inset, ariaHidden: 'true' } as Plot.TickYOptions),
+      Plot.tickY(withCi, { x: 'name', y: 'high', stroke: '#1f2328', inset, ariaHidden: 'true' } as Plot.TickYOptions),
+      Plot.text(
+        rows.filter((r) => r.rate === null),
+        { x: 'name', y: 0, text: () => 'n/a', dy: -8, fill: '#656d76', ariaLabel: (r: Row) => attr(describe(r)) } as Plot.TextOptions,
+      ),
+      Plot.ruleY([0]),
+      ...lineMark(options.line, 'y'),
     ],
   });
-  return svgString(svg as unknown as Element);
+  return svgString(svg, Math.min(width, Math.max(300, 64 + n * 6)));
 }

@@ -29,36 +29,48 @@ body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color
 header.top{background:#24292f;color:#fff;padding:.6rem 1rem;display:flex;gap:1.2rem;align-items:center;flex-wrap:wrap}
 header.top a{color:#fff;text-decoration:none;font-weight:600}
 header.top a.brand{font-size:1.1rem;margin-right:.5rem}
+header.top nav a{margin-right:1rem}
 main{max-width:1240px;margin:0 auto;padding:1rem}
-h1{font-size:1.45rem;margin:.3rem 0 .8rem}
+h1{font-size:1.45rem;margin:.3rem 0 .8rem;overflow-wrap:anywhere}
 h2{font-size:1.15rem;margin:1.4rem 0 .5rem}
-section.card,figure.card{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:.8rem 1rem;margin:0 0 1rem}
-.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:1rem;align-items:start}
+h3{font-size:1rem;margin:.8rem 0 .3rem}
+.card>h2:first-child,.card>h3:first-child{margin-top:0}
+section.card,figure.card,details.card,aside.card{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:.8rem 1rem;margin:0 0 1rem}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,380px),1fr));gap:1rem;align-items:start}
+.grid>figure{margin:0}
 figure{margin:0}
 figcaption{font-weight:600;margin-bottom:.4rem}
 .chart{overflow-x:auto}
-.chart svg{max-width:none;height:auto}
+.chart svg{max-width:100%;height:auto}
 .scroll{overflow-x:auto}
 table{border-collapse:collapse;width:100%;font-size:.92rem}
+caption{text-align:left;padding:0 0 .4rem}
 th,td{border-bottom:1px solid #d8dee4;padding:.3rem .5rem;text-align:left;vertical-align:top}
 th{background:#f6f8fa}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-.badge{display:inline-block;padding:.05rem .5rem;border-radius:1rem;font-weight:600;font-size:.85rem;border:1px solid}
+th[scope=row]{background:none;font-weight:normal}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+code{overflow-wrap:anywhere}
+.badge{display:inline-block;padding:.05rem .5rem;border-radius:1rem;font-weight:600;font-size:.85rem;border:1px solid;white-space:nowrap}
 .badge.pass{background:#dafbe1;color:#116329;border-color:#1a7f37}
 .badge.fail{background:#ffebe9;color:#a40e26;border-color:#cf222e}
 .badge.inconclusive{background:#fff8c5;color:#6a5300;border-color:#bf8700}
-.legend{display:flex;gap:1rem;flex-wrap:wrap;font-size:.9rem;margin:.3rem 0}
+.legend{display:flex;gap:1rem;flex-wrap:wrap;font-size:.9rem;margin:.3rem 0 .6rem}
 .legend span.sw{display:inline-block;width:1.2rem;text-align:center;border-radius:3px;margin-right:.3rem;font-weight:700}
 .muted{color:#656d76}
+dl.facts{display:grid;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:.6rem 1rem;margin:0 0 .6rem}
+dl.facts dt{font-size:.85rem;color:#656d76}dl.facts dd{margin:0;font-size:1.15rem}
+.nowrap{white-space:nowrap}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;border:1px solid #d8dee4;border-radius:6px;padding:.5rem;max-height:22rem;overflow:auto;margin:.3rem 0}
-#cell-detail{position:sticky;top:.5rem}
+#cell-detail{position:sticky;top:.5rem;max-height:calc(100vh - 1rem);overflow:auto}
 #cell-detail:empty::before{content:"Select a heatmap cell to see its input, output and outcomes.";color:#656d76}
 .heatmaps{display:flex;flex-wrap:wrap;gap:1rem}
-.heatmaps figure{flex:1 1 300px;min-width:0}
+.heatmaps figure{flex:1 1 340px;min-width:0;margin:0}
 .layout{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,1fr);gap:1rem;align-items:start}
-@media (max-width:900px){.layout{grid-template-columns:1fr}#cell-detail{position:static}}
-form.inline{display:flex;gap:.5rem;flex-wrap:wrap;align-items:end;margin:.5rem 0}
-input[type=text],input[type=search],textarea,select{font:inherit;padding:.35rem .5rem;border:1px solid #d0d7de;border-radius:6px;max-width:100%}
+.pair{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,2fr);gap:1rem;align-items:start}
+figure.forest,figure.trend{max-width:640px;margin:0 0 .8rem}
+form.inline{display:flex;gap:.5rem;flex-wrap:wrap;align-items:end;margin:.5rem 0 1rem}
+form.inline label{display:flex;flex-direction:column;gap:.15rem;font-size:.9rem;min-width:0;max-width:100%}
+input[type=text],input[type=search],textarea,select{font:inherit;padding:.35rem .5rem;border:1px solid #d0d7de;border-radius:6px;max-width:100%;background:#fff}
 textarea{width:100%}
 button{font:inherit;padding:.35rem .9rem;border-radius:6px;border:1px solid #1f883d;background:#1f883d;color:#fff;cursor:pointer}
 .worse{color:#a40e26;font-weight:600}.better{color:#116329;font-weight:600}
@@ -66,10 +78,54 @@ button{font:inherit;padding:.35rem .9rem;border-radius:6px;border:1px solid #1f8
 .claim.STRONG{border-color:#1a7f37;background:#f0fff4}.claim.WEAK{border-color:#bf8700;background:#fffbea}.claim.UNSUPPORTED{border-color:#cf222e;background:#fff5f5}
 .claim.evidence{border-color:#8c959f;background:#fff}
 .claimrow{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1rem}
-@media (max-width:700px){.claim.evidence{border-color:#8c959f;background:#fff}
-.claimrow{grid-template-columns:1fr}}
+mark.claim-mark{padding:.05rem .2rem;border-radius:3px;border-bottom:3px solid;color:inherit}
+mark.claim-mark.STRONG{background:#dafbe1;border-color:#1a7f37}mark.claim-mark.WEAK{background:#fff8c5;border-color:#bf8700}mark.claim-mark.UNSUPPORTED{background:#ffebe9;border-color:#cf222e;border-bottom-style:double}
 a{color:#0969da}
+p.answer{line-height:2;font-size:1rem}p.answer sup{font-weight:700;margin:0 .15rem}
+button:disabled{opacity:.6;cursor:wait}
+@media (max-width:900px){.layout,.pair{grid-template-columns:minmax(0,1fr)}#cell-detail{position:static;max-height:none}}
+@media (max-width:700px){.claimrow{grid-template-columns:minmax(0,1fr);gap:0}.claimrow .evidence{margin-left:1.2rem;margin-top:0}}
+@media (max-width:640px){
+main{padding:.6rem}
+section.card,figure.card,details.card,aside.card{padding:.6rem .7rem}
+table.stack thead{display:none}
+table.stack caption{display:block}
+table.stack,table.stack tbody,table.stack tr,table.stack td,table.stack th[scope=row]{display:block;width:100%}
+table.stack tr{border-bottom:1px solid #d0d7de;padding:.4rem 0}
+table.stack td,table.stack th[scope=row]{border:0;padding:.1rem 0;text-align:left;white-space:normal;background:none}
+table.stack td[data-label]{display:grid;grid-template-columns:minmax(6.5rem,38%) minmax(0,1fr);gap:.5rem}
+table.stack td[data-label]::before{content:attr(data-label);color:#656d76;font-size:.85rem}
+}
 `;
+
+export interface Column {
+  /** Header text (plain; escaped here). Also the label of the cell on narrow screens. */
+  label: string;
+  /** Right-aligned, tabular figures. */
+  num?: boolean;
+}
+
+/**
+ * A table whose rows become labelled stacks on a narrow screen (CSS `table.stack`), so no column, such as
+ * the verdict, hides behind a horizontal scroll. Cells are trusted HTML; the first may be a row header.
+ */
+export function tableHtml(columns: Column[], rows: string[][], options: { label: string; caption?: string; rowHeader?: boolean; rowAttrs?: string[] }): string {
+  const head = columns.map((c) => `<th scope="col"${c.num ? ' class="num"' : ''}>${esc(c.label)}</th>`).join('');
+  const body = rows
+    .map((cells, r) => {
+      const tds = cells
+        .map((cell, idx) => {
+          const c = columns[idx];
+          if (idx === 0 && options.rowHeader) return `<th scope="row">${cell}</th>`;
+          // One wrapper, so a stacked cell is two grid items: its label and its content.
+          return `<td${c?.num ? ' class="num"' : ''}${c?.label ? ` data-label="${esc(c.label)}"` : ''}><div>${cell}</div></td>`;
+        })
+        .join('');
+      return `<tr${options.rowAttrs?.[r] ?? ''}>${tds}</tr>`;
+    })
+    .join('');
+  return `<div class="scroll"><table class="stack" aria-label="${esc(options.label)}">${options.caption ? `<caption class="muted">${options.caption}</caption>` : ''}<thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
+}
 
 export interface PageOptions {
   title: string;
@@ -82,7 +138,7 @@ export interface PageOptions {
 
 export function page(options: PageOptions): string {
   const nav = options.nav
-    ? `<header class="top"><a class="brand" href="/">assay</a><nav aria-label="main"><a href="/">Runs</a> &nbsp; <a href="/compare">Compare</a> &nbsp; <a href="/grounding">Grounding</a></nav></header>`
+    ? `<header class="top"><a class="brand" href="/">assay</a><nav aria-label="main"><a href="/">Runs</a><a href="/compare">Compare</a><a href="/grounding">Grounding</a></nav></header>`
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

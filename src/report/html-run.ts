@@ -4,7 +4,7 @@ import type { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue } from '../core/validator.js';
 import type { RunRecord, SampleRecord } from '../store/types.js';
 import { heatmapSvg, OUTCOME_STYLE, profileSvg } from './charts.js';
-import { esc, pct, scriptJson, verdictBadge } from './html-layout.js';
+import { esc, pct, scriptJson, tableHtml, verdictBadge } from './html-layout.js';
 
 /** What the cell-detail view shows for one sample (also the body of GET /api/runs/:id/samples/:i/:j). */
 export interface SampleView {
@@ -64,22 +64,44 @@ export interface RunSectionsOptions {
 /** The run page's content, shared by the dashboard and the static report (one rendering, two hosts). */
 export function renderRunSections(run: RunRecord, summary: RunSummary, tensor: ReliabilityTensor, options: RunSectionsOptions = {}): string {
   const o = summary.overall;
+  const fact = (term: string, value: string) => `<div><dt>${term}</dt><dd>${value}</dd></div>`;
   const head = `<h1>${esc(run.name)} ${verdictBadge(summary.verdict)}</h1>
-<section class="card" aria-label="run"><p>Run <code>${esc(run.id)}</code> · ${esc(run.createdAt.slice(0, 19).replace('T', ' '))} UTC · status ${esc(run.status)} ·
-shape <strong>${tensor.N}×${tensor.M}×${tensor.K}</strong> (inputs × samples × validators) · system <code>${esc(run.systemId)}</code></p>
-<p>Overall (${esc(o.method)}): <strong>${pct(o.value)}</strong> · mean ${pct(o.mean)} · weighted ${pct(o.weighted)} · min ${pct(o.min)} ·
-all validators at once ${pct(summary.allPass.rate)} (${ci(summary.allPass)}) · all outputs pooled ${pct(summary.allOutputs.rate)} (${ci(summary.allOutputs)}) ·
-intervals: ${esc(summary.options.interval)} ${Math.round(summary.options.level * 100)}%, verdict mode ${esc(summary.options.verdict)}</p>${options.links ?? ''}</section>`;
+<section class="card" aria-label="run"><dl class="facts">${[
+    fact(`Overall (${esc(o.method)})`, `<strong>${pct(o.value)}</strong>`),
+    fact('All validators at once', `${pct(summary.allPass.rate)} <span class="muted nowrap">${ci(summary.allPass)}</span>`),
+    fact('All outputs pooled', `${pct(summary.allOutputs.rate)} <span class="muted nowrap">${ci(summary.allOutputs)}</span>`),
+    fact('Shape N×M×K', `${tensor.N}×${tensor.M}×${tensor.K} <span class="muted">inputs × samples × validators</span>`),
+  ].join('')}</dl>
+<p class="muted">Run <code>${esc(run.id)}</code> · ${esc(run.createdAt.slice(0, 19).replace('T', ' '))} UTC · status ${esc(run.status)} · system <code>${esc(run.systemId)}</code> ·
+validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.min)} · intervals ${esc(summary.options.interval)} ${Math.round(summary.options.level * 100)}% · verdict mode ${esc(summary.options.verdict)}</p>${options.links ?? ''}</section>`;
 
-  const vRows = summary.validators
-    .map(
-      (v) => `<tr><td>${esc(v.name)}${v.kind === 'verifier' ? ' <span class="muted">(verifier)</span>' : ''}<br><span class="muted">${esc(v.message)}</span></td>
-<td class="num">${pct(v.rate)}</td><td class="num">${ci(v)}</td><td class="num">${pct(v.minSuccess)}</td><td>${verdictBadge(v.verdict)}${v.samplesToDecide ? ` <span class="muted">~${v.samplesToDecide} more samples to decide</span>` : ''}</td>
-<td class="num">${v.counts.pass}</td><td class="num">${v.counts.fail}</td><td class="num">${v.counts.error}</td><td class="num">${v.counts.pending}</td></tr>`,
-    )
-    .join('');
-  const vTable = `<section class="card"><h2>Validators (VRP)</h2><div class="scroll"><table><caption class="muted">Success rate over decided cells; errors are counted apart, never as failures.</caption>
-<thead><tr><th>validator</th><th class="num">rate</th><th class="num">interval</th><th class="num">min success</th><th>verdict</th><th class="num">pass</th><th class="num">fail</th><th class="num">error</th><th class="num">not run</th></tr></thead><tbody>${vRows}</tbody></table></div></section>`;
+  const vRows = summary.validators.map((v) => [
+    `<strong>${esc(v.name)}</strong>${v.kind === 'verifier' ? ' <span class="muted">(verifier)</span>' : ''}<br><span class="muted">${esc(v.message)}</span>`,
+    `${verdictBadge(v.verdict)}${v.samplesToDecide ? `<br><span class="muted">~${v.samplesToDecide} more samples to decide</span>` : ''}`,
+    pct(v.rate),
+    ci(v),
+    pct(v.minSuccess),
+    String(v.counts.pass),
+    String(v.counts.fail),
+    String(v.counts.error),
+    String(v.counts.pending),
+  ]);
+  const vColumns = [
+    { label: 'validator' },
+    { label: 'verdict' },
+    { label: 'rate', num: true },
+    { label: 'interval', num: true },
+    { label: 'min success', num: true },
+    { label: 'pass', num: true },
+    { label: 'fail', num: true },
+    { label: 'error', num: true },
+    { label: 'not run', num: true },
+  ];
+  const vTable = `<section class="card"><h2>Validators (VRP)</h2>${tableHtml(vColumns, vRows, {
+    label: 'validators',
+    rowHeader: true,
+    caption: 'Success rate over decided cells (pass ÷ (pass + fail)); errors are counted apart, never as failures.',
+  })}</section>`;
 
   const href = (i: number, j: number) => `#cell-${i}-${j}`;
   const heatmaps = summary.validators
@@ -99,13 +121,13 @@ intervals: ${esc(summary.options.interval)} ${Math.round(summary.options.level *
   );
   const irp = profileSvg(
     summary.inputs.map((r) => ({ label: `${r.i + 1}. ${inputLabel(run.inputs[r.i], 28)}`, rate: r.rate, low: r.ci?.low ?? null, high: r.ci?.high ?? null })),
-    { title: 'Input reliability profile (IRP)', line: strictest },
+    { title: 'Input reliability profile (IRP)', line: strictest, columns: run.inputs.length > 25, axis: 'input' },
   );
   const orp = profileSvg(
     summary.iterations.map((r) => ({ label: `sample ${r.j + 1}`, rate: r.rate, low: r.ci?.low ?? null, high: r.ci?.high ?? null })),
-    { title: 'Output reliability profile (ORP)', line: strictest },
+    { title: 'Output reliability profile (ORP)', line: strictest, columns: true, axis: 'sample' },
   );
-  const profiles = `<h2>Profiles</h2><p class="muted">Bars: success rate; whiskers: ${esc(summary.options.interval)} interval; blue dashes: minimum success${strictest ? ` (IRP/ORP line at the strictest, ${pct(strictest)})` : ''}.</p>
+  const profiles = `<h2>Profiles</h2><p class="muted">Bars: success rate; whiskers: ${esc(summary.options.interval)} ${Math.round(summary.options.level * 100)}% interval; blue dashes: each validator's minimum success${strictest ? ` (on IRP and ORP, the strictest: ${pct(strictest)})` : ''}. Hover or focus a bar for its figures.</p>
 <div class="grid"><figure class="card"><figcaption>VRP: per validator</figcaption><div class="chart">${vrp}</div></figure>
 <figure class="card"><figcaption>IRP: per input</figcaption><div class="chart">${irp}</div></figure>
 <figure class="card"><figcaption>ORP: per sample iteration</figcaption><div class="chart">${orp}</div></figure></div>`;

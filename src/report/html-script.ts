@@ -21,7 +21,7 @@ var g=o.outcome==='pass'?'\\u2713 pass':o.outcome==='fail'?'\\u2717 fail':o.outc
 r.appendChild(el('td',g,o.outcome==='fail'?'worse':o.outcome==='pass'?'better':''));
 r.appendChild(el('td',[o.error,(o.reasons||[]).join('; ')].filter(Boolean).join(' \\u2014 ')));t.appendChild(r);});
 panel.appendChild(t);
-if(d.latencyMs!==undefined)panel.appendChild(el('p','latency '+d.latencyMs+' ms, '+d.attempts+' attempt(s)','muted'));
+if(typeof d.latencyMs==='number'){var ms=d.latencyMs<1?'< 1 ms':d.latencyMs<10000?Math.round(d.latencyMs)+' ms':(d.latencyMs/1000).toFixed(1)+' s';panel.appendChild(el('p','latency '+ms+', '+d.attempts+' attempt(s)','muted'));}
 panel.focus();}
 var selected=null;
 function show(a,i,j){if(selected)selected.removeAttribute('stroke');var rect=a.querySelector('rect');if(rect){rect.setAttribute('stroke','#0969da');rect.setAttribute('stroke-width','3');selected=rect;}

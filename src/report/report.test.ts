@@ -149,6 +149,14 @@ describe('terminal summary', () => {
     expect(text).toContain('FAIL: 1 failed of 2 validator(s): polite <&> "x"');
   });
 
+  it('a partial run says so and how to resume it', () => {
+    const partial = summarize(tensor([P, P, P, P, _, _, _, _, _, _, _, _]), metas);
+    expect(formatTerminalSummary(partial, { ...meta, status: 'interrupted' })).toContain(
+      `INTERRUPTED: partial results, 4 of 6 samples not run; resume with: assay run --resume ${meta.runId}`,
+    );
+    expect(formatTerminalSummary(partial, { ...meta, status: 'running' })).toContain('INCOMPLETE (running, or its process was killed)');
+  });
+
   it('sparkline maps 0..1 to eight bars and marks undecided', () => {
     expect(sparkline([0, 0.5, 1, null])).toBe('▁▅█·');
     expect(sparkline([1, 1, 1], 2)).toBe('██…');

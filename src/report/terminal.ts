@@ -92,9 +92,11 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
 }
 
 export function verdictLine(s: RunSummary, meta: ReportMeta, color = false): string {
-  if (meta.status === 'interrupted') {
-    const pending = s.validators[0] ? s.validators[0].counts.pending : 0;
-    return paint(`INTERRUPTED: partial results (${pending} cells pending per validator); resume with: assay run --resume ${meta.runId}`, 'inconclusive', color);
+  const pending = s.validators[0] ? s.validators[0].counts.pending : 0;
+  // Interrupted (Ctrl-C), or still marked running because its process was killed: partial results.
+  if (meta.status === 'interrupted' || (meta.status === 'running' && pending > 0)) {
+    const what = meta.status === 'interrupted' ? 'INTERRUPTED' : 'INCOMPLETE (running, or its process was killed)';
+    return paint(`${what}: partial results, ${pending} of ${s.N * s.M} samples not run; resume with: assay run --resume ${meta.runId}`, 'inconclusive', color);
   }
   const allow = meta.allowInconclusive ?? false;
   const bad = s.validators.filter((v) => !verdictPasses(v.verdict, allow));

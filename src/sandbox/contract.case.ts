@@ -146,6 +146,60 @@ export function sandboxContract(name: string, make: () => Sandbox | Promise<Sand
       });
     });
 
+    describe('the deadline is hard (also inside long native operations and GC near the heap limit)', () => {
+      /** Rejects with the elapsed time, failing the test if the call resolved. */
+      async function rejection(f: (...a: unknown[]) => Promise<unknown>, ...args: unknown[]): Promise<{ error: Error; ms: number }> {
+        const t = Date.now();
+        const error = await f(...args).then(
+          (v) => new Error(`resolved with ${JSON.stringify(v)}`),
+          (e: unknown) => e as Error,
+        );
+        return { error, ms: Date.now() - t };
+      }
+
+      it('an allocation loop with timeoutMs 300 is rejected within 2 s and the sandbox still works', async () => {
+        const f = await sandbox.compile('o => { const a = []; for (;;) a.push(new Array(1e6).fill(o)); }', { timeoutMs: 300, memoryBytes: 32 * 1024 * 1024 });
+        const { error, ms } = await rejection(f, 'x');
+        expect(error.message).toMatch(/timed out|memory/);
+        expect(ms).toBeLessThan(2000);
+        await stillWorks();
+      });
+
+      it('a tight loop and a huge single allocation are rejected quickly', async () => {
+        const loop = await sandbox.compile('o => { while (true) {} }', { timeoutMs: 300 });
+        const big = await sandbox.compile('o => new Array(2 ** 31 - 1).fill(o).length', { timeoutMs: 300 });
+        for (const f of [loop, big]) {
+          const { error, ms } = await rejection(f, 'x');
+          expect(error.message).toMatch(/timed out|memory/);
+          expect(ms).toBeLessThan(2000);
+        }
+        await stillWorks();
+      });
+
+      it('concurrent calls are not taken down by one that overruns its deadline', async () => {
+        const hog = await sandbox.compile('o => { const a = []; for (;;) a.push(new Array(1e6).fill(o)); }', { timeoutMs: 300, memoryBytes: 32 * 1024 * 1024 });
+        const ok = await sandbox.compile('(o, i) => o.length * i.k', LIMITS);
+        const before = [1, 2, 3].map((k) => ok('abc', { k }));
+        const hogged = rejection(hog, 'x');
+        const after = [4, 5, 6].map((k) => ok('abc', { k }));
+        expect(await Promise.all([...before, ...after])).toEqual([3, 6, 9, 12, 15, 18]);
+        const { error, ms } = await hogged;
+        expect(error.message).toMatch(/timed out|memory/);
+        expect(ms).toBeLessThan(2000);
+        // Both functions keep working, the overrunning one included.
+        expect(await ok('ab', { k: 10 })).toBe(20);
+        await expect(hog('x')).rejects.toThrow(/timed out|memory/);
+        await stillWorks();
+      });
+
+      it('a compile-time allocation loop is rejected within 2 s', async () => {
+        const t = Date.now();
+        await expect(sandbox.compile('(() => { const a = []; for (;;) a.push(new Array(1e6).fill(1)); })()', { timeoutMs: 300, memoryBytes: 32 * 1024 * 1024 })).rejects.toThrow(/timed out|memory/);
+        expect(Date.now() - t).toBeLessThan(2000);
+        await stillWorks();
+      });
+    });
+
     it('rejects calls after dispose', async () => {
       const own = await make();
       const f = await own.compile('o => true');

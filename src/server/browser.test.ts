@@ -108,20 +108,47 @@ describe('dashboard in Chromium', () => {
     await expect(output.textContent()).resolves.toBe('Answer for input 4, sample 3: open Settings → Security.');
     const rows = await pageObj.locator('#cell-detail table tr').count();
     expect(rows).toBe(1 + VALIDATORS.length);
-    await pageObj.screenshot({ path: join(OUT, 'run-1280x800.png'), fullPage: true });
+    // Keyboard: a focused cell opens with Enter.
+    await pageObj.locator('figure.heatmap').nth(0).locator('a[href="#cell-0-0"]').focus();
+    await pageObj.keyboard.press('Enter');
+    await expect(pageObj.locator('#cell-detail h2').textContent()).resolves.toBe('Input 1, sample 1');
+    await pageObj.screenshot({ path: join(OUT, 'run-cell-1280x800.png'), fullPage: true });
     // Every request stayed on our server: nothing external at view time.
     expect(requests.every((u) => u.startsWith(server.url))).toBe(true);
     await pageObj.close();
   });
 
-  it('is usable on a narrow screen (no page-wide horizontal scroll)', async () => {
+  it('fits every page at 1280×800 and 390×844 without a page-wide horizontal scroll', async () => {
+    const pages = [
+      ['runs', '/'],
+      ['run', `/runs/${run.id}`],
+      ['trend', '/trend/e2e-experiment'],
+      ['compare', `/compare?a=${earlier.id}&b=${run.id}`],
+      ['grounding', '/grounding'],
+    ];
+    for (const [width, height] of [
+      [1280, 800],
+      [390, 844],
+    ]) {
+      const pageObj = await browser.newPage({ viewport: { width, height } });
+      for (const [name, path] of pages) {
+        await pageObj.goto(server.url + path);
+        const overflow = await pageObj.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        expect(overflow, `${name} at ${width}×${height}`).toBeLessThanOrEqual(1);
+        await pageObj.screenshot({ path: join(OUT, `${name}-${width}x${height}.png`), fullPage: true });
+      }
+      await pageObj.close();
+    }
+  });
+
+  it('stacks the runs list on a phone, so each verdict is on screen rather than behind a scroll', async () => {
     const pageObj = await browser.newPage({ viewport: { width: 390, height: 844 } });
-    await pageObj.goto(`${server.url}/runs/${run.id}`);
-    const overflow = await pageObj.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    expect(overflow).toBeLessThanOrEqual(1);
-    await pageObj.screenshot({ path: join(OUT, 'run-narrow.png'), fullPage: false });
     await pageObj.goto(`${server.url}/`);
     await expect(pageObj.locator('table[aria-label="runs"] tbody tr').count()).resolves.toBe(2);
+    const box = await pageObj.locator('table[aria-label="runs"] td[data-label="verdict"]').first().boundingBox();
+    expect(box).not.toBeNull();
+    expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+    await expect(pageObj.locator('table[aria-label="runs"] td[data-label="verdict"]').first().isVisible()).resolves.toBe(true);
     await pageObj.close();
   });
 
@@ -165,6 +192,9 @@ describe('dashboard in Chromium', () => {
     await pageObj.locator('[data-status="UNSUPPORTED"]').waitFor();
     await expect(pageObj.locator('[data-status]').count()).resolves.toBe(2);
     await expect(pageObj.locator('#report').textContent()).resolves.toContain('Paris is the capital and largest city of France.');
+    // The answer itself, each claim highlighted by its status (and a glyph, not colour alone).
+    await expect(pageObj.locator('p.answer mark.claim-mark.UNSUPPORTED').textContent()).resolves.toBe('The moon is made of cheese.');
+    await expect(pageObj.locator('p.answer').textContent()).resolves.toBe('Paris is the capital of France.\u2713 The moon is made of cheese.\u2717');
     await pageObj.screenshot({ path: join(OUT, 'grounding.png'), fullPage: true });
     await pageObj.close();
   });

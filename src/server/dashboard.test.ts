@@ -108,6 +108,7 @@ describe('dashboard data endpoints', () => {
     expect(t.status).toBe(200);
     expect(t.body.runs.map((r: { id: string }) => r.id)).toEqual([base.id, worse.id]);
     const short = t.body.validators.find((v: { name: string }) => v.name === 'short');
+    expect(short.minSuccess).toBe(0.9);
     expect(short.entries[0].change).toBeUndefined();
     // 12/12 → 4/12: smallest expected count 12·8/24 = 4 < 5 → Fisher. Tables with 16 passes: x (A's passes) in 4..12,
     // P(x) ∝ C(12,x)·C(12,16−x); the observed x = 12 and its mirror x = 4 are the two least likely (495 each):
@@ -147,7 +148,48 @@ describe('dashboard data endpoints', () => {
     expect(run.match(/href="#cell-\d+-\d+"/g)).toHaveLength(2 * 3 * 4);
     expect(run).toContain('aria-label="polite: input 1, sample 4: error"');
     const trend = await (await fetch(`${server.url}/trend/support-bot`)).text();
-    expect(trend).toContain('p=0.00135 (fisher)');
+    // The significant change is marked in its row, with its p-value and test, and ringed on the chart.
+    const marked = /<tr data-significant="true">(.*?)<\/tr>/s.exec(trend)?.[1] ?? '';
+    expect(marked).toContain('p=0.00135 <span class="muted">Fisher</span>');
+    expect(marked).toContain('▼ worse');
+    expect(trend).toContain('significantly worse than the previous run, p=0.00135');
     expect((await fetch(`${server.url}/runs/nope`)).status).toBe(404);
+  });
+
+  it('labels every cell of its tables for narrow screens and answers the favicon request', async () => {
+    const list = await (await fetch(`${server.url}/`)).text();
+    // Stacked rows on a phone: each cell carries its column's name.
+    expect(list).toContain('<table class="stack" aria-label="runs">');
+    expect(list).toContain('data-label="verdict"');
+    const run = await (await fetch(`${server.url}/runs/${base.id}`)).text();
+    expect(run).toMatch(/<td class="num" data-label="error"><div>1<\/div><\/td>/);
+    expect((await fetch(`${server.url}/favicon.ico`)).status).toBe(204);
+    const empty = await (await fetch(`${server.url}/?name=${encodeURIComponent('<nothing>')}`)).text();
+    expect(empty).toContain('No runs with a name containing “&lt;nothing&gt;”');
+  });
+
+  it('compares with a Holm adjustment on request and rejects an unknown one', async () => {
+    const c = await get(`/api/compare?a=${base.id}&b=${worse.id}&adjust=holm`);
+    expect(c.status).toBe(200);
+    expect(c.body.adjust).toBe('holm');
+    // Two validators: short p = 990/735471 (Fisher), polite p = 1 → Holm: 2·p for the smaller.
+    expect(c.body.validators[0].adjustedP).toBeCloseTo((2 * 990) / 735471, 9);
+    expect(c.body.regressions).toEqual(['short']);
+    const bad = await get(`/api/compare?a=${base.id}&b=${worse.id}&adjust=bonferroni`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.field).toBe('adjust');
+    const page = await (await fetch(`${server.url}/compare?a=${base.id}&b=${worse.id}&adjust=holm`)).text();
+    expect(page).toContain('Holm p=0.00269');
+    expect(page).toContain('<option value="holm" selected>');
+  });
+
+  it('preselects the newest run and the previous run of the same name on the compare page', async () => {
+    const page = await (await fetch(`${server.url}/compare`)).text();
+    // Newest is 'other-exp' (no earlier run of that name): A falls back to the next newest.
+    expect(page).toMatch(new RegExp(`<select name="a">.*<option value="${worse.id}" selected>`, 's'));
+    expect(page).toMatch(new RegExp(`<select name="b">.*<option value="${other.id}" selected>`, 's'));
+    const missing = await fetch(`${server.url}/compare?a=${base.id}&b=nope`);
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain('No run with id “nope”');
   });
 });

@@ -5,7 +5,9 @@ import { CELL_DETAIL_SCRIPT } from '../report/html-script.js';
 import type { Store } from '../store/types.js';
 import { DashboardData } from './data.js';
 import { GROUNDING_SCRIPT, groundingBody } from './grounding-page.js';
-import { compareBody, runsListBody, trendBody } from './pages.js';
+import { compareBody, defaultPair } from './compare-page.js';
+import { runsListBody, trendBody } from './pages.js';
+import type { PAdjust } from '../core/compare.js';
 
 /** Everything inline; nothing may be fetched from another origin at view time. */
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
@@ -25,13 +27,19 @@ function index(s: string): number | undefined {
 }
 
 function level(s: string | undefined): number | undefined {
-  if (s === undefined) return 0.95;
+  if (s === undefined || s === '') return 0.95;
   const v = Number(s);
   return v > 0 && v < 1 ? v : undefined;
 }
 
+function adjustOf(s: string | undefined): PAdjust | undefined {
+  return s === undefined || s === '' || s === 'none' ? 'none' : s === 'holm' ? 'holm' : undefined;
+}
+
 /** The read-only dashboard: HTML pages and the JSON they are built from under /api. */
 export function registerDashboard(app: Hono, store: Store | undefined, hasEngine = false): void {
+  // Browsers ask for it on every page; an empty answer keeps the console clean.
+  app.get('/favicon.ico', (c) => c.body(null, 204));
   app.get('/grounding', (c) => html(c, 'Grounding', groundingBody(hasEngine), GROUNDING_SCRIPT));
   if (!store) {
     app.get('/', (c) => html(c, 'Runs', '<h1>Runs</h1><p class="muted">This server has no store (start it with <code>assay serve --store PATH</code>).</p>'));
@@ -58,10 +66,11 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
     return t ? c.json(t) : notFound(c, `no runs named "${c.req.param('name')}"`);
   });
   app.get('/api/compare', async (c) => {
-    const [a, b, lv] = [c.req.query('a'), c.req.query('b'), level(c.req.query('level'))];
+    const [a, b, lv, adjust] = [c.req.query('a'), c.req.query('b'), level(c.req.query('level')), adjustOf(c.req.query('adjust'))];
     if (!a || !b) return c.json({ error: 'invalid_request', message: 'query parameters "a" and "b" (run ids) are required', field: a ? 'b' : 'a' }, 400);
     if (lv === undefined) return c.json({ error: 'invalid_request', message: 'query parameter "level" must be a number in (0, 1)', field: 'level' }, 400);
-    const r = await data.compare(a, b, lv);
+    if (adjust === undefined) return c.json({ error: 'invalid_request', message: 'query parameter "adjust" must be "none" or "holm"', field: 'adjust' }, 400);
+    const r = await data.compare(a, b, { level: lv, adjust });
     return 'missing' in r ? notFound(c, `no run with id "${r.missing}"`) : c.json(r);
   });
 
@@ -105,9 +114,10 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
   app.get('/compare', async (c) => {
     const runs = (await store.listRuns({ limit: 500 })).map((r) => ({ id: r.id, name: r.name, createdAt: r.createdAt }));
     const [a, b] = [c.req.query('a'), c.req.query('b')];
-    if (!a || !b) return html(c, 'Compare', compareBody(undefined, runs, { a: runs[1]?.id, b: runs[0]?.id }));
-    const r = await data.compare(a, b);
+    const adjust = adjustOf(c.req.query('adjust')) ?? 'none';
+    if (!a || !b) return html(c, 'Compare', compareBody(undefined, runs, defaultPair(runs)));
+    const r = await data.compare(a, b, { adjust });
     if ('missing' in r) return html(c, 'Compare', compareBody(undefined, runs, { a, b }, `No run with id “${r.missing}”.`), undefined, 404);
-    return html(c, 'Compare', compareBody(r, runs, { a, b }));
+    return html(c, 'Compare', compareBody(r, runs, { a, b, adjust }));
   });
 }

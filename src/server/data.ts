@@ -2,9 +2,10 @@ import { summarize } from '../core/summarize.js';
 import type { RunSummary } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { summaryOptionsOf } from '../run/options.js';
+import type { PAdjust } from '../core/compare.js';
+import { compareRuns, type RunComparison } from '../report/compare.js';
 import { sampleView, type SampleView } from '../report/html-run.js';
 import type { RunRecord, Store } from '../store/types.js';
-import { compareRuns, type RunComparison } from './compare.js';
 import { buildTrend, type Trend } from './trend.js';
 
 /** The data behind every dashboard page, read from the store (never written). Also the /api/… bodies. */
@@ -101,10 +102,10 @@ export class DashboardData {
     return buildTrend(name, loaded);
   }
 
-  async compare(a: string, b: string, level = 0.95): Promise<RunComparison | { missing: string }> {
+  async compare(a: string, b: string, options: { level?: number; adjust?: PAdjust } = {}): Promise<RunComparison | { missing: string }> {
     const [la, lb] = [await this.load(a), await this.load(b)];
     if (!la) return { missing: a };
     if (!lb) return { missing: b };
-    return compareRuns(la.run, la.tensor, lb.run, lb.tensor, level, { a: la.summary, b: lb.summary });
+    return compareRuns(la, lb, options);
   }
 }

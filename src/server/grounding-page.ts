@@ -11,29 +11,46 @@ ${hasEngine ? '' : '<p class="worse">This server has no knowledge base (start it
 <section id="report" aria-live="polite"></section>`;
 }
 
-/** Renders the POST /analyze JSON with DOM calls and textContent only: claims and evidence are user data. */
+/**
+ * Renders the POST /analyze JSON with DOM calls and textContent only: claims and evidence are user data.
+ * The answer is shown with each claim highlighted by status (colour, underline style and a glyph), then
+ * each claim beside its best evidence.
+ */
 export const GROUNDING_SCRIPT = `(function(){
 var form=document.getElementById('analyze-form');var out=document.getElementById('report');
 function el(tag,text,cls){var e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}
-var GLYPH={STRONG:'\\u2713 STRONG',WEAK:'~ WEAK',UNSUPPORTED:'\\u2717 UNSUPPORTED'};
+var GLYPH={STRONG:'\\u2713',WEAK:'~',UNSUPPORTED:'\\u2717'};
+function label(c){return (GLYPH[c.status]||'?')+' '+c.status+(c.error?'':' \\u00b7 support '+Number(c.support_score).toFixed(3));}
+function answerView(r){var p=el('p',null,'answer');var text=String(r.answer||'');var pos=0;
+(r.claims_analysis||[]).forEach(function(c,idx){var at=text.indexOf(c.claim,pos);if(at<0)return;
+if(at>pos)p.appendChild(document.createTextNode(text.slice(pos,at)));
+var m=el('mark',c.claim,'claim-mark '+c.status);m.title='claim '+(idx+1)+': '+label(c);m.setAttribute('data-claim',String(idx+1));
+p.appendChild(m);p.appendChild(el('sup',GLYPH[c.status]||'?'));pos=at+c.claim.length;});
+if(pos<text.length)p.appendChild(document.createTextNode(text.slice(pos)));return p;}
 function render(r){out.textContent='';var card=el('section',null,'card');
 card.appendChild(el('h2','Report'));
 var risk=el('p');risk.appendChild(el('strong','Hallucination risk: '+r.hallucination_risk));
 risk.appendChild(el('span',' \\u00b7 confidence '+(r.confidence_score*100).toFixed(1)+'% \\u00b7 evidence coverage '+r.evidence_coverage+(r.hallucination_flag?' \\u00b7 hallucination flag: low similarity across all claims':'')+(r.partial?' \\u00b7 partial analysis (embedding failed for part of it)':'')));
-card.appendChild(risk);out.appendChild(card);
+card.appendChild(risk);card.appendChild(el('h3','Answer'));card.appendChild(answerView(r));
+card.appendChild(el('p','\\u2713 STRONG: supported \\u00b7 ~ WEAK: partly supported \\u00b7 \\u2717 UNSUPPORTED: not supported by the knowledge base','muted'));
+out.appendChild(card);
+var claims=el('section',null,'card');claims.appendChild(el('h2','Claims and their evidence'));out.appendChild(claims);
+if(!(r.claims_analysis||[]).length)claims.appendChild(el('p','No claims were found in the answer.','muted'));
 (r.claims_analysis||[]).forEach(function(c,idx){var row=el('div',null,'claimrow');
 var claim=el('div',null,'claim '+c.status);claim.setAttribute('data-status',c.status);claim.setAttribute('aria-label','claim '+(idx+1)+': '+c.status);
-claim.appendChild(el('div',c.claim));claim.appendChild(el('div',GLYPH[c.status]+' \\u00b7 support '+Number(c.support_score).toFixed(3),'muted'));
+claim.appendChild(el('div',(idx+1)+'. '+c.claim));claim.appendChild(el('div',label(c),'muted'));
+if(c.error)claim.appendChild(el('div','Could not be scored: '+c.error,'worse'));
 if(c.unverified_details&&c.unverified_details.length)claim.appendChild(el('div','Not found in the evidence: '+c.unverified_details.join(', '),'worse'));
 row.appendChild(claim);var ev=el('div',null,'claim evidence');
-if(c.evidence){ev.appendChild(el('div','Evidence \\u00b7 '+c.evidence.source+' \\u00b7 '+c.evidence.chunk_id+' \\u00b7 score '+Number(c.evidence.score).toFixed(3),'muted'));ev.appendChild(el('div',c.evidence.text));}
+if(c.evidence){ev.appendChild(el('div','Evidence \\u00b7 '+c.evidence.source+' ('+c.evidence.chunk_id+') \\u00b7 score '+Number(c.evidence.score).toFixed(3),'muted'));ev.appendChild(el('div',c.evidence.text));}
 else ev.appendChild(el('div','No evidence retrieved.','muted'));
-row.appendChild(ev);out.appendChild(row);});}
+row.appendChild(ev);claims.appendChild(row);});}
 form.addEventListener('submit',function(e){e.preventDefault();var fd=new FormData(form);var body={query:String(fd.get('query')||'')};
 var a=String(fd.get('answer')||'');if(a.trim())body.answer=a;var k=String(fd.get('top_k')||'').trim();if(k)body.top_k=Number(k);
-out.textContent='Analyzing\\u2026';
+var button=form.querySelector('button');button.disabled=true;out.textContent='Analyzing\\u2026';
 fetch('/analyze',{method:'POST',headers:{'content-type':'application/json'},credentials:'same-origin',body:JSON.stringify(body)})
-.then(function(res){return res.json().then(function(j){return {ok:res.ok,status:res.status,body:j};});})
+.then(function(res){return res.json().then(function(j){return {ok:res.ok,status:res.status,body:j};},function(){return {ok:false,status:res.status,body:null};});})
 .then(function(r){if(r.ok)render(r.body);else{out.textContent='';out.appendChild(el('p','Error '+r.status+': '+(r.body&&r.body.message||'request failed'),'worse'));}},
-function(err){out.textContent='';out.appendChild(el('p','Request failed: '+err,'worse'));});});
+function(err){out.textContent='';out.appendChild(el('p','Request failed: '+err,'worse'));})
+.then(function(){button.disabled=false;});});
 })();`;

@@ -21,17 +21,20 @@ export interface Trend {
   name: string;
   level: number;
   runs: { id: string; createdAt: string; status: string; verdict: string; shape: string }[];
-  validators: { name: string; entries: TrendEntry[] }[];
+  /** Each validator's series; minSuccess is the latest run's threshold for it. */
+  validators: { name: string; minSuccess: number; entries: TrendEntry[] }[];
 }
 
 /** Runs of one experiment name, oldest first; each validator's series and its significant changes. */
 export function buildTrend(name: string, runs: { run: RunRecord; summary: RunSummary }[], level = 0.95): Trend {
   const ordered = [...runs].sort((x, y) => x.run.createdAt.localeCompare(y.run.createdAt) || x.run.id.localeCompare(y.run.id));
   const series = new Map<string, TrendEntry[]>();
+  const minSuccess = new Map<string, number>();
   for (const { run, summary } of ordered) {
     for (const v of summary.validators) {
       const entries = series.get(v.name) ?? [];
       series.set(v.name, entries);
+      minSuccess.set(v.name, v.minSuccess);
       const cur = { pass: v.counts.pass, n: v.counts.pass + v.counts.fail };
       const entry: TrendEntry = {
         runId: run.id,
@@ -61,6 +64,6 @@ export function buildTrend(name: string, runs: { run: RunRecord; summary: RunSum
       verdict: summary.verdict,
       shape: `${summary.N}×${summary.M}×${summary.K}`,
     })),
-    validators: [...series].map(([vname, entries]) => ({ name: vname, entries })),
+    validators: [...series].map(([vname, entries]) => ({ name: vname, minSuccess: minSuccess.get(vname)!, entries })),
   };
 }

@@ -91,7 +91,12 @@ export async function loadPipelines(dir: string, labels: LabelVariant = 'optimiz
   }
   const out: BenchmarkPipeline[] = [];
   for (const n of names) {
-    const raw = JSON.parse(await readFile(join(dir, n), 'utf8')) as unknown;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(await readFile(join(dir, n), 'utf8'));
+    } catch (err) {
+      throw new UsageError(`${join(dir, n)}: not valid JSON (${(err as Error).message})`, { file: join(dir, n) });
+    }
     if (isPipeline(raw)) out.push(parsePipeline(raw, join(dir, n), labels));
   }
   return out;

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadPipelines, parseTable4, type Table4Row } from './benchmark-data.js';
-import { runBenchmark, type BenchmarkRow } from './benchmark.js';
+import { checkAgainstTable4, runBenchmark, type BenchmarkRow } from './benchmark.js';
 import { select } from './select.js';
 import { pruneSubsumptions } from './subsumption.js';
 
@@ -58,6 +58,12 @@ describe('SPADE benchmark: the paper’s Table 4 (τ = 0.25, α = 0.6)', () => {
       expect(code.n_excluded_not_subsumed).toBeLessThanOrEqual(paper.n_excluded_not_subsumed);
       expect(paper.n_selected + paper.n_excluded_not_subsumed).toBeLessThanOrEqual(code.n_selected + code.n_excluded_not_subsumed);
     }
+  });
+
+  it('the benchmark\'s own reproduction checks agree (timing aside: this suite shares the machine)', () => {
+    const checks = checkAgainstTable4(rows, { alpha: 0.6, tau: 0.25 }).filter((c) => !c.requirement.startsWith('solve_ms'));
+    expect(checks.length).toBe(rows.length - rows.filter((r) => !r.paper && (r.method === 'base' || r.method === 'cov')).length);
+    expect(checks.filter((c) => !c.met)).toEqual([]);
   });
 
   it('solves each program well within the time limit (≤ 1 s is checked by the benchmark; loose bound here)', () => {

@@ -4,12 +4,14 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadPipelines, parseTable4, type LabelVariant, type Table4Cell, type Table4Row } from './benchmark-data.js';
+import { loadPipelines, parseTable4, type BenchmarkPipeline, type LabelVariant, type Table4Cell, type Table4Row } from './benchmark-data.js';
 import { select, type Method, type SubObjective } from './select.js';
+
+export type BenchmarkMethod = 'base' | 'cov' | 'sub_paper' | 'sub_code';
 
 export interface BenchmarkRow {
   pipeline: string;
-  method: 'base' | 'cov' | 'sub_paper' | 'sub_code';
+  method: BenchmarkMethod;
   status: 'ok' | 'infeasible';
   n_candidates: number;
   n_selected: number;
@@ -28,25 +30,31 @@ export interface BenchmarkOptions {
   alpha?: number;
   tau?: number;
   labels?: LabelVariant;
+  /** Pipelines already loaded (else read from the directory). */
+  pipelines?: BenchmarkPipeline[];
 }
 
-const METHODS: { name: BenchmarkRow['method']; method: Method; objective?: SubObjective; table: keyof Omit<Table4Row, 'pipeline' | 'candidates'> }[] = [
+const METHODS: { name: BenchmarkMethod; method: Method; objective?: SubObjective; table: keyof Omit<Table4Row, 'pipeline' | 'candidates'> }[] = [
   { name: 'base', method: 'base', table: 'base' },
   { name: 'cov', method: 'cov', table: 'cov' },
   { name: 'sub_paper', method: 'sub', objective: 'paper', table: 'sub' },
   { name: 'sub_code', method: 'sub', objective: 'code', table: 'sub' },
 ];
 
+/** The paper's Table 4 from `dir/README.md`, or an empty list when there is none. */
+export async function readTable4(dir: string): Promise<Table4Row[]> {
+  try {
+    return parseTable4(await readFile(join(dir, 'README.md'), 'utf8'));
+  } catch {
+    return [];
+  }
+}
+
 export async function runBenchmark(dir: string, options: BenchmarkOptions = {}): Promise<BenchmarkRow[]> {
   const alpha = options.alpha ?? 0.6;
   const tau = options.tau ?? 0.25;
-  const pipelines = await loadPipelines(dir, options.labels ?? 'optimizer');
-  let table: Table4Row[] = [];
-  try {
-    table = parseTable4(await readFile(join(dir, 'README.md'), 'utf8'));
-  } catch {
-    // no README with Table 4 next to the data: report without the paper's figures
-  }
+  const pipelines = options.pipelines ?? (await loadPipelines(dir, options.labels ?? 'optimizer'));
+  const table = await readTable4(dir);
   const rows: BenchmarkRow[] = [];
   for (const p of pipelines) {
     const paperRow = table.find((r) => r.pipeline === p.name);
@@ -69,4 +77,37 @@ export async function runBenchmark(dir: string, options: BenchmarkOptions = {}):
     }
   }
   return rows;
+}
+
+export interface Table4Check {
+  pipeline: string;
+  method: BenchmarkMethod;
+  /** What the issue asks of this method against the paper's cell. */
+  requirement: string;
+  met: boolean;
+}
+
+const r3 = (x: number | null) => (x === null ? null : Number(x.toFixed(3)));
+
+/**
+ * The reproduction checks: `base` equal to Table 4 in |S|, FFR, coverage and excluded count; `cov`
+ * equal in |S| with FFR ≤ τ and coverage ≥ α; `sub` (both objectives) within the constraints.
+ * Every solve within `limitMs`.
+ */
+export function checkAgainstTable4(rows: BenchmarkRow[], o: { alpha: number; tau: number; limitMs?: number }): Table4Check[] {
+  const limit = o.limitMs ?? 1000;
+  const meets = (r: BenchmarkRow) => r.status === 'ok' && (r.ffr ?? 0) <= o.tau + 1e-9 && (r.coverage ?? 1) >= o.alpha - 1e-9;
+  return rows.flatMap((r): Table4Check[] => {
+    const out: Table4Check[] = [{ pipeline: r.pipeline, method: r.method, requirement: `solve_ms ≤ ${limit}`, met: r.solve_ms <= limit }];
+    const p = r.paper;
+    if (r.method === 'base' && p) {
+      const same = r.n_selected === p.nSelected && r3(r.ffr) === p.ffr && r3(r.coverage) === p.coverage && r.n_excluded_not_subsumed === p.nExcludedNotSubsumed;
+      out.push({ pipeline: r.pipeline, method: r.method, requirement: 'equals Table 4 (|S|, FFR, coverage, excluded not subsumed)', met: same });
+    } else if (r.method === 'cov' && p) {
+      out.push({ pipeline: r.pipeline, method: r.method, requirement: `|S| equals Table 4 (${p.nSelected}), FFR ≤ τ, coverage ≥ α`, met: r.n_selected === p.nSelected && meets(r) });
+    } else if (r.method !== 'base' && r.method !== 'cov') {
+      out.push({ pipeline: r.pipeline, method: r.method, requirement: 'FFR ≤ τ, coverage ≥ α', met: meets(r) });
+    }
+    return out;
+  });
 }

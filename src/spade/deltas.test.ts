@@ -31,7 +31,7 @@ describe('prompt deltas', () => {
     expect(d.moved).toEqual([]);
   });
   it('identical consecutive versions give an empty delta', () => {
-    const ds = promptDeltas([v('a', 'One. Two.'), v('b', 'One. Two.'), v('c', 'One.  Two.\n')]);
+    const ds = promptDeltas([v('a', 'One. Two.'), v('b', 'One. Two.'), v('c', 'One.  Two.\n')], { initial: false });
     expect(ds).toHaveLength(2);
     for (const d of ds) expect([d.added, d.deleted, d.moved]).toEqual([[], [], []]);
     expect(formatDelta(ds[0])).toMatch(/no change/);
@@ -46,13 +46,21 @@ describe('prompt deltas', () => {
     const d = diffVersions('Be brief.', 'Be brief. Be brief.');
     expect(d.added).toEqual(['Be brief.']);
   });
-  it('numbers deltas and labels them by version id; the initial delta adds everything', () => {
+  it('numbers deltas and labels them by version id; the initial delta (from the empty version 0) adds everything', () => {
     const ds = promptDeltas([v('v1', 'A.'), v('v2', 'A. B.'), v('v3', 'B. C.')]);
     expect(ds.map((d) => [d.index, d.from, d.to, d.added, d.deleted])).toEqual([
+      [0, '(empty)', 'v1', ['A.'], []],
       [1, 'v1', 'v2', ['B.'], []],
       [2, 'v2', 'v3', ['C.'], ['A.']],
     ]);
+    expect(promptDeltas([v('v1', 'A.'), v('v2', 'A. B.')], { initial: false }).map((d) => d.index)).toEqual([1]);
     expect(initialDelta(v('v1', 'A. B.')).added).toEqual(['A.', 'B.']);
+  });
+  it('a single version gives one delta: the whole prompt is added (the paper\'s P0 is empty)', () => {
+    const ds = promptDeltas([v('only', 'Summarise the call. Use at most 3 bullets.')]);
+    expect(ds).toHaveLength(1);
+    expect(ds[0].added).toEqual(['Summarise the call.', 'Use at most 3 bullets.']);
+    expect(promptDeltas([])).toEqual([]);
   });
 });
 
@@ -95,9 +103,29 @@ describe('loading versions', () => {
     git('commit', '-qam', 'v3');
     const versions = await gitVersions(join(repo, 'prompt.txt'));
     expect(versions.map((x) => x.text.trim())).toEqual(['Be brief.', 'Be brief. Use JSON.', 'Be brief. Use JSON.', 'Use JSON. Cite sources.']);
-    const ds = promptDeltas(versions);
+    const ds = promptDeltas(versions, { initial: false });
     expect(ds[1].added).toEqual([]);
     expect(ds[2]).toMatchObject({ added: ['Cite sources.'], deleted: ['Be brief.'] });
+  });
+  it('reads a prompt file whose path git would quote (non-ASCII, spaces), across a rename', async () => {
+    const repo = join(dir, 'repo-ü');
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo, stdio: 'pipe' });
+    execFileSync('mkdir', ['-p', join(repo, 'prompts')]);
+    git('init', '-q');
+    writeFileSync(join(repo, 'prompts', 'résumé v1.txt'), 'Résume.\n');
+    git('add', '.');
+    git('commit', '-qm', 'v1');
+    renameSync(join(repo, 'prompts', 'résumé v1.txt'), join(repo, 'prompts', 'système "final".txt'));
+    git('add', '-A');
+    git('commit', '-qm', 'rename');
+    writeFileSync(join(repo, 'prompts', 'système "final".txt'), 'Résume. Sois bref.\n');
+    git('commit', '-qam', 'v2');
+    const versions = await gitVersions(join(repo, 'prompts', 'système "final".txt'));
+    expect(versions.map((x) => x.text.trim())).toEqual(['Résume.', 'Résume.', 'Résume. Sois bref.']);
+  });
+  it('says when the directory does not exist', async () => {
+    await expect(gitVersions(join(dir, 'nowhere', 'p.txt'))).rejects.toThrow(/no such directory/);
   });
   it('refuses a file outside a repository', async () => {
     const f = join(dir, 'loose.txt');

@@ -103,16 +103,22 @@ export function diffVersions(oldText: string, newText: string): Omit<PromptDelta
   return { added, deleted, moved };
 }
 
-/** Deltas between consecutive versions (n versions give n-1 deltas; identical versions give empty ones). */
-export function promptDeltas(versions: PromptVersion[]): PromptDelta[] {
+/**
+ * Deltas between consecutive versions. As in the paper, version 0 is the empty prompt, so by default
+ * the list starts with the initial delta (every sentence of the first version is an addition): a
+ * single version still yields criteria. `initial: false` gives only the n-1 deltas between versions.
+ * Identical consecutive versions give empty deltas.
+ */
+export function promptDeltas(versions: PromptVersion[], options: { initial?: boolean } = {}): PromptDelta[] {
   const out: PromptDelta[] = [];
+  if ((options.initial ?? true) && versions.length) out.push(initialDelta(versions[0]));
   for (let k = 1; k < versions.length; k++) {
     out.push({ index: k, from: versions[k - 1].id, to: versions[k].id, ...diffVersions(versions[k - 1].text, versions[k].text) });
   }
   return out;
 }
 
-/** The delta from nothing to the first version: every sentence of it is an addition. */
+/** The delta from the empty prompt (the paper's version 0) to the first version: all of it is added. */
 export function initialDelta(first: PromptVersion): PromptDelta {
   return { index: 0, from: '(empty)', to: first.id, ...diffVersions('', first.text) };
 }

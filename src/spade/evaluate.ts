@@ -29,6 +29,11 @@ export interface EvaluateOptions {
   concurrency?: number;
 }
 
+/** The judge instruction of an `llm` assertion: the same at evaluation and in the exported config. */
+export function llmInstruction(question: string): string {
+  return `Answer this yes/no question about the output; "yes" means PASS: ${question}`;
+}
+
 type Cell = (output: string, input: InputValue) => Promise<{ code: OutcomeCode; error?: string }>;
 
 const verdict = (pass: boolean) => ({ code: pass ? Outcome.PASS : Outcome.FAIL });
@@ -73,7 +78,7 @@ async function cellFor(c: CandidateAssertion, options: EvaluateOptions, judges: 
           baseURL: js.baseURL,
           apiKey: js.apiKey,
           timeoutMs: js.timeoutMs,
-          instructions: [`Answer this yes/no question about the output; "yes" means PASS: ${form.question}`],
+          instructions: [llmInstruction(form.question)],
           retry: { retries: 2, baseMs: 200, maxMs: 2000 },
         });
         judges.set(form.question, judge);

@@ -5,6 +5,7 @@
  */
 import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
 import { wilson } from '../core/intervals.js';
+import { llmInstruction } from './evaluate.js';
 import { assertionStats } from './metrics.js';
 import type { SelectionResult } from './select.js';
 import type { CandidateAssertion, EvaluationMatrix, LabelledExample } from './types.js';
@@ -79,7 +80,7 @@ export function selectionToConfig(
     else {
       if (!options.judge) throw new Error(`assertion ${c.id} is an llm question: a judge model is needed to export it`);
       const { model, baseURL, apiKeyEnv } = options.judge;
-      verifiers.push({ ...head, instructions: c.form.question, judge: { openai: { model, ...(baseURL ? { baseURL } : {}), ...(apiKeyEnv ? { apiKeyEnv } : {}) } } });
+      verifiers.push({ ...head, instructions: llmInstruction(c.form.question), judge: { openai: { model, ...(baseURL ? { baseURL } : {}), ...(apiKeyEnv ? { apiKeyEnv } : {}) } } });
     }
   }
   const good = (options.examples ?? []).filter((e) => e.label === 'good');

@@ -3,8 +3,9 @@ export { TAXONOMY, TAXONOMY_NAMES, type AssertionForm, type CandidateAssertion, 
 export { diffVersions, formatDelta, initialDelta, promptDeltas, splitSentences, type PromptDelta, type PromptVersion } from './deltas.js';
 export { gitVersions, parseVersions, readVersionsFile } from './versions.js';
 export { assertionStats, failView, matrixFromResults, setMetrics, type AssertionStats, type SetMetrics } from './metrics.js';
-export { solveBinaryProgram, toLpFormat, type BinaryProgram, type IlpSolution } from './ilp.js';
-export { countExcludedNotSubsumed, diagnose, eligibleForPenalty, select, type Infeasibility, type Method, type SelectionResult, type SelectOptions, type SubObjective } from './select.js';
+export { solveBinaryProgram, solveLexicographic, toLpFormat, type BinaryProgram, type IlpSolution } from './ilp.js';
+export { countExcludedNotSubsumed, eligibleForPenalty, select, unevaluatedColumns, type Method, type SelectionResult, type SelectOptions, type SubObjective } from './select.js';
+export { diagnose, type Infeasibility } from './infeasible.js';
 export { pruneSubsumptions, subsumptionRoots, transitiveAdditions, type PruneReport, type RootsResult } from './subsumption.js';
 export { createSpadeLlm, llmFromEnv, type SpadeLlm, type SpadeLlmOptions } from './llm.js';
 export { agreement, categoriseDelta, evaluateTaxonomy, versionsFromNdiff, type AnnotatedDelta, type CategorisedSentence, type TaxonomyAgreement } from './taxonomy.js';

@@ -95,7 +95,10 @@ export async function readCandidates(file: string): Promise<CandidateAssertion[]
   return parsed.data as CandidateAssertion[];
 }
 
-/** The matrix as JSON: results[assertion][example] = true (pass) | false (fail) | null (error). */
+/**
+ * The matrix as JSON: results[assertion][example] = true (pass) | false (fail) | null (error), and
+ * the reason of every error cell as {example, assertion, error} with their names.
+ */
 export function matrixToJson(m: EvaluationMatrix): Record<string, unknown> {
   const A = m.assertions.length;
   const results: Record<string, (boolean | null)[]> = {};
@@ -105,14 +108,18 @@ export function matrixToJson(m: EvaluationMatrix): Record<string, unknown> {
       return c === Outcome.PASS ? true : c === Outcome.FAIL ? false : null;
     });
   });
-  return { assertions: m.assertions, examples: m.examples, results, errors: m.errors ?? {} };
+  const errors = Object.entries(m.errors ?? {}).map(([key, error]) => {
+    const [e, a] = key.split(':').map(Number);
+    return { example: m.examples[e]?.id ?? String(e), assertion: m.assertions[a] ?? String(a), error };
+  });
+  return { assertions: m.assertions, examples: m.examples, results, errors };
 }
 
 const matrixSchema = z.object({
   assertions: z.array(z.string()),
   examples: z.array(z.object({ id: z.string(), label: z.enum(['good', 'bad']) })),
   results: z.record(z.string(), z.array(z.boolean().nullable())),
-  errors: z.record(z.string(), z.string()).optional(),
+  errors: z.union([z.array(z.object({ example: z.string(), assertion: z.string(), error: z.string() })), z.record(z.string(), z.string())]).optional(),
 });
 
 /** A matrix file written by `assay spade evaluate`, or a benchmark pipeline file (with its subsumption pairs). */
@@ -134,7 +141,14 @@ export async function readMatrix(file: string, labels: LabelVariant = 'optimizer
     }
     col.forEach((v, e) => (cells[e * A + a] = v === true ? Outcome.PASS : v === false ? Outcome.FAIL : Outcome.ERROR));
   });
-  return { matrix: { assertions, examples, cells, errors: errors ?? {} } };
+  // In memory, error reasons are keyed by `${example index}:${assertion index}`.
+  let byIndex: Record<string, string> = {};
+  if (Array.isArray(errors)) {
+    const ex = new Map(examples.map((x, k) => [x.id, k]));
+    const as = new Map(assertions.map((x, k) => [x, k]));
+    for (const r of errors) if (ex.has(r.example) && as.has(r.assertion)) byIndex[`${ex.get(r.example)}:${as.get(r.assertion)}`] = r.error;
+  } else byIndex = errors ?? {};
+  return { matrix: { assertions, examples, cells, errors: byIndex } };
 }
 
 const pairsSchema = z.array(z.object({ subsumer: z.string(), subsumed: z.string() }));

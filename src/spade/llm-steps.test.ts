@@ -118,7 +118,7 @@ describe('candidate synthesis (two steps)', () => {
       { id: 'v1', text: 'Summarise the call.' },
       { id: 'v2', text: 'Summarise the call. Use at most 3 bullet points. Be concise.' },
     ];
-    const r = await synthesizeCandidates(llm, promptDeltas(versions), versions.map((v) => v.text), { sandbox });
+    const r = await synthesizeCandidates(llm, promptDeltas(versions, { initial: false }), versions.map((v) => v.text), { sandbox });
     expect(r.criteria).toHaveLength(2);
     expect(r.candidates.map((c) => [c.id, c.form.kind])).toEqual([
       ['is_concise', 'check'],
@@ -139,7 +139,7 @@ describe('candidate synthesis (two steps)', () => {
       { id: 'a', text: 'Same.' },
       { id: 'b', text: 'Same.' },
     ];
-    const r = await synthesizeCandidates(llm, promptDeltas(same), same.map((v) => v.text));
+    const r = await synthesizeCandidates(llm, promptDeltas(same, { initial: false }), same.map((v) => v.text));
     expect(r.candidates).toEqual([]);
     expect(mock.requests).toHaveLength(0);
   });

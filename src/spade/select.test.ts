@@ -154,3 +154,43 @@ describe('property: the programs match brute force on random small matrices', ()
     );
   });
 });
+
+describe('assertions that never ran', () => {
+  // e: every cell ERROR (a function that always times out); a real assertion a beside it.
+  const labelsE = { g1: 'good', g2: 'good', b1: 'bad', b2: 'bad' } as const;
+  const examples = Object.entries(labelsE).map(([id, label]) => ({ id, label }));
+  const mE = matrixFromResults(examples, ['a', 'e'], (ex, col) => (col === 1 ? null : examples[ex].id !== 'b1'));
+  it('are never selected, carry no penalty, and are reported as unevaluated', async () => {
+    for (const method of ['base', 'cov', 'sub'] as const) {
+      const r = await select(mE, { method, alpha: 0.5, tau: 0, objective: 'paper' });
+      expect(r.selected, method).toEqual(['a']);
+      expect(r.unevaluated, method).toEqual(['e']);
+      expect(r.nExcludedNotSubsumed, method).toBe(0);
+    }
+  });
+  it('infeasibility is diagnosed over the assertions that ran', async () => {
+    const r = await select(mE, { method: 'cov', alpha: 1, tau: 0 });
+    expect(r.status).toBe('infeasible');
+    expect(r.infeasibility?.constraint).toBe('coverage');
+    expect(r.infeasibility?.message).toMatch(/all 1 usable candidates together catch 1 of 2 bad examples \(best achievable coverage 0\.500\)/);
+  });
+});
+
+describe('tie-breaking', () => {
+  // Both {a} and {b} reach α = 0.5 with one assertion; b catches more and flags nothing.
+  const mt = build({ g1: 'good', g2: 'good', b1: 'bad', b2: 'bad', b3: 'bad' }, { a: ['g1', 'b1', 'b2'], b: ['b1', 'b2', 'b3'], c: ['b3'] });
+  it('cov prefers the highest coverage, then the lowest FFR, among the minimum sets', async () => {
+    const r = await select(mt, { method: 'cov', alpha: 0.5, tau: 0.5 });
+    expect(r.selected).toEqual(['b']);
+    expect(r.coverage).toBe(1);
+    expect(r.ffr).toBe(0);
+  });
+  it('sub (paper) prefers fewer excluded-not-subsumed at equal |S| + penalty', async () => {
+    // b ⊒ c: selecting b covers c; a stays excluded (penalty 1) or is selected (|S| + 1): a tie the rule settles.
+    const r = await select(mt, { method: 'sub', alpha: 0.5, tau: 0.5, objective: 'paper', subsumes: [{ subsumer: 'b', subsumed: 'c' }] });
+    expect(r.selected).toEqual(['a', 'b']);
+    expect(r.nExcludedNotSubsumed).toBe(0);
+    const bare = await select(mt, { method: 'sub', alpha: 0.5, tau: 0.5, objective: 'paper', subsumes: [{ subsumer: 'b', subsumed: 'c' }], tieBreak: false });
+    expect(bare.selected.length + bare.nExcludedNotSubsumed).toBe(2);
+  });
+});

@@ -2,6 +2,7 @@
  * Loading prompt version histories: a JSON/YAML list of versions, or the git history of a prompt file.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -63,18 +64,28 @@ export async function gitVersions(file: string): Promise<PromptVersion[]> {
   let root: string;
   try {
     root = (await git(['rev-parse', '--show-toplevel'])).trim();
-  } catch {
-    throw new UsageError(`${file}: --git needs a file inside a git repository`, { file });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { stderr?: string };
+    // execFile reports a missing cwd and a missing git binary alike as ENOENT.
+    if (e.code === 'ENOENT') {
+      const why = existsSync(cwd) ? 'the git command was not found' : `no such directory ${cwd}`;
+      throw new UsageError(`${file}: --git cannot read the history (${why})`, { file });
+    }
+    throw new UsageError(`${file}: --git needs a file inside a git repository (${String(e.stderr ?? e.message).trim().split('\n')[0]})`, { file });
   }
-  const log = await git(['log', '--follow', '--name-status', '--format=@@%H', '--', basename(abs)]);
+  // -z: paths come out verbatim (no C-style quoting of non-ASCII, tabs or quotes), NUL-separated.
+  const log = await git(['log', '--follow', '-z', '--name-status', '--format=@@%H', '--', basename(abs)]);
   const entries: { commit: string; path: string; deleted: boolean }[] = [];
+  const tokens = log.split('\0');
   let commit = '';
-  for (const line of log.split('\n')) {
-    if (line.startsWith('@@')) commit = line.slice(2).trim();
-    else if (line.trim() && commit) {
-      const parts = line.split('\t');
-      const status = parts[0];
-      entries.push({ commit, path: parts[parts.length - 1], deleted: status.startsWith('D') });
+  for (let k = 0; k < tokens.length; k++) {
+    const t = tokens[k].replace(/^\n+/, '');
+    if (t.startsWith('@@')) commit = t.slice(2).trim();
+    else if (t && commit) {
+      // A rename or copy (R100, C75) names the old and the new path; other statuses one path.
+      const paths = /^[RC]/.test(t) ? 2 : 1;
+      entries.push({ commit, path: tokens[k + paths], deleted: t.startsWith('D') });
+      k += paths;
       commit = '';
     }
   }

@@ -195,6 +195,18 @@ export class SqliteStore implements Store {
     };
   }
 
+  // recordSample runs once per sample: keep each run's shape instead of re-reading and re-parsing its row.
+  private shapes = new Map<string, RunRecord>();
+
+  private shape(runId: string): RunRecord {
+    let r = this.shapes.get(runId);
+    if (!r) {
+      r = this.run(runId);
+      this.shapes.set(runId, r);
+    }
+    return r;
+  }
+
   private run(runId: string): RunRecord {
     const row = this.stmts.getRun.get(runId) as RunRow | undefined;
     if (!row) throw new UnknownRunError(runId);
@@ -221,7 +233,7 @@ export class SqliteStore implements Store {
   }
 
   async recordSample(runId: string, s: SampleRecord): Promise<void> {
-    checkSample(this.run(runId), s);
+    checkSample(this.shape(runId), s);
     try {
       this.stmts.insertSample.run({
         run_id: runId,

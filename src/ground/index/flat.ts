@@ -1,8 +1,11 @@
+import { JsDotKernel } from './js-kernel.js';
+import { QUERY_BATCH, ROW_BLOCK, WasmDotKernel, type DotKernel } from './wasm-simd.js';
+
 /**
  * Exact inner-product search (FAISS's IndexFlatIP) over one contiguous row-major Float32Array.
- * On L2-normalised vectors the inner product is the cosine. Queries are processed in blocks against
- * blocks of rows (a blocked matrix–matrix product), so each block of rows is read from memory once per
- * block of queries; top-k is kept per query in a small sorted buffer, never by sorting all scores.
+ * On L2-normalised vectors the inner product is the cosine. The dot products run in a WebAssembly
+ * SIMD kernel (wasm-simd.ts; a plain-JS kernel where that is unavailable), as a blocked matrix–matrix
+ * product; top-k is kept per query in a small sorted buffer, never by sorting all scores.
  */
 
 export interface SearchHit {
@@ -18,135 +21,152 @@ export interface VectorIndex {
   search(queries: Float32Array, k: number): SearchHit[][];
 }
 
-const QUERY_BLOCK = 8;
-const ROW_BLOCK = 128;
+export interface FlatIndexOptions {
+  /** Dot-product kernel: WebAssembly SIMD where available (default 'auto'), or plain JavaScript. */
+  kernel?: 'auto' | 'wasm-simd' | 'js';
+}
 
 export class FlatIPIndex implements VectorIndex {
   readonly size: number;
+  private readonly kernel: DotKernel;
 
+  /** The rows are copied into the kernel's memory; later changes to `vectors` are not seen. */
   constructor(
-    readonly vectors: Float32Array,
+    vectors: Float32Array,
     readonly dimension: number,
+    options: FlatIndexOptions = {},
   ) {
     if (!Number.isInteger(dimension) || dimension <= 0) throw new RangeError(`dimension must be a positive integer, got ${dimension}`);
     if (vectors.length % dimension !== 0) throw new RangeError(`vector data length ${vectors.length} is not a multiple of dimension ${dimension}`);
     this.size = vectors.length / dimension;
+    const want = options.kernel ?? 'auto';
+    let kernel: DotKernel | undefined;
+    if (want !== 'js') {
+      try {
+        kernel = new WasmDotKernel(vectors, dimension);
+      } catch (err) {
+        if (want === 'wasm-simd') throw err;
+      }
+    }
+    this.kernel = kernel ?? new JsDotKernel(vectors, dimension);
   }
 
+  /** The indexed rows, n × dimension, row-major (the kernel's copy when it keeps one). */
+  get vectors(): Float32Array {
+    return this.kernel.vectors;
+  }
+
+  get kernelKind(): DotKernel['kind'] {
+    return this.kernel.kind;
+  }
+
+  /**
+   * Blocked scan: for each batch of queries, each block of rows is scored against every query of the
+   * batch while it is in cache; each query keeps its top-k in a small sorted buffer (no full sort).
+   */
   search(queries: Float32Array, k: number): SearchHit[][] {
     const d = this.dimension;
     if (queries.length % d !== 0) throw new RangeError(`query data length ${queries.length} is not a multiple of dimension ${d}`);
     const nq = queries.length / d;
     const kk = Math.max(0, Math.min(Math.floor(k), this.size));
-    const results: SearchHit[][] = [];
     if (kk === 0) return Array.from({ length: nq }, () => []);
-    const scores = new Float32Array(QUERY_BLOCK * ROW_BLOCK);
-    for (let q0 = 0; q0 < nq; q0 += QUERY_BLOCK) {
-      const qn = Math.min(QUERY_BLOCK, nq - q0);
-      const topIds = Array.from({ length: qn }, () => new Int32Array(kk).fill(-1));
-      const topScores = Array.from({ length: qn }, () => new Float32Array(kk).fill(-Infinity));
+    const tops = Array.from({ length: nq }, () => new TopK(kk));
+    const kernel = this.kernel;
+    const out = kernel.out;
+    const g = kernel.group;
+    for (let b0 = 0; b0 < nq; b0 += QUERY_BATCH) {
+      const bn = Math.min(QUERY_BATCH, nq - b0);
+      kernel.loadQueries(queries, b0, bn);
       for (let r0 = 0; r0 < this.size; r0 += ROW_BLOCK) {
         const rn = Math.min(ROW_BLOCK, this.size - r0);
-        this.block(queries, q0, qn, r0, rn, scores);
-        for (let qi = 0; qi < qn; qi++) {
-          const ts = topScores[qi];
-          const ti = topIds[qi];
-          const base = qi * ROW_BLOCK;
-          for (let ri = 0; ri < rn; ri++) {
-            const s = scores[base + ri];
-            if (s <= ts[kk - 1]) continue;
-            // insertion into the sorted top-k buffer (k is small)
-            let p = kk - 1;
-            while (p > 0 && ts[p - 1] < s) {
-              ts[p] = ts[p - 1];
-              ti[p] = ti[p - 1];
-              p--;
-            }
-            ts[p] = s;
-            ti[p] = r0 + ri;
-          }
+        for (let qi = 0; qi < bn; qi += g) {
+          const qn = Math.min(g, bn - qi);
+          kernel.score(qi, qn, r0, rn);
+          for (let t = 0; t < qn; t++) tops[b0 + qi + t].offer(out, t * ROW_BLOCK, rn, r0);
         }
       }
-      for (let qi = 0; qi < qn; qi++) {
-        const hits: SearchHit[] = [];
-        for (let p = 0; p < kk; p++) if (topIds[qi][p] >= 0) hits.push({ id: topIds[qi][p], score: topScores[qi][p] });
-        results.push(hits);
-      }
     }
-    return results;
+    return tops.map((t) => t.hits());
   }
 
   /**
-   * scores[qi * ROW_BLOCK + ri] = <query q0+qi, row r0+ri>. A 4 × 4 register tile (four queries against
-   * four rows) does 16 multiply-adds per 8 loads; edges fall back to one query × one row.
+   * For each query, the row with the highest inner product among its row ranges, given flat as
+   * [from0, to0, from1, to1, …] (half-open); null when the ranges hold no row. Ranges are scanned in the
+   * order given and a later row must score strictly higher to win, so ties go to the first row seen.
    */
-  private block(queries: Float32Array, q0: number, qn: number, r0: number, rn: number, out: Float32Array): void {
+  bestInRanges(queries: Float32Array, ranges: readonly (readonly number[])[]): (SearchHit | null)[] {
     const d = this.dimension;
-    const v = this.vectors;
-    let qi = 0;
-    for (; qi + 4 <= qn; qi += 4) {
-      const qa = (q0 + qi) * d;
-      const qb = qa + d;
-      const qc = qb + d;
-      const qd = qc + d;
-      const ob = qi * ROW_BLOCK;
-      let ri = 0;
-      for (; ri + 4 <= rn; ri += 4) {
-        const a = (r0 + ri) * d;
-        const b = a + d;
-        const c = b + d;
-        const e = c + d;
-        let s00 = 0, s01 = 0, s02 = 0, s03 = 0;
-        let s10 = 0, s11 = 0, s12 = 0, s13 = 0;
-        let s20 = 0, s21 = 0, s22 = 0, s23 = 0;
-        let s30 = 0, s31 = 0, s32 = 0, s33 = 0;
-        for (let j = 0; j < d; j++) {
-          const va = v[a + j];
-          const vb = v[b + j];
-          const vc = v[c + j];
-          const ve = v[e + j];
-          const x0 = queries[qa + j];
-          const x1 = queries[qb + j];
-          const x2 = queries[qc + j];
-          const x3 = queries[qd + j];
-          s00 += x0 * va; s01 += x0 * vb; s02 += x0 * vc; s03 += x0 * ve;
-          s10 += x1 * va; s11 += x1 * vb; s12 += x1 * vc; s13 += x1 * ve;
-          s20 += x2 * va; s21 += x2 * vb; s22 += x2 * vc; s23 += x2 * ve;
-          s30 += x3 * va; s31 += x3 * vb; s32 += x3 * vc; s33 += x3 * ve;
+    const nq = queries.length / d;
+    if (!Number.isInteger(nq) || ranges.length !== nq) throw new RangeError(`expected ${nq} range lists for ${nq} queries, got ${ranges.length}`);
+    const kernel = this.kernel;
+    const out = kernel.out;
+    const best: (SearchHit | null)[] = [];
+    for (let b0 = 0; b0 < nq; b0 += QUERY_BATCH) {
+      const bn = Math.min(QUERY_BATCH, nq - b0);
+      kernel.loadQueries(queries, b0, bn);
+      for (let qi = 0; qi < bn; qi++) {
+        const rs = ranges[b0 + qi];
+        let id = -1;
+        let score = -Infinity;
+        for (let p = 0; p + 1 < rs.length; p += 2) {
+          const from = Math.max(0, rs[p]);
+          const to = Math.min(this.size, rs[p + 1]);
+          for (let r0 = from; r0 < to; r0 += ROW_BLOCK) {
+            const rn = Math.min(ROW_BLOCK, to - r0);
+            kernel.score(qi, 1, r0, rn);
+            for (let i = 0; i < rn; i++) {
+              if (out[i] > score || id < 0) {
+                score = out[i];
+                id = r0 + i;
+              }
+            }
+          }
         }
-        const o = ob + ri;
-        out[o] = s00; out[o + 1] = s01; out[o + 2] = s02; out[o + 3] = s03;
-        out[o + ROW_BLOCK] = s10; out[o + ROW_BLOCK + 1] = s11; out[o + ROW_BLOCK + 2] = s12; out[o + ROW_BLOCK + 3] = s13;
-        out[o + 2 * ROW_BLOCK] = s20; out[o + 2 * ROW_BLOCK + 1] = s21; out[o + 2 * ROW_BLOCK + 2] = s22; out[o + 2 * ROW_BLOCK + 3] = s23;
-        out[o + 3 * ROW_BLOCK] = s30; out[o + 3 * ROW_BLOCK + 1] = s31; out[o + 3 * ROW_BLOCK + 2] = s32; out[o + 3 * ROW_BLOCK + 3] = s33;
+        best.push(id < 0 ? null : { id, score });
       }
-      for (; ri < rn; ri++) for (let t = 0; t < 4; t++) out[(qi + t) * ROW_BLOCK + ri] = dotAt(queries, qa + t * d, v, (r0 + ri) * d, d);
     }
-    for (; qi < qn; qi++) {
-      const qo = (q0 + qi) * d;
-      const ob = qi * ROW_BLOCK;
-      let ri = 0;
-      for (; ri + 4 <= rn; ri += 4) {
-        const a = (r0 + ri) * d;
-        let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        for (let j = 0; j < d; j++) {
-          const x = queries[qo + j];
-          s0 += x * v[a + j];
-          s1 += x * v[a + d + j];
-          s2 += x * v[a + 2 * d + j];
-          s3 += x * v[a + 3 * d + j];
-        }
-        out[ob + ri] = s0; out[ob + ri + 1] = s1; out[ob + ri + 2] = s2; out[ob + ri + 3] = s3;
-      }
-      for (; ri < rn; ri++) out[ob + ri] = dotAt(queries, qo, v, (r0 + ri) * d, d);
-    }
+    return best;
   }
 }
 
-function dotAt(x: Float32Array, xo: number, y: Float32Array, yo: number, d: number): number {
-  let s = 0;
-  for (let j = 0; j < d; j++) s += x[xo + j] * y[yo + j];
-  return s;
+/** The k best (id, score) pairs seen so far, best first; ties keep the lower id first, as a stable sort does. */
+class TopK {
+  private readonly ids: Int32Array;
+  private readonly scores: Float64Array;
+  private filled = 0;
+
+  constructor(private readonly k: number) {
+    this.ids = new Int32Array(k).fill(-1);
+    this.scores = new Float64Array(k).fill(-Infinity);
+  }
+
+  /** Offer scores[from .. from + n) for rows firstId .. firstId + n. */
+  offer(scores: Float32Array, from: number, n: number, firstId: number): void {
+    const ts = this.scores;
+    const ti = this.ids;
+    const last = this.k - 1;
+    let threshold = ts[last];
+    for (let i = 0; i < n; i++) {
+      const s = scores[from + i];
+      if (!(s > threshold)) continue; // also skips NaN
+      let p = last;
+      while (p > 0 && ts[p - 1] < s) {
+        ts[p] = ts[p - 1];
+        ti[p] = ti[p - 1];
+        p--;
+      }
+      ts[p] = s;
+      ti[p] = firstId + i;
+      if (this.filled < this.k) this.filled++;
+      threshold = ts[last];
+    }
+  }
+
+  hits(): SearchHit[] {
+    const out: SearchHit[] = [];
+    for (let p = 0; p < this.filled; p++) out.push({ id: this.ids[p], score: this.scores[p] });
+    return out;
+  }
 }
 
 /** The naive baseline for benchmarks and tests: vectors as arrays of numbers, all scores sorted. */

@@ -1,0 +1,151 @@
+/**
+ * Run A (baseline) against run B (candidate), from their summaries: per validator (matched by name) and per
+ * input (matched by content), B's rate minus A's with Newcombe's interval and a test (Fisher or z, see
+ * compareProportions). Rates are over decided cells: errors and pending cells are not trials.
+ *
+ * With K validators each tested at level 1 − α, the chance that at least one of them looks "significantly
+ * worse" by luck alone grows with K; `adjust: 'holm'` (Holm–Bonferroni) keeps that family-wise chance at α.
+ * Per-input figures pool one input's samples, which are correlated: read them as a guide, never a gate.
+ */
+import { compareProportions, type ProportionComparison } from './significance.js';
+import type { Counts, RunSummary } from './summary-types.js';
+import type { InputValue } from './validator.js';
+
+export type PAdjust = 'none' | 'holm';
+
+export interface ComparisonRow extends ProportionComparison {
+  label: string;
+  /** Holm-adjusted p-value, when the comparison was made with `adjust: 'holm'` (validators only). */
+  adjustedP?: number | null;
+}
+
+export interface InputComparisonRow extends ComparisonRow {
+  /** The input's index in A and in B. */
+  iA: number;
+  iB: number;
+}
+
+export interface SummaryComparison {
+  level: number;
+  adjust: PAdjust;
+  validators: ComparisonRow[];
+  inputs: InputComparisonRow[];
+  /** Validators of one run only (not compared). */
+  onlyInA: string[];
+  onlyInB: string[];
+  /** Validators present in both runs but with no decided cell in one of them (all errors or not run): no test. */
+  untestable: string[];
+  /** Inputs present in one run only. */
+  inputsOnlyInA: number;
+  inputsOnlyInB: number;
+  /** Validators whose rate got significantly worse in B: the CI regression gate. */
+  regressions: string[];
+}
+
+/** What a comparison needs of a run: its inputs (to match them by content) and its summary. */
+export interface ComparedRun {
+  inputs: readonly InputValue[];
+  summary: RunSummary;
+}
+
+function decided(c: Counts): { pass: number; n: number } {
+  return { pass: c.pass, n: c.pass + c.fail };
+}
+
+/** JSON with object keys sorted, so {a, b} and {b, a} are the same input. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function inputKey(input: InputValue): string {
+  return typeof input === 'string' ? `s:${input}` : `o:${canonical(input)}`;
+}
+
+export function inputText(input: InputValue): string {
+  return typeof input === 'string' ? input : JSON.stringify(input);
+}
+
+/**
+ * Holm's step-down adjustment: sort the m p-values ascending, multiply the r-th smallest (r from 0) by
+ * m − r, carry the running maximum forward, cap at 1. Nulls (no test) are passed through and not counted.
+ */
+export function holmAdjust(pValues: readonly (number | null)[]): (number | null)[] {
+  const tested = pValues.map((p, idx) => ({ p, idx })).filter((x): x is { p: number; idx: number } => x.p !== null);
+  tested.sort((x, y) => x.p - y.p || x.idx - y.idx);
+  const out: (number | null)[] = pValues.map(() => null);
+  let running = 0;
+  tested.forEach(({ p, idx }, r) => {
+    running = Math.max(running, Math.min(1, (tested.length - r) * p));
+    out[idx] = running;
+  });
+  return out;
+}
+
+/** Matches the k-th occurrence of an input in A with its k-th occurrence in B (inputs may repeat). */
+function matchInputs(a: readonly InputValue[], b: readonly InputValue[]): [number, number][] {
+  const positionsB = new Map<string, number[]>();
+  b.forEach((input, i) => {
+    const key = inputKey(input);
+    const list = positionsB.get(key);
+    if (list) list.push(i);
+    else positionsB.set(key, [i]);
+  });
+  const pairs: [number, number][] = [];
+  a.forEach((input, iA) => {
+    const iB = positionsB.get(inputKey(input))?.shift();
+    if (iB !== undefined) pairs.push([iA, iB]);
+  });
+  return pairs;
+}
+
+export function compareSummaries(a: ComparedRun, b: ComparedRun, options: { level?: number; adjust?: PAdjust } = {}): SummaryComparison {
+  const level = options.level ?? 0.95;
+  const adjust = options.adjust ?? 'none';
+  if (!(level > 0 && level < 1)) throw new RangeError(`compareSummaries: level must be in (0, 1), got ${level}`);
+  const sa = a.summary;
+  const sb = b.summary;
+  if (sa.inputs.length !== a.inputs.length || sb.inputs.length !== b.inputs.length) {
+    throw new RangeError('compareSummaries: a summary does not match its inputs (N differs)');
+  }
+  const byNameB = new Map(sb.validators.map((v) => [v.name, v]));
+  const namesA = new Set(sa.validators.map((v) => v.name));
+
+  const validators: ComparisonRow[] = [];
+  for (const va of sa.validators) {
+    const vb = byNameB.get(va.name);
+    if (vb) validators.push({ label: va.name, ...compareProportions(decided(va.counts), decided(vb.counts), level) });
+  }
+  if (adjust === 'holm') {
+    const adjusted = holmAdjust(validators.map((v) => v.pValue));
+    validators.forEach((v, idx) => {
+      v.adjustedP = adjusted[idx];
+      v.significant = adjusted[idx] !== null && adjusted[idx]! < 1 - level;
+      v.direction = !v.significant || v.diff === 0 || v.diff === null ? 'unchanged' : v.diff > 0 ? 'better' : 'worse';
+    });
+  }
+
+  const inputs: InputComparisonRow[] = matchInputs(a.inputs, b.inputs).map(([iA, iB]) => ({
+    label: inputText(a.inputs[iA]),
+    iA,
+    iB,
+    ...compareProportions(decided(sa.inputs[iA].counts), decided(sb.inputs[iB].counts), level),
+  }));
+
+  return {
+    level,
+    adjust,
+    validators,
+    inputs,
+    onlyInA: sa.validators.filter((v) => !byNameB.has(v.name)).map((v) => v.name),
+    onlyInB: sb.validators.filter((v) => !namesA.has(v.name)).map((v) => v.name),
+    untestable: validators.filter((v) => v.pValue === null).map((v) => v.label),
+    inputsOnlyInA: a.inputs.length - inputs.length,
+    inputsOnlyInB: b.inputs.length - inputs.length,
+    regressions: validators.filter((v) => v.direction === 'worse').map((v) => v.label),
+  };
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { Outcome } from '../core/outcome.js';
+import { ReliabilityTensor } from '../core/tensor.js';
+import { heatmapSvg, profileSvg } from './charts.js';
+import { diffSvg, trendSvg } from './charts-trend.js';
+
+const count = (s: string, re: RegExp) => s.match(re)?.length ?? 0;
+
+describe('heatmapSvg', () => {
+  it('draws N×M labelled cells, shrinks to fit its card but not below ~10 px a cell', () => {
+    const t = new ReliabilityTensor(3, 40, 2);
+    t.set(0, 0, 1, Outcome.FAIL);
+    t.set(2, 39, 1, Outcome.ERROR);
+    const svg = heatmapSvg(t, 1, { label: 'v<1>', href: (i, j) => `#cell-${i}-${j}` });
+    expect(count(svg, /<a [^>]*href="#cell-\d+-\d+"/g)).toBe(3 * 40);
+    expect(svg).toContain('aria-label="v&lt;1&gt;: input 1, sample 1: fail"');
+    expect(svg).toContain('aria-label="v&lt;1&gt;: input 3, sample 40: error"');
+    expect(svg).toContain('aria-label="v&lt;1&gt;: input 2, sample 1: pending"');
+    // 40 samples: min-width 56 + 40·10 px.
+    expect(svg).toMatch(/^<svg [^>]*style="min-width:456px"/);
+  });
+});
+
+describe('profileSvg', () => {
+  const bars = [
+    { label: 'a', rate: 0.9, low: 0.8, high: 0.95 },
+    { label: 'b', rate: null, low: null, high: null },
+    { label: 'c', rate: 0.5, low: 0.3, high: 0.7 },
+  ];
+
+  it('as bars: decided entries get a bar and whisker, undecided ones an "n/a" label, never a zero bar', () => {
+    const svg = profileSvg(bars, { title: 'VRP', line: 0.8 });
+    expect(count(svg, /<rect [^>]*aria-label="[abc]: /g)).toBe(2);
+    expect(svg).toContain('n/a (nothing decided)');
+    expect(svg).toContain('aria-label="a: 90.0% (interval 80.0%–95.0%)"');
+    expect(svg).toContain('minimum success 80.0%');
+  });
+
+  it('as columns (iterations, many inputs): numbered from 1, full labels in the tooltips', () => {
+    const svg = profileSvg(bars, { title: 'ORP', line: 0.8, columns: true, axis: 'sample' });
+    expect(count(svg, /<rect [^>]*aria-label="[abc]: /g)).toBe(2);
+    expect(svg).toContain('<title>c: 50.0% (interval 30.0%–70.0%)</title>');
+    expect(svg).toMatch(/>1<\/text>.*>2<\/text>.*>3<\/text>/s);
+    expect(svg).toContain('aria-label="b: n/a"');
+  });
+});
+
+describe('trendSvg', () => {
+  const points = [
+    { date: '2026-01-01T00:00:00Z', runId: 'r1', rate: 0.5, low: 0.4, high: 0.6 },
+    { date: '2026-01-02T00:00:00Z', runId: 'r2', rate: 0.99, low: 0.9, high: 1, significant: { p: 0.0012, direction: 'better' as const } },
+    { date: '2026-01-03T00:00:00Z', runId: 'r3', rate: 0.3, low: 0.2, high: 0.4, significant: { p: 1e-5, direction: 'worse' as const } },
+  ];
+
+  it('labels each significant change with ▲/▼ and its p-value, below a point near the top and above the others', () => {
+    const svg = trendSvg(points, { title: 'trend', minSuccess: 0.8 });
+    const labels = [...svg.matchAll(/<g transform="translate\(0,(-?\d+)\)"[^>]*aria-label="text"><text[^>]*>([^<]*)<\/text>/g)].map((m) => [Number(m[1]), m[2]]);
+    expect(labels).toEqual([
+      [22, '▲ p=0.00120'],
+      [-20, '▼ p=1.0e-5'],
+    ]);
+    expect(svg).toContain('significantly worse than the previous run, p=1.0e-5');
+    expect(svg).toContain('minimum success 80.0%');
+    // Runs are numbered in order, with their date: several runs in one minute stay apart.
+    expect(svg).toMatch(/#1<\/tspan><tspan[^>]*>01-01 00:00/);
+  });
+
+  it('numbers runs by their place in the whole history when given', () => {
+    const svg = trendSvg([{ ...points[0], runNumber: 4 }], { title: 'trend' });
+    expect(svg).toContain('run #4 r1');
+  });
+});
+
+describe('diffSvg', () => {
+  it('draws B − A per row with a glyph by direction and leaves untestable rows out', () => {
+    const svg = diffSvg(
+      [
+        { label: 'worse', diff: -0.3, low: -0.45, high: -0.1, direction: 'worse' },
+        { label: 'same', diff: 0.02, low: -0.1, high: 0.12, direction: 'unchanged' },
+        { label: 'better', diff: 0.2, low: 0.05, high: 0.3, direction: 'better' },
+        { label: 'none', diff: null, low: null, high: null, direction: 'unchanged' },
+      ],
+      { title: 'forest' },
+    );
+    expect(svg).toMatch(/aria-label="worse: B − A −30\.0% \(interval −45\.0% to −10\.0%\), significantly worse"[^>]*>▼/);
+    expect(svg).toMatch(/aria-label="better: [^"]*significantly better"[^>]*>▲/);
+    expect(svg).toMatch(/aria-label="same: [^"]*no significant change"[^>]*>●/);
+    expect(svg).not.toContain('none:');
+  });
+});

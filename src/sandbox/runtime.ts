@@ -1,0 +1,157 @@
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
+import { SandboxError, type SandboxErrorKind } from './errors.js';
+import type { SandboxLimits } from './types.js';
+
+/**
+ * Evaluates to [invoke, toJson]. JSON.parse/stringify are captured before the user's code runs, so a
+ * predicate that replaces globalThis.JSON cannot break how its own arguments and results are copied.
+ */
+function wrap(source: string): string {
+  const body = source.trim().replace(/;+\s*$/, '');
+  return `(() => {
+const parse = JSON.parse, stringify = JSON.stringify;
+const fn = (
+${body}
+);
+if (typeof fn !== 'function') throw new TypeError('expected a function expression, found ' + (fn === null ? 'null' : typeof fn));
+return [(json) => fn(...parse(json)), (v) => stringify({ v })];
+})()`;
+}
+
+interface Described {
+  kind: SandboxErrorKind;
+  message: string;
+}
+
+/**
+ * One compiled function: its own QuickJS runtime (heap, stack and interrupt limits) and context. Lives in
+ * the sandbox worker; the interrupt handler is the cheap first line of defence against overrunning the
+ * deadline, the host's watchdog (which can terminate the worker) the hard one.
+ */
+export class Instance {
+  private readonly rt: QuickJSRuntime;
+  private readonly ctx: QuickJSContext;
+  private invoke?: QuickJSHandle;
+  private toJson?: QuickJSHandle;
+  private deadline = 0;
+
+  constructor(module: QuickJSWASMModule, source: string, private readonly limits: SandboxLimits, stackBytes: number) {
+    this.rt = module.newRuntime();
+    this.rt.setMemoryLimit(limits.memoryBytes);
+    this.rt.setMaxStackSize(stackBytes);
+    this.rt.setInterruptHandler(() => Date.now() > this.deadline);
+    this.ctx = this.rt.newContext();
+    try {
+      this.deadline = Date.now() + limits.timeoutMs;
+      const res = this.ctx.evalCode(wrap(source), 'predicate.js', { type: 'global' });
+      if (res.error) {
+        const d = this.describe(res.error);
+        throw new SandboxError(d.kind === 'thrown' ? 'compile' : d.kind, `does not compile: ${d.message}`);
+      }
+      const pair = res.value;
+      this.invoke = this.ctx.getProp(pair, 0);
+      this.toJson = this.ctx.getProp(pair, 1);
+      pair.dispose();
+    } catch (err) {
+      this.dispose();
+      throw err;
+    }
+  }
+
+  /**
+   * Runs the function synchronously (QuickJS blocks until it returns, the interrupt handler stops it, or
+   * the host terminates the worker).
+   * `poisoned` tells the caller to throw this runtime away: after an interrupt, OOM or stack overflow
+   * QuickJS state is not worth trusting.
+   */
+  call(argsJson: string): { ok: true; json: string | undefined } | { ok: false; error: SandboxError; poisoned: boolean } {
+    const ctx = this.ctx;
+    this.deadline = Date.now() + this.limits.timeoutMs;
+    const arg = ctx.newString(argsJson);
+    const res = ctx.callFunction(this.invoke!, ctx.undefined, arg);
+    arg.dispose();
+    if (res.error) return this.fail(this.describe(res.error));
+    let value = res.value;
+    const state = ctx.getPromiseState(value);
+    if (!(state.type === 'fulfilled' && state.notAPromise)) {
+      if (state.type !== 'pending') disposeState(state);
+      // An async predicate: drive the job queue ourselves (there are no timers or I/O inside).
+      const settled = this.settle(value);
+      value.dispose();
+      if (!settled.ok) return settled;
+      value = settled.handle;
+    }
+    const out = ctx.callFunction(this.toJson!, ctx.undefined, value);
+    value.dispose();
+    if (out.error) {
+      const d = this.describe(out.error);
+      return this.fail({ kind: d.kind === 'thrown' ? 'result' : d.kind, message: `result is not JSON-serialisable: ${d.message}` });
+    }
+    // `{"v":...}`, or undefined when stringify gave undefined; the host parses it (one copy across threads).
+    const json = ctx.typeof(out.value) === 'string' ? ctx.getString(out.value) : undefined;
+    out.value.dispose();
+    return { ok: true, json };
+  }
+
+  private settle(promise: QuickJSHandle): { ok: true; handle: QuickJSHandle } | { ok: false; error: SandboxError; poisoned: boolean } {
+    for (;;) {
+      const state = this.ctx.getPromiseState(promise);
+      if (state.type === 'fulfilled') return { ok: true, handle: state.value };
+      if (state.type === 'rejected') return this.fail(this.describe(state.error));
+      if (Date.now() > this.deadline) return this.fail({ kind: 'timeout', message: `timed out after ${this.limits.timeoutMs} ms` });
+      const jobs = this.rt.executePendingJobs(100);
+      if (jobs.error) return this.fail(this.describe(jobs.error));
+      if (jobs.value === 0) {
+        return this.fail({ kind: 'result', message: 'returned a promise that never settles (no timers or I/O exist in the sandbox)' });
+      }
+    }
+  }
+
+  private fail(d: Described): { ok: false; error: SandboxError; poisoned: boolean } {
+    const poisoned = d.kind === 'timeout' || d.kind === 'memory' || d.kind === 'stack';
+    return { ok: false, error: new SandboxError(d.kind, d.message), poisoned };
+  }
+
+  /** Reads a thrown value (and disposes its handle) into a kind and a message. */
+  private describe(handle: QuickJSHandle): Described {
+    const timedOut = Date.now() > this.deadline;
+    let name = '';
+    let message = '';
+    try {
+      const dumped: unknown = this.ctx.dump(handle);
+      if (dumped && typeof dumped === 'object') {
+        const e = dumped as { name?: unknown; message?: unknown };
+        name = typeof e.name === 'string' ? e.name : '';
+        message = typeof e.message === 'string' ? e.message : JSON.stringify(dumped);
+      } else {
+        message = String(dumped);
+      }
+    } catch {
+      message = 'unreadable error (the runtime may be out of memory)';
+    } finally {
+      if (handle.alive) handle.dispose();
+    }
+    if (name === 'InternalError' && /interrupted/i.test(message)) {
+      return { kind: 'timeout', message: `timed out after ${this.limits.timeoutMs} ms` };
+    }
+    if (/out of memory/i.test(message) || message.startsWith('unreadable error')) {
+      return { kind: 'memory', message: `ran out of memory (limit ${Math.round(this.limits.memoryBytes / 1048576)} MiB)` };
+    }
+    if (/stack overflow|call stack size/i.test(message)) return { kind: 'stack', message: 'stack overflow (recursion too deep)' };
+    if (timedOut && name === 'InternalError') return { kind: 'timeout', message: `timed out after ${this.limits.timeoutMs} ms` };
+    return { kind: 'thrown', message: name && name !== 'Error' ? `${name}: ${message}` : message };
+  }
+
+  dispose(): void {
+    this.invoke?.dispose();
+    this.toJson?.dispose();
+    this.ctx.dispose();
+    this.rt.dispose();
+  }
+}
+
+function disposeState(state: { value?: QuickJSHandle; error?: QuickJSHandle | Error }): void {
+  if (state.value && 'alive' in state.value && state.value.alive) state.value.dispose();
+  const e = state.error as { alive?: boolean; dispose?: () => void } | undefined;
+  if (e && e.alive && typeof e.dispose === 'function') e.dispose();
+}

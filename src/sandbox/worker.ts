@@ -1,0 +1,155 @@
+/**
+ * The sandbox worker: hosts the QuickJS runtimes of one QuickJSSandbox on its own thread, so the host can
+ * terminate() it when guest code overruns its deadline inside a long native operation (where the QuickJS
+ * interrupt handler never runs). Before each stretch of guest code it publishes the request and its
+ * deadline in shared memory for the host's watchdog.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { newQuickJSWASMModule, type QuickJSWASMModule } from 'quickjs-emscripten';
+import { SandboxError } from './errors.js';
+import { DEADLINE, nowInt32, RUNNING, type Reply, type Request, type WorkerInit } from './protocol.js';
+import { Instance } from './runtime.js';
+import type { SandboxLimits } from './types.js';
+
+if (!parentPort) throw new Error('sandbox worker: not started as a worker thread');
+const port = parentPort;
+const init = workerData as WorkerInit;
+const watch = new Int32Array(init.watch);
+
+interface Fn {
+  source: string;
+  limits: SandboxLimits;
+  /** Absent until compiled, and again after a limit was hit (QuickJS state then is not worth trusting). */
+  instance?: Instance;
+}
+
+const fns = new Map<number, Fn>();
+let module: QuickJSWASMModule | undefined;
+const waiting: Request[][] = [];
+/** After a fatal reply the worker only waits to be terminated. */
+let broken = false;
+
+/** Guest code for request `rq` runs from now until `timeoutMs` later; the watchdog kills it after that. */
+function enter(rq: number, timeoutMs: number): void {
+  Atomics.store(watch, DEADLINE, (nowInt32() + timeoutMs) | 0);
+  Atomics.store(watch, RUNNING, rq);
+}
+const leave = (): void => void Atomics.store(watch, RUNNING, 0);
+
+/** A host-side exception from inside WebAssembly (an abort, the thread's own stack): replace the worker. */
+function fatal(rq: number, err: unknown): Reply {
+  const message = err instanceof Error ? err.message : String(err);
+  return { rq, ok: false, kind: /call stack/i.test(message) ? 'stack' : 'memory', message: `sandbox failure: ${message}`, fatal: true };
+}
+
+function build(rq: number, fn: Fn): Reply | undefined {
+  if (fn.instance) return undefined;
+  enter(rq, fn.limits.timeoutMs);
+  try {
+    fn.instance = new Instance(module!, fn.source, fn.limits, init.stackBytes);
+    return undefined;
+  } catch (err) {
+    if (err instanceof SandboxError) return { rq, ok: false, kind: err.kind, message: err.message };
+    return fatal(rq, err);
+  } finally {
+    leave();
+  }
+}
+
+function handle(req: Request): Reply | undefined {
+  switch (req.op) {
+    case 'define':
+      fns.set(req.fn, { source: req.source, limits: req.limits });
+      return undefined;
+    case 'forget': {
+      const fn = fns.get(req.fn);
+      fns.delete(req.fn);
+      try {
+        fn?.instance?.dispose();
+      } catch {
+        // freeing a runtime after an abort can fail; nothing more to free
+      }
+      return undefined;
+    }
+    case 'compile': {
+      const fn = fns.get(req.fn);
+      if (!fn) return { rq: req.rq, ok: false, kind: 'compile', message: 'unknown function (sandbox protocol error)' };
+      const failed = build(req.rq, fn);
+      if (failed) fns.delete(req.fn);
+      return failed ?? { rq: req.rq, ok: true };
+    }
+    case 'call': {
+      const fn = fns.get(req.fn);
+      if (!fn) return { rq: req.rq, ok: false, kind: 'compile', message: 'unknown function (sandbox protocol error)' };
+      const failed = build(req.rq, fn);
+      if (failed) return failed;
+      const instance = fn.instance!;
+      enter(req.rq, fn.limits.timeoutMs);
+      try {
+        const result = instance.call(req.args);
+        if (result.ok) return result.json === undefined ? { rq: req.rq, ok: true } : { rq: req.rq, ok: true, json: result.json };
+        if (result.poisoned) {
+          fn.instance = undefined;
+          instance.dispose();
+        }
+        return { rq: req.rq, ok: false, kind: result.error.kind, message: result.error.message };
+      } catch (err) {
+        fn.instance = undefined;
+        return fatal(req.rq, err);
+      } finally {
+        leave();
+      }
+    }
+  }
+}
+
+/**
+ * Replies wait for the rest of a batch only briefly: one held behind a call that then loops until the
+ * host terminates the worker would be lost (and replayed).
+ */
+function run(batch: Request[]): void {
+  let out: Reply[] = [];
+  let since = 0;
+  for (const req of batch) {
+    if (broken) break;
+    if (out.length > 0 && Date.now() - since >= 1) {
+      port.postMessage(out);
+      out = [];
+    }
+    const reply = handle(req);
+    if (!reply) continue;
+    // The host replaces this worker and replays what is left.
+    if (reply.ok === false && reply.fatal) broken = true;
+    if (out.length === 0) since = Date.now();
+    out.push(reply);
+  }
+  if (out.length > 0) port.postMessage(out);
+}
+
+port.on('message', (batch: Request[]) => {
+  if (broken) return;
+  if (module) run(batch);
+  else waiting.push(batch);
+});
+
+/**
+ * V8 compiles WebAssembly lazily, so a fresh module's first evaluations are slow; run the usual paths
+ * (compile, call, regex, JSON, promises) once before any guest code, outside every guest's deadline.
+ */
+function warmUp(m: QuickJSWASMModule): void {
+  for (const source of ["(o, i) => (o.match(/'/g) ?? []).length + JSON.stringify(i).length", 'async (o) => { await null; return [o, { o }] }']) {
+    try {
+      const warm = new Instance(m, source, { timeoutMs: 60_000, memoryBytes: 8 * 1024 * 1024 }, init.stackBytes);
+      warm.call('["it\'s", {"a": [1, 2]}]');
+      warm.dispose();
+    } catch {
+      // only a warm-up: the real calls report their own errors
+    }
+  }
+}
+
+newQuickJSWASMModule().then((m) => {
+  warmUp(m);
+  module = m;
+  for (const batch of waiting.splice(0)) run(batch);
+});
