@@ -11,16 +11,20 @@ const child = spawn(process.execPath, [...extra, '--import', import.meta.resolve
 let gcLog = ''; child.stdout.on('data', (b) => { if (process.env.GCLOG) gcLog += b; });
 let err = '';
 const url = await new Promise<string>((res) => child.stderr.on('data', (b) => { err += b; const m = /serving on (\S+)/.exec(err); if (m) res(m[1]); }));
+const cpu = () => { const f = require('node:fs').readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) * 10; };
+let cpu0 = 0;
 const lat: number[] = [];
 for (const [i, a] of answers.entries()) {
   const t = performance.now();
   const r = await fetch(url + '/analyze', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(a) });
   await r.json();
   if (i >= 60) lat.push(performance.now() - t);
+  if (i === 59) cpu0 = cpu();
 }
+const cpuMs = (cpu() - cpu0) / (answers.length - 60);
 child.kill('SIGTERM');
 await new Promise((r) => child.once('exit', r));
 lat.sort((a, b) => a - b);
-console.log('p50', lat[Math.floor(lat.length / 2)].toFixed(2), 'p90', lat[Math.floor(lat.length * 0.9)].toFixed(2), 'p99', lat[Math.floor(lat.length * 0.99)].toFixed(2), 'max', lat[lat.length - 1].toFixed(2));
+console.log('server cpu ms/req', cpuMs.toFixed(2), 'p50', lat[Math.floor(lat.length / 2)].toFixed(2), 'p90', lat[Math.floor(lat.length * 0.9)].toFixed(2), 'p99', lat[Math.floor(lat.length * 0.99)].toFixed(2), 'max', lat[lat.length - 1].toFixed(2));
 if (err.includes('Error')) console.log(err);
 if (process.env.GCLOG) require('node:fs').writeFileSync(process.env.GCLOG, gcLog);

@@ -1,6 +1,6 @@
 import { GroundingUnavailableError } from './types.js';
 import { extractClaims } from './claims.js';
-import { unverifiedDetails } from './details.js';
+import { evidenceDetails, unverifiedDetails, type EvidenceDetails } from './details.js';
 import type { SearchHit } from './index/flat.js';
 import type { KnowledgeBase } from './kb.js';
 import { aggregate, classifySupport, type DetailMode, type ScoredClaim } from './score.js';
@@ -135,6 +135,13 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
 
   const scored: ScoredClaim[] = [];
   const refs: (EvidenceRef | null)[] = [];
+  // Claims of one answer often share their best evidence: analyse each evidence text once.
+  const evidenceCache = new Map<string, EvidenceDetails>();
+  const detailsOf = (text: string) => {
+    let e = evidenceCache.get(text);
+    if (!e) evidenceCache.set(text, (e = evidenceDetails(text)));
+    return e;
+  };
   claims.forEach((claim, i) => {
     if (!vectors[i]) {
       scored.push({ claim, support: null, evidence: false, unverified: [], error: errors[i] });
@@ -147,7 +154,7 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
     const support = has ? Math.min(1, best.score) : 0;
     const ref = has ? { chunk_id: kb.chunks[best.chunk].id, source: kb.documents[kb.chunks[best.chunk].doc].source, text: kb.windowText(best.window), score: round(support) } : null;
     const scope = has ? (options.detailScope === 'window' ? ref!.text : kb.chunkText(best.chunk)) : '';
-    scored.push({ claim, support, evidence: has, unverified: details === 'off' ? [] : unverifiedDetails(claim, scope) });
+    scored.push({ claim, support, evidence: has, unverified: details === 'off' ? [] : unverifiedDetails(claim, detailsOf(scope)) });
     refs.push(ref);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unverifiedDetails, entities } from './details.js';
+import { evidenceDetails, unverifiedDetails, entities } from './details.js';
 import { aggregate, classifyRisk, classifySupport, confidenceScore, type ScoredClaim } from './score.js';
 
 const T = { strong: 0.75, weak: 0.5 };
@@ -87,6 +87,14 @@ describe('detail check', () => {
     expect(unverifiedDetails('George Peabody founded it in Boston.', ev)).toEqual(['Boston']);
     expect(unverifiedDetails('It opened on 3 March 1866.', ev)).toEqual(['3', 'March']);
     expect(unverifiedDetails('Othniel Marsh visited New Haven.', ev)).toEqual(['Othniel Marsh']);
+  });
+
+  it('matches a name against its possessive form in the evidence, and reuses analysed evidence', () => {
+    expect(unverifiedDetails('It was built in Boston.', "Boston's museum opened in 1870.")).toEqual([]);
+    expect(unverifiedDetails('It was built in Boston.', 'Bostons museum opened in 1870.')).toEqual(['Boston']);
+    const ev = evidenceDetails('The museum was founded in 1866 by George Peabody.');
+    expect(unverifiedDetails('George Peabody founded it in 1867.', ev)).toEqual(['1867']);
+    expect(unverifiedDetails('It was founded in 1866.', ev)).toEqual([]);
   });
 
   it('does not take sentence-initial common words for names', () => {

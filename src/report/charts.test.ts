@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
 import { ReliabilityTensor } from '../core/tensor.js';
-import { heatmapSvg, profileSvg } from './charts.js';
+import { heatmapSvg, profileSvg, sparseTicks } from './charts.js';
 import { diffSvg, trendSvg } from './charts-trend.js';
 
 const count = (s: string, re: RegExp) => s.match(re)?.length ?? 0;
@@ -86,5 +86,16 @@ describe('diffSvg', () => {
     expect(svg).toMatch(/aria-label="better: [^"]*significantly better"[^>]*>▲/);
     expect(svg).toMatch(/aria-label="same: [^"]*no significant change"[^>]*>●/);
     expect(svg).not.toContain('none:');
+  });
+});
+
+describe('sparseTicks', () => {
+  it('labels entries at round steps as people count (1-based), at most ~max of them', () => {
+    const labels = (n: number, max: number) => sparseTicks(n, max).map((i) => i + 1);
+    expect(labels(5, 20)).toEqual([1, 2, 3, 4, 5]);
+    expect(labels(40, 20)).toEqual(Array.from({ length: 20 }, (_, k) => 2 * (k + 1)));
+    expect(labels(200, 30)).toEqual([1, ...Array.from({ length: 20 }, (_, k) => 10 * (k + 1))]);
+    expect(labels(1000, 30).slice(0, 3)).toEqual([1, 50, 100]);
+    expect(labels(0, 10)).toEqual([]);
   });
 });

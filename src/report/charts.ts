@@ -47,11 +47,21 @@ export function svgString(node: unknown, minWidth?: number): string {
 
 export const pctLabel = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : `${(v * 100).toFixed(1)}%`);
 
-/** At most ~`max` tick labels on a band axis, so a 500-input heatmap stays readable. */
+/**
+ * At most ~`max` tick labels on a band axis of n entries numbered from 1, so a 500-input heatmap stays
+ * readable: every multiple of a round step (1, 2, 5, 10, 20, 50, …) as people count, and the first entry
+ * when it does not crowd the second label.
+ * Returns 0-based indices.
+ */
 export function sparseTicks(n: number, max: number): number[] {
-  const step = Math.max(1, Math.ceil(n / max));
-  const ticks: number[] = [];
-  for (let v = 0; v < n; v += step) ticks.push(v);
+  const need = n / Math.max(1, max);
+  let step = 1;
+  for (let magnitude = 1; step < need; magnitude *= 10) {
+    step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= need) ?? 10 * magnitude;
+  }
+  if (step === 1) return Array.from({ length: n }, (_, i) => i);
+  const ticks = step >= 5 ? [0] : [];
+  for (let label = step; label <= n; label += step) ticks.push(label - 1);
   return ticks;
 }
 

@@ -38,6 +38,7 @@ h3{font-size:1rem;margin:.8rem 0 .3rem}
 section.card,figure.card,details.card,aside.card{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:.8rem 1rem;margin:0 0 1rem}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,380px),1fr));gap:1rem;align-items:start}
 .grid>figure{margin:0}
+.grid>.wide{grid-column:1/-1}
 figure{margin:0}
 figcaption{font-weight:600;margin-bottom:.4rem}
 .chart{overflow-x:auto}

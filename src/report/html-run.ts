@@ -129,8 +129,8 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
   );
   const profiles = `<h2>Profiles</h2><p class="muted">Bars: success rate; whiskers: ${esc(summary.options.interval)} ${Math.round(summary.options.level * 100)}% interval; blue dashes: each validator's minimum success${strictest ? ` (on IRP and ORP, the strictest: ${pct(strictest)})` : ''}. Hover or focus a bar for its figures.</p>
 <div class="grid"><figure class="card"><figcaption>VRP: per validator</figcaption><div class="chart">${vrp}</div></figure>
-<figure class="card"><figcaption>IRP: per input</figcaption><div class="chart">${irp}</div></figure>
-<figure class="card"><figcaption>ORP: per sample iteration</figcaption><div class="chart">${orp}</div></figure></div>`;
+<figure class="card${run.inputs.length > 40 ? ' wide' : ''}"><figcaption>IRP: per input</figcaption><div class="chart">${irp}</div></figure>
+<figure class="card${tensor.M > 40 ? ' wide' : ''}"><figcaption>ORP: per sample iteration</figcaption><div class="chart">${orp}</div></figure></div>`;
 
   const glyphs = (i: number, j: number) =>
     run.validators.map((_, k) => OUTCOME_STYLE[(outcomeName(tensor.get(i, j, k)) as keyof typeof OUTCOME_STYLE) ?? 'pending'].glyph).join('');

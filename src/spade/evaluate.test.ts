@@ -10,6 +10,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../testing/mock-openai.js';
 import { evaluateCandidates } from './evaluate.js';
 import { assertionReports, selectionToConfig } from './export.js';
+import { matrixToJson, readMatrix } from './io.js';
 import { select } from './select.js';
 import type { CandidateAssertion, LabelledExample } from './types.js';
 
@@ -95,6 +96,14 @@ describe('evaluateCandidates', () => {
     for (const id of Object.keys(attempts).filter((k) => k !== 'healthy')) expect(cell(m, 0, id), id).toBe(Outcome.ERROR);
     expect(cell(m, 0, 'healthy')).toBe(Outcome.PASS);
     expect(typeof process.exit).toBe('function');
+    // the matrix file names the example and assertion of each error, and reads back to the same matrix
+    const file = join(tmpdir(), `spade-matrix-${process.pid}.json`);
+    writeFileSync(file, JSON.stringify(matrixToJson(m)));
+    const back = (await readMatrix(file)).matrix;
+    rmSync(file);
+    expect((matrixToJson(m).errors as { example: string; assertion: string }[]).find((x) => x.assertion === 'infiniteLoop')).toMatchObject({ example: 'g1' });
+    expect([...back.cells]).toEqual([...m.cells]);
+    expect(back.errors).toEqual(m.errors);
     // still usable afterwards
     const again = await evaluateCandidates([c[c.length - 1]], examples, { sandbox });
     expect([...again.cells]).toEqual([Outcome.PASS, Outcome.PASS, Outcome.PASS, Outcome.PASS]);

@@ -95,11 +95,13 @@ export async function solveBinaryProgram(p: BinaryProgram, options: { timeLimitS
  * Lexicographic optimisation: minimise `objectives[0]`; then, holding it at its optimum, the next;
  * and so on. Each stage is a small, well-scaled program, which HiGHS proves optimal much faster than
  * one objective with big-M weights. Coefficients must be integers (the optimum is then held exactly).
- * Returns the last stage's solution with the summed solve times, or the first non-optimal one.
+ * Returns the last stage's solution with the summed solve times (CPU per stage in `stageMs`), or the
+ * first non-optimal one.
  */
-export async function solveLexicographic(p: BinaryProgram, objectives: Term[][], options: { timeLimitSeconds?: number } = {}): Promise<IlpSolution & { stages: number[] }> {
+export async function solveLexicographic(p: BinaryProgram, objectives: Term[][], options: { timeLimitSeconds?: number } = {}): Promise<IlpSolution & { stages: number[]; stageMs: number[] }> {
   const constraints = [...p.constraints];
   const stages: number[] = [];
+  const stageMs: number[] = [];
   let solveMs = 0;
   let solveCpuMs = 0;
   let last: IlpSolution | undefined;
@@ -108,11 +110,12 @@ export async function solveLexicographic(p: BinaryProgram, objectives: Term[][],
     const sol = await solveBinaryProgram({ ...p, sense: 'minimize', objective, constraints: [...constraints] }, options);
     solveMs += sol.solveMs;
     solveCpuMs += sol.solveCpuMs;
-    if (sol.status !== 'optimal') return { ...sol, solveMs, solveCpuMs, stages };
+    stageMs.push(sol.solveCpuMs);
+    if (sol.status !== 'optimal') return { ...sol, solveMs, solveCpuMs, stages, stageMs };
     const opt = Math.round(sol.objective);
     stages.push(opt);
     if (objective.length) constraints.push({ name: `lex${k}`, terms: objective, op: '<=', rhs: opt });
     last = sol;
   }
-  return { ...last!, solveMs, solveCpuMs, stages };
+  return { ...last!, solveMs, solveCpuMs, stages, stageMs };
 }

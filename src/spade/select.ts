@@ -137,11 +137,12 @@ export async function select(m: EvaluationMatrix, opts: SelectOptions): Promise<
     stages = (opts.objective ?? 'paper') === 'paper' ? [[...xs, ...ps], ps] : [ps, xs];
   }
   const tie = opts.tieBreak ?? true;
-  if (tie) {
+  if (tie && !(process.env.SPADE_NOCOV && opts.method === 'sub')) {
     // Last stage: the highest coverage, then the lowest FFR: −(nGood+1)·Σz + Σw.
     stages.push([...p.zTerms.map(([n, c]): Term => [n, -c * (v.good.length + 1)]), ...p.wTerms]);
   } else stages = stages.slice(0, 1);
   const sol = await solveLexicographic(p, stages);
+  if (process.env.SPADE_DEBUG) console.error('stages', sol.stages, sol.stageMs.map((x) => x.toFixed(0)));
   const ms = { solveMs: sol.solveMs, solveCpuMs: sol.solveCpuMs };
   if (sol.status === 'optimal') return result(m, v, m.assertions.filter((_, a) => sol.values[`x${a}`] === 1), opts, unevaluated, ms);
   if (sol.status !== 'infeasible') throw new Error(`HiGHS ended with status "${sol.solverStatus}"`);
