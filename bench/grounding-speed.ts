@@ -7,6 +7,7 @@
  * Synthetic text from a seeded generator; not a timed test.
  */
 import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -155,12 +156,14 @@ function retrieval() {
 /** Starts `assay serve --kb <dir>` in a child process; resolves with its URL and a stop function. */
 async function startServeProcess(kbDir: string, cwd: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const cli = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+  // Its one-line JSON request logs go to a file, as with `assay serve > server.log`.
+  const log = openSync(join(cwd, 'server.log'), 'w');
   const child = spawn(
     process.execPath,
     ['--import', import.meta.resolve('tsx'), cli, 'serve', '--kb', kbDir, '--port', '0', '--rate', '1000000', '--burst', '1000000'],
-    { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd, stdio: ['ignore', log, 'pipe'] },
   );
-  child.stdout.resume(); // one JSON log line per request: read and dropped, as a log shipper would
+  closeSync(log);
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`assay serve did not start within 120 s: ${stderr}`)), 120_000);
@@ -220,7 +223,10 @@ async function analyzeLatency() {
     } finally {
       await stop();
     }
-    server = { via: 'POST /analyze over loopback to `assay serve --kb <dir>` (src/server startServer) in a separate process; sequential requests, keep-alive', ...summary(lat) };
+    server = {
+      via: 'POST /analyze over loopback to `assay serve --kb <dir>` (src/server startServer) in a separate process, logs to a file; sequential requests, keep-alive',
+      ...summary(lat),
+    };
   } catch (err) {
     server = { via: 'POST /analyze through `assay serve` — failed', error: (err as Error).message.slice(0, 500) };
   } finally {

@@ -134,14 +134,8 @@ export function addSubsumption(p: CoreProgram, ids: string[], pairs: Subsumption
   for (let j = 0; j < ids.length; j++) {
     xs.push(...X(j));
     if (!penalised[j]) continue;
-    const pen = `p${j}`;
-    if (process.env.SPADE_COMPACT) {
-      p.variables.push(pen);
-      p.constraints.push({ name: `pen${j}`, terms: [[pen, 1], ...X(j), ...subs[j].flatMap((i) => X(i))], op: '>=', rhs: 1 });
-      ps.push([pen, 1]);
-      continue;
-    }
     const s = `s${j}`;
+    const pen = `p${j}`;
     p.variables.push(s, pen);
     p.constraints.push({ name: `sub${j}`, terms: [[s, 1], ...subs[j].flatMap((i) => X(i).map(([n]) => [n, -1] as Term))], op: '<=', rhs: 0 });
     p.constraints.push({ name: `pa${j}`, terms: [[pen, 1], ...X(j)], op: '<=', rhs: 1 });

@@ -137,7 +137,7 @@ export async function select(m: EvaluationMatrix, opts: SelectOptions): Promise<
     stages = (opts.objective ?? 'paper') === 'paper' ? [[...xs, ...ps], ps] : [ps, xs];
   }
   const tie = opts.tieBreak ?? true;
-  if (tie && !(process.env.SPADE_NOCOV && opts.method === 'sub')) {
+  if (tie) {
     // Last stage: the highest coverage, then the lowest FFR: −(nGood+1)·Σz + Σw.
     stages.push([...p.zTerms.map(([n, c]): Term => [n, -c * (v.good.length + 1)]), ...p.wTerms]);
   } else stages = stages.slice(0, 1);
