@@ -7,7 +7,7 @@
  * Synthetic text from a seeded generator; not a timed test.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,7 +154,7 @@ function retrieval() {
 }
 
 /** Starts `assay serve --kb <dir>` in a child process; resolves with its URL and a stop function. */
-async function startServeProcess(kbDir: string, cwd: string): Promise<{ url: string; stop: () => Promise<void> }> {
+async function startServeProcess(kbDir: string, cwd: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const cli = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
   // Its one-line JSON request logs go to a file, as with `assay serve > server.log`.
   const log = openSync(join(cwd, 'server.log'), 'w');
@@ -167,7 +167,7 @@ async function startServeProcess(kbDir: string, cwd: string): Promise<{ url: str
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`assay serve did not start within 120 s: ${stderr}`)), 120_000);
-    child.stderr.on('data', (b: Buffer) => {
+    child.stderr?.on('data', (b: Buffer) => {
       stderr += b.toString();
       const m = /serving on (\S+)/.exec(stderr);
       if (m) {
@@ -186,7 +186,17 @@ async function startServeProcess(kbDir: string, cwd: string): Promise<{ url: str
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
     });
-  return { url, stop };
+  return { url, pid: child.pid as number, stop };
+}
+
+/** CPU time (user + system) of a process in ms, from /proc (Linux); undefined elsewhere. */
+function cpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks, USER_HZ = 100
+  } catch {
+    return undefined;
+  }
 }
 
 async function analyzeLatency() {
@@ -209,8 +219,12 @@ async function analyzeLatency() {
   let server: Record<string, unknown>;
   try {
     await saveKnowledgeBase(kb, join(dir, 'kb'));
-    const { url, stop } = await startServeProcess(join(dir, 'kb'), dir);
+    const t1 = performance.now();
+    const { url, pid, stop } = await startServeProcess(join(dir, 'kb'), dir);
+    const startS = (performance.now() - t1) / 1000;
     const lat: number[] = [];
+    let cpu0: number | undefined;
+    let cpu1: number | undefined;
     try {
       for (const [i, a] of answers.entries()) {
         const t = performance.now();
@@ -219,13 +233,17 @@ async function analyzeLatency() {
         const report = (await res.json()) as GroundingReport;
         if (report.claims_analysis.length !== 10) throw new Error(`expected 10 claims, got ${report.claims_analysis.length}`);
         if (i >= warm) lat.push(performance.now() - t);
+        if (i === warm - 1) cpu0 = cpuMs(pid);
       }
+      cpu1 = cpuMs(pid);
     } finally {
       await stop();
     }
     server = {
       via: 'POST /analyze over loopback to `assay serve --kb <dir>` (src/server startServer) in a separate process, logs to a file; sequential requests, keep-alive',
       ...summary(lat),
+      server_cpu_ms_per_request: cpu0 !== undefined && cpu1 !== undefined ? r2((cpu1 - cpu0) / lat.length) : null,
+      server_start_s: +startS.toFixed(1),
     };
   } catch (err) {
     server = { via: 'POST /analyze through `assay serve` — failed', error: (err as Error).message.slice(0, 500) };

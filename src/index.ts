@@ -10,3 +10,7 @@ export * from './judge/index.js';
 export * from './guard/index.js';
 export * from './server/index.js';
 export * from './ground/index.js';
+export * from './run/index.js';
+export * from './report/index.js';
+// SPADE has its own vocabulary (candidates, deltas, selection); keep it in a namespace.
+export * as spade from './spade/index.js';

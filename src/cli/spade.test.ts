@@ -183,11 +183,15 @@ describe('assay spade (CLI)', () => {
       const yaml = readFileSync(exported, 'utf8');
       expect(yaml).toMatch(/# FFR 0 \(0\/2 good flagged/);
       expect(yaml).toMatch(/instructions: 'Answer this yes\/no question about the output; "yes" means PASS: Is the summary free of prices\?'/);
+      // The judge's endpoint is written in (assay run's judge needs a key or a baseURL).
+      expect(yaml).toContain(`baseURL: ${mock.baseURL}`);
 
       // The exported config runs with assay run: the replayed good outputs pass every assertion.
       const report = join(dir, 'run.json');
       stdout = '';
-      expect(await main(['run', exported, '--store', join(dir, 'runs.db'), '--json', report, '--no-progress'])).toBe(0);
+      const code = await main(['run', exported, '--store', join(dir, 'runs.db'), '--json', report, '--no-progress']);
+      expect(stderr).toContain(`wrote ${report}`);
+      expect(code).toBe(0);
       const r = JSON.parse(readFileSync(report, 'utf8')) as { validators: { name: string; counts: { pass: number; fail: number; error: number } }[] };
       expect(r.validators.map((v) => [v.name, v.counts.fail, v.counts.error])).toEqual([
         ['max3', 0, 0],

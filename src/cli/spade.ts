@@ -185,6 +185,7 @@ export function register(program: Command): void {
     .option('--export <file>', 'write the selected assertions as a config for assay run (YAML)')
     .option('--min-success <x>', 'minSuccess of exported validators', '0.9')
     .option('--judge-model <name>', 'judge model for exported llm assertions')
+    .option('--judge-base-url <url>', 'endpoint written into the exported judge config (default: OPENAI_BASE_URL, if set)')
     .option('--json <file>', 'also write the result as JSON')
     .action(async (o: Record<string, string | boolean | undefined>) => {
       const method = String(o.method);
@@ -226,12 +227,14 @@ export function register(program: Command): void {
       if (o.export && r.status === 'ok' && candidates) {
         const examples = o.examples ? await readExamples(String(o.examples)) : undefined;
         const minSuccess = unit('--min-success', String(o.minSuccess));
+        // assay run's judge config needs a key or a baseURL: a local endpoint used here is written in.
+        const judgeBaseUrl = o.judgeBaseUrl ? String(o.judgeBaseUrl) : process.env.OPENAI_BASE_URL;
         let yaml: string;
         try {
           yaml = selectionToConfig(r, candidates, loaded.matrix, {
             minSuccess,
             examples,
-            judge: o.judgeModel ? { model: String(o.judgeModel), ...(process.env.OPENAI_BASE_URL ? { baseURL: process.env.OPENAI_BASE_URL } : {}) } : undefined,
+            judge: o.judgeModel ? { model: String(o.judgeModel), ...(judgeBaseUrl ? { baseURL: judgeBaseUrl } : {}) } : undefined,
           }).yaml;
         } catch (err) {
           // missing judge model, examples or a candidate definition: all problems with what was given

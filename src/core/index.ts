@@ -13,3 +13,4 @@ export * from './significance.js';
 export * from './retry.js';
 export * from './retry-tensor.js';
 export * from './independence.js';
+export * from './compare.js';

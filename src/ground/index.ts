@@ -13,7 +13,7 @@ export { extractText, htmlToText, pdfToText, SUPPORTED_EXTENSIONS } from './extr
 export { createGroundingEngine, type GroundingEngineOptions, type OpenGroundingEngine } from './service.js';
 export { calibrate, readLabelledSet, type LabelledClaim } from './calibrate.js';
 export { runGroundingBench, type GroundingBenchResult } from './bench-grounding.js';
-export { FlatIPIndex, naiveSearch, type VectorIndex, type SearchHit } from './index/flat.js';
+export { FlatIPIndex, naiveSearch, type VectorIndex, type SearchHit, type FlatIndexOptions } from './index/flat.js';
 export { LexicalEmbedder, createLexicalEmbedder, LEXICAL_DEFAULT_THRESHOLDS, type LexicalOptions } from './embedders/lexical.js';
 export { OpenAIEmbedder, createOpenAIEmbedder, type OpenAIEmbedderOptions } from './embedders/openai.js';
 export { TransformersEmbedder, createTransformersEmbedder, type TransformersOptions } from './embedders/transformers.js';

@@ -1,5 +1,6 @@
 import type { InputValue } from '../core/validator.js';
 import { abortError, excerpt, messageOf, networkError, statusError } from './errors.js';
+import { sharedNodeFetch } from './transport.js';
 import { getPath, parsePath, renderJsonTemplate, renderTemplate } from './template.js';
 import { ProviderError, type GenerateOptions, type Generation, type SystemUnderTest } from './types.js';
 
@@ -21,7 +22,7 @@ export interface HttpSystemOptions {
 
 const DEFAULT_BODY = { input: '{{input}}' };
 
-/** The user's own application behind an HTTP endpoint, called with Node's fetch. */
+/** The user's own application behind an HTTP endpoint, called over keep-alive node:http (see transport.ts). */
 export class HttpSystem implements SystemUnderTest {
   readonly id: string;
   private readonly path?: (string | number)[];
@@ -64,7 +65,7 @@ export class HttpSystem implements SystemUnderTest {
     let status: number;
     let headers: Headers;
     try {
-      const res = await fetch(req.url, { ...req.init, signal });
+      const res = await sharedNodeFetch()(req.url, { ...req.init, signal });
       status = res.status;
       headers = res.headers;
       raw = await res.text();

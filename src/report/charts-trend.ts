@@ -1,5 +1,5 @@
 import * as Plot from '@observablehq/plot';
-import { attr, doc, pctLabel, sparseTicks, svgString } from './charts.js';
+import { attr, bandKey, doc, namedRows, pctLabel, sparseTicks, svgString } from './charts.js';
 import { formatP, signedPct } from './compare.js';
 
 /** Charts of changes: one validator's rate across runs (trend) and B − A per row (compare). */
@@ -101,7 +101,7 @@ export interface DiffRow {
  * ● unchanged) with its interval as a whisker, and a line at zero. Rows without a test are left out.
  */
 export function diffSvg(rows: DiffRow[], options: { title: string }): string {
-  const shown = rows.map((r, idx) => ({ ...r, name: `${idx}\u2063${r.label}` })).filter((r) => r.diff !== null);
+  const shown = rows.map((r, idx) => ({ ...r, name: bandKey(idx, r.label) })).filter((r) => r.diff !== null);
   const extent = Math.max(0.1, ...shown.flatMap((r) => [Math.abs(r.low ?? r.diff!), Math.abs(r.high ?? r.diff!)]));
   const bound = Math.min(1, Math.ceil(extent * 10) / 10);
   const rowH = Math.max(14, Math.min(26, Math.floor(600 / Math.max(shown.length, 1))));
@@ -109,23 +109,14 @@ export function diffSvg(rows: DiffRow[], options: { title: string }): string {
   const colour = (r: DiffRow) => (r.direction === 'worse' ? WORSE : r.direction === 'better' ? BETTER : '#57606a');
   const describe = (r: DiffRow) =>
     `${r.label}: B − A ${signedPct(r.diff)} (interval ${signedPct(r.low)} to ${signedPct(r.high)}), ${r.direction === 'unchanged' ? 'no significant change' : `significantly ${r.direction}`}${r.note ? `, ${r.note}` : ''}`;
-  const longest = Math.max(4, ...shown.map((r) => Math.min(r.label.length, 28)));
   const svg = Plot.plot({
     document: doc(),
     width: 520,
     height: 50 + shown.length * rowH,
-    marginLeft: Math.min(190, 12 + longest * 6.2),
+    ...namedRows(shown, shown.length),
     marginRight: 20,
     ariaLabel: attr(options.title),
     x: { domain: [-bound, bound], label: 'B − A (success rate)', labelAnchor: 'center', tickFormat: '+.0%', grid: true, ticks: 5 },
-    y: {
-      domain: shown.map((r) => r.name),
-      label: null,
-      tickFormat: (name: string) => {
-        const label = name.slice(name.indexOf('\u2063') + 1);
-        return label.length > 28 ? label.slice(0, 27) + '…' : label;
-      },
-    },
     marks: [
       Plot.ruleX([0], { stroke: '#1f2328' }),
       Plot.ruleY(shown.filter((r) => r.low !== null), { y: 'name', x1: 'low', x2: 'high', stroke: colour, strokeWidth: 2, ariaHidden: 'true' } as Plot.RuleYOptions),

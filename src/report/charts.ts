@@ -127,6 +127,31 @@ export function heatmapSvg(tensor: ReliabilityTensor, k: number, options: Heatma
   return svgString(svg, 56 + M * Math.min(cell, 10));
 }
 
+/** A band key unique per row (two rows may share a label); the label follows an invisible separator. */
+export function bandKey(idx: number, label: string): string {
+  return `${idx}\u2063${label}`;
+}
+
+/**
+ * A y axis of named rows (keys from bandKey), labels cut at 28 characters, and the left margin they need.
+ * `maxTicks` thins the labels of long lists.
+ */
+export function namedRows(rows: { name: string; label: string }[], maxTicks = 40): { y: Plot.ScaleOptions; marginLeft: number } {
+  const longest = Math.max(4, ...rows.map((r) => Math.min(r.label.length, 28)));
+  return {
+    marginLeft: Math.min(190, 12 + longest * 6.2),
+    y: {
+      domain: rows.map((r) => r.name),
+      label: null,
+      tickFormat: (name: string) => {
+        const label = name.slice(name.indexOf('\u2063') + 1);
+        return label.length > 28 ? label.slice(0, 27) + '…' : label;
+      },
+      ticks: sparseTicks(rows.length, maxTicks).map((i) => rows[i].name),
+    },
+  };
+}
+
 export interface ProfileBar {
   label: string;
   rate: number | null;
@@ -143,7 +168,7 @@ export interface ProfileBar {
  * from 1, for ordered or numerous entries (iterations, many inputs), each column's label in its tooltip.
  */
 export function profileSvg(bars: ProfileBar[], options: { title: string; line?: number; columns?: boolean; axis?: string }): string {
-  const rows = bars.map((b, idx) => ({ ...b, idx, name: `${idx}\u2063${b.label}` }));
+  const rows = bars.map((b, idx) => ({ ...b, idx, name: bandKey(idx, b.label) }));
   const describe = (r: (typeof rows)[number]) =>
     `${r.label}: ${pctLabel(r.rate)}` + (r.low !== null ? ` (interval ${pctLabel(r.low)}–${pctLabel(r.high)})` : '') + (r.threshold !== undefined ? `, minimum ${pctLabel(r.threshold)}` : '');
   const common = { rows, decided: rows.filter((r) => r.rate !== null), describe, options };
@@ -183,25 +208,14 @@ function horizontal({ rows, decided, describe, options }: Common): string {
     marks.push(Plot.tickX(thresholds, { y: 'name', x: 'threshold', stroke: '#0969da', strokeWidth: 3, strokeDasharray: '3,2', ariaHidden: 'true' } as Plot.TickXOptions));
   }
   marks.push(...lineMark(options.line, 'x'));
-  const longest = Math.max(4, ...rows.map((r) => Math.min(r.label.length, 28)));
-  const width = 460;
   const svg = Plot.plot({
     document: doc(),
-    width,
+    width: 460,
     height: 44 + rows.length * rowH,
-    marginLeft: Math.min(190, 12 + longest * 6.2),
+    ...namedRows(rows),
     marginRight: 18,
     ariaLabel: attr(options.title),
     x: { domain: [0, 1], label: 'success rate', tickFormat: '.0%', grid: true, ticks: 5 },
-    y: {
-      domain: rows.map((r) => r.name),
-      label: null,
-      tickFormat: (name: string) => {
-        const label = name.slice(name.indexOf('\u2063') + 1);
-        return label.length > 28 ? label.slice(0, 27) + '…' : label;
-      },
-      ticks: sparseTicks(rows.length, 40).map((i) => rows[i].name),
-    },
     marks,
   });
   return svgString(svg, 340);

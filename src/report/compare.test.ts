@@ -5,7 +5,7 @@ import { summarize } from '../core/summarize.js';
 import { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue } from '../core/validator.js';
 import type { RunRecord } from '../store/types.js';
-import { compareRuns, formatComparison, formatP, signedPct } from './compare.js';
+import { compareRuns, formatComparison, formatP, signedPct, verdictLine } from './compare.js';
 
 function stored(id: string, inputs: InputValue[], fail: (i: number, j: number) => boolean) {
   const M = 20;
@@ -49,5 +49,14 @@ describe('formatComparison', () => {
     expect(rows[1]).toContain('日本語で答えてください'.slice(0, 5));
     expect(rows[1]).toContain('…');
     expect(text).toContain('✗ significantly worse in B: v');
+  });
+});
+
+describe('verdictLine', () => {
+  it('does not claim "no validator got worse" when none could be tested', () => {
+    const a = stored('A', ['x'], () => false);
+    const empty = { ...a, summary: { ...a.summary, validators: a.summary.validators.map((v) => ({ ...v, counts: { pass: 0, fail: 0, error: 20, pending: 0 }, rate: null })) } };
+    expect(verdictLine(compareRuns(a, empty))).toBe('? no validator could be tested (no decided cell in A or B)');
+    expect(verdictLine(compareRuns(a, a))).toBe('✓ no validator got significantly worse');
   });
 });

@@ -1,5 +1,5 @@
 import stringWidth from 'string-width';
-import { compareSummaries, type ComparisonRow, type InputComparisonRow, type PAdjust, type SummaryComparison } from '../core/compare.js';
+import { compareSummaries, type ComparisonRow, type PAdjust, type SummaryComparison } from '../core/compare.js';
 import type { RunSummary } from '../core/summary-types.js';
 import type { RunRecord } from '../store/types.js';
 
@@ -109,5 +109,6 @@ export function formatComparison(c: RunComparison, maxInputs = 15): string {
 export function verdictLine(c: RunComparison): string {
   if (c.regressions.length) return `✗ significantly worse in B: ${c.regressions.join(', ')}`;
   if (!c.validators.length) return '? no validator in common';
+  if (c.untestable.length === c.validators.length) return '? no validator could be tested (no decided cell in A or B)';
   return '✓ no validator got significantly worse';
 }

@@ -67,7 +67,6 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;border:1px sol
 .heatmaps{display:flex;flex-wrap:wrap;gap:1rem}
 .heatmaps figure{flex:1 1 340px;min-width:0;margin:0}
 .layout{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,1fr);gap:1rem;align-items:start}
-.pair{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,2fr);gap:1rem;align-items:start}
 figure.forest,figure.trend{max-width:640px;margin:0 0 .8rem}
 form.inline{display:flex;gap:.5rem;flex-wrap:wrap;align-items:end;margin:.5rem 0 1rem}
 form.inline label{display:flex;flex-direction:column;gap:.15rem;font-size:.9rem;min-width:0;max-width:100%}
@@ -84,7 +83,7 @@ mark.claim-mark.STRONG{background:#dafbe1;border-color:#1a7f37}mark.claim-mark.W
 a{color:#0969da}
 p.answer{line-height:2;font-size:1rem}p.answer sup{font-weight:700;margin:0 .15rem}
 button:disabled{opacity:.6;cursor:wait}
-@media (max-width:900px){.layout,.pair{grid-template-columns:minmax(0,1fr)}#cell-detail{position:static;max-height:none}}
+@media (max-width:900px){.layout{grid-template-columns:minmax(0,1fr)}#cell-detail{position:static;max-height:none}}
 @media (max-width:700px){.claimrow{grid-template-columns:minmax(0,1fr);gap:0}.claimrow .evidence{margin-left:1.2rem;margin-top:0}}
 @media (max-width:640px){
 main{padding:.6rem}

@@ -45,6 +45,11 @@ function ci(r: RateWithCI): string {
   return r.ci ? `${pct(r.ci.low)} – ${pct(r.ci.high)}` : 'n/a';
 }
 
+/** "64.8% 54.6% – 73.9%" with the interval muted; just "n/a" when nothing was decided. */
+function withCi(r: RateWithCI): string {
+  return r.ci ? `${pct(r.rate)} <span class="muted nowrap">${ci(r)}</span>` : pct(r.rate);
+}
+
 export function legendHtml(): string {
   const items = Object.entries(OUTCOME_STYLE).map(
     ([name, s]) => `<span><span class="sw" style="background:${s.color};color:${s.ink}" aria-hidden="true">${s.glyph}</span>${name === 'pending' ? 'not run' : name}</span>`,
@@ -68,8 +73,8 @@ export function renderRunSections(run: RunRecord, summary: RunSummary, tensor: R
   const head = `<h1>${esc(run.name)} ${verdictBadge(summary.verdict)}</h1>
 <section class="card" aria-label="run"><dl class="facts">${[
     fact(`Overall (${esc(o.method)})`, `<strong>${pct(o.value)}</strong>`),
-    fact('All validators at once', `${pct(summary.allPass.rate)} <span class="muted nowrap">${ci(summary.allPass)}</span>`),
-    fact('All outputs pooled', `${pct(summary.allOutputs.rate)} <span class="muted nowrap">${ci(summary.allOutputs)}</span>`),
+    fact('All validators at once', withCi(summary.allPass)),
+    fact('All outputs pooled', withCi(summary.allOutputs)),
     fact('Shape N×M×K', `${tensor.N}×${tensor.M}×${tensor.K} <span class="muted">inputs × samples × validators</span>`),
   ].join('')}</dl>
 <p class="muted">Run <code>${esc(run.id)}</code> · ${esc(run.createdAt.slice(0, 19).replace('T', ' '))} UTC · status ${esc(run.status)} · system <code>${esc(run.systemId)}</code> ·

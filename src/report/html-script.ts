@@ -10,7 +10,7 @@ var base=panel.getAttribute('data-sample-base');
 function el(tag,text,cls){var e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}
 function render(d,i,j){panel.textContent='';
 panel.appendChild(el('h2','Input '+(i+1)+', sample '+(j+1)));
-if(!d){panel.appendChild(el('p',embedded?'This sample is not included in the report.':'This sample has not been run or could not be loaded.','muted'));return;}
+if(!d){panel.appendChild(el('p',embedded?'This sample has not been run.':base?'This sample has not been run or could not be loaded.':'Outputs are not included in this report (too many samples); the outcomes are in the heatmaps and the table view.','muted'));return;}
 panel.appendChild(el('h3','Input'));panel.appendChild(el('pre',typeof d.input==='string'?d.input:JSON.stringify(d.input,null,2)));
 panel.appendChild(el('h3','Output'));
 if(d.generationError){panel.appendChild(el('p','Generation failed: '+d.generationError,'worse'));}
@@ -25,7 +25,7 @@ if(typeof d.latencyMs==='number'){var ms=d.latencyMs<1?'< 1 ms':d.latencyMs<1000
 panel.focus();}
 var selected=null;
 function show(a,i,j){if(selected)selected.removeAttribute('stroke');var rect=a.querySelector('rect');if(rect){rect.setAttribute('stroke','#0969da');rect.setAttribute('stroke-width','3');selected=rect;}
-if(embedded){render(embedded[i+','+j],i,j);return;}
+if(embedded||!base){render(embedded?embedded[i+','+j]:null,i,j);return;}
 panel.textContent='Loading\\u2026';
 fetch(base+'/'+i+'/'+j,{credentials:'same-origin'}).then(function(r){return r.ok?r.json():null;}).then(function(d){render(d,i,j);},function(){render(null,i,j);});}
 document.addEventListener('click',function(e){var a=e.target&&e.target.closest?e.target.closest('a'):null;if(!a)return;

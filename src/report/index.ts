@@ -6,3 +6,4 @@ export { reportMeta, exitCodeFor, verdictPasses, type ReportMeta } from './meta.
 export { loadStoredRun, type StoredRunReport } from './load.js';
 export { writeReports, type ReportTargets } from './write.js';
 export { renderHtmlReport, writeHtmlReport } from './html.js';
+export { compareRuns, formatComparison, type RunComparison, type ComparisonRow, type InputComparisonRow } from './compare.js';

@@ -180,6 +180,13 @@ describe('dashboard in Chromium', () => {
     await pageObj.locator('figure.heatmap').nth(0).locator('a[href="#cell-5-4"]').click();
     await expect(pageObj.locator('#cell-detail [data-testid="cell-output"]').textContent()).resolves.toBe('Answer for input 6, sample 5: open Settings → Security.');
     expect(external).toEqual([]);
+    // Without embedded samples (a huge run), a click says so instead of trying to fetch.
+    const bare = join(OUT, 'static-report-no-samples.html');
+    await writeHtmlReport(bare, run, summarize(tensor, run.validators), tensor);
+    await pageObj.goto(`file://${bare}`);
+    await pageObj.locator('figure.heatmap').nth(0).locator('a[href="#cell-0-0"]').click();
+    await expect(pageObj.locator('#cell-detail').textContent()).resolves.toContain('Outputs are not included in this report');
+    expect(external).toEqual([]);
     await context.close();
   });
 

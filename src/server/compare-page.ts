@@ -67,9 +67,11 @@ export function compareBody(c: RunComparison | undefined, runs: RunOption[], sel
   }
   const verdict = c.regressions.length
     ? `<p class="worse">✗ Significantly worse in B: ${c.regressions.map(esc).join(', ')}. <span class="muted">(<code>assay compare</code> exits 1.)</span></p>`
-    : c.validators.length
-      ? `<p class="better">✓ No validator got significantly worse.</p>`
-      : `<p class="worse">? The two runs have no validator in common: nothing to compare.</p>`;
+    : !c.validators.length
+      ? `<p class="worse">? The two runs have no validator in common: nothing to compare.</p>`
+      : c.untestable.length === c.validators.length
+        ? `<p class="worse">? No validator could be tested (no decided cell in A or B).</p>`
+        : `<p class="better">✓ No validator got significantly worse.</p>`;
   const notes = [
     c.onlyInA.length ? `validators only in A: ${c.onlyInA.map(esc).join(', ')}` : '',
     c.onlyInB.length ? `validators only in B: ${c.onlyInB.map(esc).join(', ')}` : '',

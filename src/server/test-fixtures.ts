@@ -42,14 +42,5 @@ export async function writeFixtureRun(store: Store, f: FixtureRun): Promise<RunR
   return (await store.getRun(run.id))!;
 }
 
-/** Deterministic pseudo-random numbers (mulberry32) for seeded fixtures. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic pseudo-random numbers for seeded fixtures (mulberry32). */
+export { mulberry32 as seeded } from '../core/testing/prng.js';

@@ -69,34 +69,33 @@ function lcs(a: string[], b: string[]): [number, number][] {
 }
 
 /**
+ * Split `list` into the items matched against the multiset `pool` (each pool item matches once) and
+ * the rest, both in `list` order.
+ */
+function matchAgainst(list: string[], pool: string[]): { common: string[]; rest: string[] } {
+  const remaining = new Map<string, number>();
+  for (const s of pool) remaining.set(s, (remaining.get(s) ?? 0) + 1);
+  const common: string[] = [];
+  const rest: string[] = [];
+  for (const s of list) {
+    const c = remaining.get(s) ?? 0;
+    if (c > 0) {
+      remaining.set(s, c - 1);
+      common.push(s);
+    } else rest.push(s);
+  }
+  return { common, rest };
+}
+
+/**
  * The delta between two versions. Sentences are compared as multisets: a sentence occurring k times
  * before and k' times after is added k'-k times (or deleted k-k'), wherever it sits.
  */
 export function diffVersions(oldText: string, newText: string): Omit<PromptDelta, 'index' | 'from' | 'to'> {
   const a = splitSentences(oldText);
   const b = splitSentences(newText);
-  const remaining = new Map<string, number>();
-  for (const s of a) remaining.set(s, (remaining.get(s) ?? 0) + 1);
-  const added: string[] = [];
-  const commonNew: string[] = [];
-  for (const s of b) {
-    const c = remaining.get(s) ?? 0;
-    if (c > 0) {
-      remaining.set(s, c - 1);
-      commonNew.push(s);
-    } else added.push(s);
-  }
-  const stillNew = new Map<string, number>();
-  for (const s of commonNew) stillNew.set(s, (stillNew.get(s) ?? 0) + 1);
-  const deleted: string[] = [];
-  const commonOld: string[] = [];
-  for (const s of a) {
-    const c = stillNew.get(s) ?? 0;
-    if (c > 0) {
-      stillNew.set(s, c - 1);
-      commonOld.push(s);
-    } else deleted.push(s);
-  }
+  const { common: commonNew, rest: added } = matchAgainst(b, a);
+  const { common: commonOld, rest: deleted } = matchAgainst(a, commonNew);
   // Common sentences outside the LCS of the two orders are the ones that moved.
   const kept = new Set(lcs(commonOld, commonNew).map(([, j]) => j));
   const moved = commonNew.filter((_, j) => !kept.has(j));

@@ -77,7 +77,6 @@ export function toLpFormat(p: BinaryProgram): string {
 export async function solveBinaryProgram(p: BinaryProgram, options: { timeLimitSeconds?: number } = {}): Promise<IlpSolution> {
   const h = await highs();
   const lp = toLpFormat(p);
-  if (process.env.SPADE_DUMP) (await import('node:fs')).appendFileSync(process.env.SPADE_DUMP, lp + '\n@@@@\n');
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   const r = h.solve(lp, { output_flag: false, log_to_console: false, time_limit: options.timeLimitSeconds ?? 60, random_seed: 0, mip_rel_gap: 0 });

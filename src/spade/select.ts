@@ -142,7 +142,6 @@ export async function select(m: EvaluationMatrix, opts: SelectOptions): Promise<
     stages.push([...p.zTerms.map(([n, c]): Term => [n, -c * (v.good.length + 1)]), ...p.wTerms]);
   } else stages = stages.slice(0, 1);
   const sol = await solveLexicographic(p, stages);
-  if (process.env.SPADE_DEBUG) console.error('stages', sol.stages, sol.stageMs.map((x) => x.toFixed(0)));
   const ms = { solveMs: sol.solveMs, solveCpuMs: sol.solveCpuMs };
   if (sol.status === 'optimal') return result(m, v, m.assertions.filter((_, a) => sol.values[`x${a}`] === 1), opts, unevaluated, ms);
   if (sol.status !== 'infeasible') throw new Error(`HiGHS ended with status "${sol.solverStatus}"`);

@@ -3,12 +3,11 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
 import type { PromptVersion } from './deltas.js';
+import { readData } from './io.js';
 
 const run = promisify(execFile);
 
@@ -38,19 +37,7 @@ export function parseVersions(data: unknown, file: string): PromptVersion[] {
 }
 
 export async function readVersionsFile(file: string): Promise<PromptVersion[]> {
-  let raw: string;
-  try {
-    raw = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new UsageError(`${file}: cannot read the versions file (${(err as Error).message})`, { file });
-  }
-  let data: unknown;
-  try {
-    data = /\.ya?ml$/i.test(file) ? parseYaml(raw) : JSON.parse(raw);
-  } catch (err) {
-    throw new UsageError(`${file}: not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'} (${(err as Error).message})`, { file });
-  }
-  return parseVersions(data, file);
+  return parseVersions(await readData(file), file);
 }
 
 /**

@@ -20,6 +20,19 @@ function uleb(n: number): number[] {
   return out;
 }
 
+function sleb(n: number): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const byte = n & 0x7f;
+    n >>= 7;
+    if ((n === 0 && (byte & 0x40) === 0) || (n === -1 && (byte & 0x40) !== 0)) {
+      out.push(byte);
+      return out;
+    }
+    out.push(byte | 0x80);
+  }
+}
+
 const str = (s: string) => [...uleb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
 const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
 const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()];
@@ -32,7 +45,7 @@ const op = {
   f32Store: 0x38, f32Add: 0x92,
 };
 const simd = (code: number) => [0xfd, ...uleb(code)];
-const V128_LOAD = (offset = 0) => [...simd(0x00), 4, ...uleb(offset)];
+const V128_LOAD = [...simd(0x00), 4, 0]; // align 2^4, offset 0
 const V128_ZERO = [...simd(0x0c), ...new Array<number>(16).fill(0)];
 const F32X4_EXTRACT = (lane: number) => [...simd(0x1f), lane];
 const F32X4_ADD = simd(0xe4);
@@ -74,8 +87,8 @@ function kernelBody(QT: number, RT: number): number[] {
   for (const a of acc) { b.push(...V128_ZERO); set(a); }
   i32(0); set(j);
   b.push(op.loop, 0x40);
-  for (let i = 0; i < QT; i++) { get(qb[i]); get(j); b.push(op.i32Add, ...V128_LOAD()); set(vq[i]); }
-  for (let i = 0; i < RT; i++) { get(pr[i]); get(j); b.push(op.i32Add, ...V128_LOAD()); set(vr[i]); }
+  for (let i = 0; i < QT; i++) { get(qb[i]); get(j); b.push(op.i32Add, ...V128_LOAD); set(vq[i]); }
+  for (let i = 0; i < RT; i++) { get(pr[i]); get(j); b.push(op.i32Add, ...V128_LOAD); set(vr[i]); }
   for (let i = 0; i < QT; i++) {
     for (let t = 0; t < RT; t++) {
       get(acc[i * RT + t]); get(vq[i]); get(vr[t]); b.push(...F32X4_MUL, ...F32X4_ADD); set(acc[i * RT + t]);
@@ -99,19 +112,6 @@ function kernelBody(QT: number, RT: number): number[] {
   const locals = vec([[...uleb(nI32), I32], [...uleb(nV128), V128]]);
   const body = [...locals, ...b];
   return [...uleb(body.length), ...body];
-}
-
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const byte = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (byte & 0x40) === 0) || (n === -1 && (byte & 0x40) !== 0)) {
-      out.push(byte);
-      return out;
-    }
-    out.push(byte | 0x80);
-  }
 }
 
 /** Tile shapes exported by the module, as [name, queries per tile, rows per tile]. */
