@@ -44,7 +44,8 @@ if (values.serve) {
   });
   process.send!({ baseURL: mock.baseURL });
   process.on('message', async () => {
-    process.send!({ maxInFlight: mock.maxInFlight, requests: mock.requests.filter((r) => (r.body as { model?: string }).model === 'bench').length });
+    const cpu = process.cpuUsage();
+    process.send!({ maxInFlight: mock.maxInFlight, requests: mock.requests.filter((r) => (r.body as { model?: string }).model === 'bench').length, cpuS: (cpu.user + cpu.system) / 1e6 });
     await mock.close();
     process.exit(0);
   });
@@ -76,20 +77,24 @@ if (values.serve) {
   }
   const rssBefore = process.memoryUsage().rss;
 
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const result = await runExperiment({ experiment: { name: 'bench-runner', inputs, samples: M, validators }, system, store, concurrency, timeoutMs: 30_000 });
   const wall = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   const peakRss = process.resourceUsage().maxRSS;
 
   // The same run with a system that only waits `latency` ms in-process (no HTTP): the runner's and the
   // store's own share of the overhead, apart from the HTTP client's.
   const sleeper = { id: 'sleep', generate: () => new Promise<{ text: string; latencyMs: number }>((r) => setTimeout(() => r({ text: 'it is fine, and I am glad.', latencyMs }), latencyMs)) };
+  const cpu1 = process.cpuUsage();
   const t1 = performance.now();
   await runExperiment({ experiment: { name: 'bench-runner-no-http', inputs, samples: M, validators }, system: sleeper, store, concurrency, timeoutMs: 30_000 });
   const wallNoHttp = (performance.now() - t1) / 1000;
+  const cpuNoHttp = process.cpuUsage(cpu1);
 
   server.send('stop');
-  const served = await ask<{ maxInFlight: number; requests: number }>();
+  const served = await ask<{ maxInFlight: number; requests: number; cpuS: number }>();
   await store.close();
   rmSync(dir, { recursive: true, force: true });
 
@@ -102,6 +107,10 @@ if (values.serve) {
     overhead_ratio: round(wall / ideal, 3),
     peak_rss_mb: round(peakRss / 1024, 1),
     // Context, not targets:
+    // CPU time of this process during the timed run: unlike wall time, hardly moved by other load.
+    cpu_s: round((cpu.user + cpu.system) / 1e6, 3),
+    cpu_ms_per_call: round((cpu.user + cpu.system) / 1000 / (N * M), 3),
+    cpu_system_share: round(cpu.system / (cpu.user + cpu.system), 2),
     rss_before_mb: round(rssBefore / 1048576, 1),
     warmup_calls: warmup,
     concurrency,
@@ -111,7 +120,8 @@ if (values.serve) {
     requests_served: served.requests,
     max_in_flight: served.maxInFlight,
     mock_server: 'child process',
-    no_http: { wall_s: round(wallNoHttp, 3), overhead_ratio: round(wallNoHttp / ideal, 3) },
+    mock_server_cpu_s: round(served.cpuS, 3),
+    no_http: { wall_s: round(wallNoHttp, 3), overhead_ratio: round(wallNoHttp / ideal, 3), cpu_ms_per_call: round((cpuNoHttp.user + cpuNoHttp.system) / 1000 / (N * M), 3) },
     load_avg_1m: round(loadavg()[0], 2),
   };
   const text = JSON.stringify(out, null, 2);

@@ -72,6 +72,10 @@ describe('assay spade (CLI)', () => {
     const empty = file('empty.json', { assertions: ['a'], examples: [], results: { a: [] } });
     expect(await main(['spade', 'select', '--matrix', empty, '--method', 'cov'])).toBe(2);
     expect(stderr).toMatch(/empty\.json: the matrix has no labelled examples.*--method roots/);
+    expect(await main(['spade', 'select', '--matrix', file('other.json', { foo: 1 })])).toBe(2);
+    expect(stderr).toMatch(/other\.json: expected a matrix written by assay spade evaluate/);
+    expect(await main(['spade', 'select', '--matrix', file('dup.json', { assertions: ['a', 'a'], examples: [{ id: 'g', label: 'good' }], results: { a: [true] } })])).toBe(2);
+    expect(stderr).toMatch(/dup\.json: assertions: expected unique names, found "a" twice/);
   });
 
   it('select on a benchmark pipeline file: base reproduces the paper, sub runs, infeasible exits 1 naming the constraint', async () => {
@@ -155,8 +159,8 @@ describe('assay spade (CLI)', () => {
       expect(stdout).toMatch(/# \(empty\) → [0-9a-f]{12}\n\+ Summarise the call\.\n\+ Use at most 3 bullets\.\n\n# [0-9a-f]{12} → [0-9a-f]{12}\n\+ Never mention prices\./);
       stdout = '';
       expect(await main(['spade', 'taxonomy', '--git', prompt])).toBe(0);
-      expect(stdout).toMatch(/\+ Use at most 3 bullets\.  \[Quantity Instruction\]/);
-      expect(stdout).toMatch(/\+ Never mention prices\.  \[Exclusion\]/);
+      expect(stdout).toMatch(/\+ Use at most 3 bullets\. {2}\[Quantity Instruction\]/);
+      expect(stdout).toMatch(/\+ Never mention prices\. {2}\[Exclusion\]/);
 
       const cands = join(dir, 'cands.json');
       expect(await main(['spade', 'synthesize', '--git', prompt, '--out', cands, '--subsumptions'])).toBe(0);

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { createSandbox } from '../sandbox/index.js';
 import { formatDelta, promptDeltas, type PromptVersion } from '../spade/deltas.js';
 import { evaluateCandidates } from '../spade/evaluate.js';
@@ -106,10 +106,17 @@ export function register(program: Command): void {
       const llm = requireLlm(o);
       const result = [];
       for (const d of deltas) {
-        const cats = await categoriseDelta(llm, d, versions[d.index].text);
-        result.push({ delta: d.index, from: d.from, to: d.to, sentences: cats });
         out(`# ${d.from} → ${d.to}`);
-        for (const c of cats) out(`+ ${c.sentence}  [${c.categories.join(', ') || 'uncategorised'}]`);
+        try {
+          const cats = await categoriseDelta(llm, d, versions[d.index].text);
+          result.push({ delta: d.index, from: d.from, to: d.to, sentences: cats });
+          for (const c of cats) out(`+ ${c.sentence}  [${c.categories.join(', ') || 'uncategorised'}]`);
+        } catch (err) {
+          // an infrastructure error on one delta is reported and kept apart; the others go on
+          result.push({ delta: d.index, from: d.from, to: d.to, error: (err as Error).message });
+          out(`error: ${(err as Error).message}`);
+          process.exitCode = ExitCode.INTERNAL;
+        }
       }
       await writeJson(o.json, result);
     });
@@ -130,10 +137,19 @@ export function register(program: Command): void {
       const sandbox = createSandbox();
       try {
         const r = await synthesizeCandidates(llm, deltas, versions.map((v) => v.text), { sandbox });
-        const subsumes = o.subsumptions ? await proposeSubsumptions(llm, r.candidates) : undefined;
+        let subsumes;
+        if (o.subsumptions) {
+          try {
+            subsumes = await proposeSubsumptions(llm, r.candidates);
+          } catch (err) {
+            r.errors.push({ step: 'subsumptions', error: (err as Error).message });
+          }
+        }
         await writeJson(o.out, { ...r, ...(subsumes ? { subsumes } : {}) });
         out(`${r.criteria.length} criteria, ${r.candidates.length} candidates, ${r.rejected.length} rejected${subsumes ? `, ${subsumes.length} subsumption pairs` : ''} → ${o.out}`);
         for (const x of r.rejected) out(`  rejected ${x.name}: ${x.reason}`);
+        for (const e of r.errors) out(`  error (${e.step}${e.delta !== undefined ? `, delta ${e.delta}` : ''}): ${e.error}`);
+        if (r.errors.length) process.exitCode = ExitCode.INTERNAL;
       } finally {
         sandbox.dispose();
       }

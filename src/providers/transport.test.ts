@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isConnectionError } from './errors.js';
+import { BufferedResponse } from './buffered-response.js';
 import { createNodeFetch } from './transport.js';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
@@ -26,7 +27,7 @@ async function serve(handler: Handler): Promise<{ url: string; connections: () =
 }
 
 describe('createNodeFetch', () => {
-  it('posts a body with its headers and returns a real Response', async () => {
+  it('posts a body with its headers and returns a buffered Response', async () => {
     const seen: { method?: string; type?: string; length?: string; auth?: string; body?: string } = {};
     const s = await serve((req, body, res) => {
       Object.assign(seen, { method: req.method, type: req.headers['content-type'], length: req.headers['content-length'], auth: req.headers.authorization, body });
@@ -34,7 +35,7 @@ describe('createNodeFetch', () => {
     });
     const f = createNodeFetch();
     const res = await f(`${s.url}/v1/x?q=1`, { method: 'POST', headers: new Headers({ 'Content-Type': 'application/json', Authorization: 'Bearer k' }), body: '{"a":"é"}' });
-    expect(res).toBeInstanceOf(Response);
+    expect(res).toBeInstanceOf(BufferedResponse);
     expect(res.status).toBe(201);
     expect(res.ok).toBe(true);
     expect(res.url).toBe(`${s.url}/v1/x?q=1`);
@@ -105,5 +106,47 @@ describe('createNodeFetch', () => {
     await new Promise((r) => setTimeout(r, 20));
     const err = await createNodeFetch()(s.url).catch((e: unknown) => e);
     expect(isConnectionError(err)).toBe(true);
+  });
+});
+
+describe('BufferedResponse', () => {
+  const make = (body: string | null, status = 200) =>
+    new BufferedResponse(body === null ? null : Buffer.from(body), status, 'OK', { 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2'] }, 'http://x/');
+
+  it('reads its body once, like fetch, and drops a UTF-8 BOM', async () => {
+    const r = make('\uFEFF{"ok":true}');
+    expect(r.bodyUsed).toBe(false);
+    expect(await r.json()).toEqual({ ok: true });
+    expect(r.bodyUsed).toBe(true);
+    await expect(r.text()).rejects.toThrow(TypeError);
+  });
+
+  it('clones before reading; streams, bytes and blobs carry the same bytes', async () => {
+    const r = make('héllo');
+    const c = r.clone();
+    expect(new TextDecoder().decode(await r.bytes())).toBe('héllo');
+    expect(await (await c.clone().blob()).text()).toBe('héllo');
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of c.body!) chunks.push(chunk);
+    expect(Buffer.concat(chunks).toString()).toBe('héllo');
+    expect(c.bodyUsed).toBe(true);
+  });
+
+  it('has case-insensitive headers joining repeated values, ok only for 2xx, and a null body when none', async () => {
+    const r = make(null, 404);
+    expect([r.ok, r.status, r.body, r.headers.get('Content-Type'), r.headers.get('SET-COOKIE'), r.headers.has('x-none'), r.headers.get('x-none')]).toEqual([
+      false,
+      404,
+      null,
+      'application/json',
+      'a=1, b=2',
+      false,
+      null,
+    ]);
+    expect([...r.headers]).toEqual([
+      ['content-type', 'application/json'],
+      ['set-cookie', 'a=1, b=2'],
+    ]);
+    expect(await r.text()).toBe('');
   });
 });

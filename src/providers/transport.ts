@@ -1,18 +1,21 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { BufferedResponse } from './buffered-response.js';
 
 /**
  * A `fetch` for request/response JSON APIs, over node:http(s) with keep-alive agents.
  *
  * Why not the global fetch: at the runner's call rates (hundreds of calls a second) undici's fetch spends
- * most of a client's CPU in WHATWG streams and per-request signals (~0.5 ms a call here) and keeps ~40 MB
- * more memory resident; node:http does the same exchange for about half the CPU. The `openai` client takes
- * this function as its `fetch`, so the protocol stays the official client's; the HTTP provider uses it too.
+ * most of a client's CPU in WHATWG streams, header copies and per-request signals and keeps ~40 MB more
+ * memory resident. Measured with the openai client against the mock server (2,000 calls at concurrency 32,
+ * 2 shared cores): 1.1 ms of CPU a call with the global fetch, 0.7 with node:http and undici's Response,
+ * 0.53 with node:http and a BufferedResponse. The `openai` client takes this function as its `fetch`, so
+ * the protocol stays the official client's; the HTTP provider uses it too.
  *
  * Like fetch it follows up to 5 redirects (303, and 301/302 after a POST, become a GET without body) and
  * decompresses gzip/deflate/br. What it does not do (not needed for these APIs): request bodies that are
- * streams, response streaming (the body is read whole, then handed over as a real `Response`).
+ * streams, response streaming (the body is read whole, then handed over as a `BufferedResponse`).
  */
 
 export interface NodeFetchOptions {
@@ -88,9 +91,7 @@ function once(url: URL, init: RequestInit, agents: { http: HttpAgent; https: Htt
         settled = true;
         signal?.removeEventListener('abort', onAbort);
         const nullBody = res.statusCode === 204 || res.statusCode === 304 || (init.method ?? 'GET') === 'HEAD';
-        const response = new Response(nullBody ? null : (bytes as Uint8Array<ArrayBuffer>), { status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: responseHeaders(res.headers) });
-        Object.defineProperty(response, 'url', { value: url.href });
-        resolve(response);
+        resolve(new BufferedResponse(nullBody ? null : bytes, res.statusCode ?? 0, res.statusMessage ?? '', res.headers, url.href) as unknown as Response);
       }, fail);
     });
     req.end(body);
@@ -124,16 +125,6 @@ function plainHeaders(h: HeadersInit | undefined): Record<string, string> {
   if (!h) return out;
   if (h instanceof Headers) h.forEach((v, k) => (out[k] = v));
   else for (const [k, v] of Array.isArray(h) ? (h as [string, string][]) : Object.entries(h)) out[k.toLowerCase()] = v;
-  return out;
-}
-
-function responseHeaders(h: IncomingHttpHeaders): Headers {
-  const out = new Headers();
-  for (const [k, v] of Object.entries(h)) {
-    if (v === undefined) continue;
-    if (Array.isArray(v)) for (const x of v) out.append(k, x);
-    else out.set(k, v);
-  }
   return out;
 }
 

@@ -17,7 +17,13 @@ export interface RunStats {
   completionTokens: number;
   /** Generation latency (ms) over samples with an output. */
   latencyMs: { mean: number | null; p50: number | null; p95: number | null; max: number | null };
+  /** The most frequent error messages (generation and validator errors), most frequent first: why cells are ERROR. */
+  topErrors: { message: string; count: number }[];
 }
+
+/** Distinct error messages remembered (memory stays bounded on a run where every message differs). */
+const MAX_DISTINCT_ERRORS = 200;
+const TOP_ERRORS = 5;
 
 /** Accumulates RunStats sample by sample, keeping only numbers (never outputs) so memory stays flat. */
 export class StatsAccumulator {
@@ -28,14 +34,26 @@ export class StatsAccumulator {
   private promptTokens = 0;
   private completionTokens = 0;
   private latencies: number[] = [];
+  private errorCounts = new Map<string, number>();
+
+  private countError(message: string): void {
+    const n = this.errorCounts.get(message);
+    if (n !== undefined) this.errorCounts.set(message, n + 1);
+    else if (this.errorCounts.size < MAX_DISTINCT_ERRORS) this.errorCounts.set(message, 1);
+  }
 
   add(s: SampleRecord): void {
     this.samples++;
     this.attempts += s.attempts;
     if (s.generationError !== undefined) {
       this.generationErrors++;
+      this.countError(s.generationError);
     } else {
-      for (const o of s.outcomes) if (o === Outcome.ERROR) this.validatorErrors++;
+      s.outcomes.forEach((o, k) => {
+        if (o !== Outcome.ERROR) return;
+        this.validatorErrors++;
+        this.countError(s.errors?.[k] ?? 'error');
+      });
       this.latencies.push(s.latencyMs);
     }
     this.promptTokens += s.usage?.promptTokens ?? 0;
@@ -67,6 +85,10 @@ export class StatsAccumulator {
       promptTokens: this.promptTokens,
       completionTokens: this.completionTokens,
       latencyMs: { mean, p50: q(0.5), p95: q(0.95), max: xs.length ? xs[xs.length - 1] : null },
+      topErrors: [...this.errorCounts]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, TOP_ERRORS)
+        .map(([message, count]) => ({ message, count })),
     };
   }
 }

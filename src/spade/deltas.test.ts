@@ -22,6 +22,16 @@ describe('splitSentences', () => {
   });
 });
 
+describe('splitSentences in other scripts', () => {
+  it('splits before capitals of any script, after closing quotes, and after CJK full stops', () => {
+    expect(splitSentences('Résume le texte. Élimine les prix.')).toEqual(['Résume le texte.', 'Élimine les prix.']);
+    expect(splitSentences('Кратко изложи. Не упоминай цены.')).toEqual(['Кратко изложи.', 'Не упоминай цены.']);
+    expect(splitSentences('要約してください。価格に触れないでください。')).toEqual(['要約してください。', '価格に触れないでください。']);
+    expect(splitSentences('Say "Hi." Then stop.')).toEqual(['Say "Hi."', 'Then stop.']);
+    expect(diffVersions('Résume le texte.', 'Résume le texte. Élimine les prix.').added).toEqual(['Élimine les prix.']);
+  });
+});
+
 describe('prompt deltas', () => {
   const v = (id: string, text: string) => ({ id, text });
   it('an added sentence is +, a removed one −, a changed one − and +', () => {

@@ -26,17 +26,22 @@ function norm(s: string): string {
   return s.replace(/\s+/g, ' ').trim();
 }
 
+// After . ! ? (and any closing quotes or brackets) and a space, before a capital letter of any script,
+// a digit, an opening quote or bracket; or right after a CJK full stop, exclamation or question mark.
+const SENTENCE_BREAK = /(?<=[.!?…]["'”’»)\]]*)\s+(?=[\p{Lu}\p{Lt}\p{N}"'“‘«([{])|(?<=[。！？])\s*/u;
+
 /**
  * Split a prompt into sentences. Lines are units first (prompts are full of bullets, headers and
- * template lines without terminal punctuation); within a line, split after . ! ? followed by space
- * and an upper-case letter, digit, quote or bracket. Decorative lines (only dashes, `=`, `#`, `*`) are dropped.
+ * template lines without terminal punctuation); within a line, split after . ! ? (and closing quotes)
+ * followed by space and an upper-case letter of any script, digit, quote or bracket, or after 。！？.
+ * Decorative lines (only dashes, `=`, `#`, `*`) are dropped.
  */
 export function splitSentences(text: string): string[] {
   const out: string[] = [];
   for (const rawLine of text.split(/\r?\n/)) {
     const line = norm(rawLine);
     if (!line || /^[-=_*#~`]+$/.test(line)) continue;
-    for (const part of line.split(/(?<=[.!?])\s+(?=[A-Z0-9"'“‘([{])/)) {
+    for (const part of line.split(SENTENCE_BREAK)) {
       const s = norm(part);
       if (s) out.push(s);
     }

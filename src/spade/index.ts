@@ -11,8 +11,9 @@ export { createSpadeLlm, llmFromEnv, type SpadeLlm, type SpadeLlmOptions } from 
 export { agreement, categoriseDelta, evaluateTaxonomy, versionsFromNdiff, type AnnotatedDelta, type CategorisedSentence, type TaxonomyAgreement } from './taxonomy.js';
 export { synthesizeAssertions, synthesizeCandidates, synthesizeCriteria, type Criterion, type SynthesisResult } from './synthesize.js';
 export { proposeSubsumptions } from './propose.js';
-export { evaluateCandidates, type EvaluateOptions, type JudgeSettings } from './evaluate.js';
+export { evaluateCandidates, llmInstruction, type EvaluateOptions, type JudgeSettings } from './evaluate.js';
 export { assertionReports, selectionToConfig, type AssertionReport, type ExportOptions } from './export.js';
 export { matrixToJson, readCandidates, readExamples, readMatrix, readSubsumptions } from './io.js';
 export { loadPipelines, parsePipeline, parseTable4, type BenchmarkPipeline, type LabelVariant } from './benchmark-data.js';
-export { runBenchmark, type BenchmarkRow } from './benchmark.js';
+export { checkAgainstTable4, readTable4, runBenchmark, type BenchmarkMethod, type BenchmarkRow, type Table4Check } from './benchmark.js';
+export { formatErrors, formatSelection } from './report.js';

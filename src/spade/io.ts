@@ -129,9 +129,14 @@ export async function readMatrix(file: string, labels: LabelVariant = 'optimizer
     const p = parsePipeline(data, file, labels);
     return { matrix: p.matrix, subsumes: p.subsumes };
   }
+  if (!data || typeof data !== 'object' || !('results' in data)) {
+    throw new UsageError(`${file}: expected a matrix written by assay spade evaluate ({assertions, examples, results}) or a SPADE benchmark pipeline file`, { file });
+  }
   const parsed = matrixSchema.safeParse(data);
   if (!parsed.success) throw issue(file, parsed.error, '');
   const { assertions, examples, results, errors } = parsed.data;
+  const twice = assertions.find((x, k) => assertions.indexOf(x) !== k);
+  if (twice !== undefined) throw new UsageError(`${file}: assertions: expected unique names, found ${JSON.stringify(twice)} twice`, { file, path: 'assertions' });
   const A = assertions.length;
   const cells = new Uint8Array(examples.length * A);
   assertions.forEach((id, a) => {

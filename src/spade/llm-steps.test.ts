@@ -132,6 +132,30 @@ describe('candidate synthesis (two steps)', () => {
     expect(mock.requests).toHaveLength(3);
   });
 
+  it('a failing LLM call is kept apart with its delta and step; the other deltas go on', async () => {
+    mock = await startMockOpenAI({
+      chat: (b) => {
+        const u = userText(b);
+        if (u.includes('+ Broken.')) return { status: 400, body: { error: { message: 'bad request' } } };
+        if (JSON.stringify(b.response_format).includes('"criteria"')) return json({ criteria: [{ criterion: 'is polite', category: 'Qualitative Criteria', vague: false }] });
+        return { content: 'not JSON' };
+      },
+    });
+    const llm = createSpadeLlm({ model: 'm', baseURL: mock.baseURL, maxRetries: 0 });
+    const versions = [
+      { id: 'v1', text: 'Broken.' },
+      { id: 'v2', text: 'Broken. Be polite.' },
+    ];
+    const r = await synthesizeCandidates(llm, promptDeltas(versions), versions.map((v) => v.text));
+    expect(r.criteria.map((c) => [c.delta, c.criterion])).toEqual([[1, 'is polite']]);
+    expect(r.errors.map((e) => [e.delta, e.step, e.criterion])).toEqual([
+      [0, 'criteria', undefined],
+      [1, 'assertions', 'is polite'],
+    ]);
+    expect(r.errors[0].error).toMatch(/HTTP 400/);
+    expect(r.errors[1].error).toMatch(/no JSON object/);
+  });
+
   it('no LLM call for an empty delta', async () => {
     mock = await startMockOpenAI({ chat: () => ({ status: 500 }) });
     const llm = createSpadeLlm({ model: 'm', baseURL: mock.baseURL, maxRetries: 0 });

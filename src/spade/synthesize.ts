@@ -137,19 +137,33 @@ export interface SynthesisResult {
   criteria: Criterion[];
   candidates: CandidateAssertion[];
   rejected: Rejected[];
+  /** LLM calls that failed (unreachable, HTTP errors, answers off the schema): kept apart, the rest goes on. */
+  errors: { delta?: number; step: 'criteria' | 'assertions' | 'subsumptions'; criterion?: string; error: string }[];
 }
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** Both steps over every delta. `prompts[k]` is the text of version k (the delta's newer side). */
 export async function synthesizeCandidates(llm: SpadeLlm, deltas: PromptDelta[], prompts: string[], options: { sandbox?: Sandbox } = {}): Promise<SynthesisResult> {
-  const out: SynthesisResult = { criteria: [], candidates: [], rejected: [] };
+  const out: SynthesisResult = { criteria: [], candidates: [], rejected: [], errors: [] };
   const taken = new Set<string>();
   for (const d of deltas) {
-    const criteria = await synthesizeCriteria(llm, d, prompts[d.index] ?? '');
+    let criteria: Criterion[];
+    try {
+      criteria = await synthesizeCriteria(llm, d, prompts[d.index] ?? '');
+    } catch (err) {
+      out.errors.push({ delta: d.index, step: 'criteria', error: message(err) });
+      continue;
+    }
     out.criteria.push(...criteria);
     for (const c of criteria) {
-      const r = await synthesizeAssertions(llm, c, { sandbox: options.sandbox, taken });
-      out.candidates.push(...r.candidates);
-      out.rejected.push(...r.rejected);
+      try {
+        const r = await synthesizeAssertions(llm, c, { sandbox: options.sandbox, taken });
+        out.candidates.push(...r.candidates);
+        out.rejected.push(...r.rejected);
+      } catch (err) {
+        out.errors.push({ delta: d.index, step: 'assertions', criterion: c.criterion, error: message(err) });
+      }
     }
   }
   return out;

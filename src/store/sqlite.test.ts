@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
 import { newRun, sample, storeContract } from './contract.case.js';
 import { openSqliteStore, SqliteStore } from './sqlite.js';
+import { DuplicateSampleError } from './validate.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,6 +38,82 @@ describe('SqliteStore persistence', () => {
     writeFileSync(junk, 'this is not sqlite at all, just text that is long enough to look like a header........');
     expect(() => openSqliteStore(junk)).toThrow();
   });
+
+  it('group commit: samples of one event-loop turn commit together, each acknowledged only once on disk', async () => {
+    const path = freshPath();
+    const store = openSqliteStore(path);
+    const run = await store.createRun(newRun({ inputs: Array.from({ length: 10 }, (_, i) => `in ${i}`), samples: 10 }));
+    const other = new Database(path, { readonly: true }); // a second connection sees only committed data
+    const count = () => (other.prepare('SELECT COUNT(*) AS n FROM samples').get() as { n: number }).n;
+    let acked = 0;
+    const writes = Array.from({ length: 100 }, (_, x) => store.recordSample(run.id, sample(Math.floor(x / 10), x % 10, [Outcome.PASS, Outcome.FAIL])).then(() => acked++));
+    const duplicate = store.recordSample(run.id, sample(3, 3, [Outcome.FAIL, Outcome.FAIL]));
+    expect([count(), acked]).toEqual([0, 0]); // queued, not yet committed, not yet acknowledged
+    await Promise.all(writes);
+    await expect(duplicate).rejects.toBeInstanceOf(DuplicateSampleError); // fails alone, not its batch
+    expect([count(), acked]).toEqual([100, 100]);
+    expect((await store.getSample(run.id, 3, 3))!.outcomes).toEqual([Outcome.PASS, Outcome.FAIL]);
+    other.close();
+    await store.close();
+  });
+
+  it('reads see queued writes, and close commits them', async () => {
+    const path = freshPath();
+    const store = openSqliteStore(path);
+    const run = await store.createRun(newRun());
+    void store.recordSample(run.id, sample(0, 0, [Outcome.PASS, Outcome.PASS]));
+    expect((await store.listSamples(run.id)).length).toBe(1);
+    const last = store.recordSample(run.id, sample(1, 2, [Outcome.ERROR, Outcome.PASS]));
+    await store.close();
+    await last;
+    const again = openSqliteStore(path, { readonly: true });
+    expect((await again.loadTensor(run.id)).get(1, 2, 0)).toBe(Outcome.ERROR);
+    await again.close();
+  });
+
+  it('loses no acknowledged sample when a process writing 32 at a time is killed with SIGKILL', async () => {
+    const path = freshPath();
+    const setup = openSqliteStore(path);
+    const run = await setup.createRun(newRun({ inputs: Array.from({ length: 50 }, (_, i) => `in ${i}`), samples: 40 }));
+    await setup.close();
+    // Like the runner: 32 writers in flight, each acknowledging its (i, j) once recordSample resolves.
+    const script = join(dir, 'group-writer.mts');
+    writeFileSync(
+      script,
+      `import { openSqliteStore } from ${JSON.stringify(new URL('./sqlite.ts', import.meta.url).pathname)};
+const s = openSqliteStore(${JSON.stringify(path)});
+let next = 0;
+await Promise.all(Array.from({ length: 32 }, async () => {
+  while (next < 2000) {
+    const x = next++;
+    const i = Math.floor(x / 40), j = x % 40;
+    await new Promise((r) => setTimeout(r, Math.random() * 2));
+    await s.recordSample(${JSON.stringify(run.id)}, { i, j, outcomes: [1, 2], output: 'x'.repeat(200), latencyMs: 1, attempts: 1 });
+    process.stdout.write(i + ',' + j + '\\n');
+  }
+}));
+`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const acked: string[] = [];
+    let buf = '';
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', (d: Buffer) => {
+        buf += d.toString();
+        const lines = buf.split('\n');
+        buf = lines.pop()!;
+        acked.push(...lines);
+        if (acked.length >= 300 && !child.killed) child.kill('SIGKILL');
+      });
+      child.on('exit', () => resolve());
+    });
+    expect(acked.length).toBeGreaterThanOrEqual(300);
+    expect(acked.length).toBeLessThan(2000);
+    const after = openSqliteStore(path, { readonly: true });
+    const keys = new Set((await after.listSamples(run.id)).map((s) => `${s.i},${s.j}`));
+    for (const a of acked) expect(keys.has(a)).toBe(true);
+    await after.close();
+  }, 60_000);
 
   it('loses no committed sample when the writing process is killed with SIGKILL', async () => {
     const path = freshPath();

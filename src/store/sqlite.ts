@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ReliabilityTensor } from '../core/tensor.js';
-import type { OutcomeCode } from '../core/outcome.js';
+import { SCHEMA, SCHEMA_VERSION, sampleParams, toRun, toSample, type RunRow, type SampleRow } from './sqlite-rows.js';
 import type { NewRun, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
 import { checkSample, DuplicateSampleError, newRunId, UnknownRunError } from './validate.js';
 
@@ -11,124 +11,30 @@ export function defaultStorePath(cwd: string = process.cwd()): string {
   return join(cwd, '.assay', 'assay.db');
 }
 
-const SCHEMA_VERSION = 1;
-
-// One row per run, one row per sample (i, j). A sample's K tensor cells are one K-byte BLOB, so the
-// tensor is stored as compactly as it lives in memory and a sample is written in one atomic statement.
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS runs (
-  id TEXT PRIMARY KEY,
-  name TEXT NOT NULL,
-  status TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  finished_at TEXT,
-  system_id TEXT NOT NULL,
-  config_path TEXT,
-  config_json TEXT NOT NULL,
-  inputs_json TEXT NOT NULL,
-  validators_json TEXT NOT NULL,
-  n INTEGER NOT NULL,
-  m INTEGER NOT NULL,
-  k INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS runs_by_name ON runs (name, created_at);
-CREATE TABLE IF NOT EXISTS samples (
-  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-  i INTEGER NOT NULL,
-  j INTEGER NOT NULL,
-  outcomes BLOB NOT NULL,
-  output TEXT,
-  generation_error TEXT,
-  errors_json TEXT,
-  reasons_json TEXT,
-  latency_ms REAL NOT NULL,
-  attempts INTEGER NOT NULL,
-  prompt_tokens INTEGER,
-  completion_tokens INTEGER,
-  finished_at TEXT NOT NULL,
-  PRIMARY KEY (run_id, i, j)
-) WITHOUT ROWID;
-`;
-
-interface RunRow {
-  id: string;
-  name: string;
-  status: RunStatus;
-  created_at: string;
-  finished_at: string | null;
-  system_id: string;
-  config_path: string | null;
-  config_json: string;
-  inputs_json: string;
-  validators_json: string;
-  n: number;
-  m: number;
-  k: number;
-}
-
-interface SampleRow {
-  i: number;
-  j: number;
-  outcomes: Buffer;
-  output: string | null;
-  generation_error: string | null;
-  errors_json: string | null;
-  reasons_json: string | null;
-  latency_ms: number;
-  attempts: number;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  finished_at: string;
-}
-
-function toRun(r: RunRow): RunRecord {
-  return {
-    id: r.id,
-    name: r.name,
-    status: r.status,
-    createdAt: r.created_at,
-    finishedAt: r.finished_at ?? undefined,
-    systemId: r.system_id,
-    configPath: r.config_path ?? undefined,
-    config: JSON.parse(r.config_json),
-    inputs: JSON.parse(r.inputs_json),
-    validators: JSON.parse(r.validators_json),
-    samples: r.m,
-    N: r.n,
-    M: r.m,
-    K: r.k,
-  };
-}
-
-function toSample(r: SampleRow): SampleRecord {
-  const s: SampleRecord = {
-    i: r.i,
-    j: r.j,
-    outcomes: Array.from(r.outcomes) as OutcomeCode[],
-    latencyMs: r.latency_ms,
-    attempts: r.attempts,
-    finishedAt: r.finished_at,
-  };
-  if (r.output !== null) s.output = r.output;
-  if (r.generation_error !== null) s.generationError = r.generation_error;
-  // JSON has no undefined: holes written as null come back as undefined, as they went in.
-  if (r.errors_json !== null) s.errors = (JSON.parse(r.errors_json) as (string | null)[]).map((e) => e ?? undefined);
-  if (r.reasons_json !== null) s.reasons = (JSON.parse(r.reasons_json) as (string[] | null)[]).map((e) => e ?? undefined);
-  if (r.prompt_tokens !== null || r.completion_tokens !== null) {
-    s.usage = { promptTokens: r.prompt_tokens ?? 0, completionTokens: r.completion_tokens ?? 0 };
-  }
-  return s;
-}
-
 export interface SqliteStoreOptions {
   /** Open for reading only (dashboard, reports); never creates or migrates. */
   readonly?: boolean;
 }
 
+/** A sample waiting for the next group commit, and the caller waiting for it. */
+interface PendingWrite {
+  runId: string;
+  sample: SampleRecord;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
 /**
  * The embedded default store. WAL journal with synchronous=NORMAL: a committed sample survives the process
  * being killed at any moment (kill -9); only an OS crash or power loss could drop the last transactions.
+ *
+ * Group commit: samples recorded within one turn of the event loop are written in one transaction at the
+ * end of that turn (setImmediate), which costs one WAL append instead of one per sample. `recordSample`
+ * resolves only once the transaction holding its sample has committed, so "acknowledged" still means
+ * "on disk, survives kill -9"; a sample whose promise had not resolved when the process died is simply
+ * not stored, and a resume runs it again. Each sample is still all-or-nothing, and one bad sample (e.g. a
+ * duplicate) fails alone, not its batch. Every other method first commits what is queued, so reads always
+ * see earlier writes.
  */
 export class SqliteStore implements Store {
   readonly db: Database.Database;
@@ -214,9 +120,8 @@ export class SqliteStore implements Store {
   }
 
   async createRun(run: NewRun): Promise<RunRecord> {
-    const id = newRunId();
-    this.stmts.insertRun.run({
-      id,
+    this.flush();
+    const row = {
       name: run.name,
       status: 'running',
       created_at: new Date().toISOString(),
@@ -228,45 +133,77 @@ export class SqliteStore implements Store {
       n: run.inputs.length,
       m: run.samples,
       k: run.validators.length,
-    });
-    return this.run(id);
-  }
-
-  async recordSample(runId: string, s: SampleRecord): Promise<void> {
-    checkSample(this.shape(runId), s);
-    try {
-      this.stmts.insertSample.run({
-        run_id: runId,
-        i: s.i,
-        j: s.j,
-        outcomes: Buffer.from(Uint8Array.from(s.outcomes)),
-        output: s.output ?? null,
-        generation_error: s.generationError ?? null,
-        errors_json: s.errors ? JSON.stringify(s.errors) : null,
-        reasons_json: s.reasons ? JSON.stringify(s.reasons) : null,
-        latency_ms: s.latencyMs,
-        attempts: s.attempts,
-        prompt_tokens: s.usage?.promptTokens ?? null,
-        completion_tokens: s.usage?.completionTokens ?? null,
-        finished_at: s.finishedAt ?? new Date().toISOString(),
-      });
-    } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new DuplicateSampleError(runId, s.i, s.j);
-      throw err;
+    };
+    // Ids are second + 16 random bits: two runs started in the same second may draw the same one.
+    for (let attempt = 0; ; attempt++) {
+      const id = newRunId();
+      try {
+        this.stmts.insertRun.run({ id, ...row });
+        return this.run(id);
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY' || attempt >= 20) throw err;
+      }
     }
   }
 
+  private queue: PendingWrite[] = [];
+  private flushScheduled = false;
+
+  recordSample(runId: string, s: SampleRecord): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      checkSample(this.shape(runId), s); // a malformed sample or unknown run is refused at once
+      this.queue.push({ runId, sample: s, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commit every queued sample in one transaction, then settle each caller's promise. */
+  flush(): void {
+    this.flushScheduled = false;
+    const batch = this.queue;
+    if (!batch.length) return;
+    this.queue = [];
+    const outcomes: unknown[] = new Array(batch.length);
+    try {
+      this.writeBatch(batch, outcomes);
+    } catch (err) {
+      // The transaction itself failed (disk full, store closed): nothing of the batch is stored.
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    batch.forEach((w, n) => (outcomes[n] === undefined ? w.resolve() : w.reject(outcomes[n])));
+  }
+
+  private writeBatch = (batch: PendingWrite[], errors: unknown[]): void => {
+    this.db.transaction(() => {
+      batch.forEach((w, n) => {
+        try {
+          // A failing statement is undone alone; the transaction and the batch's other samples go on.
+          this.stmts.insertSample.run(sampleParams(w.runId, w.sample));
+        } catch (err) {
+          errors[n] = (err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? new DuplicateSampleError(w.runId, w.sample.i, w.sample.j) : err;
+        }
+      });
+    })();
+  };
+
   async setStatus(runId: string, status: RunStatus): Promise<void> {
+    this.flush();
     const res = this.stmts.setStatus.run(status, status === 'running' ? null : new Date().toISOString(), runId);
     if (res.changes === 0) throw new UnknownRunError(runId);
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
+    this.flush();
     const row = this.stmts.getRun.get(runId) as RunRow | undefined;
     return row && toRun(row);
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
+    this.flush();
     const where = filter.name !== undefined ? 'WHERE name = ?' : '';
     const limit = filter.limit !== undefined ? `LIMIT ${Math.max(0, Math.floor(filter.limit))}` : '';
     const params = filter.name !== undefined ? [filter.name] : [];
@@ -275,6 +212,7 @@ export class SqliteStore implements Store {
   }
 
   async loadTensor(runId: string): Promise<ReliabilityTensor> {
+    this.flush();
     const run = this.run(runId);
     const t = new ReliabilityTensor(run.N, run.M, run.K);
     for (const row of this.stmts.cells.iterate(runId) as Iterable<{ i: number; j: number; outcomes: Buffer }>) {
@@ -284,17 +222,20 @@ export class SqliteStore implements Store {
   }
 
   async getSample(runId: string, i: number, j: number): Promise<SampleRecord | undefined> {
+    this.flush();
     this.run(runId);
     const row = this.stmts.getSample.get(runId, i, j) as SampleRow | undefined;
     return row && toSample(row);
   }
 
   async listSamples(runId: string): Promise<SampleRecord[]> {
+    this.flush();
     this.run(runId);
     return (this.stmts.listSamples.all(runId) as SampleRow[]).map(toSample);
   }
 
   async close(): Promise<void> {
+    this.flush();
     if (this.db.open) this.db.close();
   }
 }

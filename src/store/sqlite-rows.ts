@@ -1,0 +1,133 @@
+import type { OutcomeCode } from '../core/outcome.js';
+import type { RunRecord, RunStatus, SampleRecord } from './types.js';
+
+/** The SQLite store's tables and the mapping between their rows and the Store's records. */
+
+export const SCHEMA_VERSION = 1;
+
+// One row per run, one row per sample (i, j). A sample's K tensor cells are one K-byte BLOB, so the
+// tensor is stored as compactly as it lives in memory and a sample is written in one atomic statement.
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  status TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  finished_at TEXT,
+  system_id TEXT NOT NULL,
+  config_path TEXT,
+  config_json TEXT NOT NULL,
+  inputs_json TEXT NOT NULL,
+  validators_json TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  m INTEGER NOT NULL,
+  k INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_by_name ON runs (name, created_at);
+CREATE TABLE IF NOT EXISTS samples (
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  i INTEGER NOT NULL,
+  j INTEGER NOT NULL,
+  outcomes BLOB NOT NULL,
+  output TEXT,
+  generation_error TEXT,
+  errors_json TEXT,
+  reasons_json TEXT,
+  latency_ms REAL NOT NULL,
+  attempts INTEGER NOT NULL,
+  prompt_tokens INTEGER,
+  completion_tokens INTEGER,
+  finished_at TEXT NOT NULL,
+  PRIMARY KEY (run_id, i, j)
+) WITHOUT ROWID;
+`;
+
+export interface RunRow {
+  id: string;
+  name: string;
+  status: RunStatus;
+  created_at: string;
+  finished_at: string | null;
+  system_id: string;
+  config_path: string | null;
+  config_json: string;
+  inputs_json: string;
+  validators_json: string;
+  n: number;
+  m: number;
+  k: number;
+}
+
+export interface SampleRow {
+  i: number;
+  j: number;
+  outcomes: Buffer;
+  output: string | null;
+  generation_error: string | null;
+  errors_json: string | null;
+  reasons_json: string | null;
+  latency_ms: number;
+  attempts: number;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  finished_at: string;
+}
+
+export function toRun(r: RunRow): RunRecord {
+  return {
+    id: r.id,
+    name: r.name,
+    status: r.status,
+    createdAt: r.created_at,
+    finishedAt: r.finished_at ?? undefined,
+    systemId: r.system_id,
+    configPath: r.config_path ?? undefined,
+    config: JSON.parse(r.config_json),
+    inputs: JSON.parse(r.inputs_json),
+    validators: JSON.parse(r.validators_json),
+    samples: r.m,
+    N: r.n,
+    M: r.m,
+    K: r.k,
+  };
+}
+
+export function toSample(r: SampleRow): SampleRecord {
+  const s: SampleRecord = {
+    i: r.i,
+    j: r.j,
+    outcomes: Array.from(r.outcomes) as OutcomeCode[],
+    latencyMs: r.latency_ms,
+    attempts: r.attempts,
+    finishedAt: r.finished_at,
+  };
+  if (r.output !== null) s.output = r.output;
+  if (r.generation_error !== null) s.generationError = r.generation_error;
+  // JSON has no undefined: holes written as null come back as undefined, as they went in.
+  if (r.errors_json !== null) s.errors = (JSON.parse(r.errors_json) as (string | null)[]).map((e) => e ?? undefined);
+  if (r.reasons_json !== null) s.reasons = (JSON.parse(r.reasons_json) as (string[] | null)[]).map((e) => e ?? undefined);
+  if (r.prompt_tokens !== null || r.completion_tokens !== null) {
+    s.usage = { promptTokens: r.prompt_tokens ?? 0, completionTokens: r.completion_tokens ?? 0 };
+  }
+  return s;
+}
+
+/** The named parameters of the sample INSERT. */
+export function sampleParams(runId: string, s: SampleRecord) {
+  return {
+    run_id: runId,
+    i: s.i,
+    j: s.j,
+    outcomes: Buffer.from(Uint8Array.from(s.outcomes)),
+    output: s.output ?? null,
+    generation_error: s.generationError ?? null,
+    errors_json: s.errors ? JSON.stringify(s.errors) : null,
+    reasons_json: s.reasons ? JSON.stringify(s.reasons) : null,
+    latency_ms: s.latencyMs,
+    attempts: s.attempts,
+    prompt_tokens: s.usage?.promptTokens ?? null,
+    completion_tokens: s.usage?.completionTokens ?? null,
+    finished_at: s.finishedAt ?? new Date().toISOString(),
+  };
+}
