@@ -147,12 +147,30 @@ validators:
   - { name: any, predicate: "o => o.length > 0", minSuccess: 0.5 }
 `);
       const json = join(dir, 'broken.json');
-      const r = await cli('run', file, '--store', join(dir, 'broken.db'), '--json', json);
+      const junit = join(dir, 'broken.xml');
+      const md = join(dir, 'broken.md');
+      const db = join(dir, 'broken.db');
+      const r = await cli('run', file, '--store', db, '--json', json, '--junit', junit, '--markdown', md);
       expect(r.code).toBe(1);
       const report = JSON.parse(readFileSync(json, 'utf8')) as JsonReport;
+      expect(validateReport(report)).toBe(true);
       expect(report.validators[0].counts).toEqual({ pass: 0, fail: 0, error: 6, pending: 0 });
       expect(report.validators[0].verdict).toBe('inconclusive');
       expect(report.stats?.generationErrors).toBe(6);
+      // Why: the provider's message, counted, in every report.
+      expect(report.stats?.topErrors).toEqual([{ count: 6, message: expect.stringMatching(/HTTP 400/) as unknown as string }]);
+      expect(r.out).toMatch(/error ×6: generation failed after 1 attempt\(s\): openai:m: HTTP 400/);
+      expect(r.out).toMatch(/\bany\b.*INCONCLUSIVE\s+0\s+0\s+6/);
+      const xml = readFileSync(junit, 'utf8');
+      expect(xml).toMatch(/failures="0" errors="1"/);
+      expect(xml).not.toMatch(/<failure/);
+      const markdown = readFileSync(md, 'utf8');
+      expect(markdown).toMatch(/\| any \| – \| – \| 50\.0% \| inconclusive \| 0 \| 0 \| 6 \|/);
+      expect(markdown).toMatch(/- ×6: `generation failed after 1 attempt\(s\): openai:m: HTTP 400/);
+      // And read back from the store, the same.
+      const shown = await cli('show', report.runId, '--store', db);
+      expect(shown.out).toMatch(/error ×6: generation failed/);
+      expect(shown.out).toMatch(/INCONCLUSIVE\s+0\s+0\s+6/);
     } finally {
       await mock.close();
     }

@@ -127,7 +127,8 @@ describe('BufferedResponse', () => {
     expect(new TextDecoder().decode(await r.bytes())).toBe('héllo');
     expect(await (await c.clone().blob()).text()).toBe('héllo');
     const chunks: Uint8Array[] = [];
-    for await (const chunk of c.body!) chunks.push(chunk);
+    const reader = c.body!.getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
     expect(Buffer.concat(chunks).toString()).toBe('héllo');
     expect(c.bodyUsed).toBe(true);
   });

@@ -65,6 +65,12 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   const st = meta.stats;
   if (st) {
     L.push('');
+    if (st.topErrors.length) {
+      L.push('**Why cells are errors** (counted apart, never as failures):');
+      L.push('');
+      for (const e of st.topErrors.slice(0, 3)) L.push(`- ×${e.count}: \`${e.message.replace(/\s+/g, ' ').replace(/`/g, "'").slice(0, 300)}\``);
+      L.push('');
+    }
     L.push(`<sub>${st.samples} generations · ${st.retries} retries · ${st.generationErrors} generation errors · ${st.validatorErrors} validator errors · ${st.promptTokens} prompt / ${st.completionTokens} completion tokens${st.latencyMs.p50 !== null ? ` · latency p50 ${Math.round(st.latencyMs.p50)} ms, p95 ${Math.round(st.latencyMs.p95 ?? 0)} ms` : ''}</sub>`);
   }
   return L.join('\n') + '\n';

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { Outcome } from '../core/outcome.js';
+import type { SampleRecord } from '../store/types.js';
+import { computeStats } from './stats.js';
+
+const ok = (latencyMs: number, outcomes = [Outcome.PASS, Outcome.FAIL], errors?: (string | undefined)[]): SampleRecord => ({ i: 0, j: 0, outcomes, latencyMs, attempts: 1, output: 'x', ...(errors ? { errors } : {}) });
+const failed = (message: string, attempts: number): SampleRecord => ({ i: 0, j: 0, outcomes: [Outcome.ERROR, Outcome.ERROR], errors: [message, message], generationError: message, latencyMs: 5000, attempts });
+
+describe('computeStats', () => {
+  it('counts generation and validator errors apart, and keeps latency of answered samples only', () => {
+    const s = computeStats([ok(10), ok(30, [Outcome.ERROR, Outcome.PASS], ['validator v: boom', undefined]), failed('HTTP 503', 5), ok(20)]);
+    expect([s.samples, s.generationErrors, s.validatorErrors, s.attempts, s.retries]).toEqual([4, 1, 1, 8, 4]);
+    expect(s.latencyMs).toEqual({ mean: 20, p50: 20, p95: 30, max: 30 });
+  });
+
+  it('names the most frequent error messages, most frequent first, one per failed generation', () => {
+    const s = computeStats([failed('HTTP 503', 5), ok(1, [Outcome.ERROR, Outcome.ERROR], ['timed out', 'timed out']), failed('HTTP 503', 5), failed('HTTP 400', 1)]);
+    expect(s.topErrors).toEqual([
+      { message: 'HTTP 503', count: 2 },
+      { message: 'timed out', count: 2 },
+      { message: 'HTTP 400', count: 1 },
+    ]);
+    expect(computeStats([ok(1), ok(2)]).topErrors).toEqual([]);
+  });
+
+  it('keeps at most 5 messages, and bounded memory when every message differs', () => {
+    const s = computeStats(Array.from({ length: 1000 }, (_, n) => failed(`request ${n} failed`, 1)));
+    expect(s.topErrors.length).toBe(5);
+    expect(s.generationErrors).toBe(1000);
+  });
+});
