@@ -1,4 +1,6 @@
 // The experiment of examples/contractions.yaml, written in TypeScript: predicates are real functions.
+// Run it with: assay run examples/assay.config.ts. In your own project, import from the package instead:
+//   import { defineConfig } from 'assay';
 import { defineConfig } from '../src/config/index.js';
 
 export default defineConfig({

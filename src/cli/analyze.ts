@@ -1,32 +1,39 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { createGroundingEngine } from '../ground/service.js';
-import { GroundingRequestError, type GroundingReport } from '../ground/types.js';
-import { embedderConfig, embedderOptions, llmConfig } from '../ground/cli-options.js';
+import { GroundingRequestError, GroundingUnavailableError, type GroundingReport } from '../ground/types.js';
+import { embedderConfig, embedderOptions, llmConfig, llmOptions, numberFlag } from '../ground/cli-options.js';
 
 /** `assay analyze --kb <dir> --query Q [--answer A] [--json]`: audit an answer against a knowledge base. */
 export function register(program: Command): void {
-  embedderOptions(
-    program
-      .command('analyze')
-      .description('Audit an answer claim by claim against a knowledge base (or generate it with --llm-model)')
-      .requiredOption('--kb <dir>', 'knowledge base directory')
-      .requiredOption('--query <text>', 'the user query')
-      .option('--answer <text>', 'the answer to audit; without it the configured LLM generates one')
-      .option('--top-k <n>', 'evidence chunks per claim', '5')
-      .option('--details <mode>', 'numbers/dates/names check: count | report | off', 'count')
-      .option('--llm-model <name>', 'OpenAI-compatible chat model for query-only requests')
-      .option('--llm-url <url>', 'its base URL (default $OPENAI_BASE_URL); key from $OPENAI_API_KEY')
-      .option('--temperature <t>', 'generation temperature (at most 0.3)')
-      .option('--json', 'print the report as JSON'),
-  ).action(async (o) => {
-    if (!['count', 'report', 'off'].includes(o.details)) throw new UsageError(`--details: expected count, report or off, found "${o.details}"`);
-    const engine = await createGroundingEngine({ kbDir: o.kb, embedderConfig: embedderConfig(o), llm: llmConfig(o), details: o.details });
+  const cmd = program
+    .command('analyze')
+    .description('Audit an answer claim by claim against a knowledge base (or generate it with --llm-model)')
+    .requiredOption('--kb <dir>', 'knowledge base directory')
+    .requiredOption('--query <text>', 'the user query')
+    .option('--answer <text>', 'the answer to audit; without it the configured LLM generates one')
+    .option('--top-k <n>', 'evidence chunks per claim, 1–50', '5')
+    .option('--details <mode>', 'numbers/dates/names check: count | report | off', 'count')
+    .option('--json', 'print the report as JSON');
+  llmOptions(embedderOptions(cmd)).action(async (o) => {
+    if (!['count', 'report', 'off'].includes(o.details)) throw new UsageError(`--details: expected count, report or off, found "${o.details}"`, { path: '--details' });
+    const topK = numberFlag('--top-k', o.topK, { min: 1, max: 50 });
+    const llm = llmConfig(o);
+    const engine = await createGroundingEngine({ kbDir: o.kb, embedderConfig: embedderConfig(o), llm, details: o.details });
     let report: GroundingReport;
     try {
-      report = await engine.analyze({ query: o.query, answer: o.answer, top_k: Number(o.topK) });
+      report = await engine.analyze({ query: o.query, answer: o.answer, top_k: topK });
     } catch (err) {
-      if (err instanceof GroundingRequestError) throw new UsageError(`${err.field ? `--${err.field.replace('_', '-')}: ` : ''}${err.message}`);
+      if (err instanceof GroundingRequestError) {
+        const flag = err.field && `--${err.field.replace('_', '-')}`;
+        throw new UsageError(`${flag ? `${flag}: ` : ''}${err.message}`, { path: flag });
+      }
+      // The LLM or the embedder is down: an infrastructure error, reported without a stack trace.
+      if (err instanceof GroundingUnavailableError) {
+        process.stderr.write(`assay: ${err.message}\n`);
+        process.exitCode = ExitCode.INTERNAL;
+        return;
+      }
       throw err;
     }
     process.stdout.write(o.json ? JSON.stringify(report, null, 2) + '\n' : formatReport(report));

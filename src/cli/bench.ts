@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js';
 import { runGroundingBench } from '../ground/bench-grounding.js';
 import { createEmbedder } from '../ground/embedders/resolve.js';
 import type { Interval } from '../ground/metrics.js';
-import { embedderConfig, embedderOptions } from '../ground/cli-options.js';
+import { embedderConfig, embedderOptions, numberFlag } from '../ground/cli-options.js';
 
 /** `assay bench grounding --dataset wice|faithbench --data <dir> [--json F]`. */
 export function register(program: Command): void {
@@ -22,8 +22,9 @@ export function register(program: Command): void {
       .option('--json <file>', 'also write the full result as JSON'),
   ).action(async (o) => {
     if (o.dataset !== 'wice' && o.dataset !== 'faithbench') throw new UsageError(`--dataset: expected wice or faithbench, found "${o.dataset}"`);
-    const embedder = await createEmbedder(o.embedder, { ...embedderConfig(o), model: o.embeddingModel, dimension: o.dimension ? Number(o.dimension) : undefined });
-    const r = await runGroundingBench(o.dataset, o.data, embedder, { limit: o.limit ? Number(o.limit) : undefined });
+    const limit = numberFlag('--limit', o.limit, { min: 1 });
+    const embedder = await createEmbedder(o.embedder, { ...embedderConfig(o), model: o.embeddingModel, dimension: numberFlag('--dimension', o.dimension, { min: 8, max: 65536 }) });
+    const r = await runGroundingBench(o.dataset, o.data, embedder, { limit });
     if (o.json) await writeFile(o.json, JSON.stringify(r, null, 2) + '\n');
     const f = (x: Interval) => `${x.value.toFixed(3)} [${x.lo.toFixed(3)}, ${x.hi.toFixed(3)}]`;
     const out = [`${r.dataset} — ${r.embedder} — calibration ${r.splits.calibration}, test ${r.splits.test} (${r.splits.rule})`];

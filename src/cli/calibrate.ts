@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
 import { calibrate, readLabelledSet } from '../ground/calibrate.js';
 import { embedderFromSpec } from '../ground/embedders/resolve.js';
 import { openKnowledgeBase, writeCalibration } from '../ground/kb-store.js';
@@ -15,9 +16,10 @@ export function register(program: Command): void {
       .option('--details <mode>', 'numbers/dates/names check during calibration: count | off', 'count')
       .option('--json', 'print the calibration as JSON'),
   ).action(async (o) => {
+    if (o.details !== 'count' && o.details !== 'off') throw new UsageError(`--details: expected count or off, found "${o.details}"`, { path: '--details' });
     const set = await readLabelledSet(o.data);
     const { kb } = await openKnowledgeBase(o.kb, { resolve: (s) => embedderFromSpec(s, embedderConfig(o)) });
-    const c = await calibrate(kb, set, { details: o.details === 'off' ? 'off' : 'count' });
+    const c = await calibrate(kb, set, { details: o.details });
     await writeCalibration(o.kb, c);
     process.stdout.write(
       o.json

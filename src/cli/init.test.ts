@@ -2,27 +2,15 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadExperiment } from '../config/load.js';
 import { STARTER_CONFIG } from './init.js';
-import { main } from './main.js';
+import { captureCli } from './testing/capture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-init-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((out += String(c)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
-  try {
-    return { code: await main(args), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-    process.exitCode = undefined;
-  }
-}
+const cli = (...args: string[]) => captureCli(args);
 
 describe('assay init', () => {
   it('writes a starter config that loads and runs as it is (exit 0), and explains the next steps', async () => {

@@ -3,7 +3,7 @@ import { UsageError } from '../errors.js';
 import { createEmbedder } from '../ground/embedders/resolve.js';
 import { ingest } from '../ground/ingest.js';
 import { readManifest } from '../ground/kb-store.js';
-import { embedderConfig, embedderOptions } from '../ground/cli-options.js';
+import { embedderConfig, embedderOptions, numberFlag } from '../ground/cli-options.js';
 
 /** `assay kb ingest <paths…> --kb <dir>` and `assay kb info --kb <dir>`. */
 export function register(program: Command): void {
@@ -22,7 +22,9 @@ export function register(program: Command): void {
       .option('--json', 'print the summary as JSON'),
   ).action(async (paths: string[], o) => {
     let kind = o.embedder as string;
-    const cfg = { ...embedderConfig(o), model: o.embeddingModel as string | undefined, dimension: o.dimension ? Number(o.dimension) : undefined };
+    const size = numberFlag('--chunk-size', o.chunkSize, { min: 500, max: 700 }) as number;
+    const overlap = numberFlag('--overlap', o.overlap, { min: 0.1, max: 0.15, integer: false }) as number;
+    const cfg = { ...embedderConfig(o), model: o.embeddingModel as string | undefined, dimension: numberFlag('--dimension', o.dimension, { min: 8, max: 65536 }) };
     let embedder;
     try {
       const m = await readManifest(o.kb);
@@ -34,15 +36,7 @@ export function register(program: Command): void {
       if (!(err instanceof UsageError) || !/no knowledge base/.test(err.message)) throw err;
       embedder = await createEmbedder(kind, cfg);
     }
-    const size = Number(o.chunkSize);
-    const overlap = Number(o.overlap);
-    let s;
-    try {
-      s = await ingest(o.kb, paths, { embedder, chunk: { size, overlap } });
-    } catch (err) {
-      if (err instanceof RangeError) throw new UsageError(`--chunk-size/--overlap: ${err.message}`);
-      throw err;
-    }
+    const s = await ingest(o.kb, paths, { embedder, chunk: { size, overlap } });
     const { kb: _kb, ...summary } = s;
     if (o.json) process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
     else {

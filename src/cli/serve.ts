@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import type { GroundingEngine } from '../ground/types.js';
 import { UsageError } from '../errors.js';
+import { embedderConfig, embedderOptions, llmConfig, llmOptions, numberFlag } from '../ground/cli-options.js';
 import { createGroundingEngine } from '../ground/service.js';
 import { isLoopbackHost } from '../server/auth.js';
 import type { ServerLimits } from '../server/limits.js';
@@ -18,20 +19,14 @@ interface ServeFlags {
   tokenEnv?: string;
   llmModel?: string;
   llmBaseUrl?: string;
+  temperature?: string;
   modelDir?: string;
+  allowRemote?: boolean;
+  embeddingUrl?: string;
   maxBody?: string;
   timeout?: string;
   rate?: string;
   burst?: string;
-}
-
-function numberFlag(flag: string, value: string | undefined, min: number, integer = true): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`${flag}: expected ${integer ? 'a whole number' : 'a number'} ≥ ${min}, found ${JSON.stringify(value)}`, { path: flag });
-  }
-  return n;
 }
 
 function tokenFrom(flags: ServeFlags): string | undefined {
@@ -48,14 +43,14 @@ function tokenFrom(flags: ServeFlags): string | undefined {
 }
 
 async function serveCommand(flags: ServeFlags): Promise<void> {
-  const port = numberFlag('--port', flags.port, 0) as number;
-  if (port > 65535) throw new UsageError(`--port: expected 0..65535, found ${flags.port}`, { path: '--port' });
+  const port = numberFlag('--port', flags.port, { min: 0, max: 65535 }) as number;
   const token = tokenFrom(flags);
   const limits: Partial<ServerLimits> = {};
-  const maxBody = numberFlag('--max-body', flags.maxBody, 1);
-  const timeout = numberFlag('--timeout', flags.timeout, 1);
-  const rate = numberFlag('--rate', flags.rate, 0.001, false);
-  const burst = numberFlag('--burst', flags.burst, 1);
+  const maxBody = numberFlag('--max-body', flags.maxBody, { min: 1 });
+  const timeout = numberFlag('--timeout', flags.timeout, { min: 1 });
+  const rate = numberFlag('--rate', flags.rate, { min: 0.001, integer: false });
+  const burst = numberFlag('--burst', flags.burst, { min: 1 });
+  const llm = llmConfig(flags);
   if (maxBody) limits.maxBodyBytes = maxBody;
   if (timeout) limits.requestTimeoutMs = timeout;
   if (rate) limits.ratePerSecond = rate;
@@ -66,8 +61,8 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
     try {
       engine = await createGroundingEngine({
         kbDir: flags.kb,
-        embedderConfig: flags.modelDir ? { modelDir: flags.modelDir } : undefined,
-        llm: flags.llmModel ? { model: flags.llmModel, baseURL: flags.llmBaseUrl ?? process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY } : undefined,
+        embedderConfig: embedderConfig(flags),
+        llm,
       });
     } catch (err) {
       if (err instanceof UsageError) throw err;
@@ -98,7 +93,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
 
 /** `assay serve`: POST /analyze and the read-only dashboard in one process. */
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('serve')
     .description('serve POST /analyze (with --kb) and the dashboard over the store, in one process')
     .option('--kb <dir>', 'knowledge base directory (from assay kb ingest) for POST /analyze')
@@ -106,12 +101,9 @@ export function register(program: Command): void {
     .option('--port <n>', 'port (0 picks a free one)', '8787')
     .option('--host <host>', 'address to bind; anything but loopback requires --token-env', '127.0.0.1')
     .option('--token-env <var>', 'environment variable holding the API token (then every request needs Authorization: Bearer)')
-    .option('--llm-model <model>', 'OpenAI-compatible model that answers query-only requests (key: OPENAI_API_KEY)')
-    .option('--llm-base-url <url>', 'base URL of that endpoint (default OPENAI_BASE_URL)')
-    .option('--model-dir <dir>', 'model folder of the transformers embedder, when the KB uses it')
     .option('--max-body <bytes>', 'largest request body (default 262144)')
     .option('--timeout <ms>', 'per-request time limit of /analyze (default 30000)')
     .option('--rate <n>', 'sustained requests per second per client (default 10)')
-    .option('--burst <n>', 'burst of requests per client (default 30)')
-    .action(async (flags: ServeFlags) => serveCommand(flags));
+    .option('--burst <n>', 'burst of requests per client (default 30)');
+  llmOptions(embedderOptions(cmd)).action(async (flags: ServeFlags) => serveCommand(flags));
 }

@@ -72,3 +72,29 @@ describe('input files', () => {
     e.dispose();
   });
 });
+
+describe('inputs recorded in a replay file (no inputs key)', () => {
+  const config = (name: string, system: string, rest = '') => {
+    writeFileSync(join(dir, name), `name: logs\nsystem: ${system}\n${rest}validators:\n  - { name: v, check: { type: words, max: 5 }, minSuccess: 0.5 }\n`);
+    return join(dir, name);
+  };
+
+  it('takes the distinct recorded inputs in order, and as many samples as the most-recorded one', async () => {
+    writeFileSync(join(dir, 'rec.jsonl'), ['{"input":"b","output":"1"}', '{"input":{"q":1,"l":"fr"},"output":"2"}', '{"input":"b","output":"3"}', '{"input":{"l":"fr","q":1},"output":"4"}', '{"input":"b","output":"5"}'].join('\n'));
+    const e = await loadExperiment(config('rec.yaml', '{ replay: { file: rec.jsonl } }'));
+    expect([e.inputs, e.samples]).toEqual([['b', { q: 1, l: 'fr' }], 3]);
+    e.dispose();
+    const fixed = await loadExperiment(config('rec2.yaml', '{ replay: { file: rec.jsonl } }', 'samples: 2\n'));
+    expect(fixed.samples).toBe(2);
+    fixed.dispose();
+  });
+
+  it('without inputs any other system is a usage error naming the field; rows with only "i" name their line', async () => {
+    const err = await loadExperiment(config('none.yaml', '{ simulated: { outputs: [a] } }')).catch((x: unknown) => x);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toMatch(/none\.yaml: inputs: expected a list of inputs .* found nothing/);
+    writeFileSync(join(dir, 'byindex.jsonl'), '{"input":"a","output":"x"}\n{"i":0,"output":"y"}\n');
+    const e2 = await loadExperiment(config('byindex.yaml', '{ replay: { file: byindex.jsonl } }')).catch((x: unknown) => x);
+    expect((e2 as Error).message).toMatch(/byindex\.jsonl:2: "input": expected every row to name its input/);
+  });
+});

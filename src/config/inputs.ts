@@ -3,6 +3,7 @@ import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { InputValue } from '../core/validator.js';
 import { UsageError } from '../errors.js';
+import { loadReplayFile, recordedInputs } from '../providers/replay.js';
 import { describeFound } from './issues.js';
 
 /**
@@ -96,4 +97,16 @@ function parseCsvRows(text: string, file: string): InputValue[] {
     const e = err as Error & { lines?: number };
     throw new UsageError(`${file}:${e.lines ?? '?'}: expected a CSV row matching the header, found a malformed row (${e.message})`, { file, line: e.lines });
   }
+}
+
+/**
+ * With `system: { replay: { file } }` and no `inputs`, the recorded inputs and the most recordings of one
+ * input (see `recordedInputs`); undefined for any other system. The file resolves against the config's folder.
+ */
+export function inputsFromReplay(system: unknown, baseDir: string): { inputs: InputValue[]; samples: number } | undefined {
+  const replay = system && typeof system === 'object' ? (system as { replay?: unknown }).replay : undefined;
+  const file = replay && typeof replay === 'object' ? (replay as { file?: unknown }).file : undefined;
+  if (typeof file !== 'string' || file === '') return undefined;
+  const abs = resolve(baseDir, file);
+  return recordedInputs(loadReplayFile(abs), abs);
 }

@@ -11,7 +11,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import { builtinValidator, CheckOptionError, type CheckSpec } from '../validators/builtin.js';
 import { DEFAULT_VALIDATOR_TIMEOUT_MS } from '../validators/evaluate.js';
 import { sandboxedValidator } from '../validators/sandboxed.js';
-import { loadInputsFile } from './inputs.js';
+import { inputsFromReplay, loadInputsFile } from './inputs.js';
 import { describeFound, explainIssues, formatPath, type LocatedMessage } from './issues.js';
 import { experimentConfigSchema, overridesSchema, type ExperimentConfig, type ExperimentOverrides, type ParsedExperimentConfig, type ValidatorConfig, type VerifierConfig } from './schema.js';
 
@@ -88,7 +88,18 @@ export async function loadExperiment(path: string, overrides: ExperimentOverride
     });
   }
 
-  const inputs = Array.isArray(cfg.inputs) ? (cfg.inputs as InputValue[]) : loadInputsFile(cfg.inputs.file, baseDir, { configFile: file, field: 'inputs.file' });
+  let inputs: InputValue[];
+  let samples = cfg.samples;
+  if (cfg.inputs === undefined) {
+    // Validating logs one already has: the recording says what was asked, and how often.
+    const recorded = inputsFromReplay(cfg.system, baseDir);
+    if (!recorded) throw usageError(file, [{ path: ['inputs'], message: 'expected a list of inputs (strings or objects) or { file: path }, found nothing (only a replay system may leave them out)' }], locate);
+    inputs = recorded.inputs;
+    samples ??= recorded.samples;
+  } else {
+    inputs = Array.isArray(cfg.inputs) ? (cfg.inputs as InputValue[]) : loadInputsFile(cfg.inputs.file, baseDir, { configFile: file, field: 'inputs.file' });
+  }
+  samples ??= 1;
 
   let ownSandbox: Sandbox | undefined;
   const sandbox = (): Sandbox => options.sandbox ?? (ownSandbox ??= createSandbox());
@@ -105,8 +116,8 @@ export async function loadExperiment(path: string, overrides: ExperimentOverride
     name: cfg.name ?? defaultName(configPath),
     description: cfg.description,
     system: cfg.system,
-    inputs: cfg.inputs,
-    samples: cfg.samples,
+    inputs: cfg.inputs ?? 'recorded in the replay file',
+    samples,
     validators: metas,
     verifiers: cfg.verifiers,
     aggregate: cfg.aggregate,
@@ -125,7 +136,7 @@ export async function loadExperiment(path: string, overrides: ExperimentOverride
     baseDir,
     systemConfig: cfg.system,
     inputs,
-    samples: cfg.samples,
+    samples,
     validators,
     verifierConfigs: cfg.verifiers,
     aggregate: cfg.aggregate,

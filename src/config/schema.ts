@@ -65,8 +65,10 @@ export const experimentConfigSchema = z.strictObject({
   description: z.string({ error: 'expected a string' }).optional(),
   /** The system under test, raw: the providers module validates it (createSystem). */
   system: z.unknown().refine((v) => v !== undefined && v !== null, { error: 'expected a system, e.g. { simulated: {...} } or { openai: {...} }' }),
-  inputs: inputsSchema,
-  samples: posInt().default(1),
+  /** Optional only with a `replay` system: its recorded inputs are then the inputs (see load.ts). */
+  inputs: inputsSchema.optional().describe('Required, unless the system is `replay`: its recorded inputs are then the inputs.'),
+  /** Default 1, or with a replay system and no inputs, the most recordings of one input. */
+  samples: posInt().optional().describe('Samples per input. Default 1; with a replay system and no inputs, the most recordings of one input.'),
   validators: z.array(validatorConfigSchema).default([]),
   verifiers: z.array(verifierConfigSchema).default([]),
   aggregate: z.enum(['mean', 'weighted', 'min']).default('mean'),
@@ -91,7 +93,7 @@ export type VerifierConfig = z.output<typeof verifierConfigSchema>;
 
 /** Command-line overrides (`--samples`, `--concurrency`, …), checked like the config keys they replace. */
 export const overridesSchema = z.strictObject({
-  samples: posInt().optional(),
+  samples: posInt().optional().describe('Samples per input. Default 1; with a replay system and no inputs, the most recordings of one input.'),
   concurrency: posInt().optional(),
   timeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),
   validatorTimeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),

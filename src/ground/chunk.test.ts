@@ -57,6 +57,31 @@ describe('chunkDocument', () => {
 });
 
 describe('sentenceWindows', () => {
+  it('leaves no word of a document outside every window: headings, code, FAQ questions, tables, lead-ins', () => {
+    const text = [
+      '# Password help',
+      '',
+      'How do I reset my password? Open Settings and choose Reset.',
+      '',
+      'Steps:',
+      '- Open the app',
+      '- Tap **Reset**',
+      '',
+      '| Plan | Price |',
+      '|---|---|',
+      '| Pro | 12 USD |',
+      '',
+      '```',
+      'assay reset --user alice',
+      '```',
+    ].join('\n');
+    const windows = sentenceWindows(text, countWordTokens, 128);
+    const covered = new Uint8Array(text.length);
+    for (const w of windows) covered.fill(1, w.start, w.end);
+    const missed = [...text].map((ch, i) => (/[\p{L}\p{N}]/u.test(ch) && !covered[i] ? ch : '')).join('');
+    expect(missed).toBe('');
+  });
+
   it('cuts a sentence longer than the limit into consecutive pieces within the limit', () => {
     const long = Array.from({ length: 300 }, (_, i) => `W${i}`).join(' ') + '.';
     const ws = sentenceWindows(`Short one. ${long} Tail.`, countWordTokens, 128);

@@ -94,7 +94,7 @@ export function chunkDocument(text: string, countTokens: (s: string) => number, 
 /** One window per sentence; a sentence longer than `max` tokens is cut into consecutive pieces. */
 export function sentenceWindows(text: string, countTokens: (s: string) => number, max: number): Span[] {
   const out: Span[] = [];
-  for (const s of segmentClaimSpans(text)) {
+  for (const s of segmentClaimSpans(text, { all: true })) {
     const tokens = countTokens(s.text);
     if (tokens <= max) {
       out.push({ start: s.start, end: s.end, tokens });

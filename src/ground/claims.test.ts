@@ -2,11 +2,34 @@ import { describe, expect, it } from 'vitest';
 import { extractClaims, segmentClaimSpans } from './claims.js';
 
 describe('extractClaims', () => {
-  it('splits plain sentences and keeps the wording', () => {
-    expect(extractClaims('Paris is the capital of France. It has 2.1 million inhabitants! Is it big?')).toEqual([
+  it('splits plain sentences and keeps the wording; a question is no claim', () => {
+    expect(extractClaims('Paris is the capital of France. It has 2.1 million inhabitants! Is it big? Yes, it is.')).toEqual([
       'Paris is the capital of France.',
       'It has 2.1 million inhabitants!',
-      'Is it big?',
+      'Yes, it is.',
+    ]);
+    expect(extractClaims('Q: What is the capital of France?\nA: Paris is the capital of France.')).toEqual(['A: Paris is the capital of France.']);
+  });
+
+  it('splits after a dotted abbreviation or an initial only when a sentence starter follows', () => {
+    expect(extractClaims('It was released in the U.S. The film was a hit. The U.S. Army was founded in 1775.')).toEqual([
+      'It was released in the U.S.',
+      'The film was a hit.',
+      'The U.S. Army was founded in 1775.',
+    ]);
+    expect(extractClaims('Take vitamin D. It helps bones. J. K. Rowling wrote it. Washington, D.C. is the capital.')).toEqual([
+      'Take vitamin D.',
+      'It helps bones.',
+      'J. K. Rowling wrote it.',
+      'Washington, D.C. is the capital.',
+    ]);
+  });
+
+  it('splits a full stop glued to the next sentence, but not file names, versions or URLs', () => {
+    expect(extractClaims('Water boils at 100 °C at sea level.The ice melts at 0 °C.')).toEqual(['Water boils at 100 °C at sea level.', 'The ice melts at 0 °C.']);
+    expect(extractClaims('Edit config.json, run Node.js and visit example.com/Page today. Version 2.0.1 shipped.')).toEqual([
+      'Edit config.json, run Node.js and visit example.com/Page today.',
+      'Version 2.0.1 shipped.',
     ]);
   });
 
@@ -34,10 +57,9 @@ describe('extractClaims', () => {
     expect(extractClaims('She asked "why?" and walked away.')).toEqual(['She asked "why?" and walked away.']);
   });
 
-  it('treats list items as separate claims and strips only the marker', () => {
+  it('treats list items as separate claims and strips only the marker; a lead-in to a list is no claim', () => {
     const answer = 'Key facts:\n- The river is 300 km long\n- It flows into the sea.\n1. First item here\n2) Second item. With two sentences.';
     expect(extractClaims(answer)).toEqual([
-      'Key facts:',
       'The river is 300 km long',
       'It flows into the sea.',
       'First item here',
@@ -46,9 +68,25 @@ describe('extractClaims', () => {
     ]);
   });
 
-  it('drops markdown headings, code fences, rules and table rules', () => {
-    const answer = '# Title\n\nThe sky is blue.\n\n```\nconst x = 1.\n```\n---\n| a | b |\n|---|---|\n> Quoted fact here.';
-    expect(extractClaims(answer)).toEqual(['The sky is blue.', '| a | b |', 'Quoted fact here.']);
+  it('keeps a lead-in that introduces no list, and the letter of an initial at the start of a line', () => {
+    expect(extractClaims('**Effects:**\n\n- Asthma gets worse.\n- Lungs age.\n\nThe rule is simple: wash hands.\nIt says:')).toEqual([
+      'Asthma gets worse.',
+      'Lungs age.',
+      'The rule is simple: wash hands.',
+      'It says:',
+    ]);
+    expect(extractClaims('Health effects:\n- Respiratory:\n  - asthma attacks rise\n- Heart disease rises.')).toEqual(['asthma attacks rise', 'Heart disease rises.']);
+    expect(extractClaims('A. Einstein developed relativity. B. Russell was a philosopher.\na) first option\nB) second option')).toEqual([
+      'A. Einstein developed relativity.',
+      'B. Russell was a philosopher.',
+      'first option',
+      'second option',
+    ]);
+  });
+
+  it('drops markdown headings, code fences, rules, table rules and table header rows', () => {
+    const answer = '# Title\n\nThe sky is blue.\n\n```\nconst x = 1.\n```\n---\n| a | b |\n|---|---|\n| 2015 | 6.9 million |\n> Quoted fact here.';
+    expect(extractClaims(answer)).toEqual(['The sky is blue.', '| 2015 | 6.9 million |', 'Quoted fact here.']);
   });
 
   it('joins wrapped lines of one paragraph and reports offsets into the original', () => {

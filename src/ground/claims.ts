@@ -1,8 +1,10 @@
 /**
  * Claim decomposition (design §3.3): sentence-level segmentation that keeps the original wording.
- * No rewriting: every claim is a verbatim substring of the answer (only list bullets and heading
- * markers in front of it are left out). Robust to abbreviations (Dr., U.S., e.g.), decimals,
- * initials, ellipses, quotes and brackets after the full stop, numbered lists and markdown.
+ * No rewriting: every claim is a verbatim substring of the answer (only list bullets and quote markers
+ * in front of it are left out). Robust to abbreviations (Dr., U.S., e.g.), decimals, initials,
+ * ellipses, quotes and brackets after the full stop, numbered lists and markdown. What cannot be
+ * verified is not a claim (design: "a declarative sentence"): questions, headings, code, table header
+ * rows, and a lead-in ending with a colon that introduces a list ("Key facts:").
  */
 
 /** Abbreviations after which a full stop does not end a sentence (compared lower-case, without the dot). */
@@ -16,6 +18,13 @@ const ABBREVIATIONS = new Set(
 );
 /** Abbreviations that commonly end a sentence too: split when a capitalised word follows. */
 const TERMINAL_ABBREVIATIONS = new Set(['etc', 'al', 'inc', 'ltd', 'co', 'corp']);
+/**
+ * Words that start sentences but never continue a name: after "U.S." or an initial they mark a new
+ * sentence ("…released in the U.S. The film…"), where "U.S. Army" or "J. R. R. Tolkien" do not.
+ */
+const SENTENCE_STARTERS = new Set(
+  'the it its this that these those there he she they we i you his her their our my a an in on at for however but and so then also after before during when while if although as yet today later'.split(' '),
+);
 
 export interface ClaimSpan {
   text: string;
@@ -27,23 +36,30 @@ export interface ClaimSpan {
 const CLOSERS = `"'”’)]»`;
 
 /** Split one block of prose (no line structure) into sentence spans, offsets relative to `base`. */
-function splitProse(text: string, base: number, out: ClaimSpan[]): void {
+function splitProse(text: string, base: number, out: ClaimSpan[], claimsOnly: boolean): void {
   let start = 0;
   const re = /[.!?…]+/g;
   let m: RegExpExecArray | null;
   while ((m = re.exec(text)) !== null) {
     let end = m.index + m[0].length;
     while (end < text.length && CLOSERS.includes(text[end])) end++;
-    // A boundary needs whitespace (or the end) after it: "3.14", "e.g.," and "U.S.-based" never split.
-    if (end < text.length && !/\s/.test(text[end])) continue;
+    // A boundary needs whitespace (or the end) after it: "3.14", "e.g.," and "U.S.-based" never split,
+    // except a full stop glued to the next sentence ("…at sea level.The ice…").
+    if (end < text.length && !/\s/.test(text[end]) && !(m[0] === '.' && gluedSentence(text.slice(start, m.index), text.slice(end)))) continue;
     const rest = text.slice(end).replace(/^\s+/, '');
     if (rest.length > 0 && m[0] === '.' && !isBoundaryAfterPeriod(text.slice(start, m.index), rest)) continue;
     // "!" or "?" followed by a lower-case word is a quoted exclamation inside a sentence.
     if (rest.length > 0 && m[0] !== '.' && /^[a-z]/.test(rest)) continue;
-    push(text, start, end, base, out);
+    push(text, start, end, base, out, claimsOnly);
     start = end;
   }
-  push(text, start, text.length, base, out);
+  push(text, start, text.length, base, out, claimsOnly);
+}
+
+/** "level.The ice": a lower-case word (not part of a file name, URL or e-mail) glued to a capitalised word. */
+function gluedSentence(before: string, after: string): boolean {
+  const word = /(\S*)$/.exec(before)?.[1] ?? '';
+  return /^\p{Ll}{2,}$/u.test(word) && /^\p{Lu}\p{Ll}+(?=[\s,;:]|$)/u.test(after);
 }
 
 function isBoundaryAfterPeriod(before: string, rest: string): boolean {
@@ -51,62 +67,93 @@ function isBoundaryAfterPeriod(before: string, rest: string): boolean {
   const lower = word.toLowerCase();
   const nextCapital = /^[\p{Lu}"“'‘([]/u.test(rest) || /^\d/.test(rest);
   if (!nextCapital) return false; // "approx. five", "e.g. the" and lower-case continuations
-  if (/^\p{Lu}$/u.test(word)) return false; // an initial: "J. R. R. Tolkien"
-  if (/^(\p{L}\.)+\p{L}$/u.test(word)) return false; // "U.S" "e.g" style dotted abbreviations
+  const starter = SENTENCE_STARTERS.has(/^[\p{L}']+/u.exec(rest)?.[0].toLowerCase() ?? '');
+  if (/^\p{Lu}$/u.test(word)) return starter; // an initial ("J. R. R. Tolkien"), unless a sentence starts ("vitamin D. The")
+  if (/^(\p{Lu}\.)+\p{Lu}$/u.test(word)) return starter; // "U.S. Army", but "in the U.S. The film"
+  if (/^(\p{L}\.)+\p{L}$/u.test(word)) return false; // "e.g", "i.e", "Ph.D" style dotted abbreviations
   if (ABBREVIATIONS.has(lower)) return TERMINAL_ABBREVIATIONS.has(lower) && /^\p{Lu}\p{Ll}/u.test(rest);
   return true;
 }
 
-function push(text: string, from: number, to: number, base: number, out: ClaimSpan[]): void {
+function push(text: string, from: number, to: number, base: number, out: ClaimSpan[], claimsOnly: boolean): void {
   const raw = text.slice(from, to);
   const lead = raw.length - raw.trimStart().length;
   const trimmed = raw.trim();
   if (!/[\p{L}\p{N}]/u.test(trimmed)) return; // punctuation or markup only: nothing to verify
+  if (claimsOnly && /\?[\s"'”’)\]»*_]*$/.test(trimmed)) return; // a question asserts nothing
   out.push({ text: trimmed, start: base + from + lead, end: base + from + lead + trimmed.length });
 }
 
-const LIST_MARKER = /^(\s*)([-*+•]|\d{1,3}[.)]|[a-zA-Z][.)](?=\s))\s+/;
+// Letter items: "a." "a)" "A)", but not "A." (an initial: "A. Einstein developed…").
+const LIST_MARKER = /^(\s*)([-*+•]|\d{1,3}[.)]|[a-z][.)](?=\s)|[A-Z]\)(?=\s))\s+/;
 const HEADING = /^\s{0,3}#{1,6}\s/;
 const FENCE = /^\s*(```|~~~)/;
 const TABLE_RULE = /^\s*\|?\s*:?-{3,}/;
 
+/** A lead-in such as "Key facts:" or "**Effects:**" (ends with a colon, markup aside). */
+const LEAD_IN = /:[*_\s]*$/;
+
 /**
  * Segment an answer into claims. Markdown structure decides blocks first: each list item and each
  * paragraph is segmented on its own; headings, code fences, horizontal rules and table rules are no claims.
+ * With `all` (the knowledge base's sentence windows), nothing with words is dropped: headings, code lines,
+ * table header rows, questions and lead-ins are spans too, so every part of a document can be evidence.
  */
-export function segmentClaimSpans(answer: string): ClaimSpan[] {
+export function segmentClaimSpans(answer: string, options: { all?: boolean } = {}): ClaimSpan[] {
+  const claimsOnly = !options.all;
   const out: ClaimSpan[] = [];
   const lines = answer.split('\n');
   let offset = 0;
   let inFence = false;
   let para: { text: string; start: number } | null = null;
+  // Index in `out` of a lead-in that ended the previous block; dropped if a list item follows it.
+  let leadIn = -1;
   const flush = () => {
-    if (para) splitProse(para.text, para.start, out);
+    if (para) {
+      const n = out.length;
+      splitProse(para.text, para.start, out, claimsOnly);
+      leadIn = claimsOnly && out.length > n && LEAD_IN.test(out[out.length - 1].text) ? out.length - 1 : -1;
+    }
     para = null;
   };
-  for (const line of lines) {
+  lines.forEach((line, i) => {
     const lineStart = offset;
     offset += line.length + 1;
     if (FENCE.test(line)) {
       flush();
+      leadIn = -1;
       inFence = !inFence;
-      continue;
+      return;
     }
-    if (inFence) continue;
-    if (line.trim() === '' || HEADING.test(line) || /^\s*([-*_]\s*){3,}$/.test(line) || TABLE_RULE.test(line)) {
+    if (inFence && claimsOnly) return;
+    const header = claimsOnly && line.includes('|') && i + 1 < lines.length && TABLE_RULE.test(lines[i + 1]) && lines[i + 1].includes('-');
+    if (line.trim() === '' || (claimsOnly && HEADING.test(line)) || /^\s*([-*_]\s*){3,}$/.test(line) || TABLE_RULE.test(line) || header) {
       flush();
-      continue;
+      if (line.trim() !== '') leadIn = -1;
+      return;
     }
-    const marker = LIST_MARKER.exec(line) ?? /^\s*>\s?/.exec(line);
+    if (!claimsOnly && (HEADING.test(line) || inFence)) {
+      // windows: a heading or a code line is a block of its own
+      flush();
+      splitProse(line, lineStart, out, false);
+      return;
+    }
+    const item = LIST_MARKER.exec(line);
+    const marker = item ?? /^\s*>\s?/.exec(line);
     if (marker) {
       // A list item (or quote line) starts a new block; its text begins after the marker.
       flush();
+      if (item && leadIn >= 0) out.splice(leadIn, 1);
+      leadIn = -1;
       para = { text: line.slice(marker[0].length), start: lineStart + marker[0].length };
-      continue;
+      return;
     }
     if (para) para.text += '\n' + line;
-    else para = { text: line, start: lineStart };
-  }
+    else {
+      leadIn = -1;
+      para = { text: line, start: lineStart };
+    }
+  });
   flush();
   return out;
 }

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
 import type { EmbedderConfig } from './embedders/resolve.js';
 import type { OpenAIGeneratorOptions } from './llm.js';
 
-/** Options shared by the grounding commands (kb, analyze, calibrate, bench grounding). */
+/** Options shared by the grounding commands (kb, analyze, calibrate, bench grounding, serve). */
 export function embedderOptions(cmd: Command): Command {
   return cmd
     .option('--model-dir <dir>', 'transformers embedder: folder holding the model (transformers.js layout)')
@@ -14,7 +15,31 @@ export function embedderConfig(o: { modelDir?: string; allowRemote?: boolean; em
   return { modelDir: o.modelDir, allowRemote: o.allowRemote, baseURL: o.embeddingUrl };
 }
 
-export function llmConfig(o: { llmModel?: string; llmUrl?: string; temperature?: string }): OpenAIGeneratorOptions | undefined {
-  if (!o.llmModel) return undefined;
-  return { model: o.llmModel, baseURL: o.llmUrl ?? process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY, temperature: o.temperature ? Number(o.temperature) : undefined };
+/** The LLM that answers query-only requests (design §3.1: one call, temperature ≤ 0.3). */
+export function llmOptions(cmd: Command): Command {
+  return cmd
+    .option('--llm-model <name>', 'OpenAI-compatible chat model that answers query-only requests (key from $OPENAI_API_KEY)')
+    .option('--llm-base-url <url>', 'base URL of that endpoint (default $OPENAI_BASE_URL)')
+    .option('--temperature <t>', 'generation temperature, 0–0.3 (default 0.2)');
+}
+
+export function llmConfig(o: { llmModel?: string; llmBaseUrl?: string; temperature?: string }): OpenAIGeneratorOptions | undefined {
+  const temperature = numberFlag('--temperature', o.temperature, { min: 0, max: 0.3, integer: false });
+  if (!o.llmModel) {
+    if (o.temperature !== undefined || o.llmBaseUrl !== undefined) throw new UsageError('--temperature and --llm-base-url need --llm-model', { path: '--llm-model' });
+    return undefined;
+  }
+  return { model: o.llmModel, baseURL: o.llmBaseUrl ?? process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY, temperature };
+}
+
+/** A numeric flag, checked: the message names the flag, the range and what was found. */
+export function numberFlag(flag: string, value: string | undefined, range: { min: number; max?: number; integer?: boolean }): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  const integer = range.integer ?? true;
+  if (value.trim() === '' || !Number.isFinite(n) || n < range.min || (range.max !== undefined && n > range.max) || (integer && !Number.isInteger(n))) {
+    const bounds = range.max === undefined ? `≥ ${range.min}` : `from ${range.min} to ${range.max}`;
+    throw new UsageError(`${flag}: expected ${integer ? 'a whole number' : 'a number'} ${bounds}, found ${JSON.stringify(value)}`, { path: flag });
+  }
+  return n;
 }

@@ -44,8 +44,8 @@ function validate(request: AnalyzeRequest, options: AnalyzeOptions): { query: st
   const { query, answer, top_k } = request as unknown as Record<string, unknown>;
   if (typeof query !== 'string' || query.trim() === '') throw new GroundingRequestError('"query" must be a non-empty string', 400, 'query');
   if (answer !== undefined && answer !== null && typeof answer !== 'string') throw new GroundingRequestError('"answer" must be a string when given', 400, 'answer');
-  if (top_k !== undefined && !(typeof top_k === 'number' && Number.isInteger(top_k) && top_k >= 1 && top_k <= 100)) {
-    throw new GroundingRequestError('"top_k" must be an integer from 1 to 100', 400, 'top_k');
+  if (top_k !== undefined && !(typeof top_k === 'number' && Number.isInteger(top_k) && top_k >= 1 && top_k <= 50)) {
+    throw new GroundingRequestError('"top_k" must be an integer from 1 to 50', 400, 'top_k');
   }
   return { query, answer: typeof answer === 'string' ? answer : undefined, topK: (top_k as number | undefined) ?? options.topK ?? 5 };
 }

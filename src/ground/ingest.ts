@@ -7,7 +7,7 @@ import type { ChunkOptions } from './chunk.js';
 import { sameSpec, type KbEmbedder } from './embedders/spec.js';
 import { extractText, isSupported, SUPPORTED_EXTENSIONS } from './extract.js';
 import { buildKnowledgeBase, segmentDocument, type KbDocument, type KnowledgeBase } from './kb.js';
-import { describeSpec, openKnowledgeBase, saveKnowledgeBase } from './kb-store.js';
+import { describeSpec, hasManifest, openKnowledgeBase, saveKnowledgeBase } from './kb-store.js';
 
 export interface IngestOptions {
   embedder: KbEmbedder;
@@ -53,13 +53,17 @@ export async function collectFiles(paths: string[]): Promise<string[]> {
 export async function ingest(dir: string, paths: string[], options: IngestOptions): Promise<IngestSummary & { kb: KnowledgeBase }> {
   const t0 = performance.now();
   const cwd = options.cwd ?? process.cwd();
+  const kbRoot = resolve(cwd, dir);
+  const posix = (p: string) => p.split(sep).join('/');
+  // A file's identity is its path relative to the KB directory: the same from any working directory.
+  const keyOf = (file: string) => posix(relative(kbRoot, file));
   const files = await collectFiles(paths);
   if (files.length === 0) throw new UsageError(`no supported files under ${paths.join(', ')} (expected ${SUPPORTED_EXTENSIONS.join(', ')})`);
   const previous = new Map<string, KbDocument>();
   const reuse = new Map<string, Float32Array>();
-  const existing = existsSync(join(dir, 'manifest.json'));
-  if (existing) {
-    const { kb, manifest } = await openKnowledgeBase(dir, { embedder: options.embedder });
+  let existing: KnowledgeBase | undefined;
+  if (await hasManifest(kbRoot)) {
+    const { kb, manifest } = await openKnowledgeBase(kbRoot, { embedder: options.embedder });
     if (!sameSpec(options.embedder.spec(), manifest.embedder)) throw new UsageError(`knowledge base ${dir} was built with ${describeSpec(manifest.embedder)}`);
     const chunking = { ...kb.chunkOptions, ...(options.chunk ?? {}) };
     if (JSON.stringify(chunking) !== JSON.stringify(kb.chunkOptions)) {
@@ -68,33 +72,39 @@ export async function ingest(dir: string, paths: string[], options: IngestOption
     const dim = kb.embedder.dimension;
     let w = 0;
     for (const d of kb.documents) {
-      previous.set(d.source, d);
+      // KBs written before `path` existed: their sources were relative to the working directory of that ingest.
+      previous.set(d.path ?? keyOf(resolve(cwd, d.source)), d);
       reuse.set(d.sha256, kb.windowVectors.slice(w * dim, (w + d.windows.length) * dim));
       w += d.windows.length;
     }
     options = { ...options, chunk: kb.chunkOptions };
+    existing = kb;
   }
   const summary: IngestSummary = { added: [], updated: [], unchanged: [], documents: 0, chunks: 0, windows: 0, seconds: 0 };
   const docs = new Map(previous);
+  const labels = new Set([...previous.values()].map((d) => d.source));
   for (const file of files) {
-    const source = relative(cwd, file).split(sep).join('/');
+    const key = keyOf(file);
     const data = await readFile(file);
     const hash = createHash('sha256').update(data).digest('hex');
-    const before = previous.get(source);
+    const before = previous.get(key);
     if (before && before.sha256 === hash) {
-      summary.unchanged.push(source);
+      summary.unchanged.push(before.source);
       continue;
     }
+    // The label stays stable across re-ingests; a new file is labelled relative to the working directory,
+    // unless another file already carries that label (then by its path from the KB, which is unique).
+    let source = before?.source ?? posix(relative(cwd, file));
+    if (!before && labels.has(source)) source = key;
+    labels.add(source);
     const text = await extractText(file);
-    docs.set(source, segmentDocument({ source, sha256: hash, text }, options.embedder, options.chunk ?? {}));
+    docs.set(key, segmentDocument({ source, path: key, sha256: hash, text }, options.embedder, options.chunk ?? {}));
     (before ? summary.updated : summary.added).push(source);
   }
-  const documents = [...docs.values()].sort((a, b) => a.source.localeCompare(b.source));
-  if (existing && summary.added.length === 0 && summary.updated.length === 0) {
-    const { kb } = await openKnowledgeBase(dir, { embedder: options.embedder });
-    return { ...summary, documents: kb.documents.length, chunks: kb.chunks.length, windows: kb.windowCount, seconds: (performance.now() - t0) / 1000, kb };
-  }
+  const finish = (kb: KnowledgeBase) => ({ ...summary, documents: kb.documents.length, chunks: kb.chunks.length, windows: kb.windowCount, seconds: (performance.now() - t0) / 1000, kb });
+  if (existing && summary.added.length === 0 && summary.updated.length === 0) return finish(existing);
+  const documents = [...docs.values()].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
   const kb = await buildKnowledgeBase(documents, options.embedder, { chunk: options.chunk, reuse, onProgress: options.onProgress });
-  await saveKnowledgeBase(kb, dir);
-  return { ...summary, documents: kb.documents.length, chunks: kb.chunks.length, windows: kb.windowCount, seconds: (performance.now() - t0) / 1000, kb };
+  await saveKnowledgeBase(kb, kbRoot);
+  return finish(kb);
 }

@@ -1,17 +1,20 @@
-import { mkdtemp, readFile, rm, unlink, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, unlink, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
 import { createLexicalEmbedder } from './embedders/lexical.js';
 import { ingest } from './ingest.js';
-import { openKnowledgeBase, writeCalibration } from './kb-store.js';
+import { knowledgeBaseFromTexts } from './kb.js';
+import { openKnowledgeBase, readManifest, saveKnowledgeBase, writeCalibration } from './kb-store.js';
 import { createGroundingEngine } from './service.js';
 import { minimalPdf } from './testing.js';
 
 let root = '';
 let corpus = '';
 const lexical = () => createLexicalEmbedder({ dimension: 128 });
+/** The file holding a logical KB file (its name carries the generation tag). */
+const fileOf = async (kbDir: string, name: string) => join(kbDir, (await readManifest(kbDir)).files[name].name ?? name);
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'assay-kb-'));
@@ -64,6 +67,41 @@ describe('ingest → analyze end to end (txt, md, html, pdf)', () => {
     const { kb } = await openKnowledgeBase(kbDir, { embedder: lexical() });
     expect(kb.documents.find((d) => d.source === 'corpus/tower.txt')?.text).toContain('three levels');
   });
+
+  it('recognises unchanged files when re-ingesting from another working directory', async () => {
+    const kbDir = join(root, 'kb-cwd');
+    await ingest(kbDir, [corpus], { embedder: lexical(), cwd: root });
+    const again = await ingest(kbDir, [corpus], { embedder: lexical(), cwd: corpus });
+    expect(again.added).toEqual([]);
+    expect(again.unchanged).toEqual(['corpus/plants.md', 'corpus/sub/bridge.pdf', 'corpus/sub/river.html', 'corpus/tower.txt']);
+    expect(again.documents).toBe(4);
+    // a changed file keeps its label (and so its chunk ids); a new file with a label already taken gets its path from the KB
+    await writeFile(join(corpus, 'tower.txt'), 'The Eiffel Tower was completed in 1889. It is 330 metres tall. It has five lifts.\n');
+    await mkdir(join(corpus, 'corpus'), { recursive: true });
+    await writeFile(join(corpus, 'corpus', 'tower.txt'), 'A different tower stands in Blackpool.\n');
+    const third = await ingest(kbDir, [corpus], { embedder: lexical(), cwd: corpus });
+    await rm(join(corpus, 'corpus'), { recursive: true });
+    expect(third.updated).toEqual(['corpus/tower.txt']);
+    expect(third.added).toEqual(['../corpus/corpus/tower.txt']);
+    const { kb } = await openKnowledgeBase(kbDir, { embedder: lexical() });
+    expect(new Set(kb.chunks.map((c) => c.id)).size).toBe(kb.chunks.length);
+  });
+
+  it('leaves the previous KB intact when a save is interrupted, and clears the leftovers on the next ingest', async () => {
+    const kbDir = join(root, 'kb-interrupted');
+    await ingest(kbDir, [join(corpus, 'plants.md')], { embedder: lexical(), cwd: root });
+    const before = await readdir(kbDir);
+    // An embedder whose spec() throws: save writes the new generation's data files, then fails before the manifest.
+    const dying = Object.assign(Object.create(lexical()), { spec: () => { throw new Error('killed'); } });
+    const other = await knowledgeBaseFromTexts([{ source: 'x.txt', text: 'Something else entirely.' }], dying, { fit: false });
+    await expect(saveKnowledgeBase(other, kbDir)).rejects.toThrow('killed');
+    expect((await readdir(kbDir)).length).toBeGreaterThan(before.length);
+    const { kb } = await openKnowledgeBase(kbDir, { embedder: lexical() });
+    expect(kb.documents.map((d) => d.source)).toEqual(['corpus/plants.md']);
+    await ingest(kbDir, [join(corpus, 'tower.txt')], { embedder: lexical(), cwd: root });
+    const names = await readdir(kbDir);
+    expect(names.sort()).toEqual(['manifest.json', ...Object.values((await readManifest(kbDir)).files).map((f) => f.name as string)].sort());
+  });
 });
 
 describe('KB integrity', () => {
@@ -75,17 +113,25 @@ describe('KB integrity', () => {
 
   it('detects a corrupted vector file', async () => {
     const kbDir = await fresh('kb-corrupt');
-    const buf = await readFile(join(kbDir, 'windows.f32'));
+    const file = await fileOf(kbDir, 'windows.f32');
+    const buf = await readFile(file);
     buf[5] ^= 0xff;
-    await writeFile(join(kbDir, 'windows.f32'), buf);
-    await expect(openKnowledgeBase(kbDir, { embedder: lexical() })).rejects.toThrow(/corrupt or partial: windows\.f32 checksum does not match/);
+    await writeFile(file, buf);
+    await expect(openKnowledgeBase(kbDir, { embedder: lexical() })).rejects.toThrow(/corrupt or partial: windows-\w+\.f32 checksum does not match/);
   });
 
   it('detects a truncated file, a missing manifest and a tampered manifest', async () => {
     const a = await fresh('kb-trunc');
-    const buf = await readFile(join(a, 'chunks.f32'));
-    await writeFile(join(a, 'chunks.f32'), buf.subarray(0, buf.length - 4));
-    await expect(openKnowledgeBase(a, { embedder: lexical() })).rejects.toThrow(/chunks\.f32 has \d+ bytes, the manifest says/);
+    for (const name of ['meta.json', 'windows.f32', 'chunks.f32', 'embedder.bin']) {
+      const file = await fileOf(a, name);
+      const buf = await readFile(file);
+      await writeFile(file, buf.subarray(0, buf.length >> 1));
+      await expect(openKnowledgeBase(a, { embedder: lexical() }), name).rejects.toThrow(/corrupt or partial: \w+-\w+\.\w+ has \d+ bytes, the manifest says/);
+      await writeFile(file, buf);
+    }
+    const manifest = await readFile(join(a, 'manifest.json'));
+    await writeFile(join(a, 'manifest.json'), manifest.subarray(0, manifest.length >> 1));
+    await expect(openKnowledgeBase(a, { embedder: lexical() })).rejects.toThrow(/corrupt or partial: manifest\.json is not valid JSON/);
     const b = await fresh('kb-nomanifest');
     await unlink(join(b, 'manifest.json'));
     await expect(openKnowledgeBase(b, { embedder: lexical() })).rejects.toThrow(/manifest\.json is missing \(an ingest was interrupted\)/);
@@ -113,6 +159,12 @@ describe('KB integrity', () => {
     expect(r.thresholds).toEqual({ strong: 0.9, weak: 0.42 });
     await writeFile(join(kbDir, 'calibration.json'), JSON.stringify({ embedder: 'other', thresholds: { strong: 0.9, weak: 0.42 } }));
     await expect(openKnowledgeBase(kbDir, { embedder: lexical() })).rejects.toThrow(/calibration\.json field "embedder"/);
+  });
+
+  it('says so when --kb names a file instead of a directory', async () => {
+    const file = join(corpus, 'tower.txt');
+    await expect(openKnowledgeBase(file, { embedder: lexical() })).rejects.toThrow(/no knowledge base at .*tower\.txt: it is a file/);
+    await expect(ingest(file, [join(corpus, 'plants.md')], { embedder: lexical(), cwd: root })).rejects.toThrow(/expected a knowledge base directory, found a file/);
   });
 
   it('rejects an explicitly named unsupported file', async () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { ChunkOptions } from './chunk.js';
@@ -11,12 +11,14 @@ import type { SupportThresholds } from './types.js';
 /**
  * The knowledge base on disk, one directory:
  *   manifest.json   format, embedder spec, chunking, counts, size + sha256 of every other file, own checksum
- *   meta.json       documents (source, sha256, extracted text, chunk and window offsets)
+ *   meta.json       documents (source, path, sha256, extracted text, chunk and window offsets)
  *   windows.f32     window vectors, little-endian Float32, row-major
  *   chunks.f32      chunk vectors, same layout
  *   embedder.bin    embedder state (the lexical IDF), when the embedder has one
  *   calibration.json  thresholds fitted by `assay calibrate` (optional)
- * The manifest is written last, so an interrupted ingest leaves files that do not match it: detected on open.
+ * The data files carry a generation tag in their names (meta-<gen>.json, …), recorded in the manifest.
+ * The manifest is written last and the old generation removed after it, so an interrupted ingest leaves
+ * the previous KB intact (or, for a first ingest, files without a manifest: detected on open).
  */
 
 export const KB_FORMAT = 'assay-kb';
@@ -25,6 +27,11 @@ export const KB_VERSION = 1;
 export interface FileEntry {
   bytes: number;
   sha256: string;
+  /**
+   * The file's name in the KB directory. Each save writes new names (a generation tag), so the files of
+   * the previous manifest stay intact until the new manifest replaces it. Absent: the logical name itself.
+   */
+  name?: string;
 }
 
 export interface KbManifest {
@@ -62,8 +69,13 @@ async function atomicWrite(path: string, data: Uint8Array | string): Promise<voi
   await rename(tmp, path);
 }
 
+/** Names of the data files a save writes: `meta-<gen>.json`, … (and the unversioned names of older KBs). */
+const DATA_FILE = /^(meta|windows|chunks|embedder)(-[0-9a-z]+)?\.(json|f32|bin)$/;
+
 export async function saveKnowledgeBase(kb: KnowledgeBase, dir: string): Promise<KbManifest> {
-  await mkdir(dir, { recursive: true });
+  await ensureDirectory(dir);
+  const gen = `${Date.now().toString(36)}${process.pid.toString(36)}`;
+  const versioned = (name: string) => name.replace(/\.(json|f32|bin)$/, `-${gen}.$1`);
   const files: Record<string, Uint8Array> = {
     'meta.json': new TextEncoder().encode(JSON.stringify({ documents: kb.documents })),
     'windows.f32': bytesOf(kb.windowVectors),
@@ -73,8 +85,8 @@ export async function saveKnowledgeBase(kb: KnowledgeBase, dir: string): Promise
   if (state) files['embedder.bin'] = state;
   const entries: Record<string, FileEntry> = {};
   for (const [name, data] of Object.entries(files)) {
-    await atomicWrite(join(dir, name), data);
-    entries[name] = { bytes: data.byteLength, sha256: sha256(data) };
+    await atomicWrite(join(dir, versioned(name)), data);
+    entries[name] = { bytes: data.byteLength, sha256: sha256(data), name: versioned(name) };
   }
   const m: Omit<KbManifest, 'checksum'> = {
     format: KB_FORMAT,
@@ -87,7 +99,23 @@ export async function saveKnowledgeBase(kb: KnowledgeBase, dir: string): Promise
   };
   const manifest: KbManifest = { ...m, checksum: manifestChecksum(m) };
   await atomicWrite(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+  // Only now are the previous generation's files unreferenced: an interrupted save leaves the old KB whole.
+  const keep = new Set(Object.values(entries).map((e) => e.name));
+  for (const name of await readdir(dir)) if (DATA_FILE.test(name) && !keep.has(name)) await rm(join(dir, name), { force: true });
   return manifest;
+}
+
+/** Create the KB directory, or check that the path is one. */
+async function ensureDirectory(dir: string): Promise<void> {
+  if (existsSync(dir) && !(await stat(dir)).isDirectory()) throw new UsageError(`--kb ${dir}: expected a knowledge base directory, found a file`, { file: dir });
+  await mkdir(dir, { recursive: true });
+}
+
+/** Whether `dir` holds a KB manifest (an existing KB, possibly corrupt); false for a missing or empty directory. */
+export async function hasManifest(dir: string): Promise<boolean> {
+  if (!existsSync(dir)) return false;
+  if (!(await stat(dir)).isDirectory()) throw new UsageError(`--kb ${dir}: expected a knowledge base directory, found a file`, { file: dir });
+  return existsSync(join(dir, 'manifest.json'));
 }
 
 function corrupt(dir: string, what: string): UsageError {
@@ -97,10 +125,11 @@ function corrupt(dir: string, what: string): UsageError {
 /** Read and check the manifest alone (no vectors). */
 export async function readManifest(dir: string): Promise<KbManifest> {
   if (!existsSync(dir)) throw new UsageError(`no knowledge base at ${dir}: the directory does not exist (create one with \`assay kb ingest <files> --kb ${dir}\`)`, { file: dir });
+  if (!(await stat(dir)).isDirectory()) throw new UsageError(`no knowledge base at ${dir}: it is a file, not a knowledge base directory`, { file: dir });
   const path = join(dir, 'manifest.json');
   if (!existsSync(path)) {
     const names = await readdir(dir);
-    if (names.some((n) => /^(meta\.json|windows\.f32|chunks\.f32)/.test(n))) throw corrupt(dir, 'manifest.json is missing (an ingest was interrupted)');
+    if (names.some((n) => DATA_FILE.test(n) || /\.tmp-\d+$/.test(n))) throw corrupt(dir, 'manifest.json is missing (an ingest was interrupted)');
     throw new UsageError(`no knowledge base at ${dir}: manifest.json not found (create one with \`assay kb ingest <files> --kb ${dir}\`)`, { file: dir });
   }
   let m: KbManifest;
@@ -118,12 +147,14 @@ export async function readManifest(dir: string): Promise<KbManifest> {
 async function readChecked(dir: string, m: KbManifest, name: string): Promise<Uint8Array> {
   const entry = m.files[name];
   if (!entry) throw corrupt(dir, `manifest.json lists no ${name}`);
-  const path = join(dir, name);
-  if (!existsSync(path)) throw corrupt(dir, `${name} is missing`);
+  const file = entry.name ?? name;
+  if (!/^[\w.-]+$/.test(file)) throw corrupt(dir, `manifest.json names ${JSON.stringify(file)} for ${name}`);
+  const path = join(dir, file);
+  if (!existsSync(path)) throw corrupt(dir, `${file} is missing`);
   const size = (await stat(path)).size;
-  if (size !== entry.bytes) throw corrupt(dir, `${name} has ${size} bytes, the manifest says ${entry.bytes}`);
+  if (size !== entry.bytes) throw corrupt(dir, `${file} has ${size} bytes, the manifest says ${entry.bytes}`);
   const data = await readFile(path);
-  if (sha256(data) !== entry.sha256) throw corrupt(dir, `${name} checksum does not match the manifest`);
+  if (sha256(data) !== entry.sha256) throw corrupt(dir, `${file} checksum does not match the manifest`);
   return data;
 }
 

@@ -26,8 +26,13 @@ export interface KbChunkMeta {
 }
 
 export interface KbDocument {
-  /** Path as given at ingest, relative to the working directory, with forward slashes. */
+  /** Path as given at ingest, relative to the working directory, with forward slashes (the label in reports). */
   source: string;
+  /**
+   * The file's path relative to the KB directory, with forward slashes: how a re-ingest recognises the
+   * same file from any working directory. Absent in KBs built from texts (tests, benchmarks).
+   */
+  path?: string;
   sha256: string;
   /** Extracted text; chunk and window texts are slices of it. */
   text: string;
@@ -124,6 +129,7 @@ export interface SourceText {
   source: string;
   sha256: string;
   text: string;
+  path?: string;
 }
 
 /** Chunk and window one document's text with the embedder's tokenizer. */
@@ -132,6 +138,7 @@ export function segmentDocument(src: SourceText, embedder: KbEmbedder, options: 
   const { chunks, windows, chunkWindows } = chunkDocument(src.text, tokens, options);
   return {
     source: src.source,
+    ...(src.path === undefined ? {} : { path: src.path }),
     sha256: src.sha256,
     text: src.text,
     windows: windows.map((w) => ({ start: w.start, end: w.end, tokens: w.tokens })),

@@ -97,6 +97,27 @@ function usage(file: string, line: number, what: string): UsageError {
   return new UsageError(`${file}:${line}: ${what}`, { file, line });
 }
 
+/**
+ * The experiment a recording implies when the config lists no inputs: its distinct inputs in order of first
+ * appearance, and as many samples as the most-recorded input has (an input recorded fewer times gets error
+ * cells for the missing samples, shown as such). Every row must then name its `input`.
+ */
+export function recordedInputs(rows: ReplayRow[], file: string): { inputs: InputValue[]; samples: number } {
+  const counts = new Map<string, number>();
+  const inputs: InputValue[] = [];
+  for (const row of rows) {
+    if (row.input === undefined) {
+      throw usage(file, row.line, `"input": expected every row to name its input (the config lists no inputs to match "i" against), found a row with only "i"`);
+    }
+    const key = inputKey(row.input);
+    const n = counts.get(key);
+    if (n === undefined) inputs.push(row.input);
+    counts.set(key, (n ?? 0) + 1);
+  }
+  if (!inputs.length) throw new UsageError(`${file}: expected at least one recorded row, found none`, { file });
+  return { inputs, samples: Math.max(...counts.values()) };
+}
+
 /** Reads a replay file; the format follows the extension (.jsonl/.ndjson/.json or .csv). */
 export function loadReplayFile(file: string): ReplayRow[] {
   let text: string;

@@ -136,6 +136,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
 
   const generate = (input: InputValue, i: number, j: number): Promise<Generation> =>
     callOnce(system, input, i, j, timeoutMs, stop.signal);
+  const retryOptions = { ...opts.retry, signal: stop.signal };
 
   const runSample = async (i: number, j: number): Promise<SampleRecord | null> => {
     const input = inputs[i];
@@ -146,7 +147,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
       gen = await callWithRetry((attempt) => {
         attempts = attempt;
         return generate(input, i, j);
-      }, { ...opts.retry, signal: stop.signal });
+      }, retryOptions);
     } catch (err) {
       if (stop.signal.aborted) return null; // unfinished, not failed: a resume will do it
       const msg = `generation failed after ${attempts} attempt(s): ${errorMessage(err)}`;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { Outcome } from '../core/outcome.js';
+import { Outcome, type OutcomeCode } from '../core/outcome.js';
 import type { SampleRecord } from '../store/types.js';
 import { computeStats } from './stats.js';
 
-const ok = (latencyMs: number, outcomes = [Outcome.PASS, Outcome.FAIL], errors?: (string | undefined)[]): SampleRecord => ({ i: 0, j: 0, outcomes, latencyMs, attempts: 1, output: 'x', ...(errors ? { errors } : {}) });
+const ok = (latencyMs: number, outcomes: OutcomeCode[] = [Outcome.PASS, Outcome.FAIL], errors?: (string | undefined)[]): SampleRecord => ({ i: 0, j: 0, outcomes, latencyMs, attempts: 1, output: 'x', ...(errors ? { errors } : {}) });
 const failed = (message: string, attempts: number): SampleRecord => ({ i: 0, j: 0, outcomes: [Outcome.ERROR, Outcome.ERROR], errors: [message, message], generationError: message, latencyMs: 5000, attempts });
 
 describe('computeStats', () => {

@@ -1,9 +1,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLexicalEmbedder } from '../ground/embedders/lexical.js';
+import { analyze } from '../ground/engine.js';
+import { knowledgeBaseFromTexts } from '../ground/kb.js';
 import { startServer, type ServerHandle } from './start.js';
-import { testEngine } from './test-engine.js';
 
-/** 1,000 malformed or hostile bodies: the server answers each with a status below 500 and stays healthy. */
+/**
+ * 1,000 malformed or hostile bodies against the real grounding engine over a real (lexical) KB: the server
+ * answers each with a status below 500 and stays healthy. Well-formed requests with odd answers (binary,
+ * lone surrogates, markdown debris, huge numbers) run the whole pipeline: claims, embedding, retrieval, scoring.
+ */
 
 interface Shot {
   body: string | Uint8Array;
@@ -35,6 +41,16 @@ function shots(): Shot[] {
     }),
     fc.record({ query: fc.string({ unit: 'grapheme' }), answer: fc.option(fc.string(), { nil: undefined }), top_k: fc.option(fc.integer(), { nil: undefined }) }).map((v) => JSON.stringify(v)),
     fc.string({ unit: 'binary', maxLength: 300 }),
+    fc
+      .record({
+        query: fc.string({ minLength: 1, maxLength: 40 }),
+        answer: fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 2000 }),
+          fc.array(fc.constantFrom('Paris', 'is', 'the', 'capital', '3.5', '1,000', 'U.S.', 'Dr.', '.', '!', '?', '\n', '- ', '# ', '```', '|', '"', '\ud800', '…', 'e.g.', '1.', ' '), { maxLength: 200 }).map((w) => w.join(' ')),
+        ),
+        top_k: fc.option(fc.integer({ min: 1, max: 50 }), { nil: undefined }),
+      })
+      .map((v) => JSON.stringify(v)),
     fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 })).map((v) => JSON.stringify(v)),
   );
   const bodies = fc.sample(jsonish, { numRuns: 760, seed: 20261122 });
@@ -53,9 +69,13 @@ function shots(): Shot[] {
 let server: ServerHandle;
 
 beforeAll(async () => {
+  const kb = await knowledgeBaseFromTexts(
+    [{ source: 'paris.txt', text: 'Paris is the capital of France. It had 2,102,650 inhabitants in January 2023. The Seine flows through it.' }],
+    createLexicalEmbedder(),
+  );
   server = await startServer({
     port: 0,
-    engine: testEngine('Paris is the capital of France.'),
+    engine: { analyze: (request, signal) => analyze(kb, request, {}, signal) },
     limits: { maxBodyBytes: 64 * 1024, rateBurst: 100_000, ratePerSecond: 100_000 },
     log: false,
   });
@@ -91,6 +111,8 @@ describe('fuzzing POST /analyze', () => {
     await Promise.all(Array.from({ length: 16 }, worker));
     expect(fivexx).toEqual([]);
     expect((statuses.get(400) ?? 0) + (statuses.get(413) ?? 0) + (statuses.get(415) ?? 0)).toBeGreaterThan(500);
+    expect(statuses.get(200) ?? 0).toBeGreaterThan(50); // the engine really ran, not only the validation
+    expect(statuses.get(422) ?? 0).toBeGreaterThan(0); // answers with no claim in them
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const health = await fetch(`${server.url}/healthz`);
     expect(health.status).toBe(200);

@@ -71,93 +71,65 @@ describe('SqliteStore persistence', () => {
     await again.close();
   });
 
-  it('loses no acknowledged sample when a process writing 32 at a time is killed with SIGKILL', async () => {
-    const path = freshPath();
-    const setup = openSqliteStore(path);
-    const run = await setup.createRun(newRun({ inputs: Array.from({ length: 50 }, (_, i) => `in ${i}`), samples: 40 }));
-    await setup.close();
-    // Like the runner: 32 writers in flight, each acknowledging its (i, j) once recordSample resolves.
-    const script = join(dir, 'group-writer.mts');
-    writeFileSync(
-      script,
-      `import { openSqliteStore } from ${JSON.stringify(new URL('./sqlite.ts', import.meta.url).pathname)};
-const s = openSqliteStore(${JSON.stringify(path)});
-let next = 0;
+  // A child writes 50 × 40 samples, printing each (i, j) once recordSample has resolved; we kill -9 it
+  // mid-stream. One writer awaits each sample in turn; the other keeps 32 in flight, as the runner does,
+  // so samples share group commits.
+  const writers = {
+    'one at a time': `for (let i = 0; i < 50; i++) for (let j = 0; j < 40; j++) await write(i, j);`,
+    '32 in flight': `let next = 0;
 await Promise.all(Array.from({ length: 32 }, async () => {
   while (next < 2000) {
     const x = next++;
-    const i = Math.floor(x / 40), j = x % 40;
     await new Promise((r) => setTimeout(r, Math.random() * 2));
-    await s.recordSample(${JSON.stringify(run.id)}, { i, j, outcomes: [1, 2], output: 'x'.repeat(200), latencyMs: 1, attempts: 1 });
-    process.stdout.write(i + ',' + j + '\\n');
+    await write(Math.floor(x / 40), x % 40);
   }
-}));
-`,
-    );
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const acked: string[] = [];
-    let buf = '';
-    await new Promise<void>((resolve) => {
-      child.stdout.on('data', (d: Buffer) => {
-        buf += d.toString();
-        const lines = buf.split('\n');
-        buf = lines.pop()!;
-        acked.push(...lines);
-        if (acked.length >= 300 && !child.killed) child.kill('SIGKILL');
-      });
-      child.on('exit', () => resolve());
-    });
-    expect(acked.length).toBeGreaterThanOrEqual(300);
-    expect(acked.length).toBeLessThan(2000);
-    const after = openSqliteStore(path, { readonly: true });
-    const keys = new Set((await after.listSamples(run.id)).map((s) => `${s.i},${s.j}`));
-    for (const a of acked) expect(keys.has(a)).toBe(true);
-    await after.close();
-  }, 60_000);
-
-  it('loses no committed sample when the writing process is killed with SIGKILL', async () => {
-    const path = freshPath();
-    const setup = openSqliteStore(path);
-    const run = await setup.createRun(newRun({ inputs: Array.from({ length: 50 }, (_, i) => `in ${i}`), samples: 40 }));
-    await setup.close();
-    // A child writes samples as fast as it can, reporting each committed (i, j) on stdout; we kill it mid-stream.
-    const script = join(dir, 'writer.mts');
-    writeFileSync(
-      script,
-      `import { openSqliteStore } from ${JSON.stringify(new URL('./sqlite.ts', import.meta.url).pathname)};
+}));`,
+  };
+  for (const [shape, loop] of Object.entries(writers)) {
+    it(`loses no acknowledged sample when a process writing ${shape} is killed with SIGKILL`, async () => {
+      const path = freshPath();
+      const setup = openSqliteStore(path);
+      const run = await setup.createRun(newRun({ inputs: Array.from({ length: 50 }, (_, i) => `in ${i}`), samples: 40 }));
+      await setup.close();
+      const script = join(dir, `writer-${n++}.mts`);
+      writeFileSync(
+        script,
+        `import { openSqliteStore } from ${JSON.stringify(new URL('./sqlite.ts', import.meta.url).pathname)};
 const s = openSqliteStore(${JSON.stringify(path)});
-for (let i = 0; i < 50; i++) for (let j = 0; j < 40; j++) {
+async function write(i: number, j: number) {
   await s.recordSample(${JSON.stringify(run.id)}, { i, j, outcomes: [1, 2], output: 'x'.repeat(200), latencyMs: 1, attempts: 1 });
   process.stdout.write(i + ',' + j + '\\n');
 }
+${loop}
 `,
-    );
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const acked: string[] = [];
-    let buf = '';
-    await new Promise<void>((resolve) => {
-      child.stdout.on('data', (d: Buffer) => {
-        buf += d.toString();
-        const lines = buf.split('\n');
-        buf = lines.pop()!;
-        acked.push(...lines);
-        if (acked.length >= 300 && !child.killed) child.kill('SIGKILL');
+      );
+      const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const acked: string[] = [];
+      let buf = '';
+      await new Promise<void>((resolve) => {
+        child.stdout.on('data', (d: Buffer) => {
+          buf += d.toString();
+          const lines = buf.split('\n');
+          buf = lines.pop()!;
+          acked.push(...lines);
+          if (acked.length >= 300 && !child.killed) child.kill('SIGKILL');
+        });
+        child.on('exit', () => resolve());
       });
-      child.on('exit', () => resolve());
-    });
-    expect(acked.length).toBeGreaterThanOrEqual(300);
-    expect(acked.length).toBeLessThan(2000); // it really was killed mid-run
+      expect(acked.length).toBeGreaterThanOrEqual(300);
+      expect(acked.length).toBeLessThan(2000); // it really was killed mid-run
 
-    const after = openSqliteStore(path);
-    const stored = await after.listSamples(run.id);
-    const keys = new Set(stored.map((s) => `${s.i},${s.j}`));
-    for (const a of acked) expect(keys.has(a)).toBe(true); // every acknowledged write survived
-    expect(keys.size).toBe(stored.length); // no duplicates
-    const t = await after.loadTensor(run.id);
-    expect(Array.from(t.cells).filter((c) => c !== Outcome.PENDING).length).toBe(stored.length * 2);
-    // the store is still writable and consistent after the crash
-    const next = [...Array(50 * 40).keys()].map((x) => [Math.floor(x / 40), x % 40]).find(([i, j]) => !keys.has(`${i},${j}`))!;
-    await after.recordSample(run.id, sample(next[0], next[1], [Outcome.PASS, Outcome.PASS]));
-    await after.close();
-  }, 60_000);
+      const after = openSqliteStore(path);
+      const stored = await after.listSamples(run.id);
+      const keys = new Set(stored.map((s) => `${s.i},${s.j}`));
+      for (const a of acked) expect(keys.has(a)).toBe(true); // every acknowledged write survived
+      expect(keys.size).toBe(stored.length); // no duplicates
+      const t = await after.loadTensor(run.id);
+      expect(Array.from(t.cells).filter((c) => c !== Outcome.PENDING).length).toBe(stored.length * 2);
+      // the store is still writable and consistent after the crash
+      const next = [...Array(50 * 40).keys()].map((x) => [Math.floor(x / 40), x % 40]).find(([i, j]) => !keys.has(`${i},${j}`))!;
+      await after.recordSample(run.id, sample(next[0], next[1], [Outcome.PASS, Outcome.PASS]));
+      await after.close();
+    }, 60_000);
+  }
 });

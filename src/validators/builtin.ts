@@ -50,6 +50,11 @@ export interface ValidatorHeader {
 /** A Validator from a built-in check. Options are assumed already parsed by `checkSchema`. */
 export function builtinValidator(header: ValidatorHeader, check: CheckSpec): Validator {
   const { predicate, source } = buildCheck(check);
+  return validatorFromHeader(header, source, predicate);
+}
+
+/** The Validator of a config entry's header, its source (what it checks, in words or code) and predicate. */
+export function validatorFromHeader(header: ValidatorHeader, source: string, predicate: Validator['predicate']): Validator {
   return {
     name: header.name,
     message: header.message ?? `Output does not satisfy: ${source}`,

@@ -1,6 +1,6 @@
 import type { InputValue, Validator } from '../core/validator.js';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.js';
-import type { ValidatorHeader } from './builtin.js';
+import { validatorFromHeader, type ValidatorHeader } from './builtin.js';
 
 /**
  * A validator whose predicate is JavaScript source (`o => ...` or `(o, input) => ...`) run in the
@@ -14,16 +14,7 @@ import type { ValidatorHeader } from './builtin.js';
 export async function sandboxedValidator(header: ValidatorHeader, source: string, sandbox: Sandbox, limits: Partial<SandboxLimits> = {}): Promise<Validator> {
   // The validator's own limit, else the experiment's, else the sandbox default.
   const fn = await sandbox.compile(source, header.timeoutMs !== undefined ? { ...limits, timeoutMs: header.timeoutMs } : limits);
-  return {
-    name: header.name,
-    message: header.message ?? `Output does not satisfy: ${source}`,
-    minSuccess: header.minSuccess,
-    ...(header.weight !== undefined ? { weight: header.weight } : {}),
-    ...(header.timeoutMs !== undefined ? { timeoutMs: header.timeoutMs } : {}),
-    kind: 'validator',
-    source,
-    predicate: async (output: string, input: InputValue) => requireBoolean(await fn(output, input)),
-  };
+  return validatorFromHeader(header, source, async (output: string, input: InputValue) => requireBoolean(await fn(output, input)));
 }
 
 /** Throws (so the outcome is `error`) unless the predicate gave a boolean. */
