@@ -65,10 +65,10 @@ function table(rows: string[][]): string {
 export function formatRatePlan(p: RatePlan, rates: number[]): string {
   return [
     `validator rates        ${rates.join(', ')}`,
-    `P_pass = Π p_k         ${num(p.p_pass, 6)}`,
+    `P_pass = Π p_k         ${p.p_pass > 0 && p.p_pass < 1e-6 ? p.p_pass.toExponential(3) : num(p.p_pass, 6)}`,
     `E[attempts] = 1/P_pass ${num(p.expected_attempts)}`,
     `E[retries]             ${num(p.expected_retries)}`,
-    `m (max attempts, incl. the first) for ${pct(p.confidence)}: ${p.m ?? 'unreachable (P_pass = 0)'}`,
+    `m (max attempts, incl. the first) for ${pct(p.confidence)}: ${p.m ?? (p.p_pass > 0 ? 'more than 2^53 attempts (P_pass too small to plan for)' : 'unreachable (P_pass = 0)')}`,
     `P(success within m)    ${pct(p.p_success_within_m)}`,
   ].join('\n');
 }

@@ -113,9 +113,10 @@ function sampleState(t: ReliabilityTensor, i: number, j: number, errors: ErrorPo
     if (c === Outcome.FAIL) fail = true;
     else if (c === Outcome.ERROR) error = true;
   }
-  if (fail) return 'fail';
+  // 'exclude' is a complete-case analysis: a sample with any error cell is left out, even when another cell
+  // failed. Keeping the failed ones but not the passed ones would bias the joint pass rate downwards.
   if (error) return errors === 'fail' ? 'fail' : 'error';
-  return 'pass';
+  return fail ? 'fail' : 'pass';
 }
 
 /** Derived figures move opposite to P_pass: bounds come from the other end of its interval. */

@@ -25,6 +25,9 @@ describe('the geometric model from rates (§4.2.2)', () => {
     expect(minAttempts(0.99, 0.5)).toBe(1);
     expect(minAttempts(0, 0.9)).toBeNull();
     expect(minAttempts(1e-6, 0.99)).toBe(Math.ceil(Math.log(0.01) / Math.log1p(-1e-6)));
+    // Tiny rates: m beyond 2^53 is not representable exactly (m - 1 === m); answer null instead of looping forever.
+    expect(minAttempts(1e-17, 0.99)).toBeNull();
+    expect(minAttempts(1e-300, 0.99)).toBeNull();
     for (const p of [0.01, 0.1, 0.33, 0.72675, 0.97]) {
       for (const c of [0.5, 0.9, 0.95, 0.99, 0.999]) {
         const m = minAttempts(p, c)!;

@@ -47,7 +47,8 @@ export function minAttempts(pPass: number, confidence: number): number | null {
   if (pPass <= 0) return null;
   if (pPass >= 1) return 1;
   let m = Math.max(1, Math.ceil(Math.log1p(-confidence) / Math.log1p(-pPass)));
-  if (!Number.isFinite(m)) return null; // P_pass so small that no representable m reaches the target
+  // P_pass so small that no exactly representable m reaches the target (beyond 2^53, m - 1 === m in floating point).
+  if (!Number.isFinite(m) || m > Number.MAX_SAFE_INTEGER) return null;
   // The closed form can be off by one in floating point: settle it against the definition.
   while (m > 1 && meetsConfidence(pFailAll(pPass, m - 1), confidence)) m--;
   while (!meetsConfidence(pFailAll(pPass, m), confidence)) m++;

@@ -45,18 +45,22 @@ describe('views of the hand-built 2×3×2 tensor', () => {
     expect(rateOf(v.all)).toBe(0.7);
   });
 
-  it('passes every validator at once: any FAIL fails, ERROR without FAIL undecided, PENDING excluded', () => {
+  it('passes every validator at once: complete cases only (any ERROR or PENDING leaves the sample out), then any FAIL fails', () => {
     // i0: PP pass, PF fail, EP error → 1/2; i1: FP fail, PF fail, P_ pending → 0/2
     expect(v.allPassPerInput).toEqual([c(1, 1, 1, 0), c(0, 2, 0, 1)]);
     expect(v.allPass).toEqual(c(1, 3, 1, 1));
     expect(rateOf(v.allPass)).toBe(0.25);
   });
 
-  it('a FAIL decides a sample even with other cells pending', () => {
-    const t = new ReliabilityTensor(1, 1, 3);
-    t.set(0, 0, 1, Outcome.FAIL);
-    t.set(0, 0, 2, Outcome.ERROR);
-    expect(tensorViews(t).allPass).toEqual(c(0, 1));
+  it('leaves a sample with an error out of the joint rate even when another cell failed (complete-case)', () => {
+    // one validator column is all errors: the joint rate is unknown, not 0%
+    const t = new ReliabilityTensor(1, 4, 2);
+    for (let j = 0; j < 4; j++) {
+      t.set(0, j, 0, j < 2 ? Outcome.PASS : Outcome.FAIL);
+      t.set(0, j, 1, Outcome.ERROR);
+    }
+    expect(tensorViews(t).allPass).toEqual(c(0, 0, 4, 0));
+    expect(rateOf(tensorViews(t).allPass)).toBeNull();
   });
 });
 
@@ -93,7 +97,7 @@ describe('views on edge shapes and random tensors', () => {
           codes.push(code);
           for (const g of [byK[k], byI[i], byJ[j]]) g[names[code]]++;
         }
-        const s = codes.includes(Outcome.FAIL) ? 'fail' : codes.includes(Outcome.PENDING) ? 'pending' : codes.includes(Outcome.ERROR) ? 'error' : 'pass';
+        const s = codes.includes(Outcome.PENDING) ? 'pending' : codes.includes(Outcome.ERROR) ? 'error' : codes.includes(Outcome.FAIL) ? 'fail' : 'pass';
         joint[i][s]++;
       }
     }

@@ -32,8 +32,10 @@ export interface TensorViews {
   /** All outputs pooled, every cell. */
   all: Counts;
   /**
-   * Per input, samples that pass every validator at once. A sample counts as `fail` when any cell FAILs,
-   * else `pending` when any cell is PENDING, else `error` when any cell is ERROR (undecided), else `pass`.
+   * Per input, samples that pass every validator at once. A sample counts as `pending` when any cell is
+   * PENDING, else `error` when any cell is ERROR (undecided), else `fail` when any cell FAILs, else `pass`.
+   * This is a complete-case analysis: counting a sample with an error and a fail as decided, but one with an
+   * error and only passes as undecided, would bias the joint rate downwards (to 0% when a column is all errors).
    * With K = 0 there is nothing to pass: no sample is counted.
    */
   allPassPerInput: Counts[];
@@ -76,7 +78,7 @@ export function tensorViews(t: ReliabilityTensor): TensorViews {
         else if (c === Outcome.ERROR) error = true;
       }
       if (K > 0) {
-        const s = fail ? Outcome.FAIL : pending ? Outcome.PENDING : error ? Outcome.ERROR : Outcome.PASS;
+        const s = pending ? Outcome.PENDING : error ? Outcome.ERROR : fail ? Outcome.FAIL : Outcome.PASS;
         joint[i * 4 + s]++;
       }
     }
