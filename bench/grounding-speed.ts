@@ -18,18 +18,11 @@ import { FlatIPIndex, naiveSearch, type SearchHit } from '../src/ground/index/fl
 import { ingest } from '../src/ground/ingest.js';
 import { knowledgeBaseFromTexts } from '../src/ground/kb.js';
 import { saveKnowledgeBase } from '../src/ground/kb-store.js';
+import { mulberry32 } from '../src/core/testing/prng.js';
 import { countWordTokens } from '../src/ground/text.js';
 import type { GroundingReport } from '../src/ground/types.js';
 
-let seed = 20240601;
-const rnd = () => {
-  seed ^= seed << 13;
-  seed >>>= 0;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5;
-  seed >>>= 0;
-  return seed / 4294967296;
-};
+const rnd = mulberry32(20240601);
 const VOCAB = Array.from({ length: 5000 }, (_, i) => {
   const syll = ['ka', 'lo', 'mi', 'ren', 'to', 'sa', 'vel', 'dor', 'an', 'is', 'ur', 'pe'];
   let w = '';

@@ -1,15 +1,19 @@
 /**
- * `npm run bench:runner [-- --inputs 200 --samples 10 --latency 20 --concurrency 32 --json F]`
+ * `npm run bench:runner [-- --inputs 200 --samples 10 --latency 20 --concurrency 32 --warmup 256 --json F]`
  *
  * Runner overhead: 200 inputs × 10 samples (2,000 generations), 3 validators, against the local
  * OpenAI-compatible mock server answering after 20 ms, at concurrency 32, through the real `openai`
  * system and a real SQLite store in a temp dir. Prints JSON { calls, wall_s, ideal_s, overhead_ratio,
- * peak_rss_mb } with ideal_s = ceil(calls / concurrency) × latency and overhead_ratio = wall_s / ideal_s.
+ * peak_rss_mb } with ideal_s = ceil(calls / concurrency) × latency and overhead_ratio = wall_s / ideal_s,
+ * plus context: this process's CPU per call (robust to other load on the machine, unlike wall time), the
+ * mock server's CPU, and a run against an in-process 20 ms system (`no_http`: the runner and store alone).
  *
- * The mock server runs in a child process (this same file with --serve), so its request handling does
- * not share the runner's event loop and the figure is the runner's own; peak_rss_mb is this process's.
- * Before the timed run, `--warmup` calls (default 256; 0 for a cold start) go through the same client so
- * that JIT compilation and connection set-up are not counted as runner overhead.
+ * The npm script compiles this file and what it imports with tsc (bench/tsconfig.runner.json, into
+ * node_modules/.cache/assay-bench) and runs the JavaScript with plain node, as `assay` runs from dist/,
+ * so the TypeScript loader is not measured. The mock server runs in a child process (this same file with
+ * --serve), so its request handling does not share the runner's event loop; peak_rss_mb is this process's.
+ * Before the timed run, `--warmup` calls (default 256; 0 for a cold start) go through the same client and
+ * connection pool so that JIT compilation and connection set-up are not counted as runner overhead.
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -75,7 +75,7 @@ describe('assay kb / analyze / calibrate', () => {
     out.length = 0;
     expect(await main(['analyze', '--kb', kb, '--query', 'When was it built?', '--llm-model', 'm', '--llm-base-url', 'http://127.0.0.1:9/v1'])).toBe(3);
     expect(out.join('')).toMatch(/^assay: answer generation failed: /);
-    expect(out.join('')).not.toMatch(/internal error|    at /);
+    expect(out.join('')).not.toMatch(/internal error|\n {4}at /);
   });
 
   it('exits 2 with a clear message for usage problems', async () => {

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { runGroundingBench } from '../ground/bench-grounding.js';
+import { crossValidateGrounding, runGroundingBench } from '../ground/bench-grounding.js';
 import { createEmbedder } from '../ground/embedders/resolve.js';
 import type { Interval } from '../ground/metrics.js';
 import { embedderConfig, embedderOptions, numberFlag } from '../ground/cli-options.js';
@@ -19,11 +19,21 @@ export function register(program: Command): void {
       .option('--embedding-model <name>', 'model for transformers/openai')
       .option('--dimension <n>', 'lexical: vector dimension')
       .option('--limit <n>', 'at most n items per split (quick runs)')
+      .option('--cv <folds>', 'instead: k-fold cross-validation inside the calibration split, for tuning (the test split is not read)')
       .option('--json <file>', 'also write the full result as JSON'),
   ).action(async (o) => {
     if (o.dataset !== 'wice' && o.dataset !== 'faithbench') throw new UsageError(`--dataset: expected wice or faithbench, found "${o.dataset}"`);
     const limit = numberFlag('--limit', o.limit, { min: 1 });
     const embedder = await createEmbedder(o.embedder, { ...embedderConfig(o), model: o.embeddingModel, dimension: numberFlag('--dimension', o.dimension, { min: 8, max: 65536 }) });
+    const folds = numberFlag('--cv', o.cv, { min: 2, max: 20 });
+    if (folds !== undefined) {
+      const cv = await crossValidateGrounding(o.dataset, o.data, embedder, folds);
+      if (o.json) await writeFile(o.json, JSON.stringify(cv, null, 2) + '\n');
+      const lines = [`${cv.dataset} — ${cv.embedder} — ${cv.folds}-fold cross-validation on the calibration split (${cv.n} items)`];
+      for (const v of cv.variants) lines.push(`details ${v.details}: balanced_accuracy ${v.balanced_accuracy.toFixed(3)} (folds ${v.per_fold.map((x) => x.toFixed(3)).join(', ')})`);
+      process.stdout.write(lines.join('\n') + '\n');
+      return;
+    }
     const r = await runGroundingBench(o.dataset, o.data, embedder, { limit });
     if (o.json) await writeFile(o.json, JSON.stringify(r, null, 2) + '\n');
     const f = (x: Interval) => `${x.value.toFixed(3)} [${x.lo.toFixed(3)}, ${x.hi.toFixed(3)}]`;

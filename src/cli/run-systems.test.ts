@@ -126,6 +126,17 @@ ${rule}`,
     }
   });
 
+  it('replay: with no inputs listed, the log itself says what was asked and how often', async () => {
+    write('prod.csv', 'input,output\nhi,Hello there\nbye,Bye\nhi,"Hello, it is a pleasure to meet you today"\nhi,Hey\n');
+    const r = await run(write('prod.yaml', `name: prod-logs\nsystem: { replay: { file: prod.csv } }\n${rule}`));
+    expect(r.report.design).toEqual({ N: 2, M: 3, K: 1 });
+    expect(r.report.inputs.map((x) => [x.input, x.counts])).toEqual([
+      ['hi', { pass: 2, fail: 1, error: 0, pending: 0 }],
+      ['bye', { pass: 1, fail: 0, error: 2, pending: 0 }], // recorded once: two samples have no recording
+    ]);
+    expect(r.out).toMatch(/error ×2: .*no recorded output for input 1 \("bye"\)/);
+  });
+
   it('replay: a malformed log line is exit 2 naming the file and line', async () => {
     write('broken.jsonl', '{"input":"hi","output":"Hello"}\n{"input":"hi","output":42}\n');
     const file = write('replay-broken.yaml', `name: replayed\nsystem: { replay: { file: broken.jsonl } }\ninputs: [hi]\nsamples: 2\n${rule}`);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
@@ -107,9 +107,10 @@ validators:
 validators:
   - { name: few, predicate: "o => true", minSuccess: 0.9 }
 `);
-    const r = await cli('run', bad, '--store', join(dir, 'bad.db'));
+    const r = await cli('run', bad, '--store', join(dir, 'bad-store', 'bad.db'));
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/bad\.yaml.*samples/);
+    expect(existsSync(join(dir, 'bad-store'))).toBe(false); // a config that does not load leaves no store behind
     const flags = await cli('run', 'examples/contractions.yaml', '--concurrency', 'lots', '--store', join(dir, 'bad.db'));
     expect(flags.code).toBe(2);
     expect(flags.err).toContain('--concurrency: expected a whole number ≥ 1, found "lots"');

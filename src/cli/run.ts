@@ -57,7 +57,9 @@ function allValidators(x: Experiment): Validator[] {
 async function runCommand(configArg: string | undefined, flags: RunFlags): Promise<void> {
   const concurrency = positiveIntFlag('--concurrency', flags.concurrency);
   const samples = positiveIntFlag('--samples', flags.samples);
-  const store = openStore(flags.store);
+  // A config that does not load should leave no trace: the store (and .assay/) is opened once it has,
+  // except for `--resume` without a config, which reads the config's path from the store.
+  let store: Store | undefined;
   let experiment: Experiment | undefined;
   let system: Awaited<ReturnType<typeof createSystem>> | undefined;
   const ac = new AbortController();
@@ -72,12 +74,14 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     let configPath = configArg;
     if (configPath === undefined) {
       if (flags.resume === undefined) throw new UsageError('assay run: expected a config file (e.g. assay run assay.yaml), found none');
+      store = openStore(flags.store);
       const prior = await store.getRun(flags.resume);
       if (!prior) throw new UsageError(`--resume: no run with id "${flags.resume}" in the store (list them with: assay runs)`, { path: '--resume' });
       if (!prior.configPath) throw new UsageError(`--resume ${flags.resume}: the run has no config file on record; give it: assay run <config> --resume ${flags.resume}`);
       configPath = prior.configPath;
     }
     experiment = await loadExperiment(configPath, { ...(samples !== undefined ? { samples } : {}), ...(concurrency !== undefined ? { concurrency } : {}) });
+    store ??= openStore(flags.store);
     const validators = allValidators(experiment);
     system = createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs });
     const progress = createProgressView(process.stderr, flags.progress === false ? false : undefined);
@@ -104,7 +108,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     process.off('SIGINT', onSigint);
     await system?.close?.();
     experiment?.dispose();
-    await store.close();
+    await store?.close();
   }
 }
 

@@ -26,8 +26,8 @@ export interface GroundingBenchResult {
   variants: VariantResult[];
 }
 
-export async function loadDataset(dataset: string, dir: string): Promise<{ items: EvalItem[]; rule: string }> {
-  if (dataset === 'wice') return { items: await loadWice(dir), rule: 'calibrate on oracle_chunks/claim/dev.jsonl, report on test.jsonl (claims grouped by meta.id)' };
+export async function loadDataset(dataset: string, dir: string, splits?: readonly EvalItem['split'][]): Promise<{ items: EvalItem[]; rule: string }> {
+  if (dataset === 'wice') return { items: await loadWice(dir, splits), rule: 'calibrate on oracle_chunks/claim/dev.jsonl, report on test.jsonl (claims grouped by meta.id)' };
   return { items: await loadFaithBench(dir), rule: 'sources sorted by sha256("faithbench:" + source); first 60% calibrate, the rest test' };
 }
 
@@ -56,4 +56,42 @@ export async function runGroundingBench(dataset: 'wice' | 'faithbench', dir: str
     });
   }
   return { dataset, embedder: embedder.id, splits: { calibration: calib.length, test: test.length, rule }, variants };
+}
+
+export interface CrossValidation {
+  dataset: string;
+  embedder: string;
+  /** Items of the calibration split (the test split is never read). */
+  n: number;
+  folds: number;
+  variants: { details: DetailMode; balanced_accuracy: number; per_fold: number[]; thresholds: number[] }[];
+}
+
+/**
+ * k-fold cross-validation inside the calibration split, for tuning without touching the test split:
+ * each fold's threshold is fitted on the other folds. Items sharing a document (FaithBench: one source,
+ * ten summaries) stay in one fold.
+ */
+export async function crossValidateGrounding(dataset: 'wice' | 'faithbench', dir: string, embedder: KbEmbedder, folds = 5): Promise<CrossValidation> {
+  const { items } = await loadDataset(dataset, dir, ['calibration']);
+  const calib = items.filter((i) => i.split === 'calibration');
+  const groupOf = new Map(calib.map((it) => [it.id, it.documents.join('\u0000')]));
+  const groups = [...new Set(groupOf.values())];
+  const foldOf = new Map(groups.map((g, k) => [g, k % folds]));
+  const variants: CrossValidation['variants'] = [];
+  for (const details of ['off', 'count'] as const) {
+    const scores = await scoreItems(calib, embedder, { details });
+    const per_fold: number[] = [];
+    const thresholds: number[] = [];
+    for (let f = 0; f < folds; f++) {
+      const inFold = scores.map((s) => foldOf.get(groupOf.get(s.id) as string) === f);
+      const train = scores.filter((_, i) => !inFold[i]);
+      const held = scores.filter((_, i) => inFold[i]);
+      const fit = fitThreshold(train.map((s) => s.effective), train.map((s) => s.unsupported));
+      thresholds.push(fit.threshold);
+      per_fold.push(detectionMetrics(held.map((s) => s.effective), held.map((s) => s.unsupported), fit.threshold, 0).balanced_accuracy.value);
+    }
+    variants.push({ details, balanced_accuracy: per_fold.reduce((a, b) => a + b, 0) / folds, per_fold, thresholds });
+  }
+  return { dataset, embedder: embedder.id, n: calib.length, folds, variants };
 }

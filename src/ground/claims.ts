@@ -10,7 +10,7 @@
 /** Abbreviations after which a full stop does not end a sentence (compared lower-case, without the dot). */
 const ABBREVIATIONS = new Set(
   (
-    'mr mrs ms dr prof sr jr st mt ft vs etc e.g i.e cf al approx ca no nos fig figs vol vols p pp ed eds ' +
+    'mr mrs ms dr prof sr jr st mt ft vs v etc e.g i.e cf al approx ca no nos fig figs vol vols p pp ed eds ' +
     'inc ltd co corp dept univ gov gen col lt sgt capt cmdr adm rep sen hon rev est op ch sec art para ' +
     'jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun ' +
     'u.s u.k u.n e.u u.s.a ph.d m.d b.a m.a b.sc m.sc a.m p.m d.c n.y l.a'

@@ -1,8 +1,12 @@
 /**
  * The deterministic detail check (beyond the design's "cannot verify numerical precision"): the
  * numbers, dates and named entities of a claim must appear in its best evidence. Pure string work,
- * no model: numbers compare by value ("260,000" = "260000", "3.50" = "3.5"), month names and
- * capitalised names compare case-insensitively word by word.
+ * no model:
+ * - numbers compare by value: "260,000" = "260000", "3.50" = "3.5", "2.1 million" = "2,100,000", and the
+ *   evidence's number words count too ("twelve", "ninth", "sixty-six"); "2018–19" also reads as 2019;
+ * - month names (capitalised; "May" and three-letter forms only next to a number) compare by name;
+ * - names (runs of capitalised words, acronyms) compare case-insensitively word by word, and an acronym
+ *   is also found as the initials of a capitalised run in the evidence ("WHO" in "World Health Organization").
  */
 
 const MONTHS = new Set([
@@ -18,13 +22,51 @@ const NOT_NAMES = new Set(
     'mr mrs ms dr prof sir st').split(' '),
 );
 
+const UNITS = 'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split(' ');
+const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+const ORDINAL_UNITS = 'zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth'.split(' ');
+const ORDINAL_TENS = ['', '', 'twentieth', 'thirtieth', 'fortieth', 'fiftieth', 'sixtieth', 'seventieth', 'eightieth', 'ninetieth'];
+const SCALES: Record<string, number> = { hundred: 1e2, thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
+
+/** Number words of the evidence and their values ("twelve" 12, "ninth" 9, "sixty-six" 66, "hundred" 100). */
+const NUMBER_WORDS = new Map<string, number>();
+UNITS.forEach((w, i) => NUMBER_WORDS.set(w, i));
+ORDINAL_UNITS.forEach((w, i) => NUMBER_WORDS.set(w, i));
+for (let t = 2; t < 10; t++) {
+  NUMBER_WORDS.set(TENS[t], t * 10);
+  NUMBER_WORDS.set(ORDINAL_TENS[t], t * 10);
+  for (let u = 1; u < 10; u++) {
+    NUMBER_WORDS.set(`${TENS[t]}-${UNITS[u]}`, t * 10 + u);
+    NUMBER_WORDS.set(`${TENS[t]}-${ORDINAL_UNITS[u]}`, t * 10 + u);
+  }
+}
+for (const [w, v] of Object.entries(SCALES)) NUMBER_WORDS.set(w, v);
+
 const NUMBER_RE = /(?<![\p{L}\p{N}])\d+(?:,\d{3})*(?:\.\d+)?(?![\p{N}])/gu;
 const WORD_RE = /\p{L}[\p{L}\p{M}'’.-]*\p{L}|\p{L}/gu;
+const SCALE_AFTER = /^\s*(hundred|thousand|million|billion|trillion)\b/i;
+const YEAR_RANGE_BEFORE = /(\d{2})\d{2}\s*[–-]\s*$/;
 
-function numbers(text: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const m of text.matchAll(NUMBER_RE)) out.set(String(Number(m[0].replace(/,/g, ''))), m[0]);
+/** Each number of a text: as written, and the values it may stand for. */
+function numberMentions(text: string): { written: string; values: string[] }[] {
+  const out: { written: string; values: string[] }[] = [];
+  for (const m of text.matchAll(NUMBER_RE)) {
+    const value = Number(m[0].replace(/,/g, ''));
+    const values = [String(value)];
+    const end = (m.index ?? 0) + m[0].length;
+    const scale = SCALE_AFTER.exec(text.slice(end, end + 12));
+    if (scale) values.push(String(Math.round(value * SCALES[scale[1].toLowerCase()] * 1e6) / 1e6));
+    // "2018–19": the second year written with two digits
+    const century = m[0].length === 2 ? YEAR_RANGE_BEFORE.exec(text.slice(Math.max(0, (m.index ?? 0) - 8), m.index))?.[1] : undefined;
+    if (century) values.push(String(Number(century) * 100 + value));
+    out.push({ written: m[0], values });
+  }
   return out;
+}
+
+/** Whether the word at `start` stands next to a number ("May 2018", "1 May"): then "May" is a month. */
+function nextToNumber(text: string, start: number, end: number): boolean {
+  return /\d[\s,.]*$/.test(text.slice(Math.max(0, start - 6), start)) || /^[\s,.]*\d/.test(text.slice(end, end + 6));
 }
 
 /** Named-entity candidates: runs of capitalised words (or acronyms), skipping a sentence-initial common word. */
@@ -44,13 +86,16 @@ export function entities(text: string): string[] {
     prevEnd = start + w.length;
     const lower = w.toLowerCase();
     const capital = /^\p{Lu}/u.test(w);
+    const acronym = /^\p{Lu}{2,}$/u.test(w);
     const sentenceStart = start === 0 || /[.!?:]\s*$/.test(text.slice(0, start)) || /^\s*$/.test(text.slice(0, start));
-    if (!capital || NOT_NAMES.has(lower) || MONTHS.has(lower)) {
+    // "3B", "5G": a letter glued to a number is a unit or a model name, not a name on its own
+    const glued = start > 0 && /\p{N}/u.test(text[start - 1]);
+    if (!capital || glued || (NOT_NAMES.has(lower) && !acronym) || MONTHS.has(lower)) {
       flush();
       continue;
     }
     // A capitalised first word is a name only if it is an acronym or the next word continues the name.
-    if (sentenceStart && run.length === 0 && !/^\p{Lu}{2,}$/u.test(w)) {
+    if (sentenceStart && run.length === 0 && !acronym) {
       const next = /^\s+(\p{Lu}\p{L}*)/u.exec(text.slice(prevEnd));
       if (!next || NOT_NAMES.has(next[1].toLowerCase())) continue;
     }
@@ -58,6 +103,21 @@ export function entities(text: string): string[] {
   }
   flush();
   return [...new Set(out)];
+}
+
+/** Initials of capitalised runs ("World Health Organization" → "who"; "of", "and", "for", "the" may sit inside). */
+function initials(text: string, into: Set<string>): void {
+  const runs = text.split(/[^\p{L}\p{M}'’&-]+/u);
+  let caps: string[] = [];
+  const flush = () => {
+    for (let i = 0; i < caps.length; i++) for (let j = i + 2; j <= caps.length; j++) into.add(caps.slice(i, j).join(''));
+    caps = [];
+  };
+  for (const w of runs) {
+    if (/^\p{Lu}/u.test(w)) caps.push(w[0].toLowerCase());
+    else if (!(caps.length && /^(of|and|for|the|on|&)$/.test(w))) flush();
+  }
+  flush();
 }
 
 function wordSet(text: string): Set<string> {
@@ -74,28 +134,53 @@ function wordSet(text: string): Set<string> {
 
 /** What the detail check needs from one evidence text; computed once per text and reused across claims. */
 export interface EvidenceDetails {
-  numbers: Map<string, string>;
+  /** Values of the numbers and number words. */
+  numbers: Set<string>;
   words: Set<string>;
+  /** Initials of capitalised runs, lower-case. */
+  acronyms: Set<string>;
+  /** Months named in the evidence, by their first three letters ("sep" for September and Sept.). */
+  months: Set<string>;
 }
 
 export function evidenceDetails(evidence: string): EvidenceDetails {
-  return { numbers: numbers(evidence), words: wordSet(evidence) };
+  const numbers = new Set<string>();
+  for (const n of numberMentions(evidence)) for (const v of n.values) numbers.add(v);
+  const words = wordSet(evidence);
+  for (const w of words) {
+    const v = NUMBER_WORDS.get(w);
+    if (v !== undefined) numbers.add(String(v));
+  }
+  // "six hundred", "two million": scaled number words
+  for (const m of evidence.toLowerCase().matchAll(/\b([a-z]+(?:-[a-z]+)?)\s+(hundred|thousand|million|billion|trillion)\b/g)) {
+    const v = NUMBER_WORDS.get(m[1]);
+    if (v !== undefined) numbers.add(String(v * SCALES[m[2]]));
+  }
+  const acronyms = new Set<string>();
+  initials(evidence, acronyms);
+  const months = new Set<string>();
+  for (const w of words) if (MONTHS.has(w)) months.add(w.slice(0, 3));
+  return { numbers, words, acronyms, months };
 }
 
 /** Details of `claim` (numbers, dates, names) absent from `evidence`, as they are written in the claim. */
 export function unverifiedDetails(claim: string, evidence: string | EvidenceDetails): string[] {
   const ev = typeof evidence === 'string' ? evidenceDetails(evidence) : evidence;
   const missing: string[] = [];
-  const evNumbers = ev.numbers;
-  for (const [value, written] of numbers(claim)) if (!evNumbers.has(value)) missing.push(written);
+  for (const n of numberMentions(claim)) if (!n.values.some((v) => ev.numbers.has(v))) missing.push(n.written);
   const evWords = ev.words;
   for (const m of claim.matchAll(WORD_RE)) {
     const w = m[0].toLowerCase();
-    if (MONTHS.has(w) && w.length > 3 && !evWords.has(w) && !evWords.has(w.slice(0, 3))) missing.push(m[0]);
+    if (!MONTHS.has(w) || !/^\p{Lu}/u.test(m[0])) continue; // "march" or "may" in lower case are verbs
+    const start = m.index ?? 0;
+    if ((w.length <= 3 || w === 'sept') && !nextToNumber(claim, start, start + m[0].length)) continue; // "May" the modal, "Jan" the name
+    if (!ev.months.has(w.slice(0, 3))) missing.push(m[0]);
   }
   for (const e of entities(claim)) {
     const parts = e.toLowerCase().split(/\s+/);
-    if (parts.some((p) => !evWords.has(p))) missing.push(e);
+    if (parts.every((p) => evWords.has(p))) continue;
+    if (parts.length === 1 && /^\p{Lu}{2,}$/u.test(e) && ev.acronyms.has(parts[0])) continue;
+    missing.push(e);
   }
   return [...new Set(missing)];
 }

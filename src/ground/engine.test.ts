@@ -17,7 +17,11 @@ let mock: MockOpenAI;
 beforeAll(async () => {
   kb = await knowledgeBaseFromTexts(CORPUS, createLexicalEmbedder());
   mock = await startMockOpenAI({
-    chat: (body) => (String(body.messages.at(-1)?.content).includes('empty') ? { content: '' } : { content: 'The Eiffel Tower was completed in 1889.' }),
+    chat: (body) => {
+      const q = String(body.messages.at(-1)?.content);
+      if (q.includes('fail')) return { status: 500 };
+      return q.includes('empty') ? { content: '' } : { content: 'The Eiffel Tower was completed in 1889.' };
+    },
   });
 });
 afterAll(() => mock.close());
@@ -147,6 +151,13 @@ describe('answer generation', () => {
     expect(r.answer_generated).toBe(true);
     expect(r.hallucination_risk).toBe('LOW');
     await expect(analyze(kb, { query: 'say empty' }, { llm })).rejects.toMatchObject({ status: 422 });
+  });
+
+  it('a failing LLM is one call and a 503 (unavailable), never retried behind the caller', async () => {
+    const llm = createOpenAIAnswerGenerator({ baseURL: mock.baseURL, model: 'mock-chat' });
+    const before = mock.requests.length;
+    await expect(analyze(kb, { query: 'please fail' }, { llm })).rejects.toBeInstanceOf(GroundingUnavailableError);
+    expect(mock.requests.length - before).toBe(1);
   });
 
   it('validates the request and names the field', async () => {

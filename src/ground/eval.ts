@@ -27,10 +27,14 @@ export interface EvalItem {
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** WiCE oracle chunks: one item per claim (meta.id), its rows' evidence as documents; calibration = dev.jsonl, test = test.jsonl. */
-export async function loadWice(dir: string): Promise<EvalItem[]> {
+/**
+ * WiCE oracle chunks: one item per claim (meta.id), its rows' evidence as documents; calibration = dev.jsonl,
+ * test = test.jsonl. `splits` limits what is read: tuning never opens test.jsonl.
+ */
+export async function loadWice(dir: string, splits: readonly EvalItem['split'][] = ['calibration', 'test']): Promise<EvalItem[]> {
   const items: EvalItem[] = [];
-  for (const [file, split] of [['dev.jsonl', 'calibration'], ['test.jsonl', 'test']] as const) {
+  const files = ([['dev.jsonl', 'calibration'], ['test.jsonl', 'test']] as const).filter(([, split]) => splits.includes(split));
+  for (const [file, split] of files) {
     const path = join(dir, 'oracle_chunks', 'claim', file);
     const text = await readFile(path, 'utf8').catch(() => {
       throw new UsageError(`${path}: not found (expected the WiCE folder with oracle_chunks/claim/${file})`, { file: path });
@@ -44,6 +48,8 @@ export async function loadWice(dir: string): Promise<EvalItem[]> {
       } catch {
         throw new UsageError(`${path} line ${i + 1}: not valid JSON`, { file: path, line: i + 1 });
       }
+      const bad = typeof row?.claim !== 'string' ? 'claim' : !Array.isArray(row.evidence) ? 'evidence' : typeof row.meta?.id !== 'string' ? 'meta.id' : typeof row.label !== 'string' ? 'label' : undefined;
+      if (bad) throw new UsageError(`${path} line ${i + 1} field "${bad}": missing or of the wrong type (expected the WiCE oracle-chunk format)`, { file: path, line: i + 1, path: bad });
       const item = byId.get(row.meta.id) ?? { id: row.meta.id, answer: row.claim, documents: [], unsupported: row.label !== 'supported', split };
       item.documents.push(row.evidence.join('\n\n'));
       byId.set(row.meta.id, item);
@@ -61,8 +67,17 @@ export async function loadFaithBench(dir: string): Promise<EvalItem[]> {
   if (files.length === 0) throw new UsageError(`${folder}: no batch_*.json files (expected the FaithBench folder)`, { file: folder });
   const raw: { id: string; source: string; summary: string; unsupported: boolean }[] = [];
   for (const f of files) {
-    const data = JSON.parse(await readFile(join(folder, f), 'utf8')) as { samples: { sample_id: number; source: string; summary: string; annotations: { label: string[] }[] }[] };
-    for (const s of data.samples) {
+    const path = join(folder, f);
+    let data: { samples: { sample_id: number; source: string; summary: string; annotations: { label: string[] }[] }[] };
+    try {
+      data = JSON.parse(await readFile(path, 'utf8'));
+    } catch (err) {
+      throw new UsageError(`${path}: not valid JSON (${(err as Error).message})`, { file: path });
+    }
+    if (!Array.isArray(data?.samples)) throw new UsageError(`${path} field "samples": expected an array (the FaithBench batch format)`, { file: path, path: 'samples' });
+    for (const [i, s] of data.samples.entries()) {
+      const bad = typeof s?.source !== 'string' ? 'source' : typeof s.summary !== 'string' ? 'summary' : !Array.isArray(s.annotations) || !s.annotations.every((a) => Array.isArray(a?.label)) ? 'annotations' : undefined;
+      if (bad) throw new UsageError(`${path} field "samples[${i}].${bad}": missing or of the wrong type`, { file: path, path: `samples[${i}].${bad}` });
       raw.push({ id: `${f}:${s.sample_id}`, source: s.source, summary: s.summary, unsupported: s.annotations.some((a) => a.label.some((l) => l.startsWith('Unwanted'))) });
     }
   }

@@ -12,7 +12,7 @@ export { ingest, collectFiles, type IngestOptions, type IngestSummary } from './
 export { extractText, htmlToText, pdfToText, SUPPORTED_EXTENSIONS } from './extract.js';
 export { createGroundingEngine, type GroundingEngineOptions, type OpenGroundingEngine } from './service.js';
 export { calibrate, readLabelledSet, type LabelledClaim } from './calibrate.js';
-export { runGroundingBench, type GroundingBenchResult } from './bench-grounding.js';
+export { runGroundingBench, crossValidateGrounding, type GroundingBenchResult, type CrossValidation } from './bench-grounding.js';
 export { FlatIPIndex, naiveSearch, type VectorIndex, type SearchHit, type FlatIndexOptions } from './index/flat.js';
 export { LexicalEmbedder, createLexicalEmbedder, LEXICAL_DEFAULT_THRESHOLDS, type LexicalOptions } from './embedders/lexical.js';
 export { OpenAIEmbedder, createOpenAIEmbedder, type OpenAIEmbedderOptions } from './embedders/openai.js';

@@ -13,7 +13,8 @@ export interface OpenAIGeneratorOptions {
 }
 
 export function createOpenAIAnswerGenerator(options: OpenAIGeneratorOptions): AnswerGenerator {
-  const client = new OpenAI({ apiKey: options.apiKey ?? 'none', baseURL: options.baseURL, maxRetries: 1, timeout: options.timeoutMs ?? 60_000 });
+  // Exactly one call per request (design §3.1): no client retry either. A failure is a 503 the caller may retry.
+  const client = new OpenAI({ apiKey: options.apiKey ?? 'none', baseURL: options.baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 60_000 });
   const temperature = Math.min(0.3, Math.max(0, options.temperature ?? 0.2));
   return {
     id: `openai:${options.model}`,

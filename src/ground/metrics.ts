@@ -1,4 +1,5 @@
 /** Detection metrics with 95% intervals: Wilson for proportions, seeded percentile bootstrap for BA and F1. */
+import { mulberry32 } from '../core/testing/prng.js';
 
 export interface Interval {
   value: number;
@@ -52,15 +53,7 @@ const f1 = (c: Counts) => (2 * c.tp + c.fp + c.fn ? (2 * c.tp) / (2 * c.tp + c.f
 export function detectionMetrics(scores: number[], gold: boolean[], threshold: number, resamples = 2000, seed = 1): DetectionMetrics {
   const pred = scores.map((s) => s < threshold);
   const c = counts(pred, gold);
-  let s = seed >>> 0 || 1;
-  const rnd = () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 4294967296;
-  };
+  const rnd = mulberry32(seed);
   const bas: number[] = [];
   const f1s: number[] = [];
   const idx = new Uint32Array(gold.length);

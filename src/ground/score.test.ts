@@ -97,6 +97,30 @@ describe('detail check', () => {
     expect(unverifiedDetails('It was founded in 1866.', ev)).toEqual([]);
   });
 
+  it('reads numbers as the evidence may write them: words, scales, year ranges', () => {
+    expect(unverifiedDetails('Revenue rose 12% over 3 years.', 'Revenue rose twelve percent over three years.')).toEqual([]);
+    expect(unverifiedDetails('The 9th grade has 66 pupils.', 'The ninth grade has sixty-six pupils.')).toEqual([]);
+    expect(unverifiedDetails('The city has 2.1 million people.', 'The city has 2,100,000 people.')).toEqual([]);
+    expect(unverifiedDetails('It changes in 2018–19.', 'It changes from 2018 to 2019.')).toEqual([]);
+    expect(unverifiedDetails('It changes in 2018–19.', 'It changes in 2018.')).toEqual(['19']); // neither 19 nor 2019 is there
+    expect(unverifiedDetails('It changes in 2018–20.', 'It changes from 2018 to 2019.')).toEqual(['20']);
+    expect(unverifiedDetails('Revenue rose 13%.', 'Revenue rose twelve percent.')).toEqual(['13']);
+  });
+
+  it('checks "May" as a month only next to a number, and never lower-case month words', () => {
+    const ev = 'The tower was completed on 31 March 1889.';
+    expect(unverifiedDetails('The tower was completed in May 1889.', ev)).toEqual(['May']);
+    expect(unverifiedDetails('Tours run in May, guides say; crowds march up since 1889.', ev)).toEqual([]);
+    expect(unverifiedDetails('It opened in Mar. 1889.', ev)).toEqual([]);
+  });
+
+  it('finds an acronym as the initials of a name in the evidence, and no name in "$3B"', () => {
+    const ev = 'The World Health Organization counted 4.2 million deaths; revenue was $3 billion.';
+    expect(unverifiedDetails('The WHO counted 4.2 million deaths.', ev)).toEqual([]);
+    expect(unverifiedDetails('The IMF counted 4.2 million deaths.', ev)).toEqual(['IMF']);
+    expect(unverifiedDetails('Revenue was $3B.', ev)).toEqual([]);
+  });
+
   it('does not take sentence-initial common words for names', () => {
     expect(entities('The museum opened. However, Yale grew. NASA agreed.')).toEqual(['Yale', 'NASA']);
     expect(entities('New York City is large.')).toEqual(['New York City']);

@@ -85,13 +85,15 @@ describe('ReplaySystem', () => {
     ]);
   });
 
-  it('a missing recording is ProviderError invalid_response naming input, sample and count', async () => {
+  it('a missing recording is ProviderError invalid_response naming the input and its count (the same for every missing sample)', async () => {
     const file = write('short.jsonl', '{"input":"a","output":"a0"}\n');
     const s = new ReplaySystem({ file });
     const e = (await s.generate('a', { signal: signal(), inputIndex: 2, sample: 3 }).catch((err: unknown) => err)) as ProviderError;
     expect(e).toBeInstanceOf(ProviderError);
     expect(e.kind).toBe('invalid_response');
-    expect(e.message).toMatch(/input 2 .*sample 3.*only 1 recording/);
+    expect(e.message).toMatch(/input 2 \("a"\): the file has only 1 recording of it/);
+    const next = (await s.generate('a', { signal: signal(), inputIndex: 2, sample: 4 }).catch((err: unknown) => err)) as ProviderError;
+    expect(next.message).toBe(e.message);
     const none = (await s.generate('zzz', { signal: signal(), inputIndex: 0, sample: 0 }).catch((err: unknown) => err)) as ProviderError;
     expect(none.message).toContain('no recording for this input');
   });

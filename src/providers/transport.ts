@@ -19,14 +19,14 @@ import { BufferedResponse } from './buffered-response.js';
  */
 
 export interface NodeFetchOptions {
-  /** Most sockets per host; calls beyond it queue in the agent. Default 256 (well above any sane concurrency). */
+  /** Most sockets per host; calls beyond it queue in the agent. Default: no limit, as with fetch (the runner's concurrency is the bound). */
   maxSockets?: number;
 }
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 export function createNodeFetch(options: NodeFetchOptions = {}): FetchLike {
-  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256, scheduling: 'lifo' as const };
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? Infinity, scheduling: 'lifo' as const };
   const http = new HttpAgent(agentOptions);
   const https = new HttpsAgent(agentOptions);
   const agents = { http, https };

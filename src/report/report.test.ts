@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import stringWidth from 'string-width';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
@@ -147,6 +148,35 @@ describe('terminal summary', () => {
     expect(text).toContain('overall  mean 71.7%  weighted 65.8%  min 60.0%  (mean)');
     expect(text).toMatch(/IRP \(per input\)\s+\S{3}\s+min 33\.3% \(#1\) {2}max 100\.0% \(#2\)/);
     expect(text).toContain('FAIL: 1 failed of 2 validator(s): polite <&> "x"');
+  });
+
+  it('aligns columns by display width: wide characters and colours do not shift the table', () => {
+    const wide: ValidatorMeta[] = [
+      { name: '礼貌的回答', message: 'm', minSuccess: 0.5, weight: 1, kind: 'validator' },
+      { name: 'short', message: 'm', minSuccess: 0.5, weight: 1, kind: 'validator' },
+    ];
+    for (const color of [false, true]) {
+      const lines = formatTerminalSummary(summarize(tensor(cells), wide), meta, { color }).split('\n');
+      const strip = (l: string) => l.replace(/\x1b\[[0-9;]*m/g, ''); // eslint-disable-line no-control-regex
+      const header = strip(lines.find((l) => l.startsWith('validator'))!);
+      const rows = lines.filter((l) => l.startsWith('礼貌') || l.startsWith('short ')).map(strip);
+      // The "min" column ends at the same display column in the header and both rows (CJK = 2 columns).
+      const minEnd = (l: string) => stringWidth(l.slice(0, l.indexOf('50.0%') + 5));
+      expect(rows.map(minEnd)).toEqual([stringWidth(header.slice(0, header.indexOf('min') + 3)), stringWidth(header.slice(0, header.indexOf('min') + 3))]);
+    }
+  });
+
+  it('names the most frequent error messages under the operational figures', () => {
+    const stats = computeStats([
+      { i: 0, j: 0, outcomes: [E, E], generationError: 'openai:m: HTTP 503: overloaded', latencyMs: 1, attempts: 5 },
+      { i: 0, j: 1, outcomes: [E, E], generationError: 'openai:m: HTTP 503: overloaded', latencyMs: 1, attempts: 5 },
+      { i: 1, j: 0, outcomes: [P, E], errors: [undefined, 'validator polite: timed out after 60000 ms'], latencyMs: 1, attempts: 1, output: 'x' },
+    ]);
+    const text = formatTerminalSummary(summarize(tensor(cells), metas), { ...meta, stats });
+    expect(text).toContain('  error ×2: openai:m: HTTP 503: overloaded\n  error ×1: validator polite: timed out after 60000 ms\n');
+    const md = renderMarkdownReport(summarize(tensor(cells), metas), { ...meta, stats });
+    expect(md).toContain('- ×2: `openai:m: HTTP 503: overloaded`');
+    expect(formatTerminalSummary(summarize(tensor(cells), metas), meta)).not.toContain('error ×');
   });
 
   it('a partial run says so and how to resume it', () => {

@@ -1,3 +1,4 @@
+import stringWidth from 'string-width';
 import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { inputLabel, pct, verdictPasses, type ReportMeta } from './meta.js';
 
@@ -28,12 +29,13 @@ function paint(text: string, v: Verdict, color: boolean): string {
   return `\x1b[${code}m${text}\x1b[0m`;
 }
 
+/** Columns aligned by display width (wide CJK and emoji count 2, ANSI colours 0). */
 function table(rows: string[][], rightAlign: Set<number>): string[] {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => stripAnsi(r[c]).length)));
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => stringWidth(r[c]))));
   return rows.map((r) =>
     r
       .map((cell, c) => {
-        const pad = ' '.repeat(widths[c] - stripAnsi(cell).length);
+        const pad = ' '.repeat(widths[c] - stringWidth(cell));
         return rightAlign.has(c) ? pad + cell : cell + pad;
       })
       .join('  ')
@@ -41,10 +43,6 @@ function table(rows: string[][], rightAlign: Set<number>): string[] {
   );
 }
 
-function stripAnsi(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/\x1b\[[0-9;]*m/g, '');
-}
 
 /** Lowest and highest entries of a profile, with their index, e.g. "min 84.0% (#2)". */
 function extremes(entries: { idx: number; rate: number | null }[]): string {

@@ -5,6 +5,8 @@
  * attention mask. Weights are seeded pseudo-random, returned so a test can compute the expected output.
  */
 
+import { mulberry32 } from '../../core/testing/prng.js';
+
 // --- a minimal protobuf writer (varint, length-delimited, fixed32 floats) ---
 type Field = Uint8Array;
 
@@ -64,15 +66,8 @@ export interface TinyBert {
 }
 
 export function buildTinyBert(vocabSize: number, hidden = 8, seed = 7): TinyBert {
-  let s = seed >>> 0 || 1;
-  const rnd = () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 4294967296 - 0.5;
-  };
+  const uniform = mulberry32(seed);
+  const rnd = () => uniform() - 0.5;
   const word = new Float32Array(vocabSize * hidden).map(() => rnd());
   const type = new Float32Array(2 * hidden).map(() => rnd() * 0.1);
   const graph = msg(

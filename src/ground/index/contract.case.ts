@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../core/testing/prng.js';
 import { naiveSearch, type VectorIndex } from './flat.js';
 
 /** Shared VectorIndex contract: exact top-k by inner product, best first, against a brute-force reference. */
 export function vectorIndexContract(name: string, make: (vectors: Float32Array, dimension: number) => VectorIndex): void {
-  const rand = (seed: number) => () => {
-    seed ^= seed << 13;
-    seed >>>= 0;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    seed >>>= 0;
-    return seed / 4294967296 - 0.5;
+  const rand = (seed: number) => {
+    const u = mulberry32(seed);
+    return () => u() - 0.5;
   };
   const matrix = (n: number, d: number, seed: number) => {
     const r = rand(seed);

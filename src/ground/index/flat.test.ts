@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../core/testing/prng.js';
 import { vectorIndexContract } from './contract.case.js';
 import { FlatIPIndex, naiveSearch } from './flat.js';
 import { kernelModule, kernelModuleBytes } from './wasm-simd.js';
@@ -6,13 +7,10 @@ import { kernelModule, kernelModuleBytes } from './wasm-simd.js';
 vectorIndexContract('FlatIPIndex (WebAssembly SIMD kernel)', (v, d) => new FlatIPIndex(v, d, { kernel: 'wasm-simd' }));
 vectorIndexContract('FlatIPIndex (JavaScript kernel)', (v, d) => new FlatIPIndex(v, d, { kernel: 'js' }));
 
-const xorshift = (seed: number) => () => {
-  seed ^= seed << 13;
-  seed >>>= 0;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5;
-  seed >>>= 0;
-  return seed / 4294967296 - 0.5;
+/** Seeded uniform numbers in [-0.5, 0.5). */
+const xorshift = (seed: number) => {
+  const u = mulberry32(seed);
+  return () => u() - 0.5;
 };
 
 describe('FlatIPIndex', () => {
@@ -91,6 +89,26 @@ describe('FlatIPIndex', () => {
           expect(got[i]?.score).toBeCloseTo(want.score, 5);
         }
       });
+    }
+  });
+
+  it('bestInRanges scores a range that starts off the tile grid at the very end of the memory', () => {
+    // 928 × 16-d rows fill the WebAssembly memory to its last byte; a 4-row tile starting at row 927 reads past row 928.
+    const d = 16;
+    const n = 928;
+    const v = new Float32Array(n * d).map((_, i) => Math.sin(i * 0.37));
+    const idx = new FlatIPIndex(v, d);
+    const q = v.slice((n - 1) * d, n * d);
+    for (const start of [n - 1, n - 2, n - 3, n - 5]) {
+      const got = idx.bestInRanges(q, [[start, n]])[0];
+      let want = { id: -1, score: -Infinity };
+      for (let r = start; r < n; r++) {
+        let s = 0;
+        for (let j = 0; j < d; j++) s += q[j] * v[r * d + j];
+        if (s > want.score) want = { id: r, score: s };
+      }
+      expect(got?.id).toBe(want.id);
+      expect(got?.score).toBeCloseTo(want.score, 4);
     }
   });
 

@@ -174,7 +174,7 @@ const MAX_PAGES = 65536; // 4 GiB, the wasm32 limit
 
 /**
  * Memory layout (16-byte aligned): [out: 4 × ROW_BLOCK f32][queries: QUERY_BATCH padded rows][rows, padded
- * to a multiple of 4]. Padding is zeros, so it adds nothing to a dot product. The memory never grows after
+ * to a multiple of 4, then 4 zero rows]. Padding is zeros, so it adds nothing to a dot product. The memory never grows after
  * construction, so views on it stay valid.
  */
 export class WasmDotKernel implements DotKernel {
@@ -201,7 +201,9 @@ export class WasmDotKernel implements DotKernel {
     this.rowBytes = dp * 4;
     this.qPtr = 4 * ROW_BLOCK * 4;
     this.rowsPtr = this.qPtr + QUERY_BATCH * this.rowBytes;
-    const bytes = this.rowsPtr + Math.ceil(n / 4) * 4 * this.rowBytes;
+    // A tile of 4 rows may start at any row (bestInRanges scans ranges from any offset), so up to 3 rows past
+    // the last one are read: reserve them (zeros) beyond the rows padded to a multiple of 4.
+    const bytes = this.rowsPtr + (Math.ceil(n / 4) * 4 + 4) * this.rowBytes;
     const pages = Math.ceil(bytes / PAGE);
     if (pages > MAX_PAGES) throw new RangeError(`${n} × ${dimension} vectors exceed the 4 GiB WebAssembly memory`);
     const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
