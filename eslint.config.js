@@ -12,6 +12,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['scripts/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  {
     // The pure core must not reach the edge (GUIDE: "core/ imports nothing from the edge").
     files: ['src/core/**/*.ts'],
     rules: {

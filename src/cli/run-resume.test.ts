@@ -1,28 +1,20 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { startMockOpenAI, type MockOpenAI } from '../testing/mock-openai.js';
 import { captureCli } from './testing/capture.js';
+import { useConfigDir } from './testing/config-dir.js';
 
 // Interruptions as a user meets them, in a real child process: kill -9 then --resume, and Ctrl-C.
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'assay-cli-resume-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const tmp = useConfigDir('assay-cli-resume-');
+const config = tmp.config;
 
 const cli = (...args: string[]) => captureCli(args);
 
-function config(name: string, body: string): string {
-  const file = join(dir, name);
-  writeFileSync(file, body);
-  return file;
-}
 
 describe('assay run: kill -9 in the middle, then --resume', () => {
   let mock: MockOpenAI;
@@ -30,7 +22,7 @@ describe('assay run: kill -9 in the middle, then --resume', () => {
 
   it('resumes with nothing lost and nothing duplicated', async () => {
     mock = await startMockOpenAI({ chat: () => ({ content: 'fine', delayMs: 40 }) });
-    const store = join(dir, 'killed.db');
+    const store = join(tmp.dir(), 'killed.db');
     const body = (model: string) => `name: killed
 system: { openai: { baseURL: "${mock.baseURL}", model: ${model} } }
 inputs: ["a", "b", "c", "d", "e"]
@@ -91,7 +83,7 @@ validators:
 
   it('SIGINT stops cleanly: exit 130, run marked interrupted, finished samples kept', async () => {
     mock = await startMockOpenAI({ chat: () => ({ content: 'fine', delayMs: 40 }) });
-    const store = join(dir, 'sigint.db');
+    const store = join(tmp.dir(), 'sigint.db');
     const file = config('sigint.yaml', `name: sigint
 system: { openai: { baseURL: "${mock.baseURL}", model: m } }
 inputs: ["a", "b", "c", "d"]

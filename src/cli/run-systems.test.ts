@@ -1,30 +1,21 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../report/json.js';
 import { captureCli } from './testing/capture.js';
+import { useConfigDir } from './testing/config-dir.js';
 
 // Every kind of system under test, end to end through `assay run` as a user runs it: config file →
 // system → validators → store → reports → exit code.
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'assay-run-systems-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function write(name: string, body: string): string {
-  const file = join(dir, name);
-  writeFileSync(file, body);
-  return file;
-}
+const tmp = useConfigDir('assay-run-systems-');
+const write = tmp.config;
 
 async function run(configFile: string, ...flags: string[]): Promise<{ code: number; out: string; err: string; report: JsonReport }> {
-  const json = `${configFile}.report.json`;
-  const r = await captureCli(['run', configFile, '--store', join(dir, 'assay.db'), '--json', json, '--no-progress', ...flags]);
+  const json = join(tmp.dir(), `${basename(configFile)}.report.json`); // never next to a config in the repo
+  const r = await captureCli(['run', configFile, '--store', join(tmp.dir(), 'assay.db'), '--json', json, '--no-progress', ...flags]);
   let report: JsonReport | undefined;
   try {
     report = JSON.parse(readFileSync(json, 'utf8')) as JsonReport;
@@ -140,7 +131,7 @@ ${rule}`,
   it('replay: a malformed log line is exit 2 naming the file and line', async () => {
     write('broken.jsonl', '{"input":"hi","output":"Hello"}\n{"input":"hi","output":42}\n');
     const file = write('replay-broken.yaml', `name: replayed\nsystem: { replay: { file: broken.jsonl } }\ninputs: [hi]\nsamples: 2\n${rule}`);
-    const r = await captureCli(['run', file, '--store', join(dir, 'assay.db')]);
+    const r = await captureCli(['run', file, '--store', join(tmp.dir(), 'assay.db')]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/broken\.jsonl:2: "output": expected a string, found/);
   });

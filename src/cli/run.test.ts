@@ -1,32 +1,24 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../report/json.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { startMockOpenAI } from '../testing/mock-openai.js';
 import { captureCli } from './testing/capture.js';
+import { useConfigDir } from './testing/config-dir.js';
 
 const addFormats = addFormatsModule as unknown as (a: Ajv) => Ajv;
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 addFormats(ajv);
 const validateReport = ajv.compile(JSON.parse(readFileSync(new URL('../../schemas/report.schema.json', import.meta.url), 'utf8')) as object);
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'assay-cli-run-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const tmp = useConfigDir('assay-cli-run-');
+const config = tmp.config;
 
 const cli = (...args: string[]) => captureCli(args);
 
-function config(name: string, body: string): string {
-  const file = join(dir, name);
-  writeFileSync(file, body);
-  return file;
-}
 
 /** A simulated system whose answers always pass the contraction rule. */
 const simulated = `
@@ -40,11 +32,11 @@ inputs: ["a", "b", "c"]
 
 describe('assay run', () => {
   it('runs examples/contractions.yaml end to end (N=4, M=50): rate near 0.9, confident FAIL → exit 1, reports valid', async () => {
-    const store = join(dir, 'example.db');
-    const json = join(dir, 'example.json');
-    const junit = join(dir, 'example.xml');
-    const md = join(dir, 'example.md');
-    const html = join(dir, 'example.html');
+    const store = join(tmp.dir(), 'example.db');
+    const json = join(tmp.dir(), 'example.json');
+    const junit = join(tmp.dir(), 'example.xml');
+    const md = join(tmp.dir(), 'example.md');
+    const html = join(tmp.dir(), 'example.html');
     const r = await cli('run', 'examples/contractions.yaml', '--store', store, '--json', json, '--junit', junit, '--markdown', md, '--html', html, '--no-progress');
     expect(r.err).toMatch(/run \S+: 4 inputs × 50 samples × 1 validators on simulated/);
     expect(r.code).toBe(1);
@@ -67,7 +59,7 @@ describe('assay run', () => {
     expect(readFileSync(html, 'utf8')).toContain(report.runId);
 
     // The stored run reads back to the same report.
-    const shown = join(dir, 'shown.json');
+    const shown = join(tmp.dir(), 'shown.json');
     const s = await cli('show', report.runId, '--store', store, '--json', shown);
     expect(s.code).toBe(0);
     const again = JSON.parse(readFileSync(shown, 'utf8')) as JsonReport;
@@ -82,7 +74,7 @@ describe('assay run', () => {
 validators:
   - { name: few, predicate: "o => (o.match(/'/g) ?? []).length <= 3", minSuccess: 0.9 }
 `);
-    const r = await cli('run', file, '--store', join(dir, 'pass.db'));
+    const r = await cli('run', file, '--store', join(tmp.dir(), 'pass.db'));
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/PASS: 1 validator\(s\) meet/);
   });
@@ -94,11 +86,11 @@ validators:
   - { name: few, predicate: "o => (o.match(/'/g) ?? []).length <= 3", minSuccess: 0.95 }
 `);
     // 15 straight passes cannot show 0.95 with 95% confidence (it takes 59).
-    const strict = await cli('run', file, '--samples', '5', '--store', join(dir, 'inc.db'));
+    const strict = await cli('run', file, '--samples', '5', '--store', join(tmp.dir(), 'inc.db'));
     expect(strict.code).toBe(1);
     expect(strict.out).toMatch(/N=3 inputs × M=5 samples/);
     expect(strict.out).toMatch(/INCONCLUSIVE/);
-    const lenient = await cli('run', file, '--samples', '5', '--store', join(dir, 'inc.db'), '--allow-inconclusive');
+    const lenient = await cli('run', file, '--samples', '5', '--store', join(tmp.dir(), 'inc.db'), '--allow-inconclusive');
     expect(lenient.code).toBe(0);
   });
 
@@ -107,18 +99,18 @@ validators:
 validators:
   - { name: few, predicate: "o => true", minSuccess: 0.9 }
 `);
-    const r = await cli('run', bad, '--store', join(dir, 'bad-store', 'bad.db'));
+    const r = await cli('run', bad, '--store', join(tmp.dir(), 'bad-store', 'bad.db'));
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/bad\.yaml.*samples/);
-    expect(existsSync(join(dir, 'bad-store'))).toBe(false); // a config that does not load leaves no store behind
-    const flags = await cli('run', 'examples/contractions.yaml', '--concurrency', 'lots', '--store', join(dir, 'bad.db'));
+    expect(existsSync(join(tmp.dir(), 'bad-store'))).toBe(false); // a config that does not load leaves no store behind
+    const flags = await cli('run', 'examples/contractions.yaml', '--concurrency', 'lots', '--store', join(tmp.dir(), 'bad.db'));
     expect(flags.code).toBe(2);
     expect(flags.err).toContain('--concurrency: expected a whole number ≥ 1, found "lots"');
-    expect((await cli('run', '--store', join(dir, 'bad.db'))).code).toBe(2);
-    const resume = await cli('run', 'examples/contractions.yaml', '--resume', 'no-such-run', '--store', join(dir, 'bad.db'));
+    expect((await cli('run', '--store', join(tmp.dir(), 'bad.db'))).code).toBe(2);
+    const resume = await cli('run', 'examples/contractions.yaml', '--resume', 'no-such-run', '--store', join(tmp.dir(), 'bad.db'));
     expect(resume.code).toBe(2);
     expect(resume.err).toContain('no run with id "no-such-run"');
-    const missing = await cli('run', join(dir, 'nope.yaml'), '--store', join(dir, 'bad.db'));
+    const missing = await cli('run', join(tmp.dir(), 'nope.yaml'), '--store', join(tmp.dir(), 'bad.db'));
     expect(missing.code).toBe(2);
   });
 
@@ -132,10 +124,10 @@ samples: 3
 validators:
   - { name: any, predicate: "o => o.length > 0", minSuccess: 0.5 }
 `);
-      const json = join(dir, 'broken.json');
-      const junit = join(dir, 'broken.xml');
-      const md = join(dir, 'broken.md');
-      const db = join(dir, 'broken.db');
+      const json = join(tmp.dir(), 'broken.json');
+      const junit = join(tmp.dir(), 'broken.xml');
+      const md = join(tmp.dir(), 'broken.md');
+      const db = join(tmp.dir(), 'broken.db');
       const r = await cli('run', file, '--store', db, '--json', json, '--junit', junit, '--markdown', md);
       expect(r.code).toBe(1);
       const report = JSON.parse(readFileSync(json, 'utf8')) as JsonReport;
@@ -183,8 +175,8 @@ verifiers:
     minSuccess: 0.9
     judge: { openai: { baseURL: "${mock.baseURL}", model: judge } }
 `);
-      const store = join(dir, 'verifier.db');
-      const json = join(dir, 'verifier.json');
+      const store = join(tmp.dir(), 'verifier.db');
+      const json = join(tmp.dir(), 'verifier.json');
       const r = await cli('run', file, '--store', store, '--json', json);
       expect(r.code).toBe(1);
       const report = JSON.parse(readFileSync(json, 'utf8')) as JsonReport;
@@ -204,14 +196,14 @@ verifiers:
 
 describe('assay runs / show', () => {
   it('runs: no store yet is a usage error naming the path; show: unknown id is exit 2', async () => {
-    const r = await cli('runs', '--store', join(dir, 'absent.db'));
+    const r = await cli('runs', '--store', join(tmp.dir(), 'absent.db'));
     expect(r.code).toBe(2);
     expect(r.err).toContain('absent.db');
     const file = config('tiny.yaml', `name: tiny${simulated}samples: 1
 validators:
   - { name: any, predicate: "o => true", minSuccess: 0.5 }
 `);
-    const store = join(dir, 'tiny.db');
+    const store = join(tmp.dir(), 'tiny.db');
     await cli('run', file, '--store', store);
     await cli('run', file, '--store', store);
     const table = await cli('runs', '--store', store, '--name', 'tiny');

@@ -112,25 +112,23 @@ export async function loadExperiment(path: string, overrides: ExperimentOverride
   }
 
   const metas: ValidatorMeta[] = validators.map((v) => ({ name: v.name, message: v.message, minSuccess: v.minSuccess, weight: v.weight ?? 1, kind: 'validator', source: v.source }));
+  const name = cfg.name ?? defaultName(configPath);
+  // The run settings, the same in the experiment and in the copy stored with its runs.
+  const settings = { aggregate: cfg.aggregate, confidence: cfg.confidence, interval: cfg.interval, verdict: cfg.verdict, concurrency: cfg.concurrency, timeoutMs: cfg.timeoutMs };
   const serialisable = jsonSafe({
-    name: cfg.name ?? defaultName(configPath),
+    name,
     description: cfg.description,
     system: cfg.system,
     inputs: cfg.inputs ?? 'recorded in the replay file',
     samples,
     validators: metas,
     verifiers: cfg.verifiers,
-    aggregate: cfg.aggregate,
-    confidence: cfg.confidence,
-    interval: cfg.interval,
-    verdict: cfg.verdict,
-    concurrency: cfg.concurrency,
-    timeoutMs: cfg.timeoutMs,
+    ...settings,
     validatorTimeoutMs: cfg.validatorTimeoutMs,
   });
 
   return {
-    name: cfg.name ?? defaultName(configPath),
+    name,
     ...(cfg.description !== undefined ? { description: cfg.description } : {}),
     configPath,
     baseDir,
@@ -139,12 +137,7 @@ export async function loadExperiment(path: string, overrides: ExperimentOverride
     samples,
     validators,
     verifierConfigs: cfg.verifiers,
-    aggregate: cfg.aggregate,
-    confidence: cfg.confidence,
-    interval: cfg.interval,
-    verdict: cfg.verdict,
-    concurrency: cfg.concurrency,
-    timeoutMs: cfg.timeoutMs,
+    ...settings,
     validatorTimeoutMs: cfg.validatorTimeoutMs ?? DEFAULT_VALIDATOR_TIMEOUT_MS,
     serialisable,
     dispose: () => ownSandbox?.dispose(),
