@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -68,6 +68,9 @@ describe('assay compare', () => {
 
   it('exits 1 when a validator got significantly worse, and writes the JSON', async () => {
     const file = join(dir, 'out', 'cmp.json');
+    // Report folders must exist (checked before any work): a missing one is exit 2 naming the flag.
+    expect((await run(['compare', base.id, worse.id, '--store', db, '--json', file])).err).toMatch(/^assay: --json: expected a file in an existing folder/);
+    mkdirSync(join(dir, 'out'));
     const r = await run(['compare', base.id, worse.id, '--store', db, '--json', file]);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/format .*WORSE/);

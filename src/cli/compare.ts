@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import type { PAdjust } from '../core/compare.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { compareRuns, formatComparison } from '../report/compare.js';
 import { loadStoredRun } from '../report/load.js';
-import { openStore } from './run.js';
+import { checkReportTargets } from '../report/targets.js';
+import { ReportWriteError } from '../report/write.js';
+import { openStore, storeFile } from './run.js';
 
 interface CompareFlags {
   store?: string;
@@ -29,6 +30,7 @@ function parseAdjust(s: string | undefined): PAdjust {
 async function compareCommand(runA: string, runB: string, flags: CompareFlags): Promise<void> {
   const level = parseLevel(flags.level);
   const adjust = parseAdjust(flags.adjust);
+  checkReportTargets({ json: flags.json }, { storeFile: storeFile(flags.store) });
   const store = openStore(flags.store, true);
   try {
     const [a, b] = [await loadStoredRun(store, runA), await loadStoredRun(store, runB)];
@@ -38,8 +40,11 @@ async function compareCommand(runA: string, runB: string, flags: CompareFlags): 
     } else {
       process.stdout.write(formatComparison(result));
       if (flags.json) {
-        await mkdir(dirname(flags.json), { recursive: true });
-        await writeFile(flags.json, JSON.stringify(result, null, 2) + '\n', 'utf8');
+        try {
+          await writeFile(flags.json, JSON.stringify(result, null, 2) + '\n', 'utf8');
+        } catch (err) {
+          throw new ReportWriteError(`--json: could not write ${flags.json} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err });
+        }
       }
     }
     // A gate that compared nothing must not pass silently (e.g. two different experiments' ids).

@@ -37,6 +37,16 @@ describe('assay init', () => {
     expect((await cli('init', '--file', file, '--force')).code).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe(STARTER_CONFIG);
   });
+
+  it('a path in a missing folder (or a folder) is exit 2 naming the path, not a stack trace', async () => {
+    const missing = join(dir, 'missing', 'dir', 'assay.yaml');
+    const r = await cli('init', '--file', missing);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`assay: --file: expected a writable file path, found ${JSON.stringify(missing)}, but its folder ${join(dir, 'missing', 'dir')} does not exist\n`);
+    const folder = await cli('init', '--file', dir, '--force');
+    expect(folder.code).toBe(2);
+    expect(folder.err).toMatch(/but it is a folder/);
+  });
 });
 
 describe('the bin', () => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { existsSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 
 /** The starter experiment: runs as written (built-in simulated system), and shows each kind of validator. */
@@ -66,7 +66,13 @@ export function register(program: Command): void {
       if (existsSync(target) && !flags.force) {
         throw new UsageError(`--file: ${flags.file} already exists; expected a new file (use --force to overwrite it)`, { file: flags.file, path: '--file' });
       }
-      writeFileSync(target, STARTER_CONFIG);
+      try {
+        writeFileSync(target, STARTER_CONFIG);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        const why = code === 'ENOENT' ? `its folder ${dirname(target)} does not exist` : code === 'EISDIR' ? 'it is a folder' : `it cannot be written (${code ?? (err as Error).message})`;
+        throw new UsageError(`--file: expected a writable file path, found ${JSON.stringify(flags.file)}, but ${why}`, { file: flags.file, path: '--file' });
+      }
       process.stdout.write(
         [
           `Wrote ${flags.file}: a starter experiment against a built-in simulated system (no API key needed).`,

@@ -48,6 +48,11 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`assay: ${err.message}\n`);
       return ExitCode.USAGE;
     }
+    // A known environment problem (store or report file unusable): its message says it all, in one line.
+    if (err instanceof Error && (err as { exitCode?: unknown }).exitCode === ExitCode.INTERNAL) {
+      process.stderr.write(`assay: ${err.message}\n`);
+      return ExitCode.INTERNAL;
+    }
     process.stderr.write(`assay: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     return ExitCode.INTERNAL;
   }
@@ -69,6 +74,11 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
+  // `assay runs | head -3`: the reader went away; that is not an error, stop quietly.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(typeof process.exitCode === 'number' ? process.exitCode : ExitCode.OK);
+  });
   main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

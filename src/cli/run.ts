@@ -8,7 +8,8 @@ import { verifierFromConfig } from '../judge/index.js';
 import { createSystem } from '../providers/factory.js';
 import { exitCodeFor, reportMeta } from '../report/meta.js';
 import { formatTerminalSummary } from '../report/terminal.js';
-import { writeReports } from '../report/write.js';
+import { checkReportTargets } from '../report/targets.js';
+import { reportsToStdout, writeReports } from '../report/write.js';
 import { summaryOptionsOf } from '../run/options.js';
 import { createProgressView } from '../run/progress.js';
 import { runExperiment, validatorMeta } from '../run/runner.js';
@@ -35,16 +36,42 @@ export function positiveIntFlag(flag: string, value: string | undefined): number
   return Number(value);
 }
 
-/** Open the SQLite store (default .assay/assay.db under the working directory); a failure is a usage problem. */
+/**
+ * The store could not be opened or written (permissions, a read-only mount, a file that is not a database):
+ * an environment problem, exit 3, reported in one line naming the path.
+ */
+export class StoreError extends Error {
+  readonly exitCode = ExitCode.INTERNAL;
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StoreError';
+  }
+}
+
+/** The store file a command will use: --store, or .assay/assay.db under the working directory. */
+export function storeFile(path: string | undefined): string {
+  return path ?? defaultStorePath(process.cwd());
+}
+
+/** A SQLite failure (SQLITE_READONLY, SQLITE_FULL, …) while using the store at `file`, as a one-line StoreError. */
+export function storeFailure(file: string, err: unknown): StoreError | undefined {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
+  return new StoreError(`--store: cannot write the assay store at ${file}: ${(err as Error).message.split('\n')[0]} (${code})`, { cause: err });
+}
+
+/** Open the SQLite store (default .assay/assay.db under the working directory). A missing store for reading is exit 2, a store that cannot be opened exit 3. */
 export function openStore(path: string | undefined, readonly = false): Store {
-  const file = path ?? defaultStorePath(process.cwd());
+  const file = storeFile(path);
   if (readonly && !existsSync(file)) {
     throw new UsageError(`--store: expected an assay store at ${file}, found no file (runs are stored there by: assay run <config>)`, { file, path: '--store' });
   }
   try {
     return openSqliteStore(file, { readonly });
   } catch (err) {
-    throw new UsageError(`--store: ${(err as Error).message}`, { file, path: '--store' });
+    const code = (err as { code?: unknown; cause?: { code?: unknown } }).code ?? (err as { cause?: { code?: unknown } }).cause?.code;
+    const why = (err as Error).message.replace(/^cannot open the assay store at .*?: /, '').split('\n')[0];
+    throw new StoreError(`--store: cannot open the assay store at ${file}: ${why}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: err });
   }
 }
 
@@ -57,6 +84,8 @@ function allValidators(x: Experiment): Validator[] {
 async function runCommand(configArg: string | undefined, flags: RunFlags): Promise<void> {
   const concurrency = positiveIntFlag('--concurrency', flags.concurrency);
   const samples = positiveIntFlag('--samples', flags.samples);
+  // Report paths are checked before any call is made: a run must not be lost to an unwritable report.
+  checkReportTargets(flags, { storeFile: storeFile(flags.store) });
   // A config that does not load should leave no trace: the store (and .assay/) is opened once it has,
   // except for `--resume` without a config, which reads the config's path from the store.
   let store: Store | undefined;
@@ -97,10 +126,16 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
         process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
       },
       onProgress: (p) => progress.update(p),
-    }).finally(() => progress.stop());
+    })
+      .catch((err: unknown) => {
+        throw storeFailure(storeFile(flags.store), err) ?? err;
+      })
+      .finally(() => progress.stop());
     const summary = summarize(result.tensor, validators.map(validatorMeta), summaryOptionsOf(experiment));
     const meta = reportMeta(result.run, result.stats, { allowInconclusive: flags.allowInconclusive ?? false });
-    process.stdout.write(formatTerminalSummary(summary, meta, { color: Boolean(process.stdout.isTTY) }));
+    // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.
+    const human = reportsToStdout(flags) ? process.stderr : process.stdout;
+    human.write(formatTerminalSummary(summary, meta, { color: Boolean(human.isTTY) }));
     const written = await writeReports(flags, { run: result.run, summary, meta, tensor: result.tensor, store });
     for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
     process.exitCode = exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
@@ -118,7 +153,7 @@ export function register(program: Command): void {
     .command('run')
     .description('Run a reliability experiment: N inputs × M samples, every output checked by every validator')
     .argument('[config]', 'experiment config: assay.yaml, .json or assay.config.ts (optional with --resume)')
-    .option('--json <file>', 'write the JSON report (schemas/report.schema.json)')
+    .option('--json <file>', 'write the JSON report (schemas/report.schema.json); "-" for stdout')
     .option('--junit <file>', 'write a JUnit XML report (one testcase per validator)')
     .option('--markdown <file>', 'write a Markdown report for a CI job summary')
     .option('--html <file>', 'write a static HTML report')

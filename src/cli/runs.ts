@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadStoredRun } from '../report/load.js';
+import { loadStoredRun, type StoredRunReport } from '../report/load.js';
 import { pct } from '../report/meta.js';
 import { openStore, positiveIntFlag } from './run.js';
 
@@ -23,6 +23,8 @@ interface RunRow {
   verdict: string;
   /** Configured aggregate of validator rates. */
   overall: number | null;
+  /** Why the run could not be read (verdict "unreadable"). */
+  problem?: string;
 }
 
 /** `assay runs`: the stored runs, newest first, with their verdicts. */
@@ -41,7 +43,16 @@ export function register(program: Command): void {
         const runs = await store.listRuns({ ...(flags.name !== undefined ? { name: flags.name } : {}), ...(limit !== undefined ? { limit } : {}) });
         const rows: RunRow[] = [];
         for (const run of runs) {
-          const r = await loadStoredRun(store, run.id);
+          let r: StoredRunReport;
+          try {
+            r = await loadStoredRun(store, run.id);
+          } catch (err) {
+            // One damaged record (e.g. an impossible N×M×K from an older assay) must not hide every other run.
+            const problem = err instanceof Error ? err.message : String(err);
+            process.stderr.write(`assay: run ${run.id} cannot be read: ${problem}\n`);
+            rows.push({ id: run.id, name: run.name, status: run.status, createdAt: run.createdAt, system: run.systemId, design: { N: run.N, M: run.M, K: run.K }, done: 0, verdict: 'unreadable', overall: null, problem });
+            continue;
+          }
           const pending = r.summary.validators[0]?.counts.pending ?? 0;
           rows.push({
             id: run.id,

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { loadStoredRun } from '../report/load.js';
 import { formatTerminalSummary } from '../report/terminal.js';
-import { writeReports, type ReportTargets } from '../report/write.js';
-import { openStore } from './run.js';
+import { checkReportTargets } from '../report/targets.js';
+import { reportsToStdout, writeReports, type ReportTargets } from '../report/write.js';
+import { openStore, storeFile } from './run.js';
 
 interface ShowFlags extends ReportTargets {
   store?: string;
@@ -15,17 +16,20 @@ export function register(program: Command): void {
     .command('show')
     .description('Show a stored run: its summary table, and reports written from the store')
     .argument('<runId>', 'run id (see: assay runs)')
-    .option('--json <file>', 'write the JSON report (schemas/report.schema.json)')
+    .option('--json <file>', 'write the JSON report (schemas/report.schema.json); "-" for stdout (any report flag takes "-")')
     .option('--junit <file>', 'write a JUnit XML report')
     .option('--markdown <file>', 'write a Markdown report')
     .option('--html <file>', 'write a static HTML report')
     .option('--store <path>', 'SQLite store (default .assay/assay.db)')
     .option('--allow-inconclusive', 'treat inconclusive verdicts as accepted in the reports')
     .action(async (runId: string, flags: ShowFlags) => {
+      checkReportTargets(flags, { storeFile: storeFile(flags.store) });
       const store = openStore(flags.store, true);
       try {
         const r = await loadStoredRun(store, runId, { withStats: true, allowInconclusive: flags.allowInconclusive ?? false });
-        process.stdout.write(formatTerminalSummary(r.summary, r.meta, { color: Boolean(process.stdout.isTTY) }));
+        // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.
+        const human = reportsToStdout(flags) ? process.stderr : process.stdout;
+        human.write(formatTerminalSummary(r.summary, r.meta, { color: Boolean(human.isTTY) }));
         const written = await writeReports(flags, { ...r, store });
         for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
         process.exitCode = 0;

@@ -95,7 +95,7 @@ describe('loadExperiment: the issue example', () => {
     const e = await loadExperiment('examples/contractions.yaml', { samples: 7, concurrency: 2 });
     expect([e.samples, e.concurrency]).toEqual([7, 2]);
     e.dispose();
-    expect((await usage('examples/contractions.yaml', { samples: 0 })).message).toBe('override samples: expected an integer ≥ 1, found 0');
+    expect((await usage('examples/contractions.yaml', { samples: 0 })).message).toBe('override samples: expected an integer from 1 to 1000000, found 0');
   });
 });
 
@@ -207,5 +207,32 @@ describe('loadExperiment: JSON configs, built-in checks and verifiers', () => {
     expect(await evaluateValidator(e.validators[0], 'x', 'a', { timeoutMs: e.validatorTimeoutMs })).toMatchObject({ outcome: 'error', error: expect.stringMatching(/timed out after 50 ms/) });
     expect(Date.now() - t).toBeLessThan(1000);
     e.dispose();
+  });
+});
+
+describe('loadExperiment: design bounds (the tensor is one Uint8Array)', () => {
+  it('refuses samples above the bound, from the config or an override, naming samples and the bound', async () => {
+    const huge = await usage(write('huge.yaml', GOOD.replace('samples: 3', 'samples: 1e12')));
+    expect(huge.message).toMatch(/huge\.yaml: samples: expected an integer from 1 to 1000000, found 1000000000000 \(line 4\)/);
+    const over = await usage(write('ok.yaml', GOOD), { samples: 2_000_000 });
+    expect(over.message).toMatch(/samples: expected an integer from 1 to 1000000/);
+  });
+
+  it('refuses N×M×K above the tensor bound, naming inputs, samples and validators', async () => {
+    const inputs = JSON.stringify(Array.from({ length: 200 }, (_, i) => `q${i}`));
+    const err = await usage(write('wide.yaml', GOOD.replace('inputs: ["a", "b"]', `inputs: ${inputs}`).replace('samples: 3', 'samples: 1000000')));
+    expect(err.message).toMatch(/wide\.yaml: samples: expected inputs × samples × \(validators \+ verifiers\) ≤ 100,000,000 tensor cells, found 200 inputs × 1000000 samples × 1 validators/);
+    // Just under the bound loads.
+    const ok = await loadExperiment(write('fits.yaml', GOOD.replace('inputs: ["a", "b"]', `inputs: ${inputs}`).replace('samples: 3', 'samples: 500000')));
+    expect(ok.samples).toBe(500_000);
+    ok.dispose();
+  });
+});
+
+describe('loadExperiment: a TypeScript config that does not compile', () => {
+  it('names the esbuild error, its line and column', async () => {
+    const err = await usage(write('broken.config.ts', 'const a = 1;\nexport default {{\n'));
+    expect(err.message).toMatch(/broken\.config\.ts:2:16: expected a config module that loads, but it has a syntax error: Expected identifier but found "\{" \(line 2, column 16\)$/);
+    expect(err.where?.line).toBe(2);
   });
 });

@@ -12,6 +12,7 @@ import { builtinValidator, CheckOptionError, type CheckSpec } from '../validator
 import { DEFAULT_VALIDATOR_TIMEOUT_MS } from '../validators/evaluate.js';
 import { sandboxedValidator } from '../validators/sandboxed.js';
 import { inputsFromReplay, loadInputsFile } from './inputs.js';
+import { designProblem } from './limits.js';
 import { describeFound, explainIssues, formatPath, type LocatedMessage } from './issues.js';
 import { experimentConfigSchema, overridesSchema, type ExperimentConfig, type ExperimentOverrides, type ParsedExperimentConfig, type ValidatorConfig, type VerifierConfig } from './schema.js';
 
@@ -100,6 +101,8 @@ export async function loadExperiment(path: string, overrides: ExperimentOverride
     inputs = Array.isArray(cfg.inputs) ? (cfg.inputs as InputValue[]) : loadInputsFile(cfg.inputs.file, baseDir, { configFile: file, field: 'inputs.file' });
   }
   samples ??= 1;
+  const tooBig = designProblem(inputs.length, samples, cfg.validators.length + cfg.verifiers.length);
+  if (tooBig) throw usageError(file, [{ path: ['samples'], message: tooBig }], locate);
 
   let ownSandbox: Sandbox | undefined;
   const sandbox = (): Sandbox => options.sandbox ?? (ownSandbox ??= createSandbox());
@@ -247,7 +250,14 @@ async function importConfig(abs: string, file: string, ext: string): Promise<unk
     }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ERR_MODULE_NOT_FOUND' && !existsQuiet(abs) ? 'it does not exist' : (err as Error).message.split('\n')[0];
+    const message = err instanceof Error ? err.message : String(err);
+    // esbuild (through tsx) puts the syntax errors on the lines after "Transform failed with N error(s):".
+    const syntax = /^Transform failed/.test(message) ? /:(\d+):(\d+): ERROR: (.*)$/m.exec(message) : null;
+    if (syntax) {
+      const [, line, col, what] = syntax;
+      throw new UsageError(`${file}:${line}:${col}: expected a config module that loads, but it has a syntax error: ${what} (line ${line}, column ${col})`, { file, line: Number(line) });
+    }
+    const why = code === 'ERR_MODULE_NOT_FOUND' && !existsQuiet(abs) ? 'it does not exist' : message.split('\n')[0];
     throw new UsageError(`${file}: expected a config module that loads, but ${why}`, { file });
   }
   let value = mod.default ?? mod.config;

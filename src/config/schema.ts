@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Predicate } from '../core/validator.js';
 import { checkSchema } from '../validators/builtin.js';
+import { MAX_SAMPLES } from './limits.js';
 
 /*
  * The experiment config (YAML, JSON or assay.config.ts). Every object is strict, so a typo such as
@@ -12,6 +13,11 @@ const E01 = 'expected a number between 0 and 1';
 const unit = z.number({ error: E01 }).min(0, { error: E01 }).max(1, { error: E01 });
 const posInt = (what = 'an integer ≥ 1') => z.number({ error: `expected ${what}` }).int({ error: `expected ${what}` }).min(1, { error: `expected ${what}` });
 const nonEmpty = z.string({ error: 'expected a non-empty string' }).min(1, { error: 'expected a non-empty string' });
+const samplesSchema = z
+  .number({ error: `expected an integer from 1 to ${MAX_SAMPLES}` })
+  .int({ error: `expected an integer from 1 to ${MAX_SAMPLES}` })
+  .min(1, { error: `expected an integer from 1 to ${MAX_SAMPLES}` })
+  .max(MAX_SAMPLES, { error: `expected an integer from 1 to ${MAX_SAMPLES}` });
 const weight = z.number({ error: 'expected a positive number' }).positive({ error: 'expected a positive number' });
 
 export const inputValueSchema = z.union([z.string(), z.record(z.string(), z.unknown())], {
@@ -68,7 +74,7 @@ export const experimentConfigSchema = z.strictObject({
   /** Optional only with a `replay` system: its recorded inputs are then the inputs (see load.ts). */
   inputs: inputsSchema.optional().describe('Required, unless the system is `replay`: its recorded inputs are then the inputs.'),
   /** Default 1, or with a replay system and no inputs, the most recordings of one input. */
-  samples: posInt().optional().describe('Samples per input. Default 1; with a replay system and no inputs, the most recordings of one input.'),
+  samples: samplesSchema.optional().describe('Samples per input. Default 1; with a replay system and no inputs, the most recordings of one input.'),
   validators: z.array(validatorConfigSchema).default([]),
   verifiers: z.array(verifierConfigSchema).default([]),
   aggregate: z.enum(['mean', 'weighted', 'min']).default('mean'),
@@ -93,7 +99,7 @@ export type VerifierConfig = z.output<typeof verifierConfigSchema>;
 
 /** Command-line overrides (`--samples`, `--concurrency`, …), checked like the config keys they replace. */
 export const overridesSchema = z.strictObject({
-  samples: posInt().optional().describe('Samples per input. Default 1; with a replay system and no inputs, the most recordings of one input.'),
+  samples: samplesSchema.optional().describe('Samples per input. Default 1; with a replay system and no inputs, the most recordings of one input.'),
   concurrency: posInt().optional(),
   timeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),
   validatorTimeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),

@@ -126,6 +126,28 @@ describe('createSystem', () => {
     expect(usage({ replay: { file: 'missing.jsonl' } }).message).toMatch(/missing\.jsonl: cannot read the replay file/);
   });
 
+  it('replay: refuses an empty file, and a row whose "i" and "input" disagree, naming the line', () => {
+    writeFileSync(join(dir, 'empty.jsonl'), '\n\n');
+    expect(usage({ replay: { file: 'empty.jsonl' } }, { ...ctx, inputs: ['a', 'b'] }).message).toMatch(
+      /^assay\.yaml: system\.replay\.file: expected a replay file with at least one recorded row, found none in .*empty\.jsonl$/,
+    );
+    const inputs = ['Describe the weather.', 'Say hello.'];
+    writeFileSync(join(dir, 'contra.jsonl'), '{"i":1,"input":"Say hello.","output":"ok"}\n{"i":0,"input":"Say hello.","output":"x"}\n{"i":0,"input":"Other","output":"y"}\n');
+    expect(usage({ replay: { file: 'contra.jsonl' } }, { ...ctx, inputs }).message).toMatch(
+      /contra\.jsonl:2: "input": expected the input of "i": 0 \(the string "Describe the weather\."\), found the string "Say hello\.", which is input 1$/,
+    );
+    writeFileSync(join(dir, 'agree.jsonl'), '{"i":1,"input":"Say hello.","output":"ok"}\n');
+    expect(createSystem({ replay: { file: 'agree.jsonl' } }, { ...ctx, inputs })).toBeInstanceOf(ReplaySystem);
+  });
+
+  it('http: an unset ${VAR} in url is named as such; a url that expands to no http URL is refused', () => {
+    expect(usage({ http: { url: '${APP_URL}/chat' } }, { ...ctx, env: {} }).message).toBe(
+      'assay.yaml: system.http.url: expected the environment variable APP_URL (referenced as ${APP_URL}) to be set, found it unset',
+    );
+    expect(createSystem({ http: { url: '${APP_URL}/chat' } }, { ...ctx, env: { APP_URL: 'http://127.0.0.1:9' } })).toBeInstanceOf(HttpSystem);
+    expect(usage({ http: { url: '${APP_URL}/chat' } }, { ...ctx, env: { APP_URL: 'ftp://x' } }).message).toMatch(/system\.http\.url: expected an http:\/\/ or https:\/\/ URL, found "ftp:\/\/x\/chat"/);
+  });
+
   it('parseSystemConfig normalises shorthand; systemSchema yields a JSON Schema', () => {
     expect(parseSystemConfig({ simulated: { outputs: ['a'] } })).toEqual({ simulated: { outputs: [{ text: 'a', weight: 1 }] } });
     expect(parseSystemConfig({ http: { url: 'http://x', method: 'put' } })).toEqual({ http: { url: 'http://x', method: 'PUT' } });

@@ -80,6 +80,7 @@ function openai(o: OpenAIConfig, ctx: SystemContext): SystemUnderTest {
 
 function http(o: HttpConfig, ctx: SystemContext): SystemUnderTest {
   const url = expandAll({ url: o.url }, 'system.http', ctx).url;
+  if (!/^https?:\/\//i.test(url)) fail(ctx, 'system.http.url', `expected an http:// or https:// URL, found ${JSON.stringify(url)} (after expanding ${JSON.stringify(o.url)})`);
   return new HttpSystem({ ...o, url, headers: o.headers && expandAll(o.headers, 'system.http.headers', ctx) });
 }
 
@@ -92,11 +93,22 @@ function command(o: CommandConfig, ctx: SystemContext): SystemUnderTest {
 function replay(o: ReplayConfig, ctx: SystemContext): SystemUnderTest {
   const file = resolvePath(ctx.baseDir, o.file);
   const rows = loadReplayFile(file);
+  // An empty recording would turn every cell into an error: it is a mistake in the config, not a result.
+  if (!rows.length) fail(ctx, 'system.replay.file', `expected a replay file with at least one recorded row, found none in ${file}`);
   const inputs = ctx.inputs;
   if (inputs) {
     for (const row of rows) {
       if (row.i !== undefined && row.i >= inputs.length) {
         throw new UsageError(`${file}:${row.line}: "i": expected an input index below ${inputs.length} (the experiment has ${inputs.length} inputs), found ${row.i}`, { file, line: row.line });
+      }
+      // A row naming both must agree with itself, or its output would be filed under the wrong input.
+      if (row.i !== undefined && row.input !== undefined && inputKey(row.input) !== inputKey(inputs[row.i])) {
+        const at = inputs.findIndex((x) => inputKey(x) === inputKey(row.input as InputValue));
+        throw new UsageError(
+          `${file}:${row.line}: "input": expected the input of "i": ${row.i} (${describeValue(inputs[row.i])}), found ${describeValue(row.input)}` +
+            (at >= 0 ? `, which is input ${at}` : ', which is not one of the experiment\'s inputs'),
+          { file, line: row.line },
+        );
       }
     }
     const byInput = rows.filter((r) => r.i === undefined);

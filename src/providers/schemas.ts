@@ -30,7 +30,8 @@ const outputPath = z.string().refine(
 );
 
 export const httpOptionsSchema = z.strictObject({
-  url: z.string().regex(/^https?:\/\//i, { error: 'expected an http:// or https:// URL' }),
+  // May start with ${VAR} (e.g. ${APP_URL}/chat): the factory expands it, then checks the scheme.
+  url: z.string().regex(/^(https?:\/\/|\$\{)/i, { error: 'expected an http:// or https:// URL' }),
   method: z
     .string()
     .transform((m) => m.toUpperCase())

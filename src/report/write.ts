@@ -1,11 +1,13 @@
+import { writeFile } from 'node:fs/promises';
 import type { RunSummary } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { RunRecord, Store } from '../store/types.js';
-import { writeHtmlReport } from './html.js';
-import { writeJsonReport } from './json.js';
-import { writeJunitReport } from './junit.js';
-import { writeMarkdownReport } from './markdown.js';
+import { renderHtmlReport } from './html.js';
+import { renderJsonReport } from './json.js';
+import { renderJunitReport } from './junit.js';
+import { renderMarkdownReport } from './markdown.js';
 import type { ReportMeta } from './meta.js';
+import { REPORT_FLAGS, STDOUT, type ReportFlag } from './targets.js';
 
 export interface ReportTargets {
   json?: string;
@@ -17,28 +19,56 @@ export interface ReportTargets {
 /** Outputs are embedded in the HTML report only up to this many samples, to keep the file openable. */
 const HTML_SAMPLES_LIMIT = 5000;
 
-/** Write every requested report file from the one spine: the RunSummary and the run's metadata. */
+/**
+ * A report that could not be written after the work was done (disk full, folder removed meanwhile).
+ * Exit 3 with this one line; the run itself is already stored.
+ */
+export class ReportWriteError extends Error {
+  readonly exitCode = 3;
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ReportWriteError';
+  }
+}
+
+/** True when some report goes to stdout (`-`): the human summary must then stay off stdout. */
+export function reportsToStdout(targets: ReportTargets): boolean {
+  return REPORT_FLAGS.some((f) => targets[f] === STDOUT);
+}
+
+/**
+ * Write every requested report from the one spine: the RunSummary and the run's metadata. `-` writes to
+ * stdout. Returns the files written; a failure is a ReportWriteError naming the flag and the file.
+ */
 export async function writeReports(
   targets: ReportTargets,
   ctx: { run: RunRecord; summary: RunSummary; meta: ReportMeta; tensor: ReliabilityTensor; store: Store },
 ): Promise<string[]> {
+  const render: Record<ReportFlag, () => Promise<string>> = {
+    json: async () => renderJsonReport(ctx.summary, ctx.meta),
+    junit: async () => renderJunitReport(ctx.summary, ctx.meta),
+    markdown: async () => renderMarkdownReport(ctx.summary, ctx.meta),
+    html: async () => {
+      const samples = ctx.run.N * ctx.run.M <= HTML_SAMPLES_LIMIT ? await ctx.store.listSamples(ctx.run.id) : undefined;
+      return renderHtmlReport({ ...ctx.run, status: ctx.meta.status }, ctx.summary, ctx.tensor, samples);
+    },
+  };
   const written: string[] = [];
-  if (targets.json) {
-    await writeJsonReport(targets.json, ctx.summary, ctx.meta);
-    written.push(targets.json);
-  }
-  if (targets.junit) {
-    await writeJunitReport(targets.junit, ctx.summary, ctx.meta);
-    written.push(targets.junit);
-  }
-  if (targets.markdown) {
-    await writeMarkdownReport(targets.markdown, ctx.summary, ctx.meta);
-    written.push(targets.markdown);
-  }
-  if (targets.html) {
-    const samples = ctx.run.N * ctx.run.M <= HTML_SAMPLES_LIMIT ? await ctx.store.listSamples(ctx.run.id) : undefined;
-    await writeHtmlReport(targets.html, { ...ctx.run, status: ctx.meta.status }, ctx.summary, ctx.tensor, samples);
-    written.push(targets.html);
+  for (const flag of REPORT_FLAGS) {
+    const file = targets[flag];
+    if (!file) continue;
+    const text = await render[flag]();
+    if (file === STDOUT) {
+      process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      continue;
+    }
+    try {
+      await writeFile(file, text, 'utf8');
+    } catch (err) {
+      const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new ReportWriteError(`--${flag}: could not write ${file} (${why}); run ${ctx.run.id} is stored, write it again with: assay show ${ctx.run.id} --${flag} <file>`, { cause: err });
+    }
+    written.push(file);
   }
   return written;
 }

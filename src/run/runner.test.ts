@@ -176,6 +176,17 @@ describe('runExperiment against the mock OpenAI server', () => {
     const first = await runExperiment({ experiment: plan(['a'], 1), system, store });
     await expect(runExperiment({ experiment: plan(['a'], 2), system, store, runId: first.run.id })).rejects.toThrow(/samples: the run has 1, the config gives 2/);
     await expect(runExperiment({ experiment: plan(['a'], 1), system, store, runId: 'nope' })).rejects.toBeInstanceOf(UsageError);
+    // Same count, different content: the message says which input differs and how.
+    const four = await runExperiment({ experiment: plan(['a', 'b', 'c', 'd'], 1), system, store });
+    await expect(runExperiment({ experiment: plan(['a', 'b', 'C', 'd'], 1), system, store, runId: four.run.id })).rejects.toThrow(/inputs\[2\]: the run has "c", the config gives "C"$/);
+    await expect(runExperiment({ experiment: plan(['a', 'b'], 1), system, store, runId: four.run.id })).rejects.toThrow(/inputs: the run has 4, the config gives 2$/);
+  });
+
+  it('refuses a design too large for the tensor before creating a run record', async () => {
+    const store = new MemoryStore();
+    const system = new OpenAISystem({ baseURL: 'http://127.0.0.1:9', model: 'm' });
+    await expect(runExperiment({ experiment: plan(['a', 'b'], 1e12), system, store })).rejects.toThrow(/samples: expected inputs × samples × \(validators \+ verifiers\) ≤ 100,000,000 tensor cells, found 2 inputs × 1000000000000 samples/);
+    expect(await store.listRuns()).toEqual([]);
   });
 
   it('a provider that ignores its signal still hits the per-call deadline', async () => {

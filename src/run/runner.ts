@@ -3,6 +3,7 @@ import { Outcome, outcomeCode, type OutcomeCode } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { CheckResult, InputValue, Validator, ValidatorMeta } from '../core/validator.js';
 import { UsageError } from '../errors.js';
+import { designProblem } from '../config/limits.js';
 import { ProviderError, type Generation, type SystemUnderTest } from '../providers/types.js';
 import type { RunRecord, RunStatus, SampleRecord, Store } from '../store/types.js';
 import { evaluateValidator } from '../validators/evaluate.js';
@@ -75,6 +76,9 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 async function openRun(opts: RunOptions): Promise<RunRecord> {
   const { experiment: x, store, system } = opts;
   if (opts.runId === undefined) {
+    // Refuse a design too large to hold before the run record exists: nothing half-made is left in the store.
+    const tooBig = designProblem(x.inputs.length, x.samples, x.validators.length);
+    if (tooBig) throw new UsageError(`${x.configPath ?? 'experiment'}: samples: ${tooBig}`, { path: 'samples' });
     return store.createRun({
       name: x.name,
       config: x.serialisable ?? null,
@@ -90,7 +94,11 @@ async function openRun(opts: RunOptions): Promise<RunRecord> {
   const names = x.validators.map((v) => v.name);
   const stored = run.validators.map((v) => v.name);
   const problems: string[] = [];
-  if (run.N !== x.inputs.length || JSON.stringify(run.inputs) !== JSON.stringify(x.inputs)) problems.push(`inputs: the run has ${run.N}, the config gives ${x.inputs.length} (or they differ)`);
+  if (run.N !== x.inputs.length) problems.push(`inputs: the run has ${run.N}, the config gives ${x.inputs.length}`);
+  else {
+    const at = run.inputs.findIndex((v, i) => JSON.stringify(v) !== JSON.stringify(x.inputs[i]));
+    if (at >= 0) problems.push(`inputs[${at}]: the run has ${excerpt(JSON.stringify(run.inputs[at]))}, the config gives ${excerpt(JSON.stringify(x.inputs[at]))}`);
+  }
   if (run.M !== x.samples) problems.push(`samples: the run has ${run.M}, the config gives ${x.samples}`);
   if (JSON.stringify(names) !== JSON.stringify(stored)) problems.push(`validators: the run has [${stored.join(', ')}], the config gives [${names.join(', ')}]`);
   if (problems.length) throw new UsageError(`--resume ${run.id}: the config${x.configPath ? ` ${x.configPath}` : ''} no longer matches the stored run; ${problems.join('; ')}`);
@@ -240,6 +248,10 @@ async function callOnce(system: SystemUnderTest, input: InputValue, i: number, j
     if (onAbort) ac.signal.removeEventListener('abort', onAbort);
     aborted.catch(() => undefined);
   }
+}
+
+function excerpt(s: string, max = 60): string {
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
 function errorMessage(err: unknown): string {

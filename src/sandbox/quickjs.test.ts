@@ -85,3 +85,57 @@ describe('QuickJSSandbox under concurrent calls', () => {
     }
   });
 });
+
+describe('QuickJSSandbox: slow functions do not hold up the others', () => {
+  /** Calls f once per argument; pushes `label` to `order` as each call settles. Resolves with the values or error kinds. */
+  const calls = (f: (...a: unknown[]) => Promise<unknown>, label: string, args: unknown[], order: string[]) =>
+    Promise.all(args.map((a) => f(a).then((v) => v, (e: unknown) => (e as SandboxError).kind).finally(() => order.push(label))));
+
+  it('each function has its own worker (default pool): a looping one does not delay another at all', async () => {
+    const sb = new QuickJSSandbox({ timeoutMs: 150 });
+    try {
+      const loop = await sb.compile('o => { for (;;) {} }');
+      const ok = await sb.compile('o => o.length');
+      const order: string[] = [];
+      const looped = calls(loop, 'loop', [1, 2, 3], order);
+      expect(await calls(ok, 'ok', ['a', 'bb', 'ccc', 'dddd'], order)).toEqual([1, 2, 3, 4]);
+      expect(await looped).toEqual(['timeout', 'timeout', 'timeout']);
+      expect(order).toEqual(['ok', 'ok', 'ok', 'ok', 'loop', 'loop', 'loop']);
+    } finally {
+      sb.dispose();
+    }
+  });
+
+  it('functions sharing a worker take turns: a cheap one answers a whole batch per turn, between slow calls', async () => {
+    const sb = new QuickJSSandbox({ maxWorkers: 1 });
+    try {
+      const slow = await sb.compile('o => { const t = Date.now(); while (Date.now() - t < 60) {} return o }');
+      const cheap = await sb.compile('o => o * 2');
+      const order: string[] = [];
+      const slowed = calls(slow, 'slow', [1, 2, 3, 4, 5], order);
+      const args = Array.from({ length: 50 }, (_, i) => i);
+      expect(await calls(cheap, 'cheap', args, order)).toEqual(args.map((i) => i * 2));
+      expect(await slowed).toEqual([1, 2, 3, 4, 5]);
+      // In a FIFO all five slow calls (300 ms) would come first; one cheap call per turn would take 50 turns.
+      // A turn is a few ms of work, so a busy machine may split the batch once.
+      const thirdSlow = order.indexOf('slow', order.indexOf('slow', order.indexOf('slow') + 1) + 1);
+      expect(order.lastIndexOf('cheap')).toBeLessThan(thirdSlow);
+      expect(order[0]).toBe('slow');
+    } finally {
+      sb.dispose();
+    }
+  });
+
+  it('a time limit measures the call’s own execution, not its wait behind other calls', async () => {
+    // Eight 100 ms calls against a 250 ms limit: the last waits about 700 ms before it runs.
+    const sb = new QuickJSSandbox({ timeoutMs: 250, maxWorkers: 1 });
+    try {
+      const slow = await sb.compile('o => { const t = Date.now(); while (Date.now() - t < 100) {} return o }');
+      const t = Date.now();
+      expect(await Promise.all([1, 2, 3, 4, 5, 6, 7, 8].map((i) => slow(i)))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(Date.now() - t).toBeGreaterThanOrEqual(800);
+    } finally {
+      sb.dispose();
+    }
+  });
+});

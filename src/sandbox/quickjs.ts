@@ -1,5 +1,6 @@
 import { SandboxError } from './errors.js';
-import { type FnDef, WorkerHost } from './host.js';
+import type { FnDef } from './host.js';
+import { defaultMaxWorkers, WorkerPool } from './pool.js';
 import { DEFAULT_SANDBOX_LIMITS, type Sandbox, type SandboxedFunction, type SandboxLimits } from './types.js';
 
 export interface QuickJSSandboxOptions extends Partial<SandboxLimits> {
@@ -15,46 +16,50 @@ export interface QuickJSSandboxOptions extends Partial<SandboxLimits> {
   killGraceMs?: number;
   /** V8 heap limit of the worker thread, in MiB: a second fence besides each runtime's own heap limit. Default 256. */
   workerHeapMb?: number;
+  /**
+   * Most worker threads this sandbox starts (each compiled function gets a home worker; beyond this many
+   * functions, they share). Default: one per core, at least 2, at most 8.
+   */
+  maxWorkers?: number;
 }
 
 const DEFAULT_STACK_BYTES = 256 * 1024;
 
 /**
  * Sandbox backed by QuickJS compiled to WebAssembly: the guest has only the ECMAScript built-ins (no
- * require, process, fs, network, timers or host objects). Each sandbox owns one worker thread holding its
- * WebAssembly module, and each compiled function has its own runtime there, so one function's exhaustion
- * cannot touch another's. The worker is what makes the deadline hard: a call still running at deadline +
+ * require, process, fs, network, timers or host objects). Each compiled function has its own runtime,
+ * so one function's exhaustion cannot touch another's, on a home worker thread of the sandbox's pool
+ * (pool.ts): functions run on separate threads up to `maxWorkers`, so a slow or looping predicate does not
+ * hold up the others. The worker is what makes the deadline hard: a call still running at deadline +
  * grace has its worker terminated, and later calls transparently get a fresh one.
  *
- * Concurrent calls: when a worker is terminated, only the call it was running is rejected (as a timeout);
- * calls queued behind it are replayed on the fresh worker and answered normally.
+ * Time limits measure a call's own execution: the deadline starts when the worker starts running it, not
+ * while it waits behind other calls. When a worker is terminated, only the call it was running is rejected
+ * (as a timeout); calls queued behind it are replayed on the fresh worker and answered normally.
  */
 export class QuickJSSandbox implements Sandbox {
-  private readonly host: WorkerHost;
+  private readonly pool: WorkerPool;
   private disposed = false;
   private nextId = 0;
   private readonly defaults: SandboxLimits;
   /** A compiled function the caller dropped frees its runtime in the worker. */
-  private readonly unreachable = new FinalizationRegistry<number>((id) => this.host.forget(id));
+  private readonly unreachable = new FinalizationRegistry<number>((id) => this.pool.forget(id));
 
   constructor(options: QuickJSSandboxOptions = {}) {
     this.defaults = {
       timeoutMs: options.timeoutMs ?? DEFAULT_SANDBOX_LIMITS.timeoutMs,
       memoryBytes: options.memoryBytes ?? DEFAULT_SANDBOX_LIMITS.memoryBytes,
     };
-    this.host = new WorkerHost({
-      stackBytes: options.maxStackBytes ?? DEFAULT_STACK_BYTES,
-      graceMs: options.killGraceMs ?? 250,
-      workerHeapMb: options.workerHeapMb ?? 256,
-    });
+    const hostOptions = { stackBytes: options.maxStackBytes ?? DEFAULT_STACK_BYTES, graceMs: options.killGraceMs ?? 250, workerHeapMb: options.workerHeapMb ?? 256 };
+    this.pool = new WorkerPool(hostOptions, Math.max(1, Math.floor(options.maxWorkers ?? defaultMaxWorkers())));
   }
 
   async compile(source: string, limits: Partial<SandboxLimits> = {}): Promise<SandboxedFunction> {
     if (this.disposed) throw new SandboxError('disposed', 'the sandbox has been disposed');
     const def: FnDef = { id: ++this.nextId, source, limits: { ...this.defaults, ...stripUndefined(limits) } };
-    const compiled = await this.host.request(def);
+    const compiled = await this.pool.request(def);
     if (!compiled.ok) {
-      this.host.forget(def.id);
+      this.pool.forget(def.id);
       throw new SandboxError(compiled.kind, compiled.message);
     }
 
@@ -66,7 +71,7 @@ export class QuickJSSandbox implements Sandbox {
       } catch (err) {
         throw new SandboxError('argument', `argument cannot be copied as JSON: ${err instanceof Error ? err.message : String(err)}`);
       }
-      const reply = await this.host.request(def, json);
+      const reply = await this.pool.request(def, json);
       if (!reply.ok) throw new SandboxError(reply.kind, reply.message);
       return reply.json === undefined ? undefined : (JSON.parse(reply.json) as { v?: unknown }).v;
     };
@@ -77,7 +82,7 @@ export class QuickJSSandbox implements Sandbox {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.host.dispose();
+    this.pool.dispose();
   }
 }
 

@@ -4,7 +4,7 @@
  * interrupt handler never runs). Before each stretch of guest code it publishes the request and its
  * deadline in shared memory for the host's watchdog.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { newQuickJSWASMModule, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { SandboxError } from './errors.js';
 import { DEADLINE, nowInt32, RUNNING, type Reply, type Request, type WorkerInit } from './protocol.js';
@@ -25,7 +25,6 @@ interface Fn {
 
 const fns = new Map<number, Fn>();
 let module: QuickJSWASMModule | undefined;
-const waiting: Request[][] = [];
 /** After a fatal reply the worker only waits to be terminated. */
 let broken = false;
 
@@ -104,14 +103,72 @@ function handle(req: Request): Reply | undefined {
 }
 
 /**
- * Replies wait for the rest of a batch only briefly: one held behind a call that then loops until the
- * host terminates the worker would be lost (and replayed).
+ * Compile and call requests wait in one queue per function, and the worker serves the functions in turn:
+ * each turn runs one function's requests until its queue is empty or the turn has lasted `TURN_MS` (at
+ * least one request). A function whose calls are slow (or loop until their deadline) thus delays a
+ * neighbour on the same worker by about one of its calls per turn, however many of them are queued, while
+ * a cheap function still answers a whole batch per turn. `define` and `forget` take effect on arrival.
  */
-function run(batch: Request[]): void {
+const queues = new Map<number, Request[]>();
+const TURN_MS = 5;
+let current: number | undefined;
+let turnEnds = 0;
+
+function accept(batch: Request[]): void {
+  for (const req of batch) {
+    if (req.op === 'define' || req.op === 'forget') {
+      handle(req);
+      continue;
+    }
+    const q = queues.get(req.fn);
+    if (q) q.push(req);
+    else queues.set(req.fn, [req]);
+  }
+}
+
+/** The next request: the current turn's function while its turn lasts, else the first function in line. */
+function take(): Request | undefined {
+  if (current !== undefined) {
+    const q = queues.get(current);
+    if (q && performance.now() < turnEnds) return shift(current, q);
+    if (q) {
+      // Its turn is over: to the back of the line.
+      queues.delete(current);
+      queues.set(current, q);
+    }
+    current = undefined;
+  }
+  const first = queues.entries().next();
+  if (first.done) return undefined;
+  const [fn, q] = first.value;
+  current = fn;
+  turnEnds = performance.now() + TURN_MS;
+  return shift(fn, q);
+}
+
+/** Queues in the map are never empty. */
+function shift(fn: number, q: Request[]): Request {
+  const req = q.shift()!;
+  if (q.length === 0) queues.delete(fn);
+  return req;
+}
+
+/** Requests that arrived while guest code ran join the queues before the next pick, so the turn order is fair. */
+function drain(): void {
+  for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) accept(m.message as Request[]);
+}
+
+/**
+ * Runs queued requests until none is left. Replies wait for the next ones only briefly: one held behind a
+ * call that then loops until the host terminates the worker would be lost (and replayed).
+ */
+function pump(): void {
   let out: Reply[] = [];
   let since = 0;
-  for (const req of batch) {
-    if (broken) break;
+  while (!broken) {
+    drain();
+    const req = take();
+    if (!req) break;
     if (out.length > 0 && Date.now() - since >= 1) {
       port.postMessage(out);
       out = [];
@@ -128,8 +185,8 @@ function run(batch: Request[]): void {
 
 port.on('message', (batch: Request[]) => {
   if (broken) return;
-  if (module) run(batch);
-  else waiting.push(batch);
+  accept(batch);
+  if (module) pump();
 });
 
 /**
@@ -151,5 +208,5 @@ function warmUp(m: QuickJSWASMModule): void {
 newQuickJSWASMModule().then((m) => {
   warmUp(m);
   module = m;
-  for (const batch of waiting.splice(0)) run(batch);
+  pump();
 });

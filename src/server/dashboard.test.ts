@@ -193,3 +193,31 @@ describe('dashboard data endpoints', () => {
     expect(await missing.text()).toContain('No run with id “nope”');
   });
 });
+
+describe('dashboard over a store holding an unreadable run', () => {
+  it('lists the other runs and flags the unreadable one instead of answering 500', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'assay-dash-bad-'));
+    const path = join(d, 'assay.db');
+    const writer = openSqliteStore(path);
+    const good = await writeFixtureRun(writer, { name: 'ok', inputs: ['a'], samples: 2, validators: [{ name: 'v' }], cell: () => PASS });
+    const bad = await writeFixtureRun(writer, { name: 'broken', inputs: ['a'], samples: 2, validators: [{ name: 'v' }], cell: () => PASS });
+    // A record no tensor can be built for, as a crashed older version could leave behind.
+    writer.db.prepare('UPDATE runs SET m = ? WHERE id = ?').run(1e12, bad.id);
+    await writer.close();
+    const ro = openSqliteStore(path, { readonly: true });
+    const srv = await startServer({ port: 0, store: ro, log: false });
+    try {
+      const res = await fetch(`${srv.url}/api/runs`);
+      expect(res.status).toBe(200);
+      const runs = (await res.json()).runs as { id: string; verdict: string }[];
+      expect(runs.find((r) => r.id === good.id)?.verdict).toBe('pass');
+      expect(runs.find((r) => r.id === bad.id)?.verdict).toBe('unreadable');
+      expect((await fetch(`${srv.url}/`)).status).toBe(200);
+      expect((await fetch(`${srv.url}/healthz`)).status).toBe(200);
+    } finally {
+      await srv.close();
+      await ro.close();
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+});

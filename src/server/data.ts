@@ -53,7 +53,14 @@ export class DashboardData {
     const picked = (needle ? runs.filter((r) => r.name.toLowerCase().includes(needle)) : runs).slice(0, limit);
     const items: RunListItem[] = [];
     for (const r of picked) {
-      const loaded = await this.load(r.id);
+      let loaded: LoadedRun | undefined;
+      try {
+        loaded = await this.load(r.id);
+      } catch {
+        // One unreadable record (e.g. written by a crashed or older assay) must not take the list down.
+        items.push({ id: r.id, name: r.name, createdAt: r.createdAt, status: r.status, shape: { N: r.N, M: r.M, K: r.K }, verdict: 'unreadable', overall: { method: 'mean', value: null, mean: null, weighted: null, min: null }, allPass: null, validators: [] });
+        continue;
+      }
       if (!loaded) continue;
       const { summary } = loaded;
       const o = summary.overall;
@@ -96,7 +103,7 @@ export class DashboardData {
     if (!runs.length) return undefined;
     const loaded: LoadedRun[] = [];
     for (const r of runs) {
-      const l = await this.load(r.id);
+      const l = await this.load(r.id).catch(() => undefined); // an unreadable run is left out of the trend
       if (l) loaded.push(l);
     }
     return buildTrend(name, loaded);

@@ -1,6 +1,6 @@
 import { ReliabilityTensor } from '../core/tensor.js';
 import type { NewRun, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
-import { checkSample, DuplicateSampleError, newRunId, UnknownRunError } from './validate.js';
+import { checkSample, checkShape, DuplicateSampleError, newRunId, UnknownRunError } from './validate.js';
 
 /** In-process store (tests, library use without persistence). Same contract as the SQLite store. */
 export class MemoryStore implements Store {
@@ -8,6 +8,7 @@ export class MemoryStore implements Store {
   private samples = new Map<string, Map<string, SampleRecord>>();
 
   async createRun(run: NewRun): Promise<RunRecord> {
+    checkShape(`run ${run.name}`, run.inputs.length, run.samples, run.validators.length);
     let id = newRunId();
     while (this.runs.has(id)) id = newRunId();
     const rec: RunRecord = structuredClone({
@@ -59,6 +60,7 @@ export class MemoryStore implements Store {
 
   async loadTensor(runId: string): Promise<ReliabilityTensor> {
     const run = this.run(runId);
+    checkShape(`run ${run.id}`, run.N, run.M, run.K);
     const t = new ReliabilityTensor(run.N, run.M, run.K);
     for (const s of this.samples.get(runId)!.values()) {
       for (let k = 0; k < run.K; k++) t.set(s.i, s.j, k, s.outcomes[k]);

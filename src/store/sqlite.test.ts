@@ -133,3 +133,16 @@ ${loop}
     }, 60_000);
   }
 });
+
+describe('SqliteStore: design bounds', () => {
+  it('refuses to create a run whose tensor could not be allocated, and loadTensor of such a stored record fails with a clear error', async () => {
+    const path = freshPath();
+    const s = openSqliteStore(path);
+    await expect(s.createRun(newRun({ samples: 1e12 }))).rejects.toThrow(/tensor cells, found 2 inputs × 1000000000000 samples × 2 validators/);
+    expect(await s.listRuns()).toEqual([]);
+    const run = await s.createRun(newRun());
+    s.db.prepare('UPDATE runs SET m = ? WHERE id = ?').run(1e12, run.id);
+    await expect(s.loadTensor(run.id)).rejects.toThrow(new RegExp(`run ${run.id}: expected inputs × samples`));
+    await s.close();
+  });
+});

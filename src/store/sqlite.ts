@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { ReliabilityTensor } from '../core/tensor.js';
 import { SCHEMA, SCHEMA_VERSION, sampleParams, toRun, toSample, type RunRow, type SampleRow } from './sqlite-rows.js';
 import type { NewRun, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
-import { checkSample, DuplicateSampleError, newRunId, UnknownRunError } from './validate.js';
+import { checkSample, checkShape, DuplicateSampleError, newRunId, UnknownRunError } from './validate.js';
 
 /** Where runs live unless configured: `.assay/assay.db` under the working directory. */
 export function defaultStorePath(cwd: string = process.cwd()): string {
@@ -120,6 +120,7 @@ export class SqliteStore implements Store {
   }
 
   async createRun(run: NewRun): Promise<RunRecord> {
+    checkShape(`run ${run.name}`, run.inputs.length, run.samples, run.validators.length);
     this.flush();
     const row = {
       name: run.name,
@@ -214,6 +215,7 @@ export class SqliteStore implements Store {
   async loadTensor(runId: string): Promise<ReliabilityTensor> {
     this.flush();
     const run = this.run(runId);
+    checkShape(`run ${run.id}`, run.N, run.M, run.K);
     const t = new ReliabilityTensor(run.N, run.M, run.K);
     for (const row of this.stmts.cells.iterate(runId) as Iterable<{ i: number; j: number; outcomes: Buffer }>) {
       t.cells.set(row.outcomes, t.index(row.i, row.j, 0));

@@ -1,3 +1,4 @@
+import { designProblem } from '../config/limits.js';
 import type { RunRecord, SampleRecord } from './types.js';
 
 /** Shared checks every adapter applies before writing a sample, so stored data stays consistent. */
@@ -32,4 +33,10 @@ export class UnknownRunError extends Error {
     super(`no run with id "${runId}" in the store`);
     this.name = 'UnknownRunError';
   }
+}
+
+/** A run's N×M×K must be a tensor this process can allocate; refused at createRun, guarded at loadTensor. */
+export function checkShape(what: string, N: number, M: number, K: number): void {
+  const problem = designProblem(N, M, K);
+  if (problem) throw new RangeError(`${what}: ${problem}`);
 }

@@ -1,16 +1,26 @@
 import type { CheckResult, InputValue, Validator } from '../core/validator.js';
-import { requireBoolean } from './sandboxed.js';
+import { enforcesOwnTimeLimit, requireBoolean } from './sandboxed.js';
 
 export interface EvaluateOptions {
   /** Time limit for this evaluation in ms; the validator's own `timeoutMs` takes precedence. */
   timeoutMs?: number;
   /** Run cancellation (Ctrl-C); an aborted evaluation is an `error`. */
   signal?: AbortSignal;
+  /** Overall bound for a sandboxed predicate, waiting included; default `SANDBOX_WAIT_BOUND_MS`. */
+  sandboxWaitMs?: number;
 }
 
 export const DEFAULT_VALIDATOR_TIMEOUT_MS = 5000;
 /** Verifiers call an LLM judge: the default per-call limit of a provider. */
 export const DEFAULT_VERIFIER_TIMEOUT_MS = 60_000;
+/**
+ * A sandboxed predicate's time limit is enforced inside the sandbox from when it starts running; before
+ * that it may wait for its worker behind other calls (its own earlier ones, or another predicate's on a
+ * shared worker), which is not its fault. Only this overall bound, 10 minutes from the call (or the
+ * predicate's own limit if longer), ends such a wait as an `error`, so a sandbox that never answers cannot
+ * hang a run.
+ */
+export const SANDBOX_WAIT_BOUND_MS = 10 * 60_000;
 
 /**
  * Checks one output with one validator. Uses `evaluate` (verifiers) when present, else `predicate`.
@@ -18,6 +28,8 @@ export const DEFAULT_VERIFIER_TIMEOUT_MS = 60_000;
  * a timeout or an abort is `{ outcome: 'error', error }`.
  */
 export async function evaluateValidator(v: Validator, output: string, input: InputValue, options: EvaluateOptions = {}): Promise<CheckResult> {
+  // A sandboxed predicate's own limit is enforced in the sandbox, from when it starts running.
+  const ownLimit = !v.evaluate && enforcesOwnTimeLimit(v.predicate);
   const timeoutMs = v.timeoutMs ?? options.timeoutMs ?? (v.kind === 'verifier' ? DEFAULT_VERIFIER_TIMEOUT_MS : DEFAULT_VALIDATOR_TIMEOUT_MS);
   if (options.signal?.aborted) return { outcome: 'error', error: `validator ${v.name}: aborted` };
   const failed = (err: unknown): CheckResult => ({ outcome: 'error', error: `validator ${v.name}: ${err instanceof Error ? err.message : String(err)}` });
@@ -32,7 +44,10 @@ export async function evaluateValidator(v: Validator, output: string, input: Inp
     } catch (err) {
       return failed(err);
     }
-    return race(Promise.resolve(result).then(verdict, failed), v.name, timeoutMs, options.signal);
+    const work = Promise.resolve(result).then(verdict, failed);
+    if (!ownLimit) return race(work, v.name, timeoutMs, options.signal);
+    const bound = Math.max(v.timeoutMs ?? 0, options.sandboxWaitMs ?? SANDBOX_WAIT_BOUND_MS);
+    return race(work, v.name, bound, options.signal, undefined, 'got no answer from the sandbox within');
   }
 
   // Verifiers get a signal that fires on the deadline as well as on the run's cancellation.
@@ -43,13 +58,13 @@ export async function evaluateValidator(v: Validator, output: string, input: Inp
   return race(work, v.name, timeoutMs, options.signal, () => deadline.abort());
 }
 
-function race(work: Promise<CheckResult>, name: string, timeoutMs: number, signal?: AbortSignal, onTimeout?: () => void): Promise<CheckResult> {
+function race(work: Promise<CheckResult>, name: string, timeoutMs: number, signal?: AbortSignal, onTimeout?: () => void, what = 'timed out after'): Promise<CheckResult> {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<CheckResult>((resolve) => {
     timer = setTimeout(() => {
       onTimeout?.();
-      resolve({ outcome: 'error', error: `validator ${name}: timed out after ${timeoutMs} ms` });
+      resolve({ outcome: 'error', error: `validator ${name}: ${what} ${timeoutMs} ms` });
     }, timeoutMs);
     onAbort = () => resolve({ outcome: 'error', error: `validator ${name}: aborted` });
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -1,4 +1,4 @@
-import type { InputValue, Validator } from '../core/validator.js';
+import type { InputValue, Predicate, Validator } from '../core/validator.js';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.js';
 import { validatorFromHeader, type ValidatorHeader } from './builtin.js';
 
@@ -10,11 +10,24 @@ import { validatorFromHeader, type ValidatorHeader } from './builtin.js';
  * The predicate must return a boolean (or a promise of one). Anything else — `undefined` from a
  * forgotten `return`, a match array, a number — is an `error` outcome, not a pass or a fail by
  * truthiness: a rule that does not say yes or no has not been checked.
+ *
+ * Its time limit is enforced by the sandbox, measured from when the predicate starts running; time spent
+ * waiting for a sandbox worker behind other calls does not count (see `SANDBOX_WAIT_BOUND_MS`).
  */
 export async function sandboxedValidator(header: ValidatorHeader, source: string, sandbox: Sandbox, limits: Partial<SandboxLimits> = {}): Promise<Validator> {
   // The validator's own limit, else the experiment's, else the sandbox default.
   const fn = await sandbox.compile(source, header.timeoutMs !== undefined ? { ...limits, timeoutMs: header.timeoutMs } : limits);
-  return validatorFromHeader(header, source, async (output: string, input: InputValue) => requireBoolean(await fn(output, input)));
+  const predicate = async (output: string, input: InputValue) => requireBoolean(await fn(output, input));
+  selfTimed.add(predicate);
+  return validatorFromHeader(header, source, predicate);
+}
+
+/** Predicates whose time limit the sandbox enforces (keyed by function, so copies of a Validator keep it). */
+const selfTimed = new WeakSet<Predicate>();
+
+/** Whether the predicate's own time limit is enforced where it runs (a sandboxed predicate). */
+export function enforcesOwnTimeLimit(predicate: Predicate): boolean {
+  return selfTimed.has(predicate);
 }
 
 /** Throws (so the outcome is `error`) unless the predicate gave a boolean. */
