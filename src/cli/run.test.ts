@@ -157,9 +157,10 @@ validators:
     // One server plays both the system (model "sut") and the judge (model "judge").
     const mock = await startMockOpenAI({
       chat: (b) => {
-        if (b.model === 'sut') return { content: String(b.messages.at(-1)?.content) === 'rude' ? 'Go away.' : 'Hello, happy to help!' };
+        const usage = b.model === 'sut' ? { prompt_tokens: 10, completion_tokens: 5 } : { prompt_tokens: 100, completion_tokens: 7 };
+        if (b.model === 'sut') return { content: String(b.messages.at(-1)?.content) === 'rude' ? 'Go away.' : 'Hello, happy to help!', usage };
         const text = JSON.stringify(b.messages);
-        return { content: JSON.stringify(text.includes('Go away') ? { verdict: 'FAIL', reasons: ['dismissive'] } : { verdict: 'PASS', reasons: ['friendly'] }) };
+        return { content: JSON.stringify(text.includes('Go away') ? { verdict: 'FAIL', reasons: ['dismissive'] } : { verdict: 'PASS', reasons: ['friendly'] }), usage };
       },
     });
     try {
@@ -188,6 +189,8 @@ verifiers:
       const sample = await s.getSample(report.runId, 1, 0);
       await s.close();
       expect(sample?.reasons?.[1]).toEqual(['dismissive']);
+      // a sample's tokens are its generation's plus its verifier's
+      expect(sample?.usage).toEqual({ promptTokens: 110, completionTokens: 12 });
     } finally {
       await mock.close();
     }

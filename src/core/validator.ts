@@ -14,6 +14,8 @@ export interface CheckResult {
   reasons?: string[];
   /** Why the outcome is `error`. */
   error?: string;
+  /** Tokens an LLM check (a verifier) spent; the runner adds them to the sample's usage. */
+  usage?: { promptTokens: number; completionTokens: number };
 }
 
 export interface Validator {

@@ -116,7 +116,8 @@ export function verifierFromJudge(
     },
     evaluate: async (output: string, input: InputValue, signal: AbortSignal): Promise<CheckResult> => {
       const v = await judge.verify(input, output, signal);
-      return v.outcome === 'error' ? { outcome: 'error', error: v.error, reasons: [] } : { outcome: v.outcome, reasons: v.reasons };
+      const usage = v.usage ? { usage: v.usage } : {};
+      return v.outcome === 'error' ? { outcome: 'error', error: v.error, reasons: [], ...usage } : { outcome: v.outcome, reasons: v.reasons, ...usage };
     },
   };
 }

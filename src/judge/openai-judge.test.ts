@@ -107,13 +107,17 @@ describe('OpenAI-compatible judge', () => {
 
 describe('verifierFromConfig', () => {
   it('builds a verifier column whose evaluate returns reasons', async () => {
-    mock = await startMockOpenAI({ chat: () => ({ content: '```json\n{"verdict": "fail", "reasons": ["No greeting."]}\n```' }) });
+    mock = await startMockOpenAI({ chat: () => ({ content: '```json\n{"verdict": "fail", "reasons": ["No greeting."]}\n```', usage: { prompt_tokens: 42, completion_tokens: 9 } }) });
     const v = verifierFromConfig(
       { name: 'polite', minSuccess: 0.9, weight: 2, instructions: 'Greet the user.', judge: { openai: { baseURL: mock.baseURL, model: 'j' } } },
       { retry: fast, env: {} },
     );
     expect(v).toMatchObject({ name: 'polite', kind: 'verifier', minSuccess: 0.9, weight: 2 });
-    expect(await v.evaluate!('Answer.', 'Hello?', new AbortController().signal)).toEqual({ outcome: 'fail', reasons: ['No greeting.'] });
+    expect(await v.evaluate!('Answer.', 'Hello?', new AbortController().signal)).toEqual({
+      outcome: 'fail',
+      reasons: ['No greeting.'],
+      usage: { promptTokens: 42, completionTokens: 9 },
+    });
     expect(await v.predicate('Answer.', 'Hello?')).toBe(false);
   });
 

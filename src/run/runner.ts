@@ -4,7 +4,7 @@ import type { ReliabilityTensor } from '../core/tensor.js';
 import type { CheckResult, InputValue, Validator, ValidatorMeta } from '../core/validator.js';
 import { UsageError } from '../errors.js';
 import { designProblem } from '../config/limits.js';
-import { ProviderError, type Generation, type SystemUnderTest } from '../providers/types.js';
+import { ProviderError, type Generation, type SystemUnderTest, type TokenUsage } from '../providers/types.js';
 import type { RunRecord, RunStatus, SampleRecord, Store } from '../store/types.js';
 import { evaluateValidator } from '../validators/evaluate.js';
 import { limitedWorkers } from './limit.js';
@@ -63,6 +63,19 @@ export interface RunResult {
   /** The run's complete tensor (stored samples, including those of earlier processes on resume). */
   tensor: ReliabilityTensor;
   stats: RunStats;
+}
+
+/** Tokens spent on one sample: its generation plus every verifier's calls (all of it is cost). */
+function sampleUsage(gen: Generation, results: CheckResult[]): { usage?: TokenUsage } {
+  const checks = results.filter((r) => r.usage);
+  if (!gen.usage && checks.length === 0) return {};
+  let promptTokens = gen.usage?.promptTokens ?? 0;
+  let completionTokens = gen.usage?.completionTokens ?? 0;
+  for (const r of checks) {
+    promptTokens += r.usage!.promptTokens;
+    completionTokens += r.usage!.completionTokens;
+  }
+  return { usage: { promptTokens, completionTokens } };
 }
 
 export function validatorMeta(v: Validator): ValidatorMeta {
@@ -181,7 +194,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
       ...(hasReasons ? { reasons: results.map((r) => r.reasons) } : {}),
       latencyMs: gen.latencyMs,
       attempts,
-      ...(gen.usage ? { usage: gen.usage } : {}),
+      ...sampleUsage(gen, results),
     };
   };
 
