@@ -14,3 +14,4 @@ export * from './retry.js';
 export * from './retry-tensor.js';
 export * from './independence.js';
 export * from './compare.js';
+export * from './prng.js';

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import type { Counts, Interval, RateWithCI, RunSummary, SummaryOptions, Verdict } from '../core/summary-types.js';
+import type { InputSummary, IterationSummary, RateWithCI, RunSummary, SummaryOptions, ValidatorSummary, Verdict } from '../core/summary-types.js';
 import type { InputValue } from '../core/validator.js';
 import type { RunStats } from '../run/stats.js';
 import type { RunStatus } from '../store/types.js';
@@ -11,12 +11,8 @@ import type { ReportMeta } from './meta.js';
  */
 export const REPORT_SCHEMA_VERSION = 1;
 
-export interface JsonRate {
-  /** pass / (pass + fail); null when no cell was decided. */
-  rate: number | null;
-  ci: Interval | null;
-  counts: Counts;
-}
+/** A rate in the report is the summary's own: pass / (pass + fail), its interval and its counts. */
+export type JsonRate = RateWithCI;
 
 export interface JsonReport {
   schemaVersion: 1;
@@ -33,20 +29,11 @@ export interface JsonReport {
   verdict: Verdict;
   /** Whether the run's verdicts let CI pass (the exit code is 0 exactly when this is true and the run finished). */
   passed: boolean;
-  validators: (JsonRate & {
-    k: number;
-    name: string;
-    message: string;
-    kind: 'validator' | 'verifier';
-    minSuccess: number;
-    weight: number;
-    verdict: Verdict;
-    samplesToDecide?: number;
-  })[];
-  /** IRP: one entry per input i. */
-  inputs: (JsonRate & { i: number; input?: InputValue; allPass: JsonRate; perValidator: JsonRate[] })[];
+  validators: ValidatorSummary[];
+  /** IRP: one entry per input i, with the input itself. */
+  inputs: (InputSummary & { input?: InputValue })[];
   /** ORP: one entry per iteration j. */
-  iterations: (JsonRate & { j: number })[];
+  iterations: IterationSummary[];
   allOutputs: JsonRate;
   allPass: JsonRate;
   overall: RunSummary['overall'];

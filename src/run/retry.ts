@@ -33,17 +33,8 @@ export interface RetryOptions {
 
 export const DEFAULT_RETRY = { retries: 4, baseMs: 500, maxMs: 30_000, maxRetryAfterMs: 120_000 } as const;
 
-/** Small seeded PRNG (mulberry32): deterministic jitter for tests and simulations. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded uniform source for deterministic jitter in tests and simulations. */
+export { mulberry32 as seededRandom } from '../core/prng.js';
 
 /** Backoff before attempt `attempt + 1` after `attempt` failures (attempt is 1-based). */
 export function backoffDelay(attempt: number, error: ProviderError, opts: RetryOptions = {}): number {

@@ -43,4 +43,4 @@ export async function writeFixtureRun(store: Store, f: FixtureRun): Promise<RunR
 }
 
 /** Deterministic pseudo-random numbers for seeded fixtures (mulberry32). */
-export { mulberry32 as seeded } from '../core/testing/prng.js';
+export { mulberry32 as seeded } from '../core/prng.js';

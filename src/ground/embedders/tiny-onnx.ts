@@ -5,7 +5,7 @@
  * attention mask. Weights are seeded pseudo-random, returned so a test can compute the expected output.
  */
 
-import { mulberry32 } from '../../core/testing/prng.js';
+import { mulberry32 } from '../../core/prng.js';
 
 // --- a minimal protobuf writer (varint, length-delimited, fixed32 floats) ---
 type Field = Uint8Array;
