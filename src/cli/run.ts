@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { loadExperiment, type Experiment } from '../config/index.js';
 import { summarize } from '../core/summarize.js';
 import type { Validator } from '../core/validator.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { AssayError, ExitCode, UsageError } from '../errors.js';
 import { verifierFromConfig } from '../judge/index.js';
 import { createSystem } from '../providers/factory.js';
 import { exitCodeFor, reportMeta } from '../report/meta.js';
@@ -40,10 +40,9 @@ export function positiveIntFlag(flag: string, value: string | undefined): number
  * The store could not be opened or written (permissions, a read-only mount, a file that is not a database):
  * an environment problem, exit 3, reported in one line naming the path.
  */
-export class StoreError extends Error {
-  readonly exitCode = ExitCode.INTERNAL;
+export class StoreError extends AssayError {
   constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+    super(message, ExitCode.INTERNAL, options);
     this.name = 'StoreError';
   }
 }

@@ -1,4 +1,5 @@
 import { designProblem } from '../config/limits.js';
+import { AssayError, ExitCode } from '../errors.js';
 import type { RunRecord, SampleRecord } from './types.js';
 
 /** Shared checks every adapter applies before writing a sample, so stored data stays consistent. */
@@ -21,16 +22,16 @@ export function newRunId(now = new Date()): string {
   return `${stamp}-${rand}`;
 }
 
-export class DuplicateSampleError extends Error {
+export class DuplicateSampleError extends AssayError {
   constructor(runId: string, i: number, j: number) {
-    super(`run ${runId}: sample (${i}, ${j}) is already stored`);
+    super(`run ${runId}: sample (${i}, ${j}) is already stored`, ExitCode.INTERNAL);
     this.name = 'DuplicateSampleError';
   }
 }
 
-export class UnknownRunError extends Error {
+export class UnknownRunError extends AssayError {
   constructor(runId: string) {
-    super(`no run with id "${runId}" in the store`);
+    super(`no run with id "${runId}" in the store (list them with: assay runs)`, ExitCode.USAGE);
     this.name = 'UnknownRunError';
   }
 }
