@@ -18,6 +18,20 @@ describe('TimeSlicer', () => {
     expect([patient.yields, eager.yields]).toEqual([0, 1]);
   });
 
+  it('hands out one turn per event-loop iteration, so I/O is polled between any two slices', async () => {
+    const order: string[] = [];
+    const slicers = [0, 1, 2].map(() => new TimeSlicer(undefined, 0));
+    const done = slicers.map(async (s, i) => {
+      await s.checkIn();
+      order.push(`slice ${i}`);
+      for (const t0 = performance.now(); performance.now() - t0 < 3; ); // a slice of work
+    });
+    // The timer is due once the first slice has run: the next iteration's timers phase runs it, before slice 1.
+    setTimeout(() => order.push('timer'), 1);
+    await Promise.all(done);
+    expect(order).toEqual(['slice 0', 'timer', 'slice 1', 'slice 2']);
+  });
+
   it("throws the signal's reason at the first check-in after an abort", async () => {
     const ctrl = new AbortController();
     const slicer = new TimeSlicer(ctrl.signal, 0);
