@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as assay from './index.js';
 
 const API_DOC = readFileSync(join(import.meta.dirname, '..', 'docs', 'api.md'), 'utf8');
