@@ -5,6 +5,7 @@ import { ReliabilityTensor } from '../core/tensor.js';
 import { SCHEMA, SCHEMA_VERSION, sampleParams, toRun, toSample, type RunRow, type SampleRow } from './sqlite-rows.js';
 import type { NewRun, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
 import { checkSample, checkShape, DuplicateSampleError, newRunId, UnknownRunError } from './validate.js';
+import { nativeModuleProblem } from './sqlite-native.js';
 
 /** Where runs live unless configured: `.assay/assay.db` under the working directory. */
 export function defaultStorePath(cwd: string = process.cwd()): string {
@@ -48,7 +49,7 @@ export class SqliteStore implements Store {
     try {
       this.db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
     } catch (err) {
-      throw new Error(`cannot open the assay store at ${path}: ${(err as Error).message}`, { cause: err });
+      throw new Error(`cannot open the assay store at ${path}: ${nativeModuleProblem(err) ?? (err as Error).message}`, { cause: err });
     }
     this.db.pragma('busy_timeout = 5000');
     if (!options.readonly) {
