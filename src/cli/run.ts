@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
+import { findDefaultConfig } from '../config/default-file.js';
 import { loadExperiment, type Experiment } from '../config/index.js';
 import { summarize } from '../core/summarize.js';
 import type { Validator } from '../core/validator.js';
@@ -13,6 +14,7 @@ import { reportsToStdout, writeReports } from '../report/write.js';
 import { summaryOptionsOf } from '../run/options.js';
 import { createProgressView } from '../run/progress.js';
 import { runExperiment, validatorMeta } from '../run/runner.js';
+import { resolveRunId } from '../store/resolve.js';
 import { defaultStorePath, openSqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/types.js';
 
@@ -100,28 +102,35 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
   };
   try {
     let configPath = configArg;
-    if (configPath === undefined) {
-      if (flags.resume === undefined) throw new UsageError('assay run: expected a config file (e.g. assay run assay.yaml), found none');
+    // `latest` or the start of an id name the run to resume; the store is opened for it before the config loads.
+    let resume: string | undefined;
+    if (flags.resume !== undefined) {
       store = openStore(flags.store);
-      const prior = await store.getRun(flags.resume);
-      if (!prior) throw new UsageError(`--resume: no run with id "${flags.resume}" in the store (list them with: assay runs)`, { path: '--resume' });
-      if (!prior.configPath) throw new UsageError(`--resume ${flags.resume}: the run has no config file on record; give it: assay run <config> --resume ${flags.resume}`);
-      configPath = prior.configPath;
+      resume = await resolveRunId(store, flags.resume, '--resume');
+    }
+    if (configPath === undefined) {
+      if (resume === undefined) configPath = findDefaultConfig(process.cwd());
+      else {
+        const prior = (await store!.getRun(resume))!;
+        if (!prior.configPath) throw new UsageError(`--resume ${resume}: the run has no config file on record; give it: assay run <config> --resume ${resume}`);
+        configPath = prior.configPath;
+      }
     }
     experiment = await loadExperiment(configPath, { ...(samples !== undefined ? { samples } : {}), ...(concurrency !== undefined ? { concurrency } : {}) });
     store ??= openStore(flags.store);
     const validators = allValidators(experiment);
-    system = createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs });
+    const warn = (m: string) => process.stderr.write(`assay: warning: ${m}\n`);
+    system = createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs, samples: experiment.samples, warn });
     const progress = createProgressView(process.stderr, flags.progress === false ? false : undefined);
     process.on('SIGINT', onSigint);
     const result = await runExperiment({
       experiment: { ...experiment, validators },
       system,
       store,
-      ...(flags.resume !== undefined ? { runId: flags.resume } : {}),
+      ...(resume !== undefined ? { runId: resume } : {}),
       signal: ac.signal,
       onStart: (run, p) => {
-        const resumed = flags.resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
+        const resumed = resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
         process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
       },
       onProgress: (p) => progress.update(p),
@@ -131,7 +140,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       })
       .finally(() => progress.stop());
     const summary = summarize(result.tensor, validators.map(validatorMeta), summaryOptionsOf(experiment));
-    const meta = reportMeta(result.run, result.stats, { allowInconclusive: flags.allowInconclusive ?? false });
+    const meta = reportMeta(result.run, result.stats, { allowInconclusive: flags.allowInconclusive ?? false, ...(flags.store !== undefined ? { store: flags.store } : {}) });
     // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.
     const human = reportsToStdout(flags) ? process.stderr : process.stdout;
     human.write(formatTerminalSummary(summary, meta, { color: Boolean(human.isTTY) }));
@@ -151,14 +160,14 @@ export function register(program: Command): void {
   program
     .command('run')
     .description('Run a reliability experiment: N inputs × M samples, every output checked by every validator')
-    .argument('[config]', 'experiment config: assay.yaml, .json or assay.config.ts (optional with --resume)')
+    .argument('[config]', 'experiment config: assay.yaml, .json or assay.config.ts (default: the one of them in this folder; with --resume, the run\'s own)')
     .option('--json <file>', 'write the JSON report (schemas/report.schema.json); "-" for stdout')
     .option('--junit <file>', 'write a JUnit XML report (one testcase per validator)')
     .option('--markdown <file>', 'write a Markdown report for a CI job summary')
     .option('--html <file>', 'write a static HTML report')
     .option('--concurrency <n>', 'most generation calls in flight at once (overrides the config)')
     .option('--samples <m>', 'samples per input (overrides the config)')
-    .option('--resume <runId>', 'finish an interrupted run: stored samples are kept, the rest are run')
+    .option('--resume <runId>', 'finish an interrupted run (its id, "latest" or the start of its id): stored samples are kept, the rest are run')
     .option('--store <path>', 'SQLite store (default .assay/assay.db)')
     .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode)')
     .option('--no-progress', 'no progress bar, plain progress lines')
