@@ -1,7 +1,7 @@
 import type { InputValue } from '../core/validator.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/types.js';
-import type { Attempt, AttemptSink, GuardResult } from './types.js';
+import type { AttemptSink, GuardResult } from './types.js';
 
 /**
  * The guard's attempt log lives in the Store (guard_calls and guard_attempts, in SQLite or PostgreSQL):
