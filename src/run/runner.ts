@@ -1,15 +1,18 @@
 import { setMaxListeners } from 'node:events';
-import { Outcome, outcomeCode, type OutcomeCode } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
-import type { CheckResult, InputValue, Validator, ValidatorMeta } from '../core/validator.js';
+import type { InputValue, Validator, ValidatorMeta } from '../core/validator.js';
 import { UsageError } from '../errors.js';
 import { designProblem } from '../config/limits.js';
-import { ProviderError, type Generation, type SystemUnderTest, type TokenUsage } from '../providers/types.js';
-import type { RunRecord, RunStatus, SampleRecord, Store } from '../store/types.js';
+import { ProviderError, type SystemUnderTest } from '../providers/types.js';
+import type { RunRecord, RunStatus, Store } from '../store/types.js';
 import { evaluateValidator } from '../validators/evaluate.js';
 import { limitedWorkers } from './limit.js';
-import { callWithRetry, type RetryOptions } from './retry.js';
+import type { RetryOptions } from './retry.js';
+import { executeSample, type EvaluateFn, type SampleContext } from './sample.js';
 import { StatsAccumulator, type RunStats } from './stats.js';
+import { firstDecision, settledBy, type StopDecision, type StopRule } from './stop.js';
+
+export type { EvaluateFn } from './sample.js';
 
 /** What the runner needs of an experiment; a loaded `Experiment` (src/config) fits it as it is. */
 export interface RunPlan {
@@ -35,8 +38,6 @@ export interface RunProgress {
   retries: number;
 }
 
-export type EvaluateFn = (v: Validator, output: string, input: InputValue, opts: { timeoutMs?: number; signal: AbortSignal }) => Promise<CheckResult>;
-
 export interface RunOptions {
   experiment: RunPlan;
   system: SystemUnderTest;
@@ -55,6 +56,8 @@ export interface RunOptions {
   retry?: Omit<RetryOptions, 'signal'>;
   /** How one validator is checked; default: `evaluateValidator` (src/validators). */
   evaluate?: EvaluateFn;
+  /** Rules that may end the run early (sequential verdicts, budgets, fail-fast); see stop.ts. */
+  stopRules?: readonly StopRule[];
 }
 
 export interface RunResult {
@@ -63,19 +66,8 @@ export interface RunResult {
   /** The run's complete tensor (stored samples, including those of earlier processes on resume). */
   tensor: ReliabilityTensor;
   stats: RunStats;
-}
-
-/** Tokens spent on one sample: its generation plus every verifier's calls (all of it is cost). */
-function sampleUsage(gen: Generation, results: CheckResult[]): { usage?: TokenUsage } {
-  const checks = results.filter((r) => r.usage);
-  if (!gen.usage && checks.length === 0) return {};
-  let promptTokens = gen.usage?.promptTokens ?? 0;
-  let completionTokens = gen.usage?.completionTokens ?? 0;
-  for (const r of checks) {
-    promptTokens += r.usage!.promptTokens;
-    completionTokens += r.usage!.completionTokens;
-  }
-  return { usage: { promptTokens, completionTokens } };
+  /** Set when a stop rule ended the run before N × M samples. */
+  stopped?: StopDecision;
 }
 
 export function validatorMeta(v: Validator): ValidatorMeta {
@@ -131,18 +123,20 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   const run = await openRun(opts);
   const { N, M, K } = run;
   const inputs = run.inputs;
-  const validators = x.validators;
 
+  const rules = opts.stopRules ?? [];
   // What is already stored (resume): a bitmap over (i, j), and the stats of those samples.
   const stored = new Uint8Array(N * M);
   const stats = new StatsAccumulator();
+  const tensor = await store.loadTensor(run.id);
   if (opts.runId !== undefined) {
     for (const s of await store.listSamples(run.id)) {
       stored[s.i * M + s.j] = 1;
       stats.add(s);
+      for (const r of rules) r.observe(s, tensor, true);
     }
   }
-  const tensor = await store.loadTensor(run.id);
+  let stopped = firstDecision(rules);
   const progress: RunProgress = { done: 0, skipped: stats.count, total: N * M, generationErrors: 0, retries: 0 };
   if (opts.runId !== undefined) await store.setStatus(run.id, 'running');
   opts.onStart?.(run, { ...progress });
@@ -155,58 +149,24 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   if (opts.signal?.aborted) onUserAbort();
   opts.signal?.addEventListener('abort', onUserAbort, { once: true });
 
-  const generate = (input: InputValue, i: number, j: number): Promise<Generation> =>
-    callOnce(system, input, i, j, timeoutMs, stop.signal);
-  const retryOptions = { ...opts.retry, signal: stop.signal };
+  const ctx: SampleContext = { system, validators: x.validators, evaluate, timeoutMs, retry: opts.retry ?? {}, signal: stop.signal };
+  const skip = settledBy(rules);
 
-  const runSample = async (i: number, j: number): Promise<SampleRecord | null> => {
-    const input = inputs[i];
-    const t0 = performance.now();
-    let attempts = 0;
-    let gen: Generation;
-    try {
-      gen = await callWithRetry((attempt) => {
-        attempts = attempt;
-        return generate(input, i, j);
-      }, retryOptions);
-    } catch (err) {
-      if (stop.signal.aborted) return null; // unfinished, not failed: a resume will do it
-      const msg = `generation failed after ${attempts} attempt(s): ${errorMessage(err)}`;
-      return { i, j, generationError: msg, outcomes: new Array<OutcomeCode>(K).fill(Outcome.ERROR), errors: new Array<string>(K).fill(msg), latencyMs: performance.now() - t0, attempts };
-    }
-    const results = await Promise.all(
-      validators.map((v) =>
-        // A verifier is an LLM call: the run's per-call limit applies; a rule keeps its own (or the 5 s default).
-        evaluate(v, gen.text, input, { ...(v.kind === 'verifier' ? { timeoutMs: v.timeoutMs ?? timeoutMs } : {}), signal: stop.signal }).catch(
-          (err: unknown): CheckResult => ({ outcome: 'error', error: errorMessage(err) }),
-        ),
-      ),
-    );
-    if (stop.signal.aborted && results.some((r) => r.outcome === 'error')) return null; // a check cut short by Ctrl-C
-    const hasReasons = results.some((r) => r.reasons !== undefined);
-    const hasErrors = results.some((r) => r.outcome === 'error');
-    return {
-      i,
-      j,
-      output: gen.text,
-      outcomes: results.map((r) => outcomeCode(r.outcome)),
-      ...(hasErrors ? { errors: results.map((r) => (r.outcome === 'error' ? (r.error ?? 'error') : undefined)) } : {}),
-      ...(hasReasons ? { reasons: results.map((r) => r.reasons) } : {}),
-      latencyMs: gen.latencyMs,
-      attempts,
-      ...sampleUsage(gen, results),
-    };
-  };
-
-  // Iteration-major order over the samples not yet stored.
+  // Iteration-major order over the samples not yet stored. A stop decision ends the schedule; samples in
+  // flight still finish and are stored.
   function* pending(): Generator<[number, number]> {
-    for (let j = 0; j < M; j++) for (let i = 0; i < N; i++) if (!stored[i * M + j]) yield [i, j];
+    for (let j = 0; j < M; j++) {
+      for (let i = 0; i < N; i++) {
+        if (stopped) return;
+        if (!stored[i * M + j]) yield [i, j];
+      }
+    }
   }
 
   let fatal: unknown;
   try {
     await limitedWorkers(pending(), concurrency, stop.signal, async ([i, j]) => {
-      const s = await runSample(i, j);
+      const s = await executeSample(ctx, inputs[i], i, j, skip ? { skip } : {});
       if (!s) return;
       try {
         await store.recordSample(run.id, s);
@@ -217,6 +177,8 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
       }
       for (let k = 0; k < K; k++) tensor.set(i, j, k, s.outcomes[k]);
       stats.add(s);
+      for (const r of rules) r.observe(s, tensor, false);
+      stopped ??= firstDecision(rules);
       progress.done++;
       if (s.generationError !== undefined) progress.generationErrors++;
       progress.retries += s.attempts - 1;
@@ -229,44 +191,15 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   }
 
   const finished = stats.count === N * M;
-  const status: RunStatus = fatal !== undefined ? 'failed' : finished ? 'complete' : 'interrupted';
+  // Ctrl-C wins over a rule's decision: an interrupted run says so even if a rule also fired.
+  const byRule = stopped !== undefined && !finished && !stop.signal.aborted;
+  const status: RunStatus = fatal !== undefined ? 'failed' : finished ? 'complete' : byRule ? stopped!.status : 'interrupted';
   await store.setStatus(run.id, status);
   if (fatal !== undefined) throw fatal;
   const final = (await store.getRun(run.id)) ?? run;
-  return { run: final, status, tensor, stats: stats.snapshot() };
-}
-
-/**
- * One provider call with its own deadline. The race against the abort makes the deadline hold even for a
- * provider that ignores its signal; a deadline that fires becomes a (transient) `timeout` ProviderError.
- */
-async function callOnce(system: SystemUnderTest, input: InputValue, i: number, j: number, timeoutMs: number, runSignal: AbortSignal): Promise<Generation> {
-  const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(new ProviderError('timeout', `no answer within ${timeoutMs} ms`)), timeoutMs);
-  const onRunAbort = () => ac.abort(new ProviderError('aborted', 'the run was interrupted'));
-  runSignal.addEventListener('abort', onRunAbort, { once: true });
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(ac.signal.reason as Error);
-    ac.signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([system.generate(input, { signal: ac.signal, sample: j, inputIndex: i }), aborted]);
-  } catch (err) {
-    // Whatever the provider threw on abort, our own reason says why (deadline vs. Ctrl-C).
-    throw ac.signal.aborted ? (ac.signal.reason as Error) : err;
-  } finally {
-    clearTimeout(timer);
-    runSignal.removeEventListener('abort', onRunAbort);
-    if (onAbort) ac.signal.removeEventListener('abort', onAbort);
-    aborted.catch(() => undefined);
-  }
+  return { run: final, status, tensor, stats: stats.snapshot(), ...(byRule ? { stopped } : {}) };
 }
 
 function excerpt(s: string, max = 60): string {
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -136,8 +136,16 @@ export function storeContract(name: string, make: () => Promise<Store>, persiste
       await expect(store.recordSample(run.id, sample(2, 0, [P, P]))).rejects.toThrow(/i=2/);
       await expect(store.recordSample(run.id, sample(0, 3, [P, P]))).rejects.toThrow(/j=3/);
       await expect(store.recordSample(run.id, sample(0, 0, [P]))).rejects.toThrow(/K=2/);
-      await expect(store.recordSample(run.id, sample(0, 0, [P, 0 as OutcomeCode]))).rejects.toThrow(/outcome code 0/);
+      await expect(store.recordSample(run.id, sample(0, 0, [P, 4 as OutcomeCode]))).rejects.toThrow(/outcome code 4/);
       expect(await store.listSamples(run.id)).toEqual([]);
+    });
+
+    it('keeps a column a stop rule left unchecked (code 0) as pending in the tensor', async () => {
+      const run = await store.createRun(newRun());
+      await store.recordSample(run.id, sample(0, 0, [P, 0 as OutcomeCode]));
+      const t = await store.loadTensor(run.id);
+      expect([t.get(0, 0, 0), t.get(0, 0, 1)]).toEqual([P, 0]);
+      expect((await store.getSample(run.id, 0, 0))!.outcomes).toEqual([P, 0]);
     });
 
     it('round-trips every field of a sample', async () => {

@@ -6,8 +6,9 @@ export function checkSample(run: RunRecord, s: SampleRecord): void {
   if (!Number.isInteger(s.i) || s.i < 0 || s.i >= run.N) throw new RangeError(`run ${run.id}: sample input index i=${s.i} outside 0..${run.N - 1}`);
   if (!Number.isInteger(s.j) || s.j < 0 || s.j >= run.M) throw new RangeError(`run ${run.id}: sample index j=${s.j} outside 0..${run.M - 1}`);
   if (s.outcomes.length !== run.K) throw new RangeError(`run ${run.id}: sample (${s.i}, ${s.j}) has ${s.outcomes.length} outcomes, expected K=${run.K}`);
+  // 0 (pending) is a column a stop rule settled before this sample: not checked, never counted.
   for (const o of s.outcomes) {
-    if (o !== 1 && o !== 2 && o !== 3) throw new RangeError(`run ${run.id}: sample (${s.i}, ${s.j}) has outcome code ${o}; expected 1 (pass), 2 (fail) or 3 (error)`);
+    if (o !== 0 && o !== 1 && o !== 2 && o !== 3) throw new RangeError(`run ${run.id}: sample (${s.i}, ${s.j}) has outcome code ${o}; expected 0 (not checked), 1 (pass), 2 (fail) or 3 (error)`);
   }
 }
 
