@@ -93,6 +93,9 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
         throw storeFailure(location, err) ?? err;
       })
       .finally(() => progress.stop());
+    if (result.storedByOthers > 0) {
+      process.stderr.write(`assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`);
+    }
     const summary = summarize(result.tensor, validators.map(validatorMeta), summaryOptionsOf(experiment));
     const meta = reportMeta(result.run, result.stats, { allowInconclusive: flags.allowInconclusive ?? false });
     // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.
