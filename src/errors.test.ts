@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StoreError } from './cli/run.js';
+import { StoreError } from './store/errors.js';
 import { AssayError, ExitCode, importOptional, MissingPackageError, UsageError } from './errors.js';
 import { GroundingRequestError, GroundingUnavailableError } from './ground/types.js';
 import { ProviderError } from './providers/types.js';

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
 import { findDefaultConfig } from '../config/default-file.js';
 import { loadExperiment, type Experiment } from '../config/index.js';
 import { summarize } from '../core/summarize.js';
 import type { Validator } from '../core/validator.js';
-import { AssayError, ExitCode, UsageError } from '../errors.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { verifierFromConfig } from '../judge/index.js';
 import { createSystem } from '../providers/factory.js';
 import { exitCodeFor, reportMeta } from '../report/meta.js';
@@ -14,9 +13,10 @@ import { reportsToStdout, writeReports } from '../report/write.js';
 import { summaryOptionsOf } from '../run/options.js';
 import { createProgressView } from '../run/progress.js';
 import { runExperiment, validatorMeta } from '../run/runner.js';
+import { openStore, shownLocation, storeFailure, storeFile, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
-import { defaultStorePath, openSqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/types.js';
+import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface RunFlags {
   json?: string;
@@ -38,44 +38,6 @@ export function positiveIntFlag(flag: string, value: string | undefined): number
   return Number(value);
 }
 
-/**
- * The store could not be opened or written (permissions, a read-only mount, a file that is not a database):
- * an environment problem, exit 3, reported in one line naming the path.
- */
-export class StoreError extends AssayError {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, ExitCode.INTERNAL, options);
-    this.name = 'StoreError';
-  }
-}
-
-/** The store file a command will use: --store, or .assay/assay.db under the working directory. */
-export function storeFile(path: string | undefined): string {
-  return path ?? defaultStorePath(process.cwd());
-}
-
-/** A SQLite failure (SQLITE_READONLY, SQLITE_FULL, …) while using the store at `file`, as a one-line StoreError. */
-export function storeFailure(file: string, err: unknown): StoreError | undefined {
-  const code = (err as { code?: unknown }).code;
-  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
-  return new StoreError(`--store: cannot write the assay store at ${file}: ${(err as Error).message.split('\n')[0]} (${code})`, { cause: err });
-}
-
-/** Open the SQLite store (default .assay/assay.db under the working directory). A missing store for reading is exit 2, a store that cannot be opened exit 3. */
-export function openStore(path: string | undefined, readonly = false): Store {
-  const file = storeFile(path);
-  if (readonly && !existsSync(file)) {
-    throw new UsageError(`--store: expected an assay store at ${file}, found no file (runs are stored there by: assay run <config>)`, { file, path: '--store' });
-  }
-  try {
-    return openSqliteStore(file, { readonly });
-  } catch (err) {
-    const code = (err as { code?: unknown; cause?: { code?: unknown } }).code ?? (err as { cause?: { code?: unknown } }).cause?.code;
-    const why = (err as Error).message.replace(/^cannot open the assay store at .*?: /, '').split('\n')[0];
-    throw new StoreError(`--store: cannot open the assay store at ${file}: ${why}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: err });
-  }
-}
-
 /** The experiment's validators followed by its verifiers: the K columns of the tensor, in order. */
 function allValidators(x: Experiment): Validator[] {
   const verifiers = x.verifierConfigs.map((raw, i) => verifierFromConfig(raw, { file: x.configPath, path: `verifiers[${i}]` }) as Validator);
@@ -86,7 +48,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
   const concurrency = positiveIntFlag('--concurrency', flags.concurrency);
   const samples = positiveIntFlag('--samples', flags.samples);
   // Report paths are checked before any call is made: a run must not be lost to an unwritable report.
-  checkReportTargets(flags, { storeFile: storeFile(flags.store) });
+  const location = storeLocation(flags.store);
+  checkReportTargets(flags, { storeFile: storeFile(location) });
   // A config that does not load should leave no trace: the store (and .assay/) is opened once it has,
   // except for `--resume` without a config, which reads the config's path from the store.
   let store: Store | undefined;
@@ -105,7 +68,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     // `latest` or the start of an id name the run to resume; the store is opened for it before the config loads.
     let resume: string | undefined;
     if (flags.resume !== undefined) {
-      store = openStore(flags.store);
+      store = await openStore(location);
       resume = await resolveRunId(store, flags.resume, '--resume');
     }
     if (configPath === undefined) {
@@ -117,7 +80,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       }
     }
     experiment = await loadExperiment(configPath, { ...(samples !== undefined ? { samples } : {}), ...(concurrency !== undefined ? { concurrency } : {}) });
-    store ??= openStore(flags.store);
+    store ??= await openStore(location);
     const validators = allValidators(experiment);
     const warn = (m: string) => process.stderr.write(`assay: warning: ${m}\n`);
     system = createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs, samples: experiment.samples, warn });
@@ -136,11 +99,14 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       onProgress: (p) => progress.update(p),
     })
       .catch((err: unknown) => {
-        throw storeFailure(storeFile(flags.store), err) ?? err;
+        throw storeFailure(location, err) ?? err;
       })
       .finally(() => progress.stop());
+    if (result.storedByOthers > 0) {
+      process.stderr.write(`assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`);
+    }
     const summary = summarize(result.tensor, validators.map(validatorMeta), summaryOptionsOf(experiment));
-    const meta = reportMeta(result.run, result.stats, { allowInconclusive: flags.allowInconclusive ?? false, ...(flags.store !== undefined ? { store: flags.store } : {}) });
+    const meta = reportMeta(result.run, result.stats, { allowInconclusive: flags.allowInconclusive ?? false, ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}) });
     // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.
     const human = reportsToStdout(flags) ? process.stderr : process.stdout;
     human.write(formatTerminalSummary(summary, meta, { color: Boolean(human.isTTY) }));
@@ -168,7 +134,7 @@ export function register(program: Command): void {
     .option('--concurrency <n>', 'most generation calls in flight at once (overrides the config)')
     .option('--samples <m>', 'samples per input (overrides the config)')
     .option('--resume <runId>', 'finish an interrupted run (its id, "latest" or the start of its id): stored samples are kept, the rest are run')
-    .option('--store <path>', 'SQLite store (default .assay/assay.db)')
+    .option(STORE_FLAG, STORE_HELP)
     .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode)')
     .option('--no-progress', 'no progress bar, plain progress lines')
     .addHelpText(
