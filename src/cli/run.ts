@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
 import { loadExperiment, type Experiment } from '../config/index.js';
 import { summarize } from '../core/summarize.js';
-import type { Validator } from '../core/validator.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { verifierFromConfig } from '../judge/index.js';
 import { createSystem } from '../providers/factory.js';
 import { exitCodeFor, reportMeta } from '../report/meta.js';
 import { formatTerminalSummary } from '../report/terminal.js';
@@ -11,7 +9,12 @@ import { checkReportTargets } from '../report/targets.js';
 import { reportsToStdout, writeReports } from '../report/write.js';
 import { summaryOptionsOf } from '../run/options.js';
 import { createProgressView } from '../run/progress.js';
-import { runExperiment, validatorMeta } from '../run/runner.js';
+import { tensorColumns } from '../run/columns.js';
+import { limitSystem, localLimiters, rateLimitOf } from '../run/rate-limit.js';
+import { runExperiment } from '../run/runner.js';
+import { parseRedisUrl } from '../queue/connection.js';
+import type { QueuedRunResult } from '../queue/coordinator.js';
+import { checkQueueFlags, queueFailure, runQueued } from './run-queue.js';
 import { openStore, storeFailure, storeFile, storeLocation } from '../store/open.js';
 import type { Store } from '../store/types.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
@@ -25,6 +28,8 @@ interface RunFlags {
   samples?: string;
   resume?: string;
   store?: string;
+  queue?: string;
+  detach?: boolean;
   allowInconclusive?: boolean;
   progress?: boolean;
 }
@@ -36,15 +41,11 @@ export function positiveIntFlag(flag: string, value: string | undefined): number
   return Number(value);
 }
 
-/** The experiment's validators followed by its verifiers: the K columns of the tensor, in order. */
-function allValidators(x: Experiment): Validator[] {
-  const verifiers = x.verifierConfigs.map((raw, i) => verifierFromConfig(raw, { file: x.configPath, path: `verifiers[${i}]` }) as Validator);
-  return [...x.validators, ...verifiers];
-}
-
 async function runCommand(configArg: string | undefined, flags: RunFlags): Promise<void> {
   const concurrency = positiveIntFlag('--concurrency', flags.concurrency);
   const samples = positiveIntFlag('--samples', flags.samples);
+  checkQueueFlags(flags);
+  const queue = flags.queue !== undefined ? parseRedisUrl(flags.queue) : undefined;
   // Report paths are checked before any call is made: a run must not be lost to an unwritable report.
   const location = storeLocation(flags.store);
   checkReportTargets(flags, { storeFile: storeFile(location) });
@@ -72,31 +73,44 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       configPath = prior.configPath;
     }
     experiment = await loadExperiment(configPath, { ...(samples !== undefined ? { samples } : {}), ...(concurrency !== undefined ? { concurrency } : {}) });
+    const systemLimit = rateLimitOf(experiment.systemConfig, { file: configPath, path: 'system' });
+    const limiters = localLimiters();
+    // Built before the store is opened: a config that does not load leaves no trace.
+    const validators = queue ? [] : tensorColumns(experiment, limiters);
+    const base = queue ? undefined : createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs });
+    system = base && systemLimit ? limitSystem(base, limiters('system', systemLimit)) : base;
     store ??= await openStore(location);
-    const validators = allValidators(experiment);
-    system = createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs });
     const progress = createProgressView(process.stderr, flags.progress === false ? false : undefined);
     process.on('SIGINT', onSigint);
-    const result = await runExperiment({
-      experiment: { ...experiment, validators },
-      system,
-      store,
-      ...(flags.resume !== undefined ? { runId: flags.resume } : {}),
-      signal: ac.signal,
-      onStart: (run, p) => {
-        const resumed = flags.resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
-        process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
-      },
-      onProgress: (p) => progress.update(p),
-    })
-      .catch((err: unknown) => {
-        throw storeFailure(location, err) ?? err;
-      })
-      .finally(() => progress.stop());
+    const queued = queue
+      ? { queue, location, configPath, experiment, store, detach: flags.detach ?? false, signal: ac.signal, progress, ...(flags.resume !== undefined ? { resume: flags.resume } : {}) }
+      : undefined;
+    const result = await (queued
+      ? runQueued(queued)
+      : runExperiment({
+          experiment: { ...experiment, validators },
+          system: system!,
+          store,
+          ...(flags.resume !== undefined ? { runId: flags.resume } : {}),
+          signal: ac.signal,
+          onStart: (run, p) => {
+            const resumed = flags.resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
+            process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
+          },
+          onProgress: (p) => progress.update(p),
+        }).finally(() => progress.stop())
+    ).catch((err: unknown) => {
+      throw storeFailure(location, err) ?? err;
+    });
+    if ('detached' in result && result.detached) {
+      process.stderr.write(`assay: run ${result.run.id} is queued; the workers finish it. See it with: assay show ${result.run.id}\n`);
+      process.stdout.write(`${result.run.id}\n`);
+      return;
+    }
     if (result.storedByOthers > 0) {
       process.stderr.write(`assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`);
     }
-    const summary = summarize(result.tensor, validators.map(validatorMeta), summaryOptionsOf(experiment));
+    const summary = summarize(result.tensor, result.run.validators, summaryOptionsOf(experiment));
     const meta = reportMeta(result.run, result.stats, { allowInconclusive: flags.allowInconclusive ?? false });
     // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.
     const human = reportsToStdout(flags) ? process.stderr : process.stdout;
@@ -104,6 +118,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     const written = await writeReports(flags, { run: result.run, summary, meta, tensor: result.tensor, store });
     for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
     process.exitCode = exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
+    const failed = queued ? queueFailure(result as QueuedRunResult, queued) : undefined;
+    if (failed) throw failed;
   } finally {
     process.off('SIGINT', onSigint);
     await system?.close?.();
@@ -126,6 +142,8 @@ export function register(program: Command): void {
     .option('--samples <m>', 'samples per input (overrides the config)')
     .option('--resume <runId>', 'finish an interrupted run: stored samples are kept, the rest are run')
     .option(STORE_FLAG, STORE_HELP)
+    .option('--queue <redis-url>', 'run on `assay worker` processes: queue the samples on this Redis (redis://host:6379) and wait for them')
+    .option('--detach', 'with --queue: return once the samples are queued, printing the run id')
     .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode)')
     .option('--no-progress', 'no progress bar, plain progress lines')
     .addHelpText(
