@@ -5,7 +5,15 @@ import { useConfigDir } from '../cli/testing/config-dir.js';
 import { openStore } from '../store/open.js';
 import { startMockOpenAI, type MockOpenAI } from '../testing/mock-openai.js';
 import { createTestDatabase, redisForTests } from '../testing/services.js';
-import { spawnWorker, type WorkerProcess } from './testing/workers.js';
+import { loadExperiment } from '../config/load.js';
+import { tensorColumns } from '../run/columns.js';
+import type { StopRule } from '../run/stop.js';
+import { startMockProcess } from '../testing/mock-process.js';
+import { RunBoard } from './board.js';
+import { connectRedis, parseRedisUrl } from './connection.js';
+import { runOnQueue } from './coordinator.js';
+import { maxInWindow, spawnWorker, type WorkerProcess } from './testing/workers.js';
+import { startSampleWorker } from './worker.js';
 
 // Distributed runs against the real services: PostgreSQL for the store, Redis for BullMQ, `assay worker`
 // child processes, and the local OpenAI-compatible mock as the system under test.
@@ -123,6 +131,67 @@ ${extra}`,
       expect(again.err).toContain('resuming: 0 of 120 samples already stored');
     } finally {
       delete process.env.ASSAY_QUEUE_TEST_KEY;
+    }
+  }, 90_000);
+
+  it('rateLimit across two workers: one budget kept in Redis; no one-second window at the provider sees more than the limit', async () => {
+    const q = queue('rate');
+    const provider = await startMockProcess({ delayMs: 20 });
+    try {
+      const file = tmp.config(
+        'rate.yaml',
+        `name: rate
+system:
+  openai: { baseURL: "${provider.baseURL}", model: m }
+  rateLimit: { requestsPerMinute: 900 }
+inputs: ["a", "b", "c", "d", "e", "f"]
+samples: 10
+validators:
+  - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
+`,
+      );
+      const [a, b] = [start(q), start(q)];
+      await Promise.all([a.ready, b.ready]);
+      const r = await cli('run', file, '--queue', q, '--store', store(), '--no-progress');
+      expect(r.code, r.err).toBe(0);
+      expect(a.log()).toContain('run ');
+      expect(b.log()).toContain('run '); // both workers took part
+      const arrivals = await provider.arrivals();
+      expect(arrivals).toHaveLength(60);
+      expect(maxInWindow(arrivals)).toBeLessThanOrEqual(15);
+    } finally {
+      await provider.close();
+    }
+  }, 90_000);
+
+  it('a stop rule decides from the samples as the workers store them; the workers then skip the rest of the run', async () => {
+    const q = parseRedisUrl(queue('stop'));
+    const s = await openStore(store());
+    const worker = await startSampleWorker({ queue: q, store: s, concurrency: 4 });
+    const x = await loadExperiment(config('stopped'));
+    let seen = 0;
+    const enough: StopRule = {
+      name: 'enough',
+      observe: () => void seen++,
+      check: () => (seen >= 20 ? { rule: 'enough', status: 'complete', message: 'twenty samples decide it' } : undefined),
+    };
+    try {
+      const result = await runOnQueue({ experiment: { ...x, validators: tensorColumns(x) }, systemId: 'openai:m', store: s, queue: q, stopRules: [enough] });
+      expect(result.status).toBe('complete');
+      expect(result.stopped).toMatchObject({ rule: 'enough' });
+      const stored = await s.listSamples(result.run.id);
+      expect(stored.length).toBeGreaterThanOrEqual(20);
+      expect(stored.length).toBeLessThan(120);
+      expect((await s.getRun(result.run.id))!.status).toBe('complete');
+      // Every queued job was resolved: the samples not run were skipped by the worker, none failed.
+      const redisClient = await connectRedis(q);
+      const counts = await new RunBoard(redisClient, q.prefix).counts(result.run.id);
+      redisClient.disconnect();
+      expect(counts).toMatchObject({ target: 120, done: 120, failed: 0 });
+    } finally {
+      await worker.close();
+      x.dispose();
+      await s.close();
     }
   }, 90_000);
 

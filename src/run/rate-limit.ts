@@ -5,8 +5,10 @@
  * by callWithRetry; a limit only keeps them rare.
  *
  * The algorithm is GCRA (the generic cell rate algorithm): each budget keeps a "theoretical arrival time"
- * (TAT). Requests are spaced 60 000 / requestsPerMinute ms apart, never in bursts, so no one-second window
- * sees more than requestsPerMinute / 60 of them. Tokens are known only once a call has answered: each call
+ * (TAT). Requests are spaced 60 000 / requestsPerMinute ms apart and 10% more (HEADROOM), never in bursts,
+ * so that no one-second window at the provider sees more than requestsPerMinute / 60 of them even when the
+ * way there delays one request by up to 100 ms more than a later one (a cold connection, a busy worker): a
+ * run gets about 90% of its request budget, and never more than all of it. Tokens are known only once a call has answered: each call
  * moves the token TAT on by tokens × 60 000 / tokensPerMinute ms, and no call starts while it lies ahead of
  * now. Over any minute the tokens spent exceed the budget by at most what the calls in flight use.
  */
@@ -55,9 +57,12 @@ export function withoutRateLimit(raw: unknown): unknown {
   return rest;
 }
 
+/** Requests are spaced this much wider than the budget (see above). */
+export const HEADROOM = 1.1;
+
 /** ms between requests, and ms of budget per token; 0 where there is no limit. */
 export function intervals(c: RateLimitConfig): { requestMs: number; tokenMs: number } {
-  return { requestMs: c.requestsPerMinute ? 60_000 / c.requestsPerMinute : 0, tokenMs: c.tokensPerMinute ? 60_000 / c.tokensPerMinute : 0 };
+  return { requestMs: c.requestsPerMinute ? (60_000 / c.requestsPerMinute) * HEADROOM : 0, tokenMs: c.tokensPerMinute ? 60_000 / c.tokensPerMinute : 0 };
 }
 
 /** GCRA in this process (a local run; each process of its own). */
