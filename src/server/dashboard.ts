@@ -126,7 +126,7 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
     if (!loaded) return html(c, 'Not found', `<h1>No run with id “${esc(id)}”</h1><p><a href="/">All runs</a></p>`, undefined, 404);
     const enc = encodeURIComponent;
     const links = `<p><a href="/trend/${enc(loaded.run.name)}">Trend of ${esc(loaded.run.name)}</a> · <a href="/api/runs/${enc(id)}">JSON</a></p>`;
-    const body = renderRunSections(loaded.run, loaded.summary, loaded.tensor, { sampleBase: `/api/runs/${enc(id)}/samples`, links });
+    const body = renderRunSections(loaded.run, loaded.summary, loaded.tensor, { sampleBase: `/api/runs/${enc(id)}/samples`, links, ...(loaded.errors ? { errors: loaded.errors } : {}) });
     const rendered = page({ title: `${loaded.run.name} · assay`, body, script: CELL_DETAIL_SCRIPT, nav: true });
     if (loaded.run.status !== 'running') {
       if (runPages.size >= 20) runPages.delete(runPages.keys().next().value!);

@@ -1,7 +1,10 @@
+import { Outcome } from '../core/outcome.js';
 import { summarize } from '../core/summarize.js';
 import type { RunSummary } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
+import type { ErrorSummary } from '../run/error-groups.js';
 import { summaryOptionsOf } from '../run/options.js';
+import { computeStats, errorSummaryOf } from '../run/stats.js';
 import type { PAdjust } from '../core/compare.js';
 import { compareRuns, type RunComparison } from '../report/compare.js';
 import { sampleView, type SampleView } from '../report/html-run.js';
@@ -14,6 +17,8 @@ export interface LoadedRun {
   run: RunRecord;
   tensor: ReliabilityTensor;
   summary: RunSummary;
+  /** Why cells are errors (read from the samples only when the tensor has an error cell). */
+  errors?: ErrorSummary;
 }
 
 export interface RunListItem {
@@ -57,7 +62,8 @@ export class DashboardData {
     const tensor = await this.store.loadTensor(id);
     // The options the run was configured with (interval, level, verdict mode), as `assay show` uses.
     const summary = summarize(tensor, run.validators, summaryOptionsOf(run.config as Record<string, unknown> | null));
-    const loaded = { run, tensor, summary };
+    const errors = tensor.cells.includes(Outcome.ERROR) ? errorSummaryOf(computeStats(await this.store.listSamples(id))) : undefined;
+    const loaded = { run, tensor, summary, ...(errors ? { errors } : {}) };
     if (run.status !== 'running' && this.cache.size < 500) this.cache.set(id, loaded);
     return loaded;
   }
@@ -100,10 +106,11 @@ export class DashboardData {
   async runJson(id: string): Promise<unknown | undefined> {
     const loaded = await this.load(id);
     if (!loaded) return undefined;
-    const { run, tensor, summary } = loaded;
+    const { run, tensor, summary, errors } = loaded;
     return {
       run: { ...run, config: undefined },
       summary,
+      errors: errors ?? { total: 0, distinct: 0, groups: [] },
       tensor: { N: tensor.N, M: tensor.M, K: tensor.K, order: 'i,j,k', codes: { 0: 'pending', 1: 'pass', 2: 'fail', 3: 'error' }, cells: Array.from(tensor.cells).join('') },
     };
   }
