@@ -2,9 +2,7 @@ import type { Command } from 'commander';
 import { findDefaultConfig } from '../config/default-file.js';
 import { loadExperiment, type Experiment } from '../config/index.js';
 import { summarize } from '../core/summarize.js';
-import type { Validator } from '../core/validator.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { verifierFromConfig } from '../judge/index.js';
 import { createSystem } from '../providers/factory.js';
 import { exitCodeFor, reportMeta } from '../report/meta.js';
 import { formatTerminalSummary } from '../report/terminal.js';
@@ -12,7 +10,12 @@ import { checkReportTargets } from '../report/targets.js';
 import { reportsToStdout, writeReports } from '../report/write.js';
 import { summaryOptionsOf } from '../run/options.js';
 import { createProgressView } from '../run/progress.js';
-import { runExperiment, validatorMeta } from '../run/runner.js';
+import { tensorColumns } from '../run/columns.js';
+import { limitSystem, localLimiters, rateLimitOf } from '../run/rate-limit.js';
+import { runExperiment } from '../run/runner.js';
+import { parseRedisUrl } from '../queue/connection.js';
+import type { QueuedRunResult } from '../queue/coordinator.js';
+import { checkQueueFlags, queueFailure, runQueued } from './run-queue.js';
 import { openStore, shownLocation, storeFailure, storeFile, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import type { Store } from '../store/types.js';
@@ -27,6 +30,8 @@ interface RunFlags {
   samples?: string;
   resume?: string;
   store?: string;
+  queue?: string;
+  detach?: boolean;
   allowInconclusive?: boolean;
   progress?: boolean;
 }
@@ -38,15 +43,11 @@ export function positiveIntFlag(flag: string, value: string | undefined): number
   return Number(value);
 }
 
-/** The experiment's validators followed by its verifiers: the K columns of the tensor, in order. */
-function allValidators(x: Experiment): Validator[] {
-  const verifiers = x.verifierConfigs.map((raw, i) => verifierFromConfig(raw, { file: x.configPath, path: `verifiers[${i}]` }) as Validator);
-  return [...x.validators, ...verifiers];
-}
-
 async function runCommand(configArg: string | undefined, flags: RunFlags): Promise<void> {
   const concurrency = positiveIntFlag('--concurrency', flags.concurrency);
   const samples = positiveIntFlag('--samples', flags.samples);
+  checkQueueFlags(flags);
+  const queue = flags.queue !== undefined ? parseRedisUrl(flags.queue) : undefined;
   // Report paths are checked before any call is made: a run must not be lost to an unwritable report.
   const location = storeLocation(flags.store);
   checkReportTargets(flags, { storeFile: storeFile(location) });
@@ -80,32 +81,45 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       }
     }
     experiment = await loadExperiment(configPath, { ...(samples !== undefined ? { samples } : {}), ...(concurrency !== undefined ? { concurrency } : {}) });
-    store ??= await openStore(location);
-    const validators = allValidators(experiment);
+    const systemLimit = rateLimitOf(experiment.systemConfig, { file: configPath, path: 'system' });
+    const limiters = localLimiters();
+    // Built before the store is opened: a config that does not load leaves no trace.
+    const validators = queue ? [] : tensorColumns(experiment, limiters);
     const warn = (m: string) => process.stderr.write(`assay: warning: ${m}\n`);
-    system = createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs, samples: experiment.samples, warn });
+    const base = queue ? undefined : createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs, samples: experiment.samples, warn });
+    system = base && systemLimit ? limitSystem(base, limiters('system', systemLimit)) : base;
+    store ??= await openStore(location);
     const progress = createProgressView(process.stderr, flags.progress === false ? false : undefined);
     process.on('SIGINT', onSigint);
-    const result = await runExperiment({
-      experiment: { ...experiment, validators },
-      system,
-      store,
-      ...(resume !== undefined ? { runId: resume } : {}),
-      signal: ac.signal,
-      onStart: (run, p) => {
-        const resumed = resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
-        process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
-      },
-      onProgress: (p) => progress.update(p),
-    })
-      .catch((err: unknown) => {
-        throw storeFailure(location, err) ?? err;
-      })
-      .finally(() => progress.stop());
+    const queued = queue
+      ? { queue, location, configPath, experiment, store, detach: flags.detach ?? false, signal: ac.signal, progress, ...(resume !== undefined ? { resume } : {}) }
+      : undefined;
+    const result = await (queued
+      ? runQueued(queued)
+      : runExperiment({
+          experiment: { ...experiment, validators },
+          system: system!,
+          store,
+          ...(resume !== undefined ? { runId: resume } : {}),
+          signal: ac.signal,
+          onStart: (run, p) => {
+            const resumed = resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
+            process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
+          },
+          onProgress: (p) => progress.update(p),
+        }).finally(() => progress.stop())
+    ).catch((err: unknown) => {
+      throw storeFailure(location, err) ?? err;
+    });
+    if ('detached' in result && result.detached) {
+      process.stderr.write(`assay: run ${result.run.id} is queued; the workers finish it. See it with: assay show ${result.run.id}\n`);
+      process.stdout.write(`${result.run.id}\n`);
+      return;
+    }
     if (result.storedByOthers > 0) {
       process.stderr.write(`assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`);
     }
-    const summary = summarize(result.tensor, validators.map(validatorMeta), summaryOptionsOf(experiment));
+    const summary = summarize(result.tensor, result.run.validators, summaryOptionsOf(experiment));
     const meta = reportMeta(result.run, result.stats, { allowInconclusive: flags.allowInconclusive ?? false, ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}) });
     // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.
     const human = reportsToStdout(flags) ? process.stderr : process.stdout;
@@ -113,6 +127,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     const written = await writeReports(flags, { run: result.run, summary, meta, tensor: result.tensor, store });
     for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
     process.exitCode = exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
+    const failed = queued ? queueFailure(result as QueuedRunResult, queued) : undefined;
+    if (failed) throw failed;
   } finally {
     process.off('SIGINT', onSigint);
     await system?.close?.();
@@ -135,6 +151,8 @@ export function register(program: Command): void {
     .option('--samples <m>', 'samples per input (overrides the config)')
     .option('--resume <runId>', 'finish an interrupted run (its id, "latest" or the start of its id): stored samples are kept, the rest are run')
     .option(STORE_FLAG, STORE_HELP)
+    .option('--queue <redis-url>', 'run on `assay worker` processes: queue the samples on this Redis (redis://host:6379) and wait for them')
+    .option('--detach', 'with --queue: return once the samples are queued, printing the run id')
     .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode)')
     .option('--no-progress', 'no progress bar, plain progress lines')
     .addHelpText(

@@ -46,7 +46,8 @@ function fail(ctx: SystemContext, path: string, message: string): never {
 export function parseSystemConfig(raw: unknown, ctx: Pick<SystemContext, 'file'> = {}): SystemConfig {
   const c = { baseDir: '.', ...ctx };
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail(c, 'system', `expected ${ONE_OF}, found ${describeValue(raw)}`);
-  const keys = Object.keys(raw);
+  // `rateLimit` sits beside the provider key; the runner reads it (run/rate-limit.ts), the provider never sees it.
+  const keys = Object.keys(raw).filter((k) => k !== 'rateLimit');
   const known = keys.filter((k): k is ProviderName => (PROVIDER_NAMES as string[]).includes(k));
   if (keys.length !== 1 || known.length !== 1) {
     fail(c, 'system', `expected ${ONE_OF}, found ${keys.length === 0 ? 'no key' : keys.map((k) => JSON.stringify(k)).join(', ')}`);
