@@ -9,6 +9,7 @@ import { formatTerminalSummary } from '../report/terminal.js';
 import { checkReportTargets } from '../report/targets.js';
 import { reportsToStdout, writeReports } from '../report/write.js';
 import { summaryOptionsOf } from '../run/options.js';
+import { DEFAULT_MAX_ERRORS, FailFastRule } from '../run/fail-fast.js';
 import { createProgressView } from '../run/progress.js';
 import { tensorColumns } from '../run/columns.js';
 import { limitSystem, localLimiters, rateLimitOf } from '../run/rate-limit.js';
@@ -34,6 +35,14 @@ interface RunFlags {
   detach?: boolean;
   allowInconclusive?: boolean;
   progress?: boolean;
+  maxErrors?: string;
+}
+
+/** --max-errors: samples in a row failing the same way that stop a run (0: never); default DEFAULT_MAX_ERRORS. */
+function maxErrorsFlag(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_ERRORS;
+  if (!/^\d+$/.test(value.trim())) throw new UsageError(`--max-errors: expected a whole number ≥ 0 (0 never stops), found ${JSON.stringify(value)}`, { path: '--max-errors' });
+  return Number(value);
 }
 
 /** A whole number ≥ 1 from a flag, or a UsageError naming the flag and what was found. */
@@ -46,6 +55,7 @@ export function positiveIntFlag(flag: string, value: string | undefined): number
 async function runCommand(configArg: string | undefined, flags: RunFlags): Promise<void> {
   const concurrency = positiveIntFlag('--concurrency', flags.concurrency);
   const samples = positiveIntFlag('--samples', flags.samples);
+  const maxErrors = maxErrorsFlag(flags.maxErrors);
   checkQueueFlags(flags);
   const queue = flags.queue !== undefined ? parseRedisUrl(flags.queue) : undefined;
   // Report paths are checked before any call is made: a run must not be lost to an unwritable report.
@@ -101,6 +111,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
           system: system!,
           store,
           ...(resume !== undefined ? { runId: resume } : {}),
+          stopRules: maxErrors > 0 ? [new FailFastRule(maxErrors)] : [],
           signal: ac.signal,
           onStart: (run, p) => {
             const resumed = resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
@@ -126,7 +137,9 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     human.write(formatTerminalSummary(summary, meta, { color: Boolean(human.isTTY) }));
     const written = await writeReports(flags, { run: result.run, summary, meta, tensor: result.tensor, store });
     for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
-    process.exitCode = exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
+    // A stop rule's reason (fail-fast: the endpoint cannot be used) and its exit code.
+    if (result.stopped) process.stderr.write(`assay: ${result.stopped.message}\n`);
+    process.exitCode = result.stopped?.exitCode ?? exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
     const failed = queued ? queueFailure(result as QueuedRunResult, queued) : undefined;
     if (failed) throw failed;
   } finally {
@@ -153,11 +166,12 @@ export function register(program: Command): void {
     .option(STORE_FLAG, STORE_HELP)
     .option('--queue <redis-url>', 'run on `assay worker` processes: queue the samples on this Redis (redis://host:6379) and wait for them')
     .option('--detach', 'with --queue: return once the samples are queued, printing the run id')
+    .option('--max-errors <n>', `stop the run (exit 3, resumable) after n samples in a row fail the same way: connection refused, 401/403/404, a missing model, an unreadable answer (default ${DEFAULT_MAX_ERRORS}; 0 never stops)`)
     .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode)')
     .option('--no-progress', 'no progress bar, plain progress lines')
     .addHelpText(
       'after',
-      '\nExit codes: 0 every validator passes; 1 a validator fails (or is inconclusive, unless --allow-inconclusive);\n2 bad config or usage; 3 internal error; 130 interrupted (resume with --resume <runId>).',
+      '\nExit codes: 0 every validator passes; 1 a validator fails (or is inconclusive, unless --allow-inconclusive);\n2 bad config or usage; 3 internal error, or calls kept failing the same way (see --max-errors; resume with --resume <runId>);\n130 interrupted (resume with --resume <runId>).',
     )
     .action(async (config: string | undefined, flags: RunFlags) => {
       await runCommand(config, flags);
