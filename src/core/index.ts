@@ -19,3 +19,4 @@ export * from './cluster.js';
 export * from './sequence.js';
 export * from './stopping.js';
 export * from './sample-size.js';
+export * from './coverage.js';

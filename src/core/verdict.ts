@@ -55,6 +55,15 @@ export function pointVerdict(rate: number | null, minSuccess: number): Verdict {
 
 const pct = (x: number) => `${(Math.round(x * 1000) / 10).toString()}%`;
 
+/** A bound beside the threshold it is compared with, with enough digits that the two read differently. */
+export function pctBeside(x: number, threshold: number): string {
+  for (let digits = 1; digits <= 4; digits++) {
+    const a = (x * 100).toFixed(digits);
+    if (a !== (threshold * 100).toFixed(digits) || digits === 4) return `${Number(a).toString()}%`;
+  }
+  return pct(x);
+}
+
 /** The interval's lower bound with errors as failures and upper bound with errors as passes. */
 export function errorBounds(c: VerdictCounts, method: IntervalMethod, level: number): { low: number; high: number } | null {
   const n = c.pass + c.fail + c.error;
@@ -82,12 +91,12 @@ export function validatorVerdict(c: VerdictCounts, minSuccess: number, options: 
   if (options.mode === 'point') {
     if (tooManyErrors) return { verdict: 'error', reason: errorReason, errorBounds: bounds };
     const rate = c.pass / (c.pass + c.fail);
-    return { verdict: pointVerdict(rate, minSuccess), reason: `rate ${pct(rate)} ${rate >= minSuccess ? '≥' : '<'} minSuccess ${pct(minSuccess)}`, errorBounds: bounds };
+    return { verdict: pointVerdict(rate, minSuccess), reason: `rate ${pctBeside(rate, minSuccess)} ${rate >= minSuccess ? '≥' : '<'} minSuccess ${pct(minSuccess)}`, errorBounds: bounds };
   }
   const b = bounds!;
   const errorsNote = c.error > 0 ? ', errors counted as failures' : '';
-  if (b.low >= minSuccess) return { verdict: 'pass', reason: `lower bound ${pct(b.low)} ≥ minSuccess ${pct(minSuccess)}${errorsNote}`, errorBounds: b };
-  if (b.high < minSuccess) return { verdict: 'fail', reason: `upper bound ${pct(b.high)} < minSuccess ${pct(minSuccess)}${c.error > 0 ? ', errors counted as passes' : ''}`, errorBounds: b };
+  if (b.low >= minSuccess) return { verdict: 'pass', reason: `lower bound ${pctBeside(b.low, minSuccess)} ≥ minSuccess ${pct(minSuccess)}${errorsNote}`, errorBounds: b };
+  if (b.high < minSuccess) return { verdict: 'fail', reason: `upper bound ${pctBeside(b.high, minSuccess)} < minSuccess ${pct(minSuccess)}${c.error > 0 ? ', errors counted as passes' : ''}`, errorBounds: b };
   if (tooManyErrors) return { verdict: 'error', reason: `${errorReason}; bounds [${pct(b.low)}, ${pct(b.high)}] straddle minSuccess`, errorBounds: b };
   const more = toDecide(c, minSuccess, options.interval, options.level, TO_DECIDE_PROBABILITY);
   const result: VerdictResult = { verdict: 'inconclusive', reason: `bounds [${pct(b.low)}, ${pct(b.high)}] straddle minSuccess ${pct(minSuccess)}`, errorBounds: b };
