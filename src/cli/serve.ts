@@ -5,11 +5,11 @@ import { UsageError } from '../errors.js';
 import { embedderConfig, embedderOptions, llmConfig, llmOptions, numberFlag } from '../ground/cli-options.js';
 import { createGroundingEngine } from '../ground/service.js';
 import { isLoopbackHost } from '../server/auth.js';
+import { defaultConnectionLimits, type ConnectionLimits } from '../server/connections.js';
 import type { ServerLimits } from '../server/limits.js';
-import { startServer } from '../server/start.js';
-import { defaultStorePath } from '../store/sqlite.js';
+import { startServer, type ServerHandle } from '../server/start.js';
+import { openStore, storeLocation } from '../store/open.js';
 import type { Store } from '../store/types.js';
-import { openStore } from './run.js';
 
 interface ServeFlags {
   kb?: string;
@@ -27,6 +27,10 @@ interface ServeFlags {
   timeout?: string;
   rate?: string;
   burst?: string;
+  maxConnections?: string;
+  headersTimeout?: string;
+  bodyTimeout?: string;
+  allowHost: string[];
 }
 
 function tokenFrom(flags: ServeFlags): string | undefined {
@@ -55,6 +59,16 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   if (timeout) limits.requestTimeoutMs = timeout;
   if (rate) limits.ratePerSecond = rate;
   if (burst) limits.rateBurst = burst;
+  const connections: Partial<ConnectionLimits> = {};
+  const maxConnections = numberFlag('--max-connections', flags.maxConnections, { min: 1 });
+  const headersTimeout = numberFlag('--headers-timeout', flags.headersTimeout, { min: 1 });
+  const bodyTimeout = numberFlag('--body-timeout', flags.bodyTimeout, { min: 1 });
+  if (maxConnections) connections.maxConnections = maxConnections;
+  if (headersTimeout) connections.headersTimeoutMs = headersTimeout;
+  if (bodyTimeout) connections.bodyTimeoutMs = bodyTimeout;
+  const headersMs = connections.headersTimeoutMs ?? defaultConnectionLimits.headersTimeoutMs;
+  const bodyMs = connections.bodyTimeoutMs ?? defaultConnectionLimits.bodyTimeoutMs;
+  if (headersMs > bodyMs) throw new UsageError(`--headers-timeout ${headersMs} exceeds --body-timeout ${bodyMs}: the whole request includes its headers`, { path: '--headers-timeout' });
 
   let engine: GroundingEngine | undefined;
   if (flags.kb) {
@@ -69,14 +83,21 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
       throw new UsageError(`--kb ${flags.kb}: ${(err as Error).message}`, { file: flags.kb, path: '--kb' });
     }
   }
-  // The dashboard reads the store; without --store a missing default store just means no dashboard data.
+  // The dashboard reads the store; without --store (or ASSAY_STORE) a missing default store just means no dashboard data.
   let store: Store | undefined;
-  if (flags.store || existsSync(defaultStorePath(process.cwd()))) store = openStore(flags.store, true);
+  const location = storeLocation(flags.store);
+  if (flags.store || process.env.ASSAY_STORE || existsSync(location)) store = await openStore(location, { readonly: true });
   if (!engine && !store) {
-    throw new UsageError('nothing to serve: give --kb <dir> for POST /analyze and/or --store PATH (default .assay/assay.db) for the dashboard', { path: '--kb' });
+    throw new UsageError('nothing to serve: give --kb <dir> for POST /analyze and/or --store LOCATION (default $ASSAY_STORE, else .assay/assay.db) for the dashboard', { path: '--kb' });
   }
 
-  const handle = await startServer({ host: flags.host, port, token, engine, store, limits });
+  let handle: ServerHandle;
+  try {
+    handle = await startServer({ host: flags.host, port, token, engine, store, limits, connections, allowHosts: flags.allowHost });
+  } catch (err) {
+    await store?.close(); // a PostgreSQL pool would keep the process alive
+    throw err;
+  }
   process.stderr.write(`assay: serving on ${handle.url} (${[engine ? 'POST /analyze' : '', store ? 'dashboard' : ''].filter(Boolean).join(', ')}); Ctrl-C to stop\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -97,13 +118,17 @@ export function register(program: Command): void {
     .command('serve')
     .description('serve POST /analyze (with --kb) and the dashboard over the store, in one process')
     .option('--kb <dir>', 'knowledge base directory (from assay kb ingest) for POST /analyze')
-    .option('--store <path>', 'SQLite store the dashboard reads (default .assay/assay.db)')
+    .option('--store <location>', 'store the dashboard reads: a SQLite file or a postgres:// URL (default: $ASSAY_STORE, else .assay/assay.db)')
     .option('--port <n>', 'port (0 picks a free one)', '8787')
     .option('--host <host>', 'address to bind; anything but loopback requires --token-env', '127.0.0.1')
     .option('--token-env <var>', 'environment variable holding the API token (then every request needs Authorization: Bearer)')
     .option('--max-body <bytes>', 'largest request body (default 262144)')
     .option('--timeout <ms>', 'per-request time limit of /analyze (default 30000)')
     .option('--rate <n>', 'sustained requests per second per client (default 10)')
-    .option('--burst <n>', 'burst of requests per client (default 30)');
+    .option('--burst <n>', 'burst of requests per client (default 30)')
+    .option('--max-connections <n>', 'open connections at most; beyond, the oldest idle or half-sent one is closed, or 503 (default 512)')
+    .option('--headers-timeout <ms>', 'a client must send its request headers within this time (default 20000)')
+    .option('--body-timeout <ms>', 'a client must send its whole request within this time (default 60000)')
+    .option('--allow-host <name>', 'without a token, also answer this Host name besides localhost and loopback addresses (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[]);
   llmOptions(embedderOptions(cmd)).action(async (flags: ServeFlags) => serveCommand(flags));
 }

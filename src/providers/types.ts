@@ -1,4 +1,5 @@
 import type { InputValue } from '../core/validator.js';
+import { AssayError, ExitCode } from '../errors.js';
 
 export interface TokenUsage {
   promptTokens: number;
@@ -42,14 +43,14 @@ export type ProviderErrorKind =
  * Every provider failure is thrown as a ProviderError so the runner can decide, in one place,
  * what to retry. A ProviderError is an infrastructure error: it becomes an `error` outcome, never a FAIL.
  */
-export class ProviderError extends Error {
+export class ProviderError extends AssayError {
   readonly kind: ProviderErrorKind;
   readonly status?: number;
   /** From a Retry-After header, when the provider sent one. */
   readonly retryAfterMs?: number;
 
   constructor(kind: ProviderErrorKind, message: string, opts: { status?: number; retryAfterMs?: number; cause?: unknown } = {}) {
-    super(message, { cause: opts.cause });
+    super(message, ExitCode.INTERNAL, { cause: opts.cause });
     this.name = 'ProviderError';
     this.kind = kind;
     this.status = opts.status;

@@ -4,3 +4,5 @@ export { limitedWorkers } from './limit.js';
 export { StatsAccumulator, computeStats, type RunStats } from './stats.js';
 export { summaryOptionsOf } from './options.js';
 export { createProgressView, type ProgressView } from './progress.js';
+export { executeSample, type SampleContext, type SampleOptions } from './sample.js';
+export { firstDecision, settledBy, type StopDecision, type StopRule } from './stop.js';

@@ -1,15 +1,19 @@
 import { setMaxListeners } from 'node:events';
-import { Outcome, outcomeCode, type OutcomeCode } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
-import type { CheckResult, InputValue, Validator, ValidatorMeta } from '../core/validator.js';
+import type { InputValue, Validator, ValidatorMeta } from '../core/validator.js';
 import { UsageError } from '../errors.js';
 import { designProblem } from '../config/limits.js';
-import { ProviderError, type Generation, type SystemUnderTest, type TokenUsage } from '../providers/types.js';
+import { ProviderError, type SystemUnderTest } from '../providers/types.js';
+import { DuplicateSampleError } from '../store/errors.js';
 import type { RunRecord, RunStatus, SampleRecord, Store } from '../store/types.js';
 import { evaluateValidator } from '../validators/evaluate.js';
 import { limitedWorkers } from './limit.js';
-import { callWithRetry, type RetryOptions } from './retry.js';
+import type { RetryOptions } from './retry.js';
+import { executeSample, type EvaluateFn, type SampleContext } from './sample.js';
 import { StatsAccumulator, type RunStats } from './stats.js';
+import { firstDecision, settledBy, type StopDecision, type StopRule } from './stop.js';
+
+export type { EvaluateFn } from './sample.js';
 
 /** What the runner needs of an experiment; a loaded `Experiment` (src/config) fits it as it is. */
 export interface RunPlan {
@@ -33,9 +37,12 @@ export interface RunProgress {
   total: number;
   generationErrors: number;
   retries: number;
+  /**
+   * Samples another process working on the same run (a second --resume, a queue worker) stored first; this
+   * process kept theirs. Counted in `skipped`, not in `done`.
+   */
+  storedByOthers: number;
 }
-
-export type EvaluateFn = (v: Validator, output: string, input: InputValue, opts: { timeoutMs?: number; signal: AbortSignal }) => Promise<CheckResult>;
 
 export interface RunOptions {
   experiment: RunPlan;
@@ -55,6 +62,8 @@ export interface RunOptions {
   retry?: Omit<RetryOptions, 'signal'>;
   /** How one validator is checked; default: `evaluateValidator` (src/validators). */
   evaluate?: EvaluateFn;
+  /** Rules that may end the run early (sequential verdicts, budgets, fail-fast); see stop.ts. */
+  stopRules?: readonly StopRule[];
 }
 
 export interface RunResult {
@@ -63,19 +72,10 @@ export interface RunResult {
   /** The run's complete tensor (stored samples, including those of earlier processes on resume). */
   tensor: ReliabilityTensor;
   stats: RunStats;
-}
-
-/** Tokens spent on one sample: its generation plus every verifier's calls (all of it is cost). */
-function sampleUsage(gen: Generation, results: CheckResult[]): { usage?: TokenUsage } {
-  const checks = results.filter((r) => r.usage);
-  if (!gen.usage && checks.length === 0) return {};
-  let promptTokens = gen.usage?.promptTokens ?? 0;
-  let completionTokens = gen.usage?.completionTokens ?? 0;
-  for (const r of checks) {
-    promptTokens += r.usage!.promptTokens;
-    completionTokens += r.usage!.completionTokens;
-  }
-  return { usage: { promptTokens, completionTokens } };
+  /** Set when a stop rule ended the run before N × M samples. */
+  stopped?: StopDecision;
+  /** Samples another process stored first while this one ran (see RunProgress.storedByOthers). */
+  storedByOthers: number;
 }
 
 export function validatorMeta(v: Validator): ValidatorMeta {
@@ -131,19 +131,21 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   const run = await openRun(opts);
   const { N, M, K } = run;
   const inputs = run.inputs;
-  const validators = x.validators;
 
+  const rules = opts.stopRules ?? [];
   // What is already stored (resume): a bitmap over (i, j), and the stats of those samples.
   const stored = new Uint8Array(N * M);
   const stats = new StatsAccumulator();
+  const tensor = await store.loadTensor(run.id);
   if (opts.runId !== undefined) {
     for (const s of await store.listSamples(run.id)) {
       stored[s.i * M + s.j] = 1;
       stats.add(s);
+      for (const r of rules) r.observe(s, tensor, true);
     }
   }
-  const tensor = await store.loadTensor(run.id);
-  const progress: RunProgress = { done: 0, skipped: stats.count, total: N * M, generationErrors: 0, retries: 0 };
+  let stopped = firstDecision(rules);
+  const progress: RunProgress = { done: 0, skipped: stats.count, total: N * M, generationErrors: 0, retries: 0, storedByOthers: 0 };
   if (opts.runId !== undefined) await store.setStatus(run.id, 'running');
   opts.onStart?.(run, { ...progress });
 
@@ -155,71 +157,50 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   if (opts.signal?.aborted) onUserAbort();
   opts.signal?.addEventListener('abort', onUserAbort, { once: true });
 
-  const generate = (input: InputValue, i: number, j: number): Promise<Generation> =>
-    callOnce(system, input, i, j, timeoutMs, stop.signal);
-  const retryOptions = { ...opts.retry, signal: stop.signal };
+  const ctx: SampleContext = { system, validators: x.validators, evaluate, timeoutMs, retry: opts.retry ?? {}, signal: stop.signal };
+  const skip = settledBy(rules);
 
-  const runSample = async (i: number, j: number): Promise<SampleRecord | null> => {
-    const input = inputs[i];
-    const t0 = performance.now();
-    let attempts = 0;
-    let gen: Generation;
-    try {
-      gen = await callWithRetry((attempt) => {
-        attempts = attempt;
-        return generate(input, i, j);
-      }, retryOptions);
-    } catch (err) {
-      if (stop.signal.aborted) return null; // unfinished, not failed: a resume will do it
-      const msg = `generation failed after ${attempts} attempt(s): ${errorMessage(err)}`;
-      return { i, j, generationError: msg, outcomes: new Array<OutcomeCode>(K).fill(Outcome.ERROR), errors: new Array<string>(K).fill(msg), latencyMs: performance.now() - t0, attempts };
-    }
-    const results = await Promise.all(
-      validators.map((v) =>
-        // A verifier is an LLM call: the run's per-call limit applies; a rule keeps its own (or the 5 s default).
-        evaluate(v, gen.text, input, { ...(v.kind === 'verifier' ? { timeoutMs: v.timeoutMs ?? timeoutMs } : {}), signal: stop.signal }).catch(
-          (err: unknown): CheckResult => ({ outcome: 'error', error: errorMessage(err) }),
-        ),
-      ),
-    );
-    if (stop.signal.aborted && results.some((r) => r.outcome === 'error')) return null; // a check cut short by Ctrl-C
-    const hasReasons = results.some((r) => r.reasons !== undefined);
-    const hasErrors = results.some((r) => r.outcome === 'error');
-    return {
-      i,
-      j,
-      output: gen.text,
-      outcomes: results.map((r) => outcomeCode(r.outcome)),
-      ...(hasErrors ? { errors: results.map((r) => (r.outcome === 'error' ? (r.error ?? 'error') : undefined)) } : {}),
-      ...(hasReasons ? { reasons: results.map((r) => r.reasons) } : {}),
-      latencyMs: gen.latencyMs,
-      attempts,
-      ...sampleUsage(gen, results),
-    };
-  };
-
-  // Iteration-major order over the samples not yet stored.
+  // Iteration-major order over the samples not yet stored. A stop decision ends the schedule; samples in
+  // flight still finish and are stored.
   function* pending(): Generator<[number, number]> {
-    for (let j = 0; j < M; j++) for (let i = 0; i < N; i++) if (!stored[i * M + j]) yield [i, j];
+    for (let j = 0; j < M; j++) {
+      for (let i = 0; i < N; i++) {
+        if (stopped) return;
+        if (!stored[i * M + j]) yield [i, j];
+      }
+    }
   }
 
   let fatal: unknown;
   try {
     await limitedWorkers(pending(), concurrency, stop.signal, async ([i, j]) => {
-      const s = await runSample(i, j);
-      if (!s) return;
+      const mine = await executeSample(ctx, inputs[i], i, j, skip ? { skip } : {});
+      if (!mine) return;
+      let s: SampleRecord = mine;
       try {
-        await store.recordSample(run.id, s);
+        await store.recordSample(run.id, mine);
       } catch (err) {
-        fatal ??= err;
-        stop.abort(err);
-        return;
+        // Another process working on this run stored (i, j) first: the store keeps theirs, and so do we.
+        const theirs = err instanceof DuplicateSampleError ? await store.getSample(run.id, i, j).catch(() => undefined) : undefined;
+        if (!theirs) {
+          fatal ??= err;
+          stop.abort(err);
+          return;
+        }
+        s = theirs;
       }
       for (let k = 0; k < K; k++) tensor.set(i, j, k, s.outcomes[k]);
       stats.add(s);
-      progress.done++;
-      if (s.generationError !== undefined) progress.generationErrors++;
-      progress.retries += s.attempts - 1;
+      for (const r of rules) r.observe(s, tensor, false);
+      stopped ??= firstDecision(rules);
+      if (s !== mine) {
+        progress.skipped++;
+        progress.storedByOthers++;
+      } else {
+        progress.done++;
+        if (s.generationError !== undefined) progress.generationErrors++;
+        progress.retries += s.attempts - 1;
+      }
       opts.onProgress?.({ ...progress });
     });
   } catch (err) {
@@ -229,44 +210,15 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   }
 
   const finished = stats.count === N * M;
-  const status: RunStatus = fatal !== undefined ? 'failed' : finished ? 'complete' : 'interrupted';
+  // Ctrl-C wins over a rule's decision: an interrupted run says so even if a rule also fired.
+  const byRule = stopped !== undefined && !finished && !stop.signal.aborted;
+  const status: RunStatus = fatal !== undefined ? 'failed' : finished ? 'complete' : byRule ? stopped!.status : 'interrupted';
   await store.setStatus(run.id, status);
   if (fatal !== undefined) throw fatal;
   const final = (await store.getRun(run.id)) ?? run;
-  return { run: final, status, tensor, stats: stats.snapshot() };
-}
-
-/**
- * One provider call with its own deadline. The race against the abort makes the deadline hold even for a
- * provider that ignores its signal; a deadline that fires becomes a (transient) `timeout` ProviderError.
- */
-async function callOnce(system: SystemUnderTest, input: InputValue, i: number, j: number, timeoutMs: number, runSignal: AbortSignal): Promise<Generation> {
-  const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(new ProviderError('timeout', `no answer within ${timeoutMs} ms`)), timeoutMs);
-  const onRunAbort = () => ac.abort(new ProviderError('aborted', 'the run was interrupted'));
-  runSignal.addEventListener('abort', onRunAbort, { once: true });
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(ac.signal.reason as Error);
-    ac.signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([system.generate(input, { signal: ac.signal, sample: j, inputIndex: i }), aborted]);
-  } catch (err) {
-    // Whatever the provider threw on abort, our own reason says why (deadline vs. Ctrl-C).
-    throw ac.signal.aborted ? (ac.signal.reason as Error) : err;
-  } finally {
-    clearTimeout(timer);
-    runSignal.removeEventListener('abort', onRunAbort);
-    if (onAbort) ac.signal.removeEventListener('abort', onAbort);
-    aborted.catch(() => undefined);
-  }
+  return { run: final, status, tensor, stats: stats.snapshot(), storedByOthers: progress.storedByOthers, ...(byRule ? { stopped } : {}) };
 }
 
 function excerpt(s: string, max = 60): string {
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

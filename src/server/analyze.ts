@@ -41,6 +41,25 @@ export function validateAnalyzeRequest(value: unknown): { ok: true; request: Ana
   return { ok: false, error: { error: 'invalid_request', message, field } };
 }
 
+/**
+ * Only `application/json`, in UTF-8 (RFC 8259): a charset parameter, when given, must be utf-8. Anything else,
+ * or no Content-Type at all, is 415 — an HTML form (text/plain, form-encoded) cannot post to /analyze.
+ * Returns the message of the 415, or undefined when the type is accepted.
+ */
+export function checkMediaType(header: string | undefined): string | undefined {
+  const expected = 'expected Content-Type: application/json (UTF-8)';
+  if (header === undefined || header.trim() === '') return `${expected}, found no Content-Type`;
+  const [type, ...params] = header.split(';');
+  if (type.trim().toLowerCase() !== 'application/json') return `${expected}, found ${header.slice(0, 100)}`;
+  for (const p of params) {
+    const [name, value = ''] = p.split('=');
+    if (name.trim().toLowerCase() === 'charset' && value.trim().replace(/^"|"$/g, '').toLowerCase() !== 'utf-8') {
+      return `${expected}, found charset ${value.trim().slice(0, 40)}`;
+    }
+  }
+  return undefined;
+}
+
 function clientKey(c: Context): string {
   try {
     return getConnInfo(c).remote.address ?? 'unknown';
@@ -72,12 +91,17 @@ export function registerAnalyze(app: Hono, engine: GroundingEngine | undefined, 
     async (c) => {
       if (!engine) return fail(c, 503, { error: 'no_knowledge_base', message: 'this server has no knowledge base: start it with --kb <dir>' });
       const type = c.req.header('content-type');
-      if (type && !/^application\/json\b/i.test(type.trim())) {
-        return fail(c, 415, { error: 'unsupported_media_type', message: `expected Content-Type application/json, found ${type.slice(0, 100)}` });
+      const media = checkMediaType(type);
+      if (media) return fail(c, 415, { error: 'unsupported_media_type', message: media });
+      let text: string;
+      try {
+        text = new TextDecoder('utf-8', { fatal: true }).decode(await c.req.arrayBuffer());
+      } catch {
+        return fail(c, 400, { error: 'invalid_encoding', message: 'the body is not valid UTF-8' });
       }
       let body: unknown;
       try {
-        body = JSON.parse(await c.req.text());
+        body = JSON.parse(text);
       } catch {
         return fail(c, 400, { error: 'invalid_json', message: 'the body is not valid JSON' });
       }

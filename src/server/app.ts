@@ -5,6 +5,7 @@ import type { Store } from '../store/types.js';
 import { registerAnalyze } from './analyze.js';
 import { requireToken } from './auth.js';
 import { registerDashboard } from './dashboard.js';
+import { requireLocalHost } from './host.js';
 import { resolveLimits, type ServerLimits } from './limits.js';
 import { requestLog, stdoutSink, type LogSink } from './log.js';
 
@@ -18,6 +19,11 @@ export interface AppOptions {
   limits?: Partial<ServerLimits>;
   /** Where the one-line JSON request logs go (default stdout); `false` for none. */
   log?: LogSink | false;
+  /**
+   * When set, a request whose Host is neither a loopback name nor one of these gets 403 (DNS rebinding).
+   * startServer sets it, to its bound address plus `allowHosts`, on a loopback server without a token.
+   */
+  allowedHosts?: readonly string[];
 }
 
 /** The HTTP service: POST /analyze, GET /healthz, the dashboard and its /api data endpoints. */
@@ -30,6 +36,7 @@ export function createApp(options: AppOptions = {}): Hono {
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'no-referrer');
   });
+  if (options.allowedHosts) app.use(requireLocalHost(options.allowedHosts));
   if (options.token !== undefined) {
     if (options.token.length < 16) throw new RangeError('the API token must be at least 16 characters');
     app.use(requireToken(options.token));
