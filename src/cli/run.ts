@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadExperiment, type Experiment } from '../config/index.js';
 import { summarize } from '../core/summarize.js';
+import type { StoppingRule } from '../core/summary-types.js';
 import type { Validator } from '../core/validator.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { verifierFromConfig } from '../judge/index.js';
@@ -12,6 +13,7 @@ import { reportsToStdout, writeReports } from '../report/write.js';
 import { summaryOptionsOf } from '../run/options.js';
 import { createProgressView } from '../run/progress.js';
 import { runExperiment, validatorMeta } from '../run/runner.js';
+import { SequentialStopRule } from '../run/sequential.js';
 import { openStore, storeFailure, storeFile, storeLocation } from '../store/open.js';
 import type { Store } from '../store/types.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
@@ -27,6 +29,7 @@ interface RunFlags {
   store?: string;
   allowInconclusive?: boolean;
   progress?: boolean;
+  stopping?: string;
 }
 
 /** A whole number ≥ 1 from a flag, or a UsageError naming the flag and what was found. */
@@ -38,13 +41,25 @@ export function positiveIntFlag(flag: string, value: string | undefined): number
 
 /** The experiment's validators followed by its verifiers: the K columns of the tensor, in order. */
 function allValidators(x: Experiment): Validator[] {
-  const verifiers = x.verifierConfigs.map((raw, i) => verifierFromConfig(raw, { file: x.configPath, path: `verifiers[${i}]` }) as Validator);
+  const verifiers = x.verifierConfigs.map((raw, i) => {
+    const v = verifierFromConfig(raw, { file: x.configPath, path: `verifiers[${i}]` }) as Validator;
+    // How a verdict treats its errors and the sequential design's planned rate are the run's business, not the judge's.
+    return { ...v, ...(raw.maxErrorShare !== undefined ? { maxErrorShare: raw.maxErrorShare } : {}), ...(raw.expect !== undefined ? { expect: raw.expect } : {}) };
+  });
   return [...x.validators, ...verifiers];
+}
+
+/** `--stopping`: fixed or sequential. */
+function stoppingFlag(value: string | undefined): StoppingRule | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'fixed' && value !== 'sequential') throw new UsageError(`--stopping: expected fixed or sequential, found ${JSON.stringify(value)}`, { path: '--stopping' });
+  return value;
 }
 
 async function runCommand(configArg: string | undefined, flags: RunFlags): Promise<void> {
   const concurrency = positiveIntFlag('--concurrency', flags.concurrency);
   const samples = positiveIntFlag('--samples', flags.samples);
+  const stopping = stoppingFlag(flags.stopping);
   // Report paths are checked before any call is made: a run must not be lost to an unwritable report.
   const location = storeLocation(flags.store);
   checkReportTargets(flags, { storeFile: storeFile(location) });
@@ -71,9 +86,12 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       if (!prior.configPath) throw new UsageError(`--resume ${flags.resume}: the run has no config file on record; give it: assay run <config> --resume ${flags.resume}`);
       configPath = prior.configPath;
     }
-    experiment = await loadExperiment(configPath, { ...(samples !== undefined ? { samples } : {}), ...(concurrency !== undefined ? { concurrency } : {}) });
+    experiment = await loadExperiment(configPath, { ...(samples !== undefined ? { samples } : {}), ...(concurrency !== undefined ? { concurrency } : {}), ...(stopping !== undefined ? { stopping } : {}) });
     store ??= await openStore(location);
+    if (flags.resume !== undefined) await checkResumedStopping(store, flags.resume, experiment.stopping);
     const validators = allValidators(experiment);
+    // stopping: sequential — each validator stops being checked once its confidence sequence decides it.
+    const stopRules = experiment.stopping === 'sequential' ? [new SequentialStopRule(validators.map(validatorMeta), experiment.confidence)] : [];
     system = createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs });
     const progress = createProgressView(process.stderr, flags.progress === false ? false : undefined);
     process.on('SIGINT', onSigint);
@@ -83,6 +101,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       store,
       ...(flags.resume !== undefined ? { runId: flags.resume } : {}),
       signal: ac.signal,
+      stopRules,
       onStart: (run, p) => {
         const resumed = flags.resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
         process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
@@ -93,6 +112,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
         throw storeFailure(location, err) ?? err;
       })
       .finally(() => progress.stop());
+    if (result.stopped) process.stderr.write(`assay: ${result.stopped.message}\n`);
     if (result.storedByOthers > 0) {
       process.stderr.write(`assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`);
     }
@@ -112,6 +132,15 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
   }
 }
 
+/** A resumed run keeps the stopping rule it was started with: its decisions depend on it. */
+async function checkResumedStopping(store: Store, runId: string, stopping: StoppingRule): Promise<void> {
+  const prior = await store.getRun(runId);
+  const was = (prior?.config as { stopping?: unknown } | null | undefined)?.stopping === 'sequential' ? 'sequential' : 'fixed';
+  if (prior && was !== stopping) {
+    throw new UsageError(`--resume ${runId}: the run was started with stopping: ${was}, the config (or --stopping) now says ${stopping}; resume it with stopping: ${was}`, { path: '--stopping' });
+  }
+}
+
 /** `assay run <config>`: run an experiment, store it, print the summary, write reports, exit on the verdict. */
 export function register(program: Command): void {
   program
@@ -126,11 +155,12 @@ export function register(program: Command): void {
     .option('--samples <m>', 'samples per input (overrides the config)')
     .option('--resume <runId>', 'finish an interrupted run: stored samples are kept, the rest are run')
     .option(STORE_FLAG, STORE_HELP)
-    .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode)')
+    .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode); an `error` verdict still exits 1')
+    .option('--stopping <rule>', 'fixed (every sample) or sequential (stop each validator once its confidence sequence decides it; overrides the config)')
     .option('--no-progress', 'no progress bar, plain progress lines')
     .addHelpText(
       'after',
-      '\nExit codes: 0 every validator passes; 1 a validator fails (or is inconclusive, unless --allow-inconclusive);\n2 bad config or usage; 3 internal error; 130 interrupted (resume with --resume <runId>).',
+      '\nExit codes: 0 every validator passes; 1 a validator fails, is an error (more error cells than maxErrorShare)\nor is inconclusive (unless --allow-inconclusive); 2 bad config or usage; 3 internal error; 130 interrupted\n(resume with --resume <runId>).',
     )
     .action(async (config: string | undefined, flags: RunFlags) => {
       await runCommand(config, flags);

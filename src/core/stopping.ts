@@ -33,34 +33,60 @@ export interface SequentialOptions {
   expect?: number;
 }
 
+/**
+ * The scan behind {@link sequentialStatus}, kept between calls so a runner can advance it as samples are
+ * stored: each `advance` reads the rounds that have become complete since, in order, and stops at the
+ * first that decides. Reading the same tensor in one go or sample by sample gives the same status.
+ */
+export class SequentialScan {
+  private counts = { pass: 0, fail: 0, error: 0 };
+  private rounds = 0;
+  private decision: SequentialDecision = 'undecided';
+
+  constructor(
+    readonly k: number,
+    readonly options: SequentialOptions,
+  ) {}
+
+  /** Reads newly complete rounds of column k (no-op once decided). */
+  advance(t: ReliabilityTensor): this {
+    const { k } = this;
+    if (!(Number.isInteger(k) && k >= 0 && k < t.K)) throw new RangeError(`sequentialStatus: validator ${k} is not a column of a tensor with K = ${t.K}`);
+    while (this.decision === 'undecided' && this.rounds < t.M && t.N > 0) {
+      const j = this.rounds;
+      const round = { pass: 0, fail: 0, error: 0 };
+      for (let i = 0; i < t.N; i++) {
+        const c = t.get(i, j, k);
+        if (c === Outcome.PENDING) return this;
+        if (c === Outcome.PASS) round.pass++;
+        else if (c === Outcome.FAIL) round.fail++;
+        else round.error++;
+      }
+      this.counts.pass += round.pass;
+      this.counts.fail += round.fail;
+      this.counts.error += round.error;
+      this.rounds = j + 1;
+      this.decision = sequentialVerdict(this.counts, this.options.minSuccess, this.options.level, this.options.expect);
+    }
+    return this;
+  }
+
+  get decided(): boolean {
+    return this.decision !== 'undecided';
+  }
+
+  /** The status so far; `samples` once all M rounds of a tensor with M samples were read undecided. */
+  status(M: number): SequentialStatus {
+    const { decision, rounds } = this;
+    const counts = { ...this.counts };
+    const reason = decision === 'pass' ? 'lower-bound' : decision === 'fail' ? 'upper-bound' : rounds === M ? 'samples' : 'running';
+    return { decision, reason, rounds, counts, bounds: boundsWithErrors(counts, this.options.level, this.options.expect) };
+  }
+}
+
 /** Sequential status of validator k from the tensor's complete-round prefix. */
 export function sequentialStatus(t: ReliabilityTensor, k: number, o: SequentialOptions): SequentialStatus {
-  if (!(Number.isInteger(k) && k >= 0 && k < t.K)) throw new RangeError(`sequentialStatus: validator ${k} is not a column of a tensor with K = ${t.K}`);
-  const counts = { pass: 0, fail: 0, error: 0 };
-  let decision: SequentialDecision = 'undecided';
-  let rounds = 0;
-  for (let j = 0; j < t.M && decision === 'undecided'; j++) {
-    const round = { pass: 0, fail: 0, error: 0 };
-    let complete = t.N > 0;
-    for (let i = 0; i < t.N; i++) {
-      const c = t.get(i, j, k);
-      if (c === Outcome.PENDING) {
-        complete = false;
-        break;
-      }
-      if (c === Outcome.PASS) round.pass++;
-      else if (c === Outcome.FAIL) round.fail++;
-      else round.error++;
-    }
-    if (!complete) break;
-    counts.pass += round.pass;
-    counts.fail += round.fail;
-    counts.error += round.error;
-    rounds = j + 1;
-    decision = sequentialVerdict(counts, o.minSuccess, o.level, o.expect);
-  }
-  const reason = decision === 'pass' ? 'lower-bound' : decision === 'fail' ? 'upper-bound' : rounds === t.M ? 'samples' : 'running';
-  return { decision, reason, rounds, counts, bounds: boundsWithErrors(counts, o.level, o.expect) };
+  return new SequentialScan(k, o).advance(t).status(t.M);
 }
 
 /** The sequence's lower bound with errors as failures and upper bound with errors as passes. */
