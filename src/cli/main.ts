@@ -16,9 +16,10 @@ import * as runs from './runs.js';
 import * as serve from './serve.js';
 import * as show from './show.js';
 import * as spade from './spade.js';
+import * as worker from './worker.js';
 
 /** One file per command; each exports register(program). */
-const commands = [run, runs, show, init, plan, guard, compare, spade, kb, analyze, calibrate, bench, serve];
+const commands = [run, runs, show, init, plan, guard, compare, spade, kb, analyze, calibrate, bench, serve, worker];
 
 export function buildProgram(): Command {
   const program = new Command();

@@ -6,7 +6,9 @@ import { embedderConfig, embedderOptions, llmConfig, llmOptions, numberFlag } fr
 import { createGroundingEngine } from '../ground/service.js';
 import { isLoopbackHost } from '../server/auth.js';
 import { defaultConnectionLimits, type ConnectionLimits } from '../server/connections.js';
-import type { ServerLimits } from '../server/limits.js';
+import { RedisRateLimiter, resolveLimits, type ServerLimits } from '../server/limits.js';
+import type { Redis } from 'ioredis';
+import { connectRedis, parseRedisUrl } from '../queue/connection.js';
 import { startServer, type ServerHandle } from '../server/start.js';
 import { openStore, storeLocation } from '../store/open.js';
 import type { Store } from '../store/types.js';
@@ -27,6 +29,7 @@ interface ServeFlags {
   timeout?: string;
   rate?: string;
   burst?: string;
+  redis?: string;
   maxConnections?: string;
   headersTimeout?: string;
   bodyTimeout?: string;
@@ -92,10 +95,14 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   }
 
   let handle: ServerHandle;
+  let redis: Redis | undefined;
   try {
-    handle = await startServer({ host: flags.host, port, token, engine, store, limits, connections, allowHosts: flags.allowHost });
+    redis = flags.redis !== undefined ? await connectRedis(parseRedisUrl(flags.redis, '--redis'), 'the shared rate limit') : undefined;
+    const rateLimiter = redis && sharedLimiter(redis, flags.redis!, limits);
+    handle = await startServer({ host: flags.host, port, token, engine, store, limits, connections, allowHosts: flags.allowHost, ...(rateLimiter ? { rateLimiter } : {}) });
   } catch (err) {
     await store?.close(); // a PostgreSQL pool would keep the process alive
+    redis?.disconnect();
     throw err;
   }
   process.stderr.write(`assay: serving on ${handle.url} (${[engine ? 'POST /analyze' : '', store ? 'dashboard' : ''].filter(Boolean).join(', ')}); Ctrl-C to stop\n`);
@@ -110,6 +117,15 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
     process.on('SIGTERM', stop);
   });
   await store?.close();
+  redis?.disconnect();
+}
+
+/** `--redis`: every replica given the same Redis (and prefix) shares each client's /analyze budget. */
+function sharedLimiter(redis: Redis, url: string, limits: Partial<ServerLimits>): RedisRateLimiter {
+  const { rateBurst, ratePerSecond } = resolveLimits(limits);
+  return new RedisRateLimiter(redis, rateBurst, ratePerSecond, parseRedisUrl(url, '--redis').prefix, (err) =>
+    process.stderr.write(`assay: the shared rate limit cannot reach Redis (${err.message}); limiting in this process meanwhile\n`),
+  );
 }
 
 /** `assay serve`: POST /analyze and the read-only dashboard in one process. */
@@ -126,6 +142,7 @@ export function register(program: Command): void {
     .option('--timeout <ms>', 'per-request time limit of /analyze (default 30000)')
     .option('--rate <n>', 'sustained requests per second per client (default 10)')
     .option('--burst <n>', 'burst of requests per client (default 30)')
+    .option('--redis <url>', 'share the /analyze rate limit between replicas through this Redis (redis://host:6379[?prefix=name])')
     .option('--max-connections <n>', 'open connections at most; beyond, the oldest idle or half-sent one is closed, or 503 (default 512)')
     .option('--headers-timeout <ms>', 'a client must send its request headers within this time (default 20000)')
     .option('--body-timeout <ms>', 'a client must send its whole request within this time (default 60000)')

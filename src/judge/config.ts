@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { CheckResult, InputValue, Validator } from '../core/validator.js';
 import { UsageError } from '../errors.js';
 import { formatIssue } from '../providers/schemas.js';
+import { rateLimitSchema, type LimiterFactory } from '../run/rate-limit.js';
 import type { RetryOptions } from '../run/retry.js';
 import { createOpenAIJudge } from './openai-judge.js';
 import type { Judge } from './types.js';
@@ -26,6 +27,8 @@ export const verifierConfigSchema = z.strictObject({
       mode: z.enum(['json_schema', 'tool', 'json_object', 'text']).optional(),
       retries: z.number().int().min(0).max(10).optional(),
     }),
+    /** Spaces this judge's calls (src/run/rate-limit.ts); across every worker of a queued run. */
+    rateLimit: rateLimitSchema.optional(),
   }),
 });
 
@@ -40,6 +43,8 @@ export interface VerifierContext {
   env?: NodeJS.ProcessEnv;
   /** Backoff for transient judge errors (tests pass short delays). */
   retry?: RetryOptions;
+  /** Makes the limiter of a judge with a `rateLimit` (in-process for a local run, Redis for queue workers). */
+  limiters?: LimiterFactory;
 }
 
 /** A Validator whose verdicts come from an LLM judge; the judge is kept for callers that want usage. */
@@ -89,6 +94,7 @@ export function verifierFromConfig(raw: unknown, ctx: VerifierContext = {}): Ver
     instructions: c.instructions,
     timeoutMs: c.timeoutMs,
     retry: { ...(o.retries !== undefined ? { retries: o.retries } : {}), ...ctx.retry },
+    ...(c.judge.rateLimit && ctx.limiters ? { limiter: ctx.limiters(`verifier:${c.name}`, c.judge.rateLimit) } : {}),
   });
   return verifierFromJudge(judge, c);
 }

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { InputValue } from '../core/validator.js';
 import { mapOpenAIError } from '../providers/openai.js';
+import type { CallLimiter } from '../run/rate-limit.js';
 import { callWithRetry, type RetryOptions } from '../run/retry.js';
 import { parseVerdict } from './parse.js';
 import { buildJudgeMessages, VERDICT_SCHEMA } from './prompt.js';
@@ -20,6 +21,8 @@ export interface OpenAIJudgeOptions {
   timeoutMs?: number;
   /** Backoff for transient errors (429, 5xx, timeouts, resets); the client's own retries are off. */
   retry?: RetryOptions;
+  /** Spaces the calls (a rateLimit); every attempt, a retry too, waits its turn. */
+  limiter?: CallLimiter;
 }
 
 const TOOL_NAME = 'submit_verdict';
@@ -70,7 +73,10 @@ export function createOpenAIJudge(opts: OpenAIJudgeOptions): Judge {
         const res = await callWithRetry(
           async () => {
             try {
-              return await client.chat.completions.create(body, { signal, timeout: timeoutMs });
+              await opts.limiter?.acquire(signal);
+              const answer = await client.chat.completions.create(body, { signal, timeout: timeoutMs });
+              await opts.limiter?.spend((answer.usage?.prompt_tokens ?? 0) + (answer.usage?.completion_tokens ?? 0));
+              return answer;
             } catch (err) {
               throw mapOpenAIError('judge', err, callSignal);
             }

@@ -51,7 +51,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push(`| # | Input | Rate | ${level} CI (per output) | All validators | Error | Errors |`);
   L.push('|--:|---|--:|---|--:|--:|--:|');
   for (const x of s.inputs.slice(0, MAX_ROWS)) {
-    L.push(`| ${x.i} | ${mdCell(inputLabel(meta.inputs?.[x.i]))} | ${pct(x.rate)} | ${ci(x)} | ${pct(x.allPass.rate)} | ${x.counts.error} | ${x.errorShare === null ? '–' : pct(x.errorShare)} |`);
+    L.push(`| ${x.i + 1} | ${mdCell(inputLabel(meta.inputs?.[x.i]))} | ${pct(x.rate)} | ${ci(x)} | ${pct(x.allPass.rate)} | ${x.counts.error} | ${x.errorShare === null ? '–' : pct(x.errorShare)} |`);
   }
   if (s.inputs.length > MAX_ROWS) L.push(`\n_${s.inputs.length - MAX_ROWS} more inputs in the JSON report._`);
   L.push('');
@@ -59,9 +59,9 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push('');
   L.push(`<details><summary>Per sample (ORP) <code>${sparkline(s.iterations.map((x) => x.rate))}</code></summary>`);
   L.push('');
-  L.push(`| j | Rate | ${level} CI (per output) | Error | Errors |`);
+  L.push(`| Sample | Rate | ${level} CI (per output) | Error | Errors |`);
   L.push('|--:|--:|---|--:|--:|');
-  for (const x of s.iterations.slice(0, MAX_ROWS)) L.push(`| ${x.j} | ${pct(x.rate)} | ${ci(x)} | ${x.counts.error} | ${x.errorShare === null ? '–' : pct(x.errorShare)} |`);
+  for (const x of s.iterations.slice(0, MAX_ROWS)) L.push(`| ${x.j + 1} | ${pct(x.rate)} | ${ci(x)} | ${x.counts.error} | ${x.errorShare === null ? '–' : pct(x.errorShare)} |`);
   if (s.iterations.length > MAX_ROWS) L.push(`\n_${s.iterations.length - MAX_ROWS} more samples in the JSON report._`);
   L.push('');
   L.push('</details>');

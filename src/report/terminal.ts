@@ -46,7 +46,7 @@ function table(rows: string[][], rightAlign: Set<number>): string[] {
 }
 
 
-/** Lowest and highest entries of a profile, with their index, e.g. "min 84.0% (#2)". */
+/** Lowest and highest entries of a profile, numbered from 1 as people count, e.g. "min 84.0% (#3)". */
 function extremes(entries: { idx: number; rate: number | null }[]): string {
   const decided = entries.filter((e) => e.rate !== null) as { idx: number; rate: number }[];
   if (!decided.length) return 'nothing decided';
@@ -56,7 +56,7 @@ function extremes(entries: { idx: number; rate: number | null }[]): string {
     if (e.rate < lo.rate) lo = e;
     if (e.rate > hi.rate) hi = e;
   }
-  return `min ${pct(lo.rate)} (#${lo.idx})  max ${pct(hi.rate)} (#${hi.idx})`;
+  return `min ${pct(lo.rate)} (#${lo.idx + 1})  max ${pct(hi.rate)} (#${hi.idx + 1})`;
 }
 
 export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: TerminalOptions = {}): string {
@@ -81,7 +81,7 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   lines.push(`IRP (per input)     ${sparkline(s.inputs.map((x) => x.rate), width)}  ${extremes(s.inputs.map((x) => ({ idx: x.i, rate: x.rate })))}`);
   lines.push(`ORP (per sample)    ${sparkline(s.iterations.map((x) => x.rate), width)}  ${extremes(s.iterations.map((x) => ({ idx: x.j, rate: x.rate })))}`);
   const worst = [...s.inputs].filter((x) => x.allPass.rate !== null).sort((a, b) => a.allPass.rate! - b.allPass.rate!)[0];
-  if (worst && meta.inputs) lines.push(`weakest input       #${worst.i} all-pass ${pct(worst.allPass.rate)}${errs(worst.allPass)}  "${inputLabel(meta.inputs[worst.i], 50)}"`);
+  if (worst && meta.inputs) lines.push(`weakest input       #${worst.i + 1} all-pass ${pct(worst.allPass.rate)}${errs(worst.allPass)}  "${inputLabel(meta.inputs[worst.i], 50)}"`);
   lines.push(`all validators at once  ${pct(s.allPass.rate)} ${ci(s.allPass)}${errs(s.allPass)}   pooled cells ${pct(s.allOutputs.rate)} ${ci(s.allOutputs)}${errs(s.allOutputs)}`);
   const ov = s.overall;
   const undecided = ov.undecidedValidators ? ` · ${ov.undecidedValidators} of ${s.K} validator(s) with no decided cell left out` : '';
@@ -98,12 +98,22 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   return lines.join('\n') + '\n';
 }
 
+/** The command that resumes the run, with the store it lives in when the command was given one. */
+export function resumeCommand(meta: Pick<ReportMeta, 'runId' | 'store'>): string {
+  return `assay run --resume ${meta.runId}${meta.store !== undefined ? ` --store ${shellWord(meta.store)}` : ''}`;
+}
+
+/** A word as a POSIX shell reads it back: as it is when plain, else in single quotes. */
+function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
 export function verdictLine(s: RunSummary, meta: ReportMeta, color = false): string {
   const pending = s.validators[0] ? s.validators[0].counts.pending : 0;
   // Interrupted (Ctrl-C), or still marked running because its process was killed: partial results.
   if (meta.status === 'interrupted' || (meta.status === 'running' && pending > 0)) {
     const what = meta.status === 'interrupted' ? 'INTERRUPTED' : 'INCOMPLETE (running, or its process was killed)';
-    return paint(`${what}: partial results, ${pending} of ${s.N * s.M} samples not run; resume with: assay run --resume ${meta.runId}`, 'inconclusive', color);
+    return paint(`${what}: partial results, ${pending} of ${s.N * s.M} samples not run; resume with: ${resumeCommand(meta)}`, 'inconclusive', color);
   }
   const allow = meta.allowInconclusive ?? false;
   const bad = s.validators.filter((v) => !verdictPasses(v.verdict, allow));

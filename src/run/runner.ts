@@ -97,7 +97,7 @@ const DEFAULT_CONCURRENCY = 8;
 const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** Open (or reopen, on resume) the run record and check a resumed run still matches the experiment. */
-async function openRun(opts: RunOptions): Promise<RunRecord> {
+export async function openRun(opts: Pick<RunOptions, 'experiment' | 'store' | 'system' | 'runId'>): Promise<RunRecord> {
   const { experiment: x, store, system } = opts;
   if (opts.runId === undefined) {
     // Refuse a design too large to hold before the run record exists: nothing half-made is left in the store.

@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { z } from 'zod';
 import { GroundingRequestError, GroundingUnavailableError, type AnalyzeRequest, type GroundingEngine } from '../ground/types.js';
-import { RateLimiter, type ServerLimits } from './limits.js';
+import { RateLimiter, type RequestLimiter, type ServerLimits } from './limits.js';
 
 /** The design's request, strictly: an unknown field is most likely a typo and is named in the 400. */
 const AnalyzeRequestSchema = z
@@ -70,14 +70,15 @@ function clientKey(c: Context): string {
 }
 
 /** POST /analyze: validation → 400, size → 413, per-client rate → 429, overload → 503, time limit → 504. */
-export function registerAnalyze(app: Hono, engine: GroundingEngine | undefined, limits: ServerLimits): void {
-  const limiter = new RateLimiter(limits.rateBurst, limits.ratePerSecond);
+export function registerAnalyze(app: Hono, engine: GroundingEngine | undefined, limits: ServerLimits, shared?: RequestLimiter): void {
+  // Replicas given one (assay serve --redis) share each client's budget; otherwise this process keeps its own.
+  const limiter: RequestLimiter = shared ?? new RateLimiter(limits.rateBurst, limits.ratePerSecond);
   let inFlight = 0;
 
   app.post(
     '/analyze',
     async (c, next) => {
-      const wait = limiter.take(clientKey(c));
+      const wait = await limiter.take(clientKey(c));
       if (wait > 0) {
         c.header('Retry-After', String(Math.max(1, Math.ceil(wait))));
         return fail(c, 429, { error: 'rate_limited', message: `too many requests from this client; retry after ${Math.ceil(wait)} s` });

@@ -6,7 +6,7 @@ import { registerAnalyze } from './analyze.js';
 import { requireToken } from './auth.js';
 import { registerDashboard } from './dashboard.js';
 import { requireLocalHost } from './host.js';
-import { resolveLimits, type ServerLimits } from './limits.js';
+import { resolveLimits, type RequestLimiter, type ServerLimits } from './limits.js';
 import { requestLog, stdoutSink, type LogSink } from './log.js';
 
 export interface AppOptions {
@@ -17,6 +17,8 @@ export interface AppOptions {
   /** When set, every route but /healthz requires `Authorization: Bearer <token>`. */
   token?: string;
   limits?: Partial<ServerLimits>;
+  /** The /analyze rate limiter, when it is shared between replicas (RedisRateLimiter); else one per process. */
+  rateLimiter?: RequestLimiter;
   /** Where the one-line JSON request logs go (default stdout); `false` for none. */
   log?: LogSink | false;
   /**
@@ -43,7 +45,7 @@ export function createApp(options: AppOptions = {}): Hono {
   }
 
   app.get('/healthz', (c) => c.json({ status: 'ok', analyze: Boolean(options.engine), store: Boolean(options.store) }));
-  registerAnalyze(app, options.engine, limits);
+  registerAnalyze(app, options.engine, limits, options.rateLimiter);
   registerDashboard(app, options.store, Boolean(options.engine));
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }, 404));

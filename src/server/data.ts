@@ -8,6 +8,8 @@ import { computeStats, errorSummaryOf } from '../run/stats.js';
 import type { PAdjust } from '../core/compare.js';
 import { compareRuns, type RunComparison } from '../report/compare.js';
 import { sampleView, type SampleView } from '../report/html-run.js';
+import { UsageError } from '../errors.js';
+import { resolveRunId } from '../store/resolve.js';
 import type { RunRecord, Store } from '../store/types.js';
 import { buildTrend, type Trend } from './trend.js';
 
@@ -54,7 +56,17 @@ export class DashboardData {
 
   constructor(readonly store: Store) {}
 
-  async load(id: string, known?: RunRecord): Promise<LoadedRun | undefined> {
+  /** The run id a page or API path names: the id itself, `latest`, or a unique prefix (undefined when none). */
+  async resolve(ref: string): Promise<string | undefined> {
+    return resolveRunId(this.store, ref).catch((err: unknown) => {
+      if (err instanceof UsageError) return undefined;
+      throw err;
+    });
+  }
+
+  async load(ref: string, known?: RunRecord): Promise<LoadedRun | undefined> {
+    const id = known?.id ?? (await this.resolve(ref));
+    if (id === undefined) return undefined;
     const cached = this.cache.get(id);
     if (cached) return cached;
     // A record just listed is used as it is (one query fewer per run of a page).
@@ -116,10 +128,11 @@ export class DashboardData {
     };
   }
 
-  async sample(id: string, i: number, j: number): Promise<SampleView | undefined> {
-    const run = await this.store.getRun(id);
+  async sample(ref: string, i: number, j: number): Promise<SampleView | undefined> {
+    const id = await this.resolve(ref);
+    const run = id === undefined ? undefined : await this.store.getRun(id);
     if (!run || i >= run.N || j >= run.M) return undefined;
-    const s = await this.store.getSample(id, i, j);
+    const s = await this.store.getSample(run.id, i, j);
     return s ? sampleView(run, s) : undefined;
   }
 
