@@ -128,7 +128,8 @@ validators:
       const junit = join(tmp.dir(), 'broken.xml');
       const md = join(tmp.dir(), 'broken.md');
       const db = join(tmp.dir(), 'broken.db');
-      const r = await cli('run', file, '--store', db, '--json', json, '--junit', junit, '--markdown', md);
+      // --max-errors 0: run every sample (fail-fast, which would stop this run with exit 3, is tested in run-fail-fast).
+      const r = await cli('run', file, '--store', db, '--json', json, '--junit', junit, '--markdown', md, '--max-errors', '0');
       expect(r.code).toBe(1);
       const report = JSON.parse(readFileSync(json, 'utf8')) as JsonReport;
       expect(validateReport(report)).toBe(true);

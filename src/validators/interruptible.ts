@@ -14,7 +14,6 @@ import vm from 'node:vm';
  */
 const SLOT = Symbol.for('assay.interruptibleCall');
 const script = new vm.Script(`globalThis[Symbol.for('assay.interruptibleCall')]()`, { filename: 'assay-interruptible-call.js' });
-let pending: (() => unknown) | undefined;
 /** From an interruption until the run's SIGINT listeners have run: no more user code starts meanwhile. */
 let interrupted: Promise<void> | undefined;
 
@@ -34,7 +33,7 @@ function handOn(): Promise<void> {
     }),
   );
 }
-(globalThis as Record<symbol, unknown>)[SLOT] = () => pending?.();
+const slots = globalThis as Record<symbol, unknown>;
 
 export class InterruptedError extends Error {
   constructor(
@@ -54,8 +53,10 @@ export class InterruptedError extends Error {
 export function callInterruptibly<T>(f: () => T): T {
   if (interrupted) throw new InterruptedError(interrupted);
   if (process.listenerCount('SIGINT') === 0) return f();
-  const outer = pending;
-  pending = f;
+  // The slot is set per call, not once per module: a TS config can load a second copy of this module (from
+  // src/ through tsx beside dist/), and a slot bound to one copy's state would call the other's nothing.
+  const outer = slots[SLOT];
+  slots[SLOT] = f;
   try {
     return script.runInThisContext({ breakOnSigint: true }) as T;
   } catch (err) {
@@ -65,6 +66,6 @@ export function callInterruptibly<T>(f: () => T): T {
     }
     throw err;
   } finally {
-    pending = outer;
+    slots[SLOT] = outer;
   }
 }
