@@ -79,7 +79,18 @@ export interface RunResult {
 }
 
 export function validatorMeta(v: Validator): ValidatorMeta {
-  return { name: v.name, message: v.message, minSuccess: v.minSuccess, weight: v.weight ?? 1, kind: v.kind ?? 'validator', ...(v.source !== undefined ? { source: v.source } : {}) };
+  return {
+    name: v.name,
+    message: v.message,
+    minSuccess: v.minSuccess,
+    weight: v.weight ?? 1,
+    kind: v.kind ?? 'validator',
+    ...(v.source !== undefined ? { source: v.source } : {}),
+    // What the verdict and the sequential design need to know of the rule (core/verdict.ts, core/sequence.ts).
+    ...(v.onError !== undefined ? { onError: v.onError } : {}),
+    ...(v.maxErrorShare !== undefined ? { maxErrorShare: v.maxErrorShare } : {}),
+    ...(v.expect !== undefined ? { expect: v.expect } : {}),
+  };
 }
 
 const DEFAULT_CONCURRENCY = 8;
