@@ -26,6 +26,7 @@ export { ProviderError, type ProviderErrorKind, type GenerateOptions, type Gener
 export { runExperiment, type RunOptions, type RunPlan, type RunProgress, type RunResult } from './run/runner.js';
 export { summaryOptionsOf } from './run/options.js';
 export type { StopDecision, StopRule } from './run/stop.js';
+export { FailFastRule, DEFAULT_MAX_ERRORS } from './run/fail-fast.js';
 export { MemoryStore } from './store/memory.js';
 export { openSqliteStore, defaultStorePath, type SqliteStoreOptions } from './store/sqlite.js';
 export type { RunRecord, RunStatus, SampleRecord, Store } from './store/types.js';

@@ -10,6 +10,7 @@ import { formatTerminalSummary } from '../report/terminal.js';
 import { checkReportTargets } from '../report/targets.js';
 import { reportsToStdout, writeReports } from '../report/write.js';
 import { summaryOptionsOf } from '../run/options.js';
+import { DEFAULT_MAX_ERRORS, FailFastRule } from '../run/fail-fast.js';
 import { createProgressView } from '../run/progress.js';
 import { tensorColumns } from '../run/columns.js';
 import { limitSystem, localLimiters, rateLimitOf } from '../run/rate-limit.js';
@@ -36,7 +37,15 @@ interface RunFlags {
   detach?: boolean;
   allowInconclusive?: boolean;
   progress?: boolean;
+  maxErrors?: string;
   stopping?: string;
+}
+
+/** --max-errors: samples in a row failing the same way that stop a run (0: never); default DEFAULT_MAX_ERRORS. */
+function maxErrorsFlag(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_ERRORS;
+  if (!/^\d+$/.test(value.trim())) throw new UsageError(`--max-errors: expected a whole number ≥ 0 (0 never stops), found ${JSON.stringify(value)}`, { path: '--max-errors' });
+  return Number(value);
 }
 
 /** A whole number ≥ 1 from a flag, or a UsageError naming the flag and what was found. */
@@ -65,6 +74,7 @@ async function checkResumedStopping(store: Store, runId: string, stopping: Stopp
 async function runCommand(configArg: string | undefined, flags: RunFlags): Promise<void> {
   const concurrency = positiveIntFlag('--concurrency', flags.concurrency);
   const samples = positiveIntFlag('--samples', flags.samples);
+  const maxErrors = maxErrorsFlag(flags.maxErrors);
   const stopping = stoppingFlag(flags.stopping);
   checkQueueFlags(flags);
   const queue = flags.queue !== undefined ? parseRedisUrl(flags.queue) : undefined;
@@ -127,8 +137,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
           system: system!,
           store,
           ...(resume !== undefined ? { runId: resume } : {}),
+          stopRules: maxErrors > 0 ? [...stopRules, new FailFastRule(maxErrors)] : stopRules,
           signal: ac.signal,
-          stopRules,
           onStart: (run, p) => {
             const resumed = resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
             process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
@@ -143,7 +153,6 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       process.stdout.write(`${result.run.id}\n`);
       return;
     }
-    if (result.stopped) process.stderr.write(`assay: ${result.stopped.message}\n`);
     if (result.storedByOthers > 0) {
       process.stderr.write(`assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`);
     }
@@ -154,7 +163,9 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     human.write(formatTerminalSummary(summary, meta, { color: Boolean(human.isTTY) }));
     const written = await writeReports(flags, { run: result.run, summary, meta, tensor: result.tensor, store });
     for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
-    process.exitCode = exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
+    // A stop rule's reason (fail-fast: the endpoint cannot be used) and its exit code.
+    if (result.stopped) process.stderr.write(`assay: ${result.stopped.message}\n`);
+    process.exitCode = result.stopped?.exitCode ?? exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
     const failed = queued ? queueFailure(result as QueuedRunResult, queued) : undefined;
     if (failed) throw failed;
   } finally {
@@ -181,12 +192,13 @@ export function register(program: Command): void {
     .option(STORE_FLAG, STORE_HELP)
     .option('--queue <redis-url>', 'run on `assay worker` processes: queue the samples on this Redis (redis://host:6379) and wait for them')
     .option('--detach', 'with --queue: return once the samples are queued, printing the run id')
+    .option('--max-errors <n>', `stop the run (exit 3, resumable) after n samples in a row fail the same way: connection refused, 401/403/404, a missing model, an unreadable answer (default ${DEFAULT_MAX_ERRORS}; 0 never stops)`)
     .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode); an `error` verdict still exits 1')
     .option('--stopping <rule>', 'fixed (every sample) or sequential (stop each validator once its confidence sequence decides it); overrides the config')
     .option('--no-progress', 'no progress bar, plain progress lines')
     .addHelpText(
       'after',
-      '\nExit codes: 0 every validator passes; 1 a validator fails, is an error (more error cells than maxErrorShare)\nor is inconclusive (unless --allow-inconclusive); 2 bad config or usage; 3 internal error; 130 interrupted\n(resume with --resume <runId>).',
+      '\nExit codes: 0 every validator passes; 1 a validator fails, is an error (more error cells than maxErrorShare)\nor is inconclusive (unless --allow-inconclusive); 2 bad config or usage; 3 internal error, or calls kept failing\nthe same way (see --max-errors; resume with --resume <runId>); 130 interrupted (resume with --resume <runId>).',
     )
     .action(async (config: string | undefined, flags: RunFlags) => {
       await runCommand(config, flags);

@@ -1,5 +1,7 @@
 import type { CheckResult, InputValue, Validator } from '../core/validator.js';
 import { SandboxError } from '../sandbox/errors.js';
+import { isBuiltinPredicate } from './builtin.js';
+import { callInterruptibly, InterruptedError } from './interruptible.js';
 import { enforcesOwnTimeLimit, PredicateResultError, requireBoolean } from './sandboxed.js';
 
 export interface EvaluateOptions {
@@ -54,11 +56,16 @@ export async function evaluateValidator(v: Validator, output: string, input: Inp
 
   if (!v.evaluate) {
     // Synchronous predicates (built-in checks, most functions) need no timer: they are done already.
+    // A user's function runs so that Ctrl-C can interrupt it even if it never returns (interruptible.ts).
     let result: unknown;
     try {
-      result = v.predicate(output, input);
+      const predicate = v.predicate;
+      result = ownLimit || isBuiltinPredicate(predicate) ? predicate(output, input) : callInterruptibly(() => predicate(output, input));
       if (!isThenable(result)) return verdict(result);
     } catch (err) {
+      // Answer once the Ctrl-C has been handed on: by then the run's SIGINT handler has aborted the run, so this
+      // cut-short check is dropped with its sample rather than stored as an error (see run/sample.ts).
+      if (err instanceof InterruptedError) return err.handled.then(() => failed(err));
       return failed(err);
     }
     const work = Promise.resolve(result).then(verdict).catch(failed);
