@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { Outcome } from '../core/outcome.js';
 import { AssayError, ExitCode } from '../errors.js';
 import { executeSample } from '../run/sample.js';
+import { createSandbox } from '../sandbox/index.js';
 import { DuplicateSampleError, UnknownRunError } from '../store/errors.js';
 import type { RunStatus, SampleRecord, Store } from '../store/types.js';
 import { evaluateValidator } from '../validators/evaluate.js';
@@ -47,6 +48,8 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
   const board = new RunBoard(redis, queue.prefix);
   const contexts = new Map<string, { ctx: Promise<RunContext>; inUse: number }>();
   const shutdown = new AbortController();
+  // One sandbox for every run this worker takes up: its threads start once, not once per run.
+  const sandbox = createSandbox();
   let stored = 0;
 
   async function contextFor(runId: string): Promise<{ ctx: RunContext; release: () => void }> {
@@ -55,7 +58,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       const ctx = (async () => {
         const run = await store.getRun(runId);
         if (!run) throw new UnknownRunError(runId);
-        const c = await runContext(run, redisLimiters(redis, queue.prefix, runId));
+        const c = await runContext(run, redisLimiters(redis, queue.prefix, runId), { sandbox });
         log(`run ${run.id} (${run.name}): ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${c.system.id}`);
         return c;
       })();
@@ -118,12 +121,13 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       const { run, system, validators, experiment } = held.ctx;
       if (!Number.isInteger(i) || !Number.isInteger(j) || i < 0 || j < 0 || i >= run.N || j >= run.M) throw new UnrecoverableError(`run ${runId}: no sample (${i}, ${j}) in a ${run.N} × ${run.M} run`);
       const index = i * run.M + j;
-      const state = await board.state(runId);
+      const state = await board.state(runId, index);
       let result: SampleJobResult;
       if (state.stop) {
         result = { i, j, by: 'skipped' };
       } else {
-        const already = await store.getSample(runId, i, j);
+        // Resolved already (a job recovered after its worker stored it, or queued twice): keep what is stored.
+        const already = state.resolved ? await store.getSample(runId, i, j) : undefined;
         if (already) result = summary(already, 'theirs');
         else {
           const settled = new Set(state.settled);
@@ -187,6 +191,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       await worker.close(force);
       for (const e of contexts.values()) await e.ctx.then((c) => c.dispose()).catch(() => {});
       contexts.clear();
+      sandbox.dispose();
       redis.disconnect();
     },
   };
