@@ -81,13 +81,9 @@ export class RunBoard {
     await this.redis.set(this.key(runId, 'settled'), JSON.stringify([...new Set(columns)].sort((a, b) => a - b)), 'EX', TTL_S);
   }
 
-  /** What a worker reads before each job, in one round trip; with `index`, also whether that sample is resolved already. */
-  async state(runId: string, index?: number): Promise<{ stop?: BoardStop; settled: number[]; resolved: boolean }> {
-    const p = this.redis.pipeline().mget(this.key(runId, 'stop'), this.key(runId, 'settled'));
-    if (index !== undefined) p.getbit(this.key(runId, 'bits'), index);
-    const res = (await p.exec()) ?? [];
-    for (const [err] of res) if (err) throw err;
-    const [stop, settled] = res[0][1] as (string | null)[];
-    return { ...(stop ? { stop: JSON.parse(stop) as BoardStop } : {}), settled: settled ? (JSON.parse(settled) as number[]) : [], resolved: index !== undefined && res[1][1] === 1 };
+  /** Whether the run was stopped, and its settled columns: what a worker reads before it runs a sample. */
+  async state(runId: string): Promise<{ stop?: BoardStop; settled: number[] }> {
+    const [stop, settled] = await this.redis.mget(this.key(runId, 'stop'), this.key(runId, 'settled'));
+    return { ...(stop ? { stop: JSON.parse(stop) as BoardStop } : {}), settled: settled ? (JSON.parse(settled) as number[]) : [] };
   }
 }

@@ -7,7 +7,7 @@ import { createSandbox } from '../sandbox/index.js';
 import { DuplicateSampleError, UnknownRunError } from '../store/errors.js';
 import type { RunStatus, SampleRecord, Store } from '../store/types.js';
 import { evaluateValidator } from '../validators/evaluate.js';
-import { RunBoard } from './board.js';
+import { RunBoard, type BoardStop } from './board.js';
 import { connectRedis, type RedisLocation } from './connection.js';
 import { runContext, type RunContext } from './experiment.js';
 import { QUEUE_NAME, type SampleJob, type SampleJobResult } from './jobs.js';
@@ -32,6 +32,8 @@ export interface SampleWorker {
   close(force?: boolean): Promise<void>;
 }
 
+/** How long a run's stop state read from the board is used before it is read again (ms). */
+const STATE_MS = 250;
 /** Runs whose context is kept (system, sandbox, judges) between jobs. */
 const KEPT_RUNS = 8;
 
@@ -107,6 +109,19 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
     await store.setStatus(runId, status);
   }
 
+  // A run's stop and settled columns, read at most every STATE_MS per run: they change once in a run's life,
+  // and a job started just after a stop is merely stored, not wrong.
+  const states = new Map<string, { at: number; state: Promise<{ stop?: BoardStop; settled: number[] }> }>();
+  const runState = (runId: string) => {
+    let s = states.get(runId);
+    if (!s || performance.now() - s.at > STATE_MS) {
+      s = { at: performance.now(), state: board.state(runId) };
+      s.state.catch(() => states.delete(runId));
+      states.set(runId, s);
+    }
+    return s.state;
+  };
+
   const processor = async (job: Job<SampleJob, SampleJobResult>): Promise<SampleJobResult> => {
     const { runId, i, j } = job.data;
     let held: { ctx: RunContext; release: () => void };
@@ -121,13 +136,13 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       const { run, system, validators, experiment } = held.ctx;
       if (!Number.isInteger(i) || !Number.isInteger(j) || i < 0 || j < 0 || i >= run.N || j >= run.M) throw new UnrecoverableError(`run ${runId}: no sample (${i}, ${j}) in a ${run.N} × ${run.M} run`);
       const index = i * run.M + j;
-      const state = await board.state(runId, index);
+      const state = await runState(runId);
       let result: SampleJobResult;
       if (state.stop) {
         result = { i, j, by: 'skipped' };
       } else {
-        // Resolved already (a job recovered after its worker stored it, or queued twice): keep what is stored.
-        const already = state.resolved ? await store.getSample(runId, i, j) : undefined;
+        // A job started before (its worker died, or it threw) may have stored its sample already: keep that one.
+        const already = job.attemptsStarted > 1 ? await store.getSample(runId, i, j) : undefined;
         if (already) result = summary(already, 'theirs');
         else {
           const settled = new Set(state.settled);
