@@ -1,3 +1,4 @@
+import { QueueEvents } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
 import { captureCli } from '../cli/testing/capture.js';
@@ -12,6 +13,7 @@ import { startMockProcess } from '../testing/mock-process.js';
 import { RunBoard } from './board.js';
 import { connectRedis, parseRedisUrl } from './connection.js';
 import { runOnQueue } from './coordinator.js';
+import { QUEUE_NAME } from './jobs.js';
 import { maxInWindow, spawnWorker, type WorkerProcess } from './testing/workers.js';
 import { startSampleWorker } from './worker.js';
 
@@ -65,6 +67,12 @@ ${extra}`,
     const q = queue('kill');
     const [a, b] = [start(q), start(q)];
     await Promise.all([a.ready, b.ready]);
+    // Watch the queue for the killed worker's jobs being put back (BullMQ's stalled-job recovery).
+    const loc = parseRedisUrl(q);
+    const events = new QueueEvents(QUEUE_NAME, { connection: { url: loc.url }, prefix: loc.prefix });
+    const stalled: string[] = [];
+    events.on('stalled', ({ jobId }) => stalled.push(jobId));
+    await events.waitUntilReady();
     const before = mock.requests.length;
     const running = cli('run', config('killed'), '--queue', q, '--store', store(), '--no-progress');
     // Once both have answered a few, kill one while it holds jobs.
@@ -85,8 +93,11 @@ ${extra}`,
     } finally {
       await s.close();
     }
-    // Each sample was asked for at least once; the killed worker's unfinished ones were asked for again.
+    // Each sample was asked for at least once; the jobs the killed worker held were recovered and run again.
     expect(mock.requests.length - before).toBeGreaterThanOrEqual(60);
+    await events.close();
+    expect(stalled.length).toBeGreaterThan(0);
+    expect(stalled.every((id) => id.startsWith(`${runId}_`))).toBe(true);
   }, 90_000);
 
   // Two workers shared by the tests below that keep them alive.
