@@ -116,7 +116,8 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
     return html(c, 'Runs', runsListBody(items, name, previous) + pager(page, name));
   });
   app.get('/runs/:id', async (c) => {
-    const id = c.req.param('id');
+    // `latest` and id prefixes name a run too; pages are cached by the id they resolve to.
+    const id = (await data.resolve(c.req.param('id'))) ?? c.req.param('id');
     const cached = runPages.get(id);
     if (cached) {
       c.header('Content-Security-Policy', CSP);

@@ -8,6 +8,8 @@ import { computeStats, errorSummaryOf } from '../run/stats.js';
 import type { PAdjust } from '../core/compare.js';
 import { compareRuns, type RunComparison } from '../report/compare.js';
 import { sampleView, type SampleView } from '../report/html-run.js';
+import { UsageError } from '../errors.js';
+import { resolveRunId } from '../store/resolve.js';
 import type { RunRecord, Store } from '../store/types.js';
 import { buildTrend, type Trend } from './trend.js';
 
@@ -28,9 +30,10 @@ export interface RunListItem {
   status: string;
   shape: { N: number; M: number; K: number };
   verdict: string;
-  overall: { method: string; value: number | null; mean: number | null; weighted: number | null; min: number | null };
+  /** errorShare: share of checked cells that are errors (a rate is never shown without it). */
+  overall: { method: string; value: number | null; mean: number | null; weighted: number | null; min: number | null; errorShare: number | null };
   allPass: number | null;
-  validators: { name: string; rate: number | null; verdict: string }[];
+  validators: { name: string; rate: number | null; verdict: string; errorShare: number | null }[];
 }
 
 /** Runs per page of the list (`?offset=` pages through the rest). */
@@ -53,7 +56,17 @@ export class DashboardData {
 
   constructor(readonly store: Store) {}
 
-  async load(id: string, known?: RunRecord): Promise<LoadedRun | undefined> {
+  /** The run id a page or API path names: the id itself, `latest`, or a unique prefix (undefined when none). */
+  async resolve(ref: string): Promise<string | undefined> {
+    return resolveRunId(this.store, ref).catch((err: unknown) => {
+      if (err instanceof UsageError) return undefined;
+      throw err;
+    });
+  }
+
+  async load(ref: string, known?: RunRecord): Promise<LoadedRun | undefined> {
+    const id = known?.id ?? (await this.resolve(ref));
+    if (id === undefined) return undefined;
     const cached = this.cache.get(id);
     if (cached) return cached;
     // A record just listed is used as it is (one query fewer per run of a page).
@@ -81,7 +94,7 @@ export class DashboardData {
         loaded = await this.load(r.id, r);
       } catch {
         // One unreadable record (e.g. written by a crashed or older assay) must not take the list down.
-        items.push({ id: r.id, name: r.name, createdAt: r.createdAt, status: r.status, shape: { N: r.N, M: r.M, K: r.K }, verdict: 'unreadable', overall: { method: 'mean', value: null, mean: null, weighted: null, min: null }, allPass: null, validators: [] });
+        items.push({ id: r.id, name: r.name, createdAt: r.createdAt, status: r.status, shape: { N: r.N, M: r.M, K: r.K }, verdict: 'unreadable', overall: { method: 'mean', value: null, mean: null, weighted: null, min: null, errorShare: null }, allPass: null, validators: [] });
         continue;
       }
       if (!loaded) continue;
@@ -94,9 +107,9 @@ export class DashboardData {
         status: r.status,
         shape: { N: r.N, M: r.M, K: r.K },
         verdict: summary.verdict,
-        overall: { method: o.method, value: o.value, mean: o.mean, weighted: o.weighted, min: o.min },
+        overall: { method: o.method, value: o.value, mean: o.mean, weighted: o.weighted, min: o.min, errorShare: o.errorShare },
         allPass: summary.allPass.rate,
-        validators: summary.validators.map((v) => ({ name: v.name, rate: v.rate, verdict: v.verdict })),
+        validators: summary.validators.map((v) => ({ name: v.name, rate: v.rate, verdict: v.verdict, errorShare: v.errorShare })),
       });
     }
     return { runs: items, total, offset, limit };
@@ -115,10 +128,11 @@ export class DashboardData {
     };
   }
 
-  async sample(id: string, i: number, j: number): Promise<SampleView | undefined> {
-    const run = await this.store.getRun(id);
+  async sample(ref: string, i: number, j: number): Promise<SampleView | undefined> {
+    const id = await this.resolve(ref);
+    const run = id === undefined ? undefined : await this.store.getRun(id);
     if (!run || i >= run.N || j >= run.M) return undefined;
-    const s = await this.store.getSample(id, i, j);
+    const s = await this.store.getSample(run.id, i, j);
     return s ? sampleView(run, s) : undefined;
   }
 
