@@ -190,7 +190,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
     log(`sample (${job.data.i}, ${job.data.j}) of run ${job.data.runId} failed${final ? '' : `, will be retried (attempt ${job.attemptsMade})`}: ${err.message}`);
     if (!final) return;
     void board
-      .fail(job.data.runId, err.message)
+      .fail(job.data.runId, job.data.i * job.data.m + job.data.j, err.message)
       .then(() => board.counts(job.data.runId))
       .then((c) => finishIfDone(job.data.runId, c))
       .catch((e: unknown) => log(`could not record the failure of run ${job.data.runId}: ${(e as Error).message}`));
