@@ -5,6 +5,7 @@ import { QueueError, type RedisLocation } from '../queue/connection.js';
 import { runOnQueue, type QueuedRunResult } from '../queue/coordinator.js';
 import { tensorColumns } from '../run/columns.js';
 import type { ProgressView } from '../run/progress.js';
+import type { StopRule } from '../run/stop.js';
 import { isPostgresUrl } from '../store/open.js';
 import type { Store } from '../store/types.js';
 
@@ -24,6 +25,8 @@ export interface QueuedCommand {
   detach: boolean;
   signal: AbortSignal;
   progress: ProgressView;
+  /** Decided by the coordinator from the samples the workers store (e.g. stopping: sequential). */
+  stopRules?: readonly StopRule[];
 }
 
 /** `assay run --queue`: queue the run's missing samples for `assay worker`s, wait (unless --detach) and return the run as a local run would. */
@@ -48,6 +51,7 @@ export async function runQueued(c: QueuedCommand): Promise<QueuedRunResult> {
     ...(c.resume !== undefined ? { runId: c.resume } : {}),
     detach: c.detach,
     signal: c.signal,
+    ...(c.stopRules?.length ? { stopRules: c.stopRules } : {}),
     onStart: (run, p, queued) => {
       const resumed = c.resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
       process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${systemId}${resumed}; ${queued} sample job(s) queued on ${c.queue.shown}\n`);

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { findDefaultConfig } from '../config/default-file.js';
 import { loadExperiment, type Experiment } from '../config/index.js';
 import { summarize } from '../core/summarize.js';
+import type { StoppingRule } from '../core/summary-types.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { createSystem } from '../providers/factory.js';
 import { exitCodeFor, reportMeta } from '../report/meta.js';
@@ -9,10 +10,12 @@ import { formatTerminalSummary } from '../report/terminal.js';
 import { checkReportTargets } from '../report/targets.js';
 import { reportsToStdout, writeReports } from '../report/write.js';
 import { summaryOptionsOf } from '../run/options.js';
+import { DEFAULT_MAX_ERRORS, FailFastRule } from '../run/fail-fast.js';
 import { createProgressView } from '../run/progress.js';
 import { tensorColumns } from '../run/columns.js';
 import { limitSystem, localLimiters, rateLimitOf } from '../run/rate-limit.js';
 import { runExperiment } from '../run/runner.js';
+import { SequentialStopRule } from '../run/sequential.js';
 import { parseRedisUrl } from '../queue/connection.js';
 import type { QueuedRunResult } from '../queue/coordinator.js';
 import { checkQueueFlags, queueFailure, runQueued } from './run-queue.js';
@@ -34,6 +37,15 @@ interface RunFlags {
   detach?: boolean;
   allowInconclusive?: boolean;
   progress?: boolean;
+  maxErrors?: string;
+  stopping?: string;
+}
+
+/** --max-errors: samples in a row failing the same way that stop a run (0: never); default DEFAULT_MAX_ERRORS. */
+function maxErrorsFlag(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_ERRORS;
+  if (!/^\d+$/.test(value.trim())) throw new UsageError(`--max-errors: expected a whole number ≥ 0 (0 never stops), found ${JSON.stringify(value)}`, { path: '--max-errors' });
+  return Number(value);
 }
 
 /** A whole number ≥ 1 from a flag, or a UsageError naming the flag and what was found. */
@@ -43,9 +55,27 @@ export function positiveIntFlag(flag: string, value: string | undefined): number
   return Number(value);
 }
 
+/** `--stopping`: fixed or sequential. */
+function stoppingFlag(value: string | undefined): StoppingRule | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'fixed' && value !== 'sequential') throw new UsageError(`--stopping: expected fixed or sequential, found ${JSON.stringify(value)}`, { path: '--stopping' });
+  return value;
+}
+
+/** A resumed run keeps the stopping rule it was started with: its decisions depend on it. */
+async function checkResumedStopping(store: Store, runId: string, stopping: StoppingRule): Promise<void> {
+  const prior = await store.getRun(runId);
+  const was = (prior?.config as { stopping?: unknown } | null | undefined)?.stopping === 'sequential' ? 'sequential' : 'fixed';
+  if (prior && was !== stopping) {
+    throw new UsageError(`--resume ${runId}: the run was started with stopping: ${was}, the config (or --stopping) now says ${stopping}; resume it with stopping: ${was}`, { path: '--stopping' });
+  }
+}
+
 async function runCommand(configArg: string | undefined, flags: RunFlags): Promise<void> {
   const concurrency = positiveIntFlag('--concurrency', flags.concurrency);
   const samples = positiveIntFlag('--samples', flags.samples);
+  const maxErrors = maxErrorsFlag(flags.maxErrors);
+  const stopping = stoppingFlag(flags.stopping);
   checkQueueFlags(flags);
   const queue = flags.queue !== undefined ? parseRedisUrl(flags.queue) : undefined;
   // Report paths are checked before any call is made: a run must not be lost to an unwritable report.
@@ -80,7 +110,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
         configPath = prior.configPath;
       }
     }
-    experiment = await loadExperiment(configPath, { ...(samples !== undefined ? { samples } : {}), ...(concurrency !== undefined ? { concurrency } : {}) });
+    experiment = await loadExperiment(configPath, { ...(samples !== undefined ? { samples } : {}), ...(concurrency !== undefined ? { concurrency } : {}), ...(stopping !== undefined ? { stopping } : {}) });
+    if (resume !== undefined) await checkResumedStopping(store!, resume, experiment.stopping);
     const systemLimit = rateLimitOf(experiment.systemConfig, { file: configPath, path: 'system' });
     const limiters = localLimiters();
     // Built before the store is opened: a config that does not load leaves no trace.
@@ -89,10 +120,15 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     const base = queue ? undefined : createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs, samples: experiment.samples, warn });
     system = base && systemLimit ? limitSystem(base, limiters('system', systemLimit)) : base;
     store ??= await openStore(location);
+    // stopping: sequential — each validator stops being checked once its confidence sequence decides it;
+    // decided from the stored samples, here or (with --queue) by the coordinator that watches the workers.
+    const columns = [...experiment.validators, ...experiment.verifierConfigs].map((v) => ({ minSuccess: v.minSuccess, ...(v.expect !== undefined ? { expect: v.expect } : {}) }));
+    const stopRules = experiment.stopping === 'sequential' ? [new SequentialStopRule(columns, experiment.confidence)] : [];
+    if (stopRules.length && flags.detach) warn('stopping: sequential with --detach: nothing watches the samples to stop early, so every sample is run (the verdicts are still the sequence\'s)');
     const progress = createProgressView(process.stderr, flags.progress === false ? false : undefined);
     process.on('SIGINT', onSigint);
     const queued = queue
-      ? { queue, location, configPath, experiment, store, detach: flags.detach ?? false, signal: ac.signal, progress, ...(resume !== undefined ? { resume } : {}) }
+      ? { queue, location, configPath, experiment, store, detach: flags.detach ?? false, signal: ac.signal, progress, stopRules, ...(resume !== undefined ? { resume } : {}) }
       : undefined;
     const result = await (queued
       ? runQueued(queued)
@@ -101,6 +137,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
           system: system!,
           store,
           ...(resume !== undefined ? { runId: resume } : {}),
+          stopRules: maxErrors > 0 ? [...stopRules, new FailFastRule(maxErrors)] : stopRules,
           signal: ac.signal,
           onStart: (run, p) => {
             const resumed = resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
@@ -126,7 +163,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     human.write(formatTerminalSummary(summary, meta, { color: Boolean(human.isTTY) }));
     const written = await writeReports(flags, { run: result.run, summary, meta, tensor: result.tensor, store });
     for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
-    process.exitCode = exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
+    // A stop rule may set the exit code (fail-fast: 3, the endpoint cannot be used).
+    process.exitCode = result.stopped?.exitCode ?? exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
     const failed = queued ? queueFailure(result as QueuedRunResult, queued) : undefined;
     if (failed) throw failed;
   } finally {
@@ -153,11 +191,13 @@ export function register(program: Command): void {
     .option(STORE_FLAG, STORE_HELP)
     .option('--queue <redis-url>', 'run on `assay worker` processes: queue the samples on this Redis (redis://host:6379) and wait for them')
     .option('--detach', 'with --queue: return once the samples are queued, printing the run id')
-    .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode)')
+    .option('--max-errors <n>', `stop the run (exit 3, resumable) after n samples in a row fail the same way: connection refused, 401/403/404, a missing model, an unreadable answer (default ${DEFAULT_MAX_ERRORS}; 0 never stops)`)
+    .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode); an `error` verdict still exits 1')
+    .option('--stopping <rule>', 'fixed (every sample) or sequential (stop each validator once its confidence sequence decides it); overrides the config')
     .option('--no-progress', 'no progress bar, plain progress lines')
     .addHelpText(
       'after',
-      '\nExit codes: 0 every validator passes; 1 a validator fails (or is inconclusive, unless --allow-inconclusive);\n2 bad config or usage; 3 internal error; 130 interrupted (resume with --resume <runId>).',
+      '\nExit codes: 0 every validator passes; 1 a validator fails, is an error (more error cells than maxErrorShare)\nor is inconclusive (unless --allow-inconclusive); 2 bad config or usage; 3 internal error, or calls kept failing\nthe same way (see --max-errors; resume with --resume <runId>); 130 interrupted (resume with --resume <runId>).',
     )
     .action(async (config: string | undefined, flags: RunFlags) => {
       await runCommand(config, flags);
