@@ -96,13 +96,14 @@ export interface ProfileBar {
   status?: BarStatus;
 }
 
-export type BarStatus = 'pass' | 'fail' | 'inconclusive';
+export type BarStatus = 'pass' | 'fail' | 'inconclusive' | 'error';
 
 /** Profile bars: colour and glyph by status; darker than the heatmap cells so thin bars still read. */
 export const BAR_STYLE: Record<BarStatus | 'none', { color: string; glyph: string; text: string }> = {
   pass: { color: '#1a7f37', glyph: '✓', text: 'meets the minimum' },
   fail: { color: '#cf222e', glyph: '✗', text: 'below the minimum' },
   inconclusive: { color: '#bf8700', glyph: '?', text: 'interval straddles the minimum' },
+  error: { color: '#8250df', glyph: '!', text: 'too many error cells to judge' },
   none: { color: '#6e7781', glyph: '', text: '' },
 };
 
