@@ -163,8 +163,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     human.write(formatTerminalSummary(summary, meta, { color: Boolean(human.isTTY) }));
     const written = await writeReports(flags, { run: result.run, summary, meta, tensor: result.tensor, store });
     for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
-    // A stop rule's reason (fail-fast: the endpoint cannot be used) and its exit code.
-    if (result.stopped) process.stderr.write(`assay: ${result.stopped.message}\n`);
+    // A stop rule may set the exit code (fail-fast: 3, the endpoint cannot be used).
     process.exitCode = result.stopped?.exitCode ?? exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
     const failed = queued ? queueFailure(result as QueuedRunResult, queued) : undefined;
     if (failed) throw failed;

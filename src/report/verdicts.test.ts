@@ -68,7 +68,7 @@ describe('every report shows the same verdicts and every rate with its error sha
     }
     expect(r.terminal.split('\n').find((l) => l.startsWith('parser '))).toMatch(/16\.7%/);
     expect(r.terminal).toMatch(/ {2}parser: error share 16\.7% > maxErrorShare 5%/);
-    expect(r.terminal).toMatch(/ {2}close: bounds \[86\.\d%, 99(\.\d)?%\] straddle minSuccess 90%; ~\d+ more output\(s\) decide it with 80% probability/);
+    expect(r.terminal).toMatch(/ {2}close: bounds \[86\.\d%, 99(\.\d)?%\] straddle minSuccess 90%; ~\d+ more samples decide it with 80% probability/);
     expect(r.terminal).toContain('FAIL: 1 failed, 1 error (too many error cells to judge), 1 inconclusive of 4 validator(s): half, parser, close');
   });
 
