@@ -23,6 +23,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { segmentClaimSpans } from '../src/ground/claims.js';
 import { analyze as analyzeInProcess } from '../src/ground/engine.js';
 import type { KnowledgeBase } from '../src/ground/kb.js';
+import { TimeSlicer } from '../src/ground/slice.js';
 import { saveKnowledgeBase } from '../src/ground/kb-store.js';
 import { heaviestAnswer, syntheticKb } from '../src/ground/testing/heavy.js';
 
@@ -143,6 +144,27 @@ async function healthzUnderLoad(url: string) {
 async function loopDelay(kb: KnowledgeBase) {
   const answer = heaviestAnswer();
   const out: Record<string, unknown> = {};
+  // The CPU time of each step between two check-ins: what the thread is held for on an idle machine, whatever
+  // the load on this one (wall-clock delays below include the time other processes had the cores).
+  const checkIn = TimeSlicer.prototype.checkIn;
+  const cpu = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const steps: number[] = [];
+  let last = 0;
+  TimeSlicer.prototype.checkIn = async function (this: TimeSlicer) {
+    const now = cpu();
+    if (last) steps.push(now - last);
+    await checkIn.call(this);
+    last = cpu();
+  };
+  for (let r = 0; r < 5; r++) {
+    last = 0;
+    await analyzeInProcess(kb, { query: 'q', answer });
+  }
+  TimeSlicer.prototype.checkIn = checkIn;
+  out.cpu_per_step = { steps: steps.length, p50_ms: r1(pct(steps, 0.5)), p99_ms: r1(pct(steps, 0.99)), max_ms: r1(Math.max(...steps)), note: 'process CPU between two check-ins, 5 analyses of the heaviest request (GC included)' };
   for (const concurrent of [1, 3]) {
     const h = monitorEventLoopDelay({ resolution: 5 });
     h.enable();
