@@ -120,7 +120,7 @@ describe('terminal wording', () => {
     const r = await cli('run', tmp.config('inc.yaml', exp('inc', 0.65, 10, 'confident')), '--store', join(tmp.dir(), 'inc.db'), '--no-progress');
     // The count of further samples is said with its unit, never as a bare "(~N MORE)".
     expect(r.out).toMatch(/INCONCLUSIVE/);
-    expect(r.out).toMatch(/~\d+ more (samples|output\(s\))/);
+    expect(r.out).toMatch(/~\d+ more samples decide it with 80% probability/);
     expect(r.out).not.toMatch(/MORE\)/);
     // Two inputs: the IRP extremes are #1 and #2, never #0.
     expect(r.out).toMatch(/IRP \(per input\) .* min [\d.]+% \(#[12]\) {2}max [\d.]+% \(#[12]\)/);
