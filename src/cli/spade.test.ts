@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../testing/mock-openai.js';
+import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../mock/openai.js';
 import { main } from './main.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'spade-cli-'));

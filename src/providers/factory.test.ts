@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { startMockOpenAI } from '../testing/mock-openai.js';
+import { startMockOpenAI } from '../mock/openai.js';
 import { CommandSystem } from './command.js';
 import { createSystem, parseSystemConfig } from './factory.js';
 import { HttpSystem } from './http.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
-import { startMockOpenAI, type ChatRequestBody, type MockOpenAI, type MockReply } from '../testing/mock-openai.js';
+import { startMockOpenAI, type ChatRequestBody, type MockOpenAI, type MockReply } from '../mock/openai.js';
 import { diffVersions, promptDeltas } from './deltas.js';
 import { createSpadeLlm, llmFromEnv } from './llm.js';
 import { proposeSubsumptions } from './propose.js';
