@@ -7,7 +7,9 @@ import { startMockOllama } from '../mock/ollama.js';
 import { startMockServer } from '../mock/server.js';
 import { openaiDialect } from '../mock/openai.js';
 import { chatModelContract, CONTRACT_MODEL } from './chat-contract.case.js';
-import { OllamaChatModel } from './ollama.js';
+import { embeddingModelContract } from './embedding-contract.case.js';
+import { azureEmbeddingModel, googleEmbeddingModel, mistralEmbeddingModel, OpenAIEmbeddingModel } from './embeddings.js';
+import { OllamaChatModel, OllamaEmbeddingModel } from './ollama.js';
 import { OpenAIChatModel } from './openai.js';
 import { anthropicChatModel, azureChatModel, bedrockChatModel, googleChatModel, mistralChatModel } from './sdk-providers.js';
 
@@ -56,4 +58,34 @@ chatModelContract('ollama', {
   start: (chat) => startMockOllama({ chat, apiKey: KEY }),
   make: (s) => new OllamaChatModel({ model, baseURL: s.baseURL, apiKey: KEY }),
   makeUnreachable: () => new OllamaChatModel({ model, baseURL: NOWHERE }),
+});
+
+embeddingModelContract('openai', {
+  start: (embeddings) => startMockServer(openaiDialect, { embeddings, apiKey: KEY }),
+  make: (s) => new OpenAIEmbeddingModel({ model: 'contract-embed', baseURL: s.baseURL, apiKey: KEY }),
+  makeUnreachable: () => new OpenAIEmbeddingModel({ model: 'e', baseURL: `${NOWHERE}/v1` }),
+});
+
+embeddingModelContract('ollama', {
+  start: (embeddings) => startMockOllama({ embeddings }),
+  make: (s) => new OllamaEmbeddingModel({ model: 'contract-embed', baseURL: s.baseURL }),
+  makeUnreachable: () => new OllamaEmbeddingModel({ model: 'e', baseURL: NOWHERE }),
+});
+
+embeddingModelContract('google', {
+  start: (embeddings) => startMockGemini({ embeddings, apiKey: KEY }),
+  make: (s) => googleEmbeddingModel({ model: 'contract-embed', baseURL: s.baseURL, apiKey: KEY }),
+  makeUnreachable: () => googleEmbeddingModel({ model: 'e', baseURL: `${NOWHERE}/v1beta` }),
+});
+
+embeddingModelContract('azure', {
+  start: (embeddings) => startMockAzure({ embeddings, apiKey: KEY }),
+  make: (s) => azureEmbeddingModel({ model: 'contract-embed', baseURL: s.baseURL, apiKey: KEY }),
+  makeUnreachable: () => azureEmbeddingModel({ model: 'e', baseURL: `${NOWHERE}/openai` }),
+});
+
+embeddingModelContract('mistral', {
+  start: (embeddings) => startMockMistral({ embeddings, apiKey: KEY }),
+  make: (s) => mistralEmbeddingModel({ model: 'contract-embed', baseURL: s.baseURL, apiKey: KEY }),
+  makeUnreachable: () => mistralEmbeddingModel({ model: 'e', baseURL: `${NOWHERE}/v1` }),
 });

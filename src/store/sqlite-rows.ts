@@ -1,9 +1,9 @@
 import type { OutcomeCode } from '../core/outcome.js';
-import type { RunRecord, RunStatus, SampleRecord } from './types.js';
+import type { RunRecord, RunStatus, SampleCost, SampleRecord } from './types.js';
 
 /** The SQLite store's tables and the mapping between their rows and the Store's records. */
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 // One row per run, one row per sample (i, j). A sample's K tensor cells are one K-byte BLOB, so the
 // tensor is stored as compactly as it lives in memory and a sample is written in one atomic statement.
@@ -39,9 +39,22 @@ CREATE TABLE IF NOT EXISTS samples (
   prompt_tokens INTEGER,
   completion_tokens INTEGER,
   finished_at TEXT NOT NULL,
+  cost_json TEXT,
+  cached INTEGER,
   PRIMARY KEY (run_id, i, j)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS response_cache (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  stored_at TEXT NOT NULL
+) WITHOUT ROWID;
 `;
+
+/** Columns added after version 1, with their types: a version-1 store gets them by ALTER TABLE. */
+export const ADDED_SAMPLE_COLUMNS: readonly [string, string][] = [
+  ['cost_json', 'TEXT'],
+  ['cached', 'INTEGER'],
+];
 
 export interface RunRow {
   id: string;
@@ -72,6 +85,9 @@ export interface SampleRow {
   prompt_tokens: number | null;
   completion_tokens: number | null;
   finished_at: string;
+  /** Absent in a version-1 store opened read-only. */
+  cost_json?: string | null;
+  cached?: number | null;
 }
 
 export function toRun(r: RunRow): RunRecord {
@@ -110,6 +126,11 @@ export function toSample(r: SampleRow): SampleRecord {
   if (r.prompt_tokens !== null || r.completion_tokens !== null) {
     s.usage = { promptTokens: r.prompt_tokens ?? 0, completionTokens: r.completion_tokens ?? 0 };
   }
+  if (r.cost_json !== null && r.cost_json !== undefined) {
+    const cost = JSON.parse(r.cost_json) as SampleCost & { checks?: (number | null | undefined)[] };
+    s.cost = cost.checks ? { ...cost, checks: cost.checks.map((c) => c ?? undefined) } : cost;
+  }
+  if (r.cached) s.cached = true;
   return s;
 }
 
@@ -129,5 +150,8 @@ export function sampleParams(runId: string, s: SampleRecord) {
     prompt_tokens: s.usage?.promptTokens ?? null,
     completion_tokens: s.usage?.completionTokens ?? null,
     finished_at: s.finishedAt ?? new Date().toISOString(),
+    // Holes in `checks` are written as null and read back as undefined, as with errors and reasons.
+    cost_json: s.cost ? JSON.stringify(s.cost.checks ? { ...s.cost, checks: s.cost.checks.map((c) => c ?? null) } : s.cost) : null,
+    cached: s.cached ? 1 : null,
   };
 }

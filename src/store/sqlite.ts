@@ -2,8 +2,8 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ReliabilityTensor } from '../core/tensor.js';
-import { SCHEMA, SCHEMA_VERSION, sampleParams, toRun, toSample, type RunRow, type SampleRow } from './sqlite-rows.js';
-import type { NewRun, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
+import { ADDED_SAMPLE_COLUMNS, SCHEMA, SCHEMA_VERSION, sampleParams, toRun, toSample, type RunRow, type SampleRow } from './sqlite-rows.js';
+import type { CacheEntry, NewRun, ResponseCache, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
 import { checkSample, checkShape, DuplicateSampleError, newRunId, UnknownRunError } from './validate.js';
 
 /** Where runs live unless configured: `.assay/assay.db` under the working directory. */
@@ -78,6 +78,9 @@ export class SqliteStore implements Store {
       throw new Error(`the store at ${this.path} has schema version ${v}, newer than this assay (${SCHEMA_VERSION}); upgrade assay`);
     }
     this.db.exec(SCHEMA);
+    // A version-1 store: the samples table exists without the newer columns (CREATE IF NOT EXISTS kept it).
+    const have = new Set((this.db.prepare(`PRAGMA table_info(samples)`).all() as { name: string }[]).map((c) => c.name));
+    for (const [name, type] of ADDED_SAMPLE_COLUMNS) if (!have.has(name)) this.db.exec(`ALTER TABLE samples ADD COLUMN ${name} ${type}`);
     this.db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`).run(String(SCHEMA_VERSION));
   }
 
@@ -89,16 +92,22 @@ export class SqliteStore implements Store {
       ),
       getRun: this.db.prepare(`SELECT * FROM runs WHERE id = ?`),
       setStatus: this.db.prepare(`UPDATE runs SET status = ?, finished_at = ? WHERE id = ?`),
-      insertSample: this.db.prepare(
-        `INSERT INTO samples (run_id, i, j, outcomes, output, generation_error, errors_json, reasons_json, latency_ms, attempts,
-                              prompt_tokens, completion_tokens, finished_at)
-         VALUES (@run_id, @i, @j, @outcomes, @output, @generation_error, @errors_json, @reasons_json, @latency_ms, @attempts,
-                 @prompt_tokens, @completion_tokens, @finished_at)`,
-      ),
       cells: this.db.prepare(`SELECT i, j, outcomes FROM samples WHERE run_id = ?`),
       getSample: this.db.prepare(`SELECT * FROM samples WHERE run_id = ? AND i = ? AND j = ?`),
       listSamples: this.db.prepare(`SELECT * FROM samples WHERE run_id = ? ORDER BY i, j`),
     };
+  }
+
+  private insertStmt?: Database.Statement;
+
+  // Prepared on first write: a read-only store of schema version 1 lacks the newer columns it names.
+  private get insertSample(): Database.Statement {
+    return (this.insertStmt ??= this.db.prepare(
+        `INSERT INTO samples (run_id, i, j, outcomes, output, generation_error, errors_json, reasons_json, latency_ms, attempts,
+                              prompt_tokens, completion_tokens, finished_at, cost_json, cached)
+         VALUES (@run_id, @i, @j, @outcomes, @output, @generation_error, @errors_json, @reasons_json, @latency_ms, @attempts,
+                 @prompt_tokens, @completion_tokens, @finished_at, @cost_json, @cached)`,
+      ));
   }
 
   // recordSample runs once per sample: keep each run's shape instead of re-reading and re-parsing its row.
@@ -183,7 +192,7 @@ export class SqliteStore implements Store {
       batch.forEach((w, n) => {
         try {
           // A failing statement is undone alone; the transaction and the batch's other samples go on.
-          this.stmts.insertSample.run(sampleParams(w.runId, w.sample));
+          this.insertSample.run(sampleParams(w.runId, w.sample));
         } catch (err) {
           errors[n] = (err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? new DuplicateSampleError(w.runId, w.sample.i, w.sample.j) : err;
         }
@@ -235,6 +244,36 @@ export class SqliteStore implements Store {
     this.run(runId);
     return (this.stmts.listSamples.all(runId) as SampleRow[]).map(toSample);
   }
+
+  private cacheStmts?: { get: Database.Statement; set: Database.Statement; count: Database.Statement; clear: Database.Statement };
+
+  // Prepared on first use: a read-only store of schema version 1 has no cache table and never needs one.
+  private cacheStatements() {
+    return (this.cacheStmts ??= {
+      get: this.db.prepare(`SELECT value, stored_at FROM response_cache WHERE key = ?`),
+      set: this.db.prepare(`INSERT OR REPLACE INTO response_cache (key, value, stored_at) VALUES (?, ?, ?)`),
+      count: this.db.prepare(`SELECT count(*) AS n FROM response_cache`),
+      clear: this.db.prepare(`DELETE FROM response_cache`),
+    });
+  }
+
+  readonly cache: ResponseCache = {
+    get: async (key) => {
+      const row = this.cacheStatements().get.get(key) as { value: string; stored_at: string } | undefined;
+      return row && ({ value: row.value, storedAt: row.stored_at } satisfies CacheEntry);
+    },
+    set: async (key, value) => {
+      this.cacheStatements().set.run(key, value, new Date().toISOString());
+    },
+    clear: async () => {
+      const st = this.cacheStatements();
+      return this.db.transaction(() => {
+        const { n } = st.count.get() as { n: number };
+        st.clear.run();
+        return n;
+      })();
+    },
+  };
 
   async close(): Promise<void> {
     this.flush();
