@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Outcome } from '../core/outcome.js';
-import { writeFixtureRun } from '../server/test-fixtures.js';
+import { writeFixtureRun } from '../server/testing/fixtures.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import type { RunRecord } from '../store/types.js';
 import { main } from './main.js';

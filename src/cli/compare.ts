@@ -6,7 +6,8 @@ import { compareRuns, formatComparison } from '../report/compare.js';
 import { loadStoredRun } from '../report/load.js';
 import { checkReportTargets } from '../report/targets.js';
 import { ReportWriteError } from '../report/write.js';
-import { openStore, storeFile } from './run.js';
+import { openStore, storeFile, storeLocation } from '../store/open.js';
+import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface CompareFlags {
   store?: string;
@@ -30,8 +31,9 @@ function parseAdjust(s: string | undefined): PAdjust {
 async function compareCommand(runA: string, runB: string, flags: CompareFlags): Promise<void> {
   const level = parseLevel(flags.level);
   const adjust = parseAdjust(flags.adjust);
-  checkReportTargets({ json: flags.json }, { storeFile: storeFile(flags.store) });
-  const store = openStore(flags.store, true);
+  const location = storeLocation(flags.store);
+  checkReportTargets({ json: flags.json }, { storeFile: storeFile(location) });
+  const store = await openStore(location, { readonly: true });
   try {
     const [a, b] = [await loadStoredRun(store, runA), await loadStoredRun(store, runB)];
     const result = compareRuns(a, b, { level, adjust });
@@ -67,7 +69,7 @@ export function register(program: Command): void {
     .description('compare two stored runs per validator and per input; exit 1 when any validator got significantly worse')
     .argument('<runA>', 'baseline run id')
     .argument('<runB>', 'candidate run id')
-    .option('--store <path>', 'SQLite store (default .assay/assay.db)')
+    .option(STORE_FLAG, STORE_HELP)
     .option('--json <file>', 'also write the comparison as JSON ("-" for stdout only)')
     .option('--level <p>', 'confidence level of the tests and intervals (default 0.95)')
     .option('--adjust <method>', 'multiple-comparison adjustment of the validator tests: none or holm (default none)')

@@ -2,7 +2,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAttemptLog } from '../guard/attempt-log.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../mock/openai.js';
 import { captureCli } from './testing/capture.js';
@@ -57,12 +56,12 @@ describe('assay guard', () => {
     expect(res.attempts).toHaveLength(2);
     expect(res.attempts[0].verifier).toEqual({ outcome: 'fail', reasons: [REASON] });
     expect(res.attempts[1].input).toContain(REASON);
-    const log = openAttemptLog(store);
+    const log = openSqliteStore(store, { readonly: true });
     try {
-      expect(log.getCall(res.callId)).toMatchObject({ accepted: true, attempts: 2 });
-      expect(log.listAttempts(res.callId).map((a) => a.status)).toEqual(['rejected', 'accepted']);
+      expect(await log.getGuardCall(res.callId)).toMatchObject({ accepted: true, attempts: 2 });
+      expect((await log.listGuardAttempts(res.callId)).map((a) => a.status)).toEqual(['rejected', 'accepted']);
     } finally {
-      log.close();
+      await log.close();
     }
   });
 

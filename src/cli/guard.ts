@@ -7,7 +7,7 @@ import type { GuardResult } from '../guard/types.js';
 import { verifierFromConfig } from '../judge/config.js';
 import { createSystem } from '../providers/factory.js';
 import type { SystemUnderTest } from '../providers/types.js';
-import { defaultStorePath } from '../store/sqlite.js';
+import { storeLocation } from '../store/open.js';
 import { positiveIntFlag } from './run.js';
 
 /**
@@ -76,7 +76,7 @@ async function guardCommand(configPath: string, flags: GuardFlags): Promise<void
     system = createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs });
     const verifiers = experiment.verifierConfigs.map((raw, i) => verifierFromConfig(raw, { file: configPath, path: `verifiers[${i}]` }));
     const validators: Validator[] = [...experiment.validators, ...verifiers.slice(1)];
-    const store = flags.store === false ? undefined : (flags.store ?? defaultStorePath(process.cwd()));
+    const store = flags.store === false ? undefined : storeLocation(flags.store);
     const idx = experiment.inputs.findIndex((x) => show(x) === show(input));
     const result = await guardedCall(system, input, {
       validators,
@@ -110,7 +110,7 @@ export function register(program: Command): void {
     .option('--timeout <ms>', 'overall time limit for the whole loop')
     .option('--call-timeout <ms>', "time limit of one generation (default: the config's timeoutMs)")
     .option('--no-feedback', 'regenerate from the unchanged input (no reasons fed back)')
-    .option('--store <path>', 'SQLite file for the attempt log (default .assay/assay.db)')
+    .option('--store <location>', 'store for the attempt log: a SQLite file or a postgres:// URL (default: $ASSAY_STORE, else .assay/assay.db)')
     .option('--no-store', 'do not persist attempts')
     .option('--json', 'print the result as JSON')
     .action((config: string, flags: GuardFlags) => guardCommand(config, flags));

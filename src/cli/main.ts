@@ -2,7 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ExitCode, UsageError } from '../errors.js';
+import { AssayError, ExitCode } from '../errors.js';
 import * as analyze from './analyze.js';
 import * as bench from './bench.js';
 import * as calibrate from './calibrate.js';
@@ -44,14 +44,10 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version end through here with code 0
       return err.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
     }
-    if (err instanceof UsageError) {
+    // A problem assay raised on purpose (bad usage, an unusable store or report file): its message says it all.
+    if (err instanceof AssayError) {
       process.stderr.write(`assay: ${err.message}\n`);
-      return ExitCode.USAGE;
-    }
-    // A known environment problem (store or report file unusable): its message says it all, in one line.
-    if (err instanceof Error && (err as { exitCode?: unknown }).exitCode === ExitCode.INTERNAL) {
-      process.stderr.write(`assay: ${err.message}\n`);
-      return ExitCode.INTERNAL;
+      return err.exitCode;
     }
     process.stderr.write(`assay: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     return ExitCode.INTERNAL;

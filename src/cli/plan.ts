@@ -4,7 +4,8 @@ import { planFromRates, type RatePlan } from '../core/retry.js';
 import { planFromTensor, type TensorRetryPlan } from '../core/retry-tensor.js';
 import type { IntervalMethod } from '../core/summary-types.js';
 import { UsageError } from '../errors.js';
-import { openStore } from './run.js';
+import { openStore, storeLocation } from '../store/open.js';
+import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 /**
  * `assay plan`: what the guard will cost (white paper §4.2). From validator rates (--rates) or from a stored
@@ -150,7 +151,7 @@ async function planCommand(flags: PlanFlags): Promise<void> {
     process.stdout.write(flags.json ? `${JSON.stringify({ rates, ...plan }, null, 2)}\n` : `${formatRatePlan(plan, rates)}\n`);
     return;
   }
-  const store = openStore(flags.store, true);
+  const store = await openStore(storeLocation(flags.store), { readonly: true });
   try {
     const run = await store.getRun(flags.run!);
     if (!run) throw new UsageError(`--run: no run with id ${JSON.stringify(flags.run)} in the store (list them with: assay runs)`, { path: '--run' });
@@ -175,7 +176,7 @@ export function register(program: Command): void {
     .description('Predict the attempts the guard will cost (P_pass, E[attempts], the m that reaches a target confidence)')
     .option('--rates <list>', 'validator success rates, comma-separated, e.g. 0.95,0.90,0.85')
     .option('--run <runId>', 'plan from a stored run’s reliability tensor (per-input figures and an independence check)')
-    .option('--store <path>', 'SQLite store (default .assay/assay.db)')
+    .option(STORE_FLAG, STORE_HELP)
     .option('--confidence <c>', 'target probability of success within m attempts', '0.99')
     .option('--level <l>', 'confidence level of the intervals', '0.95')
     .option('--interval <method>', 'wilson | clopper-pearson | wald', 'wilson')

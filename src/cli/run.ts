@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
 import { loadExperiment, type Experiment } from '../config/index.js';
 import { summarize } from '../core/summarize.js';
 import type { Validator } from '../core/validator.js';
@@ -13,8 +12,9 @@ import { reportsToStdout, writeReports } from '../report/write.js';
 import { summaryOptionsOf } from '../run/options.js';
 import { createProgressView } from '../run/progress.js';
 import { runExperiment, validatorMeta } from '../run/runner.js';
-import { defaultStorePath, openSqliteStore } from '../store/sqlite.js';
+import { openStore, storeFailure, storeFile, storeLocation } from '../store/open.js';
 import type { Store } from '../store/types.js';
+import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface RunFlags {
   json?: string;
@@ -36,45 +36,6 @@ export function positiveIntFlag(flag: string, value: string | undefined): number
   return Number(value);
 }
 
-/**
- * The store could not be opened or written (permissions, a read-only mount, a file that is not a database):
- * an environment problem, exit 3, reported in one line naming the path.
- */
-export class StoreError extends Error {
-  readonly exitCode = ExitCode.INTERNAL;
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'StoreError';
-  }
-}
-
-/** The store file a command will use: --store, or .assay/assay.db under the working directory. */
-export function storeFile(path: string | undefined): string {
-  return path ?? defaultStorePath(process.cwd());
-}
-
-/** A SQLite failure (SQLITE_READONLY, SQLITE_FULL, …) while using the store at `file`, as a one-line StoreError. */
-export function storeFailure(file: string, err: unknown): StoreError | undefined {
-  const code = (err as { code?: unknown }).code;
-  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
-  return new StoreError(`--store: cannot write the assay store at ${file}: ${(err as Error).message.split('\n')[0]} (${code})`, { cause: err });
-}
-
-/** Open the SQLite store (default .assay/assay.db under the working directory). A missing store for reading is exit 2, a store that cannot be opened exit 3. */
-export function openStore(path: string | undefined, readonly = false): Store {
-  const file = storeFile(path);
-  if (readonly && !existsSync(file)) {
-    throw new UsageError(`--store: expected an assay store at ${file}, found no file (runs are stored there by: assay run <config>)`, { file, path: '--store' });
-  }
-  try {
-    return openSqliteStore(file, { readonly });
-  } catch (err) {
-    const code = (err as { code?: unknown; cause?: { code?: unknown } }).code ?? (err as { cause?: { code?: unknown } }).cause?.code;
-    const why = (err as Error).message.replace(/^cannot open the assay store at .*?: /, '').split('\n')[0];
-    throw new StoreError(`--store: cannot open the assay store at ${file}: ${why}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: err });
-  }
-}
-
 /** The experiment's validators followed by its verifiers: the K columns of the tensor, in order. */
 function allValidators(x: Experiment): Validator[] {
   const verifiers = x.verifierConfigs.map((raw, i) => verifierFromConfig(raw, { file: x.configPath, path: `verifiers[${i}]` }) as Validator);
@@ -85,7 +46,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
   const concurrency = positiveIntFlag('--concurrency', flags.concurrency);
   const samples = positiveIntFlag('--samples', flags.samples);
   // Report paths are checked before any call is made: a run must not be lost to an unwritable report.
-  checkReportTargets(flags, { storeFile: storeFile(flags.store) });
+  const location = storeLocation(flags.store);
+  checkReportTargets(flags, { storeFile: storeFile(location) });
   // A config that does not load should leave no trace: the store (and .assay/) is opened once it has,
   // except for `--resume` without a config, which reads the config's path from the store.
   let store: Store | undefined;
@@ -103,14 +65,14 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     let configPath = configArg;
     if (configPath === undefined) {
       if (flags.resume === undefined) throw new UsageError('assay run: expected a config file (e.g. assay run assay.yaml), found none');
-      store = openStore(flags.store);
+      store = await openStore(location);
       const prior = await store.getRun(flags.resume);
       if (!prior) throw new UsageError(`--resume: no run with id "${flags.resume}" in the store (list them with: assay runs)`, { path: '--resume' });
       if (!prior.configPath) throw new UsageError(`--resume ${flags.resume}: the run has no config file on record; give it: assay run <config> --resume ${flags.resume}`);
       configPath = prior.configPath;
     }
     experiment = await loadExperiment(configPath, { ...(samples !== undefined ? { samples } : {}), ...(concurrency !== undefined ? { concurrency } : {}) });
-    store ??= openStore(flags.store);
+    store ??= await openStore(location);
     const validators = allValidators(experiment);
     system = createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs });
     const progress = createProgressView(process.stderr, flags.progress === false ? false : undefined);
@@ -128,7 +90,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       onProgress: (p) => progress.update(p),
     })
       .catch((err: unknown) => {
-        throw storeFailure(storeFile(flags.store), err) ?? err;
+        throw storeFailure(location, err) ?? err;
       })
       .finally(() => progress.stop());
     const summary = summarize(result.tensor, validators.map(validatorMeta), summaryOptionsOf(experiment));
@@ -160,7 +122,7 @@ export function register(program: Command): void {
     .option('--concurrency <n>', 'most generation calls in flight at once (overrides the config)')
     .option('--samples <m>', 'samples per input (overrides the config)')
     .option('--resume <runId>', 'finish an interrupted run: stored samples are kept, the rest are run')
-    .option('--store <path>', 'SQLite store (default .assay/assay.db)')
+    .option(STORE_FLAG, STORE_HELP)
     .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode)')
     .option('--no-progress', 'no progress bar, plain progress lines')
     .addHelpText(

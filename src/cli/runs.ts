@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { loadStoredRun, type StoredRunReport } from '../report/load.js';
 import { pct } from '../report/meta.js';
-import { openStore, positiveIntFlag } from './run.js';
+import { openStore, storeLocation } from '../store/open.js';
+import { positiveIntFlag } from './run.js';
+import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface RunsFlags {
   name?: string;
@@ -35,10 +37,10 @@ export function register(program: Command): void {
     .option('--name <name>', 'only runs of this experiment name')
     .option('--limit <n>', 'at most this many runs', '20')
     .option('--json', 'print JSON instead of a table')
-    .option('--store <path>', 'SQLite store (default .assay/assay.db)')
+    .option(STORE_FLAG, STORE_HELP)
     .action(async (flags: RunsFlags) => {
       const limit = positiveIntFlag('--limit', flags.limit);
-      const store = openStore(flags.store, true);
+      const store = await openStore(storeLocation(flags.store), { readonly: true });
       try {
         const runs = await store.listRuns({ ...(flags.name !== undefined ? { name: flags.name } : {}), ...(limit !== undefined ? { limit } : {}) });
         const rows: RunRow[] = [];

@@ -7,9 +7,8 @@ import { createGroundingEngine } from '../ground/service.js';
 import { isLoopbackHost } from '../server/auth.js';
 import type { ServerLimits } from '../server/limits.js';
 import { startServer } from '../server/start.js';
-import { defaultStorePath } from '../store/sqlite.js';
+import { openStore, storeLocation } from '../store/open.js';
 import type { Store } from '../store/types.js';
-import { openStore } from './run.js';
 
 interface ServeFlags {
   kb?: string;
@@ -69,11 +68,12 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
       throw new UsageError(`--kb ${flags.kb}: ${(err as Error).message}`, { file: flags.kb, path: '--kb' });
     }
   }
-  // The dashboard reads the store; without --store a missing default store just means no dashboard data.
+  // The dashboard reads the store; without --store (or ASSAY_STORE) a missing default store just means no dashboard data.
   let store: Store | undefined;
-  if (flags.store || existsSync(defaultStorePath(process.cwd()))) store = openStore(flags.store, true);
+  const location = storeLocation(flags.store);
+  if (flags.store || process.env.ASSAY_STORE || existsSync(location)) store = await openStore(location, { readonly: true });
   if (!engine && !store) {
-    throw new UsageError('nothing to serve: give --kb <dir> for POST /analyze and/or --store PATH (default .assay/assay.db) for the dashboard', { path: '--kb' });
+    throw new UsageError('nothing to serve: give --kb <dir> for POST /analyze and/or --store LOCATION (default $ASSAY_STORE, else .assay/assay.db) for the dashboard', { path: '--kb' });
   }
 
   const handle = await startServer({ host: flags.host, port, token, engine, store, limits });
@@ -97,7 +97,7 @@ export function register(program: Command): void {
     .command('serve')
     .description('serve POST /analyze (with --kb) and the dashboard over the store, in one process')
     .option('--kb <dir>', 'knowledge base directory (from assay kb ingest) for POST /analyze')
-    .option('--store <path>', 'SQLite store the dashboard reads (default .assay/assay.db)')
+    .option('--store <location>', 'store the dashboard reads: a SQLite file or a postgres:// URL (default: $ASSAY_STORE, else .assay/assay.db)')
     .option('--port <n>', 'port (0 picks a free one)', '8787')
     .option('--host <host>', 'address to bind; anything but loopback requires --token-env', '127.0.0.1')
     .option('--token-env <var>', 'environment variable holding the API token (then every request needs Authorization: Bearer)')

@@ -3,7 +3,8 @@ import { loadStoredRun } from '../report/load.js';
 import { formatTerminalSummary } from '../report/terminal.js';
 import { checkReportTargets } from '../report/targets.js';
 import { reportsToStdout, writeReports, type ReportTargets } from '../report/write.js';
-import { openStore, storeFile } from './run.js';
+import { openStore, storeFile, storeLocation } from '../store/open.js';
+import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface ShowFlags extends ReportTargets {
   store?: string;
@@ -20,11 +21,12 @@ export function register(program: Command): void {
     .option('--junit <file>', 'write a JUnit XML report')
     .option('--markdown <file>', 'write a Markdown report')
     .option('--html <file>', 'write a static HTML report')
-    .option('--store <path>', 'SQLite store (default .assay/assay.db)')
+    .option(STORE_FLAG, STORE_HELP)
     .option('--allow-inconclusive', 'treat inconclusive verdicts as accepted in the reports')
     .action(async (runId: string, flags: ShowFlags) => {
-      checkReportTargets(flags, { storeFile: storeFile(flags.store) });
-      const store = openStore(flags.store, true);
+      const location = storeLocation(flags.store);
+      checkReportTargets(flags, { storeFile: storeFile(location) });
+      const store = await openStore(location, { readonly: true });
       try {
         const r = await loadStoredRun(store, runId, { withStats: true, allowInconclusive: flags.allowInconclusive ?? false });
         // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../mock/openai.js';
+import { skipWithoutData, spadeFile } from '../spade/testing/benchmark-data.js';
 import { main } from './main.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'spade-cli-'));
-const BENCH = join(process.cwd(), '..', 'shared', 'benchmarks', 'spade');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let stdout = '';
@@ -78,15 +78,23 @@ describe('assay spade (CLI)', () => {
     expect(stderr).toMatch(/dup\.json: assertions: expected unique names, found "a" twice/);
   });
 
-  it('select on a benchmark pipeline file: base reproduces the paper, sub runs, infeasible exits 1 naming the constraint', async () => {
-    const f = join(BENCH, 'statsbot.json');
-    if (!existsSync(f)) throw new Error(`benchmark file missing: ${f}`);
+  it('select on a pipeline file: base, sub with pruning and JSON, an infeasible target exits 1 naming the constraint, roots', async () => {
+    // A small pipeline of the benchmark format (see src/spade/benchmark.test.ts); d repeats a. base = {a, b, d};
+    // d ⊒ a holds, a ⊒ b is refuted by b2 (b fails it, a passes it); the DAG's roots are c and d.
+    const f = file('tiny.json', {
+      pipeline: 'tiny',
+      prompt_versions: ['v1', 'v2'],
+      examples: [{ id: 'g1', label: 'good' }, { id: 'g2', label: 'good' }, { id: 'b1', label: 'bad' }, { id: 'b2', label: 'bad' }],
+      assertions: ['a', 'b', 'c', 'd'].map((id) => ({ id, description: `assertion ${id}`, llm_questions: null })),
+      results: { a: [true, true, false, true], b: [true, true, true, false], c: [false, true, false, false], d: [true, true, false, true] },
+      subsumes: [{ subsumer: 'd', subsumed: 'a' }, { subsumer: 'a', subsumed: 'b' }],
+    });
     expect(await main(['spade', 'select', '--matrix', f, '--method', 'base', '--alpha', '0.6', '--tau', '0.25'])).toBe(0);
-    expect(stdout).toMatch(/base: 7 of 15 selected; FFR 0\.000 ✓/);
+    expect(stdout).toMatch(/base: 3 of 4 selected; FFR 0\.000 ✓/);
     stdout = '';
     const json = join(dir, 'sub.json');
     expect(await main(['spade', 'select', '--matrix', f, '--method', 'sub', '--objective', 'code', '--prune', '--json', json])).toBe(0);
-    expect(stdout).toMatch(/subsumption pairs: 8 → /);
+    expect(stdout).toMatch(/subsumption pairs: 2 → 1 \(refuted by a counterexample 1, skipped by FFR 0/);
     expect(JSON.parse(readFileSync(json, 'utf8')).status).toBe('ok');
     // a catches the bad example only together with a good one: α = 1 and τ = 0 cannot both hold
     const small = file('m.json', { assertions: ['a', 'b'], examples: [{ id: 'g', label: 'good' }, { id: 'x', label: 'bad' }, { id: 'y', label: 'bad' }], results: { a: [false, false, true], b: [true, true, false] } });
@@ -96,7 +104,16 @@ describe('assay spade (CLI)', () => {
     expect(existsSync(join(dir, 'never.yaml'))).toBe(false);
     stdout = '';
     expect(await main(['spade', 'select', '--matrix', f, '--method', 'roots'])).toBe(0);
-    expect(stdout).toMatch(/roots of the subsumption DAG: \d+ of 15/);
+    expect(stdout).toMatch(/roots of the subsumption DAG: 2 of 4\n {2}c\n {2}d\n/);
+  });
+
+  it.skipIf(skipWithoutData)('select on a benchmark pipeline file reproduces the paper (statsbot: base 7 of 15)', async () => {
+    const f = spadeFile('statsbot.json');
+    expect(await main(['spade', 'select', '--matrix', f, '--method', 'base', '--alpha', '0.6', '--tau', '0.25'])).toBe(0);
+    expect(stdout).toMatch(/base: 7 of 15 selected; FFR 0\.000 ✓/);
+    stdout = '';
+    expect(await main(['spade', 'select', '--matrix', f, '--method', 'sub', '--objective', 'code', '--prune'])).toBe(0);
+    expect(stdout).toMatch(/subsumption pairs: 8 → /);
   });
 
   describe('with a mock LLM', () => {
@@ -106,7 +123,8 @@ describe('assay spade (CLI)', () => {
     it('taxonomy --eval reports agreement with the human tags', async () => {
       mock = await startMockOpenAI({ chat: () => ({ content: JSON.stringify({ sentences: [{ index: 0, categories: ['Qualitative Criteria'] }] }) }) });
       process.env.OPENAI_BASE_URL = mock.baseURL;
-      const f = join(BENCH, 'taxonomy_prompt_deltas.json');
+      const rows = ['+ Keep it short.', '+ Never mention prices.', '+ Be friendly.', '+ Not read.'].map((diff, id) => ({ id, diff, ground_truth_tags: ['Qualitative Criteria'] }));
+      const f = file('taxonomy.json', { rows });
       expect(await main(['spade', 'taxonomy', '--eval', f, '--limit', '3', '--model', 'm'])).toBe(0);
       expect(stdout).toMatch(/taxonomy agreement with human tags \(m\): 3 deltas, 0 errors/);
       expect(stdout).toMatch(/micro precision/);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractText, htmlToText, pdfToText } from './extract.js';
-import { minimalPdf } from './testing.js';
+import { minimalPdf } from './testing/pdf.js';
 
 describe('htmlToText', () => {
   it('keeps visible text, drops scripts, styles and comments, decodes entities and keeps blocks apart', () => {

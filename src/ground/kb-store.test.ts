@@ -8,7 +8,7 @@ import { ingest } from './ingest.js';
 import { knowledgeBaseFromTexts } from './kb.js';
 import { openKnowledgeBase, readManifest, saveKnowledgeBase, writeCalibration } from './kb-store.js';
 import { createGroundingEngine } from './service.js';
-import { minimalPdf } from './testing.js';
+import { minimalPdf } from './testing/pdf.js';
 
 let root = '';
 let corpus = '';

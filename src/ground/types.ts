@@ -1,3 +1,5 @@
+import { AssayError, ExitCode } from '../errors.js';
+
 /** Cosine-similarity thresholds; they belong to the embedder, since cosine scales differ between embedders. */
 export interface SupportThresholds {
   /** support_score ≥ strong → STRONG (design: 0.75) */
@@ -64,22 +66,22 @@ export interface GroundingReport {
 }
 
 /** A problem with the request itself; the HTTP layer maps it to its status (400, or 422 for an empty answer). */
-export class GroundingRequestError extends Error {
+export class GroundingRequestError extends AssayError {
   constructor(
     message: string,
     readonly status: 400 | 422,
     readonly field?: string,
   ) {
-    super(message);
+    super(message, ExitCode.USAGE);
     this.name = 'GroundingRequestError';
   }
 }
 
 /** The analysis could not be done now (the LLM failed, or embedding failed for every claim): HTTP 503. */
-export class GroundingUnavailableError extends Error {
+export class GroundingUnavailableError extends AssayError {
   readonly status = 503;
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(message, ExitCode.INTERNAL, options);
     this.name = 'GroundingUnavailableError';
   }
 }

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Validator } from '../core/validator.js';
 import { ProviderError, type SystemUnderTest } from '../providers/types.js';
-import { openAttemptLog } from './attempt-log.js';
+import { openSqliteStore } from '../store/sqlite.js';
+import { MemoryStore } from '../store/memory.js';
 import { augmentInput } from './feedback.js';
 import { guard, guardedCall } from './guard.js';
 import { noDigits, scripted, short } from './testing/scripted.js';
@@ -105,21 +106,45 @@ describe('validator-driven retry (§4.2)', () => {
     expect(r.usage.total).toEqual({ promptTokens: 7, completionTokens: 3 });
   });
 
-  it('persists attempts and the call in its own SQLite tables', async () => {
+  it('persists attempts and the call in the store it is given by location', async () => {
     const path = join(dir, 'nested', 'assay.db');
     const { sys } = scripted(['Call 555', 'Call us']);
     const r = await guardedCall(sys, { prompt: 'Invite' }, { validators: [noDigits], maxAttempts: 3, store: path, callId: 'c1' });
-    const log = openAttemptLog(path);
+    expect(r.logError).toBeUndefined();
+    const log = openSqliteStore(path, { readonly: true });
     try {
-      expect(log.getCall('c1')).toMatchObject({ accepted: true, reason: 'accepted', attempts: 2, output: 'Call us', prompt_tokens: 200 });
-      const rows = log.listAttempts('c1');
+      expect(await log.getGuardCall('c1')).toMatchObject({ accepted: true, reason: 'accepted', attempts: 2, output: 'Call us', usage: { promptTokens: 200 } });
+      const rows = await log.listGuardAttempts('c1');
       expect(rows.map((a) => a.status)).toEqual(['rejected', 'accepted']);
       expect(rows[1].input).toEqual(r.attempts[1].input);
       expect((rows[1].input as { prompt: string }).prompt).toContain('Do not use digits.');
       expect(rows[0].validators).toEqual([{ name: 'no_digits', outcome: 'fail' }]);
     } finally {
-      log.close();
+      await log.close();
     }
+  });
+
+  it('writes each attempt as it ends, into a Store it is given (and leaves that store open)', async () => {
+    const store = new MemoryStore();
+    const seen: number[] = [];
+    let calls = 0;
+    const sys: SystemUnderTest = {
+      id: 'counting',
+      generate: async () => {
+        seen.push((await store.listGuardAttempts('c2')).length); // the earlier attempts are already stored
+        return { text: ++calls < 3 ? 'Call 555' : 'Call us', latencyMs: 1 };
+      },
+    };
+    const r = await guardedCall(sys, 'q', { validators: [noDigits], maxAttempts: 3, store, callId: 'c2' });
+    expect(r.accepted).toBe(true);
+    expect(seen).toEqual([0, 1, 2]);
+    expect((await store.getGuardCall('c2'))!.attempts).toBe(3);
+  });
+
+  it('a store that cannot be opened is a logError; the loop still runs', async () => {
+    const r = await guardedCall(scripted(['Call us']).sys, 'q', { validators: [noDigits], maxAttempts: 1, store: 'postgres://nobody@127.0.0.1:1/none' });
+    expect(r).toMatchObject({ accepted: true, output: 'Call us' });
+    expect(r.logError).toMatch(/cannot .*127\.0\.0\.1:1/);
   });
 
   it('reports a failing attempt log on the result without ending the loop', async () => {

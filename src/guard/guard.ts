@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { InputValue, Validator } from '../core/validator.js';
 import { ProviderError, type SystemUnderTest, type TokenUsage } from '../providers/types.js';
 import { callWithRetry } from '../run/retry.js';
-import { openAttemptLog } from './attempt-log.js';
+import { attemptSinkOf } from './attempt-log.js';
 import { runCheck } from './checks.js';
 import { augmentInput, checkTemplate, FEEDBACK_TEMPLATE } from './feedback.js';
 import type { Attempt, AttemptSink, CheckRecord, GuardOptions, GuardReason, GuardResult, TokenPrices } from './types.js';
@@ -84,8 +84,19 @@ export async function guardedCall(system: SystemUnderTest, input: InputValue, op
   const validators = opts.validators ?? [];
   const feedback = opts.feedback ?? true;
   const callId = opts.callId ?? randomUUID();
-  const sink: AttemptSink | undefined = typeof opts.store === 'string' ? openAttemptLog(opts.store) : opts.store;
-  const ownsSink = typeof opts.store === 'string';
+  // The attempt log is a side record: a write that fails is reported on the result, it never ends the loop.
+  let logError: string | undefined;
+  const logged = async (write: () => unknown) => {
+    try {
+      await write();
+    } catch (err) {
+      logError ??= err instanceof Error ? err.message : String(err);
+    }
+  };
+  let sink: AttemptSink | undefined;
+  await logged(async () => {
+    sink = await attemptSinkOf(opts.store);
+  });
 
   const deadline = new AbortController();
   const timer =
@@ -97,15 +108,6 @@ export async function guardedCall(system: SystemUnderTest, input: InputValue, op
   let reason: GuardReason = 'exhausted';
   let detail: string | undefined;
   let output: string | undefined;
-  // The attempt log is a side record: a write that fails is reported on the result, it never ends the loop.
-  let logError: string | undefined;
-  const logged = (write: () => void) => {
-    try {
-      write();
-    } catch (err) {
-      logError ??= err instanceof Error ? err.message : String(err);
-    }
-  };
 
   try {
     const ended = () => {
@@ -199,7 +201,7 @@ export async function guardedCall(system: SystemUnderTest, input: InputValue, op
         detail = a.status === 'error' ? `the last attempt could not be checked: ${undecided(a).join('; ')}` : undefined;
       } finally {
         a.latencyMs = performance.now() - t0;
-        logged(() => sink?.recordAttempt(callId, system.id, a));
+        await logged(() => sink?.recordAttempt(callId, system.id, a));
       }
     }
   } finally {
@@ -227,8 +229,8 @@ export async function guardedCall(system: SystemUnderTest, input: InputValue, op
     cost,
     latencyMs: performance.now() - started,
   };
-  logged(() => sink?.recordResult(system.id, input, result));
-  if (ownsSink) logged(() => sink?.close());
+  await logged(() => sink?.recordResult(system.id, input, result));
+  await logged(() => sink?.close());
   if (logError) result.logError = logError;
   return result;
 }

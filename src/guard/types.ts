@@ -2,6 +2,7 @@ import type { InputValue, Validator } from '../core/validator.js';
 import type { Judge } from '../judge/types.js';
 import type { TokenUsage } from '../providers/types.js';
 import type { RetryOptions } from '../run/retry.js';
+import type { Store } from '../store/types.js';
 
 /** Prices per 1,000 tokens, in whatever currency the caller uses. */
 export interface TokenPrices {
@@ -9,11 +10,11 @@ export interface TokenPrices {
   completionPer1k: number;
 }
 
-/** Where attempts are persisted (see attempt-log.ts). */
+/** Where attempts are persisted: the Store (see attempt-log.ts), or anything else that takes them. */
 export interface AttemptSink {
-  recordAttempt(callId: string, systemId: string, attempt: Attempt): void;
-  recordResult(systemId: string, originalInput: InputValue, result: GuardResult): void;
-  close(): void;
+  recordAttempt(callId: string, systemId: string, attempt: Attempt): void | Promise<void>;
+  recordResult(systemId: string, originalInput: InputValue, result: GuardResult): void | Promise<void>;
+  close(): void | Promise<void>;
 }
 
 export interface GuardOptions {
@@ -37,8 +38,8 @@ export interface GuardOptions {
   feedbackField?: string;
   /** Run the verifier even when a validator already failed (costs a judge call; default false). */
   verifyAlways?: boolean;
-  /** Persist attempts: an AttemptSink, or the path of a SQLite file (the run store's file is fine). */
-  store?: AttemptSink | string;
+  /** Persist attempts: a Store, an AttemptSink, or a store location (a SQLite path or postgres:// URL, opened for the call). */
+  store?: AttemptSink | Store | string;
   prices?: { system?: TokenPrices; verifier?: TokenPrices };
   /** Time limit of one generation in ms; a timed-out call is retried with backoff like any transient error. */
   callTimeoutMs?: number;

@@ -1,3 +1,5 @@
+import { AssayError, ExitCode } from '../errors.js';
+
 /**
  * The one error type every model call throws (GUIDE: errors are data). Its kind says what went wrong and
  * `isRetryable` says, once and where the error is made, whether trying again may help; `callWithRetry`
@@ -27,7 +29,7 @@ const RETRYABLE: Record<ProviderErrorKind, boolean> = {
 /** Marker shared by every copy of this module (src and dist, two installed versions), as the AI SDK does. */
 const MARKER = Symbol.for('assay.ProviderError');
 
-export class ProviderError extends Error {
+export class ProviderError extends AssayError {
   readonly kind: ProviderErrorKind;
   readonly status?: number;
   /** From a Retry-After header, when the provider sent one. */
@@ -35,7 +37,8 @@ export class ProviderError extends Error {
   /** Whether another attempt may succeed; decided here, from the kind unless the maker knows better. */
   readonly isRetryable: boolean;
   constructor(kind: ProviderErrorKind, message: string, opts: { status?: number; retryAfterMs?: number; cause?: unknown; isRetryable?: boolean } = {}) {
-    super(message, { cause: opts.cause });
+    // Exit 3 should one ever reach the top: an infrastructure failure, not the user's mistake.
+    super(message, ExitCode.INTERNAL, { cause: opts.cause });
     this.name = 'ProviderError';
     this.kind = kind;
     this.status = opts.status;

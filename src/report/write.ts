@@ -8,6 +8,7 @@ import { renderJunitReport } from './junit.js';
 import { renderMarkdownReport } from './markdown.js';
 import type { ReportMeta } from './meta.js';
 import { REPORT_FLAGS, STDOUT, type ReportFlag } from './targets.js';
+import { AssayError, ExitCode } from '../errors.js';
 
 export interface ReportTargets {
   json?: string;
@@ -23,10 +24,9 @@ const HTML_SAMPLES_LIMIT = 5000;
  * A report that could not be written after the work was done (disk full, folder removed meanwhile).
  * Exit 3 with this one line; the run itself is already stored.
  */
-export class ReportWriteError extends Error {
-  readonly exitCode = 3;
+export class ReportWriteError extends AssayError {
   constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+    super(message, ExitCode.INTERNAL, options);
     this.name = 'ReportWriteError';
   }
 }

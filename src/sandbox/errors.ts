@@ -1,3 +1,5 @@
+import { AssayError, ExitCode } from '../errors.js';
+
 /** Why a sandboxed evaluation did not produce a value. */
 export type SandboxErrorKind =
   | 'compile' // the source does not parse, or does not evaluate to a function
@@ -10,12 +12,13 @@ export type SandboxErrorKind =
   | 'disposed'; // the sandbox was disposed
 
 /** Every rejection of a SandboxedFunction is a SandboxError, so callers can record an `error` outcome. */
-export class SandboxError extends Error {
+export class SandboxError extends AssayError {
   constructor(
     readonly kind: SandboxErrorKind,
     message: string,
   ) {
-    super(message);
+    // Reaching the top (not recorded as an `error` outcome) means assay misused its sandbox: internal.
+    super(message, ExitCode.INTERNAL);
     this.name = 'SandboxError';
   }
 }

@@ -7,7 +7,9 @@ import { QuickJSSandbox } from './quickjs.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 // Inside the repository, so the compiled files resolve quickjs-emscripten from its node_modules.
-const outDir = fileURLToPath(new URL(`../../node_modules/.cache/assay-sandbox-test-${process.pid}/`, import.meta.url));
+const outRoot = fileURLToPath(new URL(`../../node_modules/.cache/assay-sandbox-test-${process.pid}/`, import.meta.url));
+// src/sandbox/* → <outRoot>/sandbox/*.js; the shared src/errors.ts they import → <outRoot>/errors.js.
+const outDir = `${outRoot}sandbox/`;
 
 /** Runs an ES module script with plain node (no tsx), importing the compiled sandbox; returns its JSON lines. */
 function runCompiled(script: string, timeoutMs = 20_000): { status: number | null; ms: number; lines: unknown[]; stderr: string } {
@@ -24,13 +26,15 @@ describe('the sandbox compiled to JavaScript (as in dist/, worker entry worker.j
   beforeAll(() => {
     // The same emit tsc gives these files (they need no type information to compile), without a full build.
     mkdirSync(outDir, { recursive: true });
-    writeFileSync(`${outDir}package.json`, '{ "type": "module" }');
-    for (const f of readdirSync(here).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.case.ts'))) {
-      const js = ts.transpileModule(readFileSync(`${here}${f}`, 'utf8'), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
-      writeFileSync(`${outDir}${f.replace(/\.ts$/, '.js')}`, js.outputText);
-    }
+    writeFileSync(`${outRoot}package.json`, '{ "type": "module" }');
+    const emit = (from: string, to: string) => {
+      const js = ts.transpileModule(readFileSync(from, 'utf8'), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+      writeFileSync(to, js.outputText);
+    };
+    for (const f of readdirSync(here).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.case.ts'))) emit(`${here}${f}`, `${outDir}${f.replace(/\.ts$/, '.js')}`);
+    emit(`${here}../errors.ts`, `${outRoot}errors.js`);
   });
-  afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+  afterAll(() => rmSync(outRoot, { recursive: true, force: true }));
 
   it('enforces the hard deadline, keeps working, and the process exits after dispose()', () => {
     const r = runCompiled(`

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerLimits } from './limits.js';
 import { RateLimiter } from './limits.js';
 import { startServer, type ServerHandle } from './start.js';
-import { testEngine } from './test-engine.js';
+import { testEngine } from './testing/engine.js';
 
 const KB = 'The Eiffel Tower is in Paris. It was completed in 1889 and is 330 metres tall.';
 let servers: ServerHandle[] = [];

@@ -4,7 +4,7 @@ import { MemoryStore } from '../store/memory.js';
 import { createApp } from './app.js';
 import { isLoopbackHost } from './auth.js';
 import { startServer, type ServerHandle } from './start.js';
-import { testEngine } from './test-engine.js';
+import { testEngine } from './testing/engine.js';
 
 const TOKEN = 'correct-horse-battery-staple';
 let server: ServerHandle | undefined;

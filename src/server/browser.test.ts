@@ -10,7 +10,7 @@ import type { AnalyzeRequest, GroundingEngine, GroundingReport } from '../ground
 import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
 import type { RunRecord } from '../store/types.js';
 import { startServer, type ServerHandle } from './start.js';
-import { seeded, writeFixtureRun } from './test-fixtures.js';
+import { seeded, writeFixtureRun } from './testing/fixtures.js';
 
 /**
  * End to end in a real browser: Debian's Chromium driven by playwright-core, against a server on a

@@ -6,7 +6,7 @@ import { Outcome } from '../core/outcome.js';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
 import type { RunRecord } from '../store/types.js';
 import { startServer, type ServerHandle } from './start.js';
-import { writeFixtureRun } from './test-fixtures.js';
+import { writeFixtureRun } from './testing/fixtures.js';
 
 const { PASS, FAIL, ERROR } = Outcome;
 

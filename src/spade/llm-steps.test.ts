@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -8,6 +7,7 @@ import { diffVersions, promptDeltas } from './deltas.js';
 import { createSpadeLlm, llmFromEnv } from './llm.js';
 import { proposeSubsumptions } from './propose.js';
 import { synthesizeCandidates } from './synthesize.js';
+import { skipWithoutData, spadeFile } from './testing/benchmark-data.js';
 import { agreement, categoriseDelta, evaluateTaxonomy, versionsFromNdiff } from './taxonomy.js';
 
 let mock: MockOpenAI | undefined;
@@ -63,10 +63,12 @@ describe('taxonomy', () => {
     expect(r.meanJaccard).toBeCloseTo((1 + 1 / 3) / 2, 12);
     expect(agreement([]).micro.f1).toBe(0);
   });
-  it('rebuilds both versions of every annotated delta from its ndiff (the template matches)', () => {
-    const file = join(process.cwd(), '..', 'shared', 'benchmarks', 'spade', 'taxonomy_prompt_deltas.json');
-    if (!existsSync(file)) throw new Error(`taxonomy data not found at ${file}`);
-    const rows = JSON.parse(readFileSync(file, 'utf8')).rows as { diff: string; prompt_template: string }[];
+  it('rebuilds both versions from an ndiff: common, removed, added and hint lines', () => {
+    const diff = ['  Prompt:', '- Be brief.', '?    ^^', '+ Be concise.', '  ', '+ Never mention prices.'].join('\n');
+    expect(versionsFromNdiff(diff)).toEqual({ oldText: 'Prompt:\nBe brief.\n', newText: 'Prompt:\nBe concise.\n\nNever mention prices.' });
+  });
+  it.skipIf(skipWithoutData)('rebuilds both versions of every annotated delta of the benchmark from its ndiff (the template matches)', () => {
+    const rows = JSON.parse(readFileSync(spadeFile('taxonomy_prompt_deltas.json'), 'utf8')).rows as { diff: string; prompt_template: string }[];
     expect(rows).toHaveLength(108);
     for (const r of rows) expect(versionsFromNdiff(r.diff).newText.trim()).toBe(r.prompt_template.trim());
   });

@@ -1,6 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Outcome, type OutcomeCode } from '../core/outcome.js';
-import type { NewRun, SampleRecord, Store } from './types.js';
+import { DuplicateSampleError } from './errors.js';
+import { openStore } from './open.js';
+import type { GuardAttemptRecord, GuardCallRecord, NewRun, SampleRecord, Store } from './types.js';
 
 const P = Outcome.PASS;
 const F = Outcome.FAIL;
@@ -26,11 +32,53 @@ export function sample(i: number, j: number, outcomes: OutcomeCode[], extra: Par
   return { i, j, outcomes, output: `out ${i},${j}`, latencyMs: 12.5, attempts: 1, ...extra };
 }
 
+export function guardAttempt(callId: string, n: number, extra: Partial<GuardAttemptRecord> = {}): GuardAttemptRecord {
+  return {
+    callId,
+    n,
+    systemId: 'sys',
+    status: 'rejected',
+    input: { prompt: 'Invite', lang: 'en' },
+    output: `Call 555 (${n})`,
+    validators: [{ name: 'no_digits', outcome: 'fail' }, { name: 'short', outcome: 'error', error: 'timed out after 5 ms' }],
+    verifier: { outcome: 'fail', reasons: ['has digits', 'too curt'] },
+    reasons: ['has digits'],
+    latencyMs: 12.75,
+    usage: { system: { promptTokens: 100, completionTokens: 7 }, verifier: { promptTokens: 50, completionTokens: 3 } },
+    startedAt: '2026-01-02T03:04:05.000Z',
+    ...extra,
+  };
+}
+
+export function guardCall(callId: string, extra: Partial<GuardCallRecord> = {}): GuardCallRecord {
+  return {
+    callId,
+    systemId: 'sys',
+    input: 'Invite',
+    accepted: true,
+    reason: 'accepted',
+    output: 'Call us',
+    attempts: 2,
+    usage: { promptTokens: 300, completionTokens: 20 },
+    cost: 0.0125,
+    latencyMs: 40.5,
+    finishedAt: '2026-01-02T03:04:06.000Z',
+    ...extra,
+  };
+}
+
+/** For persistent adapters: where a fresh, empty store can be made (a SQLite path, a postgres:// URL). */
+export interface PersistentStoreOptions {
+  fresh: () => Promise<string>;
+}
+
 /**
  * The contract every Store adapter passes (GUIDE: one shared suite per interface).
- * `make` returns a fresh, empty store; `reopen` (optional) reopens the same persistent store.
+ * `make` returns a fresh, empty store. Persistent adapters also give `persistent`, and then pass the
+ * tests of what survives: reopening, a second connection writing at the same time, read-only opening,
+ * and a writer killed with SIGKILL.
  */
-export function storeContract(name: string, make: () => Promise<Store>) {
+export function storeContract(name: string, make: () => Promise<Store>, persistent?: PersistentStoreOptions) {
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {
@@ -185,6 +233,77 @@ export function storeContract(name: string, make: () => Promise<Store>) {
       expect(await store.cache.clear()).toBe(0);
     });
 
+    it('pages through runs with limit and offset, counts them, and searches names case-insensitively', async () => {
+      const made: string[] = [];
+      for (const name of ['Nightly-A', 'nightly-b', 'weekly', 'NIGHTLY-c', 'other']) {
+        made.unshift((await store.createRun(newRun({ name }))).id);
+        await new Promise((r) => setTimeout(r, 3));
+      }
+      expect((await store.listRuns({ limit: 2 })).map((r) => r.id)).toEqual(made.slice(0, 2));
+      expect((await store.listRuns({ limit: 2, offset: 2 })).map((r) => r.id)).toEqual(made.slice(2, 4));
+      expect((await store.listRuns({ offset: 4 })).map((r) => r.id)).toEqual(made.slice(4));
+      expect(await store.listRuns({ limit: 2, offset: 10 })).toEqual([]);
+      expect(await store.countRuns()).toBe(5);
+      const nightly = await store.listRuns({ nameContains: 'nIgHtLy' });
+      expect(nightly.map((r) => r.name)).toEqual(['NIGHTLY-c', 'nightly-b', 'Nightly-A']);
+      expect(await store.countRuns({ nameContains: 'NIGHT', limit: 1 })).toBe(3);
+      expect((await store.listRuns({ nameContains: 'night', limit: 1, offset: 1 })).map((r) => r.name)).toEqual(['nightly-b']);
+      expect(await store.countRuns({ name: 'weekly' })).toBe(1);
+      // Text that would be a wildcard in LIKE is only text here.
+      expect(await store.countRuns({ nameContains: '%' })).toBe(0);
+      expect(await store.countRuns({ nameContains: '_' })).toBe(0);
+    });
+
+    it('of several writes of one (i, j) at once, exactly one succeeds; the rest are DuplicateSampleErrors', async () => {
+      const run = await store.createRun(newRun());
+      const writes = await Promise.allSettled(Array.from({ length: 5 }, (_, n) => store.recordSample(run.id, sample(1, 1, [P, F], { output: `writer ${n}` }))));
+      expect(writes.filter((w) => w.status === 'fulfilled')).toHaveLength(1);
+      for (const w of writes) if (w.status === 'rejected') expect(w.reason).toBeInstanceOf(DuplicateSampleError);
+      expect((await store.getSample(run.id, 1, 1))!.output).toBe(`writer ${writes.findIndex((w) => w.status === 'fulfilled')}`);
+    });
+
+    it('keeps any text a model may write, U+0000 and astral characters included', async () => {
+      const run = await store.createRun(newRun({ inputs: ['nul \u0000 in an input', { q: 'é 😀' }] }));
+      const odd = 'a\u0000b — “quoted” \\ \'single\' 😀 \u2028 end';
+      await store.recordSample(run.id, sample(0, 0, [P, P], { output: odd, errors: [odd, undefined], reasons: [[odd], undefined] }));
+      await store.recordSample(run.id, sample(0, 1, [E, E], { output: undefined, generationError: `failed: ${odd}` }));
+      const got = await store.getSample(run.id, 0, 0);
+      expect(got!.output).toBe(odd);
+      expect(got!.errors).toEqual([odd, undefined]);
+      expect(got!.reasons).toEqual([[odd], undefined]);
+      expect((await store.getSample(run.id, 0, 1))!.generationError).toBe(`failed: ${odd}`);
+      expect((await store.getRun(run.id))!.inputs).toEqual(['nul \u0000 in an input', { q: 'é 😀' }]);
+    });
+
+    it('keeps the guard attempt log: attempts in order, replaced on rewrite, calls newest first', async () => {
+      await store.recordGuardAttempt(guardAttempt('c1', 2, { status: 'accepted', output: 'Call us', verifier: undefined, reasons: [] }));
+      await store.recordGuardAttempt(guardAttempt('c1', 1));
+      await store.recordGuardAttempt(guardAttempt('c2', 1, { output: undefined, generationError: 'HTTP 503 \u0000', validators: [], verifier: undefined, status: 'error' }));
+      expect((await store.listGuardAttempts('c1')).map((a) => [a.n, a.status])).toEqual([[1, 'rejected'], [2, 'accepted']]);
+      expect((await store.listGuardAttempts('c1'))[0]).toEqual(guardAttempt('c1', 1));
+      const [c2] = await store.listGuardAttempts('c2');
+      expect(c2.output).toBeUndefined();
+      expect(c2.verifier).toBeUndefined();
+      expect(c2.generationError).toBe('HTTP 503 \u0000');
+      expect(await store.listGuardAttempts('none')).toEqual([]);
+      // Written again (a retried write): replaced, not duplicated.
+      await store.recordGuardAttempt(guardAttempt('c1', 1, { latencyMs: 99 }));
+      expect((await store.listGuardAttempts('c1')).map((a) => a.latencyMs)).toEqual([99, 12.75]);
+
+      await store.recordGuardCall(guardCall('c1'));
+      await store.recordGuardCall(guardCall('c2', { accepted: false, reason: 'error', detail: 'the system failed', output: undefined, cost: null, finishedAt: '2026-01-02T03:05:00.000Z' }));
+      expect(await store.getGuardCall('c1')).toEqual(guardCall('c1'));
+      const c2call = await store.getGuardCall('c2');
+      expect(c2call).toMatchObject({ accepted: false, reason: 'error', detail: 'the system failed', cost: null });
+      expect(c2call!.output).toBeUndefined();
+      expect(await store.getGuardCall('none')).toBeUndefined();
+      expect((await store.listGuardCalls()).map((c) => c.callId)).toEqual(['c2', 'c1']);
+      expect((await store.listGuardCalls({ limit: 1, offset: 1 })).map((c) => c.callId)).toEqual(['c1']);
+      await store.recordGuardCall(guardCall('c1', { attempts: 3 }));
+      expect((await store.getGuardCall('c1'))!.attempts).toBe(3);
+      expect(await store.listGuardCalls()).toHaveLength(2);
+    });
+
     it('keeps runs apart', async () => {
       const a = await store.createRun(newRun());
       const b = await store.createRun(newRun());
@@ -195,4 +314,138 @@ export function storeContract(name: string, make: () => Promise<Store>) {
       expect((await store.loadTensor(b.id)).get(0, 0, 0)).toBe(P);
     });
   });
+
+  if (persistent) persistentContract(name, persistent);
+}
+
+function persistentContract(name: string, { fresh }: PersistentStoreOptions) {
+  describe(`Store contract: ${name}, persistence`, () => {
+    it('keeps runs and samples across close and reopen, and opens read-only', async () => {
+      const at = await fresh();
+      const s1 = await openStore(at);
+      const run = await s1.createRun(newRun());
+      await s1.recordSample(run.id, sample(1, 1, [P, F]));
+      await s1.recordGuardCall(guardCall('c1'));
+      await s1.close();
+      const ro = await openStore(at, { readonly: true });
+      try {
+        expect((await ro.getRun(run.id))!.name).toBe('exp');
+        expect((await ro.loadTensor(run.id)).get(1, 1, 1)).toBe(F);
+        expect((await ro.getGuardCall('c1'))!.output).toBe('Call us');
+        await expect(ro.createRun(newRun())).rejects.toThrow(/read-?only/i);
+      } finally {
+        await ro.close();
+      }
+    });
+
+    it('two connections writing overlapping samples at once: each (i, j) stored once, every loser told so', async () => {
+      const at = await fresh();
+      const [a, b] = [await openStore(at), await openStore(at)];
+      try {
+        const run = await a.createRun(newRun({ inputs: Array.from({ length: 10 }, (_, i) => `in ${i}`), samples: 10 }));
+        // a writes every sample, b every second one, interleaved in flight.
+        const writes = [...Array(100).keys()].flatMap((x) => {
+          const [i, j] = [Math.floor(x / 10), x % 10];
+          const w = [a.recordSample(run.id, sample(i, j, [P, P], { output: 'a' }))];
+          if (x % 2 === 0) w.push(b.recordSample(run.id, sample(i, j, [F, F], { output: 'b' })));
+          return w;
+        });
+        const settled = await Promise.allSettled(writes);
+        expect(settled.filter((w) => w.status === 'fulfilled')).toHaveLength(100);
+        for (const w of settled) if (w.status === 'rejected') expect(w.reason).toBeInstanceOf(DuplicateSampleError);
+        const stored = await b.listSamples(run.id);
+        expect(stored).toHaveLength(100);
+        expect(new Set(stored.map((s) => `${s.i},${s.j}`)).size).toBe(100);
+        // The tensor agrees with the samples that won.
+        const t = await a.loadTensor(run.id);
+        for (const s of stored) expect(t.get(s.i, s.j, 0)).toBe(s.output === 'a' ? P : F);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it('two processes opening a new store at once both find it ready (migrations run once)', async () => {
+      const at = await fresh();
+      const opened = await Promise.all([openStore(at), openStore(at), openStore(at)]);
+      const runs = await Promise.all(opened.map((s) => s.createRun(newRun())));
+      expect(new Set(runs.map((r) => r.id)).size).toBe(3);
+      expect(await opened[0].countRuns()).toBe(3);
+      for (const s of opened) await s.close();
+    });
+
+    killedWriterTests(fresh);
+  });
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'assay-store-contract-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let scripts = 0;
+
+// A child writes 50 × 40 samples, printing each (i, j) once recordSample has resolved; we kill -9 it
+// mid-stream. One writer awaits each sample in turn; the other keeps 32 in flight, as the runner does,
+// so samples share group commits.
+const writers = {
+  'one at a time': `for (let i = 0; i < 50; i++) for (let j = 0; j < 40; j++) await write(i, j);`,
+  '32 in flight': `let next = 0;
+await Promise.all(Array.from({ length: 32 }, async () => {
+  while (next < 2000) {
+    const x = next++;
+    await new Promise((r) => setTimeout(r, Math.random() * 2));
+    await write(Math.floor(x / 40), x % 40);
+  }
+}));`,
+};
+
+function killedWriterTests(fresh: () => Promise<string>) {
+  for (const [shape, loop] of Object.entries(writers)) {
+    it(`loses no acknowledged sample when a process writing ${shape} is killed with SIGKILL`, async () => {
+      const at = await fresh();
+      const setup = await openStore(at);
+      const run = await setup.createRun(newRun({ inputs: Array.from({ length: 50 }, (_, i) => `in ${i}`), samples: 40 }));
+      await setup.close();
+      const script = join(scratch, `writer-${scripts++}.mts`);
+      writeFileSync(
+        script,
+        `import { openStore } from ${JSON.stringify(new URL('./open.ts', import.meta.url).pathname)};
+const s = await openStore(${JSON.stringify(at)});
+async function write(i: number, j: number) {
+  await s.recordSample(${JSON.stringify(run.id)}, { i, j, outcomes: [1, 2], output: 'x'.repeat(200), latencyMs: 1, attempts: 1 });
+  process.stdout.write(i + ',' + j + '\\n');
+}
+${loop}
+`,
+      );
+      const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const acked: string[] = [];
+      let buf = '';
+      await new Promise<void>((resolve) => {
+        child.stdout.on('data', (d: Buffer) => {
+          buf += d.toString();
+          const lines = buf.split('\n');
+          buf = lines.pop()!;
+          acked.push(...lines);
+          if (acked.length >= 300 && !child.killed) child.kill('SIGKILL');
+        });
+        child.on('exit', () => resolve());
+      });
+      expect(acked.length).toBeGreaterThanOrEqual(300);
+      expect(acked.length).toBeLessThan(2000); // it really was killed mid-run
+
+      const after = await openStore(at);
+      try {
+        const stored = await after.listSamples(run.id);
+        const keys = new Set(stored.map((s) => `${s.i},${s.j}`));
+        for (const a of acked) expect(keys.has(a)).toBe(true); // every acknowledged write survived
+        expect(keys.size).toBe(stored.length); // no duplicates
+        const t = await after.loadTensor(run.id);
+        expect(Array.from(t.cells).filter((c) => c !== Outcome.PENDING).length).toBe(stored.length * 2);
+        // the store is still writable and consistent after the crash
+        const next = [...Array(50 * 40).keys()].map((x) => [Math.floor(x / 40), x % 40]).find(([i, j]) => !keys.has(`${i},${j}`))!;
+        await after.recordSample(run.id, sample(next[0], next[1], [Outcome.PASS, Outcome.PASS]));
+      } finally {
+        await after.close();
+      }
+    }, 60_000);
+  }
 }

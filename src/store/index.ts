@@ -1,4 +1,7 @@
 export * from './types.js';
 export { MemoryStore } from './memory.js';
 export { SqliteStore, openSqliteStore, defaultStorePath, type SqliteStoreOptions } from './sqlite.js';
-export { DuplicateSampleError, UnknownRunError, newRunId } from './validate.js';
+export { PostgresStore, openPostgresStore, type PostgresStoreOptions } from './postgres.js';
+export { openStore, storeLocation, storeFile, storeFailure, shownLocation, isPostgresUrl, redactPassword, type OpenStoreOptions } from './open.js';
+export { DuplicateSampleError, StoreError, UnknownRunError } from './errors.js';
+export { newRunId } from './validate.js';

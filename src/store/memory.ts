@@ -1,6 +1,6 @@
 import { ReliabilityTensor } from '../core/tensor.js';
-import type { CacheEntry, NewRun, ResponseCache, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
-import { checkSample, checkShape, DuplicateSampleError, newRunId, UnknownRunError } from './validate.js';
+import type { CacheEntry, GuardAttemptRecord, GuardCallRecord, NewRun, ResponseCache, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
+import { checkSample, checkShape, DuplicateSampleError, matchesRunFilter, newRunId, page, UnknownRunError } from './validate.js';
 
 /** In-process store (tests, library use without persistence). Same contract as the SQLite store. */
 export class MemoryStore implements Store {
@@ -22,6 +22,8 @@ export class MemoryStore implements Store {
       return n;
     },
   };
+  private guardCalls = new Map<string, GuardCallRecord>();
+  private guardAttempts = new Map<string, Map<number, GuardAttemptRecord>>();
 
   async createRun(run: NewRun): Promise<RunRecord> {
     checkShape(`run ${run.name}`, run.inputs.length, run.samples, run.validators.length);
@@ -68,10 +70,13 @@ export class MemoryStore implements Store {
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
-    let list = [...this.runs.values()].filter((r) => filter.name === undefined || r.name === filter.name);
+    const list = [...this.runs.values()].filter((r) => matchesRunFilter(r, filter));
     list.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1));
-    if (filter.limit !== undefined) list = list.slice(0, filter.limit);
-    return structuredClone(list);
+    return structuredClone(page(list, filter));
+  }
+
+  async countRuns(filter: RunFilter = {}): Promise<number> {
+    return [...this.runs.values()].filter((r) => matchesRunFilter(r, filter)).length;
   }
 
   async loadTensor(runId: string): Promise<ReliabilityTensor> {
@@ -93,6 +98,30 @@ export class MemoryStore implements Store {
   async listSamples(runId: string): Promise<SampleRecord[]> {
     this.run(runId);
     return structuredClone([...this.samples.get(runId)!.values()].sort((a, b) => a.i - b.i || a.j - b.j));
+  }
+
+  async recordGuardAttempt(a: GuardAttemptRecord): Promise<void> {
+    let m = this.guardAttempts.get(a.callId);
+    if (!m) this.guardAttempts.set(a.callId, (m = new Map()));
+    m.set(a.n, structuredClone(a));
+  }
+
+  async recordGuardCall(c: GuardCallRecord): Promise<void> {
+    this.guardCalls.set(c.callId, structuredClone(c));
+  }
+
+  async getGuardCall(callId: string): Promise<GuardCallRecord | undefined> {
+    const c = this.guardCalls.get(callId);
+    return c && structuredClone(c);
+  }
+
+  async listGuardAttempts(callId: string): Promise<GuardAttemptRecord[]> {
+    return structuredClone([...(this.guardAttempts.get(callId)?.values() ?? [])].sort((a, b) => a.n - b.n));
+  }
+
+  async listGuardCalls(filter: { limit?: number; offset?: number } = {}): Promise<GuardCallRecord[]> {
+    const list = [...this.guardCalls.values()].sort((a, b) => (a.finishedAt < b.finishedAt ? 1 : a.finishedAt > b.finishedAt ? -1 : a.callId < b.callId ? 1 : -1));
+    return structuredClone(page(list, filter));
   }
 
   async close(): Promise<void> {}

@@ -3,12 +3,17 @@ import type { RunRecord, RunStatus, SampleCost, SampleRecord } from './types.js'
 
 /** The SQLite store's tables and the mapping between their rows and the Store's records. */
 
-export const SCHEMA_VERSION = 2;
-
-// One row per run, one row per sample (i, j). A sample's K tensor cells are one K-byte BLOB, so the
-// tensor is stored as compactly as it lives in memory and a sample is written in one atomic statement.
-export const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+/**
+ * Versioned migrations, applied in order on open (store/sqlite.ts); `meta.schema_version` records the last
+ * one applied. Never edit a released migration: add the next one.
+ */
+export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'runs and samples',
+    // One row per run, one row per sample (i, j). A sample's K tensor cells are one K-byte BLOB, so the
+    // tensor is stored as compactly as it lives in memory and a sample is written in one atomic statement.
+    sql: `
 CREATE TABLE IF NOT EXISTS runs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -39,22 +44,72 @@ CREATE TABLE IF NOT EXISTS samples (
   prompt_tokens INTEGER,
   completion_tokens INTEGER,
   finished_at TEXT NOT NULL,
-  cost_json TEXT,
-  cached INTEGER,
   PRIMARY KEY (run_id, i, j)
 ) WITHOUT ROWID;
+`,
+  },
+  {
+    version: 2,
+    name: 'guard attempt log; run listing indexes',
+    // IF NOT EXISTS: files written by the earlier stand-alone attempt log already have these two tables.
+    sql: `
+CREATE TABLE IF NOT EXISTS guard_calls (
+  call_id TEXT PRIMARY KEY,
+  system_id TEXT NOT NULL,
+  input_json TEXT NOT NULL,
+  accepted INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  detail TEXT,
+  output TEXT,
+  attempts INTEGER NOT NULL,
+  prompt_tokens INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  cost REAL,
+  latency_ms REAL NOT NULL,
+  finished_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS guard_attempts (
+  call_id TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  system_id TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  input_json TEXT NOT NULL,
+  output TEXT,
+  generation_error TEXT,
+  status TEXT NOT NULL,
+  validators_json TEXT NOT NULL,
+  verifier_json TEXT,
+  reasons_json TEXT NOT NULL,
+  latency_ms REAL NOT NULL,
+  prompt_tokens INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  verifier_prompt_tokens INTEGER NOT NULL,
+  verifier_completion_tokens INTEGER NOT NULL,
+  PRIMARY KEY (call_id, n)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS guard_calls_by_finished ON guard_calls (finished_at);
+DROP INDEX IF EXISTS runs_by_name;
+CREATE INDEX runs_by_name ON runs (name, created_at, id);
+CREATE INDEX IF NOT EXISTS runs_by_created ON runs (created_at, id);
+`,
+  },
+  {
+    version: 3,
+    name: 'response cache; what each sample cost',
+    sql: `
+ALTER TABLE samples ADD COLUMN cost_json TEXT;
+ALTER TABLE samples ADD COLUMN cached INTEGER;
 CREATE TABLE IF NOT EXISTS response_cache (
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL,
   stored_at TEXT NOT NULL
 ) WITHOUT ROWID;
-`;
-
-/** Columns added after version 1, with their types: a version-1 store gets them by ALTER TABLE. */
-export const ADDED_SAMPLE_COLUMNS: readonly [string, string][] = [
-  ['cost_json', 'TEXT'],
-  ['cached', 'INTEGER'],
+`,
+  },
 ];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+
 
 export interface RunRow {
   id: string;

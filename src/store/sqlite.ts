@@ -2,9 +2,10 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ReliabilityTensor } from '../core/tensor.js';
-import { ADDED_SAMPLE_COLUMNS, SCHEMA, SCHEMA_VERSION, sampleParams, toRun, toSample, type RunRow, type SampleRow } from './sqlite-rows.js';
-import type { CacheEntry, NewRun, ResponseCache, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
-import { checkSample, checkShape, DuplicateSampleError, newRunId, UnknownRunError } from './validate.js';
+import { GUARD_ATTEMPT_COLUMNS, GUARD_CALL_COLUMNS, guardAttemptValues, guardCallValues, toGuardAttempt, toGuardCall, type GuardAttemptRow, type GuardCallRow } from './guard-rows.js';
+import { MIGRATIONS, SCHEMA_VERSION, sampleParams, toRun, toSample, type RunRow, type SampleRow } from './sqlite-rows.js';
+import type { CacheEntry, GuardAttemptRecord, GuardCallRecord, NewRun, ResponseCache, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
+import { checkSample, checkShape, DuplicateSampleError, newRunId, pageBounds, UnknownRunError } from './validate.js';
 
 /** Where runs live unless configured: `.assay/assay.db` under the working directory. */
 export function defaultStorePath(cwd: string = process.cwd()): string {
@@ -72,16 +73,17 @@ export class SqliteStore implements Store {
     }
   }
 
+  /** Apply the migrations not yet applied, in one IMMEDIATE transaction: a second process opening the file waits, then finds them done. */
   private migrate(): void {
-    const v = this.schemaVersion();
-    if (v !== undefined && v > SCHEMA_VERSION) {
-      throw new Error(`the store at ${this.path} has schema version ${v}, newer than this assay (${SCHEMA_VERSION}); upgrade assay`);
-    }
-    this.db.exec(SCHEMA);
-    // A version-1 store: the samples table exists without the newer columns (CREATE IF NOT EXISTS kept it).
-    const have = new Set((this.db.prepare(`PRAGMA table_info(samples)`).all() as { name: string }[]).map((c) => c.name));
-    for (const [name, type] of ADDED_SAMPLE_COLUMNS) if (!have.has(name)) this.db.exec(`ALTER TABLE samples ADD COLUMN ${name} ${type}`);
-    this.db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`).run(String(SCHEMA_VERSION));
+    this.db.transaction(() => {
+      this.db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+      const v = this.schemaVersion() ?? 0;
+      if (v > SCHEMA_VERSION) {
+        throw new Error(`the store at ${this.path} has schema version ${v}, newer than this assay (${SCHEMA_VERSION}); upgrade assay`);
+      }
+      for (const m of MIGRATIONS) if (m.version > v) this.db.exec(m.sql);
+      this.db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`).run(String(SCHEMA_VERSION));
+    }).immediate();
   }
 
   private prepare() {
@@ -212,13 +214,33 @@ export class SqliteStore implements Store {
     return row && toRun(row);
   }
 
+  private runWhere(filter: RunFilter): { where: string; params: string[] } {
+    const clauses: string[] = [];
+    const params: string[] = [];
+    if (filter.name !== undefined) {
+      clauses.push('name = ?');
+      params.push(filter.name);
+    }
+    if (filter.nameContains !== undefined) {
+      // instr, not LIKE: the user's text has no wildcards. SQLite's lower() folds ASCII only, as JS would not: fold here.
+      clauses.push('instr(lower(name), ?) > 0');
+      params.push(filter.nameContains.toLowerCase());
+    }
+    return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
+  }
+
   async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
     this.flush();
-    const where = filter.name !== undefined ? 'WHERE name = ?' : '';
-    const limit = filter.limit !== undefined ? `LIMIT ${Math.max(0, Math.floor(filter.limit))}` : '';
-    const params = filter.name !== undefined ? [filter.name] : [];
-    const rows = this.db.prepare(`SELECT * FROM runs ${where} ORDER BY created_at DESC, id DESC ${limit}`).all(...params) as RunRow[];
+    const { where, params } = this.runWhere(filter);
+    const { limit, offset } = pageBounds(filter);
+    const rows = this.db.prepare(`SELECT * FROM runs ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit ?? -1} OFFSET ${offset}`).all(...params) as RunRow[];
     return rows.map(toRun);
+  }
+
+  async countRuns(filter: RunFilter = {}): Promise<number> {
+    this.flush();
+    const { where, params } = this.runWhere(filter);
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM runs ${where}`).get(...params) as { n: number }).n;
   }
 
   async loadTensor(runId: string): Promise<ReliabilityTensor> {
@@ -274,6 +296,35 @@ export class SqliteStore implements Store {
       })();
     },
   };
+
+  // Prepared on first use: a read-only store from before the attempt log joined it has no guard tables.
+  private upsertAttempt?: Database.Statement;
+  private upsertCall?: Database.Statement;
+
+  async recordGuardAttempt(a: GuardAttemptRecord): Promise<void> {
+    this.upsertAttempt ??= this.db.prepare(`INSERT OR REPLACE INTO guard_attempts (${GUARD_ATTEMPT_COLUMNS.join(', ')}) VALUES (${GUARD_ATTEMPT_COLUMNS.map(() => '?').join(', ')})`);
+    this.upsertAttempt.run(...guardAttemptValues(a));
+  }
+
+  async recordGuardCall(c: GuardCallRecord): Promise<void> {
+    this.upsertCall ??= this.db.prepare(`INSERT OR REPLACE INTO guard_calls (${GUARD_CALL_COLUMNS.join(', ')}) VALUES (${GUARD_CALL_COLUMNS.map(() => '?').join(', ')})`);
+    this.upsertCall.run(...guardCallValues(c, (b) => (b ? 1 : 0)));
+  }
+
+  async getGuardCall(callId: string): Promise<GuardCallRecord | undefined> {
+    const row = this.db.prepare(`SELECT * FROM guard_calls WHERE call_id = ?`).get(callId) as GuardCallRow | undefined;
+    return row && toGuardCall(row);
+  }
+
+  async listGuardAttempts(callId: string): Promise<GuardAttemptRecord[]> {
+    return (this.db.prepare(`SELECT * FROM guard_attempts WHERE call_id = ? ORDER BY n`).all(callId) as GuardAttemptRow[]).map((r) => toGuardAttempt(r));
+  }
+
+  async listGuardCalls(filter: { limit?: number; offset?: number } = {}): Promise<GuardCallRecord[]> {
+    const { limit, offset } = pageBounds(filter);
+    const rows = this.db.prepare(`SELECT * FROM guard_calls ORDER BY finished_at DESC, call_id DESC LIMIT ${limit ?? -1} OFFSET ${offset}`).all() as GuardCallRow[];
+    return rows.map((r) => toGuardCall(r));
+  }
 
   async close(): Promise<void> {
     this.flush();

@@ -83,15 +83,60 @@ export interface ResponseCache {
   clear(): Promise<number>;
 }
 
+/** Which runs to list: newest first (created_at, then id, descending); `limit`/`offset` page through them. */
 export interface RunFilter {
+  /** Exactly this experiment name. */
   name?: string;
+  /** Names containing this text, case-insensitively (the dashboard's search box). */
+  nameContains?: string;
   limit?: number;
+  /** Skip this many of the matching runs (pagination). */
+  offset?: number;
+}
+
+/** One attempt of a guarded call (src/guard), as the guard's attempt log keeps it. */
+export interface GuardAttemptRecord {
+  callId: string;
+  /** 1-based attempt number. */
+  n: number;
+  systemId: string;
+  status: 'accepted' | 'rejected' | 'error' | 'timeout';
+  /** The input as sent (augmented with reasons after a rejection, when feedback is on). */
+  input: InputValue;
+  output?: string;
+  generationError?: string;
+  validators: { name: string; outcome: 'pass' | 'fail' | 'error'; error?: string }[];
+  verifier?: { outcome: 'pass' | 'fail' | 'error' | 'skipped'; reasons: string[]; error?: string };
+  reasons: string[];
+  latencyMs: number;
+  usage: { system: TokenUsage; verifier: TokenUsage };
+  startedAt: string;
+}
+
+/** How a guarded call ended. */
+export interface GuardCallRecord {
+  callId: string;
+  systemId: string;
+  /** The caller's original input. */
+  input: InputValue;
+  accepted: boolean;
+  reason: 'accepted' | 'exhausted' | 'timeout' | 'error';
+  detail?: string;
+  output?: string;
+  /** Number of attempts made. */
+  attempts: number;
+  /** Tokens of every attempt, system and verifier together. */
+  usage: TokenUsage;
+  cost: number | null;
+  latencyMs: number;
+  finishedAt: string;
 }
 
 /**
- * Persistence of runs, behind one interface (SQLite by default). Every adapter passes the shared
- * contract suite in store/contract.case.ts. Writes of one sample are atomic: after a crash a sample
- * is either fully stored or absent, so resume never duplicates or loses a completed cell.
+ * Persistence of runs and of the guard's attempt log, behind one interface (SQLite by default, PostgreSQL
+ * for teams, memory for tests). Every adapter passes the shared contract suite in store/contract.case.ts.
+ * Writes of one sample are atomic: after a crash a sample is either fully stored or absent, so resume never
+ * duplicates or loses a completed cell; of two writers of one (i, j), exactly one succeeds.
  */
 export interface Store {
   createRun(run: NewRun): Promise<RunRecord>;
@@ -100,6 +145,8 @@ export interface Store {
   setStatus(runId: string, status: RunStatus): Promise<void>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   listRuns(filter?: RunFilter): Promise<RunRecord[]>;
+  /** How many runs match (for pagination); limit and offset are ignored. */
+  countRuns(filter?: RunFilter): Promise<number>;
   /** The run's tensor; cells of samples not yet stored are PENDING. */
   loadTensor(runId: string): Promise<ReliabilityTensor>;
   getSample(runId: string, i: number, j: number): Promise<SampleRecord | undefined>;
@@ -107,5 +154,14 @@ export interface Store {
   listSamples(runId: string): Promise<SampleRecord[]>;
   /** The response cache, shared by every run of the store. */
   readonly cache: ResponseCache;
+  /** The guard's attempt log: an attempt is written when it ends; writing (callId, n) again replaces it. */
+  recordGuardAttempt(attempt: GuardAttemptRecord): Promise<void>;
+  /** How a guarded call ended; writing a callId again replaces it. */
+  recordGuardCall(call: GuardCallRecord): Promise<void>;
+  getGuardCall(callId: string): Promise<GuardCallRecord | undefined>;
+  /** A call's attempts, in order of n. */
+  listGuardAttempts(callId: string): Promise<GuardAttemptRecord[]>;
+  /** Calls, most recently finished first. */
+  listGuardCalls(filter?: { limit?: number; offset?: number }): Promise<GuardCallRecord[]>;
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { designProblem } from '../config/limits.js';
-import type { RunRecord, SampleRecord } from './types.js';
+import type { RunFilter, RunRecord, SampleRecord } from './types.js';
 
 /** Shared checks every adapter applies before writing a sample, so stored data stays consistent. */
 export function checkSample(run: RunRecord, s: SampleRecord): void {
@@ -22,18 +22,25 @@ export function newRunId(now = new Date()): string {
   return `${stamp}-${rand}`;
 }
 
-export class DuplicateSampleError extends Error {
-  constructor(runId: string, i: number, j: number) {
-    super(`run ${runId}: sample (${i}, ${j}) is already stored`);
-    this.name = 'DuplicateSampleError';
-  }
+export { DuplicateSampleError, UnknownRunError } from './errors.js';
+
+/** The run filter as the memory store applies it; the SQL adapters say the same in SQL. */
+export function matchesRunFilter(r: { name: string }, f: RunFilter): boolean {
+  if (f.name !== undefined && r.name !== f.name) return false;
+  if (f.nameContains !== undefined && !r.name.toLowerCase().includes(f.nameContains.toLowerCase())) return false;
+  return true;
 }
 
-export class UnknownRunError extends Error {
-  constructor(runId: string) {
-    super(`no run with id "${runId}" in the store`);
-    this.name = 'UnknownRunError';
-  }
+/** limit/offset as whole numbers ≥ 0 (a negative or fractional value from a caller is clamped, never SQL). */
+export function pageBounds(f: { limit?: number; offset?: number }): { limit?: number; offset: number } {
+  const whole = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? undefined : Math.max(0, Math.floor(x)));
+  const limit = whole(f.limit);
+  return { ...(limit !== undefined ? { limit } : {}), offset: whole(f.offset) ?? 0 };
+}
+
+export function page<T>(list: T[], f: { limit?: number; offset?: number }): T[] {
+  const { limit, offset } = pageBounds(f);
+  return list.slice(offset, limit === undefined ? undefined : offset + limit);
 }
 
 /** A run's N×M×K must be a tensor this process can allocate; refused at createRun, guarded at loadTensor. */

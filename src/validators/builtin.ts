@@ -3,6 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { z } from 'zod';
 import type { Validator } from '../core/validator.js';
+import { AssayError, ExitCode } from '../errors.js';
 
 /**
  * Built-in check types for YAML/JSON configs. Each is written `check: { type: <name>, ...options }`
@@ -29,12 +30,12 @@ export type CheckType = CheckSpec['type'];
 export const CHECK_TYPES: readonly CheckType[] = ['contains', 'not-contains', 'regex', 'max-count', 'words', 'sentences', 'json', 'json-schema'];
 
 /** Thrown for a check whose options are well-typed but unusable (bad regex, bad JSON Schema). */
-export class CheckOptionError extends Error {
+export class CheckOptionError extends AssayError {
   constructor(
     readonly field: string,
     message: string,
   ) {
-    super(message);
+    super(message, ExitCode.USAGE);
     this.name = 'CheckOptionError';
   }
 }

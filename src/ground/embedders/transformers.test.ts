@@ -7,13 +7,14 @@ import { embedderContract } from './contract.case.js';
 import { buildTinyBert } from './tiny-onnx.js';
 import { createTransformersEmbedder, type TransformersEmbedder } from './transformers.js';
 
-// The real all-MiniLM-L6-v2 tokenizer and config (no weights exist here), with a tiny ONNX model
-// of BERT's interface built by the test: the whole path tokenizer → session → pooling → normalisation runs.
-const SHARED = join(import.meta.dirname, '../../../../shared/models/Xenova/all-MiniLM-L6-v2');
+// The real all-MiniLM-L6-v2 tokenizer and config (vendored as a test fixture with its Apache-2.0 licence; no
+// weights), with a tiny ONNX model of BERT's interface built by the test: the whole path tokenizer → session →
+// pooling → normalisation runs.
+const FIXTURE = join(import.meta.dirname, 'testing', 'all-MiniLM-L6-v2');
 const root = mkdtempSync(join(tmpdir(), 'assay-tiny-bert-'));
 const modelDir = join(root, 'tiny-minilm');
 mkdirSync(join(modelDir, 'onnx'), { recursive: true });
-for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'vocab.txt']) copyFileSync(join(SHARED, f), join(modelDir, f));
+for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(FIXTURE, f), join(modelDir, f));
 const tiny = buildTinyBert(30522, 8);
 writeFileSync(join(modelDir, 'onnx', 'model.onnx'), tiny.onnx);
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,4 +1,4 @@
-import { GroundingRequestError, GroundingUnavailableError, type AnalyzeRequest, type GroundingEngine, type GroundingReport } from '../ground/types.js';
+import { GroundingRequestError, GroundingUnavailableError, type AnalyzeRequest, type GroundingEngine, type GroundingReport } from '../../ground/types.js';
 
 /**
  * A small in-test grounding engine implementing the contract: claims are the answer's sentences, a claim is

@@ -1,6 +1,6 @@
-import { Outcome, type OutcomeCode } from '../core/outcome.js';
-import type { InputValue } from '../core/validator.js';
-import type { RunRecord, Store } from '../store/types.js';
+import { Outcome, type OutcomeCode } from '../../core/outcome.js';
+import type { InputValue } from '../../core/validator.js';
+import type { RunRecord, Store } from '../../store/types.js';
 
 /** Test helper: writes a run into a store through the Store API, with the outcome of every cell given by `cell`. */
 export interface FixtureRun {
@@ -43,4 +43,4 @@ export async function writeFixtureRun(store: Store, f: FixtureRun): Promise<RunR
 }
 
 /** Deterministic pseudo-random numbers for seeded fixtures (mulberry32). */
-export { mulberry32 as seeded } from '../core/prng.js';
+export { mulberry32 as seeded } from '../../core/prng.js';

@@ -1,0 +1,32 @@
+import { AssayError, ExitCode } from '../errors.js';
+
+/**
+ * The store could not be opened, reached or written (permissions, a read-only mount, a file that is not a
+ * database, a database server that refuses or drops the connection): an environment problem, exit 3,
+ * reported in one line naming the store (a URL's password is never shown).
+ */
+export class StoreError extends AssayError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, ExitCode.INTERNAL, options);
+    this.name = 'StoreError';
+  }
+}
+
+/** A sample (i, j) that is already stored: another writer (a second --resume, a queue worker) got there first. */
+export class DuplicateSampleError extends AssayError {
+  constructor(
+    readonly runId: string,
+    readonly i: number,
+    readonly j: number,
+  ) {
+    super(`run ${runId}: sample (${i}, ${j}) is already stored`, ExitCode.INTERNAL);
+    this.name = 'DuplicateSampleError';
+  }
+}
+
+export class UnknownRunError extends AssayError {
+  constructor(runId: string) {
+    super(`no run with id "${runId}" in the store (list them with: assay runs)`, ExitCode.USAGE);
+    this.name = 'UnknownRunError';
+  }
+}

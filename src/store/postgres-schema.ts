@@ -1,0 +1,143 @@
+import { UsageError } from '../errors.js';
+
+/**
+ * The PostgreSQL store's schema as versioned migrations, applied in order on first use (store/postgres.ts)
+ * and recorded in `assay_migrations`. Never edit a released migration: add the next one.
+ *
+ * JSON-valued columns are `json`, not `jsonb`: json keeps the text as written (key order included, which a
+ * resume compares), and it can hold U+0000, which `text` cannot. That is also why outputs, which a model
+ * may fill with any character, are stored as JSON strings.
+ */
+export const PG_MIGRATIONS: { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'runs, samples and the guard attempt log',
+    sql: `
+CREATE TABLE runs (
+  id text PRIMARY KEY,
+  name text NOT NULL,
+  status text NOT NULL,
+  created_at timestamptz NOT NULL,
+  finished_at timestamptz,
+  system_id text NOT NULL,
+  config_path text,
+  config_json json NOT NULL,
+  inputs_json json NOT NULL,
+  validators_json json NOT NULL,
+  n integer NOT NULL,
+  m integer NOT NULL,
+  k integer NOT NULL
+);
+CREATE INDEX runs_by_created ON runs (created_at DESC, id DESC);
+CREATE INDEX runs_by_name ON runs (name, created_at DESC, id DESC);
+CREATE TABLE samples (
+  run_id text NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  i integer NOT NULL,
+  j integer NOT NULL,
+  outcomes bytea NOT NULL,
+  output json,
+  generation_error json,
+  errors_json json,
+  reasons_json json,
+  latency_ms double precision NOT NULL,
+  attempts integer NOT NULL,
+  prompt_tokens integer,
+  completion_tokens integer,
+  finished_at timestamptz NOT NULL,
+  PRIMARY KEY (run_id, i, j)
+);
+CREATE TABLE guard_calls (
+  call_id text PRIMARY KEY,
+  system_id text NOT NULL,
+  input_json json NOT NULL,
+  accepted boolean NOT NULL,
+  reason text NOT NULL,
+  detail json,
+  output json,
+  attempts integer NOT NULL,
+  prompt_tokens integer NOT NULL,
+  completion_tokens integer NOT NULL,
+  cost double precision,
+  latency_ms double precision NOT NULL,
+  finished_at timestamptz NOT NULL
+);
+CREATE INDEX guard_calls_by_finished ON guard_calls (finished_at DESC, call_id DESC);
+CREATE TABLE guard_attempts (
+  call_id text NOT NULL,
+  n integer NOT NULL,
+  system_id text NOT NULL,
+  started_at timestamptz NOT NULL,
+  input_json json NOT NULL,
+  output json,
+  generation_error json,
+  status text NOT NULL,
+  validators_json json NOT NULL,
+  verifier_json json,
+  reasons_json json NOT NULL,
+  latency_ms double precision NOT NULL,
+  prompt_tokens integer NOT NULL,
+  completion_tokens integer NOT NULL,
+  verifier_prompt_tokens integer NOT NULL,
+  verifier_completion_tokens integer NOT NULL,
+  PRIMARY KEY (call_id, n)
+);
+`,
+  },
+  {
+    version: 2,
+    name: 'response cache; what each sample cost',
+    sql: `
+ALTER TABLE samples ADD COLUMN cost_json json;
+ALTER TABLE samples ADD COLUMN cached boolean;
+CREATE TABLE response_cache (
+  key text PRIMARY KEY,
+  value text NOT NULL,
+  stored_at timestamptz NOT NULL
+);
+`,
+  },
+];
+
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;
+
+/** True for a store location that names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
+export interface PostgresLocation {
+  /** The URL as given minus assay's own `schema` parameter: what `pg` connects with. */
+  connectionString: string;
+  /** The schema holding assay's tables (`?schema=`, default `assay`). */
+  schema: string;
+  /** The URL for messages: the password replaced by ***. */
+  shown: string;
+  /** The URL's `options` parameter (server settings such as `-c statement_timeout=5000`), kept to add ours to. */
+  options?: string;
+}
+
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** Read a `postgres://user[:password]@host[:port]/database[?schema=name&…]` URL; UsageError when it is not one. */
+export function parsePostgresUrl(url: string): PostgresLocation {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new UsageError(`--store: expected a URL such as postgres://user@host:5432/database, found ${JSON.stringify(redactPassword(url))}`, { path: '--store' });
+  }
+  if (!isPostgresUrl(url)) throw new UsageError(`--store: expected a postgres:// URL, found ${JSON.stringify(redactPassword(url))}`, { path: '--store' });
+  const schema = u.searchParams.get('schema') ?? 'assay';
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new UsageError(`--store: the schema parameter must be a plain identifier (letters, digits, _; at most 63), found ${JSON.stringify(schema)}`, { path: '--store' });
+  }
+  const options = u.searchParams.get('options') ?? undefined;
+  u.searchParams.delete('schema');
+  u.searchParams.delete('options');
+  return { connectionString: u.toString(), schema, shown: redactPassword(url), ...(options ? { options } : {}) };
+}
+
+/** `postgres://alice:secret@db/x` → `postgres://alice:***@db/x`, for anything printed or logged. */
+export function redactPassword(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@?#]*):[^@/?#]*@/i, '$1:***@');
+}

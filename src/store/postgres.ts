@@ -1,0 +1,347 @@
+import pg from 'pg';
+import { ReliabilityTensor } from '../core/tensor.js';
+import { UsageError } from '../errors.js';
+import { StoreError } from './errors.js';
+import { GUARD_ATTEMPT_COLUMNS, GUARD_CALL_COLUMNS, guardAttemptValues, guardCallValues, toGuardAttempt, toGuardCall, type GuardAttemptRow, type GuardCallRow } from './guard-rows.js';
+import { parsePostgresUrl, PG_MIGRATIONS, PG_SCHEMA_VERSION, type PostgresLocation } from './postgres-schema.js';
+import { pgRunValues, pgSampleValues, RUN_COLUMNS, SAMPLE_COLUMNS, textOf, toPgRun, toPgSample, type PgRunRow, type PgSampleRow } from './postgres-rows.js';
+import type { CacheEntry, GuardAttemptRecord, GuardCallRecord, NewRun, ResponseCache, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
+import { checkSample, checkShape, DuplicateSampleError, newRunId, pageBounds, UnknownRunError } from './validate.js';
+
+export interface PostgresStoreOptions {
+  /** Read only (dashboard, reports): every transaction is read-only, nothing is created or migrated. */
+  readonly?: boolean;
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+}
+
+// json columns come back as their text, parsed by the row mappers like SQLite's JSON text.
+const JSON_OID = 114;
+const types = { getTypeParser: ((oid: number, format?: string) => (oid === JSON_OID ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser };
+
+/** Rows per INSERT of a group commit (15 parameters each; Postgres allows 65,535 per statement). */
+const BATCH_ROWS = 500;
+
+interface PendingWrite {
+  runId: string;
+  sample: SampleRecord;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * The team store: PostgreSQL through a `pg` connection pool, tables in their own schema (`?schema=`, default
+ * `assay`). The schema is created and migrated on first use, under an advisory lock so that processes
+ * starting together migrate once. A sample is acknowledged once its INSERT has committed (synchronous
+ * commit: it survives kill -9 of the writer, and of the server). Samples recorded in one turn of the event
+ * loop share one multi-row INSERT … ON CONFLICT DO NOTHING: a row that did not go in was already there, so
+ * of two writers of one (i, j) exactly one succeeds and the other gets a DuplicateSampleError.
+ */
+export class PostgresStore implements Store {
+  readonly location: PostgresLocation;
+  private pool: pg.Pool;
+  private ready?: Promise<void>;
+  private closed = false;
+
+  constructor(
+    url: string,
+    private options: PostgresStoreOptions = {},
+  ) {
+    this.location = parsePostgresUrl(url);
+    const settings = [this.location.options, `-c search_path=${this.location.schema}`, options.readonly ? '-c default_transaction_read_only=on' : ''];
+    this.pool = new pg.Pool({
+      connectionString: this.location.connectionString,
+      options: settings.filter(Boolean).join(' '),
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 10_000,
+      application_name: 'assay',
+      types,
+    });
+    // A pooled connection the server dropped while idle: the pool discards it and the next query reconnects.
+    this.pool.on('error', () => {});
+  }
+
+  /** Connect, and migrate (or, read-only, check) the schema; every method awaits it. */
+  open(): Promise<void> {
+    this.ready ??= (this.options.readonly ? this.checkSchema() : this.migrate()).catch((err: unknown) => {
+      this.ready = undefined; // a server that was down may be up at the next call
+      throw this.wrap(err);
+    });
+    return this.ready;
+  }
+
+  private async migrate(): Promise<void> {
+    const { schema } = this.location;
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`assay-migrate:${schema}`]);
+      const exists = await c.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+      if (!exists.rowCount) await c.query(`CREATE SCHEMA "${schema}"`);
+      await c.query(`SET LOCAL search_path TO "${schema}"`);
+      await c.query('CREATE TABLE IF NOT EXISTS assay_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+      const v = Number((await c.query('SELECT coalesce(max(version), 0) AS v FROM assay_migrations')).rows[0].v);
+      if (v > PG_SCHEMA_VERSION) throw new StoreError(`the assay store at ${this.location.shown} has schema version ${v}, newer than this assay (${PG_SCHEMA_VERSION}); upgrade assay`);
+      for (const m of PG_MIGRATIONS) {
+        if (m.version <= v) continue;
+        await c.query(m.sql);
+        await c.query('INSERT INTO assay_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      }
+      await c.query('COMMIT');
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      c.release();
+    }
+  }
+
+  private async checkSchema(): Promise<void> {
+    const { rows } = await this.pool.query(`SELECT to_regclass('assay_migrations') AS t`);
+    if (rows[0].t === null) {
+      throw new UsageError(
+        `--store: expected an assay store at ${this.location.shown} (schema "${this.location.schema}"), found no assay tables there (runs are stored there by: assay run <config> --store URL)`,
+        { path: '--store' },
+      );
+    }
+    const v = Number((await this.pool.query('SELECT max(version) AS v FROM assay_migrations')).rows[0].v);
+    if (v > PG_SCHEMA_VERSION) throw new StoreError(`the assay store at ${this.location.shown} has schema version ${v}, newer than this assay (${PG_SCHEMA_VERSION}); upgrade assay`);
+  }
+
+  /** Connection-level failures become a one-line StoreError naming the store; anything else passes through. */
+  private wrap(err: unknown): unknown {
+    if (err instanceof StoreError || err instanceof UsageError) return err;
+    const code = String((err as { code?: unknown }).code ?? '');
+    const msg = err instanceof Error ? err.message : String(err);
+    const unreachable = /^(ECONN|ENOTFOUND|EAI_|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE)/.test(code) || /^(08|28|3D|53|57|58)/.test(code) || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(msg);
+    if (!unreachable) return err;
+    return new StoreError(`cannot use the assay store at ${this.location.shown}: ${msg.split('\n')[0]}${code ? ` (${code})` : ''}`, { cause: err });
+  }
+
+  private async q<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    if (this.closed) throw new StoreError(`the assay store at ${this.location.shown} is closed`);
+    await this.open();
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (err) {
+      throw this.wrap(err);
+    }
+  }
+
+  // recordSample runs once per sample: keep each run's shape instead of reading its row again.
+  private shapes = new Map<string, RunRecord>();
+
+  private async shape(runId: string): Promise<RunRecord> {
+    let r = this.shapes.get(runId);
+    if (!r) {
+      r = await this.run(runId);
+      this.shapes.set(runId, r);
+    }
+    return r;
+  }
+
+  private async run(runId: string): Promise<RunRecord> {
+    const r = await this.getRunNow(runId);
+    if (!r) throw new UnknownRunError(runId);
+    return r;
+  }
+
+  private async getRunNow(runId: string): Promise<RunRecord | undefined> {
+    const { rows } = await this.q<PgRunRow>('SELECT * FROM runs WHERE id = $1', [runId]);
+    return rows[0] && toPgRun(rows[0]);
+  }
+
+  async createRun(run: NewRun): Promise<RunRecord> {
+    checkShape(`run ${run.name}`, run.inputs.length, run.samples, run.validators.length);
+    const marks = RUN_COLUMNS.map((_, n) => `$${n + 1}`).join(', ');
+    // Ids are second + 16 random bits: two runs started in the same second may draw the same one.
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const { rows } = await this.q<PgRunRow>(`INSERT INTO runs (${RUN_COLUMNS.join(', ')}) VALUES (${marks}) ON CONFLICT (id) DO NOTHING RETURNING *`, pgRunValues(newRunId(), run));
+      if (rows[0]) return toPgRun(rows[0]);
+    }
+    throw new StoreError(`could not find a free run id in the assay store at ${this.location.shown}`);
+  }
+
+  private queue: PendingWrite[] = [];
+  private flushScheduled = false;
+  private inflight = new Set<Promise<void>>();
+
+  async recordSample(runId: string, s: SampleRecord): Promise<void> {
+    checkSample(await this.shape(runId), s); // a malformed sample or unknown run is refused at once
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ runId, sample: s, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.queue.splice(0);
+    for (let at = 0; at < batch.length; at += BATCH_ROWS) {
+      const p: Promise<void> = this.writeBatch(batch.slice(at, at + BATCH_ROWS)).finally(() => this.inflight.delete(p));
+      this.inflight.add(p);
+    }
+  }
+
+  /** Commit what is queued and wait for every write in flight: reads see earlier writes. */
+  private async settle(): Promise<void> {
+    this.flush();
+    await Promise.allSettled([...this.inflight]);
+  }
+
+  private async writeBatch(batch: PendingWrite[]): Promise<void> {
+    try {
+      const values: unknown[] = [];
+      const rows = batch.map((w) => {
+        const row = pgSampleValues(w.runId, w.sample);
+        const marks = row.map((_, c) => `$${values.length + c + 1}`);
+        values.push(...row);
+        return `(${marks.join(', ')})`;
+      });
+      const { rows: inserted } = await this.q<{ run_id: string; i: number; j: number }>(
+        `INSERT INTO samples (${SAMPLE_COLUMNS.join(', ')}) VALUES ${rows.join(', ')} ON CONFLICT (run_id, i, j) DO NOTHING RETURNING run_id, i, j`,
+        values,
+      );
+      // A row that did not go in was there already (or earlier in this very batch): the first writer keeps it.
+      const fresh = new Set(inserted.map((r) => `${r.run_id}\0${r.i}\0${r.j}`));
+      for (const w of batch) {
+        const key = `${w.runId}\0${w.sample.i}\0${w.sample.j}`;
+        if (fresh.delete(key)) w.resolve();
+        else w.reject(new DuplicateSampleError(w.runId, w.sample.i, w.sample.j));
+      }
+    } catch (err) {
+      // A value the server refused (class 22/23) fails its own sample, not its batch: write them one by one.
+      if (batch.length > 1 && /^2[23]/.test(String((err as { code?: unknown }).code ?? ''))) {
+        await Promise.all(batch.map((w) => this.writeBatch([w])));
+        return;
+      }
+      for (const w of batch) w.reject(err);
+    }
+  }
+
+  async setStatus(runId: string, status: RunStatus): Promise<void> {
+    await this.settle();
+    const res = await this.q('UPDATE runs SET status = $1, finished_at = $2 WHERE id = $3', [status, status === 'running' ? null : new Date().toISOString(), runId]);
+    if (res.rowCount === 0) throw new UnknownRunError(runId);
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    await this.settle();
+    return this.getRunNow(runId);
+  }
+
+  private runWhere(filter: RunFilter): { where: string; values: unknown[] } {
+    const clauses: string[] = [];
+    const values: unknown[] = [];
+    if (filter.name !== undefined) {
+      values.push(filter.name);
+      clauses.push(`name = $${values.length}`);
+    }
+    if (filter.nameContains !== undefined) {
+      values.push(filter.nameContains.toLowerCase());
+      clauses.push(`strpos(lower(name), $${values.length}) > 0`);
+    }
+    return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', values };
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
+    await this.settle();
+    const { where, values } = this.runWhere(filter);
+    const { limit, offset } = pageBounds(filter);
+    const { rows } = await this.q<PgRunRow>(`SELECT * FROM runs ${where} ORDER BY created_at DESC, id DESC ${limit !== undefined ? `LIMIT ${limit}` : ''} OFFSET ${offset}`, values);
+    return rows.map(toPgRun);
+  }
+
+  async countRuns(filter: RunFilter = {}): Promise<number> {
+    await this.settle();
+    const { where, values } = this.runWhere(filter);
+    const { rows } = await this.q<{ n: string }>(`SELECT count(*) AS n FROM runs ${where}`, values);
+    return Number(rows[0].n);
+  }
+
+  async loadTensor(runId: string): Promise<ReliabilityTensor> {
+    await this.settle();
+    const run = await this.run(runId);
+    checkShape(`run ${run.id}`, run.N, run.M, run.K);
+    const t = new ReliabilityTensor(run.N, run.M, run.K);
+    const { rows } = await this.q<{ i: number; j: number; outcomes: Buffer }>('SELECT i, j, outcomes FROM samples WHERE run_id = $1', [runId]);
+    for (const row of rows) t.cells.set(row.outcomes, t.index(row.i, row.j, 0));
+    return t;
+  }
+
+  async getSample(runId: string, i: number, j: number): Promise<SampleRecord | undefined> {
+    await this.settle();
+    await this.run(runId);
+    const { rows } = await this.q<PgSampleRow>('SELECT * FROM samples WHERE run_id = $1 AND i = $2 AND j = $3', [runId, i, j]);
+    return rows[0] && toPgSample(rows[0]);
+  }
+
+  async listSamples(runId: string): Promise<SampleRecord[]> {
+    await this.settle();
+    await this.run(runId);
+    const { rows } = await this.q<PgSampleRow>('SELECT * FROM samples WHERE run_id = $1 ORDER BY i, j', [runId]);
+    return rows.map(toPgSample);
+  }
+
+  async recordGuardAttempt(a: GuardAttemptRecord): Promise<void> {
+    await this.q(upsert('guard_attempts', GUARD_ATTEMPT_COLUMNS, ['call_id', 'n']), guardAttemptValues(a, textOf));
+  }
+
+  async recordGuardCall(c: GuardCallRecord): Promise<void> {
+    await this.q(upsert('guard_calls', GUARD_CALL_COLUMNS, ['call_id']), guardCallValues(c, (b) => b, textOf));
+  }
+
+  async getGuardCall(callId: string): Promise<GuardCallRecord | undefined> {
+    const { rows } = await this.q<GuardCallRow>('SELECT * FROM guard_calls WHERE call_id = $1', [callId]);
+    return rows[0] && toGuardCall(rows[0], jsonText);
+  }
+
+  async listGuardAttempts(callId: string): Promise<GuardAttemptRecord[]> {
+    const { rows } = await this.q<GuardAttemptRow>('SELECT * FROM guard_attempts WHERE call_id = $1 ORDER BY n', [callId]);
+    return rows.map((r) => toGuardAttempt(r, jsonText));
+  }
+
+  async listGuardCalls(filter: { limit?: number; offset?: number } = {}): Promise<GuardCallRecord[]> {
+    const { limit, offset } = pageBounds(filter);
+    const { rows } = await this.q<GuardCallRow>(`SELECT * FROM guard_calls ORDER BY finished_at DESC, call_id DESC ${limit !== undefined ? `LIMIT ${limit}` : ''} OFFSET ${offset}`);
+    return rows.map((r) => toGuardCall(r, jsonText));
+  }
+
+  readonly cache: ResponseCache = {
+    get: async (key) => {
+      const { rows } = await this.q<{ value: string; stored_at: Date }>('SELECT value, stored_at FROM response_cache WHERE key = $1', [key]);
+      return rows[0] && ({ value: rows[0].value, storedAt: rows[0].stored_at.toISOString() } satisfies CacheEntry);
+    },
+    set: async (key, value) => {
+      await this.q('INSERT INTO response_cache (key, value, stored_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, stored_at = EXCLUDED.stored_at', [key, value, new Date().toISOString()]);
+    },
+    clear: async () => (await this.q('DELETE FROM response_cache')).rowCount ?? 0,
+  };
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.settle();
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+/** A text column kept as a JSON string (Postgres text cannot hold U+0000), read back. */
+const jsonText = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : (JSON.parse(v as string) as string));
+
+function upsert(table: string, columns: readonly string[], key: string[]): string {
+  const marks = columns.map((_, n) => `$${n + 1}`).join(', ');
+  const set = columns.filter((c) => !key.includes(c)).map((c) => `${c} = EXCLUDED.${c}`);
+  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${marks}) ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${set.join(', ')}`;
+}
+
+export function openPostgresStore(url: string, options: PostgresStoreOptions = {}): PostgresStore {
+  return new PostgresStore(url, options);
+}
