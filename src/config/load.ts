@@ -39,6 +39,12 @@ export interface Experiment {
   timeoutMs: number;
   /** Per-evaluation limit for validators without their own `timeoutMs`. */
   validatorTimeoutMs: number;
+  /** The response cache: undefined when off; `ttlMs` undefined for no expiry. */
+  cache?: { ttlMs?: number };
+  /** `prices:` from the config (over the built-in table). */
+  prices?: Record<string, { inputPerMTok: number; outputPerMTok: number }>;
+  /** Stop the run once this much USD is spent. */
+  maxCostUsd?: number;
   /** A JSON-safe copy of the config (predicates as source text), for the store. */
   serialisable: unknown;
   /** Frees the sandbox that runs this experiment's predicate strings. */
@@ -128,6 +134,9 @@ export async function loadExperiment(path: string, overrides: ExperimentOverride
     verifiers: cfg.verifiers,
     ...settings,
     validatorTimeoutMs: cfg.validatorTimeoutMs,
+    cache: cfg.cache,
+    prices: cfg.prices,
+    maxCostUsd: cfg.maxCostUsd,
   });
 
   return {
@@ -142,6 +151,9 @@ export async function loadExperiment(path: string, overrides: ExperimentOverride
     verifierConfigs: cfg.verifiers,
     ...settings,
     validatorTimeoutMs: cfg.validatorTimeoutMs ?? DEFAULT_VALIDATOR_TIMEOUT_MS,
+    ...(cfg.cache ? { cache: cfg.cache === true ? {} : { ...(cfg.cache.ttl !== undefined ? { ttlMs: cfg.cache.ttl } : {}) } } : {}),
+    ...(cfg.prices ? { prices: cfg.prices } : {}),
+    ...(cfg.maxCostUsd !== undefined ? { maxCostUsd: cfg.maxCostUsd } : {}),
     serialisable,
     dispose: () => ownSandbox?.dispose(),
   };

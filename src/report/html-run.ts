@@ -2,8 +2,10 @@ import { outcomeName } from '../core/outcome.js';
 import type { RunSummary, RateWithCI } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue } from '../core/validator.js';
+import type { RunStats } from '../run/stats.js';
 import type { RunRecord, SampleRecord } from '../store/types.js';
 import { heatmapSvg, OUTCOME_STYLE, profileSvg } from './charts.js';
+import { costSummary } from './cost.js';
 import { esc, pct, scriptJson, tableHtml, verdictBadge } from './html-layout.js';
 
 /** What the cell-detail view shows for one sample (also the body of GET /api/runs/:id/samples/:i/:j). */
@@ -64,6 +66,16 @@ export interface RunSectionsOptions {
   samples?: SampleRecord[];
   /** Links to the trend page etc. (dashboard only). */
   links?: string;
+  /** Operational figures, for the tokens, cost and cache line. */
+  stats?: RunStats;
+}
+
+/** Tokens, cost (system and each verifier) and cells from the cache, when the run has any. */
+function spendLine(st: RunStats | undefined, summary: RunSummary): string {
+  if (!st) return '';
+  const tokens = st.promptTokens + st.completionTokens > 0 ? `tokens ${st.promptTokens} in / ${st.completionTokens} out` : '';
+  const line = [tokens, costSummary(st, summary.validators) ?? ''].filter(Boolean).join(' · ');
+  return line ? `<p class="muted" data-testid="spend">${esc(line)}</p>` : '';
 }
 
 /** The run page's content, shared by the dashboard and the static report (one rendering, two hosts). */
@@ -78,7 +90,7 @@ export function renderRunSections(run: RunRecord, summary: RunSummary, tensor: R
     fact('Shape N×M×K', `${tensor.N}×${tensor.M}×${tensor.K} <span class="muted">inputs × samples × validators</span>`),
   ].join('')}</dl>
 <p class="muted">Run <code>${esc(run.id)}</code> · ${esc(run.createdAt.slice(0, 19).replace('T', ' '))} UTC · status ${esc(run.status)} · system <code>${esc(run.systemId)}</code> ·
-validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.min)} · intervals ${esc(summary.options.interval)} ${Math.round(summary.options.level * 100)}% · verdict mode ${esc(summary.options.verdict)}</p>${options.links ?? ''}</section>`;
+validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.min)} · intervals ${esc(summary.options.interval)} ${Math.round(summary.options.level * 100)}% · verdict mode ${esc(summary.options.verdict)}</p>${spendLine(options.stats, summary)}${options.links ?? ''}</section>`;
 
   const vRows = summary.validators.map((v) => [
     `<strong>${esc(v.name)}</strong>${v.kind === 'verifier' ? ' <span class="muted">(verifier)</span>' : ''}<br><span class="muted">${esc(v.message)}</span>`,

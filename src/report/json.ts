@@ -29,7 +29,8 @@ export interface JsonReport {
   verdict: Verdict;
   /** Whether the run's verdicts let CI pass (the exit code is 0 exactly when this is true and the run finished). */
   passed: boolean;
-  validators: ValidatorSummary[];
+  /** Verifiers carry `costUsd`: what their judge's priced calls cost. */
+  validators: (ValidatorSummary & { costUsd?: number })[];
   /** IRP: one entry per input i, with the input itself. */
   inputs: (InputSummary & { input?: InputValue })[];
   /** ORP: one entry per iteration j. */
@@ -67,6 +68,7 @@ export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonRepo
       ...rate(v),
       verdict: v.verdict,
       ...(v.samplesToDecide !== undefined ? { samplesToDecide: v.samplesToDecide } : {}),
+      ...(v.kind === 'verifier' && meta.stats?.checkCostUsd?.[v.k] !== undefined ? { costUsd: meta.stats.checkCostUsd[v.k] } : {}),
     })),
     inputs: summary.inputs.map((s) => ({
       i: s.i,

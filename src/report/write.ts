@@ -50,7 +50,7 @@ export async function writeReports(
     markdown: async () => renderMarkdownReport(ctx.summary, ctx.meta),
     html: async () => {
       const samples = ctx.run.N * ctx.run.M <= HTML_SAMPLES_LIMIT ? await ctx.store.listSamples(ctx.run.id) : undefined;
-      return renderHtmlReport({ ...ctx.run, status: ctx.meta.status }, ctx.summary, ctx.tensor, samples);
+      return renderHtmlReport({ ...ctx.run, status: ctx.meta.status }, ctx.summary, ctx.tensor, samples, ctx.meta.stats);
     },
   };
   const written: string[] = [];

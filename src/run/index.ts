@@ -6,3 +6,4 @@ export { summaryOptionsOf } from './options.js';
 export { createProgressView, type ProgressView } from './progress.js';
 export { executeSample, type SampleContext, type SampleOptions } from './sample.js';
 export { firstDecision, settledBy, type StopDecision, type StopRule } from './stop.js';
+export { maxCostRule, formatUsd } from './cost.js';
