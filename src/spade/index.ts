@@ -7,7 +7,7 @@ export { solveBinaryProgram, solveLexicographic, toLpFormat, type BinaryProgram,
 export { countExcludedNotSubsumed, eligibleForPenalty, select, unevaluatedColumns, type Method, type SelectionResult, type SelectOptions, type SubObjective } from './select.js';
 export { diagnose, type Infeasibility } from './infeasible.js';
 export { pruneSubsumptions, subsumptionRoots, transitiveAdditions, type PruneReport, type RootsResult } from './subsumption.js';
-export { createSpadeLlm, llmFromEnv, type SpadeLlm, type SpadeLlmOptions } from './llm.js';
+export { createSpadeLlm, llmFromEnv, llmFromOptions, usageLine, type LlmChoice, type SpadeLlm, type SpadeLlmOptions, type SpadeUsage } from './llm.js';
 export { agreement, categoriseDelta, evaluateTaxonomy, versionsFromNdiff, type AnnotatedDelta, type CategorisedSentence, type TaxonomyAgreement } from './taxonomy.js';
 export { synthesizeAssertions, synthesizeCandidates, synthesizeCriteria, type Criterion, type SynthesisResult } from './synthesize.js';
 export { proposeSubsumptions } from './propose.js';

@@ -75,7 +75,7 @@ describe('taxonomy', () => {
   it('llmFromEnv: null without an endpoint, a usage error without a model', () => {
     expect(llmFromEnv({}, {})).toBeNull();
     expect(() => llmFromEnv({ baseURL: 'http://127.0.0.1:1/v1' }, {})).toThrow(/--model/);
-    expect(llmFromEnv({ model: 'x' }, { OPENAI_API_KEY: 'k' })?.model).toBe('x');
+    expect(llmFromEnv({ model: 'x' }, { OPENAI_API_KEY: 'k' })?.model).toBe('openai:x');
   });
 });
 
