@@ -115,12 +115,13 @@ export function judgeContract(name: string, fixture: JudgeFixture): void {
     });
 
     it('injection cases do not flip a verdict, in every structured mode and in free text', async () => {
-      const modes: StructuredMode[] = ['json_schema', ...(model.capabilities.tools ? (['tool'] as const) : []), 'text'];
+      const modes: StructuredMode[] = ['json_schema', ...(model.capabilities.tools ? (['tool'] as const) : []), 'json_object', 'text'];
       for (const mode of modes) {
         const count = await countFlips(judgeWith({ mode }));
         expect(count.flipped, mode).toEqual([]);
-        // A structured answer is one object: nothing quoted beside it can make it ambiguous.
-        if (mode !== 'text') expect(count.errors, mode).toBe(0);
+        // A structured answer is one object: nothing quoted beside it can make it ambiguous. (json_object,
+        // JSON without a schema, is not a mode every provider has: where it is ignored, the answer is prose.)
+        if (mode === 'json_schema' || mode === 'tool') expect(count.errors, mode).toBe(0);
       }
     });
 
