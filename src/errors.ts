@@ -53,9 +53,10 @@ export class MissingPackageError extends UsageError {
   constructor(
     readonly packageName: string,
     readonly feature: string,
-    options?: ErrorOptions,
+    options?: ErrorOptions & { hint?: string },
   ) {
-    super(`${feature} needs the optional package ${packageName}, which is not installed; install it with: npm install ${packageName}`, undefined, options);
+    const hint = options?.hint ? `; ${options.hint}` : '';
+    super(`${feature} needs the optional package ${packageName}, which is not installed: install it with npm install ${packageName}${hint}`, undefined, options);
     this.name = 'MissingPackageError';
   }
 }
@@ -65,14 +66,14 @@ export class MissingPackageError extends UsageError {
  * command. Only "this very package is missing" becomes that error; a package that is there but fails to load
  * keeps its own error.
  */
-export async function importOptional<T>(packageName: string, feature: string, load: () => Promise<T>): Promise<T> {
+export async function importOptional<T>(packageName: string, feature: string, load: () => Promise<T>, hint?: string): Promise<T> {
   try {
     return await load();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const message = err instanceof Error ? err.message : '';
     const missing = (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && (message.includes(`'${packageName}'`) || message.includes(`"${packageName}"`));
-    if (missing) throw new MissingPackageError(packageName, feature, { cause: err });
+    if (missing) throw new MissingPackageError(packageName, feature, { cause: err, hint });
     throw err;
   }
 }

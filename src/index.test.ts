@@ -1,5 +1,22 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as assay from './index.js';
+
+const API_DOC = readFileSync(join(import.meta.dirname, '..', 'docs', 'api.md'), 'utf8');
+const INDEX = readFileSync(join(import.meta.dirname, 'index.ts'), 'utf8');
+
+/** The rows of docs/api.md's tables: every backticked name of the first column with the row's kind. */
+function documented(): { name: string; kind: string }[] {
+  const out: { name: string; kind: string }[] = [];
+  for (const line of API_DOC.split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    if (cells.length < 4 || !cells[1].startsWith('`')) continue;
+    for (const m of cells[1].matchAll(/`([\w.]+)`/g)) out.push({ name: m[1], kind: cells[2] });
+  }
+  return out;
+}
 
 // The package root is the typed library API: a user writes an experiment in code, runs it, and reads the statistics.
 describe('public API (package root)', () => {
@@ -38,6 +55,44 @@ describe('public API (package root)', () => {
     expect(plan.m).toBe(assay.minAttempts(short.rate!, 0.99));
     expect(1 - (1 - short.rate!) ** plan.m!).toBeGreaterThanOrEqual(0.99);
     await store.close();
+  });
+
+  it('exports exactly what docs/api.md lists: every value by name, every type in src/index.ts', () => {
+    const rows = documented();
+    const values = rows.filter((r) => r.kind !== 'type' && !r.name.includes('.')).map((r) => r.name);
+    expect(Object.keys(assay).sort()).toEqual([...new Set(values)].sort());
+    const spadeValues = rows.filter((r) => r.name.startsWith('spade.')).map((r) => r.name.slice('spade.'.length));
+    expect(Object.keys(assay.spade).sort()).toEqual([...new Set(spadeValues)].sort());
+    for (const r of rows.filter((r) => r.kind === 'type')) expect(INDEX, r.name).toMatch(new RegExp(`\\b${r.name}\\b`));
+    for (const r of rows) {
+      const v = r.name.startsWith('spade.') ? (assay.spade as Record<string, unknown>)[r.name.slice(6)] : (assay as Record<string, unknown>)[r.name];
+      if (r.kind === 'function' || r.kind === 'class') expect(typeof v, r.name).toBe('function');
+      if (r.kind === 'const' || r.kind === 'namespace') expect(v, r.name).toBeDefined();
+    }
+    // Internals stay out of the package root.
+    for (const internal of ['StatsAccumulator', 'callWithRetry', 'SqliteStore', 'FlatIPIndex', 'mulberry32', 'logGamma', 'createApp']) expect(assay).not.toHaveProperty(internal);
+  });
+
+  it('runs the example of docs/api.md as written: a YAML config, the SQLite store, the exit code', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'assay-api-'));
+    try {
+      writeFileSync(
+        join(dir, 'assay.yaml'),
+        'system:\n  simulated: { seed: 1, latencyMs: 0, outputs: [{ text: "Hello!" }] }\ninputs: ["Say hello."]\nsamples: 20\nvalidators:\n  - { name: short, message: Too long, minSuccess: 0.9, predicate: "o => o.length < 200" }\n',
+      );
+      const experiment = await assay.loadExperiment(join(dir, 'assay.yaml'));
+      const system = assay.createSystem(experiment.systemConfig, { baseDir: experiment.baseDir, inputs: experiment.inputs });
+      const store = assay.openSqliteStore(join(dir, '.assay', 'assay.db'));
+      const { run, status, tensor } = await assay.runExperiment({ experiment, system, store });
+      const summary = assay.summarize(tensor, run.validators, assay.summaryOptionsOf(experiment));
+      expect(assay.exitCodeFor(summary, status)).toBe(assay.ExitCode.OK);
+      expect(summary.validators[0].counts.pass).toBe(20);
+      await store.close();
+      experiment.dispose();
+      expect(API_DOC).toContain('const summary = summarize(tensor, run.validators, summaryOptionsOf(experiment));');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('exposes each area: statistics, store, sandbox, spade, grounding', () => {

@@ -2,14 +2,14 @@ import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
 import { createGroundingEngine } from '../ground/service.js';
 import { GroundingRequestError, GroundingUnavailableError, type GroundingReport } from '../ground/types.js';
-import { embedderConfig, embedderOptions, llmConfig, llmOptions, numberFlag } from '../ground/cli-options.js';
+import { DEFAULT_KB, embedderConfig, embedderOptions, llmConfig, llmOptions, numberFlag } from '../ground/cli-options.js';
 
 /** `assay analyze --kb <dir> --query Q [--answer A] [--json]`: audit an answer against a knowledge base. */
 export function register(program: Command): void {
   const cmd = program
     .command('analyze')
     .description('Audit an answer claim by claim against a knowledge base (or generate it with --llm-model)')
-    .requiredOption('--kb <dir>', 'knowledge base directory')
+    .option('--kb <dir>', 'knowledge base directory', DEFAULT_KB)
     .requiredOption('--query <text>', 'the user query')
     .option('--answer <text>', 'the answer to audit; without it the configured LLM generates one')
     .option('--top-k <n>', 'evidence chunks per claim, 1–50', '5')

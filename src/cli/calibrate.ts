@@ -3,7 +3,7 @@ import { UsageError } from '../errors.js';
 import { calibrate, readLabelledSet } from '../ground/calibrate.js';
 import { embedderFromSpec } from '../ground/embedders/resolve.js';
 import { openKnowledgeBase, writeCalibration } from '../ground/kb-store.js';
-import { embedderConfig, embedderOptions } from '../ground/cli-options.js';
+import { DEFAULT_KB, embedderConfig, embedderOptions } from '../ground/cli-options.js';
 
 /** `assay calibrate --kb <dir> --data <labelled.jsonl>`: fit the support threshold, store it with the KB. */
 export function register(program: Command): void {
@@ -11,7 +11,7 @@ export function register(program: Command): void {
     program
       .command('calibrate')
       .description('Fit the support threshold on labelled claims (max balanced accuracy) and store it with the KB')
-      .requiredOption('--kb <dir>', 'knowledge base directory')
+      .option('--kb <dir>', 'knowledge base directory', DEFAULT_KB)
       .requiredOption('--data <file>', 'JSONL of {"claim": "...", "supported": true|false}')
       .option('--details <mode>', 'numbers/dates/names check during calibration: count | off', 'count')
       .option('--json', 'print the calibration as JSON'),

@@ -7,6 +7,7 @@ import { loadStoredRun } from '../report/load.js';
 import { checkReportTargets } from '../report/targets.js';
 import { ReportWriteError } from '../report/write.js';
 import { openStore, storeFile, storeLocation } from '../store/open.js';
+import { resolveRunId } from '../store/resolve.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface CompareFlags {
@@ -35,7 +36,8 @@ async function compareCommand(runA: string, runB: string, flags: CompareFlags): 
   checkReportTargets({ json: flags.json }, { storeFile: storeFile(location) });
   const store = await openStore(location, { readonly: true });
   try {
-    const [a, b] = [await loadStoredRun(store, runA), await loadStoredRun(store, runB)];
+    const [idA, idB] = [await resolveRunId(store, runA, 'run A'), await resolveRunId(store, runB, 'run B')];
+    const [a, b] = [await loadStoredRun(store, idA), await loadStoredRun(store, idB)];
     const result = compareRuns(a, b, { level, adjust });
     if (flags.json === '-') {
       process.stdout.write(JSON.stringify(result, null, 2) + '\n');
@@ -52,7 +54,7 @@ async function compareCommand(runA: string, runB: string, flags: CompareFlags): 
     // A gate that compared nothing must not pass silently (e.g. two different experiments' ids).
     if (!result.validators.length) {
       throw new UsageError(
-        `runs ${runA} (${a.run.name}) and ${runB} (${b.run.name}) have no validator in common: nothing to compare ` +
+        `runs ${idA} (${a.run.name}) and ${idB} (${b.run.name}) have no validator in common: nothing to compare ` +
           `(A: ${a.run.validators.map((v) => v.name).join(', ') || 'none'}; B: ${b.run.validators.map((v) => v.name).join(', ') || 'none'})`,
       );
     }

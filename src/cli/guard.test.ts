@@ -87,9 +87,11 @@ describe('assay guard', () => {
   });
 
   it('exits 1 with no output when nothing passes, and prints a readable account', async () => {
-    const r = await cli(['guard', join(dir, 'exp.yaml'), '--input-index', '0', '--max-attempts', '2', '--no-feedback', '--no-store']);
+    const r = await cli(['guard', join(dir, 'exp.yaml'), '--input-index', '1', '--max-attempts', '2', '--no-feedback', '--no-store']);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/^NO OUTPUT after 2 attempt\(s\): exhausted/);
+    // The verifier is named, as in the config.
+    expect(r.out).toMatch(/#1 rejected +\d+ ms {2}short=pass courteous \(verifier\)=fail/);
     expect(r.out).toContain(`- ${REASON}`);
   });
 
@@ -99,12 +101,15 @@ describe('assay guard', () => {
     expect(bad.err).toMatch(/--max-attempts: expected a whole number ≥ 1, found "0"/);
     const none = await cli(['guard', join(dir, 'exp.yaml')]);
     expect(none.code).toBe(2);
-    expect(none.err).toMatch(/--input <text> or --input-index <i>, found neither/);
+    expect(none.err).toMatch(/--input <text> or --input-index <n>, found neither/);
     const huge = await cli(['guard', join(dir, 'exp.yaml'), '--input', 'x', '--timeout', '99999999999']);
     expect(huge.code).toBe(2);
     expect(huge.err).toMatch(/--timeout: expected at most 2147483647 ms, found "99999999999"/);
-    const idx = await cli(['guard', join(dir, 'exp.yaml'), '--input-index', '5']);
-    expect(idx.code).toBe(2);
-    expect(idx.err).toMatch(/--input-index: expected a whole number from 0 to 0/);
+    // Counted from 1 as reports count inputs: 0 is out of range.
+    for (const n of ['5', '0']) {
+      const idx = await cli(['guard', join(dir, 'exp.yaml'), '--input-index', n]);
+      expect(idx.code).toBe(2);
+      expect(idx.err).toMatch(/--input-index: expected a whole number from 1 to 1 \(the config's inputs, counted from 1\)/);
+    }
   });
 });

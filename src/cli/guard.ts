@@ -29,23 +29,25 @@ interface GuardFlags {
 
 function pickInput(x: Experiment, flags: GuardFlags): InputValue {
   if ((flags.input === undefined) === (flags.inputIndex === undefined)) {
-    throw new UsageError(`assay guard: expected exactly one of --input <text> or --input-index <i>, found ${flags.input === undefined ? 'neither' : 'both'}`);
+    throw new UsageError(`assay guard: expected exactly one of --input <text> or --input-index <n>, found ${flags.input === undefined ? 'neither' : 'both'}`);
   }
   if (flags.input !== undefined) return flags.input;
-  const i = Number(flags.inputIndex);
-  if (!/^\d+$/.test(flags.inputIndex!.trim()) || i >= x.inputs.length) {
-    throw new UsageError(`--input-index: expected a whole number from 0 to ${x.inputs.length - 1} (the config's inputs), found ${JSON.stringify(flags.inputIndex)}`, { path: '--input-index' });
+  // Counted from 1, as people count the config's inputs (and as reports number them).
+  const n = Number(flags.inputIndex);
+  if (!/^\d+$/.test(flags.inputIndex!.trim()) || n < 1 || n > x.inputs.length) {
+    throw new UsageError(`--input-index: expected a whole number from 1 to ${x.inputs.length} (the config's inputs, counted from 1), found ${JSON.stringify(flags.inputIndex)}`, { path: '--input-index' });
   }
-  return x.inputs[i];
+  return x.inputs[n - 1];
 }
 
 const show = (v: InputValue) => (typeof v === 'string' ? v : JSON.stringify(v));
 
-export function formatGuardResult(r: GuardResult): string {
+/** The result for a terminal; `verifierName` names the verifier's column (its config name). */
+export function formatGuardResult(r: GuardResult, verifierName = 'verifier'): string {
   const lines = [`${r.accepted ? 'ACCEPTED' : 'NO OUTPUT'} after ${r.attempts.length} attempt(s): ${r.reason}${r.detail ? ` (${r.detail})` : ''}`];
   for (const a of r.attempts) {
     const checks = a.validators.map((c) => `${c.name}=${c.outcome}`);
-    if (a.verifier) checks.push(`verifier=${a.verifier.outcome}`);
+    if (a.verifier) checks.push(`${verifierName} (verifier)=${a.verifier.outcome}`);
     lines.push(`  #${a.n} ${a.status.padEnd(8)} ${Math.round(a.latencyMs)} ms  ${checks.join(' ')}${a.generationError ? `  system error: ${a.generationError}` : ''}`);
     for (const reason of a.reasons) lines.push(`      - ${reason}`);
   }
@@ -91,7 +93,7 @@ async function guardCommand(configPath: string, flags: GuardFlags): Promise<void
       store,
       inputIndex: idx >= 0 ? idx : 0,
     });
-    process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatGuardResult(result)}\n`);
+    process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatGuardResult(result, verifiers[0]?.name)}\n`);
     process.exitCode = result.accepted ? ExitCode.OK : ExitCode.VERDICT_FAILED;
   } finally {
     await system?.close?.();
@@ -105,7 +107,7 @@ export function register(program: Command): void {
     .description('Run one input through the guard: generate, check, retry with the reasons fed back, up to --max-attempts')
     .argument('<config>', 'experiment config (its system, validators and verifiers are used)')
     .option('--input <text>', 'the input to guard')
-    .option('--input-index <i>', "use the config's i-th input instead")
+    .option('--input-index <n>', "use the config's n-th input instead (1 = the first)")
     .option('--max-attempts <n>', 'maximum attempts including the first (m)', '3')
     .option('--timeout <ms>', 'overall time limit for the whole loop')
     .option('--call-timeout <ms>', "time limit of one generation (default: the config's timeoutMs)")

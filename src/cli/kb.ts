@@ -3,7 +3,7 @@ import { UsageError } from '../errors.js';
 import { createEmbedder } from '../ground/embedders/resolve.js';
 import { ingest } from '../ground/ingest.js';
 import { readManifest } from '../ground/kb-store.js';
-import { embedderConfig, embedderOptions, numberFlag } from '../ground/cli-options.js';
+import { DEFAULT_KB, embedderConfig, embedderOptions, numberFlag } from '../ground/cli-options.js';
 
 /** `assay kb ingest <paths…> --kb <dir>` and `assay kb info --kb <dir>`. */
 export function register(program: Command): void {
@@ -13,7 +13,7 @@ export function register(program: Command): void {
       .command('ingest')
       .description('Add .txt, .md, .html and .pdf files (or folders of them) to a knowledge base; unchanged files are skipped')
       .argument('<paths...>', 'files or directories')
-      .requiredOption('--kb <dir>', 'knowledge base directory')
+      .option('--kb <dir>', 'knowledge base directory', DEFAULT_KB)
       .option('--embedder <kind>', 'lexical | transformers | openai (only when creating the KB)', 'lexical')
       .option('--embedding-model <name>', 'transformers: model id (default Xenova/all-MiniLM-L6-v2); openai: model name')
       .option('--dimension <n>', 'lexical: vector dimension (default 384)')
@@ -48,7 +48,7 @@ export function register(program: Command): void {
   });
   kb.command('info')
     .description('Show a knowledge base manifest')
-    .requiredOption('--kb <dir>', 'knowledge base directory')
+    .option('--kb <dir>', 'knowledge base directory', DEFAULT_KB)
     .action(async (o) => {
       const m = await readManifest(o.kb);
       process.stdout.write(JSON.stringify({ embedder: m.embedder, chunking: m.chunking, counts: m.counts, updated: m.updated }, null, 2) + '\n');

@@ -5,6 +5,7 @@ import { planFromTensor, type TensorRetryPlan } from '../core/retry-tensor.js';
 import type { IntervalMethod } from '../core/summary-types.js';
 import { UsageError } from '../errors.js';
 import { openStore, storeLocation } from '../store/open.js';
+import { resolveRunId } from '../store/resolve.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 /**
@@ -106,9 +107,9 @@ export function formatTensorPlan(p: TensorRetryPlan & { run_id: string }, labels
   out.push('', 'per input:');
   out.push(
     table([
-      ['i', 'input', 'P_pass,i', 'CI', 'E[attempts]_i', 'm_i', 'm_i CI', 'n'],
+      ['#', 'input', 'P_pass,i', 'CI', 'E[attempts]_i', 'm_i', 'm_i CI', 'n'],
       ...p.inputs.map((x) => [
-        String(x.i),
+        String(x.i + 1),
         (labels[x.i] ?? '').slice(0, 32),
         num(x.p_pass, 3),
         x.p_pass_ci ? `[${x.p_pass_ci.low.toFixed(3)}, ${x.p_pass_ci.high.toFixed(3)}]` : '—',
@@ -153,8 +154,7 @@ async function planCommand(flags: PlanFlags): Promise<void> {
   }
   const store = await openStore(storeLocation(flags.store), { readonly: true });
   try {
-    const run = await store.getRun(flags.run!);
-    if (!run) throw new UsageError(`--run: no run with id ${JSON.stringify(flags.run)} in the store (list them with: assay runs)`, { path: '--run' });
+    const run = (await store.getRun(await resolveRunId(store, flags.run!, '--run')))!;
     const tensor = await store.loadTensor(run.id);
     const plan = planFromTensor(tensor, { confidence, level, method, errors, alpha, names: run.validators.map((v) => v.name) });
     // The headline figures (the per-input mixture's) come first; the paper's product and the pooled rate beside them.

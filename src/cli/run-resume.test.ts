@@ -107,6 +107,8 @@ validators:
     expect(await exited).toBe(130);
     expect(stdout).toContain('INTERRUPTED');
     const runId = /run (\S+):/.exec(stderr)![1];
+    // The hint finds the run: it repeats the --store the run was given.
+    expect(stdout).toContain(`resume with: assay run --resume ${runId} --store ${store}`);
     const s = openSqliteStore(store, { readonly: true });
     expect((await s.getRun(runId))?.status).toBe('interrupted');
     const kept = await s.listSamples(runId);

@@ -125,7 +125,7 @@ ${rule}`,
       ['hi', { pass: 2, fail: 1, error: 0, pending: 0 }],
       ['bye', { pass: 1, fail: 0, error: 2, pending: 0 }], // recorded once: two samples have no recording
     ]);
-    expect(r.out).toMatch(/error ×2: .*no recorded output for input 1 \("bye"\)/);
+    expect(r.out).toMatch(/error ×2: .*no recorded output for input #2 \("bye"\)/);
   });
 
   it('replay: a malformed log line is exit 2 naming the file and line', async () => {

@@ -61,7 +61,7 @@ describe('assay run', () => {
     // The stored run reads back to the same report.
     const shown = join(tmp.dir(), 'shown.json');
     const s = await cli('show', report.runId, '--store', store, '--json', shown);
-    expect(s.code).toBe(0);
+    expect(s.code).toBe(1); // as the run exited: its verdict failed
     const again = JSON.parse(readFileSync(shown, 'utf8')) as JsonReport;
     expect(again.validators).toEqual(report.validators);
     expect(again.stats).toEqual(report.stats);
@@ -136,7 +136,7 @@ validators:
       expect(report.validators[0].verdict).toBe('inconclusive');
       expect(report.stats?.generationErrors).toBe(6);
       // Why: the provider's message, counted, in every report.
-      expect(report.stats?.topErrors).toEqual([{ count: 6, message: expect.stringMatching(/HTTP 400/) as unknown as string }]);
+      expect(report.stats?.topErrors).toEqual([{ count: 6, variants: 1, message: expect.stringMatching(/HTTP 400/) as unknown as string }]);
       expect(r.out).toMatch(/error ×6: generation failed after 1 attempt\(s\): openai:m: HTTP 400/);
       expect(r.out).toMatch(/\bany\b.*INCONCLUSIVE\s+0\s+0\s+6/);
       const xml = readFileSync(junit, 'utf8');

@@ -1,13 +1,12 @@
 import type { Command } from 'commander';
+import { findDefaultConfig } from '../config/default-file.js';
 import { loadExperiment, type Experiment } from '../config/index.js';
 import { summarize } from '../core/summarize.js';
-import type { Validator } from '../core/validator.js';
 import { DURATION_EXPECTED, parseDuration } from '../config/duration.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { verifierFromConfig } from '../judge/config.js';
 import type { CacheSettings } from '../providers/cache.js';
 import { createSystem } from '../providers/factory.js';
-import { priceTable, type PriceTable } from '../providers/prices.js';
+import { priceTable } from '../providers/prices.js';
 import { exitCodeFor, reportMeta } from '../report/meta.js';
 import { formatTerminalSummary } from '../report/terminal.js';
 import { checkReportTargets } from '../report/targets.js';
@@ -15,9 +14,15 @@ import { reportsToStdout, writeReports } from '../report/write.js';
 import { summaryOptionsOf } from '../run/options.js';
 import { maxCostRule } from '../run/cost.js';
 import { createProgressView } from '../run/progress.js';
-import { runExperiment, validatorMeta } from '../run/runner.js';
-import { openStore, storeFailure, storeFile, storeLocation } from '../store/open.js';
-import type { Store } from '../store/types.js';
+import { tensorColumns } from '../run/columns.js';
+import { limitSystem, localLimiters, rateLimitOf } from '../run/rate-limit.js';
+import { runExperiment } from '../run/runner.js';
+import { parseRedisUrl } from '../queue/connection.js';
+import type { QueuedRunResult } from '../queue/coordinator.js';
+import { checkQueueFlags, queueFailure, runQueued } from './run-queue.js';
+import { openStore, shownLocation, storeFailure, storeFile, storeLocation } from '../store/open.js';
+import { resolveRunId } from '../store/resolve.js';
+import type { ResponseCache, Store } from '../store/types.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface RunFlags {
@@ -29,6 +34,8 @@ interface RunFlags {
   samples?: string;
   resume?: string;
   store?: string;
+  queue?: string;
+  detach?: boolean;
   allowInconclusive?: boolean;
   progress?: boolean;
   cache?: boolean;
@@ -51,24 +58,23 @@ export function usdFlag(flag: string, value: string | undefined): number | undef
   return usd;
 }
 
-/** The experiment's validators followed by its verifiers: the K columns of the tensor, in order. */
-function allValidators(x: Experiment, models: { prices: PriceTable; cache?: CacheSettings }): Validator[] {
-  const verifiers = x.verifierConfigs.map((raw, i) => verifierFromConfig(raw, { file: x.configPath, path: `verifiers[${i}]`, timeoutMs: x.timeoutMs, ...models }) as Validator);
-  return [...x.validators, ...verifiers];
-}
-
-/** The response cache as the flags and the config ask: --cache / --no-cache over `cache:`, --cache-ttl over its ttl. */
-function cacheSettings(flags: RunFlags, x: Experiment, store: Store): CacheSettings | undefined {
+/**
+ * The response cache as the flags and the config ask: --cache / --no-cache over `cache:`, --cache-ttl over its
+ * ttl. `cache` is the store's, reached once the store is open (models are built before it is, see below).
+ */
+function cacheSettings(flags: RunFlags, x: Experiment, cache: ResponseCache): CacheSettings | undefined {
   const ttlMs = flags.cacheTtl !== undefined ? parseDuration(flags.cacheTtl) : x.cache?.ttlMs;
   if (flags.cacheTtl !== undefined && ttlMs === undefined) throw new UsageError(`--cache-ttl: ${DURATION_EXPECTED}, found ${JSON.stringify(flags.cacheTtl)}`, { path: '--cache-ttl' });
   const on = flags.cache ?? (x.cache !== undefined || flags.cacheTtl !== undefined);
-  return on ? { store: store.cache, ...(ttlMs !== undefined ? { ttlMs } : {}) } : undefined;
+  return on ? { store: cache, ...(ttlMs !== undefined ? { ttlMs } : {}) } : undefined;
 }
 
 async function runCommand(configArg: string | undefined, flags: RunFlags): Promise<void> {
   const concurrency = positiveIntFlag('--concurrency', flags.concurrency);
   const samples = positiveIntFlag('--samples', flags.samples);
   const maxCost = usdFlag('--max-cost', flags.maxCost);
+  checkQueueFlags(flags);
+  const queue = flags.queue !== undefined ? parseRedisUrl(flags.queue) : undefined;
   // Report paths are checked before any call is made: a run must not be lost to an unwritable report.
   const location = storeLocation(flags.store);
   checkReportTargets(flags, { storeFile: storeFile(location) });
@@ -87,51 +93,79 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
   };
   try {
     let configPath = configArg;
-    if (configPath === undefined) {
-      if (flags.resume === undefined) throw new UsageError('assay run: expected a config file (e.g. assay run assay.yaml), found none');
+    // `latest` or the start of an id name the run to resume; the store is opened for it before the config loads.
+    let resume: string | undefined;
+    if (flags.resume !== undefined) {
       store = await openStore(location);
-      const prior = await store.getRun(flags.resume);
-      if (!prior) throw new UsageError(`--resume: no run with id "${flags.resume}" in the store (list them with: assay runs)`, { path: '--resume' });
-      if (!prior.configPath) throw new UsageError(`--resume ${flags.resume}: the run has no config file on record; give it: assay run <config> --resume ${flags.resume}`);
-      configPath = prior.configPath;
+      resume = await resolveRunId(store, flags.resume, '--resume');
+    }
+    if (configPath === undefined) {
+      if (resume === undefined) configPath = findDefaultConfig(process.cwd());
+      else {
+        const prior = (await store!.getRun(resume))!;
+        if (!prior.configPath) throw new UsageError(`--resume ${resume}: the run has no config file on record; give it: assay run <config> --resume ${resume}`);
+        configPath = prior.configPath;
+      }
     }
     experiment = await loadExperiment(configPath, { ...(samples !== undefined ? { samples } : {}), ...(concurrency !== undefined ? { concurrency } : {}) });
+    const systemLimit = rateLimitOf(experiment.systemConfig, { file: configPath, path: 'system' });
+    const limiters = localLimiters();
+    // The cache lives in the store, opened below: until then nothing calls a model, so it is reached lazily.
+    const storeCache: ResponseCache = { get: (k) => store!.cache.get(k), set: (k, v) => store!.cache.set(k, v), clear: () => store!.cache.clear() };
+    const models = { prices: priceTable(experiment.prices), cache: cacheSettings(flags, experiment, storeCache) };
+    // Built before the store is opened: a config that does not load leaves no trace.
+    const validators = queue ? [] : tensorColumns(experiment, limiters, undefined, models);
+    const warn = (m: string) => process.stderr.write(`assay: warning: ${m}\n`);
+    const base = queue ? undefined : createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs, samples: experiment.samples, warn, ...models });
+    system = base && systemLimit ? limitSystem(base, limiters('system', systemLimit)) : base;
     store ??= await openStore(location);
-    const models = { prices: priceTable(experiment.prices), cache: cacheSettings(flags, experiment, store) };
-    const validators = allValidators(experiment, models);
-    system = createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs, ...models });
     const budget = maxCost ?? experiment.maxCostUsd;
+    const stopRules = budget !== undefined ? [maxCostRule(budget)] : [];
     const progress = createProgressView(process.stderr, flags.progress === false ? false : undefined);
     process.on('SIGINT', onSigint);
-    const result = await runExperiment({
-      experiment: { ...experiment, validators },
-      system,
-      store,
-      ...(flags.resume !== undefined ? { runId: flags.resume } : {}),
-      signal: ac.signal,
-      ...(budget !== undefined ? { stopRules: [maxCostRule(budget)] } : {}),
-      onStart: (run, p) => {
-        const resumed = flags.resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
-        process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
-      },
-      onProgress: (p) => progress.update(p),
-    })
-      .catch((err: unknown) => {
-        throw storeFailure(location, err) ?? err;
-      })
-      .finally(() => progress.stop());
-    if (result.stopped) {
-      const resume = result.stopped.status === 'interrupted' ? ` (assay run --resume ${result.run.id})` : '';
-      process.stderr.write(`assay: stopped by ${result.stopped.rule}: ${result.stopped.message}${resume}\n`);
+    const queued = queue
+      ? { queue, location, configPath, experiment, store, detach: flags.detach ?? false, signal: ac.signal, progress, stopRules, ...(resume !== undefined ? { resume } : {}) }
+      : undefined;
+    const result = await (queued
+      ? runQueued(queued)
+      : runExperiment({
+          experiment: { ...experiment, validators },
+          system: system!,
+          store,
+          ...(resume !== undefined ? { runId: resume } : {}),
+          signal: ac.signal,
+          stopRules,
+          onStart: (run, p) => {
+            const resumed = resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
+            process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
+          },
+          onProgress: (p) => progress.update(p),
+        }).finally(() => progress.stop())
+    ).catch((err: unknown) => {
+      throw storeFailure(location, err) ?? err;
+    });
+    if ('detached' in result && result.detached) {
+      process.stderr.write(`assay: run ${result.run.id} is queued; the workers finish it. See it with: assay show ${result.run.id}\n`);
+      process.stdout.write(`${result.run.id}\n`);
+      return;
     }
-    const summary = summarize(result.tensor, validators.map(validatorMeta), summaryOptionsOf(experiment));
-    const meta = reportMeta(result.run, result.stats, { allowInconclusive: flags.allowInconclusive ?? false });
+    if (result.stopped) {
+      const how = result.stopped.status === 'interrupted' ? ` (assay run --resume ${result.run.id})` : '';
+      process.stderr.write(`assay: stopped by ${result.stopped.rule}: ${result.stopped.message}${how}\n`);
+    }
+    if (result.storedByOthers > 0) {
+      process.stderr.write(`assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`);
+    }
+    const summary = summarize(result.tensor, result.run.validators, summaryOptionsOf(experiment));
+    const meta = reportMeta(result.run, result.stats, { allowInconclusive: flags.allowInconclusive ?? false, ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}) });
     // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.
     const human = reportsToStdout(flags) ? process.stderr : process.stdout;
     human.write(formatTerminalSummary(summary, meta, { color: Boolean(human.isTTY) }));
     const written = await writeReports(flags, { run: result.run, summary, meta, tensor: result.tensor, store });
     for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
     process.exitCode = exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
+    const failed = queued ? queueFailure(result as QueuedRunResult, queued) : undefined;
+    if (failed) throw failed;
   } finally {
     process.off('SIGINT', onSigint);
     await system?.close?.();
@@ -145,15 +179,17 @@ export function register(program: Command): void {
   program
     .command('run')
     .description('Run a reliability experiment: N inputs × M samples, every output checked by every validator')
-    .argument('[config]', 'experiment config: assay.yaml, .json or assay.config.ts (optional with --resume)')
+    .argument('[config]', 'experiment config: assay.yaml, .json or assay.config.ts (default: the one of them in this folder; with --resume, the run\'s own)')
     .option('--json <file>', 'write the JSON report (schemas/report.schema.json); "-" for stdout')
     .option('--junit <file>', 'write a JUnit XML report (one testcase per validator)')
     .option('--markdown <file>', 'write a Markdown report for a CI job summary')
     .option('--html <file>', 'write a static HTML report')
     .option('--concurrency <n>', 'most generation calls in flight at once (overrides the config)')
     .option('--samples <m>', 'samples per input (overrides the config)')
-    .option('--resume <runId>', 'finish an interrupted run: stored samples are kept, the rest are run')
+    .option('--resume <runId>', 'finish an interrupted run (its id, "latest" or the start of its id): stored samples are kept, the rest are run')
     .option(STORE_FLAG, STORE_HELP)
+    .option('--queue <redis-url>', 'run on `assay worker` processes: queue the samples on this Redis (redis://host:6379) and wait for them')
+    .option('--detach', 'with --queue: return once the samples are queued, printing the run id')
     .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode)')
     .option('--no-progress', 'no progress bar, plain progress lines')
     .option('--cache', 'reuse stored answers of identical calls (same provider, model, request and sample j), and store new ones')

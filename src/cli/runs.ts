@@ -9,6 +9,7 @@ interface RunsFlags {
   name?: string;
   json?: boolean;
   limit?: string;
+  offset?: string;
   store?: string;
 }
 
@@ -36,13 +37,15 @@ export function register(program: Command): void {
     .description('List stored runs, newest first, with verdict and overall rate')
     .option('--name <name>', 'only runs of this experiment name')
     .option('--limit <n>', 'at most this many runs', '20')
+    .option('--offset <n>', 'skip this many of the newest runs first (the next page: --offset 20)')
     .option('--json', 'print JSON instead of a table')
     .option(STORE_FLAG, STORE_HELP)
     .action(async (flags: RunsFlags) => {
       const limit = positiveIntFlag('--limit', flags.limit);
+      const offset = flags.offset === undefined || flags.offset === '0' ? undefined : positiveIntFlag('--offset', flags.offset);
       const store = await openStore(storeLocation(flags.store), { readonly: true });
       try {
-        const runs = await store.listRuns({ ...(flags.name !== undefined ? { name: flags.name } : {}), ...(limit !== undefined ? { limit } : {}) });
+        const runs = await store.listRuns({ ...(flags.name !== undefined ? { name: flags.name } : {}), ...(limit !== undefined ? { limit } : {}), ...(offset !== undefined ? { offset } : {}) });
         const rows: RunRow[] = [];
         for (const run of runs) {
           let r: StoredRunReport;

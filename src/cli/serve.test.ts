@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Outcome } from '../core/outcome.js';
@@ -87,5 +88,20 @@ describe('assay serve', () => {
     expect(await main(['serve', '--store', db, '--port', 'eighty'])).toBe(2);
     expect(await main(['serve', '--kb', kbDir, '--port', '0', '--llm-model', 'm', '--temperature', '0.5'])).toBe(2);
     expect(await main(['serve', '--kb', join(dir, 'docs', 'tower.md'), '--port', '0'])).toBe(2);
+  });
+
+  it('exits 2 with one line naming the port when the port is in use', async () => {
+    const blocker = createNetServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as { port: number }).port;
+    const err: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
+    try {
+      expect(await main(['serve', '--store', db, '--port', String(port)])).toBe(2);
+    } finally {
+      blocker.close();
+    }
+    expect(err).toEqual([`assay: port ${port} is already in use on 127.0.0.1: stop the other process, or choose another port with --port (0 picks a free one)\n`]);
+    expect(await main(['serve', '--store', db, '--port', '0', '--headers-timeout', '70000'])).toBe(2);
   });
 });

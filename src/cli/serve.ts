@@ -5,8 +5,11 @@ import { UsageError } from '../errors.js';
 import { embedderConfig, embedderOptions, llmConfig, llmOptions, numberFlag } from '../ground/cli-options.js';
 import { createGroundingEngine } from '../ground/service.js';
 import { isLoopbackHost } from '../server/auth.js';
-import type { ServerLimits } from '../server/limits.js';
-import { startServer } from '../server/start.js';
+import { defaultConnectionLimits, type ConnectionLimits } from '../server/connections.js';
+import { RedisRateLimiter, resolveLimits, type ServerLimits } from '../server/limits.js';
+import type { Redis } from 'ioredis';
+import { connectRedis, parseRedisUrl } from '../queue/connection.js';
+import { startServer, type ServerHandle } from '../server/start.js';
 import { openStore, storeLocation } from '../store/open.js';
 import type { Store } from '../store/types.js';
 
@@ -26,6 +29,11 @@ interface ServeFlags {
   timeout?: string;
   rate?: string;
   burst?: string;
+  redis?: string;
+  maxConnections?: string;
+  headersTimeout?: string;
+  bodyTimeout?: string;
+  allowHost: string[];
 }
 
 function tokenFrom(flags: ServeFlags): string | undefined {
@@ -54,6 +62,16 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   if (timeout) limits.requestTimeoutMs = timeout;
   if (rate) limits.ratePerSecond = rate;
   if (burst) limits.rateBurst = burst;
+  const connections: Partial<ConnectionLimits> = {};
+  const maxConnections = numberFlag('--max-connections', flags.maxConnections, { min: 1 });
+  const headersTimeout = numberFlag('--headers-timeout', flags.headersTimeout, { min: 1 });
+  const bodyTimeout = numberFlag('--body-timeout', flags.bodyTimeout, { min: 1 });
+  if (maxConnections) connections.maxConnections = maxConnections;
+  if (headersTimeout) connections.headersTimeoutMs = headersTimeout;
+  if (bodyTimeout) connections.bodyTimeoutMs = bodyTimeout;
+  const headersMs = connections.headersTimeoutMs ?? defaultConnectionLimits.headersTimeoutMs;
+  const bodyMs = connections.bodyTimeoutMs ?? defaultConnectionLimits.bodyTimeoutMs;
+  if (headersMs > bodyMs) throw new UsageError(`--headers-timeout ${headersMs} exceeds --body-timeout ${bodyMs}: the whole request includes its headers`, { path: '--headers-timeout' });
 
   let engine: GroundingEngine | undefined;
   if (flags.kb) {
@@ -76,7 +94,17 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
     throw new UsageError('nothing to serve: give --kb <dir> for POST /analyze and/or --store LOCATION (default $ASSAY_STORE, else .assay/assay.db) for the dashboard', { path: '--kb' });
   }
 
-  const handle = await startServer({ host: flags.host, port, token, engine, store, limits });
+  let handle: ServerHandle;
+  let redis: Redis | undefined;
+  try {
+    redis = flags.redis !== undefined ? await connectRedis(parseRedisUrl(flags.redis, '--redis'), 'the shared rate limit') : undefined;
+    const rateLimiter = redis && sharedLimiter(redis, flags.redis!, limits);
+    handle = await startServer({ host: flags.host, port, token, engine, store, limits, connections, allowHosts: flags.allowHost, ...(rateLimiter ? { rateLimiter } : {}) });
+  } catch (err) {
+    await store?.close(); // a PostgreSQL pool would keep the process alive
+    redis?.disconnect();
+    throw err;
+  }
   process.stderr.write(`assay: serving on ${handle.url} (${[engine ? 'POST /analyze' : '', store ? 'dashboard' : ''].filter(Boolean).join(', ')}); Ctrl-C to stop\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -89,6 +117,15 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
     process.on('SIGTERM', stop);
   });
   await store?.close();
+  redis?.disconnect();
+}
+
+/** `--redis`: every replica given the same Redis (and prefix) shares each client's /analyze budget. */
+function sharedLimiter(redis: Redis, url: string, limits: Partial<ServerLimits>): RedisRateLimiter {
+  const { rateBurst, ratePerSecond } = resolveLimits(limits);
+  return new RedisRateLimiter(redis, rateBurst, ratePerSecond, parseRedisUrl(url, '--redis').prefix, (err) =>
+    process.stderr.write(`assay: the shared rate limit cannot reach Redis (${err.message}); limiting in this process meanwhile\n`),
+  );
 }
 
 /** `assay serve`: POST /analyze and the read-only dashboard in one process. */
@@ -104,6 +141,11 @@ export function register(program: Command): void {
     .option('--max-body <bytes>', 'largest request body (default 262144)')
     .option('--timeout <ms>', 'per-request time limit of /analyze (default 30000)')
     .option('--rate <n>', 'sustained requests per second per client (default 10)')
-    .option('--burst <n>', 'burst of requests per client (default 30)');
+    .option('--burst <n>', 'burst of requests per client (default 30)')
+    .option('--redis <url>', 'share the /analyze rate limit between replicas through this Redis (redis://host:6379[?prefix=name])')
+    .option('--max-connections <n>', 'open connections at most; beyond, the oldest idle or half-sent one is closed, or 503 (default 512)')
+    .option('--headers-timeout <ms>', 'a client must send its request headers within this time (default 20000)')
+    .option('--body-timeout <ms>', 'a client must send its whole request within this time (default 60000)')
+    .option('--allow-host <name>', 'without a token, also answer this Host name besides localhost and loopback addresses (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[]);
   llmOptions(embedderOptions(cmd)).action(async (flags: ServeFlags) => serveCommand(flags));
 }

@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { loadStoredRun } from '../report/load.js';
+import { exitCodeFor } from '../report/meta.js';
 import { formatTerminalSummary } from '../report/terminal.js';
 import { checkReportTargets } from '../report/targets.js';
 import { reportsToStdout, writeReports, type ReportTargets } from '../report/write.js';
-import { openStore, storeFile, storeLocation } from '../store/open.js';
+import { openStore, shownLocation, storeFile, storeLocation } from '../store/open.js';
+import { resolveRunId } from '../store/resolve.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface ShowFlags extends ReportTargets {
@@ -11,12 +13,15 @@ interface ShowFlags extends ReportTargets {
   allowInconclusive?: boolean;
 }
 
-/** `assay show <runId>`: a stored run's summary again, and any report written from it. Exits 0 (a viewer). */
+/**
+ * `assay show <runId>`: a stored run's summary again, and any report written from it. Exits as `assay run` did
+ * (0 every verdict accepted, 1 not, 130 the run was interrupted), so it can gate CI on a stored run.
+ */
 export function register(program: Command): void {
   program
     .command('show')
     .description('Show a stored run: its summary table, and reports written from the store')
-    .argument('<runId>', 'run id (see: assay runs)')
+    .argument('<runId>', 'run id, "latest", or the start of an id (see: assay runs)')
     .option('--json <file>', 'write the JSON report (schemas/report.schema.json); "-" for stdout (any report flag takes "-")')
     .option('--junit <file>', 'write a JUnit XML report')
     .option('--markdown <file>', 'write a Markdown report')
@@ -28,13 +33,14 @@ export function register(program: Command): void {
       checkReportTargets(flags, { storeFile: storeFile(location) });
       const store = await openStore(location, { readonly: true });
       try {
-        const r = await loadStoredRun(store, runId, { withStats: true, allowInconclusive: flags.allowInconclusive ?? false });
+        const id = await resolveRunId(store, runId);
+        const r = await loadStoredRun(store, id, { withStats: true, allowInconclusive: flags.allowInconclusive ?? false, ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}) });
         // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.
         const human = reportsToStdout(flags) ? process.stderr : process.stdout;
         human.write(formatTerminalSummary(r.summary, r.meta, { color: Boolean(human.isTTY) }));
         const written = await writeReports(flags, { ...r, store });
         for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
-        process.exitCode = 0;
+        process.exitCode = exitCodeFor(r.summary, r.run.status, flags.allowInconclusive ?? false);
       } finally {
         await store.close();
       }

@@ -56,6 +56,18 @@ export interface LoadOptions {
   sandbox?: Sandbox;
 }
 
+/** Where a config document came from, for building an experiment out of one (a queue worker's stored copy). */
+export interface DocumentOrigin {
+  /** Named in error messages. */
+  file: string;
+  /** Absolute path of the config file. */
+  configPath: string;
+  /** Relative paths in the document (inputs, replay files, command cwd) resolve here. */
+  baseDir: string;
+  /** The inputs, when already known (a stored run's): the document's own are then not read. */
+  inputs?: InputValue[];
+}
+
 /** Typed identity for `assay.config.ts`: `export default defineConfig({ ... })`. */
 export function defineConfig(config: ExperimentConfig): ExperimentConfig {
   return config;
@@ -65,9 +77,20 @@ type Locate = (path: readonly PropertyKey[]) => number | undefined;
 
 export async function loadExperiment(path: string, overrides: ExperimentOverrides = {}, options: LoadOptions = {}): Promise<Experiment> {
   const configPath = resolve(path);
-  const file = path;
-  const baseDir = dirname(configPath);
-  const { raw, locate } = await readConfig(configPath, file);
+  const { raw, locate } = await readConfig(configPath, path);
+  return buildExperiment(raw, { file: path, configPath, baseDir: dirname(configPath) }, locate, overrides, options);
+}
+
+/**
+ * The experiment of a config document that was read elsewhere: the `document` a YAML or JSON config's
+ * experiment carries in its stored copy (`serialisable.document`), which queue workers build their run from.
+ */
+export async function experimentFromDocument(raw: unknown, origin: DocumentOrigin, overrides: ExperimentOverrides = {}, options: LoadOptions = {}): Promise<Experiment> {
+  return buildExperiment(raw, origin, () => undefined, overrides, options);
+}
+
+async function buildExperiment(raw: unknown, origin: DocumentOrigin, locate: Locate, overrides: ExperimentOverrides, options: LoadOptions): Promise<Experiment> {
+  const { file, configPath, baseDir } = origin;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new UsageError(`${file}: expected a config object with keys name, system, inputs, validators, found ${describeFound(raw)}`, { file });
   }
@@ -97,7 +120,9 @@ export async function loadExperiment(path: string, overrides: ExperimentOverride
 
   let inputs: InputValue[];
   let samples = cfg.samples;
-  if (cfg.inputs === undefined) {
+  if (origin.inputs !== undefined) {
+    inputs = origin.inputs;
+  } else if (cfg.inputs === undefined) {
     // Validating logs one already has: the recording says what was asked, and how often.
     const recorded = inputsFromReplay(cfg.system, baseDir);
     if (!recorded) throw usageError(file, [{ path: ['inputs'], message: 'expected a list of inputs (strings or objects) or { file: path }, found nothing (only a replay system may leave them out)' }], locate);
@@ -137,7 +162,13 @@ export async function loadExperiment(path: string, overrides: ExperimentOverride
     cache: cfg.cache,
     prices: cfg.prices,
     maxCostUsd: cfg.maxCostUsd,
-  });
+  }) as Record<string, unknown>;
+  // A YAML or JSON document is data: kept with the run (its inputs are stored apart), so that a queue worker
+  // on another machine builds the same experiment. A TypeScript config's functions cannot travel this way.
+  if (isPlainData(raw)) {
+    const { inputs: _inputs, ...document } = raw as Record<string, unknown>;
+    serialisable.document = document;
+  }
 
   return {
     name,
@@ -300,6 +331,15 @@ function sourceOf(fn: (...a: never[]) => unknown): string {
 
 function stripUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** True for JSON data all the way down (what YAML and JSON parse to), false if a function or class instance is inside. */
+function isPlainData(v: unknown): boolean {
+  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return true;
+  if (Array.isArray(v)) return v.every(isPlainData);
+  if (typeof v !== 'object') return false;
+  const proto = Object.getPrototypeOf(v);
+  return (proto === Object.prototype || proto === null) && Object.values(v as object).every(isPlainData);
 }
 
 /** A JSON-safe deep copy: functions become their source text, cycles and non-JSON values are dropped. */

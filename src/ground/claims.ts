@@ -34,44 +34,105 @@ export interface ClaimSpan {
 }
 
 const CLOSERS = `"'”’)]»`;
+const SPACE = /\s/;
 
-/** Split one block of prose (no line structure) into sentence spans, offsets relative to `base`. */
+/**
+ * Split one block of prose (no line structure) into sentence spans, offsets relative to `base`.
+ * Linear time: every decision looks at the word just before a candidate boundary and the one just after
+ * it, by index, never at the whole text before or after (which made a 100,000-character run of
+ * "e.g. e.g. …" quadratic).
+ */
 function splitProse(text: string, base: number, out: ClaimSpan[], claimsOnly: boolean): void {
   let start = 0;
   const re = /[.!?…]+/g;
   let m: RegExpExecArray | null;
   while ((m = re.exec(text)) !== null) {
+    const period = m[0] === '.';
     let end = m.index + m[0].length;
     while (end < text.length && CLOSERS.includes(text[end])) end++;
     // A boundary needs whitespace (or the end) after it: "3.14", "e.g.," and "U.S.-based" never split,
     // except a full stop glued to the next sentence ("…at sea level.The ice…").
-    if (end < text.length && !/\s/.test(text[end]) && !(m[0] === '.' && gluedSentence(text.slice(start, m.index), text.slice(end)))) continue;
-    const rest = text.slice(end).replace(/^\s+/, '');
-    if (rest.length > 0 && m[0] === '.' && !isBoundaryAfterPeriod(text.slice(start, m.index), rest)) continue;
+    if (end < text.length && !SPACE.test(text[end]) && !(period && gluedSentence(text, start, m.index, end))) continue;
+    let rest = end;
+    while (rest < text.length && SPACE.test(text[rest])) rest++;
+    if (rest < text.length && period && !isBoundaryAfterPeriod(wordBefore(text, start, m.index), text, rest)) continue;
     // "!" or "?" followed by a lower-case word is a quoted exclamation inside a sentence.
-    if (rest.length > 0 && m[0] !== '.' && /^[a-z]/.test(rest)) continue;
+    if (rest < text.length && !period && /[a-z]/.test(text[rest])) continue;
     push(text, start, end, base, out, claimsOnly);
     start = end;
   }
   push(text, start, text.length, base, out, claimsOnly);
 }
 
-/** "level.The ice": a lower-case word (not part of a file name, URL or e-mail) glued to a capitalised word. */
-function gluedSentence(before: string, after: string): boolean {
-  const word = /(\S*)$/.exec(before)?.[1] ?? '';
-  return /^\p{Ll}{2,}$/u.test(word) && /^\p{Lu}\p{Ll}+(?=[\s,;:]|$)/u.test(after);
+/** The code point ending at `i` (exclusive), and its length in code units. */
+function codePointBefore(text: string, i: number): string {
+  const low = text.charCodeAt(i - 1);
+  return low >= 0xdc00 && low <= 0xdfff && i >= 2 ? text.slice(i - 2, i) : text[i - 1];
 }
 
-function isBoundaryAfterPeriod(before: string, rest: string): boolean {
-  const word = /([\p{L}\p{N}.'’-]*)$/u.exec(before)?.[1] ?? '';
+/** The code point starting at `i`. */
+function codePointAt(text: string, i: number): string {
+  const cp = text.codePointAt(i);
+  return cp === undefined ? '' : String.fromCodePoint(cp);
+}
+
+const LOWER = /^\p{Ll}$/u;
+const UPPER = /^\p{Lu}$/u;
+const WORD_CHAR = /^[\p{L}\p{N}.'’-]$/u;
+
+/** "level.The ice": a lower-case word (not part of a file name, URL or e-mail) glued to a capitalised word. */
+function gluedSentence(text: string, from: number, dot: number, after: number): boolean {
+  // the whole non-space run before the dot (within the block) must be two or more lower-case letters
+  let i = dot;
+  let letters = 0;
+  while (i > from && !SPACE.test(text[i - 1])) {
+    const c = codePointBefore(text, i);
+    if (!LOWER.test(c)) return false;
+    i -= c.length;
+    letters++;
+  }
+  if (letters < 2) return false;
+  // then a capitalised word: an upper-case letter, lower-case letters, and a space, , ; : or the end
+  let j = after;
+  const first = codePointAt(text, j);
+  if (!UPPER.test(first)) return false;
+  j += first.length;
+  let lower = 0;
+  for (let c = codePointAt(text, j); c !== '' && LOWER.test(c); c = codePointAt(text, j)) {
+    j += c.length;
+    lower++;
+  }
+  return lower > 0 && (j >= text.length || /[\s,;:]/.test(text[j]));
+}
+
+/** The run of letters, digits, dots, apostrophes and hyphens ending at `to` (not before `from`). */
+function wordBefore(text: string, from: number, to: number): string {
+  let i = to;
+  while (i > from) {
+    const c = codePointBefore(text, i);
+    if (!WORD_CHAR.test(c)) break;
+    i -= c.length;
+  }
+  return text.slice(i, to);
+}
+
+/** The run of letters and apostrophes starting at `at`, lower-cased: a candidate sentence starter. */
+function wordAfter(text: string, at: number): string {
+  let j = at;
+  for (let c = codePointAt(text, j); c !== '' && /^[\p{L}']$/u.test(c); c = codePointAt(text, j)) j += c.length;
+  return text.slice(at, j).toLowerCase();
+}
+
+function isBoundaryAfterPeriod(word: string, text: string, rest: number): boolean {
   const lower = word.toLowerCase();
-  const nextCapital = /^[\p{Lu}"“'‘([]/u.test(rest) || /^\d/.test(rest);
+  const head = text.slice(rest, rest + 4); // enough for the first two code points
+  const nextCapital = /^[\p{Lu}"“'‘([]/u.test(head) || /^\d/.test(head);
   if (!nextCapital) return false; // "approx. five", "e.g. the" and lower-case continuations
-  const starter = SENTENCE_STARTERS.has(/^[\p{L}']+/u.exec(rest)?.[0].toLowerCase() ?? '');
+  const starter = SENTENCE_STARTERS.has(wordAfter(text, rest));
   if (/^\p{Lu}$/u.test(word)) return starter; // an initial ("J. R. R. Tolkien"), unless a sentence starts ("vitamin D. The")
   if (/^(\p{Lu}\.)+\p{Lu}$/u.test(word)) return starter; // "U.S. Army", but "in the U.S. The film"
   if (/^(\p{L}\.)+\p{L}$/u.test(word)) return false; // "e.g", "i.e", "Ph.D" style dotted abbreviations
-  if (ABBREVIATIONS.has(lower)) return TERMINAL_ABBREVIATIONS.has(lower) && /^\p{Lu}\p{Ll}/u.test(rest);
+  if (ABBREVIATIONS.has(lower)) return TERMINAL_ABBREVIATIONS.has(lower) && /^\p{Lu}\p{Ll}/u.test(head);
   return true;
 }
 

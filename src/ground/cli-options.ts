@@ -43,3 +43,6 @@ export function numberFlag(flag: string, value: string | undefined, range: { min
   }
   return n;
 }
+
+/** The knowledge base the grounding commands use without --kb (as the docs do): .assay/kb under the working directory. */
+export const DEFAULT_KB = '.assay/kb';

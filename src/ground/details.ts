@@ -69,6 +69,19 @@ function nextToNumber(text: string, start: number, end: number): boolean {
   return /\d[\s,.]*$/.test(text.slice(Math.max(0, start - 6), start)) || /^[\s,.]*\d/.test(text.slice(end, end + 6));
 }
 
+/**
+ * Whether `start` begins a sentence: only whitespace before it back to the text's start or a . ! ? or :
+ * (scanned backwards over the whitespace only, so a long claim stays linear).
+ */
+function afterSentenceEnd(text: string, start: number): boolean {
+  let i = start;
+  while (i > 0 && /\s/.test(text[i - 1])) i--;
+  return i === 0 || '.!?:'.includes(text[i - 1]);
+}
+
+/** A capitalised word after whitespace, matched in place (sticky) rather than on a copy of the rest. */
+const NEXT_CAPITAL = /\s+(\p{Lu}\p{L}*)/uy;
+
 /** Named-entity candidates: runs of capitalised words (or acronyms), skipping a sentence-initial common word. */
 export function entities(text: string): string[] {
   const out: string[] = [];
@@ -87,7 +100,7 @@ export function entities(text: string): string[] {
     const lower = w.toLowerCase();
     const capital = /^\p{Lu}/u.test(w);
     const acronym = /^\p{Lu}{2,}$/u.test(w);
-    const sentenceStart = start === 0 || /[.!?:]\s*$/.test(text.slice(0, start)) || /^\s*$/.test(text.slice(0, start));
+    const sentenceStart = afterSentenceEnd(text, start);
     // "3B", "5G": a letter glued to a number is a unit or a model name, not a name on its own
     const glued = start > 0 && /\p{N}/u.test(text[start - 1]);
     if (!capital || glued || (NOT_NAMES.has(lower) && !acronym) || MONTHS.has(lower)) {
@@ -96,7 +109,8 @@ export function entities(text: string): string[] {
     }
     // A capitalised first word is a name only if it is an acronym or the next word continues the name.
     if (sentenceStart && run.length === 0 && !acronym) {
-      const next = /^\s+(\p{Lu}\p{L}*)/u.exec(text.slice(prevEnd));
+      NEXT_CAPITAL.lastIndex = prevEnd;
+      const next = NEXT_CAPITAL.exec(text);
       if (!next || NOT_NAMES.has(next[1].toLowerCase())) continue;
     }
     run.push(w.replace(/[’']s$/, ''));
@@ -105,12 +119,15 @@ export function entities(text: string): string[] {
   return [...new Set(out)];
 }
 
+const MAX_ACRONYM = 12;
+
 /** Initials of capitalised runs ("World Health Organization" → "who"; "of", "and", "for", "the" may sit inside). */
 function initials(text: string, into: Set<string>): void {
   const runs = text.split(/[^\p{L}\p{M}'’&-]+/u);
   let caps: string[] = [];
   const flush = () => {
-    for (let i = 0; i < caps.length; i++) for (let j = i + 2; j <= caps.length; j++) into.add(caps.slice(i, j).join(''));
+    // Acronyms are short: a run of hundreds of capitalised words must not add every one of its sub-runs.
+    for (let i = 0; i < caps.length; i++) for (let j = i + 2; j <= Math.min(caps.length, i + MAX_ACRONYM); j++) into.add(caps.slice(i, j).join(''));
     caps = [];
   };
   for (const w of runs) {

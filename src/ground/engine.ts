@@ -4,6 +4,7 @@ import { evidenceDetails, unverifiedDetails, type EvidenceDetails } from './deta
 import type { SearchHit } from './index/flat.js';
 import type { KnowledgeBase } from './kb.js';
 import { aggregate, classifySupport, type DetailMode, type ScoredClaim } from './score.js';
+import { TimeSlicer } from './slice.js';
 import {
   GroundingRequestError,
   type AnalyzeRequest,
@@ -35,6 +36,11 @@ export interface AnalyzeOptions {
   llm?: AnswerGenerator;
   /** Upper bound on claims per answer (default 200): beyond it the request is rejected (400). */
   maxClaims?: number;
+  /**
+   * Longest stretch (ms) the analysis holds the event loop before yielding to other work (default 8), so one
+   * large request cannot starve a server's other requests; see slice.ts.
+   */
+  sliceMs?: number;
 }
 
 const round = (x: number) => Math.round(x * 1e4) / 1e4;
@@ -50,8 +56,29 @@ function validate(request: AnalyzeRequest, options: AnalyzeOptions): { query: st
   return { query, answer: typeof answer === 'string' ? answer : undefined, topK: (top_k as number | undefined) ?? options.topK ?? 5 };
 }
 
-/** Embed claims in one batch; if that fails, one by one, so one bad claim leaves a partial analysis. */
-async function embedClaims(kb: KnowledgeBase, claims: string[]): Promise<{ vectors: (Float32Array | null)[]; errors: (string | undefined)[] }> {
+/** Characters of claims embedded per call: an in-process embedder (lexical) holds the thread that long (~5 ms). */
+const EMBED_CHARS = 20_000;
+
+/**
+ * Embed claims in batches of about EMBED_CHARS characters (one batch for ordinary answers), checking in
+ * between; a batch that fails is retried claim by claim, so one bad claim leaves a partial analysis.
+ */
+async function embedClaims(kb: KnowledgeBase, claims: string[], slicer: TimeSlicer): Promise<{ vectors: (Float32Array | null)[]; errors: (string | undefined)[] }> {
+  const vectors: (Float32Array | null)[] = [];
+  const errors: (string | undefined)[] = [];
+  for (let from = 0; from < claims.length; ) {
+    let to = from + 1;
+    for (let chars = claims[from].length; to < claims.length && chars + claims[to].length <= EMBED_CHARS; to++) chars += claims[to].length;
+    await slicer.checkIn();
+    const batch = await embedBatch(kb, claims.slice(from, to), slicer);
+    vectors.push(...batch.vectors);
+    errors.push(...batch.errors);
+    from = to;
+  }
+  return { vectors, errors };
+}
+
+async function embedBatch(kb: KnowledgeBase, claims: string[], slicer: TimeSlicer): Promise<{ vectors: (Float32Array | null)[]; errors: (string | undefined)[] }> {
   const d = kb.embedder.dimension;
   try {
     const m = await kb.embedder.embed(claims);
@@ -61,6 +88,7 @@ async function embedClaims(kb: KnowledgeBase, claims: string[]): Promise<{ vecto
     const vectors: (Float32Array | null)[] = [];
     const errors: (string | undefined)[] = [];
     for (const c of claims) {
+      await slicer.checkIn();
       try {
         const v = await kb.embedder.embed([c]);
         if (v.length !== d) throw new Error(`embedder returned ${v.length} values, expected ${d}`);
@@ -81,30 +109,41 @@ interface Best {
   score: number;
 }
 
+/** Query rows × chunk rows scored per step of the retrieval (~10 ms of dot products at 384 dimensions). */
+const SCORES_PER_STEP = 200_000;
+
 /**
- * Retrieve top-k chunks per claim (one batched pass over the chunk index), then score the claim against
- * every window of those chunks (one pass over the window index, restricted to their window ranges).
- * Ties go to the window met first: best chunk first, then document order.
+ * Retrieve top-k chunks per claim (batched passes over the chunk index), then score the claim against
+ * every window of those chunks (the window index, restricted to their window ranges).
+ * Ties go to the window met first: best chunk first, then document order. Claims go in batches sized to
+ * the KB, with a check-in between batches, so the retrieval yields the thread and stops when aborted.
  */
-function bestEvidence(kb: KnowledgeBase, vectors: Float32Array[], topK: number): (Best | null)[] {
-  if (vectors.length === 0) return [];
+async function bestEvidence(kb: KnowledgeBase, vectors: Float32Array[], topK: number, slicer: TimeSlicer): Promise<(Best | null)[]> {
   const d = kb.embedder.dimension;
-  const packed = new Float32Array(vectors.length * d);
-  vectors.forEach((v, i) => packed.set(v, i * d));
-  const hits = kb.retrieve(packed, topK);
-  const ranges = hits.map((hs) => hs.flatMap((h) => kb.chunks[h.id].windows));
-  const best = kb.windowIndex.bestInRanges(packed, ranges);
-  return best.map((b, i) => {
-    if (!b) return null;
-    // the first retrieved chunk that holds the window (overlapping chunks share windows)
-    const chunk = hits[i].find((h) => b.id >= kb.chunks[h.id].windows[0] && b.id < kb.chunks[h.id].windows[1]) as SearchHit;
-    return { window: b.id, chunk: chunk.id, score: b.score };
-  });
+  const batch = Math.max(1, Math.min(64, Math.floor(SCORES_PER_STEP / Math.max(1, kb.chunks.length))));
+  const out: (Best | null)[] = [];
+  for (let b0 = 0; b0 < vectors.length; b0 += batch) {
+    await slicer.checkIn();
+    const part = vectors.slice(b0, b0 + batch);
+    const packed = new Float32Array(part.length * d);
+    part.forEach((v, i) => packed.set(v, i * d));
+    const hits = kb.retrieve(packed, topK);
+    const ranges = hits.map((hs) => hs.flatMap((h) => kb.chunks[h.id].windows));
+    const best = kb.windowIndex.bestInRanges(packed, ranges);
+    best.forEach((b, i) => {
+      if (!b) return out.push(null);
+      // the first retrieved chunk that holds the window (overlapping chunks share windows)
+      const chunk = hits[i].find((h) => b.id >= kb.chunks[h.id].windows[0] && b.id < kb.chunks[h.id].windows[1]) as SearchHit;
+      out.push({ window: b.id, chunk: chunk.id, score: b.score });
+    });
+  }
+  return out;
 }
 
 /** Audit an answer (given, or generated for the query) against the knowledge base. */
 export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, options: AnalyzeOptions = {}, signal?: AbortSignal): Promise<GroundingReport> {
   const { query, answer: given, topK } = validate(request, options);
+  const slicer = new TimeSlicer(signal, options.sliceMs);
   let answer = given;
   const generated = answer === undefined;
   if (answer === undefined) {
@@ -122,15 +161,15 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
   if (claims.length === 0) throw new GroundingRequestError('"answer" holds no claim to verify (no sentence with words or numbers)', 422, 'answer');
   const maxClaims = options.maxClaims ?? 200;
   if (claims.length > maxClaims) throw new GroundingRequestError(`"answer" has ${claims.length} claims; at most ${maxClaims} are analysed per request`, 400, 'answer');
-  signal?.throwIfAborted();
+  await slicer.checkIn();
 
   const thresholds = options.thresholds ?? kb.embedder.thresholds;
   const details = options.details ?? 'count';
-  const { vectors, errors } = await embedClaims(kb, claims);
-  signal?.throwIfAborted();
+  const { vectors, errors } = await embedClaims(kb, claims, slicer);
+  await slicer.checkIn();
   const ok = vectors.map((v, i) => (v ? i : -1)).filter((i) => i >= 0);
   if (ok.length === 0) throw new GroundingUnavailableError(`embedding failed for every claim (${errors[0]})`);
-  const found = bestEvidence(kb, ok.map((i) => vectors[i] as Float32Array), topK);
+  const found = await bestEvidence(kb, ok.map((i) => vectors[i] as Float32Array), topK, slicer);
   const bestOf = new Map(ok.map((claimIndex, j) => [claimIndex, found[j]]));
 
   const scored: ScoredClaim[] = [];
@@ -142,11 +181,12 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
     if (!e) evidenceCache.set(text, (e = evidenceDetails(text)));
     return e;
   };
-  claims.forEach((claim, i) => {
+  for (const [i, claim] of claims.entries()) {
+    await slicer.checkIn();
     if (!vectors[i]) {
       scored.push({ claim, support: null, evidence: false, unverified: [], error: errors[i] });
       refs.push(null);
-      return;
+      continue;
     }
     const best = bestOf.get(i) ?? null;
     // A cosine ≤ 0 shares nothing with the claim: treat it as no evidence retrieved.
@@ -156,7 +196,7 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
     const scope = has ? (options.detailScope === 'window' ? ref!.text : kb.chunkText(best.chunk)) : '';
     scored.push({ claim, support, evidence: has, unverified: details === 'off' ? [] : unverifiedDetails(claim, detailsOf(scope)) });
     refs.push(ref);
-  });
+  }
 
   const agg = aggregate(scored, { thresholds, details });
   const claims_analysis: ClaimAnalysis[] = scored.map((c, i) => {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Parser } from 'htmlparser2';
-import { UsageError } from '../errors.js';
+import { importOptional, UsageError } from '../errors.js';
 
 /** Text extraction for the knowledge base: .txt, .md (as is), .html/.htm (htmlparser2), .pdf (pdfjs-dist). */
 
@@ -64,7 +64,7 @@ function tidy(s: string): string {
 
 /** Text of a PDF, page by page (pages separated by a blank line), via Mozilla's pdf.js. */
 export async function pdfToText(data: Uint8Array, file = 'PDF'): Promise<string> {
-  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  const pdfjs = await importOptional('pdfjs-dist', `${file}: reading PDF files`, () => import('pdfjs-dist/legacy/build/pdf.mjs'));
   let doc;
   try {
     doc = await pdfjs.getDocument({ data, useSystemFonts: false, disableFontFace: true, isEvalSupported: false, verbosity: 0 }).promise;

@@ -5,6 +5,7 @@ import type { CacheSettings } from '../providers/cache.js';
 import { chatProviderOf, createChatModel, decorateModel } from '../providers/chat-factory.js';
 import type { PriceTable } from '../providers/prices.js';
 import { CHAT_PROVIDER_NAMES, chatOptionsShape, formatIssue, type ChatProviderConfig, type ChatProviderName } from '../providers/schemas.js';
+import { limitModel, rateLimitSchema, type LimiterFactory, type RateLimitConfig } from '../run/rate-limit.js';
 import type { RetryOptions } from '../run/retry.js';
 import { createJudge } from './judge.js';
 import type { Judge } from './types.js';
@@ -29,6 +30,9 @@ const judgeProviderSchemas = {
 } as const satisfies Record<ChatProviderName, z.ZodType>;
 type JudgeProviderConfig = ChatProviderConfig & z.output<z.ZodObject<Pick<typeof judgeOptionsShape, 'mode' | 'retries' | 'attemptTimeoutMs'>>>;
 
+/** The keys of a `judge:` value that name its provider (all but `rateLimit`). */
+const providerKeys = (o: Record<string, unknown>) => Object.keys(o).filter((k) => k !== 'rateLimit');
+
 /** A verifier in a config file: one more column k of the tensor, judged by an LLM. */
 export const verifierConfigSchema = z.strictObject({
   name: z.string().min(1),
@@ -40,9 +44,12 @@ export const verifierConfigSchema = z.strictObject({
   /** Tolerated so a loader can tag entries; only 'verifier' makes sense here. */
   kind: z.literal('verifier').optional(),
   instructions: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
-  /** Exactly one chat provider, as under `system:`; checked by `judgeProviderSchemas`. */
-  judge: z.record(z.string(), z.unknown()).refine((o) => Object.keys(o).length === 1 && (CHAT_PROVIDER_NAMES as string[]).includes(Object.keys(o)[0]), {
-    error: `expected exactly one of ${CHAT_PROVIDER_NAMES.join(', ')}`,
+  /**
+   * Exactly one chat provider, as under `system:` (checked by `judgeProviderSchemas`), and optionally
+   * `rateLimit`, which spaces this judge's calls (src/run/rate-limit.ts), across every worker of a queued run.
+   */
+  judge: z.record(z.string(), z.unknown()).refine((o) => providerKeys(o).length === 1 && (CHAT_PROVIDER_NAMES as string[]).includes(providerKeys(o)[0]), {
+    error: `expected exactly one of ${CHAT_PROVIDER_NAMES.join(', ')} (and optionally rateLimit)`,
   }),
 });
 export type VerifierConfig = z.output<typeof verifierConfigSchema>;
@@ -62,6 +69,8 @@ export interface VerifierContext {
   prices?: PriceTable;
   /** Serve verdicts from, and save them to, the response cache. */
   cache?: CacheSettings;
+  /** Makes the limiter of a judge with a `rateLimit` (in-process for a local run, Redis for queue workers). */
+  limiters?: LimiterFactory;
 }
 
 /** A Validator whose verdicts come from an LLM judge; the judge is kept for callers that want usage. */
@@ -81,21 +90,32 @@ export function parseVerifierConfig(raw: unknown, ctx: VerifierContext = {}): Ve
   const prefix = ctx.path ? ctx.path.split('.') : ['verifier'];
   const r = verifierConfigSchema.safeParse(raw);
   if (!r.success) usage(ctx, [...prefix, ...r.error.issues[0].path], r.error.issues.map((i) => formatIssue(i, raw, prefix)));
-  const [name, options] = Object.entries(r.data.judge)[0] as [ChatProviderName, unknown];
+  const name = providerKeys(r.data.judge)[0] as ChatProviderName;
+  const options = r.data.judge[name];
   const o = judgeProviderSchemas[name].safeParse(options ?? {});
   if (!o.success) {
     const at = [...prefix, 'judge', name];
     usage(ctx, [...at, ...o.error.issues[0].path], o.error.issues.map((i) => formatIssue(i, options, at)));
   }
-  return { ...r.data, judge: { [name]: o.data } };
+  let rateLimit: RateLimitConfig | undefined;
+  if (r.data.judge.rateLimit !== undefined) {
+    const l = rateLimitSchema.safeParse(r.data.judge.rateLimit);
+    const at = [...prefix, 'judge', 'rateLimit'];
+    if (!l.success) usage(ctx, [...at, ...l.error.issues[0].path], l.error.issues.map((i) => formatIssue(i, r.data.judge.rateLimit, at)));
+    rateLimit = l.data;
+  }
+  return { ...r.data, judge: { [name]: o.data, ...(rateLimit ? { rateLimit } : {}) } };
 }
 
 export function verifierFromConfig(raw: unknown, ctx: VerifierContext = {}): VerifierValidator {
   const c = parseVerifierConfig(raw, ctx);
   const where = `${ctx.path ?? 'verifier'}.judge`;
-  const { name, options } = chatProviderOf(c.judge, where, ctx);
+  const { rateLimit, ...provider } = c.judge as Record<string, unknown> & { rateLimit?: RateLimitConfig };
+  const { name, options } = chatProviderOf(provider, where, ctx);
   const o = options as JudgeProviderConfig;
-  const model = decorateModel(createChatModel(name, o, `${where}.${name}`, ctx), ctx);
+  // The limiter spaces calls actually made: inside the prices and the cache (a cached verdict spends nothing).
+  const bare = createChatModel(name, o, `${where}.${name}`, ctx);
+  const model = decorateModel(rateLimit && ctx.limiters ? limitModel(bare, ctx.limiters(`verifier:${c.name}`, rateLimit)) : bare, ctx);
   if (o.mode === 'tool' && !model.capabilities.tools) {
     usage(ctx, [where, name, 'mode'], [`${where}.${name}.mode: expected json_schema, json_object or text (${name} cannot be forced to call a tool), found "tool"`]);
   }

@@ -1,4 +1,5 @@
 import { OpenAIChatModel } from '../providers/openai.js';
+import { limitModel, type CallLimiter } from '../run/rate-limit.js';
 import type { RetryOptions } from '../run/retry.js';
 import { createJudge } from './judge.js';
 import type { Judge, StructuredMode } from './types.js';
@@ -16,9 +17,12 @@ export interface OpenAIJudgeOptions {
   timeoutMs?: number;
   attemptTimeoutMs?: number;
   retry?: Omit<RetryOptions, 'signal' | 'attemptTimeoutMs'>;
+  /** Spaces the calls (a rateLimit); every attempt, a retry too, waits its turn. */
+  limiter?: CallLimiter;
 }
 
 export function createOpenAIJudge(opts: OpenAIJudgeOptions): Judge {
-  const { baseURL, model, apiKey, ...rest } = opts;
-  return createJudge({ ...rest, model: new OpenAIChatModel({ model, ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}) }) });
+  const { baseURL, model, apiKey, limiter, ...rest } = opts;
+  const base = new OpenAIChatModel({ model, ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}) });
+  return createJudge({ ...rest, model: limiter ? limitModel(base, limiter) : base });
 }

@@ -6,16 +6,16 @@ import { ProviderError } from './types.js';
 
 /**
  * A ChatModel over an AI SDK provider package's LanguageModelV3 (`doGenerate` called directly: no `ai`
- * package, no SDK retries). The package is imported on the first call, so a config that never uses a
- * provider never loads it; its HTTP goes through the keep-alive transport (transport.ts).
+ * package, no SDK retries). The package loads when the model is built (package.ts), so a config that never
+ * uses a provider never loads it; its HTTP goes through the keep-alive transport (transport.ts).
  */
 export interface AiSdkModelSettings {
   provider: string;
   modelId: string;
   baseURL?: string;
   capabilities?: Partial<ChatModelCapabilities>;
-  /** Builds the provider's model with our fetch; called once, on the first call. */
-  load(fetch: FetchLike): Promise<LanguageModelV3>;
+  /** Builds the provider's model with our fetch; called once, when the ChatModel is built. */
+  load(fetch: FetchLike): LanguageModelV3;
   /** Provider-specific options passed on every call (e.g. Anthropic's structured output mode). */
   providerOptions?: LanguageModelV3CallOptions['providerOptions'];
 }
@@ -26,7 +26,7 @@ export class AiSdkChatModel implements ChatModel {
   readonly id: string;
   readonly baseURL?: string;
   readonly capabilities: ChatModelCapabilities;
-  private model?: Promise<LanguageModelV3>;
+  private readonly model: LanguageModelV3;
 
   constructor(private readonly settings: AiSdkModelSettings) {
     this.provider = settings.provider;
@@ -34,6 +34,7 @@ export class AiSdkChatModel implements ChatModel {
     this.id = `${settings.provider}:${settings.modelId}`;
     this.baseURL = settings.baseURL;
     this.capabilities = { jsonSchema: true, tools: true, ...settings.capabilities };
+    this.model = settings.load(sharedNodeFetch());
   }
 
   async generate(request: ChatRequest, { signal }: ChatCallOptions): Promise<ChatResponse> {
@@ -42,12 +43,7 @@ export class AiSdkChatModel implements ChatModel {
     const started = performance.now();
     let result: LanguageModelV3GenerateResult;
     try {
-      this.model ??= this.settings.load(sharedNodeFetch());
-      const model = await this.model.catch((err: unknown) => {
-        this.model = undefined; // a failed load (a missing package) is tried again next time
-        throw err;
-      });
-      result = await model.doGenerate(callOptions(request, signal, this.settings.providerOptions));
+      result = await this.model.doGenerate(callOptions(request, signal, this.settings.providerOptions));
     } catch (err) {
       throw mapAiSdkError(who, err, signal);
     }

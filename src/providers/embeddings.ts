@@ -2,7 +2,8 @@ import type { EmbeddingModelV3 } from '@ai-sdk/provider';
 import type OpenAI from 'openai';
 import type { EmbeddingModel, EmbedOptions, EmbedResult } from './embedding-model.js';
 import { abortError, mapAiSdkError } from './errors.js';
-import { mapOpenAIError, type OpenAIModelSettings } from './openai.js';
+import { mapOpenAIError, openaiClass, type OpenAIModelSettings } from './openai.js';
+import { loadPackage } from './package.js';
 import type { SdkModelSettings, AzureModelSettings } from './sdk-providers.js';
 import { AZURE_API_VERSION } from './sdk-providers.js';
 import { sharedNodeFetch, type FetchLike } from './transport.js';
@@ -24,7 +25,7 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
   readonly id: string;
   readonly baseURL?: string;
   readonly maxBatchSize: number;
-  private client?: OpenAI;
+  private readonly client: OpenAI;
 
   constructor(
     private readonly settings: OpenAIModelSettings & { maxBatchSize?: number },
@@ -33,6 +34,8 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
     this.id = `openai:${settings.model}`;
     this.baseURL = settings.baseURL;
     this.maxBatchSize = settings.maxBatchSize ?? 96;
+    const Client = openaiClass();
+    this.client = new Client({ baseURL: settings.baseURL, apiKey: settings.apiKey ?? 'not-needed', maxRetries: 0, defaultHeaders: settings.headers, fetch: sharedNodeFetch() });
   }
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<EmbedResult> {
@@ -42,10 +45,6 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
     const started = performance.now();
     let res: OpenAI.Embeddings.CreateEmbeddingResponse;
     try {
-      if (!this.client) {
-        const { default: Client } = await import('openai');
-        this.client = new Client({ baseURL: this.settings.baseURL, apiKey: this.settings.apiKey ?? 'not-needed', maxRetries: 0, defaultHeaders: this.settings.headers, fetch: sharedNodeFetch() });
-      }
       res = await this.client.embeddings.create({ model: this.modelId, input: [...texts], encoding_format: 'float' }, { signal });
     } catch (err) {
       throw mapOpenAIError(who, err, signal);
@@ -66,16 +65,17 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
 /** An AI SDK EmbeddingModelV3 behind the spec; the package loads on the first call. */
 export class AiSdkEmbeddingModel implements EmbeddingModel {
   readonly id: string;
-  private model?: Promise<EmbeddingModelV3>;
+  private readonly model: EmbeddingModelV3;
 
   constructor(
     readonly provider: string,
     readonly modelId: string,
     readonly maxBatchSize: number,
-    private readonly load: (fetch: FetchLike) => Promise<EmbeddingModelV3>,
+    load: (fetch: FetchLike) => EmbeddingModelV3,
     readonly baseURL?: string,
   ) {
     this.id = `${provider}:${modelId}`;
+    this.model = load(sharedNodeFetch());
   }
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<EmbedResult> {
@@ -85,8 +85,7 @@ export class AiSdkEmbeddingModel implements EmbeddingModel {
     const started = performance.now();
     let r;
     try {
-      this.model ??= this.load(sharedNodeFetch());
-      r = await (await this.model).doEmbed({ values: [...texts], abortSignal: signal });
+      r = await this.model.doEmbed({ values: [...texts], abortSignal: signal });
     } catch (err) {
       throw mapAiSdkError(who, err, signal);
     }
@@ -95,11 +94,11 @@ export class AiSdkEmbeddingModel implements EmbeddingModel {
 }
 
 export function googleEmbeddingModel(s: SdkModelSettings): EmbeddingModel {
-  return new AiSdkEmbeddingModel('google', s.model, 100, async (fetch) => (await import('@ai-sdk/google')).createGoogleGenerativeAI({ apiKey: s.apiKey ?? 'not-needed', baseURL: s.baseURL, headers: s.headers, fetch }).embedding(s.model), s.baseURL);
+  return new AiSdkEmbeddingModel('google', s.model, 100, (fetch) => loadPackage<typeof import('@ai-sdk/google')>('@ai-sdk/google', 'the google provider').createGoogleGenerativeAI({ apiKey: s.apiKey ?? 'not-needed', baseURL: s.baseURL, headers: s.headers, fetch }).embedding(s.model), s.baseURL);
 }
 
 export function mistralEmbeddingModel(s: SdkModelSettings): EmbeddingModel {
-  return new AiSdkEmbeddingModel('mistral', s.model, 32, async (fetch) => (await import('@ai-sdk/mistral')).createMistral({ apiKey: s.apiKey ?? 'not-needed', baseURL: s.baseURL, headers: s.headers, fetch }).embedding(s.model), s.baseURL);
+  return new AiSdkEmbeddingModel('mistral', s.model, 32, (fetch) => loadPackage<typeof import('@ai-sdk/mistral')>('@ai-sdk/mistral', 'the mistral provider').createMistral({ apiKey: s.apiKey ?? 'not-needed', baseURL: s.baseURL, headers: s.headers, fetch }).embedding(s.model), s.baseURL);
 }
 
 export function azureEmbeddingModel(s: AzureModelSettings): EmbeddingModel {
@@ -107,8 +106,8 @@ export function azureEmbeddingModel(s: AzureModelSettings): EmbeddingModel {
     'azure',
     s.model,
     96,
-    async (fetch) =>
-      (await import('@ai-sdk/azure'))
+    (fetch) =>
+      loadPackage<typeof import('@ai-sdk/azure')>('@ai-sdk/azure', 'the azure provider')
         .createAzure({ apiKey: s.apiKey ?? 'not-needed', ...(s.baseURL ? { baseURL: s.baseURL } : { resourceName: s.resourceName }), apiVersion: s.apiVersion ?? AZURE_API_VERSION, useDeploymentBasedUrls: true, headers: s.headers, fetch })
         .embedding(s.model),
     s.baseURL,

@@ -159,6 +159,8 @@ export function mapAiSdkError(who: string, err: unknown, signal: AbortSignal): P
     const mapped = networkError(who, e.cause ?? err, signal);
     return mapped.kind === 'invalid_response' ? new ProviderError('connection', `${who}: ${messageOf(err)}`, { cause: err }) : mapped;
   }
+  // An optional provider package that is not installed: the message says how to install it; retrying cannot help.
+  if (name === 'MissingPackageError') return new ProviderError('client', `${who}: ${messageOf(err)}`, { cause: err });
   if (AI_SDK_INVALID.has(name)) return new ProviderError('invalid_response', `${who}: ${messageOf(err)}`, { cause: err });
   if (AI_SDK_CLIENT.has(name)) return new ProviderError('client', `${who}: ${messageOf(err)}`, { cause: err });
   return networkError(who, err, signal);

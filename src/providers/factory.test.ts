@@ -134,7 +134,7 @@ describe('createSystem', () => {
     const inputs = ['Describe the weather.', 'Say hello.'];
     writeFileSync(join(dir, 'contra.jsonl'), '{"i":1,"input":"Say hello.","output":"ok"}\n{"i":0,"input":"Say hello.","output":"x"}\n{"i":0,"input":"Other","output":"y"}\n');
     expect(usage({ replay: { file: 'contra.jsonl' } }, { ...ctx, inputs }).message).toMatch(
-      /contra\.jsonl:2: "input": expected the input of "i": 0 \(the string "Describe the weather\."\), found the string "Say hello\.", which is input 1$/,
+      /contra\.jsonl:2: "input": expected the input of "i": 0 \(the string "Describe the weather\."\), found the string "Say hello\.", which is the input of "i": 1$/,
     );
     writeFileSync(join(dir, 'agree.jsonl'), '{"i":1,"input":"Say hello.","output":"ok"}\n');
     expect(createSystem({ replay: { file: 'agree.jsonl' } }, { ...ctx, inputs })).toBeInstanceOf(ReplaySystem);

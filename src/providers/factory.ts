@@ -7,7 +7,7 @@ import { ChatSystem } from './chat-system.js';
 import { CommandSystem } from './command.js';
 import { HttpSystem } from './http.js';
 import type { PriceTable } from './prices.js';
-import { ReplaySystem, loadReplayFile } from './replay.js';
+import { ReplaySystem, loadReplayFile, type ReplayRow } from './replay.js';
 import {
   CHAT_PROVIDER_NAMES,
   PROVIDER_NAMES,
@@ -32,6 +32,10 @@ export interface SystemContext {
   baseDir: string;
   /** The experiment's inputs, when known, to check recordings against. */
   inputs?: InputValue[];
+  /** The experiment's samples per input, when known: a replay says which recordings it will not use. */
+  samples?: number;
+  /** Where a warning goes (a replay that ignores recordings); none by default. */
+  warn?: (message: string) => void;
   /** Environment for `${VAR}` and API keys; default process.env. */
   env?: NodeJS.ProcessEnv;
   /** Prices of model calls (default: the built-in table). */
@@ -50,7 +54,8 @@ function fail(ctx: SystemContext, path: string, message: string): never {
 export function parseSystemConfig(raw: unknown, ctx: Pick<SystemContext, 'file'> = {}): SystemConfig {
   const c = { baseDir: '.', ...ctx };
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail(c, 'system', `expected ${ONE_OF}, found ${describeValue(raw)}`);
-  const keys = Object.keys(raw);
+  // `rateLimit` sits beside the provider key; the runner reads it (run/rate-limit.ts), the provider never sees it.
+  const keys = Object.keys(raw).filter((k) => k !== 'rateLimit');
   const known = keys.filter((k): k is ProviderName => (PROVIDER_NAMES as string[]).includes(k));
   if (keys.length !== 1 || known.length !== 1) {
     fail(c, 'system', `expected ${ONE_OF}, found ${keys.length === 0 ? 'no key' : keys.map((k) => JSON.stringify(k)).join(', ')}`);
@@ -119,7 +124,7 @@ function replay(o: ReplayConfig, ctx: SystemContext): SystemUnderTest {
         const at = inputs.findIndex((x) => inputKey(x) === inputKey(row.input as InputValue));
         throw new UsageError(
           `${file}:${row.line}: "input": expected the input of "i": ${row.i} (${describeValue(inputs[row.i])}), found ${describeValue(row.input)}` +
-            (at >= 0 ? `, which is input ${at}` : ', which is not one of the experiment\'s inputs'),
+            (at >= 0 ? `, which is the input of "i": ${at}` : ', which is not one of the experiment\'s inputs'),
           { file, line: row.line },
         );
       }
@@ -132,7 +137,30 @@ function replay(o: ReplayConfig, ctx: SystemContext): SystemUnderTest {
       }
     }
   }
-  return new ReplaySystem({ file, latencyMs: o.latencyMs }, rows);
+  const system = new ReplaySystem({ file, latencyMs: o.latencyMs }, rows);
+  if (inputs && ctx.samples !== undefined && ctx.warn) for (const w of ignoredRecordings(system, rows, inputs, ctx.samples)) ctx.warn(`${ctx.file ?? 'config'}: system.replay: ${w}`);
+  return system;
+}
+
+/** Recordings a run of `inputs` × `samples` will not read: beyond `samples` for an input, or of other inputs. */
+function ignoredRecordings(system: ReplaySystem, rows: ReplayRow[], inputs: InputValue[], samples: number): string[] {
+  const out: string[] = [];
+  let beyond = 0;
+  let most = 0;
+  inputs.forEach((x, i) => {
+    const n = system.count(x, i);
+    most = Math.max(most, n);
+    beyond += Math.max(0, n - samples);
+  });
+  if (beyond > 0) {
+    out.push(`samples is ${samples}, so ${beyond} recording${beyond === 1 ? '' : 's'} beyond the first ${samples} of ${samples === 1 ? 'an input' : 'each input'} ${beyond === 1 ? 'is' : 'are'} ignored; set samples: ${most} to validate them all (or leave inputs out to take inputs and samples from the file)`);
+  }
+  const known = new Set(inputs.map(inputKey));
+  const others = rows.filter((r) => r.i === undefined && r.input !== undefined && !known.has(inputKey(r.input)));
+  if (others.length) {
+    out.push(`${others.length} recording${others.length === 1 ? '' : 's'} of inputs not among the experiment's inputs ${others.length === 1 ? 'is' : 'are'} ignored (the first, line ${others[0].line}: ${describeValue(others[0].input)})`);
+  }
+  return out;
 }
 
 function resolvePath(baseDir: string, p: string): string {

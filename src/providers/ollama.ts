@@ -2,11 +2,12 @@ import type { ChatRequest as OllamaChatRequest, ChatResponse as OllamaChatRespon
 import type { ChatCallOptions, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import type { EmbeddingModel, EmbedOptions, EmbedResult } from './embedding-model.js';
 import { abortError, networkError, statusError } from './errors.js';
+import { loadPackage } from './package.js';
 import { sharedNodeFetch } from './transport.js';
 import { ProviderError } from './types.js';
 
 /**
- * Ollama's native API (/api/chat, /api/embed) through the official `ollama` client, imported on first use.
+ * Ollama's native API (/api/chat, /api/embed) through the official `ollama` client (loaded when a model is built).
  * The client takes no per-request signal and drops response headers on errors, so each call gets a client
  * whose fetch carries the call's signal and keeps the headers of the last answer (Retry-After).
  */
@@ -22,16 +23,15 @@ export interface OllamaSettings {
 
 export const OLLAMA_DEFAULT_URL = 'http://127.0.0.1:11434';
 
-let loading: Promise<typeof import('ollama')> | undefined;
-const loadOllama = () => (loading ??= import('ollama'));
+type OllamaModule = typeof import('ollama');
+const ollamaModule = () => loadPackage<OllamaModule>('ollama', 'the ollama provider');
 
 interface Call {
   client: Ollama;
   headers(): { get(name: string): string | null } | undefined;
 }
 
-async function clientFor(s: OllamaSettings, signal: AbortSignal | undefined): Promise<Call> {
-  const { Ollama: Client } = await loadOllama();
+function clientFor(Client: OllamaModule['Ollama'], s: OllamaSettings, signal: AbortSignal | undefined): Call {
   const base = sharedNodeFetch();
   let last: { get(name: string): string | null } | undefined;
   const client = new Client({
@@ -64,10 +64,13 @@ export class OllamaChatModel implements ChatModel {
   // Ollama offers tools but cannot force one: `toolChoice` is not part of its API.
   readonly capabilities = { jsonSchema: true, tools: false };
 
+  private readonly Client: OllamaModule['Ollama'];
+
   constructor(private readonly settings: OllamaSettings) {
     this.modelId = settings.model;
     this.id = `ollama:${settings.model}`;
     this.baseURL = settings.baseURL;
+    this.Client = ollamaModule().Ollama;
   }
 
   async generate(request: ChatRequest, { signal }: ChatCallOptions): Promise<ChatResponse> {
@@ -84,7 +87,7 @@ export class OllamaChatModel implements ChatModel {
     let call: Call | undefined;
     let r: OllamaChatResponse;
     try {
-      call = await clientFor(this.settings, signal);
+      call = clientFor(this.Client, this.settings, signal);
       r = await call.client.chat(body);
     } catch (err) {
       throw mapOllamaError(who, err, signal, call?.headers);
@@ -109,10 +112,13 @@ export class OllamaEmbeddingModel implements EmbeddingModel {
   readonly baseURL?: string;
   readonly maxBatchSize = 256;
 
+  private readonly Client: OllamaModule['Ollama'];
+
   constructor(private readonly settings: OllamaSettings) {
     this.modelId = settings.model;
     this.id = `ollama:${settings.model}`;
     this.baseURL = settings.baseURL;
+    this.Client = ollamaModule().Ollama;
   }
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<EmbedResult> {
@@ -123,7 +129,7 @@ export class OllamaEmbeddingModel implements EmbeddingModel {
     let call: Call | undefined;
     let r: EmbedResponse;
     try {
-      call = await clientFor(this.settings, signal);
+      call = clientFor(this.Client, this.settings, signal);
       r = await call.client.embed({ model: this.modelId, input: [...texts] });
     } catch (err) {
       throw mapOllamaError(who, err, signal, call?.headers);

@@ -4,6 +4,7 @@ import type { ChatCallOptions, ChatModel, ChatRequest, ChatResponse } from './ch
 import { ChatSystem, type ChatSystemOptions } from './chat-system.js';
 import { abortError, networkError, statusError, messageOf } from './errors.js';
 import { sharedNodeFetch } from './transport.js';
+import { loadPackage } from './package.js';
 import { ProviderError } from './types.js';
 
 /** Connection settings of an OpenAI-compatible endpoint. */
@@ -17,14 +18,14 @@ export interface OpenAIModelSettings {
   headers?: Record<string, string>;
 }
 
-let loading: Promise<typeof import('openai')> | undefined;
-/** The `openai` package, loaded on first use so commands that never call a model do not pay for it. */
-const loadOpenAI = () => (loading ??= import('openai'));
+type OpenAIModule = typeof import('openai');
+/** The official client class, loaded with the first model built (see package.ts). */
+export const openaiClass = (): OpenAIModule['OpenAI'] => loadPackage<OpenAIModule>('openai', 'the openai provider').OpenAI;
 
 /**
  * Any OpenAI-compatible chat-completions endpoint through the official `openai` client, with its retries
  * off and the keep-alive node:http transport (transport.ts) as its fetch: about half the CPU per call of
- * the global fetch at the runner's rates.
+ * the global fetch at the runner's rates. The package loads with the first model built (package.ts).
  */
 export class OpenAIChatModel implements ChatModel {
   readonly provider = 'openai';
@@ -32,26 +33,22 @@ export class OpenAIChatModel implements ChatModel {
   readonly id: string;
   readonly baseURL?: string;
   readonly capabilities = { jsonSchema: true, tools: true };
-  private client?: OpenAI;
+  private readonly client: OpenAI;
 
-  constructor(private readonly settings: OpenAIModelSettings) {
+  constructor(settings: OpenAIModelSettings) {
     this.modelId = settings.model;
     this.id = `openai:${settings.model}`;
     this.baseURL = settings.baseURL;
-  }
-
-  private async getClient(): Promise<OpenAI> {
-    if (this.client) return this.client;
-    const { default: Client } = await loadOpenAI();
-    return (this.client ??= new Client({
-      baseURL: this.settings.baseURL,
+    const Client = openaiClass();
+    this.client = new Client({
+      baseURL: settings.baseURL,
       // The client refuses to start without a key; local servers ignore it.
-      apiKey: this.settings.apiKey ?? 'not-needed',
+      apiKey: settings.apiKey ?? 'not-needed',
       // callWithRetry (src/run/retry.ts) is the one place that retries.
       maxRetries: 0,
-      defaultHeaders: this.settings.headers,
+      defaultHeaders: settings.headers,
       fetch: sharedNodeFetch(),
-    }));
+    });
   }
 
   body(request: ChatRequest): ChatCompletionCreateParamsNonStreaming {
@@ -78,8 +75,7 @@ export class OpenAIChatModel implements ChatModel {
     const started = performance.now();
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      const client = await this.getClient();
-      completion = await client.chat.completions.create(this.body(request), { signal });
+      completion = await this.client.chat.completions.create(this.body(request), { signal });
     } catch (err) {
       throw mapOpenAIError(who, err, signal);
     }

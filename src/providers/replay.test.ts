@@ -91,7 +91,7 @@ describe('ReplaySystem', () => {
     const e = (await s.generate('a', { signal: signal(), inputIndex: 2, sample: 3 }).catch((err: unknown) => err)) as ProviderError;
     expect(e).toBeInstanceOf(ProviderError);
     expect(e.kind).toBe('invalid_response');
-    expect(e.message).toMatch(/input 2 \("a"\): the file has only 1 recording of it/);
+    expect(e.message).toMatch(/input #3 \("a"\): the file has only 1 recording of it/); // inputIndex 2: the third input
     const next = (await s.generate('a', { signal: signal(), inputIndex: 2, sample: 4 }).catch((err: unknown) => err)) as ProviderError;
     expect(next.message).toBe(e.message);
     const none = (await s.generate('zzz', { signal: signal(), inputIndex: 0, sample: 0 }).catch((err: unknown) => err)) as ProviderError;

@@ -86,7 +86,7 @@ export class ReplaySystem implements SystemUnderTest {
       throw new ProviderError(
         'invalid_response',
         // No sample index in the message: the cell says which sample, and equal messages group in reports.
-        `${this.id}: no recorded output for input ${inputIndex} (${JSON.stringify(excerpt(typeof input === 'string' ? input : JSON.stringify(input), 60))}): ` +
+        `${this.id}: no recorded output for input #${inputIndex + 1} (${JSON.stringify(excerpt(typeof input === 'string' ? input : JSON.stringify(input), 60))}): ` +
           (n === 0 ? 'the file has no recording for this input' : `the file has only ${n} recording${n === 1 ? '' : 's'} of it, fewer than the samples asked for`),
       );
     }

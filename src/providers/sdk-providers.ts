@@ -1,10 +1,11 @@
 import type { ChatModel } from './chat-model.js';
 import { AiSdkChatModel } from './ai-sdk.js';
+import { loadPackage } from './package.js';
 
 /**
  * The providers reached through the Vercel AI SDK's provider packages: Anthropic (Messages API), Google
- * (Gemini generateContent), Amazon Bedrock (Converse), Azure OpenAI and Mistral. Each package is imported
- * on the model's first call. Keys and settings arrive resolved (chat-factory.ts reads the environment).
+ * (Gemini generateContent), Amazon Bedrock (Converse), Azure OpenAI and Mistral. Each package is an optional
+ * peer, loaded when a model of its provider is built (package.ts). Keys and settings arrive resolved (chat-factory.ts reads the environment).
  */
 
 export interface SdkModelSettings {
@@ -19,8 +20,8 @@ export function anthropicChatModel(s: SdkModelSettings): ChatModel {
     provider: 'anthropic',
     modelId: s.model,
     baseURL: s.baseURL,
-    load: async (fetch) => {
-      const { createAnthropic } = await import('@ai-sdk/anthropic');
+    load: (fetch) => {
+      const { createAnthropic } = loadPackage<typeof import('@ai-sdk/anthropic')>('@ai-sdk/anthropic', 'the anthropic provider');
       return createAnthropic({ apiKey: s.apiKey ?? 'not-needed', baseURL: s.baseURL, headers: s.headers, fetch }).languageModel(s.model);
     },
   });
@@ -31,8 +32,8 @@ export function googleChatModel(s: SdkModelSettings): ChatModel {
     provider: 'google',
     modelId: s.model,
     baseURL: s.baseURL,
-    load: async (fetch) => {
-      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
+    load: (fetch) => {
+      const { createGoogleGenerativeAI } = loadPackage<typeof import('@ai-sdk/google')>('@ai-sdk/google', 'the google provider');
       return createGoogleGenerativeAI({ apiKey: s.apiKey ?? 'not-needed', baseURL: s.baseURL, headers: s.headers, fetch }).languageModel(s.model);
     },
   });
@@ -43,8 +44,8 @@ export function mistralChatModel(s: SdkModelSettings): ChatModel {
     provider: 'mistral',
     modelId: s.model,
     baseURL: s.baseURL,
-    load: async (fetch) => {
-      const { createMistral } = await import('@ai-sdk/mistral');
+    load: (fetch) => {
+      const { createMistral } = loadPackage<typeof import('@ai-sdk/mistral')>('@ai-sdk/mistral', 'the mistral provider');
       return createMistral({ apiKey: s.apiKey ?? 'not-needed', baseURL: s.baseURL, headers: s.headers, fetch }).languageModel(s.model);
     },
   });
@@ -63,8 +64,8 @@ export function azureChatModel(s: AzureModelSettings): ChatModel {
     provider: 'azure',
     modelId: s.model,
     baseURL: s.baseURL ?? (s.resourceName ? `https://${s.resourceName}.openai.azure.com/openai` : undefined),
-    load: async (fetch) => {
-      const { createAzure } = await import('@ai-sdk/azure');
+    load: (fetch) => {
+      const { createAzure } = loadPackage<typeof import('@ai-sdk/azure')>('@ai-sdk/azure', 'the azure provider');
       return createAzure({
         apiKey: s.apiKey ?? 'not-needed',
         ...(s.baseURL ? { baseURL: s.baseURL } : { resourceName: s.resourceName }),
@@ -94,8 +95,8 @@ export function bedrockChatModel(s: BedrockModelSettings): ChatModel {
     provider: 'bedrock',
     modelId: s.model,
     baseURL: s.baseURL,
-    load: async (fetch) => {
-      const { createAmazonBedrock } = await import('@ai-sdk/amazon-bedrock');
+    load: (fetch) => {
+      const { createAmazonBedrock } = loadPackage<typeof import('@ai-sdk/amazon-bedrock')>('@ai-sdk/amazon-bedrock', 'the bedrock provider');
       return createAmazonBedrock({ region: s.region, baseURL: s.baseURL, headers: s.headers, fetch, ...(s.apiKey ? { apiKey: s.apiKey } : { ...s.credentials }) }).languageModel(s.model);
     },
   });

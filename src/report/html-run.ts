@@ -2,6 +2,7 @@ import { outcomeName } from '../core/outcome.js';
 import type { RunSummary, RateWithCI } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue } from '../core/validator.js';
+import type { ErrorSummary } from '../run/error-groups.js';
 import type { RunStats } from '../run/stats.js';
 import type { RunRecord, SampleRecord } from '../store/types.js';
 import { heatmapSvg, OUTCOME_STYLE, profileSvg } from './charts.js';
@@ -68,6 +69,8 @@ export interface RunSectionsOptions {
   links?: string;
   /** Operational figures, for the tokens, cost and cache line. */
   stats?: RunStats;
+  /** Why cells are errors: shown as its own card, so nobody has to click cells to find out. */
+  errors?: ErrorSummary;
 }
 
 /** Tokens, cost (system and each verifier) and cells from the cache, when the run has any. */
@@ -76,6 +79,24 @@ function spendLine(st: RunStats | undefined, summary: RunSummary): string {
   const tokens = st.promptTokens + st.completionTokens > 0 ? `tokens ${st.promptTokens} in / ${st.completionTokens} out` : '';
   const line = [tokens, costSummary(st, summary.validators) ?? ''].filter(Boolean).join(' · ');
   return line ? `<p class="muted" data-testid="spend">${esc(line)}</p>` : '';
+}
+
+/** Error groups shown on the page; the rest are summed up in one line. */
+const ERRORS_SHOWN = 10;
+
+/** The run's error messages, grouped, with counts (nothing when the run has no error). */
+export function errorsHtml(e: ErrorSummary | undefined): string {
+  if (!e || e.total === 0) return '';
+  const shown = e.groups.slice(0, ERRORS_SHOWN);
+  const rows = shown.map((g) => [String(g.count), g.variants > 1 ? `${g.variants} <span class="muted">(ids differ)</span>` : '1', `<code>${esc(g.message)}</code>`]);
+  const rest = e.total - shown.reduce((n, g) => n + g.count, 0);
+  const more = e.distinct - shown.length;
+  const tail = rest > 0 ? `<p class="muted">and ${more > 0 ? `${more} more distinct message${more === 1 ? '' : 's'}` : 'more'} (${rest} error${rest === 1 ? '' : 's'}); the JSON report lists the 20 most frequent.</p>` : '';
+  return `<section class="card" aria-label="errors"><h2>Errors: ${e.total} (${e.distinct} distinct)</h2>${tableHtml(
+    [{ label: 'count', num: true }, { label: 'variants', num: true }, { label: 'message' }],
+    rows,
+    { label: 'errors', caption: 'Why cells are errors, most frequent first. Errors are counted apart, never as failures; messages that differ only in ids are one row.' },
+  )}${tail}</section>`;
 }
 
 /** The run page's content, shared by the dashboard and the static report (one rendering, two hosts). */
@@ -166,5 +187,5 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
     for (const s of options.samples) byCell[`${s.i},${s.j}`] = sampleView(run, s);
     embedded = `<script type="application/json" id="assay-samples">${scriptJson(byCell)}</script>`;
   }
-  return head + vTable + tensorSection + profiles + table + embedded;
+  return head + vTable + errorsHtml(options.errors) + tensorSection + profiles + table + embedded;
 }

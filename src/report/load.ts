@@ -22,13 +22,13 @@ export interface StoredRunReport {
 export async function loadStoredRun(
   store: Store,
   runId: string,
-  opts: { withStats?: boolean; allowInconclusive?: boolean; options?: Partial<SummaryOptions> } = {},
+  opts: { withStats?: boolean; allowInconclusive?: boolean; options?: Partial<SummaryOptions>; store?: string } = {},
 ): Promise<StoredRunReport> {
   const run = await store.getRun(runId);
   if (!run) throw new UsageError(`no run with id "${runId}" in the store (list them with: assay runs)`);
   const tensor = await store.loadTensor(runId);
   const summary = summarize(tensor, run.validators, { ...summaryOptionsOf(run.config as Record<string, unknown> | null), ...opts.options });
   const stats = opts.withStats ? computeStats(await store.listSamples(runId)) : undefined;
-  const meta = reportMeta(run, stats, opts.allowInconclusive !== undefined ? { allowInconclusive: opts.allowInconclusive } : {});
+  const meta = reportMeta(run, stats, { ...(opts.allowInconclusive !== undefined ? { allowInconclusive: opts.allowInconclusive } : {}), ...(opts.store !== undefined ? { store: opts.store } : {}) });
   return { run, tensor, summary, meta };
 }

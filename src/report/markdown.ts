@@ -49,7 +49,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push(`| # | Input | Rate | ${level} CI | All validators | Error |`);
   L.push('|--:|---|--:|---|--:|--:|');
   for (const x of s.inputs.slice(0, MAX_ROWS)) {
-    L.push(`| ${x.i} | ${mdCell(inputLabel(meta.inputs?.[x.i]))} | ${pct(x.rate)} | ${ci(x)} | ${pct(x.allPass.rate)} | ${x.counts.error} |`);
+    L.push(`| ${x.i + 1} | ${mdCell(inputLabel(meta.inputs?.[x.i]))} | ${pct(x.rate)} | ${ci(x)} | ${pct(x.allPass.rate)} | ${x.counts.error} |`);
   }
   if (s.inputs.length > MAX_ROWS) L.push(`\n_${s.inputs.length - MAX_ROWS} more inputs in the JSON report._`);
   L.push('');
@@ -57,9 +57,9 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push('');
   L.push(`<details><summary>Per sample (ORP) <code>${sparkline(s.iterations.map((x) => x.rate))}</code></summary>`);
   L.push('');
-  L.push(`| j | Rate | ${level} CI | Error |`);
+  L.push(`| Sample | Rate | ${level} CI | Error |`);
   L.push('|--:|--:|---|--:|');
-  for (const x of s.iterations.slice(0, MAX_ROWS)) L.push(`| ${x.j} | ${pct(x.rate)} | ${ci(x)} | ${x.counts.error} |`);
+  for (const x of s.iterations.slice(0, MAX_ROWS)) L.push(`| ${x.j + 1} | ${pct(x.rate)} | ${ci(x)} | ${x.counts.error} |`);
   if (s.iterations.length > MAX_ROWS) L.push(`\n_${s.iterations.length - MAX_ROWS} more samples in the JSON report._`);
   L.push('');
   L.push('</details>');
@@ -69,7 +69,11 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
     if (st.topErrors.length) {
       L.push('**Why cells are errors** (counted apart, never as failures):');
       L.push('');
-      for (const e of st.topErrors.slice(0, 3)) L.push(`- ×${e.count}: \`${e.message.replace(/\s+/g, ' ').replace(/`/g, "'").slice(0, 300)}\``);
+      for (const e of st.topErrors.slice(0, 10)) L.push(`- ×${e.count}${e.variants > 1 ? ` (${e.variants} variants, ids differ)` : ''}: \`${e.message.replace(/\s+/g, ' ').replace(/`/g, "'").slice(0, 600)}\``);
+      const shown = st.topErrors.slice(0, 10).reduce((n, e) => n + e.count, 0);
+      const rest = st.generationErrors + st.validatorErrors - shown;
+      const more = st.distinctErrors - Math.min(10, st.topErrors.length);
+      if (rest > 0) L.push(`- and ${more > 0 ? `${more} more distinct message${more === 1 ? '' : 's'}` : 'more'} (${rest} error${rest === 1 ? '' : 's'}) in the JSON report`);
       L.push('');
     }
     L.push(`<sub>${st.samples} generations · ${st.retries} retries · ${st.generationErrors} generation errors · ${st.validatorErrors} validator errors · ${st.promptTokens} prompt / ${st.completionTokens} completion tokens${st.latencyMs.p50 !== null ? ` · latency p50 ${Math.round(st.latencyMs.p50)} ms, p95 ${Math.round(st.latencyMs.p95 ?? 0)} ms` : ''}</sub>`);

@@ -18,9 +18,11 @@ export interface ReportMeta {
   stats?: RunStats;
   /** Whether an inconclusive verdict is accepted (CI passes on it): decides exit code and JUnit shape. */
   allowInconclusive?: boolean;
+  /** The `--store` the command was given, repeated in the resume hint so it finds the run. */
+  store?: string;
 }
 
-export function reportMeta(run: RunRecord, stats?: RunStats, extra: { allowInconclusive?: boolean } = {}): ReportMeta {
+export function reportMeta(run: RunRecord, stats?: RunStats, extra: { allowInconclusive?: boolean; store?: string } = {}): ReportMeta {
   return {
     runId: run.id,
     name: run.name,
@@ -32,6 +34,7 @@ export function reportMeta(run: RunRecord, stats?: RunStats, extra: { allowIncon
     inputs: run.inputs,
     ...(stats ? { stats } : {}),
     ...(extra.allowInconclusive !== undefined ? { allowInconclusive: extra.allowInconclusive } : {}),
+    ...(extra.store !== undefined ? { store: extra.store } : {}),
   };
 }
 

@@ -134,7 +134,7 @@ describe('Markdown report', () => {
     expect(md.split('\n')[0]).toBe('## ❌ assay: demo \\| run: FAIL');
     expect(md).toContain('| ✅ | short | 83.3% |');
     expect(md).toContain('| ❌ | polite &lt;&> "x" _(verifier)_ | 60.0% |');
-    expect(md).toContain('| 2 | Pipe \\| here | 100.0% |');
+    expect(md).toContain('| 3 | Pipe \\| here | 100.0% |'); // inputs numbered from 1, as people count
     expect(md).toContain('<details><summary>Per input (IRP)');
     expect(md).toContain('**Overall** (mean)');
   });
@@ -146,7 +146,7 @@ describe('terminal summary', () => {
     const row = text.split('\n').find((l) => l.startsWith('polite'))!;
     expect(row).toMatch(/polite <&> "x" \(verifier\)\s+60\.0%\s+\[\S+, \S+\]\s+90\.0%\s+FAIL\s+3\s+2\s+1$/);
     expect(text).toContain('overall  mean 71.7%  weighted 65.8%  min 60.0%  (mean)');
-    expect(text).toMatch(/IRP \(per input\)\s+\S{3}\s+min 33\.3% \(#1\) {2}max 100\.0% \(#2\)/);
+    expect(text).toMatch(/IRP \(per input\)\s+\S{3}\s+min 33\.3% \(#2\) {2}max 100\.0% \(#3\)/);
     expect(text).toContain('FAIL: 1 failed of 2 validator(s): polite <&> "x"');
   });
 

@@ -1,5 +1,7 @@
 import stringWidth from 'string-width';
 import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
+import { errorSummaryLines } from '../run/error-groups.js';
+import { errorSummaryOf } from '../run/stats.js';
 import { costSummary } from './cost.js';
 import { inputLabel, pct, verdictPasses, type ReportMeta } from './meta.js';
 
@@ -45,7 +47,7 @@ function table(rows: string[][], rightAlign: Set<number>): string[] {
 }
 
 
-/** Lowest and highest entries of a profile, with their index, e.g. "min 84.0% (#2)". */
+/** Lowest and highest entries of a profile, numbered from 1 as people count, e.g. "min 84.0% (#3)". */
 function extremes(entries: { idx: number; rate: number | null }[]): string {
   const decided = entries.filter((e) => e.rate !== null) as { idx: number; rate: number }[];
   if (!decided.length) return 'nothing decided';
@@ -55,7 +57,7 @@ function extremes(entries: { idx: number; rate: number | null }[]): string {
     if (e.rate < lo.rate) lo = e;
     if (e.rate > hi.rate) hi = e;
   }
-  return `min ${pct(lo.rate)} (#${lo.idx})  max ${pct(hi.rate)} (#${hi.idx})`;
+  return `min ${pct(lo.rate)} (#${lo.idx + 1})  max ${pct(hi.rate)} (#${hi.idx + 1})`;
 }
 
 export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: TerminalOptions = {}): string {
@@ -69,15 +71,15 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   lines.push('');
   const rows: string[][] = [['validator', 'rate', `${level} CI`, 'min', 'verdict', 'pass', 'fail', 'error']];
   for (const v of s.validators) {
-    const tag = v.verdict === 'inconclusive' && v.samplesToDecide !== undefined ? `inconclusive (~${v.samplesToDecide} more)` : v.verdict;
-    rows.push([v.kind === 'verifier' ? `${v.name} (verifier)` : v.name, pct(v.rate), ci(v), pct(v.minSuccess), paint(tag.toUpperCase(), v.verdict, color), String(v.counts.pass), String(v.counts.fail), String(v.counts.error)]);
+    const more = v.verdict === 'inconclusive' && v.samplesToDecide !== undefined ? ` (~${v.samplesToDecide} more samples)` : '';
+    rows.push([v.kind === 'verifier' ? `${v.name} (verifier)` : v.name, pct(v.rate), ci(v), pct(v.minSuccess), paint(v.verdict.toUpperCase() + more, v.verdict, color), String(v.counts.pass), String(v.counts.fail), String(v.counts.error)]);
   }
   lines.push(...table(rows, new Set([1, 3, 5, 6, 7])));
   lines.push('');
   lines.push(`IRP (per input)     ${sparkline(s.inputs.map((x) => x.rate), width)}  ${extremes(s.inputs.map((x) => ({ idx: x.i, rate: x.rate })))}`);
   lines.push(`ORP (per sample)    ${sparkline(s.iterations.map((x) => x.rate), width)}  ${extremes(s.iterations.map((x) => ({ idx: x.j, rate: x.rate })))}`);
   const worst = [...s.inputs].filter((x) => x.allPass.rate !== null).sort((a, b) => a.allPass.rate! - b.allPass.rate!)[0];
-  if (worst && meta.inputs) lines.push(`weakest input       #${worst.i} all-pass ${pct(worst.allPass.rate)}  "${inputLabel(meta.inputs[worst.i], 50)}"`);
+  if (worst && meta.inputs) lines.push(`weakest input       #${worst.i + 1} all-pass ${pct(worst.allPass.rate)}  "${inputLabel(meta.inputs[worst.i], 50)}"`);
   lines.push(`all validators at once  ${pct(s.allPass.rate)} ${ci(s.allPass)}   pooled cells ${pct(s.allOutputs.rate)} ${ci(s.allOutputs)}`);
   lines.push(`overall  mean ${pct(s.overall.mean)}  weighted ${pct(s.overall.weighted)}  min ${pct(s.overall.min)}  (${s.overall.method})`);
   const st = meta.stats;
@@ -86,11 +88,21 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
     lines.push(`generations ${st.samples} · retries ${st.retries} · generation errors ${st.generationErrors} · validator errors ${st.validatorErrors} · ${st.promptTokens + st.completionTokens > 0 ? `tokens ${st.promptTokens} in / ${st.completionTokens} out · ` : ''}latency ${lat}`);
     const cost = costSummary(st, s.validators);
     if (cost) lines.push(cost);
-    for (const e of st.topErrors.slice(0, 3)) lines.push(`  error ×${e.count}: ${inputLabel(e.message, 160)}`);
+    lines.push(...errorSummaryLines(errorSummaryOf(st), { top: 5 }));
   }
   lines.push('');
   lines.push(verdictLine(s, meta, color));
   return lines.join('\n') + '\n';
+}
+
+/** The command that resumes the run, with the store it lives in when the command was given one. */
+export function resumeCommand(meta: Pick<ReportMeta, 'runId' | 'store'>): string {
+  return `assay run --resume ${meta.runId}${meta.store !== undefined ? ` --store ${shellWord(meta.store)}` : ''}`;
+}
+
+/** A word as a POSIX shell reads it back: as it is when plain, else in single quotes. */
+function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 export function verdictLine(s: RunSummary, meta: ReportMeta, color = false): string {
@@ -98,7 +110,7 @@ export function verdictLine(s: RunSummary, meta: ReportMeta, color = false): str
   // Interrupted (Ctrl-C), or still marked running because its process was killed: partial results.
   if (meta.status === 'interrupted' || (meta.status === 'running' && pending > 0)) {
     const what = meta.status === 'interrupted' ? 'INTERRUPTED' : 'INCOMPLETE (running, or its process was killed)';
-    return paint(`${what}: partial results, ${pending} of ${s.N * s.M} samples not run; resume with: assay run --resume ${meta.runId}`, 'inconclusive', color);
+    return paint(`${what}: partial results, ${pending} of ${s.N * s.M} samples not run; resume with: ${resumeCommand(meta)}`, 'inconclusive', color);
   }
   const allow = meta.allowInconclusive ?? false;
   const bad = s.validators.filter((v) => !verdictPasses(v.verdict, allow));

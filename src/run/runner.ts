@@ -4,7 +4,8 @@ import type { InputValue, Validator, ValidatorMeta } from '../core/validator.js'
 import { UsageError } from '../errors.js';
 import { designProblem } from '../config/limits.js';
 import { ProviderError, type SystemUnderTest } from '../providers/types.js';
-import type { RunRecord, RunStatus, Store } from '../store/types.js';
+import { DuplicateSampleError } from '../store/errors.js';
+import type { RunRecord, RunStatus, SampleRecord, Store } from '../store/types.js';
 import { evaluateValidator } from '../validators/evaluate.js';
 import { limitedWorkers } from './limit.js';
 import type { RetryOptions } from './retry.js';
@@ -36,6 +37,11 @@ export interface RunProgress {
   total: number;
   generationErrors: number;
   retries: number;
+  /**
+   * Samples another process working on the same run (a second --resume, a queue worker) stored first; this
+   * process kept theirs. Counted in `skipped`, not in `done`.
+   */
+  storedByOthers: number;
 }
 
 export interface RunOptions {
@@ -68,6 +74,8 @@ export interface RunResult {
   stats: RunStats;
   /** Set when a stop rule ended the run before N × M samples. */
   stopped?: StopDecision;
+  /** Samples another process stored first while this one ran (see RunProgress.storedByOthers). */
+  storedByOthers: number;
 }
 
 export function validatorMeta(v: Validator): ValidatorMeta {
@@ -78,7 +86,7 @@ const DEFAULT_CONCURRENCY = 8;
 const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** Open (or reopen, on resume) the run record and check a resumed run still matches the experiment. */
-async function openRun(opts: RunOptions): Promise<RunRecord> {
+export async function openRun(opts: Pick<RunOptions, 'experiment' | 'store' | 'system' | 'runId'>): Promise<RunRecord> {
   const { experiment: x, store, system } = opts;
   if (opts.runId === undefined) {
     // Refuse a design too large to hold before the run record exists: nothing half-made is left in the store.
@@ -137,7 +145,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
     }
   }
   let stopped = firstDecision(rules);
-  const progress: RunProgress = { done: 0, skipped: stats.count, total: N * M, generationErrors: 0, retries: 0 };
+  const progress: RunProgress = { done: 0, skipped: stats.count, total: N * M, generationErrors: 0, retries: 0, storedByOthers: 0 };
   if (opts.runId !== undefined) await store.setStatus(run.id, 'running');
   opts.onStart?.(run, { ...progress });
 
@@ -166,22 +174,33 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   let fatal: unknown;
   try {
     await limitedWorkers(pending(), concurrency, stop.signal, async ([i, j]) => {
-      const s = await executeSample(ctx, inputs[i], i, j, skip ? { skip } : {});
-      if (!s) return;
+      const mine = await executeSample(ctx, inputs[i], i, j, skip ? { skip } : {});
+      if (!mine) return;
+      let s: SampleRecord = mine;
       try {
-        await store.recordSample(run.id, s);
+        await store.recordSample(run.id, mine);
       } catch (err) {
-        fatal ??= err;
-        stop.abort(err);
-        return;
+        // Another process working on this run stored (i, j) first: the store keeps theirs, and so do we.
+        const theirs = err instanceof DuplicateSampleError ? await store.getSample(run.id, i, j).catch(() => undefined) : undefined;
+        if (!theirs) {
+          fatal ??= err;
+          stop.abort(err);
+          return;
+        }
+        s = theirs;
       }
       for (let k = 0; k < K; k++) tensor.set(i, j, k, s.outcomes[k]);
       stats.add(s);
       for (const r of rules) r.observe(s, tensor, false);
       stopped ??= firstDecision(rules);
-      progress.done++;
-      if (s.generationError !== undefined) progress.generationErrors++;
-      progress.retries += s.attempts - 1;
+      if (s !== mine) {
+        progress.skipped++;
+        progress.storedByOthers++;
+      } else {
+        progress.done++;
+        if (s.generationError !== undefined) progress.generationErrors++;
+        progress.retries += s.attempts - 1;
+      }
       opts.onProgress?.({ ...progress });
     });
   } catch (err) {
@@ -197,7 +216,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   await store.setStatus(run.id, status);
   if (fatal !== undefined) throw fatal;
   const final = (await store.getRun(run.id)) ?? run;
-  return { run: final, status, tensor, stats: stats.snapshot(), ...(byRule ? { stopped } : {}) };
+  return { run: final, status, tensor, stats: stats.snapshot(), storedByOthers: progress.storedByOthers, ...(byRule ? { stopped } : {}) };
 }
 
 function excerpt(s: string, max = 60): string {

@@ -16,16 +16,21 @@ describe('computeStats', () => {
   it('names the most frequent error messages, most frequent first, one per failed generation', () => {
     const s = computeStats([failed('HTTP 503', 5), ok(1, [Outcome.ERROR, Outcome.ERROR], ['timed out', 'timed out']), failed('HTTP 503', 5), failed('HTTP 400', 1)]);
     expect(s.topErrors).toEqual([
-      { message: 'HTTP 503', count: 2 },
-      { message: 'timed out', count: 2 },
-      { message: 'HTTP 400', count: 1 },
+      { message: 'HTTP 503', count: 2, variants: 1 },
+      { message: 'timed out', count: 2, variants: 1 },
+      { message: 'HTTP 400', count: 1, variants: 1 },
     ]);
+    expect(s.distinctErrors).toBe(3);
     expect(computeStats([ok(1), ok(2)]).topErrors).toEqual([]);
   });
 
-  it('keeps at most 5 messages, and bounded memory when every message differs', () => {
+  it('lists the 20 largest groups, counts them all, and stays bounded when every message differs', () => {
     const s = computeStats(Array.from({ length: 1000 }, (_, n) => failed(`request ${n} failed`, 1)));
-    expect(s.topErrors.length).toBe(5);
+    expect(s.topErrors.length).toBe(20);
+    expect(s.distinctErrors).toBe(1000);
     expect(s.generationErrors).toBe(1000);
+    // Messages that differ only in an id are one group.
+    const ids = computeStats(Array.from({ length: 50 }, (_, n) => failed(`request req_${(1e9 + n).toString(36)}x1 failed`, 1)));
+    expect(ids.topErrors).toEqual([{ message: 'request req_gjdgxsx1 failed', count: 50, variants: 50 }]);
   });
 });

@@ -1,5 +1,6 @@
 import { Outcome } from '../core/outcome.js';
 import type { SampleRecord } from '../store/types.js';
+import { ErrorGrouper, type ErrorGroup, type ErrorSummary } from './error-groups.js';
 
 /** Operational figures of a run (cost and speed), next to the statistics of its tensor. */
 export interface RunStats {
@@ -25,13 +26,22 @@ export interface RunStats {
   cachedSamples: number;
   /** Generation latency (ms) over samples with an output. */
   latencyMs: { mean: number | null; p50: number | null; p95: number | null; max: number | null };
-  /** The most frequent error messages (generation and validator errors), most frequent first: why cells are ERROR. */
-  topErrors: { message: string; count: number }[];
+  /**
+   * The most frequent error messages (generation and validator errors), grouped by what they say (messages
+   * differing only in ids are one group), most frequent first: why cells are ERROR.
+   */
+  topErrors: ErrorGroup[];
+  /** Distinct error groups in the run (topErrors lists the first TOP_ERRORS of them). */
+  distinctErrors: number;
 }
 
-/** Distinct error messages remembered (memory stays bounded on a run where every message differs). */
-const MAX_DISTINCT_ERRORS = 200;
-const TOP_ERRORS = 5;
+/** Error groups listed in RunStats (reports show fewer, then "and N more"). */
+export const TOP_ERRORS = 20;
+
+/** The error groups of RunStats as an ErrorSummary (for errorSummaryLines). */
+export function errorSummaryOf(st: RunStats): ErrorSummary {
+  return { total: st.generationErrors + st.validatorErrors, distinct: st.distinctErrors ?? st.topErrors.length, groups: st.topErrors };
+}
 
 /** Accumulates RunStats sample by sample, keeping only numbers (never outputs) so memory stays flat. */
 export class StatsAccumulator {
@@ -46,12 +56,10 @@ export class StatsAccumulator {
   private unpricedCalls = 0;
   private cachedSamples = 0;
   private latencies: number[] = [];
-  private errorCounts = new Map<string, number>();
+  private errors = new ErrorGrouper();
 
   private countError(message: string): void {
-    const n = this.errorCounts.get(message);
-    if (n !== undefined) this.errorCounts.set(message, n + 1);
-    else if (this.errorCounts.size < MAX_DISTINCT_ERRORS) this.errorCounts.set(message, 1);
+    this.errors.add(message);
   }
 
   add(s: SampleRecord): void {
@@ -104,6 +112,7 @@ export class StatsAccumulator {
     const xs = Float64Array.from(this.latencies).sort();
     const q = (p: number) => (xs.length ? xs[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)] : null);
     const mean = xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+    const errors = this.errors.summary(TOP_ERRORS);
     return {
       samples: this.samples,
       generationErrors: this.generationErrors,
@@ -117,10 +126,8 @@ export class StatsAccumulator {
       unpricedCalls: this.unpricedCalls,
       cachedSamples: this.cachedSamples,
       latencyMs: { mean, p50: q(0.5), p95: q(0.95), max: xs.length ? xs[xs.length - 1] : null },
-      topErrors: [...this.errorCounts]
-        .sort((a, b) => b[1] - a[1])
-        .slice(0, TOP_ERRORS)
-        .map(([message, count]) => ({ message, count })),
+      topErrors: errors.groups,
+      distinctErrors: errors.distinct,
     };
   }
 }

@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { z } from 'zod';
 import { GroundingRequestError, GroundingUnavailableError, type AnalyzeRequest, type GroundingEngine } from '../ground/types.js';
-import { RateLimiter, type ServerLimits } from './limits.js';
+import { RateLimiter, type RequestLimiter, type ServerLimits } from './limits.js';
 
 /** The design's request, strictly: an unknown field is most likely a typo and is named in the 400. */
 const AnalyzeRequestSchema = z
@@ -41,6 +41,25 @@ export function validateAnalyzeRequest(value: unknown): { ok: true; request: Ana
   return { ok: false, error: { error: 'invalid_request', message, field } };
 }
 
+/**
+ * Only `application/json`, in UTF-8 (RFC 8259): a charset parameter, when given, must be utf-8. Anything else,
+ * or no Content-Type at all, is 415 — an HTML form (text/plain, form-encoded) cannot post to /analyze.
+ * Returns the message of the 415, or undefined when the type is accepted.
+ */
+export function checkMediaType(header: string | undefined): string | undefined {
+  const expected = 'expected Content-Type: application/json (UTF-8)';
+  if (header === undefined || header.trim() === '') return `${expected}, found no Content-Type`;
+  const [type, ...params] = header.split(';');
+  if (type.trim().toLowerCase() !== 'application/json') return `${expected}, found ${header.slice(0, 100)}`;
+  for (const p of params) {
+    const [name, value = ''] = p.split('=');
+    if (name.trim().toLowerCase() === 'charset' && value.trim().replace(/^"|"$/g, '').toLowerCase() !== 'utf-8') {
+      return `${expected}, found charset ${value.trim().slice(0, 40)}`;
+    }
+  }
+  return undefined;
+}
+
 function clientKey(c: Context): string {
   try {
     return getConnInfo(c).remote.address ?? 'unknown';
@@ -51,14 +70,15 @@ function clientKey(c: Context): string {
 }
 
 /** POST /analyze: validation → 400, size → 413, per-client rate → 429, overload → 503, time limit → 504. */
-export function registerAnalyze(app: Hono, engine: GroundingEngine | undefined, limits: ServerLimits): void {
-  const limiter = new RateLimiter(limits.rateBurst, limits.ratePerSecond);
+export function registerAnalyze(app: Hono, engine: GroundingEngine | undefined, limits: ServerLimits, shared?: RequestLimiter): void {
+  // Replicas given one (assay serve --redis) share each client's budget; otherwise this process keeps its own.
+  const limiter: RequestLimiter = shared ?? new RateLimiter(limits.rateBurst, limits.ratePerSecond);
   let inFlight = 0;
 
   app.post(
     '/analyze',
     async (c, next) => {
-      const wait = limiter.take(clientKey(c));
+      const wait = await limiter.take(clientKey(c));
       if (wait > 0) {
         c.header('Retry-After', String(Math.max(1, Math.ceil(wait))));
         return fail(c, 429, { error: 'rate_limited', message: `too many requests from this client; retry after ${Math.ceil(wait)} s` });
@@ -72,12 +92,17 @@ export function registerAnalyze(app: Hono, engine: GroundingEngine | undefined, 
     async (c) => {
       if (!engine) return fail(c, 503, { error: 'no_knowledge_base', message: 'this server has no knowledge base: start it with --kb <dir>' });
       const type = c.req.header('content-type');
-      if (type && !/^application\/json\b/i.test(type.trim())) {
-        return fail(c, 415, { error: 'unsupported_media_type', message: `expected Content-Type application/json, found ${type.slice(0, 100)}` });
+      const media = checkMediaType(type);
+      if (media) return fail(c, 415, { error: 'unsupported_media_type', message: media });
+      let text: string;
+      try {
+        text = new TextDecoder('utf-8', { fatal: true }).decode(await c.req.arrayBuffer());
+      } catch {
+        return fail(c, 400, { error: 'invalid_encoding', message: 'the body is not valid UTF-8' });
       }
       let body: unknown;
       try {
-        body = JSON.parse(await c.req.text());
+        body = JSON.parse(text);
       } catch {
         return fail(c, 400, { error: 'invalid_json', message: 'the body is not valid JSON' });
       }

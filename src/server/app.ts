@@ -5,7 +5,8 @@ import type { Store } from '../store/types.js';
 import { registerAnalyze } from './analyze.js';
 import { requireToken } from './auth.js';
 import { registerDashboard } from './dashboard.js';
-import { resolveLimits, type ServerLimits } from './limits.js';
+import { requireLocalHost } from './host.js';
+import { resolveLimits, type RequestLimiter, type ServerLimits } from './limits.js';
 import { requestLog, stdoutSink, type LogSink } from './log.js';
 
 export interface AppOptions {
@@ -16,8 +17,15 @@ export interface AppOptions {
   /** When set, every route but /healthz requires `Authorization: Bearer <token>`. */
   token?: string;
   limits?: Partial<ServerLimits>;
+  /** The /analyze rate limiter, when it is shared between replicas (RedisRateLimiter); else one per process. */
+  rateLimiter?: RequestLimiter;
   /** Where the one-line JSON request logs go (default stdout); `false` for none. */
   log?: LogSink | false;
+  /**
+   * When set, a request whose Host is neither a loopback name nor one of these gets 403 (DNS rebinding).
+   * startServer sets it, to its bound address plus `allowHosts`, on a loopback server without a token.
+   */
+  allowedHosts?: readonly string[];
 }
 
 /** The HTTP service: POST /analyze, GET /healthz, the dashboard and its /api data endpoints. */
@@ -30,13 +38,14 @@ export function createApp(options: AppOptions = {}): Hono {
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'no-referrer');
   });
+  if (options.allowedHosts) app.use(requireLocalHost(options.allowedHosts));
   if (options.token !== undefined) {
     if (options.token.length < 16) throw new RangeError('the API token must be at least 16 characters');
     app.use(requireToken(options.token));
   }
 
   app.get('/healthz', (c) => c.json({ status: 'ok', analyze: Boolean(options.engine), store: Boolean(options.store) }));
-  registerAnalyze(app, options.engine, limits);
+  registerAnalyze(app, options.engine, limits, options.rateLimiter);
   registerDashboard(app, options.store, Boolean(options.engine));
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }, 404));

@@ -85,6 +85,7 @@ describe('dashboard data endpoints', () => {
     expect(r.body.tensor.cells).toBe('111111131111111112121212');
     expect(r.body.summary.validators[1].counts).toEqual({ pass: 7, fail: 4, error: 1, pending: 0 });
     expect(r.body.run.config).toBeUndefined();
+    expect(r.body.errors).toEqual({ total: 1, distinct: 1, groups: [{ message: 'provider timeout', count: 1, variants: 1 }] });
     const pending = await get(`/api/runs/${other.id}`);
     expect(pending.body.tensor.cells).toBe('10');
     expect((await get('/api/runs/nope')).status).toBe(404);
@@ -147,6 +148,9 @@ describe('dashboard data endpoints', () => {
     expect(run.match(/<figure class="card heatmap"/g)).toHaveLength(2);
     expect(run.match(/href="#cell-\d+-\d+"/g)).toHaveLength(2 * 3 * 4);
     expect(run).toContain('aria-label="polite: input 1, sample 4: error"');
+    // Why cells are errors, without clicking a cell; a run without errors has no such card.
+    expect(run).toMatch(/<section class="card" aria-label="errors"><h2>Errors: 1 \(1 distinct\)<\/h2>.*<code>provider timeout<\/code>/s);
+    expect(await (await fetch(`${server.url}/runs/${worse.id}`)).text()).not.toContain('aria-label="errors"');
     const trend = await (await fetch(`${server.url}/trend/support-bot`)).text();
     // The significant change is marked in its row, with its p-value and test, and ringed on the chart.
     const marked = /<tr data-significant="true">(.*?)<\/tr>/s.exec(trend)?.[1] ?? '';

@@ -4,7 +4,7 @@ import { renderRunSections } from '../report/html-run.js';
 import { CELL_DETAIL_SCRIPT } from '../report/html-script.js';
 import { computeStats } from '../run/stats.js';
 import type { Store } from '../store/types.js';
-import { DashboardData } from './data.js';
+import { DashboardData, MAX_TREND_RUNS, RUNS_PAGE, TREND_RUNS, type RunPage } from './data.js';
 import { GROUNDING_SCRIPT, groundingBody } from './grounding-page.js';
 import { compareBody, defaultPair } from './compare-page.js';
 import { runsListBody, trendBody } from './pages.js';
@@ -16,7 +16,7 @@ const STATS_SAMPLES_LIMIT = 20_000;
 /** Everything inline; nothing may be fetched from another origin at view time. */
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-function html(c: Context, title: string, body: string, script?: string, status: 200 | 404 = 200) {
+function html(c: Context, title: string, body: string, script?: string, status: 200 | 400 | 404 = 200) {
   c.header('Content-Security-Policy', CSP);
   return c.html(page({ title: `${title} · assay`, body, script, nav: true }), status);
 }
@@ -34,6 +34,23 @@ function level(s: string | undefined): number | undefined {
   if (s === undefined || s === '') return 0.95;
   const v = Number(s);
   return v > 0 && v < 1 ? v : undefined;
+}
+
+/** A paging parameter: absent → fallback; a whole number in [min, max] → it; anything else → undefined (400). */
+function whole(s: string | undefined, fallback: number, min: number, max: number): number | undefined {
+  if (s === undefined || s === '') return fallback;
+  const v = /^\d{1,9}$/.test(s) ? Number(s) : NaN;
+  return v >= min && v <= max ? v : undefined;
+}
+
+/** "runs 51–100 of 10,000" with links to the newer and older pages, keeping the name filter. */
+function pager(p: RunPage, name: string | undefined): string {
+  if (p.total <= p.runs.length && p.offset === 0) return '';
+  const link = (offset: number, label: string) => `<a href="/?${name ? `name=${encodeURIComponent(name)}&amp;` : ''}offset=${offset}">${label}</a>`;
+  const newer = p.offset > 0 ? link(Math.max(0, p.offset - p.limit), '← newer') : '';
+  const older = p.offset + p.limit < p.total ? link(p.offset + p.limit, 'older →') : '';
+  const shown = p.runs.length ? `runs ${p.offset + 1}–${p.offset + p.runs.length} of ${p.total.toLocaleString('en')}` : `no runs at offset ${p.offset} of ${p.total.toLocaleString('en')}`;
+  return `<nav class="pager" aria-label="pages of runs"><p>${[newer, shown, older].filter(Boolean).join(' · ')}</p></nav>`;
 }
 
 function adjustOf(s: string | undefined): PAdjust | undefined {
@@ -55,7 +72,14 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
   const runPages = new Map<string, string>();
 
   // JSON data endpoints.
-  app.get('/api/runs', async (c) => c.json({ runs: await data.runs(c.req.query('name')) }));
+  const paging = (c: Context) => ({ offset: whole(c.req.query('offset'), 0, 0, 1e9), limit: whole(c.req.query('limit'), RUNS_PAGE, 1, 500) });
+  const bad = (c: Context, field: string, expected: string) => c.json({ error: 'invalid_request', message: `query parameter "${field}" must be ${expected}`, field }, 400);
+  app.get('/api/runs', async (c) => {
+    const { offset, limit } = paging(c);
+    if (offset === undefined) return bad(c, 'offset', 'a whole number ≥ 0');
+    if (limit === undefined) return bad(c, 'limit', 'a whole number from 1 to 500');
+    return c.json(await data.runs(c.req.query('name'), { offset, limit }));
+  });
   app.get('/api/runs/:id', async (c) => {
     const body = await data.runJson(c.req.param('id'));
     return body ? c.json(body) : notFound(c, `no run with id "${c.req.param('id')}"`);
@@ -66,7 +90,9 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
     return s ? c.json(s) : notFound(c, `no stored sample (${c.req.param('i')}, ${c.req.param('j')}) in run "${c.req.param('id')}"`);
   });
   app.get('/api/trend/:name', async (c) => {
-    const t = await data.trend(c.req.param('name'));
+    const limit = whole(c.req.query('limit'), TREND_RUNS, 1, MAX_TREND_RUNS);
+    if (limit === undefined) return bad(c, 'limit', `a whole number from 1 to ${MAX_TREND_RUNS}`);
+    const t = await data.trend(c.req.param('name'), limit);
     return t ? c.json(t) : notFound(c, `no runs named "${c.req.param('name')}"`);
   });
   app.get('/api/compare', async (c) => {
@@ -81,17 +107,21 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
   // Pages.
   app.get('/', async (c) => {
     const name = c.req.query('name') || undefined;
-    const items = await data.runs(name);
+    const offset = whole(c.req.query('offset'), 0, 0, 1e9);
+    if (offset === undefined) return html(c, 'Runs', '<h1>Runs</h1><p>The offset must be a whole number ≥ 0. <a href="/">First page</a></p>', undefined, 400);
+    const page = await data.runs(name, { offset });
+    const items = page.runs;
     // "vs previous": the next older run of the same name in the (newest-first) list.
     const previous = new Map<string, string>();
     items.forEach((r, idx) => {
       const older = items.slice(idx + 1).find((o) => o.name === r.name);
       if (older) previous.set(r.id, older.id);
     });
-    return html(c, 'Runs', runsListBody(items, name, previous));
+    return html(c, 'Runs', runsListBody(items, name, previous) + pager(page, name));
   });
   app.get('/runs/:id', async (c) => {
-    const id = c.req.param('id');
+    // `latest` and id prefixes name a run too; pages are cached by the id they resolve to.
+    const id = (await data.resolve(c.req.param('id'))) ?? c.req.param('id');
     const cached = runPages.get(id);
     if (cached) {
       c.header('Content-Security-Policy', CSP);
@@ -102,7 +132,7 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
     const enc = encodeURIComponent;
     const links = `<p><a href="/trend/${enc(loaded.run.name)}">Trend of ${esc(loaded.run.name)}</a> · <a href="/api/runs/${enc(id)}">JSON</a></p>`;
     const stats = loaded.run.N * loaded.run.M <= STATS_SAMPLES_LIMIT ? computeStats(await store.listSamples(id)) : undefined;
-    const body = renderRunSections(loaded.run, loaded.summary, loaded.tensor, { sampleBase: `/api/runs/${enc(id)}/samples`, links, ...(stats ? { stats } : {}) });
+    const body = renderRunSections(loaded.run, loaded.summary, loaded.tensor, { sampleBase: `/api/runs/${enc(id)}/samples`, links, ...(stats ? { stats } : {}), ...(loaded.errors ? { errors: loaded.errors } : {}) });
     const rendered = page({ title: `${loaded.run.name} · assay`, body, script: CELL_DETAIL_SCRIPT, nav: true });
     if (loaded.run.status !== 'running') {
       if (runPages.size >= 20) runPages.delete(runPages.keys().next().value!);
@@ -112,12 +142,19 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
     return c.html(rendered);
   });
   app.get('/trend/:name', async (c) => {
-    const t = await data.trend(c.req.param('name'));
+    const limit = whole(c.req.query('limit'), TREND_RUNS, 1, MAX_TREND_RUNS);
+    if (limit === undefined) return html(c, 'Trend', `<h1>Trend</h1><p>The limit must be a whole number from 1 to ${MAX_TREND_RUNS}.</p>`, undefined, 400);
+    const t = await data.trend(c.req.param('name'), limit);
     if (!t) return html(c, 'Not found', `<h1>No runs with that name</h1><p><a href="/">All runs</a></p>`, undefined, 404);
-    return html(c, `Trend ${t.name}`, trendBody(t));
+    const more =
+      t.totalRuns > t.runs.length
+        ? `<p class="muted">The newest ${t.runs.length} of ${t.totalRuns.toLocaleString('en')} runs of this name. <a href="/trend/${encodeURIComponent(t.name)}?limit=${Math.min(MAX_TREND_RUNS, t.totalRuns)}">Show ${t.totalRuns > MAX_TREND_RUNS ? `the newest ${MAX_TREND_RUNS}` : 'all'}</a></p>`
+        : '';
+    return html(c, `Trend ${t.name}`, more + trendBody(t));
   });
   app.get('/compare', async (c) => {
-    const runs = (await store.listRuns({ limit: 500 })).map((r) => ({ id: r.id, name: r.name, createdAt: r.createdAt }));
+    // The pickers offer the newest runs; any other run is compared by its id in the URL.
+    const runs = (await store.listRuns({ limit: 200 })).map((r) => ({ id: r.id, name: r.name, createdAt: r.createdAt }));
     const [a, b] = [c.req.query('a'), c.req.query('b')];
     const adjust = adjustOf(c.req.query('adjust')) ?? 'none';
     if (!a || !b) return html(c, 'Compare', compareBody(undefined, runs, defaultPair(runs)));

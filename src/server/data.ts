@@ -1,10 +1,15 @@
+import { Outcome } from '../core/outcome.js';
 import { summarize } from '../core/summarize.js';
 import type { RunSummary } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
+import type { ErrorSummary } from '../run/error-groups.js';
 import { summaryOptionsOf } from '../run/options.js';
+import { computeStats, errorSummaryOf } from '../run/stats.js';
 import type { PAdjust } from '../core/compare.js';
 import { compareRuns, type RunComparison } from '../report/compare.js';
 import { sampleView, type SampleView } from '../report/html-run.js';
+import { UsageError } from '../errors.js';
+import { resolveRunId } from '../store/resolve.js';
 import type { RunRecord, Store } from '../store/types.js';
 import { buildTrend, type Trend } from './trend.js';
 
@@ -14,6 +19,8 @@ export interface LoadedRun {
   run: RunRecord;
   tensor: ReliabilityTensor;
   summary: RunSummary;
+  /** Why cells are errors (read from the samples only when the tensor has an error cell). */
+  errors?: ErrorSummary;
 }
 
 export interface RunListItem {
@@ -28,34 +35,62 @@ export interface RunListItem {
   validators: { name: string; rate: number | null; verdict: string }[];
 }
 
+/** Runs per page of the list (`?offset=` pages through the rest). */
+export const RUNS_PAGE = 50;
+/** Runs in a trend unless `?limit=` asks for more (at most MAX_TREND_RUNS). */
+export const TREND_RUNS = 100;
+export const MAX_TREND_RUNS = 1000;
+
+export interface RunPage {
+  runs: RunListItem[];
+  /** Runs matching the filter in the whole store. */
+  total: number;
+  offset: number;
+  limit: number;
+}
+
 export class DashboardData {
   /** Finished runs never change, so their summaries are kept; running ones are recomputed each time. */
   private cache = new Map<string, LoadedRun>();
 
   constructor(readonly store: Store) {}
 
-  async load(id: string): Promise<LoadedRun | undefined> {
+  /** The run id a page or API path names: the id itself, `latest`, or a unique prefix (undefined when none). */
+  async resolve(ref: string): Promise<string | undefined> {
+    return resolveRunId(this.store, ref).catch((err: unknown) => {
+      if (err instanceof UsageError) return undefined;
+      throw err;
+    });
+  }
+
+  async load(ref: string, known?: RunRecord): Promise<LoadedRun | undefined> {
+    const id = known?.id ?? (await this.resolve(ref));
+    if (id === undefined) return undefined;
     const cached = this.cache.get(id);
     if (cached) return cached;
-    const run = await this.store.getRun(id);
+    // A record just listed is used as it is (one query fewer per run of a page).
+    const run = known ?? (await this.store.getRun(id));
     if (!run) return undefined;
     const tensor = await this.store.loadTensor(id);
     // The options the run was configured with (interval, level, verdict mode), as `assay show` uses.
     const summary = summarize(tensor, run.validators, summaryOptionsOf(run.config as Record<string, unknown> | null));
-    const loaded = { run, tensor, summary };
+    const errors = tensor.cells.includes(Outcome.ERROR) ? errorSummaryOf(computeStats(await this.store.listSamples(id))) : undefined;
+    const loaded = { run, tensor, summary, ...(errors ? { errors } : {}) };
     if (run.status !== 'running' && this.cache.size < 500) this.cache.set(id, loaded);
     return loaded;
   }
 
-  async runs(name?: string, limit = 200): Promise<RunListItem[]> {
-    const runs = await this.store.listRuns({ limit: 10_000 });
-    const needle = name?.trim().toLowerCase();
-    const picked = (needle ? runs.filter((r) => r.name.toLowerCase().includes(needle)) : runs).slice(0, limit);
+  /** One page of runs, newest first, whose name contains `name` (case-insensitive); the store pages, so a page costs the same however many runs there are. */
+  async runs(name?: string, page: { offset?: number; limit?: number } = {}): Promise<RunPage> {
+    const needle = name?.trim() || undefined;
+    const filter = needle ? { nameContains: needle } : {};
+    const [offset, limit] = [page.offset ?? 0, page.limit ?? RUNS_PAGE];
+    const [picked, total] = await Promise.all([this.store.listRuns({ ...filter, offset, limit }), this.store.countRuns(filter)]);
     const items: RunListItem[] = [];
     for (const r of picked) {
       let loaded: LoadedRun | undefined;
       try {
-        loaded = await this.load(r.id);
+        loaded = await this.load(r.id, r);
       } catch {
         // One unreadable record (e.g. written by a crashed or older assay) must not take the list down.
         items.push({ id: r.id, name: r.name, createdAt: r.createdAt, status: r.status, shape: { N: r.N, M: r.M, K: r.K }, verdict: 'unreadable', overall: { method: 'mean', value: null, mean: null, weighted: null, min: null }, allPass: null, validators: [] });
@@ -76,37 +111,40 @@ export class DashboardData {
         validators: summary.validators.map((v) => ({ name: v.name, rate: v.rate, verdict: v.verdict })),
       });
     }
-    return items;
+    return { runs: items, total, offset, limit };
   }
 
   /** The run, its summary and the tensor's cells as a digit string in (i, j, k) order (0 not run, 1 pass, 2 fail, 3 error). */
   async runJson(id: string): Promise<unknown | undefined> {
     const loaded = await this.load(id);
     if (!loaded) return undefined;
-    const { run, tensor, summary } = loaded;
+    const { run, tensor, summary, errors } = loaded;
     return {
       run: { ...run, config: undefined },
       summary,
+      errors: errors ?? { total: 0, distinct: 0, groups: [] },
       tensor: { N: tensor.N, M: tensor.M, K: tensor.K, order: 'i,j,k', codes: { 0: 'pending', 1: 'pass', 2: 'fail', 3: 'error' }, cells: Array.from(tensor.cells).join('') },
     };
   }
 
-  async sample(id: string, i: number, j: number): Promise<SampleView | undefined> {
-    const run = await this.store.getRun(id);
+  async sample(ref: string, i: number, j: number): Promise<SampleView | undefined> {
+    const id = await this.resolve(ref);
+    const run = id === undefined ? undefined : await this.store.getRun(id);
     if (!run || i >= run.N || j >= run.M) return undefined;
-    const s = await this.store.getSample(id, i, j);
+    const s = await this.store.getSample(run.id, i, j);
     return s ? sampleView(run, s) : undefined;
   }
 
-  async trend(name: string): Promise<Trend | undefined> {
-    const runs = (await this.store.listRuns({ name, limit: 1000 })).filter((r) => r.name === name);
+  /** The trend of the newest `limit` runs of one name; `totalRuns` says how many it has in all. */
+  async trend(name: string, limit = TREND_RUNS): Promise<(Trend & { totalRuns: number }) | undefined> {
+    const [runs, totalRuns] = await Promise.all([this.store.listRuns({ name, limit }), this.store.countRuns({ name })]);
     if (!runs.length) return undefined;
     const loaded: LoadedRun[] = [];
     for (const r of runs) {
-      const l = await this.load(r.id).catch(() => undefined); // an unreadable run is left out of the trend
+      const l = await this.load(r.id, r).catch(() => undefined); // an unreadable run is left out of the trend
       if (l) loaded.push(l);
     }
-    return buildTrend(name, loaded);
+    return { ...buildTrend(name, loaded), totalRuns };
   }
 
   async compare(a: string, b: string, options: { level?: number; adjust?: PAdjust } = {}): Promise<RunComparison | { missing: string }> {

@@ -30,6 +30,11 @@ export function resolveLimits(partial: Partial<ServerLimits> = {}): ServerLimits
   return limits;
 }
 
+/** What /analyze asks before each request: 0 when allowed, else the seconds to wait (429 with Retry-After). */
+export interface RequestLimiter {
+  take(client: string): number | Promise<number>;
+}
+
 interface Bucket {
   tokens: number;
   updatedMs: number;
@@ -39,7 +44,7 @@ interface Bucket {
  * Per-client token bucket. A client may send `burst` requests at once, then `perSecond` sustained.
  * Idle buckets are dropped so a flood of distinct clients cannot grow memory without bound.
  */
-export class RateLimiter {
+export class RateLimiter implements RequestLimiter {
   private buckets = new Map<string, Bucket>();
 
   constructor(
@@ -78,6 +83,58 @@ export class RateLimiter {
         if (n-- <= 0) break;
         this.buckets.delete(k);
       }
+    }
+  }
+}
+
+/** The minimal Redis surface the shared limiter needs (an ioredis client fits). */
+export interface RedisEval {
+  eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
+}
+
+// The same token bucket, kept in a Redis hash per client and timed by the server's clock (TIME), so that
+// every replica draws on one bucket. KEYS: the bucket. ARGV: burst, per second. Returns the seconds to wait.
+const TAKE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local burst, rate = tonumber(ARGV[1]), tonumber(ARGV[2])
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
+local tokens, ts = tonumber(b[1]) or burst, tonumber(b[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - ts) / 1000 * rate)
+local wait = 0
+if tokens >= 1 then tokens = tokens - 1 else wait = (1 - tokens) / rate end
+redis.call('HSET', KEYS[1], 'tokens', string.format('%.6f', tokens), 'ts', string.format('%.3f', now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+return string.format('%.6f', wait)`;
+
+/**
+ * `assay serve --redis`: replicas behind one load balancer share each client's budget through Redis. If
+ * Redis cannot answer, this replica falls back to its own in-process bucket (still limited, per replica)
+ * and says so once in its log, rather than failing requests.
+ */
+export class RedisRateLimiter implements RequestLimiter {
+  private fallback: RateLimiter;
+  private warned = false;
+
+  constructor(
+    private redis: RedisEval,
+    readonly burst: number,
+    readonly perSecond: number,
+    private prefix = 'assay',
+    private onFallback: (err: Error) => void = () => {},
+  ) {
+    this.fallback = new RateLimiter(burst, perSecond);
+  }
+
+  async take(client: string): Promise<number> {
+    try {
+      const wait = Number(await this.redis.eval(TAKE, 1, `${this.prefix}:assay:analyze-rate:${client}`, this.burst, this.perSecond));
+      this.warned = false;
+      return wait;
+    } catch (err) {
+      if (!this.warned) this.onFallback(err as Error);
+      this.warned = true;
+      return this.fallback.take(client);
     }
   }
 }

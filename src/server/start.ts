@@ -1,9 +1,10 @@
-import type { Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { UsageError } from '../errors.js';
 import { createApp, type AppOptions } from './app.js';
 import { isLoopbackHost } from './auth.js';
+import { ConnectionGuard, resolveConnectionLimits, timeoutServerOptions, type ConnectionLimits, type ConnectionStats } from './connections.js';
 import { logEvent, stdoutSink } from './log.js';
 
 export interface StartOptions extends AppOptions {
@@ -13,6 +14,13 @@ export interface StartOptions extends AppOptions {
   port?: number;
   /** How long close() lets in-flight requests finish before cutting connections (default 10 s). */
   shutdownGraceMs?: number;
+  /** Connection cap and header/body timeouts (defaults: 512, 20 s, 60 s). */
+  connections?: Partial<ConnectionLimits>;
+  /**
+   * Host names a loopback server without a token answers besides loopback names and its own address
+   * (e.g. a name a local reverse proxy forwards); every other Host gets 403.
+   */
+  allowHosts?: readonly string[];
 }
 
 export interface ServerHandle {
@@ -21,6 +29,21 @@ export interface ServerHandle {
   readonly port: number;
   /** Graceful shutdown: stop accepting, let in-flight requests finish (up to the grace period), then close. */
   close(): Promise<void>;
+  /** Open, evicted and refused connections so far. */
+  connections(): ConnectionStats;
+}
+
+/** A listen failure the user can fix (port taken, privileged, address not on this machine): one line, exit 2. */
+function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const reasons: Record<string, [string, string]> = {
+    EADDRINUSE: ['--port', `port ${port} is already in use on ${host}: stop the other process, or choose another port with --port (0 picks a free one)`],
+    EACCES: ['--port', `not allowed to listen on ${where} (ports below 1024 need privileges): choose another port with --port`],
+    EADDRNOTAVAIL: ['--host', `cannot listen on ${where}: ${host} is not an address of this machine`],
+    ENOTFOUND: ['--host', `cannot listen on ${host}: the name does not resolve`],
+  };
+  const known = err.code ? reasons[err.code] : undefined;
+  return known ? new UsageError(known[1], { path: known[0] }, { cause: err }) : err;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<ServerHandle> {
@@ -31,15 +54,32 @@ export async function startServer(options: StartOptions = {}): Promise<ServerHan
       { path: '--host' },
     );
   }
-  const app = createApp(options);
+  const limits = resolveConnectionLimits(options.connections);
+  // Without a token, only loopback names and our own address may be in Host (DNS rebinding).
+  const allowedHosts = options.token ? undefined : [host, ...(options.allowHosts ?? [])];
+  const app = createApp({ ...options, allowedHosts });
   const sink = options.log === false ? undefined : (options.log ?? stdoutSink);
+  const guard = new ConnectionGuard(limits);
+  const port = options.port ?? 8787;
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8787 }, () => resolve(s as Server)) as Server;
-    s.once('error', reject);
+    const s = serve(
+      {
+        // A request on a connection already answered 503 (over the cap) never reaches the app.
+        fetch: (req, env) => (guard.isRefused((env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket) ? new Response(null, { status: 503 }) : app.fetch(req, env)),
+        hostname: host,
+        port,
+        // Slow-loris defence: a client gets this long to send its headers and body.
+        serverOptions: timeoutServerOptions(limits),
+        createServer: ((opts: object, listener: Parameters<typeof createServer>[1]) => {
+          const created = createServer(opts, listener);
+          guard.attach(created);
+          return created;
+        }) as unknown as typeof createServer,
+      },
+      () => resolve(s as Server),
+    ) as Server;
+    s.once('error', (err: NodeJS.ErrnoException) => reject(listenError(err, host, port)));
   });
-  // Slow-loris defence: a client gets this long to send its headers and body.
-  server.requestTimeout = 60_000;
-  server.headersTimeout = 20_000;
   const addr = server.address() as AddressInfo;
   const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${shownHost}:${addr.port}`;
@@ -61,6 +101,7 @@ export async function startServer(options: StartOptions = {}): Promise<ServerHan
     url,
     host: addr.address,
     port: addr.port,
+    connections: () => guard.stats(),
     close() {
       closing ??= new Promise<void>((resolve) => {
         const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? 10_000);

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { ReliabilityTensor } from '../core/tensor.js';
 import { GUARD_ATTEMPT_COLUMNS, GUARD_CALL_COLUMNS, guardAttemptValues, guardCallValues, toGuardAttempt, toGuardCall, type GuardAttemptRow, type GuardCallRow } from './guard-rows.js';
 import { MIGRATIONS, SCHEMA_VERSION, sampleParams, toRun, toSample, type RunRow, type SampleRow } from './sqlite-rows.js';
+import { nativeModuleProblem } from './sqlite-native.js';
 import type { CacheEntry, GuardAttemptRecord, GuardCallRecord, NewRun, ResponseCache, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
 import { checkSample, checkShape, DuplicateSampleError, newRunId, pageBounds, UnknownRunError } from './validate.js';
 
@@ -49,7 +50,7 @@ export class SqliteStore implements Store {
     try {
       this.db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
     } catch (err) {
-      throw new Error(`cannot open the assay store at ${path}: ${(err as Error).message}`, { cause: err });
+      throw new Error(`cannot open the assay store at ${path}: ${nativeModuleProblem(err) ?? (err as Error).message}`, { cause: err });
     }
     this.db.pragma('busy_timeout = 5000');
     if (!options.readonly) {

@@ -67,8 +67,16 @@ export async function createTestDatabase(): Promise<TestDatabase | undefined> {
   };
 }
 
-/** A Redis key prefix of this test run, and whether Redis answers (skipped otherwise, as above). */
-export async function redisForTests(): Promise<{ url: string; prefix: string } | undefined> {
+export interface TestRedis {
+  url: string;
+  /** Key prefix of this test run: every key the tests make starts with it. */
+  prefix: string;
+  /** Delete every key under the prefix. */
+  drop(): Promise<void>;
+}
+
+/** A Redis key prefix of this test run; undefined (skipped) when Redis is not reachable. */
+export async function redisForTests(): Promise<TestRedis | undefined> {
   const { Redis } = await import('ioredis');
   const client = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 3000 });
   client.on('error', () => {});
@@ -77,5 +85,23 @@ export async function redisForTests(): Promise<{ url: string; prefix: string } |
     await client.ping();
   });
   client.disconnect();
-  return ok ? { url: TEST_REDIS_URL, prefix: `assay-test-${randomBytes(6).toString('hex')}` } : undefined;
+  if (!ok) return undefined;
+  const prefix = `assay-test-${randomBytes(6).toString('hex')}`;
+  return {
+    url: TEST_REDIS_URL,
+    prefix,
+    drop: async () => {
+      const c = new Redis(TEST_REDIS_URL);
+      try {
+        let cursor = '0';
+        do {
+          const [next, keys] = await c.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+          cursor = next;
+          if (keys.length) await c.del(...keys);
+        } while (cursor !== '0');
+      } finally {
+        c.disconnect();
+      }
+    },
+  };
 }

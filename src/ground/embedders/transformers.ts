@@ -1,3 +1,4 @@
+import { importOptional } from '../../errors.js';
 import type { SupportThresholds } from '../types.js';
 import { normalizeRows, type EmbedderSpec, type KbEmbedder } from './spec.js';
 
@@ -37,15 +38,9 @@ interface Model {
 
 type TransformersModule = typeof import('@huggingface/transformers');
 
-async function loadTransformers(): Promise<TransformersModule> {
-  try {
-    return await import('@huggingface/transformers');
-  } catch (err) {
-    throw new Error(
-      'the transformers embedder needs the optional dependency @huggingface/transformers (with onnxruntime-node); ' +
-        `install it with \`npm install @huggingface/transformers\`, or use the lexical embedder (${err instanceof Error ? err.message : String(err)})`,
-    );
-  }
+/** An optional peer dependency (with onnxruntime it weighs ~430 MB): asked for by name when missing. */
+function loadTransformers(): Promise<TransformersModule> {
+  return importOptional('@huggingface/transformers', 'the transformers embedder', () => import('@huggingface/transformers'), 'or use the lexical embedder, which needs none');
 }
 
 export class TransformersEmbedder implements KbEmbedder {

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Smoke test of the package as a user gets it: `npm pack`, then install the tarball into a blank CommonJS project
+# and a blank ES-module project (`npm init -y`, production dependencies only) and, in each:
+#   - `npx assay run` the YAML and the TypeScript examples of docs/config.md (read from the docs, as written);
+#   - `require('assay')` and `import 'assay'`;
+#   - the optional peers (PDF ingest, the transformers embedder) are asked for by name with their install command;
+#   - no warning from assay's own npm config, no install script of assay's own; node_modules ≤ 150 MB;
+#   - without better-sqlite3's binary (its install script not run), the store says how to build it.
+# Needs the npm registry. Run by .ci/run; by hand: bash scripts/smoke-pack.sh (KEEP=1 keeps the folder).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/assay-smoke-XXXXXX")
+[ "${KEEP:-}" = 1 ] && echo "smoke: working in $WORK" || trap 'rm -rf "$WORK"' EXIT
+MAX_MB=${ASSAY_SMOKE_MAX_MB:-150}
+
+fail() {
+  echo "smoke: FAIL: $*" >&2
+  exit 1
+}
+# expect <code> <log> <command...>: run, keep stdout+stderr in <log>, and insist on the exit code.
+expect() {
+  local want=$1 log=$2 rc=0
+  shift 2
+  "$@" >"$log" 2>&1 || rc=$?
+  if [ "$rc" != "$want" ]; then
+    cat "$log" >&2
+    fail "$* exited with $rc, expected $want"
+  fi
+}
+
+cd "$ROOT"
+npm pack --silent --pack-destination "$WORK" >"$WORK/pack.txt"
+TARBALL="$WORK/$(tail -n 1 "$WORK/pack.txt")"
+echo "smoke: packed $(basename "$TARBALL") ($(du -k "$TARBALL" | cut -f1) kB)"
+
+# The examples exactly as docs/config.md shows them: its first YAML block and the assay.config.ts block.
+node --input-type=module - "$ROOT/docs/config.md" "$WORK" <<'EOF'
+import { readFileSync, writeFileSync } from 'node:fs';
+const [doc, out] = process.argv.slice(2);
+const md = readFileSync(doc, 'utf8');
+const block = (lang, after = 0) => {
+  const start = md.indexOf('```' + lang + '\n', after);
+  if (start < 0) throw new Error(`${doc}: no \`\`\`${lang} block`);
+  return md.slice(start + lang.length + 4, md.indexOf('\n```', start) + 1);
+};
+writeFileSync(`${out}/assay.yaml`, block('yaml'));
+writeFileSync(`${out}/assay.config.ts`, block('ts', md.indexOf('In `assay.config.ts`, `predicate` is a real function')));
+EOF
+
+for kind in cjs esm; do
+  P="$WORK/$kind"
+  mkdir -p "$P"
+  cd "$P"
+  npm init -y >/dev/null
+  [ "$kind" = esm ] && npm pkg set type=module
+  expect 0 install.log npm install --no-audit --no-fund "$TARBALL"
+  if grep -q 'Unknown project config' install.log; then cat install.log >&2; fail "$kind: npm warns about a project config"; fi
+  if grep -q '^npm warn install-scripts *assay@' install.log; then cat install.log >&2; fail "$kind: assay itself has an install script"; fi
+  mb=$(du -sm node_modules | cut -f1)
+  echo "smoke: $kind: installed, node_modules $mb MB; npm's install-scripts notice lists: $(grep -oE '^npm warn install-scripts +[^ ]+@[^ ]+' install.log | awk '{print $4}' | tr '\n' ' ')"
+  [ "$mb" -le "$MAX_MB" ] || fail "$kind: node_modules is $mb MB, more than $MAX_MB MB"
+
+  cp "$WORK/assay.yaml" "$WORK/assay.config.ts" .
+  expect 0 version.log npx --no-install assay --version
+  # The YAML example is built to fail its 0.95 target (true rate 0.9): exit 1 with the validator's row.
+  expect 1 yaml.log npx --no-install assay run assay.yaml --no-progress
+  grep -q 'contraction_validator' yaml.log || fail "$kind: the YAML run printed no validator row"
+  expect 0 ts.log npx --no-install assay run assay.config.ts --no-progress
+  grep -q 'names_customer' ts.log || fail "$kind: the TypeScript run printed no names_customer row"
+
+  printf "const a = require('assay');\nif (typeof a.defineConfig !== 'function' || typeof a.runExperiment !== 'function') process.exit(1);\n" >require.cjs
+  printf "import { defineConfig, spade } from 'assay';\nif (typeof defineConfig !== 'function' || typeof spade.select !== 'function') process.exit(1);\n" >import.mjs
+  expect 0 require.log node require.cjs
+  expect 0 import.log node import.mjs
+
+  # Optional peers are not installed with assay: the features that need them say which package, and how.
+  printf 'Photosynthesis turns light into chemical energy.\n' >note.txt
+  printf '%%PDF-1.4\n' >doc.pdf
+  expect 2 pdf.log npx --no-install assay kb ingest doc.pdf --kb kb-pdf
+  grep -q 'npm install pdfjs-dist' pdf.log || { cat pdf.log >&2; fail "$kind: PDF ingest did not name pdfjs-dist"; }
+  expect 2 tf.log npx --no-install assay kb ingest note.txt --kb kb-tf --embedder transformers
+  grep -q 'npm install @huggingface/transformers' tf.log || { cat tf.log >&2; fail "$kind: the transformers embedder did not name its package"; }
+  expect 0 kb.log npx --no-install assay kb ingest note.txt --kb kb-lex
+  if [ "$kind" = cjs ]; then
+    # Where npm did not run better-sqlite3's install script (denied, --ignore-scripts), the store says how to fix it.
+    mv node_modules/better-sqlite3/build "$WORK/better-sqlite3-build"
+    expect 3 native.log npx --no-install assay run assay.yaml --no-progress --store fresh.db
+    mv "$WORK/better-sqlite3-build" node_modules/better-sqlite3/build
+    grep -q 'npm rebuild better-sqlite3' native.log || { cat native.log >&2; fail "the store did not say how to build better-sqlite3"; }
+  fi
+  echo "smoke: $kind: assay --version, run YAML (exit 1 as designed), run TS (exit 0), require, import, optional peers named: ok"
+done
+echo "smoke: ok"

@@ -1,0 +1,211 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Outcome } from '../core/outcome.js';
+import { captureCli } from '../cli/testing/capture.js';
+import { useConfigDir } from '../cli/testing/config-dir.js';
+import { openStore } from '../store/open.js';
+import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
+import { createTestDatabase, redisForTests } from '../testing/services.js';
+import { loadExperiment } from '../config/load.js';
+import { tensorColumns } from '../run/columns.js';
+import type { StopRule } from '../run/stop.js';
+import { startMockProcess } from '../testing/mock-process.js';
+import { RunBoard } from './board.js';
+import { connectRedis, parseRedisUrl } from './connection.js';
+import { runOnQueue } from './coordinator.js';
+import { maxInWindow, spawnWorker, type WorkerProcess } from './testing/workers.js';
+import { startSampleWorker } from './worker.js';
+
+// Distributed runs against the real services: PostgreSQL for the store, Redis for BullMQ, `assay worker`
+// child processes, and the local OpenAI-compatible mock as the system under test.
+const db = await createTestDatabase();
+const redis = await redisForTests();
+afterAll(async () => {
+  await db?.drop();
+  await redis?.drop();
+});
+const tmp = useConfigDir('assay-queue-');
+const cli = (...args: string[]) => captureCli(args);
+
+describe.skipIf(!db || !redis)('assay run --queue with assay worker processes', () => {
+  let mock: MockOpenAI;
+  const workers: WorkerProcess[] = [];
+  const store = () => `${db!.url}?schema=queue`;
+  const queue = (name: string) => `${redis!.url}?prefix=${redis!.prefix}-${name}`;
+  const config = (name: string, extra = '', system = '') =>
+    tmp.config(
+      `${name}.yaml`,
+      `name: ${name}
+system: { openai: { baseURL: "${mock.baseURL}", model: m${system} } }
+inputs: ["a", "b", "c", "d", "e", "f"]
+samples: 20
+validators:
+  - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
+  - { name: short, check: { type: words, max: 5 }, minSuccess: 0.9 }
+${extra}`,
+    );
+  const start = (q: string, env: NodeJS.ProcessEnv = process.env) => {
+    const w = spawnWorker(['--queue', q, '--store', store(), '--concurrency', '4', '--lock-duration', '2000'], env);
+    workers.push(w);
+    return w;
+  };
+
+  beforeAll(async () => {
+    // 200 ms per answer: a worker always holds jobs in flight.
+    mock = await startMockOpenAI({ chat: () => ({ content: 'a fine answer', delayMs: 200 }) });
+  });
+  afterEach(async () => {
+    for (const w of workers.splice(0)) {
+      if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+      await w.exited;
+    }
+  });
+  afterAll(async () => mock?.close());
+
+  it('a worker killed with SIGKILL mid-run loses nothing: its jobs go to the other, every sample stored once', async () => {
+    const q = queue('kill');
+    const [a, b] = [start(q), start(q)];
+    await Promise.all([a.ready, b.ready]);
+    const before = mock.requests.length;
+    const running = cli('run', config('killed'), '--queue', q, '--store', store(), '--no-progress');
+    // Once both have answered a few, kill one while it holds jobs.
+    while (!(a.log().includes('run ') && b.log().includes('run ') && mock.requests.length - before >= 24)) await new Promise((r) => setTimeout(r, 20));
+    a.child.kill('SIGKILL');
+    expect((await a.exited).signal).toBe('SIGKILL');
+    const r = await running;
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/nonempty\s+100\.0%/);
+    const runId = /run (\S+):/.exec(r.err)![1];
+    const s = await openStore(store(), { readonly: true });
+    try {
+      const samples = await s.listSamples(runId);
+      expect(samples).toHaveLength(120);
+      expect(new Set(samples.map((x) => `${x.i},${x.j}`)).size).toBe(120);
+      expect(samples.every((x) => x.outcomes.every((o) => o === Outcome.PASS))).toBe(true);
+      expect((await s.getRun(runId))!.status).toBe('complete');
+    } finally {
+      await s.close();
+    }
+    // Each sample was asked for at least once; the killed worker's unfinished ones were asked for again.
+    expect(mock.requests.length - before).toBeGreaterThanOrEqual(120);
+  }, 90_000);
+
+  it('--detach returns at once with the run id; the workers finish the run and mark it complete', async () => {
+    const q = queue('detach');
+    const w = start(q);
+    const r = await cli('run', config('detached'), '--queue', q, '--store', store(), '--detach');
+    expect(r.code, r.err).toBe(0);
+    const runId = r.out.trim();
+    expect(runId).toMatch(/^\d{8}-\d{6}-[0-9a-f]{4}$/);
+    expect(r.err).toContain(`run ${runId} is queued`);
+    await w.ready;
+    const s = await openStore(store(), { readonly: true });
+    try {
+      const deadline = Date.now() + 60_000;
+      while ((await s.getRun(runId))!.status === 'running' && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+      expect((await s.getRun(runId))!.status).toBe('complete');
+      expect(await s.listSamples(runId)).toHaveLength(120);
+    } finally {
+      await s.close();
+    }
+    const show = await cli('show', runId, '--store', store());
+    expect(show.out).toMatch(/short\s+100\.0%/);
+  }, 90_000);
+
+  it('a worker that cannot build the run fails its jobs for good: the run says why and exits 3; a resume with a fixed worker completes it', async () => {
+    const q = queue('broken');
+    // The key is set here, where the run is queued, but not in the first worker's environment.
+    const file = config('keyed', '', ', apiKeyEnv: ASSAY_QUEUE_TEST_KEY');
+    const { ASSAY_QUEUE_TEST_KEY: _unset, ...without } = process.env;
+    const broken = start(q, without);
+    process.env.ASSAY_QUEUE_TEST_KEY = 'k';
+    try {
+      const r = await cli('run', file, '--queue', q, '--store', store(), '--no-progress');
+      expect(r.code).toBe(3);
+      expect(r.err).toMatch(/120 sample\(s\) of run \S+ failed on the workers \(.*ASSAY_QUEUE_TEST_KEY.*\); the run is kept as interrupted/);
+      const runId = /run (\S+):/.exec(r.err)![1];
+      broken.child.kill('SIGTERM');
+      expect((await broken.exited).code).toBe(0);
+      start(q, { ...process.env });
+      const again = await cli('run', '--resume', runId, '--queue', q, '--store', store(), '--no-progress');
+      expect(again.code, again.err).toBe(0);
+      expect(again.err).toContain('resuming: 0 of 120 samples already stored');
+    } finally {
+      delete process.env.ASSAY_QUEUE_TEST_KEY;
+    }
+  }, 90_000);
+
+  it('rateLimit across two workers: one budget kept in Redis; no one-second window at the provider sees more than the limit', async () => {
+    const q = queue('rate');
+    const provider = await startMockProcess({ delayMs: 20 });
+    try {
+      const file = tmp.config(
+        'rate.yaml',
+        `name: rate
+system:
+  openai: { baseURL: "${provider.baseURL}", model: m }
+  rateLimit: { requestsPerMinute: 900 }
+inputs: ["a", "b", "c", "d", "e", "f"]
+samples: 10
+validators:
+  - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
+`,
+      );
+      const [a, b] = [start(q), start(q)];
+      await Promise.all([a.ready, b.ready]);
+      const r = await cli('run', file, '--queue', q, '--store', store(), '--no-progress');
+      expect(r.code, r.err).toBe(0);
+      expect(a.log()).toContain('run ');
+      expect(b.log()).toContain('run '); // both workers took part
+      const arrivals = await provider.arrivals();
+      expect(arrivals).toHaveLength(60);
+      expect(maxInWindow(arrivals)).toBeLessThanOrEqual(15);
+    } finally {
+      await provider.close();
+    }
+  }, 90_000);
+
+  it('a stop rule decides from the samples as the workers store them; the workers then skip the rest of the run', async () => {
+    const q = parseRedisUrl(queue('stop'));
+    const s = await openStore(store());
+    const worker = await startSampleWorker({ queue: q, store: s, concurrency: 4 });
+    const x = await loadExperiment(config('stopped'));
+    let seen = 0;
+    const enough: StopRule = {
+      name: 'enough',
+      observe: () => void seen++,
+      check: () => (seen >= 20 ? { rule: 'enough', status: 'complete', message: 'twenty samples decide it' } : undefined),
+    };
+    try {
+      const result = await runOnQueue({ experiment: { ...x, validators: tensorColumns(x) }, systemId: 'openai:m', store: s, queue: q, stopRules: [enough] });
+      expect(result.status).toBe('complete');
+      expect(result.stopped).toMatchObject({ rule: 'enough' });
+      const stored = await s.listSamples(result.run.id);
+      expect(stored.length).toBeGreaterThanOrEqual(20);
+      expect(stored.length).toBeLessThan(120);
+      expect((await s.getRun(result.run.id))!.status).toBe('complete');
+      // Every queued job was resolved: the samples not run were skipped by the worker, none failed.
+      const redisClient = await connectRedis(q);
+      const counts = await new RunBoard(redisClient, q.prefix).counts(result.run.id);
+      redisClient.disconnect();
+      expect(counts).toMatchObject({ target: 120, done: 120, failed: 0 });
+    } finally {
+      await worker.close();
+      x.dispose();
+      await s.close();
+    }
+  }, 90_000);
+
+  it('usage errors: --detach without --queue, a bad queue URL (exit 2), an unreachable queue (exit 3)', async () => {
+    const file = config('usage');
+    expect((await cli('run', file, '--detach', '--store', store())).err).toMatch(/--detach: only with --queue/);
+    const bad = await cli('run', file, '--queue', 'http://x', '--store', store());
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--queue: expected a redis:\/\/ or rediss:\/\/ URL/);
+    const down = await cli('run', file, '--queue', 'redis://:secret@127.0.0.1:1', '--store', store());
+    expect(down.code).toBe(3);
+    expect(down.err).toMatch(/^assay: cannot reach the queue at redis:\/\/:\*\*\*@127\.0\.0\.1:1.*ECONNREFUSED/);
+    const worker = await cli('worker', '--queue', 'redis://127.0.0.1:1', '--store', store());
+    expect(worker.code).toBe(3);
+    expect((await cli('worker', '--store', store())).code).toBe(2);
+  });
+});

@@ -1,0 +1,207 @@
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { Outcome } from '../core/outcome.js';
+import { AssayError, ExitCode } from '../errors.js';
+import { executeSample } from '../run/sample.js';
+import { DuplicateSampleError, UnknownRunError } from '../store/errors.js';
+import type { RunStatus, SampleRecord, Store } from '../store/types.js';
+import { evaluateValidator } from '../validators/evaluate.js';
+import { RunBoard } from './board.js';
+import { connectRedis, type RedisLocation } from './connection.js';
+import { runContext, type RunContext } from './experiment.js';
+import { QUEUE_NAME, type SampleJob, type SampleJobResult } from './jobs.js';
+import { redisLimiters } from './limiter.js';
+
+export interface SampleWorkerOptions {
+  queue: RedisLocation;
+  /** The store the runs live in: the same one the runs were queued with. */
+  store: Store;
+  /** Sample jobs this worker runs at once. */
+  concurrency: number;
+  /** How long a job's lock lasts without renewal (default 30 s): a dead worker's jobs go back to the queue after about this long. */
+  lockDurationMs?: number;
+  /** One line per notable event (a run taken up, a job that failed). */
+  log?: (line: string) => void;
+}
+
+export interface SampleWorker {
+  /** Samples this worker stored (not those it found stored or skipped). */
+  readonly stored: number;
+  /** Stop taking jobs and let the running ones finish (`force`: abandon them; the queue gives them to another worker). */
+  close(force?: boolean): Promise<void>;
+}
+
+/** Runs whose context is kept (system, sandbox, judges) between jobs. */
+const KEPT_RUNS = 8;
+
+/**
+ * `assay worker`: takes sample jobs of any run from the queue, runs each sample exactly as a local run
+ * does (run/sample.ts) with the system and validators built from the run's stored config, and stores it.
+ * A sample is stored once whatever happens: a job whose sample is already stored (a retried or recovered
+ * job) keeps that one, and of two writers of one sample the store accepts exactly one.
+ */
+export async function startSampleWorker(opts: SampleWorkerOptions): Promise<SampleWorker> {
+  const { store, queue } = opts;
+  const log = opts.log ?? (() => {});
+  const redis: Redis = await connectRedis(queue);
+  const board = new RunBoard(redis, queue.prefix);
+  const contexts = new Map<string, { ctx: Promise<RunContext>; inUse: number }>();
+  const shutdown = new AbortController();
+  let stored = 0;
+
+  async function contextFor(runId: string): Promise<{ ctx: RunContext; release: () => void }> {
+    let entry = contexts.get(runId);
+    if (!entry) {
+      const ctx = (async () => {
+        const run = await store.getRun(runId);
+        if (!run) throw new UnknownRunError(runId);
+        const c = await runContext(run, redisLimiters(redis, queue.prefix, runId), store.cache);
+        log(`run ${run.id} (${run.name}): ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${c.system.id}`);
+        return c;
+      })();
+      entry = { ctx, inUse: 0 };
+      contexts.set(runId, entry);
+      evict();
+    }
+    const e = entry;
+    e.inUse++;
+    try {
+      return { ctx: await e.ctx, release: () => e.inUse-- };
+    } catch (err) {
+      e.inUse--;
+      // A store that was unreachable may answer next time; a config that cannot be built will not.
+      if (!(err instanceof AssayError && err.exitCode === ExitCode.USAGE)) contexts.delete(runId);
+      throw err;
+    }
+  }
+
+  function evict(): void {
+    for (const [id, e] of contexts) {
+      if (contexts.size <= KEPT_RUNS) return;
+      if (e.inUse > 0) continue;
+      contexts.delete(id);
+      e.ctx.then((c) => c.dispose()).catch(() => {});
+    }
+  }
+
+  /** Once every queued job of a run is resolved, the run's status says how it ended (also when nobody waits: --detach). */
+  async function finishIfDone(runId: string, counts: { done: number; target: number; failed: number }): Promise<void> {
+    if (counts.target === 0 || counts.done + counts.failed < counts.target) return;
+    const run = await store.getRun(runId);
+    if (!run || run.status !== 'running') return;
+    const state = await board.state(runId);
+    const t = await store.loadTensor(runId);
+    let have = 0;
+    for (let x = 0; x < run.N * run.M; x++) {
+      for (let k = 0; k < run.K; k++) {
+        if (t.cells[x * run.K + k] !== Outcome.PENDING) {
+          have++;
+          break;
+        }
+      }
+    }
+    const status: RunStatus = state.stop?.status ?? (have === run.N * run.M ? 'complete' : 'interrupted');
+    await store.setStatus(runId, status);
+  }
+
+  const processor = async (job: Job<SampleJob, SampleJobResult>): Promise<SampleJobResult> => {
+    const { runId, i, j } = job.data;
+    let held: { ctx: RunContext; release: () => void };
+    try {
+      held = await contextFor(runId);
+    } catch (err) {
+      // A run this worker cannot build (unknown id, a config it cannot load) will not get better by retrying.
+      if (err instanceof AssayError && err.exitCode === ExitCode.USAGE) throw new UnrecoverableError(err.message);
+      throw err;
+    }
+    try {
+      const { run, system, validators, experiment } = held.ctx;
+      if (!Number.isInteger(i) || !Number.isInteger(j) || i < 0 || j < 0 || i >= run.N || j >= run.M) throw new UnrecoverableError(`run ${runId}: no sample (${i}, ${j}) in a ${run.N} × ${run.M} run`);
+      const index = i * run.M + j;
+      const state = await board.state(runId);
+      let result: SampleJobResult;
+      if (state.stop) {
+        result = { i, j, by: 'skipped' };
+      } else {
+        const already = await store.getSample(runId, i, j);
+        if (already) result = summary(already, 'theirs');
+        else {
+          const settled = new Set(state.settled);
+          const ctx = { system, validators, evaluate: evaluateValidator, timeoutMs: experiment.timeoutMs, retry: {}, signal: shutdown.signal };
+          const s = await executeSample(ctx, run.inputs[i], i, j, settled.size ? { skip: (k) => settled.has(k) } : {});
+          if (!s) throw new Error('the worker stopped before the sample finished'); // the job goes back to the queue
+          result = await record(runId, s);
+        }
+      }
+      await finishIfDone(runId, await board.mark(runId, index));
+      return result;
+    } finally {
+      held.release();
+    }
+  };
+
+  async function record(runId: string, s: SampleRecord): Promise<SampleJobResult> {
+    try {
+      await store.recordSample(runId, s);
+      stored++;
+      return summary(s, 'stored');
+    } catch (err) {
+      if (!(err instanceof DuplicateSampleError)) throw err;
+      const theirs = await store.getSample(runId, s.i, s.j);
+      return summary(theirs ?? s, 'theirs');
+    }
+  }
+
+  const lockDuration = opts.lockDurationMs ?? 30_000;
+  const worker = new Worker<SampleJob, SampleJobResult>(QUEUE_NAME, processor, {
+    connection: { url: queue.url, maxRetriesPerRequest: null },
+    prefix: queue.prefix,
+    concurrency: opts.concurrency,
+    lockDuration,
+    stalledInterval: Math.max(1000, Math.floor(lockDuration / 2)),
+    // A job whose worker died goes back to the queue, however often that happens: losing a sample is worse.
+    maxStalledCount: 1000,
+    removeOnComplete: { count: 0 },
+    removeOnFail: { count: 0 },
+  });
+  worker.on('error', (err) => log(`queue error: ${err.message}`));
+  worker.on('failed', (job, err) => {
+    if (!job) return;
+    const final = err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+    log(`sample (${job.data.i}, ${job.data.j}) of run ${job.data.runId} failed${final ? '' : `, will be retried (attempt ${job.attemptsMade})`}: ${err.message}`);
+    if (!final) return;
+    void board
+      .fail(job.data.runId, err.message)
+      .then(() => board.counts(job.data.runId))
+      .then((c) => finishIfDone(job.data.runId, c))
+      .catch((e: unknown) => log(`could not record the failure of run ${job.data.runId}: ${(e as Error).message}`));
+  });
+  await worker.waitUntilReady();
+
+  return {
+    get stored() {
+      return stored;
+    },
+    async close(force = false) {
+      if (force) shutdown.abort();
+      await worker.close(force);
+      for (const e of contexts.values()) await e.ctx.then((c) => c.dispose()).catch(() => {});
+      contexts.clear();
+      redis.disconnect();
+    },
+  };
+}
+
+function summary(s: SampleRecord, by: SampleJobResult['by']): SampleJobResult {
+  return {
+    i: s.i,
+    j: s.j,
+    by,
+    outcomes: s.outcomes,
+    attempts: s.attempts,
+    latencyMs: s.latencyMs,
+    ...(s.usage ? { usage: s.usage } : {}),
+    ...(s.generationError !== undefined ? { generationError: s.generationError } : {}),
+    ...(s.generationErrorKind !== undefined ? { generationErrorKind: s.generationErrorKind } : {}),
+  };
+}

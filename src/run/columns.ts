@@ -1,0 +1,18 @@
+import type { Experiment } from '../config/load.js';
+import type { Validator } from '../core/validator.js';
+import { verifierFromConfig } from '../judge/config.js';
+import type { CacheSettings } from '../providers/cache.js';
+import type { PriceTable } from '../providers/prices.js';
+import type { LimiterFactory } from './rate-limit.js';
+
+/**
+ * The experiment's validators followed by its verifiers: the K columns of the tensor, in order. A judgement's
+ * budget is the run's per-call limit unless the verifier sets its own; `models` prices (and caches) its calls.
+ */
+export function tensorColumns(x: Experiment, limiters?: LimiterFactory, env?: NodeJS.ProcessEnv, models: { prices?: PriceTable; cache?: CacheSettings } = {}): Validator[] {
+  const verifiers = x.verifierConfigs.map(
+    (raw, i) =>
+      verifierFromConfig(raw, { file: x.configPath, path: `verifiers[${i}]`, timeoutMs: x.timeoutMs, ...models, ...(limiters ? { limiters } : {}), ...(env ? { env } : {}) }) as Validator,
+  );
+  return [...x.validators, ...verifiers];
+}

@@ -1,0 +1,45 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { connectRedis, parseRedisUrl } from '../queue/connection.js';
+import { redisForTests } from '../testing/services.js';
+import { RateLimiter, RedisRateLimiter, type RedisEval } from './limits.js';
+import { startServer } from './start.js';
+
+// Two replicas of the service behind one load balancer share each client's /analyze budget through Redis.
+const redis = await redisForTests();
+afterAll(async () => redis?.drop());
+
+describe.skipIf(!redis)('the /analyze rate limit shared through Redis', () => {
+  it('two replicas draw on one bucket per client: the burst is shared, not doubled', async () => {
+    const loc = parseRedisUrl(`${redis!.url}?prefix=${redis!.prefix}`);
+    const client = await connectRedis(loc);
+    const limiter = () => new RedisRateLimiter(client, 3, 0.2, loc.prefix);
+    const [a, b] = [await startServer({ port: 0, log: false, rateLimiter: limiter() }), await startServer({ port: 0, log: false, rateLimiter: limiter() })];
+    try {
+      const post = (url: string) => fetch(`${url}/analyze`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"q"}' });
+      // No knowledge base: an allowed request is a 503; a limited one a 429 with Retry-After.
+      const statuses: number[] = [];
+      for (const url of [a.url, b.url, a.url, b.url, a.url]) statuses.push((await post(url)).status);
+      expect(statuses).toEqual([503, 503, 503, 429, 429]);
+      const limited = await post(b.url);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect((await limited.json()).error).toBe('rate_limited');
+    } finally {
+      await a.close();
+      await b.close();
+      client.disconnect();
+    }
+  });
+
+  it('a replica whose Redis stops answering limits in its own process meanwhile, and says so once', async () => {
+    const down: RedisEval = { eval: () => Promise.reject(new Error('connect ECONNREFUSED')) };
+    const said: string[] = [];
+    const limiter = new RedisRateLimiter(down, 2, 0.1, 'x', (err) => said.push(err.message));
+    expect([await limiter.take('c'), await limiter.take('c')]).toEqual([0, 0]);
+    expect(await limiter.take('c')).toBeGreaterThan(0);
+    expect(said).toEqual(['connect ECONNREFUSED']);
+    // The same answers as a limiter in this process alone.
+    const local = new RateLimiter(2, 0.1);
+    expect([local.take('c'), local.take('c'), local.take('c') > 0]).toEqual([0, 0, true]);
+  });
+});
