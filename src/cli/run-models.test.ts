@@ -78,6 +78,13 @@ describe('assay run: cost and the response cache', () => {
     expect(a.validators[0]).not.toHaveProperty('costUsd');
     expect(a.stats!.cachedSamples).toBe(0);
     expect(r.out).toMatch(/cost \$0\.0028 \(system \$0\.0008 · polite \$0\.002\)/);
+    // The same line in every report written later from the store.
+    const md = join(tmp.dir(), 'first.md');
+    const html = join(tmp.dir(), 'first.html');
+    const shown = await cli('show', a.runId, '--store', store, '--markdown', md, '--html', html);
+    expect(shown.out).toContain('cost $0.0028 (system $0.0008 · polite $0.002)');
+    expect(readFileSync(md, 'utf8')).toContain('cost $0.0028 (system $0.0008 · polite $0.002)');
+    expect(readFileSync(html, 'utf8')).toMatch(/data-testid="spend">tokens 1200 in \/ 120 out · cost \$0\.0028/);
 
     const second = join(tmp.dir(), 'second.json');
     const mid = mock.requests.length;
