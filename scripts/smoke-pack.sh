@@ -81,6 +81,8 @@ for kind in cjs esm; do
   expect 2 tf.log npx --no-install assay kb ingest note.txt --kb kb-tf --embedder transformers
   grep -q 'npm install @huggingface/transformers' tf.log || { cat tf.log >&2; fail "$kind: the transformers embedder did not name its package"; }
   expect 0 kb.log npx --no-install assay kb ingest note.txt --kb kb-lex
+  # The README's first steps: a starter config, then `assay run` with no argument (it finds ./assay.yaml).
+  mkdir -p starter && (cd starter && expect 0 ../init.log npx --no-install assay init && expect 0 ../starter.log npx --no-install assay run --no-progress)
   if [ "$kind" = cjs ]; then
     # Where npm did not run better-sqlite3's install script (denied, --ignore-scripts), the store says how to fix it.
     mv node_modules/better-sqlite3/build "$WORK/better-sqlite3-build"
@@ -88,6 +90,6 @@ for kind in cjs esm; do
     mv "$WORK/better-sqlite3-build" node_modules/better-sqlite3/build
     grep -q 'npm rebuild better-sqlite3' native.log || { cat native.log >&2; fail "the store did not say how to build better-sqlite3"; }
   fi
-  echo "smoke: $kind: assay --version, run YAML (exit 1 as designed), run TS (exit 0), require, import, optional peers named: ok"
+  echo "smoke: $kind: assay --version, run YAML (exit 1 as designed), run TS (exit 0), require, import, optional peers named, init + run: ok"
 done
 echo "smoke: ok"

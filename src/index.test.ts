@@ -49,7 +49,7 @@ describe('public API (package root)', () => {
     // a predicate that throws is an error outcome on every cell, never a failure
     expect(throws.counts).toEqual({ pass: 0, fail: 0, error: 120, pending: 0 });
     expect(throws.rate).toBeNull();
-    expect(throws.verdict).toBe('inconclusive');
+    expect(throws.verdict).toBe('error');
 
     const plan = assay.planFromRates([short.rate!], 0.99);
     expect(plan.m).toBe(assay.minAttempts(short.rate!, 0.99));

@@ -39,6 +39,7 @@ export { maxCostRule } from './run/cost.js';
 export { runExperiment, type RunOptions, type RunPlan, type RunProgress, type RunResult } from './run/runner.js';
 export { summaryOptionsOf } from './run/options.js';
 export type { StopDecision, StopRule } from './run/stop.js';
+export { FailFastRule, DEFAULT_MAX_ERRORS } from './run/fail-fast.js';
 export { MemoryStore } from './store/memory.js';
 export { openSqliteStore, defaultStorePath, type SqliteStoreOptions } from './store/sqlite.js';
 export type { RunRecord, RunStatus, SampleRecord, Store, ResponseCache, CacheEntry } from './store/types.js';
@@ -46,9 +47,13 @@ export { ReliabilityTensor } from './core/tensor.js';
 
 // Statistics: summaries, intervals, verdicts, comparisons.
 export { summarize } from './core/summarize.js';
-export type { Interval, IntervalMethod, RateWithCI, RunSummary, SummaryOptions, ValidatorSummary, Verdict, VerdictMode } from './core/summary-types.js';
+export type { Interval, IntervalMethod, PooledRate, RateWithCI, RunSummary, SequentialSummary, StoppingRule, SummaryOptions, ValidatorSummary, Verdict, VerdictMode } from './core/summary-types.js';
 export { wilson, clopperPearson, wald, interval } from './core/intervals.js';
-export { samplesToDecide } from './core/verdict.js';
+export { validatorVerdict, errorBounds } from './core/verdict.js';
+export { toDecide, fixedSampleSize, sequentialSampleSize } from './core/sample-size.js';
+export { sequenceBounds } from './core/sequence.js';
+export { sequentialStatus } from './core/stopping.js';
+export { SequentialStopRule } from './run/sequential.js';
 export { compareProportions, type ProportionComparison } from './core/significance.js';
 
 // Reports and CI gating.

@@ -134,8 +134,8 @@ ${PRICES}`,
     const before = mock.requests.length;
     let r = await cli('run', file, '--store', store, '--max-cost', '0.001', '--concurrency', '1', '--no-progress');
     expect(r.code).toBe(130);
-    expect(r.err).toMatch(/stopped by max-cost: the run has cost \$0\.001, reaching its budget of \$0\.001 /);
-    const id = /assay run --resume (\S+)\)/.exec(r.err)![1];
+    expect(r.err).toMatch(/assay: stopped at the budget: the run has cost \$0\.001, reaching its budget of \$0\.001 /);
+    const id = /assay run --resume (\S+)/.exec(r.out)![1];
     expect(mock.requests.length - before).toBe(5); // 5 × 0.0002 reaches 0.001
     expect(r.out).toMatch(/INTERRUPTED: partial results, 15 of 20 samples not run/);
     r = await cli('run', '--resume', id, '--store', store, '--max-cost', '1', '--no-progress');

@@ -114,7 +114,7 @@ validators:
     expect(missing.code).toBe(2);
   });
 
-  it('an unreachable system makes ERROR cells, never FAIL (exit 1: nothing decided, inconclusive)', async () => {
+  it('an unreachable system makes ERROR cells, never FAIL (exit 1: nothing decided, an error verdict)', async () => {
     const mock = await startMockOpenAI({ chat: () => ({ status: 400 }) });
     try {
       const file = config('broken.yaml', `name: broken
@@ -128,27 +128,28 @@ validators:
       const junit = join(tmp.dir(), 'broken.xml');
       const md = join(tmp.dir(), 'broken.md');
       const db = join(tmp.dir(), 'broken.db');
-      const r = await cli('run', file, '--store', db, '--json', json, '--junit', junit, '--markdown', md);
+      // --max-errors 0: run every sample (fail-fast, which would stop this run with exit 3, is tested in run-fail-fast).
+      const r = await cli('run', file, '--store', db, '--json', json, '--junit', junit, '--markdown', md, '--max-errors', '0');
       expect(r.code).toBe(1);
       const report = JSON.parse(readFileSync(json, 'utf8')) as JsonReport;
       expect(validateReport(report)).toBe(true);
       expect(report.validators[0].counts).toEqual({ pass: 0, fail: 0, error: 6, pending: 0 });
-      expect(report.validators[0].verdict).toBe('inconclusive');
+      expect(report.validators[0]).toMatchObject({ verdict: 'error', errorShare: 1, reason: 'every checked cell is an error (6)' });
       expect(report.stats?.generationErrors).toBe(6);
       // Why: the provider's message, counted, in every report.
       expect(report.stats?.topErrors).toEqual([{ count: 6, variants: 1, message: expect.stringMatching(/HTTP 400/) as unknown as string }]);
       expect(r.out).toMatch(/error ×6: generation failed after 1 attempt\(s\): openai:m: HTTP 400/);
-      expect(r.out).toMatch(/\bany\b.*INCONCLUSIVE\s+0\s+0\s+6/);
+      expect(r.out).toMatch(/\bany\b.*ERROR\s+0\s+0\s+6/);
       const xml = readFileSync(junit, 'utf8');
       expect(xml).toMatch(/failures="0" errors="1"/);
       expect(xml).not.toMatch(/<failure/);
       const markdown = readFileSync(md, 'utf8');
-      expect(markdown).toMatch(/\| any \| – \| – \| 50\.0% \| inconclusive \| 0 \| 0 \| 6 \|/);
+      expect(markdown).toMatch(/\| 🛑 \| any \| – \| – \| 100\.0% \| 50\.0% \| error \| every checked cell is an error \(6\) \| 0 \| 0 \| 6 \|/);
       expect(markdown).toMatch(/- ×6: `generation failed after 1 attempt\(s\): openai:m: HTTP 400/);
       // And read back from the store, the same.
       const shown = await cli('show', report.runId, '--store', db);
       expect(shown.out).toMatch(/error ×6: generation failed/);
-      expect(shown.out).toMatch(/INCONCLUSIVE\s+0\s+0\s+6/);
+      expect(shown.out).toMatch(/ERROR\s+0\s+0\s+6/);
     } finally {
       await mock.close();
     }

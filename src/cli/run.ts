@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { findDefaultConfig } from '../config/default-file.js';
 import { loadExperiment, type Experiment } from '../config/index.js';
 import { summarize } from '../core/summarize.js';
+import type { StoppingRule } from '../core/summary-types.js';
 import { DURATION_EXPECTED, parseDuration } from '../config/duration.js';
 import { ExitCode, UsageError } from '../errors.js';
 import type { CacheSettings } from '../providers/cache.js';
@@ -13,10 +14,12 @@ import { checkReportTargets } from '../report/targets.js';
 import { reportsToStdout, writeReports } from '../report/write.js';
 import { summaryOptionsOf } from '../run/options.js';
 import { maxCostRule } from '../run/cost.js';
+import { DEFAULT_MAX_ERRORS, FailFastRule } from '../run/fail-fast.js';
 import { createProgressView } from '../run/progress.js';
 import { tensorColumns } from '../run/columns.js';
 import { limitSystem, localLimiters, rateLimitOf } from '../run/rate-limit.js';
 import { runExperiment } from '../run/runner.js';
+import { SequentialStopRule } from '../run/sequential.js';
 import { parseRedisUrl } from '../queue/connection.js';
 import type { QueuedRunResult } from '../queue/coordinator.js';
 import { checkQueueFlags, queueFailure, runQueued } from './run-queue.js';
@@ -38,9 +41,18 @@ interface RunFlags {
   detach?: boolean;
   allowInconclusive?: boolean;
   progress?: boolean;
+  maxErrors?: string;
+  stopping?: string;
   cache?: boolean;
   cacheTtl?: string;
   maxCost?: string;
+}
+
+/** --max-errors: samples in a row failing the same way that stop a run (0: never); default DEFAULT_MAX_ERRORS. */
+function maxErrorsFlag(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_ERRORS;
+  if (!/^\d+$/.test(value.trim())) throw new UsageError(`--max-errors: expected a whole number ≥ 0 (0 never stops), found ${JSON.stringify(value)}`, { path: '--max-errors' });
+  return Number(value);
 }
 
 /** A whole number ≥ 1 from a flag, or a UsageError naming the flag and what was found. */
@@ -69,9 +81,27 @@ function cacheSettings(flags: RunFlags, x: Experiment, cache: ResponseCache): Ca
   return on ? { store: cache, ...(ttlMs !== undefined ? { ttlMs } : {}) } : undefined;
 }
 
+/** `--stopping`: fixed or sequential. */
+function stoppingFlag(value: string | undefined): StoppingRule | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'fixed' && value !== 'sequential') throw new UsageError(`--stopping: expected fixed or sequential, found ${JSON.stringify(value)}`, { path: '--stopping' });
+  return value;
+}
+
+/** A resumed run keeps the stopping rule it was started with: its decisions depend on it. */
+async function checkResumedStopping(store: Store, runId: string, stopping: StoppingRule): Promise<void> {
+  const prior = await store.getRun(runId);
+  const was = (prior?.config as { stopping?: unknown } | null | undefined)?.stopping === 'sequential' ? 'sequential' : 'fixed';
+  if (prior && was !== stopping) {
+    throw new UsageError(`--resume ${runId}: the run was started with stopping: ${was}, the config (or --stopping) now says ${stopping}; resume it with stopping: ${was}`, { path: '--stopping' });
+  }
+}
+
 async function runCommand(configArg: string | undefined, flags: RunFlags): Promise<void> {
   const concurrency = positiveIntFlag('--concurrency', flags.concurrency);
   const samples = positiveIntFlag('--samples', flags.samples);
+  const maxErrors = maxErrorsFlag(flags.maxErrors);
+  const stopping = stoppingFlag(flags.stopping);
   const maxCost = usdFlag('--max-cost', flags.maxCost);
   checkQueueFlags(flags);
   const queue = flags.queue !== undefined ? parseRedisUrl(flags.queue) : undefined;
@@ -107,7 +137,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
         configPath = prior.configPath;
       }
     }
-    experiment = await loadExperiment(configPath, { ...(samples !== undefined ? { samples } : {}), ...(concurrency !== undefined ? { concurrency } : {}) });
+    experiment = await loadExperiment(configPath, { ...(samples !== undefined ? { samples } : {}), ...(concurrency !== undefined ? { concurrency } : {}), ...(stopping !== undefined ? { stopping } : {}) });
+    if (resume !== undefined) await checkResumedStopping(store!, resume, experiment.stopping);
     const systemLimit = rateLimitOf(experiment.systemConfig, { file: configPath, path: 'system' });
     const limiters = localLimiters();
     // The cache lives in the store, opened below: until then nothing calls a model, so it is reached lazily.
@@ -119,8 +150,12 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     const base = queue ? undefined : createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs, samples: experiment.samples, warn, ...models });
     system = base && systemLimit ? limitSystem(base, limiters('system', systemLimit)) : base;
     store ??= await openStore(location);
+    // stopping: sequential — each validator stops being checked once its confidence sequence decides it;
+    // decided from the stored samples, here or (with --queue) by the coordinator that watches the workers.
+    const columns = [...experiment.validators, ...experiment.verifierConfigs].map((v) => ({ minSuccess: v.minSuccess, ...(v.expect !== undefined ? { expect: v.expect } : {}) }));
     const budget = maxCost ?? experiment.maxCostUsd;
-    const stopRules = budget !== undefined ? [maxCostRule(budget)] : [];
+    const stopRules = [...(experiment.stopping === 'sequential' ? [new SequentialStopRule(columns, experiment.confidence)] : []), ...(budget !== undefined ? [maxCostRule(budget)] : [])];
+    if (stopRules.length && flags.detach) warn('stopping: sequential with --detach: nothing watches the samples to stop early, so every sample is run (the verdicts are still the sequence\'s)');
     const progress = createProgressView(process.stderr, flags.progress === false ? false : undefined);
     process.on('SIGINT', onSigint);
     const queued = queue
@@ -133,8 +168,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
           system: system!,
           store,
           ...(resume !== undefined ? { runId: resume } : {}),
+          stopRules: maxErrors > 0 ? [...stopRules, new FailFastRule(maxErrors)] : stopRules,
           signal: ac.signal,
-          stopRules,
           onStart: (run, p) => {
             const resumed = resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
             process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
@@ -149,10 +184,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       process.stdout.write(`${result.run.id}\n`);
       return;
     }
-    if (result.stopped) {
-      const how = result.stopped.status === 'interrupted' ? ` (assay run --resume ${result.run.id})` : '';
-      process.stderr.write(`assay: stopped by ${result.stopped.rule}: ${result.stopped.message}${how}\n`);
-    }
+    if (result.stopped) process.stderr.write(`assay: ${result.stopped.message}\n`);
     if (result.storedByOthers > 0) {
       process.stderr.write(`assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`);
     }
@@ -163,7 +195,9 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     human.write(formatTerminalSummary(summary, meta, { color: Boolean(human.isTTY) }));
     const written = await writeReports(flags, { run: result.run, summary, meta, tensor: result.tensor, store });
     for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
-    process.exitCode = exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
+    // A stop rule's reason (fail-fast: the endpoint cannot be used) and its exit code.
+    if (result.stopped) process.stderr.write(`assay: ${result.stopped.message}\n`);
+    process.exitCode = result.stopped?.exitCode ?? exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
     const failed = queued ? queueFailure(result as QueuedRunResult, queued) : undefined;
     if (failed) throw failed;
   } finally {
@@ -190,7 +224,9 @@ export function register(program: Command): void {
     .option(STORE_FLAG, STORE_HELP)
     .option('--queue <redis-url>', 'run on `assay worker` processes: queue the samples on this Redis (redis://host:6379) and wait for them')
     .option('--detach', 'with --queue: return once the samples are queued, printing the run id')
-    .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode)')
+    .option('--max-errors <n>', `stop the run (exit 3, resumable) after n samples in a row fail the same way: connection refused, 401/403/404, a missing model, an unreadable answer (default ${DEFAULT_MAX_ERRORS}; 0 never stops)`)
+    .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode); an `error` verdict still exits 1')
+    .option('--stopping <rule>', 'fixed (every sample) or sequential (stop each validator once its confidence sequence decides it); overrides the config')
     .option('--no-progress', 'no progress bar, plain progress lines')
     .option('--cache', 'reuse stored answers of identical calls (same provider, model, request and sample j), and store new ones')
     .option('--no-cache', 'call the models even if the config turns the cache on')
@@ -198,7 +234,7 @@ export function register(program: Command): void {
     .option('--max-cost <usd>', 'stop cleanly once the run has cost this much (resumable with --resume)')
     .addHelpText(
       'after',
-      '\nExit codes: 0 every validator passes; 1 a validator fails (or is inconclusive, unless --allow-inconclusive);\n2 bad config or usage; 3 internal error; 130 interrupted (resume with --resume <runId>).',
+      '\nExit codes: 0 every validator passes; 1 a validator fails, is an error (more error cells than maxErrorShare)\nor is inconclusive (unless --allow-inconclusive); 2 bad config or usage; 3 internal error, or calls kept failing\nthe same way (see --max-errors; resume with --resume <runId>); 130 interrupted (resume with --resume <runId>).',
     )
     .action(async (config: string | undefined, flags: RunFlags) => {
       await runCommand(config, flags);

@@ -26,6 +26,8 @@ interface RunRow {
   verdict: string;
   /** Configured aggregate of validator rates. */
   overall: number | null;
+  /** Share of checked cells that are errors: the overall rate leaves them out. */
+  errorShare?: number | null;
   /** Why the run could not be read (verdict "unreadable"). */
   problem?: string;
 }
@@ -58,7 +60,9 @@ export function register(program: Command): void {
             rows.push({ id: run.id, name: run.name, status: run.status, createdAt: run.createdAt, system: run.systemId, design: { N: run.N, M: run.M, K: run.K }, done: 0, verdict: 'unreadable', overall: null, problem });
             continue;
           }
-          const pending = r.summary.validators[0]?.counts.pending ?? 0;
+          // A stored sample has a non-pending cell (a sequential run leaves decided validators' cells pending).
+          let done = 0;
+          for (let i = 0; i < r.tensor.N; i++) for (let j = 0; j < r.tensor.M; j++) if (!Array.from({ length: r.tensor.K }, (_, k) => r.tensor.get(i, j, k)).every((c) => c === 0)) done++;
           rows.push({
             id: run.id,
             name: run.name,
@@ -67,9 +71,10 @@ export function register(program: Command): void {
             ...(run.finishedAt !== undefined ? { finishedAt: run.finishedAt } : {}),
             system: run.systemId,
             design: { N: run.N, M: run.M, K: run.K },
-            done: run.N * run.M - pending,
+            done,
             verdict: r.summary.verdict,
             overall: r.summary.overall.value,
+            errorShare: r.summary.overall.errorShare,
           });
         }
         if (flags.json) {
@@ -77,8 +82,8 @@ export function register(program: Command): void {
         } else if (!rows.length) {
           process.stdout.write(flags.name !== undefined ? `no runs named "${flags.name}" in the store\n` : 'no runs in the store yet (start one with: assay run assay.yaml)\n');
         } else {
-          const table = [['run', 'name', 'status', 'created', 'N×M×K', 'samples', 'verdict', 'overall']].concat(
-            rows.map((r) => [r.id, r.name, r.status, r.createdAt.slice(0, 19).replace('T', ' '), `${r.design.N}×${r.design.M}×${r.design.K}`, `${r.done}/${r.design.N * r.design.M}`, r.verdict, pct(r.overall)]),
+          const table = [['run', 'name', 'status', 'created', 'N×M×K', 'samples', 'verdict', 'overall', 'errors']].concat(
+            rows.map((r) => [r.id, r.name, r.status, r.createdAt.slice(0, 19).replace('T', ' '), `${r.design.N}×${r.design.M}×${r.design.K}`, `${r.done}/${r.design.N * r.design.M}`, r.verdict, pct(r.overall), r.errorShare == null ? '–' : pct(r.errorShare)]),
           );
           const widths = table[0].map((_, c) => Math.max(...table.map((row) => row[c].length)));
           for (const row of table) process.stdout.write(row.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd() + '\n');

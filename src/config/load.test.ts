@@ -49,7 +49,9 @@ describe('loadExperiment: the issue example', () => {
         name: 'contractions',
         samples: 50,
         verdict: 'confident',
-        interval: 'wilson',
+        interval: 'clopper-pearson',
+        maxErrorShare: 0.05,
+        stopping: 'fixed',
         confidence: 0.95,
         aggregate: 'mean',
         concurrency: 8,
@@ -234,5 +236,41 @@ describe('loadExperiment: a TypeScript config that does not compile', () => {
     const err = await usage(write('broken.config.ts', 'const a = 1;\nexport default {{\n'));
     expect(err.message).toMatch(/broken\.config\.ts:2:16: expected a config module that loads, but it has a syntax error: Expected identifier but found "\{" \(line 2, column 16\)$/);
     expect(err.where?.line).toBe(2);
+  });
+});
+
+describe('loadExperiment: errors and stopping (issue 9)', () => {
+  it('reads onError, maxErrorShare and expect per validator, maxErrorShare and stopping per run', async () => {
+    const p = write(
+      'seq.yaml',
+      GOOD.replace('samples: 3', 'samples: 3\nstopping: sequential\nmaxErrorShare: 0.1').replace('    minSuccess: 0.9\n', '    minSuccess: 0.9\n    onError: fail\n    maxErrorShare: 0.02\n    expect: 0.97\n'),
+    );
+    const e = await loadExperiment(p);
+    try {
+      expect(e).toMatchObject({ stopping: 'sequential', verdict: 'confident', maxErrorShare: 0.1, interval: 'clopper-pearson' });
+      expect(e.validators[0]).toMatchObject({ onError: 'fail', maxErrorShare: 0.02, expect: 0.97 });
+      expect(e.serialisable).toMatchObject({ stopping: 'sequential', verdict: 'confident', maxErrorShare: 0.1, validators: [{ onError: 'fail', maxErrorShare: 0.02, expect: 0.97 }] });
+      // onError: fail reaches the sandboxed predicate: a throw fails the output.
+      expect(await evaluateValidator(e.validators[0], 'x'.repeat(3), 'a')).toEqual({ outcome: 'pass' });
+    } finally {
+      e.dispose();
+    }
+    const o = await loadExperiment(write('fixed.yaml', GOOD), { stopping: 'sequential' });
+    expect([o.stopping, o.verdict]).toEqual(['sequential', 'confident']);
+    o.dispose();
+  });
+
+  it('names the field, the line and what was expected', async () => {
+    const bad = await usage(write('onerror.yaml', GOOD.replace('    minSuccess: 0.9\n', '    minSuccess: 0.9\n    onError: ignore\n')));
+    expect(bad.message).toMatch(/validators\[0\]\.onError: expected one of error, fail, found "ignore"/);
+    expect(bad.message).toMatch(/line 10/);
+    const share = await usage(write('share.yaml', GOOD.replace('samples: 3', 'samples: 3\nmaxErrorShare: 5')));
+    expect(share.message).toMatch(/maxErrorShare: expected a number between 0 and 1/);
+    const stop = await usage(write('stop.yaml', GOOD.replace('samples: 3', 'samples: 3\nstopping: early')));
+    expect(stop.message).toMatch(/stopping: expected one of fixed, sequential, found "early"/);
+    const point = await usage(write('point.yaml', GOOD.replace('samples: 3', 'samples: 3\nstopping: sequential\nverdict: point')));
+    expect(point.message).toMatch(/verdict: expected "confident" with stopping: sequential .* found "point" \(line 6\)/);
+    const exp = await usage(write('expect.yaml', GOOD.replace('    minSuccess: 0.9\n', '    minSuccess: 0.9\n    expect: 1\n')));
+    expect(exp.message).toMatch(/validators\[0\]\.expect: expected a number strictly between 0 and 1/);
   });
 });

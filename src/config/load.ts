@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
-import type { AggregateMethod, IntervalMethod, VerdictMode } from '../core/summary-types.js';
+import type { AggregateMethod, IntervalMethod, StoppingRule, VerdictMode } from '../core/summary-types.js';
 import type { InputValue, Validator, ValidatorMeta } from '../core/validator.js';
 import { UsageError } from '../errors.js';
 import { SandboxError } from '../sandbox/errors.js';
@@ -35,6 +35,9 @@ export interface Experiment {
   confidence: number;
   interval: IntervalMethod;
   verdict: VerdictMode;
+  /** Largest error share a verdict may rest on (validators may set their own). */
+  maxErrorShare: number;
+  stopping: StoppingRule;
   concurrency: number;
   timeoutMs: number;
   /** Per-evaluation limit for validators without their own `timeoutMs`. */
@@ -145,10 +148,34 @@ async function buildExperiment(raw: unknown, origin: DocumentOrigin, locate: Loc
     throw err;
   }
 
-  const metas: ValidatorMeta[] = validators.map((v) => ({ name: v.name, message: v.message, minSuccess: v.minSuccess, weight: v.weight ?? 1, kind: 'validator', source: v.source }));
+  const metas: ValidatorMeta[] = validators.map((v) => ({
+    name: v.name,
+    message: v.message,
+    minSuccess: v.minSuccess,
+    weight: v.weight ?? 1,
+    kind: 'validator',
+    source: v.source,
+    ...(v.onError !== undefined ? { onError: v.onError } : {}),
+    ...(v.maxErrorShare !== undefined ? { maxErrorShare: v.maxErrorShare } : {}),
+    ...(v.expect !== undefined ? { expect: v.expect } : {}),
+  }));
   const name = cfg.name ?? defaultName(configPath);
+  // A sequential run decides on confidence bounds: it needs the confident verdict, and takes it by default.
+  if (cfg.stopping === 'sequential' && cfg.verdict === 'point') {
+    throw usageError(file, [{ path: ['verdict'], message: 'expected "confident" with stopping: sequential (its verdicts are decided by confidence bounds), found "point"' }], locate);
+  }
+  const verdict: VerdictMode = cfg.verdict ?? (cfg.stopping === 'sequential' ? 'confident' : 'point');
   // The run settings, the same in the experiment and in the copy stored with its runs.
-  const settings = { aggregate: cfg.aggregate, confidence: cfg.confidence, interval: cfg.interval, verdict: cfg.verdict, concurrency: cfg.concurrency, timeoutMs: cfg.timeoutMs };
+  const settings = {
+    aggregate: cfg.aggregate,
+    confidence: cfg.confidence,
+    interval: cfg.interval,
+    verdict,
+    maxErrorShare: cfg.maxErrorShare,
+    stopping: cfg.stopping,
+    concurrency: cfg.concurrency,
+    timeoutMs: cfg.timeoutMs,
+  };
   const serialisable = jsonSafe({
     name,
     description: cfg.description,
@@ -192,13 +219,15 @@ async function buildExperiment(raw: unknown, origin: DocumentOrigin, locate: Loc
 
 async function buildValidator(v: ValidatorConfig, i: number, cfg: ParsedExperimentConfig, sandbox: () => Sandbox, file: string, locate: Locate): Promise<Validator> {
   const header = { name: v.name, message: v.message, minSuccess: v.minSuccess, weight: v.weight, timeoutMs: v.timeoutMs };
+  // How errors and the sequential design treat this rule: the same for every kind of predicate.
+  const policy = stripUndefined({ onError: v.onError, maxErrorShare: v.maxErrorShare, expect: v.expect });
   if (typeof v.predicate === 'function') {
     const fn = v.predicate;
-    return { ...stripUndefined(header), message: v.message ?? `Output does not satisfy ${v.name}`, kind: 'validator', predicate: fn, source: sourceOf(fn) };
+    return { ...stripUndefined(header), message: v.message ?? `Output does not satisfy ${v.name}`, kind: 'validator', predicate: fn, source: sourceOf(fn), ...policy };
   }
   if (typeof v.predicate === 'string') {
     try {
-      return await sandboxedValidator(stripUndefined(header), v.predicate, sandbox(), cfg.validatorTimeoutMs !== undefined ? { timeoutMs: cfg.validatorTimeoutMs } : {});
+      return { ...(await sandboxedValidator(stripUndefined(header), v.predicate, sandbox(), cfg.validatorTimeoutMs !== undefined ? { timeoutMs: cfg.validatorTimeoutMs } : {})), ...policy };
     } catch (err) {
       if (!(err instanceof SandboxError)) throw err;
       const message = `expected a JavaScript function expression such as "o => o.length < 100", found ${describeFound(v.predicate)} (validator ${JSON.stringify(v.name)} ${err.message})`;
@@ -206,7 +235,7 @@ async function buildValidator(v: ValidatorConfig, i: number, cfg: ParsedExperime
     }
   }
   try {
-    return builtinValidator(stripUndefined(header), v.check as CheckSpec);
+    return { ...builtinValidator(stripUndefined(header), v.check as CheckSpec), ...policy };
   } catch (err) {
     if (!(err instanceof CheckOptionError)) throw err;
     throw usageError(file, [{ path: ['validators', i, 'check', err.field], message: err.message }], locate);

@@ -20,6 +20,12 @@ const samplesSchema = z
   .min(1, { error: `expected an integer from 1 to ${MAX_SAMPLES}` })
   .max(MAX_SAMPLES, { error: `expected an integer from 1 to ${MAX_SAMPLES}` });
 const weight = z.number({ error: 'expected a positive number' }).positive({ error: 'expected a positive number' });
+const E01open = 'expected a number strictly between 0 and 1';
+const openUnit = z.number({ error: E01open }).gt(0, { error: E01open }).lt(1, { error: E01open });
+/** Largest share of error cells a verdict may rest on (docs/verdicts.md). */
+const maxErrorShare = unit.describe('Largest share of error cells a verdict may rest on; above it the verdict is `error` (unless the bounds decide it however the errors resolve).');
+/** The rate expected; the sequential design decides fastest near it. */
+const expectRate = openUnit.describe('The success rate you expect: a sequential run (stopping: sequential) decides fastest near it; the guarantee does not depend on it.');
 
 export const inputValueSchema = z.union([z.string(), z.record(z.string(), z.unknown())], {
   error: 'expected a string or an object',
@@ -45,6 +51,10 @@ export const validatorConfigSchema = z
     predicate: predicateSchema.optional(),
     /** A built-in check type. */
     check: checkSchema.optional(),
+    /** `fail`: a predicate that throws means the output failed the rule (e.g. JSON.parse on non-JSON). Default `error`. */
+    onError: z.enum(['error', 'fail'], { error: 'expected "error" (a throw is an error outcome, the default) or "fail" (a throw means the output failed)' }).optional(),
+    maxErrorShare: maxErrorShare.optional(),
+    expect: expectRate.optional(),
   })
   .superRefine((v, ctx) => {
     if ((v.predicate === undefined) === (v.check === undefined)) {
@@ -62,6 +72,8 @@ export const verifierConfigSchema = z.strictObject({
   minSuccess: unit,
   weight: weight.optional(),
   timeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),
+  maxErrorShare: maxErrorShare.optional(),
+  expect: expectRate.optional(),
   instructions: z.union([nonEmpty, z.array(nonEmpty).min(1)], { error: 'expected a string or a list of strings' }),
   /** The judge's provider, raw like `system`; the verifier module validates it. */
   judge: z.unknown().refine((v) => v !== undefined && v !== null, { error: 'expected a provider object like system' }),
@@ -96,8 +108,14 @@ export const experimentConfigSchema = z.strictObject({
     .gt(0, { error: 'expected a number strictly between 0 and 1' })
     .lt(1, { error: 'expected a number strictly between 0 and 1' })
     .default(0.95),
-  interval: z.enum(['wilson', 'clopper-pearson', 'wald']).default('wilson'),
-  verdict: z.enum(['point', 'confident']).default('point'),
+  interval: z.enum(['clopper-pearson', 'wilson', 'wald']).default('clopper-pearson'),
+  /** Default `point`, or `confident` with `stopping: sequential` (which needs it). */
+  verdict: z.enum(['point', 'confident']).optional().describe('point (rate ≥ minSuccess) or confident (the bounds must clear minSuccess). Default point; confident with stopping: sequential, which needs it.'),
+  maxErrorShare: maxErrorShare.default(0.05),
+  stopping: z
+    .enum(['fixed', 'sequential'], { error: 'expected "fixed" (run every sample, the default) or "sequential" (stop each validator once its confidence sequence decides it)' })
+    .default('fixed')
+    .describe('fixed: run every sample; sequential: stop checking a validator once its anytime-valid confidence sequence decides it, and the run once all are decided.'),
   concurrency: posInt().default(8),
   timeoutMs: posInt('a whole number of milliseconds ≥ 1').default(60_000),
   validatorTimeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),
@@ -123,9 +141,10 @@ export const overridesSchema = z.strictObject({
   timeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),
   validatorTimeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),
   confidence: z.number().gt(0).lt(1).optional(),
-  interval: z.enum(['wilson', 'clopper-pearson', 'wald']).optional(),
+  interval: z.enum(['clopper-pearson', 'wilson', 'wald']).optional(),
   verdict: z.enum(['point', 'confident']).optional(),
   aggregate: z.enum(['mean', 'weighted', 'min']).optional(),
+  stopping: z.enum(['fixed', 'sequential'], { error: 'expected fixed or sequential' }).optional(),
 });
 export type ExperimentOverrides = z.input<typeof overridesSchema>;
 

@@ -15,3 +15,8 @@ export * from './retry-tensor.js';
 export * from './independence.js';
 export * from './compare.js';
 export * from './prng.js';
+export * from './cluster.js';
+export * from './sequence.js';
+export * from './stopping.js';
+export * from './sample-size.js';
+export * from './coverage.js';

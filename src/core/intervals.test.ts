@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { exactCoverage, wrongVerdictProbability } from './coverage.js';
 import { clopperPearson, interval, wald, wilson } from './intervals.js';
 import type { Interval } from './summary-types.js';
 import { binomial, mulberry32 } from './testing/prng.js';
@@ -94,5 +95,36 @@ describe('seeded coverage simulation (2,000 experiments)', () => {
     expect(wd).toBeLessThan(0.9);
     expect(Math.abs(wd - 0.4542)).toBeLessThan(0.04);
     expect(w).toBeGreaterThan(wd);
+  });
+});
+
+// Exact coverages (Σ over x of the binomial probabilities of the x whose interval holds p), checked
+// against an independent Python computation (mpmath bisection on exact binomial tails for Clopper–Pearson).
+describe('exact coverage: why Clopper–Pearson is the default', () => {
+  it('reference values at nominal 95%', () => {
+    expect(exactCoverage('wilson', 0.95, 20)).toBeCloseTo(0.9245, 4);
+    expect(exactCoverage('wilson', 0.99, 50)).toBeCloseTo(0.9106, 4);
+    expect(exactCoverage('clopper-pearson', 0.95, 20)).toBeCloseTo(0.9841, 4);
+    expect(exactCoverage('clopper-pearson', 0.99, 50)).toBeCloseTo(0.9862, 4);
+    expect(exactCoverage('wald', 0.98, 30)).toBeCloseTo(0.4542, 4);
+  });
+
+  it('Wilson\'s confident verdict fails a validator at p = 0.99, n = 50, minSuccess 0.99 in 8.9% of runs; Clopper–Pearson\'s in 1.4%', () => {
+    expect(wrongVerdictProbability('wilson', 0.99, 50, 0.99)).toBeCloseTo(0.089435313096, 9);
+    expect(wrongVerdictProbability('clopper-pearson', 0.99, 50, 0.99)).toBeCloseTo(0.013817270831, 9);
+  });
+
+  it('Clopper–Pearson holds 95% for every p on a fine grid, n = 5 … 60; Wilson does not', () => {
+    let cpMin = 1;
+    let wilsonMin = 1;
+    for (const n of [5, 10, 20, 30, 45, 60]) {
+      for (let p = 0.002; p < 1; p += 0.002) {
+        cpMin = Math.min(cpMin, exactCoverage('clopper-pearson', p, n));
+        wilsonMin = Math.min(wilsonMin, exactCoverage('wilson', p, n));
+      }
+    }
+    console.log(`minimum exact coverage over p, n = 5 … 60: clopper-pearson ${cpMin.toFixed(4)}, wilson ${wilsonMin.toFixed(4)}`);
+    expect(cpMin).toBeGreaterThanOrEqual(0.95);
+    expect(wilsonMin).toBeLessThan(0.9);
   });
 });

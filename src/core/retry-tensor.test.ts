@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wilson as wilsonInterval } from './intervals.js';
+import { clopperPearson } from './intervals.js';
 import { Outcome } from './outcome.js';
 import { minAttempts, pSuccessWithin } from './retry.js';
 import { planFromTensor } from './retry-tensor.js';
@@ -21,8 +21,8 @@ describe('the planner over a tensor (§4.2.3)', () => {
     expect(i0.expected_attempts).toBeCloseTo(1.5, 12);
     expect(i1).toMatchObject({ samples: 4, all_pass: 3, errors: 0, m: 4 });
     expect(i1.expected_attempts).toBeCloseTo(4 / 3, 12);
-    // Intervals on P_pass,i propagate to E[attempts]_i and m_i (both decrease in P_pass).
-    const w = wilsonInterval(2, 3, 0.95)!;
+    // Intervals (Clopper–Pearson by default) on P_pass,i propagate to E[attempts]_i and m_i (both decrease in P_pass).
+    const w = clopperPearson(2, 3, 0.95)!;
     expect(i0.p_pass_ci).toEqual(w);
     expect(i0.expected_attempts_ci!.low).toBeCloseTo(1 / w.high, 12);
     expect(i0.expected_attempts_ci!.high).toBeCloseTo(1 / w.low, 12);

@@ -162,7 +162,7 @@ function mixture(ps: readonly number[], confidence: number, ms: readonly (number
 export function planFromTensor(t: ReliabilityTensor, opts: TensorPlanOptions): TensorRetryPlan {
   assertConfidence(opts.confidence);
   const level = opts.level ?? 0.95;
-  const method = opts.method ?? 'wilson';
+  const method = opts.method ?? 'clopper-pearson';
   const ci = (x: number, n: number) => interval(method, x, n, level);
   const errors = opts.errors ?? 'exclude';
   const name = (k: number) => opts.names?.[k] ?? `validator ${k + 1}`;

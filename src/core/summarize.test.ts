@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { wilson } from './intervals.js';
+import { clopperPearson, wilson } from './intervals.js';
+import { Outcome } from './outcome.js';
 import { overallVerdict, resolveSummaryOptions, summarize } from './summarize.js';
 import { ReliabilityTensor } from './tensor.js';
 import { HAND } from './testing/fixtures.js';
@@ -7,86 +8,132 @@ import type { ValidatorMeta } from './validator.js';
 
 //   input 0: j0 [P, P]  j1 [P, F]  j2 [E, P]
 //   input 1: j0 [F, P]  j1 [P, F]  j2 [P, _]
-const meta = (minSuccess: [number, number]): ValidatorMeta[] => [
-  { name: 'a', message: 'A failed', minSuccess: minSuccess[0], weight: 3, kind: 'validator' },
+const meta = (minSuccess: [number, number], extra: Partial<ValidatorMeta> = {}): ValidatorMeta[] => [
+  { name: 'a', message: 'A failed', minSuccess: minSuccess[0], weight: 3, kind: 'validator', ...extra },
   { name: 'b', message: 'B failed', minSuccess: minSuccess[1], weight: 1, kind: 'verifier' },
 ];
 
 describe('summarize on the hand-built 2×3×2 tensor', () => {
-  it('defaults: Wilson 95%, point verdicts, mean aggregation', () => {
+  it('defaults: Clopper–Pearson 95%, point verdicts, mean aggregation, maxErrorShare 5%, fixed stopping', () => {
     const s = summarize(HAND(), meta([0.75, 0.5]));
-    expect(s.options).toEqual({ interval: 'wilson', level: 0.95, verdict: 'point', aggregate: 'mean' });
+    expect(s.options).toEqual({ interval: 'clopper-pearson', level: 0.95, verdict: 'point', aggregate: 'mean', maxErrorShare: 0.05, stopping: 'fixed' });
     expect([s.N, s.M, s.K]).toEqual([2, 3, 2]);
-    // VRP: a = 4/5 = 0.8 ≥ 0.75 pass; b = 3/5 = 0.6 ≥ 0.5 pass
-    expect(s.validators.map((v) => [v.name, v.kind, v.rate, v.verdict])).toEqual([
-      ['a', 'validator', 0.8, 'pass'],
-      ['b', 'verifier', 0.6, 'pass'],
+    // a = 4/5 = 0.8 but 1 of its 6 checked cells is an error (16.7% > 5%): error; b = 3/5 = 0.6 ≥ 0.5: pass.
+    expect(s.validators.map((v) => [v.name, v.kind, v.rate, v.errorShare, v.verdict])).toEqual([
+      ['a', 'validator', 0.8, 1 / 6, 'error'],
+      ['b', 'verifier', 0.6, 0, 'pass'],
     ]);
     expect(s.validators[0].counts).toEqual({ pass: 4, fail: 1, error: 1, pending: 0 });
-    expect(s.validators[0].ci).toEqual(wilson(4, 5, 0.95)); // [0.3755, 0.9638]
-    expect(s.validators[0].samplesToDecide).toBeUndefined();
-    expect(s.verdict).toBe('pass');
+    expect(s.validators[0].ci).toEqual(clopperPearson(4, 5, 0.95));
+    expect(s.validators[0].errorBounds).toEqual({ low: clopperPearson(4, 6)!.low, high: clopperPearson(5, 6)!.high });
+    expect(s.validators[0].reason).toMatch(/error share 16\.7% > maxErrorShare 5%/);
+    expect(s.verdict).toBe('error');
+    // The validator's own maxErrorShare overrides the run's.
+    const lenient = summarize(HAND(), meta([0.75, 0.5], { maxErrorShare: 0.2 }));
+    expect(lenient.validators.map((v) => [v.maxErrorShare, v.verdict])).toEqual([
+      [0.2, 'pass'],
+      [0.05, 'pass'],
+    ]);
+    expect(lenient.verdict).toBe('pass');
   });
 
-  it('IRP, ORP, rows, pooled and all-pass figures', () => {
-    const s = summarize(HAND(), meta([0.75, 0.5]));
+  it('IRP, ORP, rows, pooled and all-pass figures, with error shares', () => {
+    const s = summarize(HAND(), meta([0.75, 0.5]), { interval: 'wilson' });
     expect(s.inputs.map((r) => r.rate)).toEqual([0.8, 0.6]);
-    expect(s.inputs[0].ci).toEqual(wilson(4, 5));
+    expect(s.inputs.map((r) => r.errorShare)).toEqual([1 / 6, 0]);
     expect(s.inputs[0].perValidator.map((r) => r.rate)).toEqual([1, 2 / 3]);
     expect(s.inputs[1].perValidator.map((r) => r.rate)).toEqual([2 / 3, 0.5]);
     expect(s.inputs.map((r) => r.allPass.rate)).toEqual([0.5, 0]);
     expect(s.inputs[1].allPass.counts).toEqual({ pass: 0, fail: 2, error: 0, pending: 1 });
     expect(s.iterations.map((r) => [r.j, r.rate])).toEqual([[0, 0.75], [1, 0.5], [2, 1]]);
     expect(s.allOutputs.rate).toBe(0.7);
-    expect(s.allOutputs.ci).toEqual(wilson(7, 10)); // [0.3968, 0.8922]
+    expect(s.allOutputs.errorShare).toBeCloseTo(1 / 11, 15);
     expect(s.allPass.rate).toBe(0.25);
     expect(s.allPass.ci).toEqual(wilson(1, 4));
+    // Pooled views take the output as the unit: input 0 has 3 outputs (5 decided cells), all outputs 6.
+    expect([s.inputs[0].outputs, s.allOutputs.outputs]).toEqual([3, 6]);
+    // All outputs: per output (x, n) = (2,2) (1,2) (1,1) (1,2) (1,2) (1,1): 5 outputs hold both outcomes,
+    // 2 a failure → 1 degree of freedom → n_eff = the 6 outputs.
+    expect(s.allOutputs.effectiveN).toBe(6);
+    expect(s.allOutputs.ci).toEqual(wilson(0.7 * 6, 6));
   });
 
-  it('overall: §3.3 over validator rates and §3.6.7 over the tensor', () => {
+  it('overall: §3.3 over validator rates and §3.6.7 over the tensor, with the error share', () => {
     const s = summarize(HAND(), meta([0.75, 0.5]), { aggregate: 'weighted' });
-    // rates [0.8, 0.6], weights [3, 1]: mean 0.7, weighted 0.75, min 0.6
     expect(s.overall.mean).toBeCloseTo(0.7, 15);
     expect(s.overall.weighted).toBeCloseTo(0.75, 15);
     expect(s.overall.min).toBe(0.6);
     expect(s.overall.method).toBe('weighted');
     expect(s.overall.value).toBe(s.overall.weighted);
-    // tensor: 7/10 cells; (3·4 + 3) / (3·5 + 5) = 0.75; min of marginals 0.5 (ORP j1)
     expect(s.overall.tensor).toEqual({ mean: 0.7, weighted: 0.75, min: 0.5 });
+    expect(s.overall.errorShare).toBeCloseTo(1 / 11, 15);
+    expect(s.overall.undecidedValidators).toBe(0);
   });
 
-  it('point mode: one failing validator fails the run', () => {
-    const s = summarize(HAND(), meta([0.75, 0.7]));
-    expect(s.validators.map((v) => v.verdict)).toEqual(['pass', 'fail']);
-    expect(s.verdict).toBe('fail');
+  it('a run where 4 of 5 validators errored on every cell is an error, its headline rate carries the error share', () => {
+    const t = new ReliabilityTensor(2, 10, 5);
+    for (let i = 0; i < 2; i++) for (let j = 0; j < 10; j++) for (let k = 0; k < 5; k++) t.set(i, j, k, k === 0 ? Outcome.PASS : Outcome.ERROR);
+    const metas = Array.from({ length: 5 }, (_, k): ValidatorMeta => ({ name: `v${k}`, message: '', minSuccess: 0.9, weight: 1, kind: 'validator' }));
+    const s = summarize(t, metas);
+    expect(s.overall.mean).toBe(1); // the one validator that answered
+    expect(s.overall.errorShare).toBe(0.8);
+    expect(s.overall.undecidedValidators).toBe(4);
+    expect(s.validators.map((v) => v.verdict)).toEqual(['pass', 'error', 'error', 'error', 'error']);
+    expect(s.verdict).toBe('error');
   });
 
-  it('confident mode: wide intervals are inconclusive, with samples to decide', () => {
-    const s = summarize(HAND(), meta([0.75, 0.5]), { verdict: 'confident' });
-    // a: 4/5, Wilson [0.3755, 0.9638] straddles 0.75; holding 0.8, 284 more samples decide it
-    // b: 3/5, Wilson [0.2307, 0.8824] straddles 0.5; holding 0.6, 92 more
-    expect(s.validators.map((v) => [v.verdict, v.samplesToDecide])).toEqual([
-      ['inconclusive', 284],
-      ['inconclusive', 92],
-    ]);
+  it('confident mode: wide intervals are inconclusive, with the outputs that decide them at 80%', () => {
+    const s = summarize(HAND(), meta([0.75, 0.5], { maxErrorShare: 0.2 }), { verdict: 'confident' });
+    expect(s.validators.map((v) => v.verdict)).toEqual(['inconclusive', 'inconclusive']);
+    for (const v of s.validators) {
+      expect(v.toDecide!.probability).toBe(0.8);
+      expect(v.toDecide!.outputs).toBeGreaterThan(0);
+    }
+    // a: 4 pass, 1 fail, 1 error: its pass share 4/6 is below 0.75, so no number of outputs passes it while
+    // errors stay at 1 in 6, and its fail needs the share of passes and errors (5/6) below 0.75: never.
+    expect(s.validators[0].toDecide!.outputs).toBe(Infinity);
     expect(s.verdict).toBe('inconclusive');
-    // The summary survives JSON (the store and reports serialise it).
-    expect(JSON.parse(JSON.stringify(s))).toEqual(s);
+    // The summary survives JSON, except Infinity (the reports write it as null).
+    const b = summarize(HAND(), meta([0.75, 0.5]), { verdict: 'confident' }).validators[1];
+    expect(JSON.parse(JSON.stringify(b))).toEqual(b);
+  });
+
+  it('sequential stopping: confidence-sequence intervals, where each validator stopped and why', () => {
+    const t = new ReliabilityTensor(1, 150, 2);
+    for (let j = 0; j < 150; j++) {
+      t.set(0, j, 0, j < 98 ? Outcome.PASS : Outcome.PENDING); // stopped after 98: never checked again
+      t.set(0, j, 1, j % 2 === 0 ? Outcome.PASS : Outcome.FAIL);
+    }
+    const metas: ValidatorMeta[] = [
+      { name: 'a', message: '', minSuccess: 0.95, weight: 1, kind: 'validator' },
+      { name: 'b', message: '', minSuccess: 0.95, weight: 1, kind: 'validator' },
+    ];
+    const s = summarize(t, metas, { stopping: 'sequential' });
+    expect(s.options.verdict).toBe('confident');
+    expect(s.validators.map((v) => [v.verdict, v.sequential!.reason, v.sequential!.rounds])).toEqual([
+      ['pass', 'lower-bound', 98],
+      ['fail', 'upper-bound', s.validators[1].sequential!.rounds],
+    ]);
+    expect(s.validators[0].ci!.method).toBe('confidence-sequence');
+    expect(s.validators[0].reason).toMatch(/^stopped after 98 sample\(s\) per input: sequence lower bound 95\.\d+% ≥ minSuccess 95%$/);
+    expect(s.stoppedAfter).toBe(Math.max(98, s.validators[1].sequential!.rounds));
+    expect(() => resolveSummaryOptions({ stopping: 'sequential', verdict: 'point' })).toThrow(/needs verdict "confident"/);
   });
 
   it('other interval methods and levels flow through', () => {
-    const s = summarize(HAND(), meta([0.75, 0.5]), { interval: 'clopper-pearson', level: 0.9 });
-    expect(s.validators[0].ci!.method).toBe('clopper-pearson');
+    const s = summarize(HAND(), meta([0.75, 0.5]), { interval: 'wilson', level: 0.9 });
+    expect(s.validators[0].ci!.method).toBe('wilson');
     expect(s.inputs[1].ci!.level).toBe(0.9);
   });
 
   it('nothing decided: rates and intervals null, verdicts inconclusive', () => {
     const s = summarize(new ReliabilityTensor(2, 2, 2), meta([0.5, 0.5]));
-    expect(s.validators.map((v) => [v.rate, v.ci, v.verdict])).toEqual([
-      [null, null, 'inconclusive'],
-      [null, null, 'inconclusive'],
+    expect(s.validators.map((v) => [v.rate, v.ci, v.errorShare, v.verdict])).toEqual([
+      [null, null, null, 'inconclusive'],
+      [null, null, null, 'inconclusive'],
     ]);
     expect(s.overall.value).toBeNull();
+    expect(s.overall.errorShare).toBeNull();
     expect(s.verdict).toBe('inconclusive');
   });
 
@@ -94,11 +141,15 @@ describe('summarize on the hand-built 2×3×2 tensor', () => {
     expect(() => summarize(HAND(), meta([0.5, 0.5]).slice(1))).toThrow(/K = 2 .* 1 validators/);
     expect(() => resolveSummaryOptions({ level: 95 })).toThrow(/options.level/);
     expect(() => resolveSummaryOptions({ interval: 'agresti' as never })).toThrow(/options.interval/);
+    expect(() => resolveSummaryOptions({ maxErrorShare: 2 })).toThrow(/options.maxErrorShare/);
+    expect(() => resolveSummaryOptions({ stopping: 'eventually' as never })).toThrow(/options.stopping/);
+    expect(() => summarize(HAND(), meta([0.5, 0.5], { maxErrorShare: -0.1 }))).toThrow(/maxErrorShare/);
     expect(resolveSummaryOptions({ verdict: undefined }).verdict).toBe('point');
   });
 
-  it('overall verdict rule', () => {
-    expect(overallVerdict(['pass', 'inconclusive', 'fail'])).toBe('fail');
+  it('overall verdict rule: fail, then error, then inconclusive', () => {
+    expect(overallVerdict(['pass', 'inconclusive', 'error', 'fail'])).toBe('fail');
+    expect(overallVerdict(['pass', 'inconclusive', 'error'])).toBe('error');
     expect(overallVerdict(['pass', 'inconclusive'])).toBe('inconclusive');
     expect(overallVerdict(['pass', 'pass'])).toBe('pass');
   });

@@ -3,14 +3,19 @@
  * table and the dashboard read. Pure; one pass over the cells for all counts.
  */
 import { aggregateRates, aggregateTensor, pickAggregate } from './aggregate.js';
+import { clusteredInterval, type ClusterSums } from './cluster.js';
 import { INTERVAL_METHODS, interval } from './intervals.js';
+import { sequenceBounds } from './sequence.js';
+import { sequentialStatus } from './stopping.js';
 import type {
   AggregateMethod,
   Counts,
   InputSummary,
   IterationSummary,
+  PooledRate,
   RateWithCI,
   RunSummary,
+  StoppingRule,
   SummaryOptions,
   ValidatorSummary,
   Verdict,
@@ -18,18 +23,22 @@ import type {
 } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 import type { ValidatorMeta } from './validator.js';
-import { validatorVerdict } from './verdict.js';
-import { rateOf, tensorViews } from './views.js';
+import { checkVerdictArguments, DEFAULT_MAX_ERROR_SHARE, pctBeside, validatorVerdict } from './verdict.js';
+import { errorShareOf, rateOf, tensorViews } from './views.js';
 
+/** Clopper–Pearson by default: it holds its level for every p and n (docs/verdicts.md). */
 export const DEFAULT_SUMMARY_OPTIONS: SummaryOptions = {
-  interval: 'wilson',
+  interval: 'clopper-pearson',
   level: 0.95,
   verdict: 'point',
   aggregate: 'mean',
+  maxErrorShare: DEFAULT_MAX_ERROR_SHARE,
+  stopping: 'fixed',
 };
 
 const VERDICT_MODES: readonly VerdictMode[] = ['point', 'confident'];
 const AGGREGATE_METHODS: readonly AggregateMethod[] = ['mean', 'weighted', 'min'];
+const STOPPING_RULES: readonly StoppingRule[] = ['fixed', 'sequential'];
 
 /** Defaults filled in and every option checked (RangeError naming the option). */
 export function resolveSummaryOptions(options: Partial<SummaryOptions> = {}): SummaryOptions {
@@ -39,19 +48,50 @@ export function resolveSummaryOptions(options: Partial<SummaryOptions> = {}): Su
   if (!(typeof o.level === 'number' && o.level > 0 && o.level < 1)) throw new RangeError(`options.level must be a number in (0, 1), got ${JSON.stringify(o.level)}`);
   if (!VERDICT_MODES.includes(o.verdict)) throw new RangeError(`options.verdict must be one of ${VERDICT_MODES.join(', ')}, got ${JSON.stringify(o.verdict)}`);
   if (!AGGREGATE_METHODS.includes(o.aggregate)) throw new RangeError(`options.aggregate must be one of ${AGGREGATE_METHODS.join(', ')}, got ${JSON.stringify(o.aggregate)}`);
+  if (!(typeof o.maxErrorShare === 'number' && o.maxErrorShare >= 0 && o.maxErrorShare <= 1)) throw new RangeError(`options.maxErrorShare must be a number in [0, 1], got ${JSON.stringify(o.maxErrorShare)}`);
+  if (!STOPPING_RULES.includes(o.stopping)) throw new RangeError(`options.stopping must be one of ${STOPPING_RULES.join(', ')}, got ${JSON.stringify(o.stopping)}`);
+  // A sequential verdict is decided by the confidence sequence's bounds: a point verdict would undo its guarantee.
+  if (o.stopping === 'sequential') {
+    if (options.verdict === 'point') throw new RangeError('options.verdict: stopping "sequential" decides on confidence bounds; it needs verdict "confident", got "point"');
+    o.verdict = 'confident';
+  }
   return o;
 }
 
-/** A rate with its interval from counts (errors and pending excluded from n). */
+/** A rate with its interval from counts (errors and pending excluded from n), and its error share. */
 export function rateWithCI(counts: Counts, method: SummaryOptions['interval'], level: number): RateWithCI {
-  return { rate: rateOf(counts), ci: interval(method, counts.pass, counts.pass + counts.fail, level), counts };
+  return { rate: rateOf(counts), ci: interval(method, counts.pass, counts.pass + counts.fail, level), counts, errorShare: errorShareOf(counts) };
 }
 
-/** Overall verdict: fail if any validator fails, else inconclusive if any is, else pass. */
+/** A pooled rate whose interval takes the output as the unit (core/cluster.ts). */
+export function pooledRate(counts: Counts, clusters: ClusterSums, method: SummaryOptions['interval'], level: number): PooledRate {
+  const { ci, effectiveN } = clusteredInterval(clusters, method, level);
+  return { rate: rateOf(counts), ci, counts, errorShare: errorShareOf(counts), outputs: clusters.clusters, effectiveN };
+}
+
+/** Overall verdict: fail if any validator fails, else error if any is, else inconclusive if any is, else pass. */
 export function overallVerdict(verdicts: readonly Verdict[]): Verdict {
-  if (verdicts.includes('fail')) return 'fail';
-  if (verdicts.includes('inconclusive')) return 'inconclusive';
+  for (const v of ['fail', 'error', 'inconclusive'] as const) if (verdicts.includes(v)) return v;
   return 'pass';
+}
+
+const pct = (x: number) => `${(Math.round(x * 1000) / 10).toString()}%`;
+
+/** A validator's verdict under sequential stopping: its confidence sequence over the complete rounds. */
+function sequentialSummary(t: ReliabilityTensor, k: number, v: ValidatorMeta, r: RateWithCI, opts: SummaryOptions, maxErrorShare: number): Pick<ValidatorSummary, 'ci' | 'errorBounds' | 'verdict' | 'reason' | 'sequential'> {
+  const st = sequentialStatus(t, k, { minSuccess: v.minSuccess, level: opts.level, ...(v.expect !== undefined ? { expect: v.expect } : {}) });
+  const c = st.counts;
+  const seq = sequenceBounds(c.pass, c.fail, opts.level, v.expect);
+  const sequential = { reason: st.reason, rounds: st.rounds, outputs: c.pass + c.fail + c.error, counts: c };
+  const base = { ci: seq ? { ...seq, method: 'confidence-sequence' as const, level: opts.level } : null, errorBounds: st.bounds, sequential };
+  const after = `after ${st.rounds} sample(s) per input`;
+  if (st.decision === 'pass') return { ...base, verdict: 'pass', reason: `stopped ${after}: sequence lower bound ${pctBeside(st.bounds!.low, v.minSuccess)} ≥ minSuccess ${pct(v.minSuccess)}${c.error ? ', errors counted as failures' : ''}` };
+  if (st.decision === 'fail') return { ...base, verdict: 'fail', reason: `stopped ${after}: sequence upper bound ${pctBeside(st.bounds!.high, v.minSuccess)} < minSuccess ${pct(v.minSuccess)}${c.error ? ', errors counted as passes' : ''}` };
+  const n = c.pass + c.fail + c.error;
+  const share = n > 0 ? c.error / n : 0;
+  const open = st.reason === 'samples' ? `undecided when every sample was run (${st.rounds} per input)` : `undecided ${after}; samples remain`;
+  if (n > 0 && (c.pass + c.fail === 0 || share > maxErrorShare)) return { ...base, verdict: 'error', reason: `${open}; error share ${pct(share)} > maxErrorShare ${pct(maxErrorShare)}` };
+  return { ...base, verdict: 'inconclusive', reason: r.rate === null && n === 0 ? 'nothing checked' : open };
 }
 
 export function summarize(t: ReliabilityTensor, validators: readonly ValidatorMeta[], options?: Partial<SummaryOptions>): RunSummary {
@@ -64,32 +104,23 @@ export function summarize(t: ReliabilityTensor, validators: readonly ValidatorMe
 
   const validatorSummaries: ValidatorSummary[] = validators.map((v, k) => {
     const r = rc(views.perValidator[k]);
-    const { verdict, samplesToDecide } = validatorVerdict(r.counts.pass, r.counts.pass + r.counts.fail, v.minSuccess, {
-      mode: opts.verdict,
-      interval: opts.interval,
-      level: opts.level,
-    });
-    const s: ValidatorSummary = {
-      k,
-      name: v.name,
-      message: v.message,
-      kind: v.kind,
-      minSuccess: v.minSuccess,
-      weight: v.weight,
-      ...r,
-      verdict,
-    };
-    if (samplesToDecide !== undefined) s.samplesToDecide = samplesToDecide;
+    const maxErrorShare = v.maxErrorShare ?? opts.maxErrorShare;
+    checkVerdictArguments(v.minSuccess, maxErrorShare);
+    const head = { k, name: v.name, message: v.message, kind: v.kind, minSuccess: v.minSuccess, weight: v.weight, maxErrorShare };
+    if (opts.stopping === 'sequential') return { ...head, ...r, ...sequentialSummary(t, k, v, r, opts, maxErrorShare) };
+    const { verdict, reason, errorBounds, toDecide } = validatorVerdict(r.counts, v.minSuccess, { mode: opts.verdict, interval: opts.interval, level: opts.level, maxErrorShare });
+    const s: ValidatorSummary = { ...head, ...r, errorBounds, verdict, reason };
+    if (toDecide !== undefined) s.toDecide = toDecide;
     return s;
   });
 
   const inputs: InputSummary[] = views.perInput.map((c, i) => ({
     i,
-    ...rc(c),
+    ...pooledRate(c, views.clusters.perInput[i], opts.interval, opts.level),
     allPass: rc(views.allPassPerInput[i]),
     perValidator: views.rows[i].map(rc),
   }));
-  const iterations: IterationSummary[] = views.perIteration.map((c, j) => ({ j, ...rc(c) }));
+  const iterations: IterationSummary[] = views.perIteration.map((c, j) => ({ j, ...pooledRate(c, views.clusters.perIteration[j], opts.interval, opts.level) }));
 
   const weights = validators.map((v) => v.weight);
   const byRates = aggregateRates(
@@ -98,7 +129,7 @@ export function summarize(t: ReliabilityTensor, validators: readonly ValidatorMe
   );
   const tensor = aggregateTensor(t, weights, views);
 
-  return {
+  const summary: RunSummary = {
     N: t.N,
     M: t.M,
     K: t.K,
@@ -106,9 +137,18 @@ export function summarize(t: ReliabilityTensor, validators: readonly ValidatorMe
     validators: validatorSummaries,
     inputs,
     iterations,
-    allOutputs: rc(views.all),
+    allOutputs: pooledRate(views.all, views.clusters.all, opts.interval, opts.level),
     allPass: rc(views.allPass),
-    overall: { ...byRates, method: opts.aggregate, value: pickAggregate(opts.aggregate, byRates), tensor },
+    overall: {
+      ...byRates,
+      method: opts.aggregate,
+      value: pickAggregate(opts.aggregate, byRates),
+      errorShare: errorShareOf(views.all),
+      undecidedValidators: validatorSummaries.filter((v) => v.rate === null).length,
+      tensor,
+    },
     verdict: overallVerdict(validatorSummaries.map((v) => v.verdict)),
   };
+  if (opts.stopping === 'sequential') summary.stoppedAfter = Math.max(0, ...validatorSummaries.map((v) => v.sequential!.rounds));
+  return summary;
 }

@@ -3,15 +3,22 @@
  * (pure), read by the JSON/JUnit/Markdown/HTML reports, the terminal table and the dashboard.
  */
 
-export type IntervalMethod = 'wilson' | 'clopper-pearson' | 'wald';
+export type IntervalMethod = 'clopper-pearson' | 'wilson' | 'wald';
 export type VerdictMode = 'point' | 'confident';
-export type Verdict = 'pass' | 'fail' | 'inconclusive';
+/**
+ * `error`: the verdict cannot be given because too many cells are errors (error share above maxErrorShare,
+ * and the bounds do not decide it however the errors would have resolved). Never lets CI pass.
+ */
+export type Verdict = 'pass' | 'fail' | 'inconclusive' | 'error';
 export type AggregateMethod = 'mean' | 'weighted' | 'min';
+/** `sequential`: sample until each validator's confidence sequence decides it (core/stopping.ts). */
+export type StoppingRule = 'fixed' | 'sequential';
 
 export interface Interval {
   low: number;
   high: number;
-  method: IntervalMethod;
+  /** The interval's method; `confidence-sequence` for the anytime-valid sequence of a sequential run. */
+  method: IntervalMethod | 'confidence-sequence';
   /** Confidence level, e.g. 0.95. */
   level: number;
 }
@@ -30,6 +37,32 @@ export interface RateWithCI {
   rate: number | null;
   ci: Interval | null;
   counts: Counts;
+  /** error / (pass + fail + error): the share of checked cells the rate leaves out; null when none was checked. */
+  errorShare: number | null;
+}
+
+/**
+ * A pooled rate over several cells of each output (IRP, ORP, all outputs): the output is the unit. Its
+ * interval is Clopper–Pearson (or the configured method) on the effective sample size n / deff, where the
+ * design effect deff comes from the cluster-robust variance over outputs (core/cluster.ts).
+ */
+export interface PooledRate extends RateWithCI {
+  /** Outputs with at least one decided cell (the clusters). */
+  outputs: number;
+  /** The effective number of independent cells, between `outputs` and the decided cells; null when nothing was decided. */
+  effectiveN: number | null;
+}
+
+/** Where a sequential validator stopped and why (stopping: sequential). */
+export interface SequentialSummary {
+  /** lower-bound → pass, upper-bound → fail, samples (every sample run, undecided), running (samples remain). */
+  reason: 'lower-bound' | 'upper-bound' | 'samples' | 'running';
+  /** Samples per input it used (complete rounds j = 0 … rounds − 1). */
+  rounds: number;
+  /** Outputs it used: N × rounds. */
+  outputs: number;
+  /** Outcomes over those rounds. */
+  counts: { pass: number; fail: number; error: number };
 }
 
 export interface ValidatorSummary extends RateWithCI {
@@ -39,12 +72,27 @@ export interface ValidatorSummary extends RateWithCI {
   kind: 'validator' | 'verifier';
   minSuccess: number;
   weight: number;
+  /** Largest error share a verdict may rest on (the validator's own, else the run's). */
+  maxErrorShare: number;
+  /**
+   * The interval's lower bound with every error counted as a failure and its upper bound with every error
+   * counted as a pass: where the rate could be however the errors would have resolved. The confident verdict
+   * passes on `low` and fails on `high`. null when nothing was checked.
+   */
+  errorBounds: { low: number; high: number } | null;
   verdict: Verdict;
-  /** Confident mode, inconclusive: further samples that would likely decide the verdict. */
-  samplesToDecide?: number;
+  /** One line: why this verdict. */
+  reason: string;
+  /**
+   * Confident mode, inconclusive: `outputs` more outputs decide the verdict with probability `probability`
+   * if the shares of passes, failures and errors stay at their estimates (Infinity: they would not).
+   */
+  toDecide?: { outputs: number; probability: number };
+  /** stopping: sequential — where it stopped and why. */
+  sequential?: SequentialSummary;
 }
 
-export interface InputSummary extends RateWithCI {
+export interface InputSummary extends PooledRate {
   /** Input index i: this is the IRP entry (Input MSP, over samples and validators). */
   i: number;
   /** Share of this input's samples that passed every validator at once (errors excluded). */
@@ -53,7 +101,7 @@ export interface InputSummary extends RateWithCI {
   perValidator: RateWithCI[];
 }
 
-export interface IterationSummary extends RateWithCI {
+export interface IterationSummary extends PooledRate {
   /** Iteration index j: the ORP entry (Output MSP, over inputs and validators). */
   j: number;
 }
@@ -66,6 +114,10 @@ export interface OverallSummary {
   /** The configured method and its value. */
   method: AggregateMethod;
   value: number | null;
+  /** Share of all checked cells that are errors: an aggregate is never shown without it. */
+  errorShare: number | null;
+  /** Validators with no decided cell, left out of the aggregates over validator rates. */
+  undecidedValidators: number;
   /** §3.6.7 over the tensor: mean over decided cells, weighted (W[i][j][k], default the validator weight), and the minimum of the IRP, ORP and VRP rates (the paper's text; its literal min over binary cells is 0 as soon as one cell fails). */
   tensor: { mean: number | null; weighted: number | null; min: number | null };
 }
@@ -76,6 +128,10 @@ export interface SummaryOptions {
   level: number;
   verdict: VerdictMode;
   aggregate: AggregateMethod;
+  /** Largest error share a verdict may rest on (default 0.05); a validator's own maxErrorShare wins. */
+  maxErrorShare: number;
+  /** fixed (default): every sample is run; sequential: stop each validator once its confidence sequence decides it. */
+  stopping: StoppingRule;
 }
 
 export interface RunSummary {
@@ -89,11 +145,13 @@ export interface RunSummary {
   inputs: InputSummary[];
   /** ORP, one per iteration j. */
   iterations: IterationSummary[];
-  /** All outputs pooled ("validating all N² outputs"), every validator cell. */
-  allOutputs: RateWithCI;
+  /** All outputs pooled ("validating all N² outputs"), every validator cell; the output is the unit of its interval. */
+  allOutputs: PooledRate;
   /** Share of all samples passing every validator at once. */
   allPass: RateWithCI;
   overall: OverallSummary;
-  /** pass if every validator passes; fail if any fails; else inconclusive. */
+  /** fail if any validator fails; else error if any is error; else inconclusive if any is; else pass. */
   verdict: Verdict;
+  /** stopping: sequential — the samples per input run before every validator was decided (or all of them). */
+  stoppedAfter?: number;
 }

@@ -40,6 +40,15 @@ export interface Validator {
   evaluate?: (output: string, input: InputValue, signal: AbortSignal) => Promise<CheckResult>;
   /** Human-readable description of the rule (predicate source or built-in check), for reports. */
   source?: string;
+  /**
+   * 'fail': the predicate throwing (or rejecting) means the output failed the rule — e.g. a JSON parse of an
+   * output that is not JSON. Default 'error'. Timeouts, aborts and non-boolean results stay errors.
+   */
+  onError?: 'error' | 'fail';
+  /** Largest error share this validator's verdict may rest on (overrides the run's maxErrorShare). */
+  maxErrorShare?: number;
+  /** The success rate expected; a sequential run decides fastest near it (core/sequence.ts). */
+  expect?: number;
 }
 
 /** What a report needs to know about a validator, without its (non-serialisable) predicate. */
@@ -52,4 +61,10 @@ export interface ValidatorMeta {
   kind: 'validator' | 'verifier';
   /** Human-readable description of the rule: the predicate source, or the built-in check. */
   source?: string;
+  /** 'fail' when a throwing predicate counts as a failure (see Validator.onError). */
+  onError?: 'error' | 'fail';
+  /** This validator's own maxErrorShare, if set. */
+  maxErrorShare?: number;
+  /** The rate it is expected to have, if set (sequential design). */
+  expect?: number;
 }

@@ -1,72 +1,119 @@
 import { describe, expect, it } from 'vitest';
-import { interval } from './intervals.js';
-import { confidentVerdict, pointVerdict, samplesToDecide, validatorVerdict, zeroFailureSamples } from './verdict.js';
+import { binomialUpperTail } from './sample-size.js';
+import { errorBounds, pointVerdict, TO_DECIDE_PROBABILITY, validatorVerdict, zeroFailureSamples } from './verdict.js';
+import { mulberry32 } from './testing/prng.js';
 
-const confident = { mode: 'confident', interval: 'wilson', level: 0.95 } as const;
-const point = { mode: 'point', interval: 'wilson', level: 0.95 } as const;
+const confident = { mode: 'confident', interval: 'clopper-pearson', level: 0.95 } as const;
+const point = { mode: 'point', interval: 'clopper-pearson', level: 0.95 } as const;
+const c = (pass: number, fail: number, error = 0) => ({ pass, fail, error });
 
-describe('point mode (the paper: rate ≥ minSuccess)', () => {
-  it('passes at or above the threshold, fails below', () => {
-    expect(validatorVerdict(95, 100, 0.95, point)).toEqual({ verdict: 'pass' });
-    expect(validatorVerdict(94, 100, 0.95, point)).toEqual({ verdict: 'fail' });
-    expect(validatorVerdict(57, 60, 0.95, point)).toEqual({ verdict: 'pass' }); // 57/60 = 0.95 exactly
-    expect(pointVerdict(null, 0.5)).toBe('inconclusive');
-    expect(validatorVerdict(0, 0, 0.5, point)).toEqual({ verdict: 'inconclusive' });
+// Reference Clopper–Pearson bounds below were computed independently (mpmath, 40 digits, bisection on exact
+// binomial tails): CP(183, 200) = [0.867395, 0.949704]; CP(200, 200) = [0.981725, 1]; CP(9, 10) = [0.554984, 0.997471].
+
+describe('errors are missing data: the issue\'s reproducers', () => {
+  it('17 of 200 outputs are not JSON and the parser throws: neither mode passes', () => {
+    // o => JSON.parse(o).ok === true on 183 good JSON outputs and 17 non-JSON ones (each an error).
+    const counts = c(183, 0, 17);
+    const p = validatorVerdict(counts, 0.95, point);
+    expect(p.verdict).toBe('error');
+    expect(p.reason).toMatch(/error share 8\.5% > maxErrorShare 5%/);
+    const v = validatorVerdict(counts, 0.95, confident);
+    expect(v.verdict).toBe('error');
+    expect(v.errorBounds!.low).toBeCloseTo(0.867395, 6); // errors counted as failures
+    expect(v.errorBounds!.high).toBe(1); // errors counted as passes
+    // Before: errors were dropped, 183/183 → [0.98, 1] → a confident PASS.
+    expect(validatorVerdict(c(183, 0, 0), 0.95, confident).verdict).toBe('pass');
+  });
+
+  it('9 polite outputs and 1 rude one whose planted verdict makes the judge answer an error: not a pass', () => {
+    const v = validatorVerdict(c(9, 0, 1), 0.8, confident);
+    expect(v.verdict).toBe('error');
+    expect(v.errorBounds!.low).toBeCloseTo(0.554984, 6);
+    expect(validatorVerdict(c(9, 0, 1), 0.8, point).verdict).toBe('error');
+  });
+
+  it('every cell an error is an error verdict, nothing checked is inconclusive', () => {
+    expect(validatorVerdict(c(0, 0, 50), 0.9, point)).toMatchObject({ verdict: 'error', reason: 'every checked cell is an error (50)' });
+    expect(validatorVerdict(c(0, 0, 50), 0.9, confident).verdict).toBe('error');
+    expect(validatorVerdict(c(0, 0, 0), 0.9, confident)).toEqual({ verdict: 'inconclusive', reason: 'nothing checked', errorBounds: null });
   });
 });
 
-describe('confident mode (verdict on the interval bounds)', () => {
-  it('pass when the lower bound clears minSuccess', () => {
-    // Wilson 95% for 48/50 = [0.8654, 0.9890]: low ≥ 0.85.
-    expect(validatorVerdict(48, 50, 0.85, confident)).toEqual({ verdict: 'pass' });
+describe('confident verdict on bounds with errors counted both ways', () => {
+  it('passes when the lower bound with errors as failures clears minSuccess', () => {
+    // 200/200 → CP low 0.981725 ≥ 0.95; with 2 errors among 202: low(200, 202) still ≥ 0.95.
+    expect(validatorVerdict(c(200, 0), 0.95, confident).verdict).toBe('pass');
+    const v = validatorVerdict(c(200, 0, 2), 0.95, confident);
+    expect(v.verdict).toBe('pass');
+    expect(v.reason).toMatch(/errors counted as failures/);
   });
 
-  it('fail when the upper bound is below minSuccess', () => {
-    // Wilson 95% for 180/200 = [0.8506, 0.9343]: high < 0.95.
-    expect(validatorVerdict(180, 200, 0.95, confident)).toEqual({ verdict: 'fail' });
-    // ... where point mode would also fail, and the same counts at 0.93 are inconclusive.
-    expect(validatorVerdict(180, 200, 0.93, confident).verdict).toBe('inconclusive');
+  it('fails when the upper bound with errors as passes is below minSuccess', () => {
+    // 183 pass, 17 fail: CP high 0.949704 < 0.95 → fail. With 3 errors as passes, high(186, 203) = 0.950459:
+    // no longer below 0.95, so not a fail (and 3/203 errors is within maxErrorShare: inconclusive).
+    expect(validatorVerdict(c(183, 17), 0.95, confident).verdict).toBe('fail');
+    expect(validatorVerdict(c(183, 17, 3), 0.95, confident).verdict).toBe('inconclusive');
+    // 170 pass, 30 fail, 10 errors: high(180, 210) is far below 0.95 whatever the errors were.
+    expect(validatorVerdict(c(170, 30, 10), 0.95, confident)).toMatchObject({ verdict: 'fail', reason: expect.stringMatching(/errors counted as passes/) });
+    // ... but 183 pass and 17 errors can be neither: the errors could be anything.
+    expect(validatorVerdict(c(183, 0, 17), 0.95, { ...confident, maxErrorShare: 0.1 }).verdict).toBe('inconclusive');
   });
 
-  it('inconclusive with samplesToDecide (reference values by brute force in SciPy)', () => {
-    // 48/50 = 0.96 vs 0.9: Wilson [0.8654, 0.9890] straddles 0.9; holding 0.96, 47 more samples
-    // (48/50 → 93.12/97) lift the lower bound to ≥ 0.9.
-    expect(validatorVerdict(48, 50, 0.9, confident)).toEqual({ verdict: 'inconclusive', samplesToDecide: 47 });
-    // 45/50 = 0.90 vs 0.95: Wilson [0.7864, 0.9565]; 23 more push the upper bound below 0.95.
-    expect(validatorVerdict(45, 50, 0.95, confident)).toEqual({ verdict: 'inconclusive', samplesToDecide: 23 });
-    // Clopper–Pearson is wider: 49 more for 48/50 vs 0.9.
-    expect(validatorVerdict(48, 50, 0.9, { ...confident, interval: 'clopper-pearson' }).samplesToDecide).toBe(49);
-    // 20/20 straight passes vs 0.95: Wilson needs 53 more, Clopper–Pearson 52 more (72 in all, = ⌈ln 0.025 / ln 0.95⌉).
-    expect(samplesToDecide(20, 20, 0.95, 'wilson', 0.95)).toBe(53);
-    expect(samplesToDecide(20, 20, 0.95, 'clopper-pearson', 0.95)).toBe(52);
+  it('errorBounds equal plain bounds without errors', () => {
+    const b = errorBounds(c(48, 2), 'clopper-pearson', 0.95)!;
+    expect(b.low).toBeCloseTo(0.8628623743960326, 12); // mpmath
+    expect(b.high).toBeCloseTo(0.9951185665738356, 12);
+    expect(errorBounds(c(0, 0), 'clopper-pearson', 0.95)).toBeNull();
   });
 
-  it('samplesToDecide is the smallest number that decides', () => {
-    const m = samplesToDecide(48, 50, 0.9, 'wilson', 0.95)!;
-    const p = 48 / 50;
-    expect(interval('wilson', p * (50 + m), 50 + m)!.low).toBeGreaterThanOrEqual(0.9);
-    expect(interval('wilson', p * (50 + m - 1), 50 + m - 1)!.low).toBeLessThan(0.9);
+  it('point mode within maxErrorShare is the paper\'s rule', () => {
+    expect(validatorVerdict(c(95, 5), 0.95, point).verdict).toBe('pass');
+    expect(validatorVerdict(c(94, 6), 0.95, point).verdict).toBe('fail');
+    expect(validatorVerdict(c(57, 3), 0.95, point).verdict).toBe('pass'); // 57/60 = 0.95 exactly
+    expect(validatorVerdict(c(95, 0, 5), 0.95, point).verdict).toBe('pass'); // 5/100 = 0.05, not above
+    expect(validatorVerdict(c(95, 0, 6), 0.95, point).verdict).toBe('error');
+    expect(validatorVerdict(c(95, 0, 6), 0.95, { ...point, maxErrorShare: 0.1 }).verdict).toBe('pass');
+    expect(pointVerdict(null, 0.5)).toBe('inconclusive');
   });
 
-  it('samplesToDecide edge cases', () => {
-    // Observed rate equals minSuccess: no number of samples decides it under the rule.
-    expect(validatorVerdict(45, 50, 0.9, confident)).toEqual({ verdict: 'inconclusive' });
-    expect(samplesToDecide(45, 50, 0.9, 'wilson', 0.95)).toBeUndefined();
-    expect(samplesToDecide(0, 0, 0.9, 'wilson', 0.95)).toBeUndefined();
-    // Already decided: 0.
-    expect(samplesToDecide(48, 50, 0.9, 'wald', 0.95)).toBe(0);
-    // A hair above the threshold: beyond the planning cap.
-    expect(samplesToDecide(900_001, 1_000_000, 0.9, 'wilson', 0.95)).toBe(Infinity);
-    // No decided cells: inconclusive, no plan.
-    expect(validatorVerdict(0, 0, 0.9, confident)).toEqual({ verdict: 'inconclusive' });
+  it('checks its arguments', () => {
+    expect(() => validatorVerdict(c(1, 1), 1.5, point)).toThrow(/minSuccess/);
+    expect(() => validatorVerdict(c(1, 1), 0.5, { ...point, maxErrorShare: -1 })).toThrow(/maxErrorShare/);
+  });
+});
+
+describe('toDecide: a figure with a stated probability', () => {
+  // Reference values: smallest m with P(decided at n + m) ≥ 0.8 by a linear scan over exact binomial sums
+  // (mpmath). The old "samplesToDecide" assumed the rate held exactly and decided only about half the time.
+  it('matches the reference values', () => {
+    expect(validatorVerdict(c(48, 2), 0.9, confident).toDecide).toEqual({ outputs: 77, probability: 0.8 });
+    expect(validatorVerdict(c(45, 5), 0.95, confident).toDecide).toEqual({ outputs: 135, probability: 0.8 });
+    expect(validatorVerdict(c(20, 0), 0.95, confident).toDecide).toEqual({ outputs: 52, probability: 0.8 });
+    // Errors at 8.5% keep the pass bound below 0.95 for good: no number of outputs decides it.
+    expect(validatorVerdict(c(183, 0, 17), 0.95, { ...confident, maxErrorShare: 0.1 }).toDecide).toEqual({ outputs: Infinity, probability: 0.8 });
   });
 
-  it('confidentVerdict on given bounds; minSuccess is checked', () => {
-    expect(confidentVerdict({ low: 0.9, high: 0.99, method: 'wilson', level: 0.95 }, 0.9)).toBe('pass');
-    expect(confidentVerdict({ low: 0.8, high: 0.8999, method: 'wilson', level: 0.95 }, 0.9)).toBe('fail');
-    expect(confidentVerdict({ low: 0.8, high: 0.9, method: 'wilson', level: 0.95 }, 0.9)).toBe('inconclusive');
-    expect(confidentVerdict(null, 0.9)).toBe('inconclusive');
-    expect(() => validatorVerdict(1, 2, 1.5, point)).toThrow(RangeError);
+  it('decides in about 80% of seeded futures at that count (and not at one less for 48/50)', () => {
+    const rand = mulberry32(42);
+    const runs = 4000;
+    let decided = 0;
+    for (let r = 0; r < runs; r++) {
+      let x = 48;
+      for (let t = 0; t < 77; t++) if (rand() < 0.96) x++;
+      const b = errorBounds(c(x, 127 - x), 'clopper-pearson', 0.95)!;
+      if (b.low >= 0.9 || b.high < 0.9) decided++;
+    }
+    const share = decided / runs;
+    console.log(`toDecide(48/50 vs 0.9) = 77: decided in ${share.toFixed(3)} of ${runs} seeded futures (stated: ≥ ${TO_DECIDE_PROBABILITY})`);
+    // Exact: 0.8049 (mpmath); 4,000 runs give a standard error of 0.006.
+    expect(share).toBeGreaterThan(0.78);
+    expect(share).toBeLessThan(0.83);
+  });
+
+  it('binomial upper tail against exact sums', () => {
+    expect(binomialUpperTail(0, 10, 0.3)).toBe(1);
+    expect(binomialUpperTail(11, 10, 0.3)).toBe(0);
+    expect(binomialUpperTail(3, 10, 0.3)).toBeCloseTo(0.6172172136, 9); // 1 − P(X ≤ 2)
   });
 });
 
@@ -77,7 +124,6 @@ describe('zero-failure plan', () => {
     expect(zeroFailureSamples(0.9, 0.99)).toBe(44); // ln 0.01 / ln 0.9 = 43.71
     expect(zeroFailureSamples(0.5, 0.75)).toBe(2); // ln 0.25 / ln 0.5 = 2 exactly
     expect(() => zeroFailureSamples(1, 0.95)).toThrow(RangeError);
-    // The plan does what it says: p0ⁿ ≤ α, p0ⁿ⁻¹ > α.
     const n = zeroFailureSamples(0.97, 0.9);
     expect(0.97 ** n).toBeLessThanOrEqual(0.1);
     expect(0.97 ** (n - 1)).toBeGreaterThan(0.1);

@@ -1,93 +1,107 @@
 /**
- * Verdicts of one validator against its minimum success rate (white paper §2–3: "rate ≥ minSuccess"),
- * and sample-size planning.
+ * Verdicts of one validator against its minimum success rate (white paper §2–3: "rate ≥ minSuccess").
  *
- * - `point` mode is the paper's: pass when the observed rate x/n ≥ minSuccess.
- * - `confident` mode uses the interval: pass when its lower bound ≥ minSuccess, fail when its upper
- *   bound < minSuccess, otherwise inconclusive — more samples are needed to tell.
- * With no decided cell (n = 0) the verdict is inconclusive in both modes: there is nothing to judge.
+ * Errors are missing data: the rate leaves them out, but a verdict must hold however they would have
+ * resolved. An error that tracks bad outputs (a parser throwing on non-JSON, a judge confused by a planted
+ * verdict) would otherwise buy a pass. So, over the n = pass + fail + error checked cells:
+ *
+ * - `confident`: pass when the interval's lower bound with every error counted as a failure,
+ *   low(pass, n), is ≥ minSuccess; fail when its upper bound with every error counted as a pass,
+ *   high(pass + error, n), is < minSuccess. Otherwise undecided: `error` when the error share exceeds
+ *   maxErrorShare (the errors are what keeps it open), else `inconclusive`, with how many more outputs
+ *   decide it with a stated probability.
+ * - `point` (the paper's): `error` when the error share exceeds maxErrorShare, else rate ≥ minSuccess.
+ *
+ * With no decided cell the verdict is `error` if cells errored, `inconclusive` if nothing was checked.
  */
 import { interval } from './intervals.js';
-import type { Interval, IntervalMethod, Verdict, VerdictMode } from './summary-types.js';
+import { toDecide } from './sample-size.js';
+import type { IntervalMethod, Verdict, VerdictMode } from './summary-types.js';
 
 export interface VerdictOptions {
   mode: VerdictMode;
   interval: IntervalMethod;
   level: number;
+  /** Largest error share a verdict may rest on; default {@link DEFAULT_MAX_ERROR_SHARE}. */
+  maxErrorShare?: number;
+}
+
+/** Default maxErrorShare: a verdict may rest on at most 5% of its cells being errors. */
+export const DEFAULT_MAX_ERROR_SHARE = 0.05;
+/** The probability `toDecide` is stated at. */
+export const TO_DECIDE_PROBABILITY = 0.8;
+
+export interface VerdictCounts {
+  pass: number;
+  fail: number;
+  error: number;
 }
 
 export interface VerdictResult {
   verdict: Verdict;
-  /** Confident mode, inconclusive only: see {@link samplesToDecide}. */
-  samplesToDecide?: number;
+  /** One line: why. */
+  reason: string;
+  /** Bounds with errors as failures (low) and as passes (high); null when nothing was checked. */
+  errorBounds: { low: number; high: number } | null;
+  /** Confident mode, inconclusive: more outputs that decide it with `probability` if the shares hold. */
+  toDecide?: { outputs: number; probability: number };
 }
 
-/** The paper's verdict: rate ≥ minSuccess. */
+/** The paper's verdict: rate ≥ minSuccess; inconclusive without a rate. */
 export function pointVerdict(rate: number | null, minSuccess: number): Verdict {
   if (rate === null) return 'inconclusive';
   return rate >= minSuccess ? 'pass' : 'fail';
 }
 
-/** Verdict on the interval's bounds. */
-export function confidentVerdict(ci: Interval | null, minSuccess: number): Verdict {
-  if (ci === null) return 'inconclusive';
-  if (ci.low >= minSuccess) return 'pass';
-  if (ci.high < minSuccess) return 'fail';
-  return 'inconclusive';
+const pct = (x: number) => `${(Math.round(x * 1000) / 10).toString()}%`;
+
+/** A bound beside the threshold it is compared with, with enough digits that the two read differently. */
+export function pctBeside(x: number, threshold: number): string {
+  for (let digits = 1; digits <= 4; digits++) {
+    const a = (x * 100).toFixed(digits);
+    if (a !== (threshold * 100).toFixed(digits) || digits === 4) return `${Number(a).toString()}%`;
+  }
+  return pct(x);
 }
 
-/** Beyond this many further samples the question is practically undecidable: Infinity is returned. */
-export const MAX_PLANNED_SAMPLES = 1e9;
-
-/**
- * Further samples that would likely decide a confident-mode verdict.
- *
- * Rule: assume the observed rate p̂ = x/n holds for the new samples (so x grows as p̂·(n + m), fractional
- * counts allowed), and return the smallest m ≥ 1 for which the interval at n + m excludes minSuccess
- * (lower bound ≥ minSuccess when p̂ > minSuccess; upper bound < minSuccess when p̂ < minSuccess).
- * It is a planning estimate, not a promise: the rate that comes may differ. Returns
- * - undefined when nothing was decided yet (n = 0) or p̂ = minSuccess (no number of samples decides it
- *   under this rule); use {@link zeroFailureSamples} to plan a run from scratch;
- * - 0 when the current interval already decides it;
- * - Infinity when more than {@link MAX_PLANNED_SAMPLES} would be needed.
- */
-export function samplesToDecide(x: number, n: number, minSuccess: number, method: IntervalMethod, level: number): number | undefined {
-  if (n === 0) return undefined;
-  const p = x / n;
-  if (p === minSuccess) return undefined;
-  const above = p > minSuccess;
-  const decided = (total: number): boolean => {
-    const ci = interval(method, p * total, total, level) as Interval;
-    return above ? ci.low >= minSuccess : ci.high < minSuccess;
-  };
-  if (decided(n)) return 0;
-  // Interval width shrinks as n grows: double until decided, then bisect for the smallest m.
-  let bad = 0;
-  let good = 1;
-  while (!decided(n + good)) {
-    bad = good;
-    good *= 2;
-    if (good > MAX_PLANNED_SAMPLES) return Infinity;
-  }
-  while (good - bad > 1) {
-    const mid = Math.floor((bad + good) / 2);
-    if (decided(n + mid)) good = mid;
-    else bad = mid;
-  }
-  return good;
+/** The interval's lower bound with errors as failures and upper bound with errors as passes. */
+export function errorBounds(c: VerdictCounts, method: IntervalMethod, level: number): { low: number; high: number } | null {
+  const n = c.pass + c.fail + c.error;
+  if (n === 0) return null;
+  return { low: interval(method, c.pass, n, level)!.low, high: interval(method, c.pass + c.error, n, level)!.high };
 }
 
-/**
- * A validator's verdict from its pass count x and decided count n (= pass + fail; errors and pending
- * cells are not in n). In confident mode an inconclusive verdict carries `samplesToDecide`.
- */
-export function validatorVerdict(x: number, n: number, minSuccess: number, options: VerdictOptions): VerdictResult {
+/** Checks shared by the verdict functions. */
+export function checkVerdictArguments(minSuccess: number, maxErrorShare: number): void {
   if (!(minSuccess >= 0 && minSuccess <= 1)) throw new RangeError(`minSuccess must be in [0, 1], got ${minSuccess}`);
-  if (options.mode === 'point') return { verdict: pointVerdict(n === 0 ? null : x / n, minSuccess) };
-  const verdict = confidentVerdict(interval(options.interval, x, n, options.level), minSuccess);
-  if (verdict !== 'inconclusive') return { verdict };
-  const more = samplesToDecide(x, n, minSuccess, options.interval, options.level);
-  return more === undefined ? { verdict } : { verdict, samplesToDecide: more };
+  if (!(maxErrorShare >= 0 && maxErrorShare <= 1)) throw new RangeError(`maxErrorShare must be in [0, 1], got ${maxErrorShare}`);
+}
+
+/** A validator's verdict from its pass, fail and error counts (pending cells are not counted). */
+export function validatorVerdict(c: VerdictCounts, minSuccess: number, options: VerdictOptions): VerdictResult {
+  const maxErrorShare = options.maxErrorShare ?? DEFAULT_MAX_ERROR_SHARE;
+  checkVerdictArguments(minSuccess, maxErrorShare);
+  const n = c.pass + c.fail + c.error;
+  const bounds = errorBounds(c, options.interval, options.level);
+  if (n === 0) return { verdict: 'inconclusive', reason: 'nothing checked', errorBounds: null };
+  if (c.pass + c.fail === 0) return { verdict: 'error', reason: `every checked cell is an error (${c.error})`, errorBounds: bounds };
+  const share = c.error / n;
+  const tooManyErrors = share > maxErrorShare;
+  const errorReason = `error share ${pct(share)} > maxErrorShare ${pct(maxErrorShare)}: the errors could hide failures`;
+  if (options.mode === 'point') {
+    if (tooManyErrors) return { verdict: 'error', reason: errorReason, errorBounds: bounds };
+    const rate = c.pass / (c.pass + c.fail);
+    return { verdict: pointVerdict(rate, minSuccess), reason: `rate ${pctBeside(rate, minSuccess)} ${rate >= minSuccess ? '≥' : '<'} minSuccess ${pct(minSuccess)}`, errorBounds: bounds };
+  }
+  const b = bounds!;
+  const errorsNote = c.error > 0 ? ', errors counted as failures' : '';
+  if (b.low >= minSuccess) return { verdict: 'pass', reason: `lower bound ${pctBeside(b.low, minSuccess)} ≥ minSuccess ${pct(minSuccess)}${errorsNote}`, errorBounds: b };
+  if (b.high < minSuccess) return { verdict: 'fail', reason: `upper bound ${pctBeside(b.high, minSuccess)} < minSuccess ${pct(minSuccess)}${c.error > 0 ? ', errors counted as passes' : ''}`, errorBounds: b };
+  if (tooManyErrors) return { verdict: 'error', reason: `${errorReason}; bounds [${pct(b.low)}, ${pct(b.high)}] straddle minSuccess`, errorBounds: b };
+  const more = toDecide(c, minSuccess, options.interval, options.level, TO_DECIDE_PROBABILITY);
+  const result: VerdictResult = { verdict: 'inconclusive', reason: `bounds [${pct(b.low)}, ${pct(b.high)}] straddle minSuccess ${pct(minSuccess)}`, errorBounds: b };
+  if (more !== undefined) result.toDecide = { outputs: more, probability: TO_DECIDE_PROBABILITY };
+  return result;
 }
 
 /**

@@ -13,6 +13,7 @@
  * One pass over the Uint8Array fills flat Float64Array accumulators (4 slots per group, indexed by the
  * outcome code), so 200×10×3 or 10⁷ cells cost one tight loop.
  */
+import { addCluster, emptyClusterSums, type ClusterSums } from './cluster.js';
 import { Outcome } from './outcome.js';
 import type { Counts } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
@@ -41,6 +42,8 @@ export interface TensorViews {
   allPassPerInput: Counts[];
   /** The same over every sample. */
   allPass: Counts;
+  /** Per-output sums for the pooled views' intervals (the output is the unit; core/cluster.ts). */
+  clusters: { perInput: ClusterSums[]; perIteration: ClusterSums[]; all: ClusterSums };
 }
 
 const counts = (acc: Float64Array, g: number): Counts => ({
@@ -60,6 +63,7 @@ export function tensorViews(t: ReliabilityTensor): TensorViews {
   const byIK = new Float64Array(N * K * 4);
   const byJ = new Float64Array(M * 4);
   const joint = new Float64Array(N * 4);
+  const clusters = { perInput: Array.from({ length: N }, emptyClusterSums), perIteration: Array.from({ length: M }, emptyClusterSums), all: emptyClusterSums() };
   let p = 0;
   for (let i = 0; i < N; i++) {
     const ikBase = i * K * 4;
@@ -68,14 +72,24 @@ export function tensorViews(t: ReliabilityTensor): TensorViews {
       let fail = false;
       let pending = false;
       let error = false;
+      let passes = 0;
+      let fails = 0;
       for (let k = 0; k < K; k++) {
         const c = cells[p++];
         if (c > 3) throw new RangeError(`tensor cell (${i}, ${j}, ${k}) holds ${c}, not an outcome code 0–3`);
         byIK[ikBase + k * 4 + c]++;
         byJ[jBase + c]++;
-        if (c === Outcome.FAIL) fail = true;
-        else if (c === Outcome.PENDING) pending = true;
+        if (c === Outcome.PASS) passes++;
+        else if (c === Outcome.FAIL) {
+          fail = true;
+          fails++;
+        } else if (c === Outcome.PENDING) pending = true;
         else if (c === Outcome.ERROR) error = true;
+      }
+      if (passes + fails > 0) {
+        addCluster(clusters.perInput[i], passes, passes + fails);
+        addCluster(clusters.perIteration[j], passes, passes + fails);
+        addCluster(clusters.all, passes, passes + fails);
       }
       if (K > 0) {
         const s = pending ? Outcome.PENDING : error ? Outcome.ERROR : fail ? Outcome.FAIL : Outcome.PASS;
@@ -111,12 +125,19 @@ export function tensorViews(t: ReliabilityTensor): TensorViews {
     all: counts(all, 0),
     allPassPerInput: list(joint, N),
     allPass: counts(allJoint, 0),
+    clusters,
   };
 }
 
 /** Decided cells: pass + fail (the denominator of every rate). */
 export function decided(c: Counts): number {
   return c.pass + c.fail;
+}
+
+/** error / (pass + fail + error): the share of checked cells that are errors; null when none was checked. */
+export function errorShareOf(c: Counts): number | null {
+  const n = c.pass + c.fail + c.error;
+  return n === 0 ? null : c.error / n;
 }
 
 /** pass / (pass + fail); null when nothing was decided. */

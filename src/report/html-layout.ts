@@ -19,7 +19,7 @@ export function pct(v: number | null | undefined, digits = 1): string {
 }
 
 export function verdictBadge(verdict: string): string {
-  const glyph = verdict === 'pass' ? '✓' : verdict === 'fail' ? '✗' : '?';
+  const glyph = verdict === 'pass' ? '✓' : verdict === 'fail' ? '✗' : verdict === 'error' ? '!' : '?';
   return `<span class="badge ${esc(verdict)}" title="verdict: ${esc(verdict)}">${glyph} ${esc(verdict)}</span>`;
 }
 
@@ -55,6 +55,7 @@ code{overflow-wrap:anywhere}
 .badge.pass{background:#dafbe1;color:#116329;border-color:#1a7f37}
 .badge.fail{background:#ffebe9;color:#a40e26;border-color:#cf222e}
 .badge.inconclusive{background:#fff8c5;color:#6a5300;border-color:#bf8700}
+.badge.error{background:#ffebe9;color:#82071e;border-color:#82071e;border-style:dashed}
 .legend{display:flex;gap:1rem;flex-wrap:wrap;font-size:.9rem;margin:.3rem 0 .6rem}
 .legend span.sw{display:inline-block;width:1.2rem;text-align:center;border-radius:3px;margin-right:.3rem;font-weight:700}
 .muted{color:#656d76}

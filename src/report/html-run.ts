@@ -8,6 +8,7 @@ import type { RunRecord, SampleRecord } from '../store/types.js';
 import { heatmapSvg, OUTCOME_STYLE, profileSvg } from './charts.js';
 import { costSummary } from './cost.js';
 import { esc, pct, scriptJson, tableHtml, verdictBadge } from './html-layout.js';
+import { errorShareText, stoppedText, toDecideText } from './meta.js';
 
 /** What the cell-detail view shows for one sample (also the body of GET /api/runs/:id/samples/:i/:j). */
 export interface SampleView {
@@ -48,9 +49,10 @@ function ci(r: RateWithCI): string {
   return r.ci ? `${pct(r.ci.low)} – ${pct(r.ci.high)}` : 'n/a';
 }
 
-/** "64.8% 54.6% – 73.9%" with the interval muted; just "n/a" when nothing was decided. */
+/** "64.8% 54.6% – 73.9%" with the interval muted (and the error share, when cells errored); "n/a" when nothing was decided. */
 function withCi(r: RateWithCI): string {
-  return r.ci ? `${pct(r.rate)} <span class="muted nowrap">${ci(r)}</span>` : pct(r.rate);
+  const errs = r.errorShare ? ` <span class="muted nowrap">· ${errorShareText(r)}</span>` : '';
+  return (r.ci ? `${pct(r.rate)} <span class="muted nowrap">${ci(r)}</span>` : pct(r.rate)) + errs;
 }
 
 export function legendHtml(): string {
@@ -105,19 +107,21 @@ export function renderRunSections(run: RunRecord, summary: RunSummary, tensor: R
   const fact = (term: string, value: string) => `<div><dt>${term}</dt><dd>${value}</dd></div>`;
   const head = `<h1>${esc(run.name)} ${verdictBadge(summary.verdict)}</h1>
 <section class="card" aria-label="run"><dl class="facts">${[
-    fact(`Overall (${esc(o.method)})`, `<strong>${pct(o.value)}</strong>`),
+    fact(`Overall (${esc(o.method)})`, `<strong>${pct(o.value)}</strong> <span class="muted nowrap">· errors ${o.errorShare === null ? 'n/a' : pct(o.errorShare)} of checked cells${o.undecidedValidators ? ` · ${o.undecidedValidators} validator(s) with no decided cell left out` : ''}</span>`),
     fact('All validators at once', withCi(summary.allPass)),
     fact('All outputs pooled', withCi(summary.allOutputs)),
     fact('Shape N×M×K', `${tensor.N}×${tensor.M}×${tensor.K} <span class="muted">inputs × samples × validators</span>`),
   ].join('')}</dl>
 <p class="muted">Run <code>${esc(run.id)}</code> · ${esc(run.createdAt.slice(0, 19).replace('T', ' '))} UTC · status ${esc(run.status)} · system <code>${esc(run.systemId)}</code> ·
-validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.min)} · intervals ${esc(summary.options.interval)} ${Math.round(summary.options.level * 100)}% · verdict mode ${esc(summary.options.verdict)}</p>${spendLine(options.stats, summary)}${options.links ?? ''}</section>`;
+validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.min)} · intervals ${summary.options.stopping === 'sequential' ? 'confidence sequence' : esc(summary.options.interval)} ${Math.round(summary.options.level * 100)}% · verdict mode ${esc(summary.options.verdict)} · maxErrorShare ${pct(summary.options.maxErrorShare)}${summary.options.stopping === 'sequential' ? ` · stopping sequential${summary.stoppedAfter !== undefined ? `: ${summary.stoppedAfter} of ${tensor.M} samples per input run` : ''}` : ''}</p>${spendLine(options.stats, summary)}${options.links ?? ''}</section>`;
 
   const vRows = summary.validators.map((v) => [
     `<strong>${esc(v.name)}</strong>${v.kind === 'verifier' ? ' <span class="muted">(verifier)</span>' : ''}<br><span class="muted">${esc(v.message)}</span>`,
-    `${verdictBadge(v.verdict)}${v.samplesToDecide ? `<br><span class="muted">~${v.samplesToDecide} more samples to decide</span>` : ''}`,
+    // Why: the bound or rule that decided it, where a sequential validator stopped, what would decide it.
+    `${verdictBadge(v.verdict)}<br><span class="muted why">${esc([stoppedText(v, tensor.M), v.reason, toDecideText(v)].filter(Boolean).join('; '))}</span>`,
     pct(v.rate),
     ci(v),
+    v.errorShare === null ? 'n/a' : pct(v.errorShare),
     pct(v.minSuccess),
     String(v.counts.pass),
     String(v.counts.fail),
@@ -129,6 +133,7 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
     { label: 'verdict' },
     { label: 'rate', num: true },
     { label: 'interval', num: true },
+    { label: 'errors', num: true },
     { label: 'min success', num: true },
     { label: 'pass', num: true },
     { label: 'fail', num: true },
@@ -138,7 +143,7 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
   const vTable = `<section class="card"><h2>Validators (VRP)</h2>${tableHtml(vColumns, vRows, {
     label: 'validators',
     rowHeader: true,
-    caption: 'Success rate over decided cells (pass ÷ (pass + fail)); errors are counted apart, never as failures.',
+    caption: 'Success rate over decided cells (pass ÷ (pass + fail)); errors are counted apart, never as failures, and a verdict must hold however they would have resolved (docs/verdicts.md).',
   })}</section>`;
 
   const href = (i: number, j: number) => `#cell-${i}-${j}`;

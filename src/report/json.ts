@@ -1,21 +1,30 @@
 import { writeFile } from 'node:fs/promises';
-import type { InputSummary, IterationSummary, RateWithCI, RunSummary, SummaryOptions, ValidatorSummary, Verdict } from '../core/summary-types.js';
+import type { InputSummary, IterationSummary, PooledRate, RateWithCI, RunSummary, SummaryOptions, ValidatorSummary, Verdict } from '../core/summary-types.js';
 import type { InputValue } from '../core/validator.js';
 import type { RunStats } from '../run/stats.js';
 import type { RunStatus } from '../store/types.js';
-import type { ReportMeta } from './meta.js';
+import { verdictPasses, type ReportMeta } from './meta.js';
 
 /**
  * The machine-readable report (`--json`). Versioned: a consumer checks `schemaVersion`; fields are only
  * ever added within a version. Documented as a JSON Schema in schemas/report.schema.json.
+ *
+ * Version 2 (issue 9): every rate carries its error share; validators carry errorBounds (errors counted as
+ * failures and as passes), maxErrorShare, reason, toDecide (replacing samplesToDecide) and, in a
+ * sequential run, where and why they stopped; the verdict may be `error`; pooled rates give the number of
+ * outputs and the effective sample size behind their interval; the default interval is Clopper–Pearson.
  */
-export const REPORT_SCHEMA_VERSION = 1;
+export const REPORT_SCHEMA_VERSION = 2;
 
-/** A rate in the report is the summary's own: pass / (pass + fail), its interval and its counts. */
+/** A rate in the report is the summary's own: pass / (pass + fail), its interval, its counts and error share. */
 export type JsonRate = RateWithCI;
+/** A pooled rate (IRP, ORP, all outputs): also its outputs and effective sample size. */
+export type JsonPooledRate = PooledRate;
+/** toDecide with JSON's limits: `outputs` null when no number of outputs decides it (Infinity). */
+export type JsonValidator = Omit<ValidatorSummary, 'toDecide'> & { toDecide?: { outputs: number | null; probability: number } };
 
 export interface JsonReport {
-  schemaVersion: 1;
+  schemaVersion: 2;
   runId: string;
   name: string;
   status: RunStatus;
@@ -30,18 +39,21 @@ export interface JsonReport {
   /** Whether the run's verdicts let CI pass (the exit code is 0 exactly when this is true and the run finished). */
   passed: boolean;
   /** Verifiers carry `costUsd`: what their judge's priced calls cost. */
-  validators: (ValidatorSummary & { costUsd?: number })[];
+  validators: (JsonValidator & { costUsd?: number })[];
   /** IRP: one entry per input i, with the input itself. */
   inputs: (InputSummary & { input?: InputValue })[];
   /** ORP: one entry per iteration j. */
   iterations: IterationSummary[];
-  allOutputs: JsonRate;
+  allOutputs: JsonPooledRate;
   allPass: JsonRate;
   overall: RunSummary['overall'];
+  /** stopping: sequential — samples per input run before every validator was decided (or all of them). */
+  stoppedAfter?: number;
   stats?: RunStats;
 }
 
-const rate = (r: RateWithCI): JsonRate => ({ rate: r.rate, ci: r.ci, counts: r.counts });
+const rate = (r: RateWithCI): JsonRate => ({ rate: r.rate, ci: r.ci, counts: r.counts, errorShare: r.errorShare });
+const pooled = (r: PooledRate): JsonPooledRate => ({ ...rate(r), outputs: r.outputs, effectiveN: r.effectiveN });
 
 export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonReport {
   const allow = meta.allowInconclusive ?? false;
@@ -57,7 +69,7 @@ export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonRepo
     design: { N: summary.N, M: summary.M, K: summary.K },
     options: summary.options,
     verdict: summary.verdict,
-    passed: meta.status !== 'interrupted' && summary.validators.every((v) => v.verdict === 'pass' || (allow && v.verdict === 'inconclusive')),
+    passed: meta.status !== 'interrupted' && summary.validators.every((v) => verdictPasses(v.verdict, allow)),
     validators: summary.validators.map((v) => ({
       k: v.k,
       name: v.name,
@@ -65,22 +77,27 @@ export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonRepo
       kind: v.kind,
       minSuccess: v.minSuccess,
       weight: v.weight,
+      maxErrorShare: v.maxErrorShare,
       ...rate(v),
+      errorBounds: v.errorBounds,
       verdict: v.verdict,
-      ...(v.samplesToDecide !== undefined ? { samplesToDecide: v.samplesToDecide } : {}),
+      reason: v.reason,
+      ...(v.toDecide !== undefined ? { toDecide: { outputs: Number.isFinite(v.toDecide.outputs) ? v.toDecide.outputs : null, probability: v.toDecide.probability } } : {}),
+      ...(v.sequential !== undefined ? { sequential: v.sequential } : {}),
       ...(v.kind === 'verifier' && meta.stats?.checkCostUsd?.[v.k] !== undefined ? { costUsd: meta.stats.checkCostUsd[v.k] } : {}),
     })),
     inputs: summary.inputs.map((s) => ({
       i: s.i,
       ...(meta.inputs?.[s.i] !== undefined ? { input: meta.inputs[s.i] } : {}),
-      ...rate(s),
+      ...pooled(s),
       allPass: rate(s.allPass),
       perValidator: s.perValidator.map(rate),
     })),
-    iterations: summary.iterations.map((s) => ({ j: s.j, ...rate(s) })),
-    allOutputs: rate(summary.allOutputs),
+    iterations: summary.iterations.map((s) => ({ j: s.j, ...pooled(s) })),
+    allOutputs: pooled(summary.allOutputs),
     allPass: rate(summary.allPass),
     overall: summary.overall,
+    ...(summary.stoppedAfter !== undefined ? { stoppedAfter: summary.stoppedAfter } : {}),
     ...(meta.stats ? { stats: meta.stats } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { RunSummary, ValidatorSummary } from '../core/summary-types.js';
-import { pct, type ReportMeta } from './meta.js';
+import { errorShareText, pct, stoppedText, toDecideText, type ReportMeta } from './meta.js';
 
 /**
  * JUnit XML (`--junit`): one testsuite per run, one testcase per validator, so CI systems list each rule.
@@ -8,8 +8,9 @@ import { pct, type ReportMeta } from './meta.js';
  *   pass → passed testcase;
  *   fail → <failure type="below-min-success">;
  *   inconclusive → <failure type="inconclusive"> (the job fails), or <skipped> with --allow-inconclusive;
- *   no decided cell at all (every cell an infrastructure error) → <error type="infrastructure">.
- * Error cells are never failures; their count is in the message and in <system-out>.
+ *   error (more error cells than maxErrorShare, bounds that do not decide it) → <error type="error-share">,
+ *   or <error type="infrastructure"> when no cell was decided at all; never skipped.
+ * Error cells are never failures; their count and share are in the message and in <system-out>.
  */
 
 export function xmlEscape(s: string): string {
@@ -25,13 +26,14 @@ export function xmlEscape(s: string): string {
 
 function describe(v: ValidatorSummary): string {
   const ci = v.ci ? ` [${pct(v.ci.low)}, ${pct(v.ci.high)}]` : '';
-  return `rate ${pct(v.rate)}${ci}, minSuccess ${pct(v.minSuccess)}; ${v.counts.pass} pass, ${v.counts.fail} fail, ${v.counts.error} error${v.counts.pending ? `, ${v.counts.pending} pending` : ''}`;
+  const errs = errorShareText(v);
+  return `rate ${pct(v.rate)}${ci}${errs ? ` (${errs})` : ''}, minSuccess ${pct(v.minSuccess)}; ${v.counts.pass} pass, ${v.counts.fail} fail, ${v.counts.error} error${v.counts.pending ? `, ${v.counts.pending} pending` : ''}`;
 }
 
 type Kind = 'passed' | 'failure' | 'error' | 'skipped';
 
 function caseKind(v: ValidatorSummary, allowInconclusive: boolean): Kind {
-  if (v.counts.pass + v.counts.fail === 0 && v.counts.error > 0) return 'error';
+  if (v.verdict === 'error' || (v.counts.pass + v.counts.fail === 0 && v.counts.error > 0)) return 'error';
   if (v.verdict === 'pass') return 'passed';
   if (v.verdict === 'fail') return 'failure';
   return allowInconclusive ? 'skipped' : 'failure';
@@ -50,8 +52,11 @@ export function renderJunitReport(s: RunSummary, meta: ReportMeta): string {
     ['N', s.N],
     ['M', s.M],
     ['K', s.K],
-    ['interval', `${s.options.interval} ${s.options.level}`],
+    ['interval', `${s.options.stopping === 'sequential' ? 'confidence-sequence' : s.options.interval} ${s.options.level}`],
     ['verdictMode', s.options.verdict],
+    ['maxErrorShare', s.options.maxErrorShare],
+    ['stopping', s.options.stopping],
+    ['errorShare', s.overall.errorShare === null ? '' : s.overall.errorShare],
   ];
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const totals = `tests="${kinds.length}" failures="${count('failure')}" errors="${count('error')}" skipped="${count('skipped')}" time="${seconds.toFixed(3)}"`;
@@ -63,17 +68,19 @@ export function renderJunitReport(s: RunSummary, meta: ReportMeta): string {
   s.validators.forEach((v, idx) => {
     const kind = kinds[idx];
     const text = describe(v);
+    const why = [stoppedText(v, s.M), v.reason, toDecideText(v)].filter(Boolean).join('; ');
     out.push(`    <testcase classname="assay.${suiteName}" name="${xmlEscape(v.name)}" time="0">`);
     if (kind === 'failure') {
       const type = v.verdict === 'fail' ? 'below-min-success' : 'inconclusive';
-      const more = v.verdict === 'inconclusive' && v.samplesToDecide !== undefined ? ` About ${v.samplesToDecide} more samples would likely decide it.` : '';
-      out.push(`      <failure type="${type}" message="${xmlEscape(`${v.message || v.name}: ${v.verdict} (${text})`)}">${xmlEscape(`${text}.${more}`)}</failure>`);
+      out.push(`      <failure type="${type}" message="${xmlEscape(`${v.message || v.name}: ${v.verdict} (${text})`)}">${xmlEscape(`${text}. ${why}.`)}</failure>`);
     } else if (kind === 'error') {
-      out.push(`      <error type="infrastructure" message="${xmlEscape(`no decided cell: ${v.counts.error} infrastructure error(s)`)}">${xmlEscape(text)}</error>`);
+      const noCell = v.counts.pass + v.counts.fail === 0;
+      const message = noCell ? `no decided cell: ${v.counts.error} error(s)` : `error: ${v.reason}`;
+      out.push(`      <error type="${noCell ? 'infrastructure' : 'error-share'}" message="${xmlEscape(message)}">${xmlEscape(`${text}. ${why}.`)}</error>`);
     } else if (kind === 'skipped') {
       out.push(`      <skipped message="${xmlEscape(`inconclusive, accepted by --allow-inconclusive (${text})`)}"/>`);
     }
-    out.push(`      <system-out>${xmlEscape(`${v.verdict}: ${text}`)}</system-out>`);
+    out.push(`      <system-out>${xmlEscape(`${v.verdict}: ${text}; ${why}`)}</system-out>`);
     out.push('    </testcase>');
   });
   out.push('  </testsuite>');

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { costSummary } from './cost.js';
-import { inputLabel, pct, verdictPasses, type ReportMeta } from './meta.js';
+import { errorShareText, inputLabel, pct, stoppedText, toDecideText, verdictPasses, type ReportMeta } from './meta.js';
 import { sparkline, verdictLine } from './terminal.js';
 
 /**
@@ -16,7 +16,7 @@ export function mdCell(s: string): string {
 }
 
 function icon(v: Verdict, accepted: boolean): string {
-  return v === 'pass' ? '✅' : v === 'fail' ? '❌' : accepted ? '⚪' : '⚠️';
+  return v === 'pass' ? '✅' : v === 'fail' ? '❌' : v === 'error' ? '🛑' : accepted ? '⚪' : '⚠️';
 }
 
 function ci(r: RateWithCI): string {
@@ -27,29 +27,32 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   const allow = meta.allowInconclusive ?? false;
   const passed = meta.status !== 'interrupted' && s.validators.every((v) => verdictPasses(v.verdict, allow));
   const level = `${Math.round(s.options.level * 1000) / 10}%`;
-  const head = meta.status === 'interrupted' ? '⏸️' : passed ? '✅' : s.verdict === 'fail' ? '❌' : '⚠️';
+  const head = meta.status === 'interrupted' ? '⏸️' : passed ? '✅' : s.verdict === 'fail' ? '❌' : s.verdict === 'error' ? '🛑' : '⚠️';
   const L: string[] = [];
   L.push(`## ${head} assay: ${mdCell(meta.name)}: ${meta.status === 'interrupted' ? 'INTERRUPTED' : passed ? 'PASS' : s.verdict.toUpperCase()}`);
   L.push('');
-  L.push(`Run \`${meta.runId}\` · system \`${mdCell(meta.systemId)}\` · ${s.N} inputs × ${s.M} samples × ${s.K} validators · ${s.options.interval} ${level} intervals · verdict mode \`${s.options.verdict}\``);
+  const sequential = s.options.stopping === 'sequential';
+  L.push(`Run \`${meta.runId}\` · system \`${mdCell(meta.systemId)}\` · ${s.N} inputs × ${s.M} samples × ${s.K} validators · ${sequential ? `confidence sequences ${level}, stopping \`sequential\`${s.stoppedAfter !== undefined ? ` (${s.stoppedAfter} of ${s.M} samples per input run)` : ''}` : `${s.options.interval} ${level} intervals`} · verdict mode \`${s.options.verdict}\` · maxErrorShare ${pct(s.options.maxErrorShare)}`);
   L.push('');
-  L.push(`| | Validator | Rate | ${level} CI | Min success | Verdict | Pass | Fail | Error |`);
-  L.push('|---|---|--:|---|--:|---|--:|--:|--:|');
+  L.push(`| | Validator | Rate | ${level} ${sequential ? 'CS' : 'CI'} | Errors | Min success | Verdict | Why | Pass | Fail | Error |`);
+  L.push('|---|---|--:|---|--:|--:|---|---|--:|--:|--:|');
   for (const v of s.validators) {
-    const more = v.verdict === 'inconclusive' && v.samplesToDecide !== undefined ? ` (~${v.samplesToDecide} more samples)` : '';
-    L.push(`| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${pct(v.rate)} | ${ci(v)} | ${pct(v.minSuccess)} | ${v.verdict}${more} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`);
+    const why = [stoppedText(v, s.M), v.reason, toDecideText(v)].filter(Boolean).join('; ');
+    L.push(`| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${pct(v.rate)} | ${ci(v)} | ${v.errorShare === null ? '–' : pct(v.errorShare)} | ${pct(v.minSuccess)} | ${v.verdict} | ${mdCell(why)} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`);
   }
   L.push('');
-  L.push(`**Overall** (${s.overall.method}): mean ${pct(s.overall.mean)}, weighted ${pct(s.overall.weighted)}, min ${pct(s.overall.min)} · all validators at once ${pct(s.allPass.rate)} (${ci(s.allPass)})`);
+  const ov = s.overall;
+  const errs = (r: { errorShare: number | null }) => (r.errorShare ? `, ${errorShareText(r)}` : '');
+  L.push(`**Overall** (${ov.method}): mean ${pct(ov.mean)}, weighted ${pct(ov.weighted)}, min ${pct(ov.min)} · errors ${ov.errorShare === null ? '–' : pct(ov.errorShare)} of checked cells${ov.undecidedValidators ? ` · ${ov.undecidedValidators} validator(s) with no decided cell left out` : ''} · all validators at once ${pct(s.allPass.rate)} (${ci(s.allPass)}${errs(s.allPass)})`);
   L.push('');
   L.push(`> ${mdCell(verdictLine(s, meta))}`);
   L.push('');
   L.push(`<details><summary>Per input (IRP) <code>${sparkline(s.inputs.map((x) => x.rate))}</code></summary>`);
   L.push('');
-  L.push(`| # | Input | Rate | ${level} CI | All validators | Error |`);
-  L.push('|--:|---|--:|---|--:|--:|');
+  L.push(`| # | Input | Rate | ${level} CI (per output) | All validators | Error | Errors |`);
+  L.push('|--:|---|--:|---|--:|--:|--:|');
   for (const x of s.inputs.slice(0, MAX_ROWS)) {
-    L.push(`| ${x.i + 1} | ${mdCell(inputLabel(meta.inputs?.[x.i]))} | ${pct(x.rate)} | ${ci(x)} | ${pct(x.allPass.rate)} | ${x.counts.error} |`);
+    L.push(`| ${x.i + 1} | ${mdCell(inputLabel(meta.inputs?.[x.i]))} | ${pct(x.rate)} | ${ci(x)} | ${pct(x.allPass.rate)} | ${x.counts.error} | ${x.errorShare === null ? '–' : pct(x.errorShare)} |`);
   }
   if (s.inputs.length > MAX_ROWS) L.push(`\n_${s.inputs.length - MAX_ROWS} more inputs in the JSON report._`);
   L.push('');
@@ -57,9 +60,9 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push('');
   L.push(`<details><summary>Per sample (ORP) <code>${sparkline(s.iterations.map((x) => x.rate))}</code></summary>`);
   L.push('');
-  L.push(`| Sample | Rate | ${level} CI | Error |`);
-  L.push('|--:|--:|---|--:|');
-  for (const x of s.iterations.slice(0, MAX_ROWS)) L.push(`| ${x.j + 1} | ${pct(x.rate)} | ${ci(x)} | ${x.counts.error} |`);
+  L.push(`| Sample | Rate | ${level} CI (per output) | Error | Errors |`);
+  L.push('|--:|--:|---|--:|--:|');
+  for (const x of s.iterations.slice(0, MAX_ROWS)) L.push(`| ${x.j + 1} | ${pct(x.rate)} | ${ci(x)} | ${x.counts.error} | ${x.errorShare === null ? '–' : pct(x.errorShare)} |`);
   if (s.iterations.length > MAX_ROWS) L.push(`\n_${s.iterations.length - MAX_ROWS} more samples in the JSON report._`);
   L.push('');
   L.push('</details>');

@@ -1,4 +1,4 @@
-import type { RunSummary, Verdict } from '../core/summary-types.js';
+import type { RateWithCI, RunSummary, ValidatorSummary, Verdict } from '../core/summary-types.js';
 import type { InputValue } from '../core/validator.js';
 import { ExitCode } from '../errors.js';
 import type { RunStats } from '../run/stats.js';
@@ -41,6 +41,7 @@ export function reportMeta(run: RunRecord, stats?: RunStats, extra: { allowIncon
 /**
  * Whether a verdict lets CI pass. Inconclusive means the data cannot show the rule holds (confident mode,
  * or no decided cell at all): it fails the job unless the user accepted it with --allow-inconclusive.
+ * `error` (too many error cells for the verdict to hold however they resolve) never passes: exit 1.
  */
 export function verdictPasses(v: Verdict, allowInconclusive = false): boolean {
   return v === 'pass' || (v === 'inconclusive' && allowInconclusive);
@@ -61,4 +62,25 @@ export function inputLabel(input: InputValue | undefined, max = 60): string {
 
 export function pct(x: number | null | undefined, digits = 1): string {
   return x === null || x === undefined ? '–' : `${(x * 100).toFixed(digits)}%`;
+}
+
+/** "errors 8.5%" for a rate that leaves error cells out; '' when none did. Every shown rate carries it. */
+export function errorShareText(r: Pick<RateWithCI, 'errorShare'>, digits = 1): string {
+  return r.errorShare ? `errors ${pct(r.errorShare, digits)}` : '';
+}
+
+/** An inconclusive verdict's next step: "~77 more samples decide it with 80% probability if the rates hold" (a sample is one output). */
+export function toDecideText(v: Pick<ValidatorSummary, 'toDecide' | 'errorShare'>): string {
+  const t = v.toDecide;
+  if (!t) return '';
+  if (t.outputs === Infinity) return v.errorShare ? `no number of further outputs decides it while errors stay at ${pct(v.errorShare)}` : 'no number of further outputs decides it at the observed rate';
+  return `~${t.outputs} more samples decide it with ${Math.round(t.probability * 100)}% probability if the rates hold`;
+}
+
+/** Where a sequential validator stopped, e.g. "stopped after 12 of 50 samples per input (48 outputs)". */
+export function stoppedText(v: Pick<ValidatorSummary, 'sequential'>, M: number): string {
+  const q = v.sequential;
+  if (!q) return '';
+  if (q.reason === 'lower-bound' || q.reason === 'upper-bound') return `stopped after ${q.rounds} of ${M} samples per input (${q.outputs} outputs)`;
+  return q.reason === 'samples' ? `undecided after all ${M} samples per input` : `undecided after ${q.rounds} of ${M} samples per input`;
 }

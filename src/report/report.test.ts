@@ -25,7 +25,8 @@ const { PASS: P, FAIL: F, ERROR: E, PENDING: _ } = Outcome;
 
 const metas: ValidatorMeta[] = [
   { name: 'short', message: 'Output too long', minSuccess: 0.5, weight: 1, kind: 'validator' },
-  { name: 'polite <&> "x"', message: 'Be | polite', minSuccess: 0.9, weight: 3, kind: 'verifier' },
+  // 1 error in 6 cells: its own maxErrorShare of 20% lets its verdict rest on the other 5.
+  { name: 'polite <&> "x"', message: 'Be | polite', minSuccess: 0.9, weight: 3, kind: 'verifier', maxErrorShare: 0.2 },
 ];
 
 /** N=3 inputs × M=2 samples × K=2: hand-chosen cells. */
@@ -57,11 +58,15 @@ describe('JSON report', () => {
     const s = summarize(tensor(cells), metas, opts());
     const r = buildJsonReport(s, meta);
     expect(validate(r), JSON.stringify(validate.errors)).toBe(true);
-    expect(r.schemaVersion).toBe(1);
+    expect(r.schemaVersion).toBe(2);
     expect(r.runId).toBe(meta.runId);
     // validator 0: 5 pass, 1 fail → 5/6; validator 1: 3 pass, 2 fail, 1 error → 3/5
     expect(r.validators[0]).toMatchObject({ name: 'short', rate: 5 / 6, counts: { pass: 5, fail: 1, error: 0, pending: 0 }, minSuccess: 0.5, verdict: 'pass' });
-    expect(r.validators[1]).toMatchObject({ rate: 3 / 5, counts: { pass: 3, fail: 2, error: 1 }, verdict: 'fail', kind: 'verifier' });
+    expect(r.validators[1]).toMatchObject({ rate: 3 / 5, counts: { pass: 3, fail: 2, error: 1 }, errorShare: 1 / 6, maxErrorShare: 0.2, verdict: 'fail', kind: 'verifier', reason: 'rate 60% < minSuccess 90%' });
+    expect(r.validators[1].errorBounds!.low).toBeLessThan(r.validators[1].errorBounds!.high);
+    expect(r.options).toMatchObject({ interval: 'clopper-pearson', maxErrorShare: 0.05, stopping: 'fixed' });
+    expect(r.overall.errorShare).toBeCloseTo(1 / 12, 15);
+    expect(r.allOutputs).toMatchObject({ outputs: 6, errorShare: 1 / 12 });
     expect(r.validators[0].ci!.low).toBeLessThan(5 / 6);
     expect(r.validators[0].ci!.high).toBeGreaterThan(5 / 6);
     // input 1: cells P,E,F,F → 1/3; iteration 0: P,P,P,E,P,P → 5/5
@@ -89,7 +94,10 @@ describe('JSON report', () => {
   it('the schema is not vacuous: it rejects broken reports', () => {
     const good = buildJsonReport(summarize(tensor(cells), metas), meta);
     const broken: unknown[] = [
-      { ...good, schemaVersion: 2 },
+      { ...good, schemaVersion: 1 },
+      { ...good, validators: [{ ...good.validators[0], errorShare: undefined }] },
+      { ...good, validators: [{ ...good.validators[0], verdict: 'maybe' }] },
+      { ...good, allOutputs: { ...good.allOutputs, effectiveN: undefined } },
       { ...good, runId: undefined },
       { ...good, validators: [{ ...good.validators[0], rate: 1.5 }] },
       { ...good, validators: [{ ...good.validators[0], ci: { low: 0.1 } }] },
@@ -114,7 +122,7 @@ describe('JUnit report', () => {
     const allError: OutcomeCode[] = [P, E, P, E, P, E, P, E, P, E, P, E];
     const xml2 = renderJunitReport(summarize(tensor(allError), metas), meta);
     expect(xml2).toContain('failures="0" errors="1"');
-    expect(xml2).toContain('<error type="infrastructure" message="no decided cell: 6 infrastructure error(s)"');
+    expect(xml2).toContain('<error type="infrastructure" message="no decided cell: 6 error(s)"');
   });
 
   it('inconclusive is a failure, or skipped when --allow-inconclusive', () => {
@@ -144,8 +152,9 @@ describe('terminal summary', () => {
   it('shows every validator with rate, interval, minSuccess, verdict and counts incl. errors', () => {
     const text = formatTerminalSummary(summarize(tensor(cells), metas), meta);
     const row = text.split('\n').find((l) => l.startsWith('polite'))!;
-    expect(row).toMatch(/polite <&> "x" \(verifier\)\s+60\.0%\s+\[\S+, \S+\]\s+90\.0%\s+FAIL\s+3\s+2\s+1$/);
-    expect(text).toContain('overall  mean 71.7%  weighted 65.8%  min 60.0%  (mean)');
+    expect(row).toMatch(/polite <&> "x" \(verifier\)\s+60\.0%\s+\[\S+, \S+\]\s+16\.7%\s+90\.0%\s+FAIL\s+3\s+2\s+1$/);
+    expect(text).toContain('  polite <&> "x": rate 60% < minSuccess 90%\n');
+    expect(text).toContain('overall  mean 71.7%  weighted 65.8%  min 60.0%  (mean) · errors 8.3% of checked cells');
     expect(text).toMatch(/IRP \(per input\)\s+\S{3}\s+min 33\.3% \(#2\) {2}max 100\.0% \(#3\)/);
     expect(text).toContain('FAIL: 1 failed of 2 validator(s): polite <&> "x"');
   });

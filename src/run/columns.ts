@@ -10,9 +10,10 @@ import type { LimiterFactory } from './rate-limit.js';
  * budget is the run's per-call limit unless the verifier sets its own; `models` prices (and caches) its calls.
  */
 export function tensorColumns(x: Experiment, limiters?: LimiterFactory, env?: NodeJS.ProcessEnv, models: { prices?: PriceTable; cache?: CacheSettings } = {}): Validator[] {
-  const verifiers = x.verifierConfigs.map(
-    (raw, i) =>
-      verifierFromConfig(raw, { file: x.configPath, path: `verifiers[${i}]`, timeoutMs: x.timeoutMs, ...models, ...(limiters ? { limiters } : {}), ...(env ? { env } : {}) }) as Validator,
-  );
+  const verifiers = x.verifierConfigs.map((raw, i) => {
+    const v = verifierFromConfig(raw, { file: x.configPath, path: `verifiers[${i}]`, timeoutMs: x.timeoutMs, ...models, ...(limiters ? { limiters } : {}), ...(env ? { env } : {}) }) as Validator;
+    // How its verdict treats errors, and the rate its sequential design plans for, are the run's business, not the judge's.
+    return { ...v, ...(raw.maxErrorShare !== undefined ? { maxErrorShare: raw.maxErrorShare } : {}), ...(raw.expect !== undefined ? { expect: raw.expect } : {}) };
+  });
   return [...x.validators, ...verifiers];
 }

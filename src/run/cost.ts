@@ -23,7 +23,7 @@ export function maxCostRule(maxUsd: number): StopRule & { readonly spentUsd: num
       return {
         rule: 'max-cost',
         status: 'interrupted',
-        message: `the run has cost $${formatUsd(spent)}, reaching its budget of $${formatUsd(maxUsd)} (maxCostUsd); finished samples are kept: resume with a larger --max-cost`,
+        message: `stopped at the budget: the run has cost $${formatUsd(spent)}, reaching its budget of $${formatUsd(maxUsd)} (maxCostUsd, --max-cost). Finished samples are kept: finish the run with --resume and a larger --max-cost`,
       };
     },
   };

@@ -7,3 +7,4 @@ export { createProgressView, type ProgressView } from './progress.js';
 export { executeSample, type SampleContext, type SampleOptions } from './sample.js';
 export { firstDecision, settledBy, type StopDecision, type StopRule } from './stop.js';
 export { maxCostRule, formatUsd } from './cost.js';
+export { SequentialStopRule } from './sequential.js';

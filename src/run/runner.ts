@@ -79,7 +79,18 @@ export interface RunResult {
 }
 
 export function validatorMeta(v: Validator): ValidatorMeta {
-  return { name: v.name, message: v.message, minSuccess: v.minSuccess, weight: v.weight ?? 1, kind: v.kind ?? 'validator', ...(v.source !== undefined ? { source: v.source } : {}) };
+  return {
+    name: v.name,
+    message: v.message,
+    minSuccess: v.minSuccess,
+    weight: v.weight ?? 1,
+    kind: v.kind ?? 'validator',
+    ...(v.source !== undefined ? { source: v.source } : {}),
+    // What the verdict and the sequential design need to know of the rule (core/verdict.ts, core/sequence.ts).
+    ...(v.onError !== undefined ? { onError: v.onError } : {}),
+    ...(v.maxErrorShare !== undefined ? { maxErrorShare: v.maxErrorShare } : {}),
+    ...(v.expect !== undefined ? { expect: v.expect } : {}),
+  };
 }
 
 const DEFAULT_CONCURRENCY = 8;
@@ -172,6 +183,8 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   }
 
   let fatal: unknown;
+  // A rule that cancels the samples in flight aborts `stop` itself; that is the rule's stop, not Ctrl-C.
+  let cancelledByRule = false;
   try {
     await limitedWorkers(pending(), concurrency, stop.signal, async ([i, j]) => {
       const mine = await executeSample(ctx, inputs[i], i, j, skip ? { skip } : {});
@@ -193,6 +206,10 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
       stats.add(s);
       for (const r of rules) r.observe(s, tensor, false);
       stopped ??= firstDecision(rules);
+      if (stopped?.cancelInFlight && !stop.signal.aborted) {
+        cancelledByRule = true;
+        stop.abort(new ProviderError('aborted', `stopped: ${stopped.message}`));
+      }
       if (s !== mine) {
         progress.skipped++;
         progress.storedByOthers++;
@@ -211,7 +228,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
 
   const finished = stats.count === N * M;
   // Ctrl-C wins over a rule's decision: an interrupted run says so even if a rule also fired.
-  const byRule = stopped !== undefined && !finished && !stop.signal.aborted;
+  const byRule = stopped !== undefined && !finished && (!stop.signal.aborted || (cancelledByRule && !opts.signal?.aborted));
   const status: RunStatus = fatal !== undefined ? 'failed' : finished ? 'complete' : byRule ? stopped!.status : 'interrupted';
   await store.setStatus(run.id, status);
   if (fatal !== undefined) throw fatal;

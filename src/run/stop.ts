@@ -18,6 +18,13 @@ export interface StopDecision {
   status: Extract<RunStatus, 'complete' | 'interrupted'>;
   /** One line for the user: what happened and what to do. */
   message: string;
+  /**
+   * Abort the samples in flight instead of waiting for them (they are not stored; a resume runs them): for a
+   * rule that has seen enough to know they will fail the same way, so nobody waits out their retries.
+   */
+  cancelInFlight?: boolean;
+  /** The exit code the CLI ends with (default: as for `status`, e.g. 3 for an endpoint that cannot be used). */
+  exitCode?: number;
 }
 
 export interface StopRule {

@@ -41,6 +41,26 @@ export function sandboxContract(name: string, make: () => Sandbox | Promise<Sand
       expect(host.list).toEqual([1, 2, 3]);
     });
 
+    it('rejects results that only look like data once JSON has turned them into it (boxed primitives, toJSON)', async () => {
+      for (const source of [
+        'o => new Boolean(true)',
+        'o => new Boolean(false)',
+        'o => ({ toJSON: () => true })',
+        'o => [new Number(1)]',
+        'o => ({ ok: { toJSON() { return true } } })',
+        'o => new Date(0)',
+        'o => { Object.prototype.toJSON = () => true; return {} }',
+        'o => { Boolean.prototype.toJSON = () => true; return new Boolean(false) }',
+        'async o => new Boolean(true)',
+      ]) {
+        const f = await sandbox.compile(source);
+        await expect(f('x'), source).rejects.toThrow(/JSON/);
+      }
+      await expect((await sandbox.compile('o => new Boolean(true)'))('x')).rejects.toThrow(/a Boolean object \(new Boolean\) is not plain JSON data/);
+      const plain = await sandbox.compile('o => ({ a: [1, "b", null, true], n: { x: false } })');
+      expect(await plain('x')).toEqual({ a: [1, 'b', null, true], n: { x: false } });
+    });
+
     it('compiles once and calls many times', async () => {
       const f = await sandbox.compile('o => o.split(" ").length');
       const results = [];

@@ -3,18 +3,37 @@ import { SandboxError, type SandboxErrorKind } from './errors.js';
 import type { SandboxLimits } from './types.js';
 
 /**
- * Evaluates to [invoke, toJson]. JSON.parse/stringify are captured before the user's code runs, so a
- * predicate that replaces globalThis.JSON cannot break how its own arguments and results are copied.
+ * Evaluates to [invoke, toJson]. JSON.parse/stringify and the built-ins the copy relies on are captured
+ * before the user's code runs, so a predicate that replaces them cannot break how its own arguments and
+ * results are copied.
+ *
+ * The result is copied out only if it is plain data, which JSON keeps as it is: JSON.stringify would turn
+ * `new Boolean(false)` into `false` and `{ toJSON: () => true }` into `true`, so a predicate returning an
+ * object would pass as a boolean. Those (and other objects that are not plain: Date, Map, class instances)
+ * make the call reject instead.
  */
 function wrap(source: string): string {
   const body = source.trim().replace(/;+\s*$/, '');
   return `(() => {
-const parse = JSON.parse, stringify = JSON.stringify;
+const parse = JSON.parse, stringify = JSON.stringify, protoOf = Object.getPrototypeOf, isArray = Array.isArray;
+const OBJECT = Object.prototype, ARRAY = Array.prototype, TypeErr = TypeError;
+const BOXED = [[Boolean.prototype, 'a Boolean object (new Boolean)'], [Number.prototype, 'a Number object (new Number)'], [String.prototype, 'a String object (new String)']];
+function plain(key, value) {
+  const original = this[key];
+  if (original !== null && typeof original === 'object') {
+    const proto = protoOf(original);
+    const boxed = BOXED.find((b) => b[0] === proto);
+    if (boxed) throw new TypeErr(boxed[1] + ' is not plain JSON data; return a primitive');
+    if (typeof original.toJSON === 'function') throw new TypeErr('an object with a toJSON method is not plain JSON data');
+    if (!(proto === OBJECT || proto === null || (proto === ARRAY && isArray(original)))) throw new TypeErr('an object that is not a plain object or array is not plain JSON data');
+  }
+  return value;
+}
 const fn = (
 ${body}
 );
 if (typeof fn !== 'function') throw new TypeError('expected a function expression, found ' + (fn === null ? 'null' : typeof fn));
-return [(json) => fn(...parse(json)), (v) => stringify({ v })];
+return [(json) => fn(...parse(json)), (v) => stringify({ __proto__: null, v }, plain)];
 })()`;
 }
 
@@ -85,7 +104,7 @@ export class Instance {
     value.dispose();
     if (out.error) {
       const d = this.describe(out.error);
-      return this.fail({ kind: d.kind === 'thrown' ? 'result' : d.kind, message: `result is not JSON-serialisable: ${d.message}` });
+      return this.fail({ kind: d.kind === 'thrown' ? 'result' : d.kind, message: `result cannot be copied out as JSON: ${d.message.replace(/^TypeError: /, '')}` });
     }
     // `{"v":...}`, or undefined when stringify gave undefined; the host parses it (one copy across threads).
     const json = ctx.typeof(out.value) === 'string' ? ctx.getString(out.value) : undefined;

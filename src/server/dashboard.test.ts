@@ -72,7 +72,10 @@ describe('dashboard data endpoints', () => {
     // short 12/12 = 1; polite: 8 pass / (8 + 4 fail), the error excluded → 7/11
     expect(b.validators.map((v: { rate: number }) => v.rate)).toEqual([1, 7 / 11]);
     expect(b.overall.mean).toBeCloseTo((1 + 7 / 11) / 2, 12);
-    expect(b.verdict).toBe('pass');
+    // Every rate with its error share: polite's 1 error of 12 cells (8.3% > maxErrorShare 5%) makes its verdict `error`.
+    expect(b.overall.errorShare).toBeCloseTo(1 / 24, 12);
+    expect(b.validators.map((v: { errorShare: number }) => v.errorShare)).toEqual([0, 1 / 12]);
+    expect(b.verdict).toBe('error');
     const filtered = await get('/api/runs?name=OTHER');
     expect(filtered.body.runs.map((r: { id: string }) => r.id)).toEqual([other.id]);
   });

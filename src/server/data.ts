@@ -30,9 +30,10 @@ export interface RunListItem {
   status: string;
   shape: { N: number; M: number; K: number };
   verdict: string;
-  overall: { method: string; value: number | null; mean: number | null; weighted: number | null; min: number | null };
+  /** errorShare: share of checked cells that are errors (a rate is never shown without it). */
+  overall: { method: string; value: number | null; mean: number | null; weighted: number | null; min: number | null; errorShare: number | null };
   allPass: number | null;
-  validators: { name: string; rate: number | null; verdict: string }[];
+  validators: { name: string; rate: number | null; verdict: string; errorShare: number | null }[];
 }
 
 /** Runs per page of the list (`?offset=` pages through the rest). */
@@ -93,7 +94,7 @@ export class DashboardData {
         loaded = await this.load(r.id, r);
       } catch {
         // One unreadable record (e.g. written by a crashed or older assay) must not take the list down.
-        items.push({ id: r.id, name: r.name, createdAt: r.createdAt, status: r.status, shape: { N: r.N, M: r.M, K: r.K }, verdict: 'unreadable', overall: { method: 'mean', value: null, mean: null, weighted: null, min: null }, allPass: null, validators: [] });
+        items.push({ id: r.id, name: r.name, createdAt: r.createdAt, status: r.status, shape: { N: r.N, M: r.M, K: r.K }, verdict: 'unreadable', overall: { method: 'mean', value: null, mean: null, weighted: null, min: null, errorShare: null }, allPass: null, validators: [] });
         continue;
       }
       if (!loaded) continue;
@@ -106,9 +107,9 @@ export class DashboardData {
         status: r.status,
         shape: { N: r.N, M: r.M, K: r.K },
         verdict: summary.verdict,
-        overall: { method: o.method, value: o.value, mean: o.mean, weighted: o.weighted, min: o.min },
+        overall: { method: o.method, value: o.value, mean: o.mean, weighted: o.weighted, min: o.min, errorShare: o.errorShare },
         allPass: summary.allPass.rate,
-        validators: summary.validators.map((v) => ({ name: v.name, rate: v.rate, verdict: v.verdict })),
+        validators: summary.validators.map((v) => ({ name: v.name, rate: v.rate, verdict: v.verdict, errorShare: v.errorShare })),
       });
     }
     return { runs: items, total, offset, limit };

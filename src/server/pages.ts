@@ -28,11 +28,13 @@ export function runsListBody(items: RunListItem[], filter: string | undefined, p
   const rows = items.map((r) => {
     const prev = previous.get(r.id);
     const links = `<a class="muted" href="/trend/${enc(r.name)}">trend</a>${prev ? ` · <a class="muted" href="/compare?a=${enc(prev)}&amp;b=${enc(r.id)}">vs previous</a>` : ''}`;
-    const rates = r.validators.map((v) => `<span class="nowrap">${esc(v.name)} ${pct(v.rate)}</span>`).join('<br>');
+    // Every rate with its error share: a rate over the cells that answered says nothing of those that did not.
+    const errs = (share: number | null) => (share ? ` <span class="muted">errors ${pct(share)}</span>` : '');
+    const rates = r.validators.map((v) => `<span class="nowrap">${esc(v.name)} ${pct(v.rate)}${errs(v.errorShare)}</span>`).join('<br>');
     return [
       `<a href="/runs/${enc(r.id)}"><strong>${esc(r.name)}</strong></a><br>${links}`,
       verdictBadge(r.verdict),
-      pct(r.overall.value),
+      `${pct(r.overall.value)}${errs(r.overall.errorShare)}`,
       pct(r.allPass),
       rates || '<span class="muted">none</span>',
       `${r.shape.N}×${r.shape.M}×${r.shape.K}`,

@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { z } from 'zod';
 import type { Validator } from '../core/validator.js';
 import { AssayError, ExitCode } from '../errors.js';
+import { ajvRegExp, compileLinearRegex, RegexOptionError, type LinearRegex } from './regex.js';
 
 /**
  * Built-in check types for YAML/JSON configs. Each is written `check: { type: <name>, ...options }`
@@ -51,7 +52,15 @@ export interface ValidatorHeader {
 /** A Validator from a built-in check. Options are assumed already parsed by `checkSchema`. */
 export function builtinValidator(header: ValidatorHeader, check: CheckSpec): Validator {
   const { predicate, source } = buildCheck(check);
+  builtinPredicates.add(predicate);
   return validatorFromHeader(header, source, predicate);
+}
+
+/** Predicates of built-in checks: linear-time code of ours, called directly (see interruptible.ts). */
+const builtinPredicates = new WeakSet<Validator['predicate']>();
+
+export function isBuiltinPredicate(predicate: Validator['predicate']): boolean {
+  return builtinPredicates.has(predicate);
 }
 
 /** The Validator of a config entry's header, its source (what it checks, in words or code) and predicate. */
@@ -90,15 +99,14 @@ export function buildCheck(check: CheckSpec): { predicate: (output: string) => b
       };
     }
     case 'regex': {
-      // Without the g or y flag, test() keeps no state between calls.
       const re = compileRegex(check.pattern, (check.flags ?? '').replace(/[gy]/g, ''));
       const must = check.mustMatch ?? true;
-      return { predicate: (o) => re.test(o) === must, source: `${must ? 'matches' : 'does not match'} ${re.toString()}` };
+      return { predicate: (o) => re.test(o) === must, source: `${must ? 'matches' : 'does not match'} ${re.display}` };
     }
     case 'max-count': {
       const flags = check.flags ?? '';
       const re = compileRegex(check.pattern, flags.includes('g') ? flags : flags + 'g');
-      return { predicate: (o) => countMatches(re, o) <= check.max, source: `at most ${check.max} match${check.max === 1 ? '' : 'es'} of ${re.toString()}` };
+      return { predicate: (o) => re.count(o) <= check.max, source: `at most ${check.max} match${check.max === 1 ? '' : 'es'} of ${re.display}` };
     }
     case 'words':
       return { predicate: (o) => within(countWords(o), check), source: `word count ${describeBounds(check)}` };
@@ -136,11 +144,13 @@ function quoteList(values: string[]): string {
   return values.map((v) => JSON.stringify(v)).join(', ');
 }
 
-function compileRegex(pattern: string, flags: string): RegExp {
+/** A linear-time (RE2) regex: no pattern can make a check hang (see regex.ts). */
+function compileRegex(pattern: string, flags: string): LinearRegex {
   try {
-    return new RegExp(pattern, flags);
+    return compileLinearRegex(pattern, flags);
   } catch (err) {
-    throw new CheckOptionError('pattern', `expected a valid regular expression, found ${JSON.stringify(pattern)} with flags ${JSON.stringify(flags)} (${(err as Error).message})`);
+    if (err instanceof RegexOptionError) throw new CheckOptionError(err.field, err.message);
+    throw err;
   }
 }
 
@@ -191,7 +201,9 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 
 function compileSchema(schema: Record<string, unknown>): ValidateFunction {
   const is2020 = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
-  const ajv = is2020 ? new Ajv2020({ allErrors: false, strict: false }) : new Ajv({ allErrors: false, strict: false });
+  // `pattern` keywords run on the linear-time engine too.
+  const options = { allErrors: false, strict: false, code: { regExp: ajvRegExp } };
+  const ajv = is2020 ? new Ajv2020(options) : new Ajv(options);
   addFormats(ajv);
   try {
     return ajv.compile(schema);

@@ -85,4 +85,30 @@ describe('evaluateValidator', () => {
   it('a sandboxed predicate that does not compile is rejected when it is built', async () => {
     await expect(sandboxedValidator(base, 'o => o.match(/(/)', sandbox)).rejects.toThrow(/compile/);
   });
+
+  it('onError: fail — a rule that throws on an output fails it; a broken rule, a timeout or a sandbox limit stays an error', async () => {
+    const parse = { ...base, onError: 'fail' as const, predicate: (o: string) => (JSON.parse(o) as { ok?: unknown }).ok === true };
+    expect(await evaluateValidator(parse, '{"ok":true}', '')).toEqual({ outcome: 'pass' });
+    expect(await evaluateValidator(parse, 'not json', '')).toMatchObject({ outcome: 'fail', reasons: [expect.stringMatching(/^the predicate threw \(onError: fail\): .*JSON/)] });
+    // Without it, the same throw is an error (the default).
+    expect(await evaluateValidator({ ...parse, onError: undefined }, 'not json', '')).toMatchObject({ outcome: 'error' });
+    const rejecter: Validator = { ...base, onError: 'fail', predicate: async () => Promise.reject(new Error('nope')) };
+    expect(await evaluateValidator(rejecter, 'x', '')).toMatchObject({ outcome: 'fail' });
+    const vague = { ...base, onError: 'fail', predicate: () => 'yes' } as unknown as Validator;
+    expect(await evaluateValidator(vague, 'x', '')).toMatchObject({ outcome: 'error', error: expect.stringMatching(/expected a boolean/) });
+    const asyncVague = { ...base, onError: 'fail', predicate: async () => 1 } as unknown as Validator;
+    expect(await evaluateValidator(asyncVague, 'x', '')).toMatchObject({ outcome: 'error', error: expect.stringMatching(/returned a number/) });
+    const never: Validator = { ...base, onError: 'fail', predicate: () => new Promise<boolean>(() => {}) };
+    expect(await evaluateValidator(never, 'x', '', { timeoutMs: 30 })).toMatchObject({ outcome: 'error', error: expect.stringMatching(/timed out/) });
+  });
+
+  it('onError: fail in the sandbox: JSON.parse of non-JSON fails the output, an endless loop is still an error', async () => {
+    const v = { ...(await sandboxedValidator(base, 'o => JSON.parse(o).ok === true', sandbox)), onError: 'fail' as const };
+    expect(await evaluateValidator(v, '{"ok":true}', 'x')).toEqual({ outcome: 'pass' });
+    expect(await evaluateValidator(v, 'Sure! {"ok":true}', 'x')).toMatchObject({ outcome: 'fail', reasons: [expect.stringMatching(/SyntaxError/)] });
+    const loop = { ...(await sandboxedValidator({ ...base, timeoutMs: 50 }, 'o => { for (;;) {} }', sandbox)), onError: 'fail' as const };
+    expect(await evaluateValidator(loop, 'x', 'x')).toMatchObject({ outcome: 'error', error: expect.stringMatching(/timed out/) });
+    const noReturn = { ...(await sandboxedValidator(base, 'o => { o.length < 5 }', sandbox)), onError: 'fail' as const };
+    expect(await evaluateValidator(noReturn, 'x', 'x')).toMatchObject({ outcome: 'error' });
+  });
 });

@@ -1,5 +1,8 @@
 import type { CheckResult, InputValue, Validator } from '../core/validator.js';
-import { enforcesOwnTimeLimit, requireBoolean } from './sandboxed.js';
+import { SandboxError } from '../sandbox/errors.js';
+import { isBuiltinPredicate } from './builtin.js';
+import { callInterruptibly, InterruptedError } from './interruptible.js';
+import { enforcesOwnTimeLimit, PredicateResultError, requireBoolean } from './sandboxed.js';
 
 export interface EvaluateOptions {
   /** Time limit for this evaluation in ms; the validator's own `timeoutMs` takes precedence. */
@@ -23,28 +26,49 @@ export const DEFAULT_VERIFIER_TIMEOUT_MS = 60_000;
 export const SANDBOX_WAIT_BOUND_MS = 10 * 60_000;
 
 /**
+ * Whether an error is the rule itself throwing on this output (a JSON.parse of non-JSON), as opposed to the
+ * rule being broken (a non-boolean answer) or the machinery failing (a sandbox timeout, memory limit, abort).
+ * Only the first may count as a failure, and only with `onError: 'fail'`.
+ */
+function thrownByRule(err: unknown): boolean {
+  if (err instanceof SandboxError) return err.kind === 'thrown';
+  return !(err instanceof PredicateResultError);
+}
+
+/**
  * Checks one output with one validator. Uses `evaluate` (verifiers) when present, else `predicate`.
  * Never throws and never turns a problem into a `fail`: a throw, a rejection, a non-boolean result,
- * a timeout or an abort is `{ outcome: 'error', error }`.
+ * a timeout or an abort is `{ outcome: 'error', error }` — except that a predicate with `onError: 'fail'`
+ * that throws (or rejects) fails the output, with the thrown message as its reason. Timeouts, aborts,
+ * sandbox limits and non-boolean results stay errors.
  */
 export async function evaluateValidator(v: Validator, output: string, input: InputValue, options: EvaluateOptions = {}): Promise<CheckResult> {
   // A sandboxed predicate's own limit is enforced in the sandbox, from when it starts running.
   const ownLimit = !v.evaluate && enforcesOwnTimeLimit(v.predicate);
   const timeoutMs = v.timeoutMs ?? options.timeoutMs ?? (v.kind === 'verifier' ? DEFAULT_VERIFIER_TIMEOUT_MS : DEFAULT_VALIDATOR_TIMEOUT_MS);
   if (options.signal?.aborted) return { outcome: 'error', error: `validator ${v.name}: aborted` };
-  const failed = (err: unknown): CheckResult => ({ outcome: 'error', error: `validator ${v.name}: ${err instanceof Error ? err.message : String(err)}` });
+  const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+  const failed = (err: unknown): CheckResult =>
+    !v.evaluate && v.onError === 'fail' && thrownByRule(err)
+      ? { outcome: 'fail', reasons: [`the predicate threw (onError: fail): ${message(err)}`] }
+      : { outcome: 'error', error: `validator ${v.name}: ${message(err)}` };
   const verdict = (value: unknown): CheckResult => (requireBoolean(value) ? { outcome: 'pass' } : { outcome: 'fail' });
 
   if (!v.evaluate) {
     // Synchronous predicates (built-in checks, most functions) need no timer: they are done already.
+    // A user's function runs so that Ctrl-C can interrupt it even if it never returns (interruptible.ts).
     let result: unknown;
     try {
-      result = v.predicate(output, input);
+      const predicate = v.predicate;
+      result = ownLimit || isBuiltinPredicate(predicate) ? predicate(output, input) : callInterruptibly(() => predicate(output, input));
       if (!isThenable(result)) return verdict(result);
     } catch (err) {
+      // Answer once the Ctrl-C has been handed on: by then the run's SIGINT handler has aborted the run, so this
+      // cut-short check is dropped with its sample rather than stored as an error (see run/sample.ts).
+      if (err instanceof InterruptedError) return err.handled.then(() => failed(err));
       return failed(err);
     }
-    const work = Promise.resolve(result).then(verdict, failed);
+    const work = Promise.resolve(result).then(verdict).catch(failed);
     if (!ownLimit) return race(work, v.name, timeoutMs, options.signal);
     const bound = Math.max(v.timeoutMs ?? 0, options.sandboxWaitMs ?? SANDBOX_WAIT_BOUND_MS);
     return race(work, v.name, bound, options.signal, undefined, 'got no answer from the sandbox within');

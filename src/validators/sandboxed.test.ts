@@ -62,8 +62,11 @@ describe('evaluateValidator with sandboxed predicates', () => {
       const checks = await Promise.all(Array.from({ length: 6 }, () => check(healthy)));
       expect(checks).toEqual(Array.from({ length: 6 }, () => ({ outcome: 'pass' })));
       for (const r of await Promise.all(loops)) expect(r).toEqual({ outcome: 'error', error: 'validator looping: timed out after 100 ms' });
-      // The worker takes turns: all healthy calls are answered after one looping call, not after all six.
-      expect(order).toEqual(['looping', ...Array<string>(6).fill('healthy'), ...Array<string>(5).fill('looping')]);
+      // The worker takes turns: the healthy calls are answered after one looping call (a few on a loaded
+      // machine, where the batch may be split over turns), not after all six.
+      const loopsBeforeLastHealthy = order.slice(0, order.lastIndexOf('healthy')).filter((n) => n === 'looping').length;
+      expect(order[0]).toBe('looping');
+      expect(loopsBeforeLastHealthy).toBeLessThanOrEqual(3);
     } finally {
       shared.dispose();
     }
@@ -84,5 +87,34 @@ describe('evaluateValidator with sandboxed predicates', () => {
     } finally {
       shared.dispose();
     }
+  });
+});
+
+describe('a predicate must return a primitive boolean', () => {
+  const sandbox = createSandbox();
+  afterAll(() => sandbox.dispose());
+
+  it.each([
+    ['o => new Boolean(true)', /Boolean object/],
+    ['o => new Boolean(false)', /Boolean object/],
+    ['o => ({ toJSON: () => true })', /toJSON/],
+    ['async o => ({ toJSON: () => false })', /toJSON/],
+  ])('%s is an error outcome, not a pass or a fail', async (source, message) => {
+    const v = await sandboxedValidator({ name: 'boxed', minSuccess: 0.9 }, source, sandbox);
+    const r = await evaluateValidator(v, 'x', 'x');
+    expect(r.outcome).toBe('error');
+    expect(r.error).toMatch(message);
+  });
+
+  it('the same holds for real functions (assay.config.ts), with a message that says what came back', async () => {
+    const header = { name: 'ts', minSuccess: 0.9, kind: 'validator' as const, message: 'm' };
+    expect(await evaluateValidator({ ...header, predicate: () => new Boolean(true) as unknown as boolean }, 'x', 'x')).toEqual({
+      outcome: 'error',
+      error: 'validator ts: predicate returned a Boolean object (new Boolean), expected a primitive boolean',
+    });
+    expect(await evaluateValidator({ ...header, predicate: () => ({ toJSON: () => true }) as unknown as boolean }, 'x', 'x')).toEqual({
+      outcome: 'error',
+      error: 'validator ts: predicate returned an object, expected a boolean',
+    });
   });
 });

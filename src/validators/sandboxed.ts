@@ -30,9 +30,18 @@ export function enforcesOwnTimeLimit(predicate: Predicate): boolean {
   return selfTimed.has(predicate);
 }
 
+/** A predicate that answered something other than a boolean: the rule is broken, not the output (never `onError: fail`). */
+export class PredicateResultError extends TypeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PredicateResultError';
+  }
+}
+
 /** Throws (so the outcome is `error`) unless the predicate gave a boolean. */
 export function requireBoolean(value: unknown): boolean {
   if (typeof value === 'boolean') return value;
-  const found = value === null ? 'null' : Array.isArray(value) ? 'an array' : value === undefined ? 'undefined' : `a ${typeof value}`;
-  throw new TypeError(`predicate returned ${found}, expected a boolean`);
+  if (value instanceof Boolean) throw new PredicateResultError('predicate returned a Boolean object (new Boolean), expected a primitive boolean');
+  const found = value === null ? 'null' : Array.isArray(value) ? 'an array' : value === undefined ? 'undefined' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  throw new PredicateResultError(`predicate returned ${found}, expected a boolean`);
 }

@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { Outcome, type OutcomeCode } from '../core/outcome.js';
+import { summarize } from '../core/summarize.js';
+import type { RunSummary, SummaryOptions } from '../core/summary-types.js';
+import { ReliabilityTensor } from '../core/tensor.js';
+import type { ValidatorMeta } from '../core/validator.js';
+import type { RunRecord } from '../store/types.js';
+import { renderHtmlReport } from './html.js';
+import { buildJsonReport } from './json.js';
+import { renderJunitReport } from './junit.js';
+import { renderMarkdownReport } from './markdown.js';
+import { exitCodeFor, type ReportMeta } from './meta.js';
+import { formatTerminalSummary } from './terminal.js';
+
+const { PASS: P, FAIL: F, ERROR: E, PENDING: _ } = Outcome;
+
+/** One input × M samples; column k's cells from `columns[k]` (a string of P, F, E, _). */
+function tensorOf(columns: string[]): ReliabilityTensor {
+  const M = columns[0].length;
+  const t = new ReliabilityTensor(1, M, columns.length);
+  const code: Record<string, OutcomeCode> = { P, F, E, _ };
+  columns.forEach((col, k) => [...col].forEach((c, j) => t.set(0, j, k, code[c])));
+  return t;
+}
+
+const meta: ReportMeta = { runId: 'r1', name: 'verdicts', status: 'complete', systemId: 'simulated', createdAt: '2026-01-01T00:00:00.000Z', inputs: ['x'] };
+const v = (name: string, minSuccess: number): ValidatorMeta => ({ name, message: `${name} failed`, minSuccess, weight: 1, kind: 'validator' });
+
+function record(s: RunSummary, metas: ValidatorMeta[]): RunRecord {
+  return { id: meta.runId, name: meta.name, config: {}, inputs: ['x'], samples: s.M, validators: metas, systemId: 'simulated', status: 'complete', createdAt: meta.createdAt, N: s.N, M: s.M, K: s.K };
+}
+
+/** Every report of one summary. */
+function all(t: ReliabilityTensor, metas: ValidatorMeta[], options: Partial<SummaryOptions>) {
+  const s = summarize(t, metas, options);
+  return {
+    s,
+    terminal: formatTerminalSummary(s, meta),
+    json: buildJsonReport(s, meta),
+    junit: renderJunitReport(s, meta),
+    markdown: renderMarkdownReport(s, meta),
+    html: renderHtmlReport(record(s, metas), s, t),
+  };
+}
+
+describe('every report shows the same verdicts and every rate with its error share', () => {
+  // Confident mode, 60 outputs: 60/60 vs 0.9 (Clopper–Pearson low 0.9404) passes; 30/60 fails; 50 passes and
+  // 10 errors vs 0.8 is an error (low with errors as failures 0.715, share 16.7% > 5%); 57/60 vs 0.9 is
+  // inconclusive ([0.861, 0.990]).
+  const metas = [v('always', 0.9), v('half', 0.9), v('parser', 0.8), v('close', 0.9)];
+  const t = tensorOf(['P'.repeat(60), 'PF'.repeat(30), 'P'.repeat(50) + 'E'.repeat(10), 'P'.repeat(57) + 'F'.repeat(3)]);
+  const r = all(t, metas, { verdict: 'confident' });
+  const expected = ['pass', 'fail', 'error', 'inconclusive'] as const;
+
+  it('the summary and the JSON report', () => {
+    expect(r.s.validators.map((x) => x.verdict)).toEqual(expected);
+    expect(r.json.validators.map((x) => x.verdict)).toEqual(expected);
+    expect(r.json.validators[2]).toMatchObject({ errorShare: 1 / 6, reason: expect.stringMatching(/error share 16\.7% > maxErrorShare 5%/) });
+    expect(r.json.validators[3].toDecide).toMatchObject({ probability: 0.8 });
+    expect(r.json.verdict).toBe('fail');
+    expect(r.json.passed).toBe(false);
+  });
+
+  it('terminal: verdicts, the error share column and a line of why per validator', () => {
+    for (const [k, name] of ['always', 'half', 'parser', 'close'].entries()) {
+      const row = r.terminal.split('\n').find((l) => l.startsWith(`${name} `))!;
+      expect(row).toContain(expected[k].toUpperCase());
+    }
+    expect(r.terminal.split('\n').find((l) => l.startsWith('parser '))).toMatch(/16\.7%/);
+    expect(r.terminal).toMatch(/ {2}parser: error share 16\.7% > maxErrorShare 5%/);
+    expect(r.terminal).toMatch(/ {2}close: bounds \[86\.\d%, 99(\.\d)?%\] straddle minSuccess 90%; ~\d+ more samples decide it with 80% probability/);
+    expect(r.terminal).toContain('FAIL: 1 failed, 1 error (too many error cells to judge), 1 inconclusive of 4 validator(s): half, parser, close');
+  });
+
+  it('JUnit: passed, failure, error (error share) and failure (inconclusive)', () => {
+    const cases = r.junit.split('<testcase ').slice(1);
+    expect(cases[0]).not.toMatch(/<failure|<error/);
+    expect(cases[1]).toMatch(/<failure type="below-min-success"/);
+    expect(cases[2]).toMatch(/<error type="error-share" message="error: error share 16\.7% &gt; maxErrorShare 5%/);
+    expect(cases[3]).toMatch(/<failure type="inconclusive"/);
+    // --allow-inconclusive skips the inconclusive one, never the error.
+    const lenient = renderJunitReport(r.s, { ...meta, allowInconclusive: true }).split('<testcase ').slice(1);
+    expect(lenient[2]).toMatch(/<error type="error-share"/);
+    expect(lenient[3]).toMatch(/<skipped/);
+  });
+
+  it('Markdown and HTML', () => {
+    expect(r.markdown).toMatch(/\| ✅ \| always \|/);
+    expect(r.markdown).toMatch(/\| ❌ \| half \|/);
+    expect(r.markdown).toMatch(/\| 🛑 \| parser \| 100\.0% \| [^|]+ \| 16\.7% \|/);
+    expect(r.markdown).toMatch(/\| ⚠️ \| close \|/);
+    for (const verdict of expected) expect(r.html).toContain(`<span class="badge ${verdict}"`);
+    expect(r.html).toContain('error share 16.7% &gt; maxErrorShare 5%');
+  });
+
+  it('exit code: an error verdict is never accepted, not even with --allow-inconclusive', () => {
+    const onlyError = summarize(tensorOf(['P'.repeat(50) + 'E'.repeat(10)]), [v('parser', 0.8)]);
+    expect(onlyError.verdict).toBe('error');
+    expect(exitCodeFor(onlyError, 'complete')).toBe(1);
+    expect(exitCodeFor(onlyError, 'complete', true)).toBe(1);
+    expect(buildJsonReport(onlyError, { ...meta, allowInconclusive: true }).passed).toBe(false);
+  });
+});
+
+describe('a run where 4 of 5 validators errored on every cell does not headline "overall mean 100.0%" alone', () => {
+  const metas = ['ok', 'a', 'b', 'c', 'd'].map((n) => v(n, 0.9));
+  const t = tensorOf(['P'.repeat(20), ...Array(4).fill('E'.repeat(20))]);
+  const r = all(t, metas, {});
+
+  it('every report gives the error share beside the headline and the verdict is error', () => {
+    expect(r.terminal).toContain('overall  mean 100.0%  weighted 100.0%  min 100.0%  (mean) · errors 80.0% of checked cells · 4 of 5 validator(s) with no decided cell left out');
+    expect(r.markdown).toContain('mean 100.0%, weighted 100.0%, min 100.0% · errors 80.0% of checked cells · 4 validator(s) with no decided cell left out');
+    expect(r.html).toMatch(/<strong>100\.0%<\/strong> <span class="muted nowrap">· errors 80\.0% of checked cells · 4 validator\(s\) with no decided cell left out/);
+    expect(r.json.overall).toMatchObject({ mean: 1, errorShare: 0.8, undecidedValidators: 4 });
+    expect(r.json.allOutputs.errorShare).toBe(0.8);
+    expect(r.s.verdict).toBe('error');
+    expect(r.terminal).toContain('ERROR: 4 error (too many error cells to judge) of 5 validator(s): a, b, c, d');
+    expect(exitCodeFor(r.s, 'complete')).toBe(1);
+  });
+});
+
+describe('a sequential run shows where and why each validator stopped', () => {
+  // 150 samples of one input: `early` passes every output and is decided after 98; `late` fails every other one.
+  const metas = [v('early', 0.95), v('late', 0.95)];
+  const t = tensorOf(['P'.repeat(98) + '_'.repeat(52), 'PF'.repeat(75)]);
+  const r = all(t, metas, { stopping: 'sequential' });
+  const lateRounds = r.s.validators[1].sequential!.rounds;
+
+  it('in every report', () => {
+    expect(r.json.validators[0].sequential).toEqual({ reason: 'lower-bound', rounds: 98, outputs: 98, counts: { pass: 98, fail: 0, error: 0 } });
+    expect(r.json.validators[0].ci!.method).toBe('confidence-sequence');
+    expect(r.json.options).toMatchObject({ stopping: 'sequential', verdict: 'confident' });
+    const stop = 'stopped after 98 of 150 samples per input (98 outputs)';
+    expect(r.terminal).toContain(`  early: ${stop}; stopped after 98 sample(s) per input: sequence lower bound`);
+    expect(r.terminal).toContain(`  late: stopped after ${lateRounds} of 150 samples per input`);
+    expect(r.terminal).toContain('confidence sequence 95%, stopping: sequential');
+    expect(r.markdown).toContain(stop);
+    expect(r.junit).toContain(stop);
+    expect(r.html).toContain(stop);
+    expect(r.s.validators.map((x) => x.verdict)).toEqual(['pass', 'fail']);
+  });
+});
