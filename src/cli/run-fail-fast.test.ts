@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../store/sqlite.js';
-import { startMockOpenAI, type MockOpenAI } from '../testing/mock-openai.js';
+import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { captureCli } from './testing/capture.js';
 import { useConfigDir } from './testing/config-dir.js';
 
