@@ -184,8 +184,6 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       process.stdout.write(`${result.run.id}\n`);
       return;
     }
-    // Why a stop rule ended the run (fail-fast: the calls that keep failing), once, before the summary.
-    if (result.stopped) process.stderr.write(`assay: ${result.stopped.message}\n`);
     if (result.storedByOthers > 0) {
       process.stderr.write(`assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`);
     }
