@@ -5,7 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../report/json.js';
 import { openSqliteStore } from '../store/sqlite.js';
-import { startMockOpenAI } from '../testing/mock-openai.js';
+import { startMockOpenAI } from '../mock/openai.js';
 import { captureCli } from './testing/capture.js';
 import { useConfigDir } from './testing/config-dir.js';
 
@@ -128,7 +128,8 @@ validators:
       const junit = join(tmp.dir(), 'broken.xml');
       const md = join(tmp.dir(), 'broken.md');
       const db = join(tmp.dir(), 'broken.db');
-      const r = await cli('run', file, '--store', db, '--json', json, '--junit', junit, '--markdown', md);
+      // Fail-fast off (it would stop this run after 5 identical failures: src/cli/run-fail-fast.test.ts).
+      const r = await cli('run', file, '--store', db, '--json', json, '--junit', junit, '--markdown', md, '--max-errors', '0');
       expect(r.code).toBe(1);
       const report = JSON.parse(readFileSync(json, 'utf8')) as JsonReport;
       expect(validateReport(report)).toBe(true);

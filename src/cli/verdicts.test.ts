@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../report/json.js';
 import { openSqliteStore } from '../store/sqlite.js';
-import { startMockOpenAI } from '../testing/mock-openai.js';
+import { startMockOpenAI } from '../mock/openai.js';
 import { captureCli } from './testing/capture.js';
 import { useConfigDir } from './testing/config-dir.js';
 

@@ -27,7 +27,7 @@ describe("docs/providers.md's replay examples", () => {
     expect(yaml).toHaveLength(2);
     const r = await run(tmp.config('as-is.yaml', yaml[0]));
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/no_apology +66\.7% .* FAIL +2 +1 +1/);
+    expect(r.out).toMatch(/no_apology +66\.7% .* ERROR +2 +1 +1/); // 1 error of 4 cells: above maxErrorShare
     expect(r.out).toMatch(/error ×1: .*no recorded output for input #2 \("Say hello\."\): the file has only 1 recording of it/);
     expect(r.err).not.toContain('warning');
   });

@@ -69,12 +69,12 @@ export function errorShareText(r: Pick<RateWithCI, 'errorShare'>, digits = 1): s
   return r.errorShare ? `errors ${pct(r.errorShare, digits)}` : '';
 }
 
-/** An inconclusive verdict's next step: "~77 more outputs decide it with 80% probability (if the rates hold)". */
+/** An inconclusive verdict's next step: "~77 more samples decide it with 80% probability if the rates hold" (a sample is one output). */
 export function toDecideText(v: Pick<ValidatorSummary, 'toDecide' | 'errorShare'>): string {
   const t = v.toDecide;
   if (!t) return '';
   if (t.outputs === Infinity) return v.errorShare ? `no number of further outputs decides it while errors stay at ${pct(v.errorShare)}` : 'no number of further outputs decides it at the observed rate';
-  return `~${t.outputs} more output(s) decide it with ${Math.round(t.probability * 100)}% probability if the rates hold`;
+  return `~${t.outputs} more samples decide it with ${Math.round(t.probability * 100)}% probability if the rates hold`;
 }
 
 /** Where a sequential validator stopped, e.g. "stopped after 12 of 50 samples per input (48 outputs)". */

@@ -68,7 +68,7 @@ describe('every report shows the same verdicts and every rate with its error sha
     }
     expect(r.terminal.split('\n').find((l) => l.startsWith('parser '))).toMatch(/16\.7%/);
     expect(r.terminal).toMatch(/ {2}parser: error share 16\.7% > maxErrorShare 5%/);
-    expect(r.terminal).toMatch(/ {2}close: bounds \[86\.\d%, 99(\.\d)?%\] straddle minSuccess 90%; ~\d+ more output\(s\) decide it with 80% probability/);
+    expect(r.terminal).toMatch(/ {2}close: bounds \[86\.\d%, 99(\.\d)?%\] straddle minSuccess 90%; ~\d+ more samples decide it with 80% probability/);
     expect(r.terminal).toContain('FAIL: 1 failed, 1 error (too many error cells to judge), 1 inconclusive of 4 validator(s): half, parser, close');
   });
 
@@ -131,7 +131,7 @@ describe('a sequential run shows where and why each validator stopped', () => {
     expect(r.json.validators[0].ci!.method).toBe('confidence-sequence');
     expect(r.json.options).toMatchObject({ stopping: 'sequential', verdict: 'confident' });
     const stop = 'stopped after 98 of 150 samples per input (98 outputs)';
-    expect(r.terminal).toContain(`  early: ${stop}; stopped after 98 sample(s) per input: sequence lower bound`);
+    expect(r.terminal).toContain(`  early: ${stop}; sequence lower bound`);
     expect(r.terminal).toContain(`  late: stopped after ${lateRounds} of 150 samples per input`);
     expect(r.terminal).toContain('confidence sequence 95%, stopping: sequential');
     expect(r.markdown).toContain(stop);

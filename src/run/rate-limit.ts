@@ -15,6 +15,7 @@
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import type { InputValue } from '../core/validator.js';
+import type { ChatModel } from '../providers/chat-model.js';
 import type { Generation, GenerateOptions, SystemUnderTest } from '../providers/types.js';
 import { sleep } from './retry.js';
 
@@ -105,6 +106,24 @@ export function localLimiters(): LimiterFactory {
     let l = made.get(key);
     if (!l) made.set(key, (l = new LocalCallLimiter(config)));
     return l;
+  };
+}
+
+/** A chat model with its calls spaced by `limiter` (a ChatModel decorator): each call waits its turn and spends its tokens. */
+export function limitModel(model: ChatModel, limiter: CallLimiter): ChatModel {
+  return {
+    provider: model.provider,
+    modelId: model.modelId,
+    id: model.id,
+    baseURL: model.baseURL,
+    capabilities: model.capabilities,
+    async generate(request, options) {
+      await limiter.acquire(options.signal);
+      const r = await model.generate(request, options);
+      if (r.usage) await limiter.spend(r.usage.promptTokens + r.usage.completionTokens);
+      return r;
+    },
+    ...(model.close ? { close: () => model.close!() } : {}),
   };
 }
 

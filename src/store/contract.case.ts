@@ -158,6 +158,8 @@ export function storeContract(name: string, make: () => Promise<Store>, persiste
         latencyMs: 812.25,
         attempts: 4,
         usage: { promptTokens: 120, completionTokens: 33 },
+        cost: { usd: 0.00125, checks: [undefined, 0.0004], unpriced: 1 },
+        cached: true,
         finishedAt: '2026-01-02T03:04:05.000Z',
       });
       await store.recordSample(run.id, s);
@@ -172,6 +174,8 @@ export function storeContract(name: string, make: () => Promise<Store>, persiste
       expect(got!.latencyMs).toBe(812.25);
       expect(got!.attempts).toBe(4);
       expect(got!.usage).toEqual({ promptTokens: 120, completionTokens: 33 });
+      expect(got!.cost).toEqual({ usd: 0.00125, checks: [undefined, 0.0004], unpriced: 1 });
+      expect(got!.cached).toBe(true);
       expect(got!.finishedAt).toBe('2026-01-02T03:04:05.000Z');
       expect(got!.outcomes).toEqual([E, F]);
       expect(await store.getSample(run.id, 0, 0)).toBeUndefined();
@@ -204,6 +208,29 @@ export function storeContract(name: string, make: () => Promise<Store>, persiste
       expect((await store.listRuns({ name: 'alpha' })).map((r) => r.id)).toEqual([c.id, a.id]);
       expect((await store.listRuns({ limit: 1 })).map((r) => r.id)).toEqual([c.id]);
       expect(await store.listRuns({ name: 'gamma' })).toEqual([]);
+    });
+
+    it('leaves cost and cached out of a sample that had none', async () => {
+      const run = await store.createRun(newRun());
+      await store.recordSample(run.id, sample(0, 0, [P, P]));
+      const got = await store.getSample(run.id, 0, 0);
+      expect(got).not.toHaveProperty('cost');
+      expect(got).not.toHaveProperty('cached');
+    });
+
+    it('response cache: get, set (insert or replace), clear', async () => {
+      expect(await store.cache.get('k1')).toBeUndefined();
+      const before = Date.now();
+      await store.cache.set('k1', '{"text":"one"}');
+      await store.cache.set('k2', '{"text":"two"}');
+      const e = await store.cache.get('k1');
+      expect(e?.value).toBe('{"text":"one"}');
+      expect(Date.parse(e!.storedAt)).toBeGreaterThanOrEqual(before - 1000);
+      await store.cache.set('k1', '{"text":"uno"}');
+      expect((await store.cache.get('k1'))?.value).toBe('{"text":"uno"}');
+      expect(await store.cache.clear()).toBe(2);
+      expect(await store.cache.get('k2')).toBeUndefined();
+      expect(await store.cache.clear()).toBe(0);
     });
 
     it('pages through runs with limit and offset, counts them, and searches names case-insensitively', async () => {

@@ -12,9 +12,11 @@ import vm from 'node:vm';
  * ends the process even while the loop is blocked. Built-in checks (linear-time) and sandboxed predicates
  * (their own worker, their own deadline) never go through here.
  */
+// The function to call goes through a global slot, not this module's closure: a TypeScript config loads
+// assay a second time (tsx imports it in its own module graph), and both copies must call their own function.
 const SLOT = Symbol.for('assay.interruptibleCall');
 const script = new vm.Script(`globalThis[Symbol.for('assay.interruptibleCall')]()`, { filename: 'assay-interruptible-call.js' });
-let pending: (() => unknown) | undefined;
+const slots = globalThis as Record<symbol, unknown>;
 /** From an interruption until the run's SIGINT listeners have run: no more user code starts meanwhile. */
 let interrupted: Promise<void> | undefined;
 
@@ -34,7 +36,6 @@ function handOn(): Promise<void> {
     }),
   );
 }
-(globalThis as Record<symbol, unknown>)[SLOT] = () => pending?.();
 
 export class InterruptedError extends Error {
   constructor(
@@ -54,8 +55,8 @@ export class InterruptedError extends Error {
 export function callInterruptibly<T>(f: () => T): T {
   if (interrupted) throw new InterruptedError(interrupted);
   if (process.listenerCount('SIGINT') === 0) return f();
-  const outer = pending;
-  pending = f;
+  const outer = slots[SLOT];
+  slots[SLOT] = f;
   try {
     return script.runInThisContext({ breakOnSigint: true }) as T;
   } catch (err) {
@@ -65,6 +66,6 @@ export function callInterruptibly<T>(f: () => T): T {
     }
     throw err;
   } finally {
-    pending = outer;
+    slots[SLOT] = outer;
   }
 }
