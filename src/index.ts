@@ -42,7 +42,10 @@ export type { StopDecision, StopRule } from './run/stop.js';
 export { FailFastRule, DEFAULT_MAX_ERRORS } from './run/fail-fast.js';
 export { MemoryStore } from './store/memory.js';
 export { openSqliteStore, defaultStorePath, type SqliteStoreOptions } from './store/sqlite.js';
-export type { RunRecord, RunStatus, SampleRecord, Store, ResponseCache, CacheEntry } from './store/types.js';
+export { openStore, storeLocation, type OpenStoreOptions } from './store/open.js';
+export { openPostgresStore, type PostgresStoreOptions } from './store/postgres.js';
+export { StoreError, DuplicateSampleError } from './store/errors.js';
+export type { RunRecord, RunStatus, SampleRecord, Store, RunFilter, GuardAttemptRecord, GuardCallRecord, ResponseCache, CacheEntry } from './store/types.js';
 export { ReliabilityTensor } from './core/tensor.js';
 
 // Statistics: summaries, intervals, verdicts, comparisons.

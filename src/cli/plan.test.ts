@@ -38,9 +38,9 @@ describe('assay plan --rates', () => {
       [['--rates', 'Infinity'], /found "Infinity"/],
       [['--rates', '0.9', '--confidence', '0x0'], /--confidence: .*found "0x0"/],
       [['--rates', '0.9', '--confidence', '1'], /--confidence: expected a number strictly between 0 and 1, found "1"/],
-      [['--rates', '0.9', '--run', 'x'], /exactly one of --rates .* found both/],
-      [[], /found neither/],
-      [['--rates', '0.9', '--interval', 'bayes'], /--interval: expected one of wilson/],
+      [['--rates', '0.9', '--run', 'x'], /exactly one of --rates .* found --rates and --run/],
+      [[], /found none/],
+      [['--rates', '0.9', '--interval', 'bayes'], /--interval: expected one of clopper-pearson, wilson, wald/],
     ] as const) {
       const r = await cli(['plan', ...args]);
       expect(r.code, args.join(' ')).toBe(2);
@@ -114,5 +114,46 @@ describe('assay plan --run', () => {
     const unknown = await cli(['plan', '--run', 'nope', '--store', path]);
     expect(unknown.code).toBe(2);
     expect(unknown.err).toMatch(/--run: no run with id "nope"/);
+  });
+});
+
+describe('assay plan --min-success --expect (sample sizes)', () => {
+  // Reference values by exact binomial sums and a dynamic programme written independently in Python.
+  it('prints the fixed n and the sequential design\'s expected and worst-case n as JSON', async () => {
+    const r = await cli(['plan', '--min-success', '0.95', '--expect', '0.98', '--power', '0.8', '--json']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out) as { fixed: { n: number }; sequential: { expected_n: number; max_n: number } };
+    expect(Object.keys(j)).toEqual(['fixed', 'sequential']);
+    expect(j.fixed).toEqual({ n: 312 });
+    expect(j.sequential.max_n).toBe(431);
+    expect(j.sequential.expected_n).toBeCloseTo(276.0214473620315, 8);
+  });
+
+  it('plans a fail as well, with a readable summary; --level and --power change the figures', async () => {
+    const r = await cli(['plan', '--min-success', '0.95', '--expect', '0.9']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/to fail minSuccess 95\.00% with probability 80\.00% when the rate is 90\.00%/);
+    expect(r.out).toMatch(/fixed .* n = 213 outputs/);
+    const strict = JSON.parse((await cli(['plan', '--min-success', '0.95', '--expect', '0.9', '--power', '0.975', '--json'])).out) as { fixed: { n: number }; sequential: { max_n: number; expected_n: number } };
+    expect(strict.sequential.max_n).toBe(605);
+    expect(strict.sequential.expected_n).toBeCloseTo(195.80851108829103, 8);
+    const wider = JSON.parse((await cli(['plan', '--min-success', '0.95', '--expect', '0.9', '--level', '0.99', '--json'])).out) as { fixed: { n: number } };
+    expect(wider.fixed.n).toBeGreaterThan(213);
+  });
+
+  it('names what is wrong (exit 2)', async () => {
+    for (const [args, msg] of [
+      [['--expect', '0.9'], /--min-success and --expect go together, found only --expect/],
+      [['--min-success', '0.9'], /found only --min-success/],
+      [['--min-success', '0.9', '--expect', '0.9'], /--expect: expected a rate different from --min-success/],
+      [['--min-success', '1.5', '--expect', '0.9'], /--min-success: expected a number strictly between 0 and 1, found "1\.5"/],
+      [['--min-success', '0.9', '--expect', '0.95', '--power', '1'], /--power: expected a number strictly between 0 and 1/],
+      [['--min-success', '0.9', '--expect', '0.95', '--rates', '0.9'], /expected exactly one of .* found --rates and --min-success\/--expect/],
+      [[], /expected exactly one of --rates <list>, --run <runId> or --min-success <rate> --expect <rate>, found none/],
+    ] as [string[], RegExp][]) {
+      const r = await cli(['plan', ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err, args.join(' ')).toMatch(msg);
+    }
   });
 });

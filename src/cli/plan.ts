@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { ErrorPolicy } from '../core/independence.js';
 import { planFromRates, type RatePlan } from '../core/retry.js';
 import { planFromTensor, type TensorRetryPlan } from '../core/retry-tensor.js';
+import { fixedSampleSize, MAX_PLANNED_SAMPLES, sequentialSampleSize } from '../core/sample-size.js';
 import type { IntervalMethod } from '../core/summary-types.js';
 import { UsageError } from '../errors.js';
 import { openStore, storeLocation } from '../store/open.js';
@@ -16,6 +17,9 @@ import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 interface PlanFlags {
   rates?: string;
   run?: string;
+  minSuccess?: string;
+  expect?: string;
+  power: string;
   store?: string;
   confidence: string;
   level: string;
@@ -121,7 +125,7 @@ export function formatTensorPlan(p: TensorRetryPlan & { run_id: string }, labels
     ]),
   );
   const ind = p.independence;
-  out.push('', `independence: observed all-pass ${pct(ind.observed_rate)} vs product ${pct(ind.product_rate)} over ${ind.samples} samples; exact binomial p = ${ind.p_value.toPrecision(3)}`);
+  out.push('', `independence: observed all-pass ${pct(ind.observed_rate)} vs product ${pct(ind.product_rate)} over ${ind.samples} samples; exact conditional p = ${ind.p_value.toPrecision(3)}${ind.within_input ? `, within inputs p = ${ind.within_input.p_value.toPrecision(3)}` : ''}`);
   out.push(
     p.K < 2
       ? '  one validator: nothing to test'
@@ -137,15 +141,49 @@ export function formatTensorPlan(p: TensorRetryPlan & { run_id: string }, labels
 
 const label = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
+/** What a verdict costs (`--min-success --expect --power`): the fixed n and the sequential design's expected and worst-case n. */
+export interface SampleSizePlan {
+  fixed: { n: number | null };
+  sequential: { expected_n: number | null; max_n: number | null };
+}
+
+export function formatSampleSizePlan(p: SampleSizePlan, o: { minSuccess: number; expect: number; power: number; level: number }): string {
+  const verdict = o.expect >= o.minSuccess ? 'pass' : 'fail';
+  const n = (x: number | null) => (x === null ? `more than ${MAX_PLANNED_SAMPLES.toExponential(0)} (too close to minSuccess to plan)` : String(x));
+  return [
+    `to ${verdict} minSuccess ${pct(o.minSuccess)} with probability ${pct(o.power)} when the rate is ${pct(o.expect)}, at level ${pct(o.level)}:`,
+    `fixed (confident verdict, Clopper–Pearson)   n = ${n(p.fixed.n)} outputs`,
+    `sequential (stopping: sequential, expect ${o.expect})   expected n = ${p.sequential.expected_n === null ? '–' : p.sequential.expected_n.toFixed(1)}, at most ${n(p.sequential.max_n)} outputs (set samples so that inputs × samples ≥ max n)`,
+  ].join('\n');
+}
+
+/** `assay plan --min-success --expect`: sample sizes for a verdict (core/sample-size.ts). */
+function sampleSizeCommand(flags: PlanFlags, level: number): void {
+  if (flags.minSuccess === undefined || flags.expect === undefined) {
+    throw new UsageError(`assay plan: --min-success and --expect go together, found only ${flags.minSuccess === undefined ? '--expect' : '--min-success'}`, { path: flags.minSuccess === undefined ? '--min-success' : '--expect' });
+  }
+  const minSuccess = probabilityFlag('--min-success', flags.minSuccess);
+  const expect = probabilityFlag('--expect', flags.expect);
+  const power = probabilityFlag('--power', flags.power);
+  if (expect === minSuccess) throw new UsageError(`--expect: expected a rate different from --min-success (${minSuccess}); no sample size tells a rate from itself`, { path: '--expect' });
+  const options = { minSuccess, expect, power, level };
+  const fixed = fixedSampleSize(options);
+  const seq = sequentialSampleSize(options);
+  const plan: SampleSizePlan = { fixed: { n: fixed?.n ?? null }, sequential: { expected_n: seq?.expected_n ?? null, max_n: seq?.max_n ?? null } };
+  process.stdout.write(flags.json ? `${JSON.stringify(plan)}\n` : `${formatSampleSizePlan(plan, options)}\n`);
+}
+
 async function planCommand(flags: PlanFlags): Promise<void> {
   const confidence = probabilityFlag('--confidence', flags.confidence);
   const level = probabilityFlag('--level', flags.level);
   const alpha = probabilityFlag('--alpha', flags.alpha);
-  const method = oneOf<IntervalMethod>('--interval', flags.interval, ['wilson', 'clopper-pearson', 'wald']);
+  const method = oneOf<IntervalMethod>('--interval', flags.interval, ['clopper-pearson', 'wilson', 'wald']);
   const errors = oneOf<ErrorPolicy>('--errors', flags.errors, ['exclude', 'fail']);
-  if ((flags.rates === undefined) === (flags.run === undefined)) {
-    throw new UsageError(`assay plan: expected exactly one of --rates <list> or --run <runId>, found ${flags.rates === undefined ? 'neither' : 'both'}`);
+  const modes = [flags.rates !== undefined && '--rates', flags.run !== undefined && '--run', (flags.minSuccess !== undefined || flags.expect !== undefined) && '--min-success/--expect'].filter(Boolean);
+  if (modes.length !== 1) {
+    throw new UsageError(`assay plan: expected exactly one of --rates <list>, --run <runId> or --min-success <rate> --expect <rate>, found ${modes.length === 0 ? 'none' : modes.join(' and ')}`);
   }
+  if (flags.minSuccess !== undefined || flags.expect !== undefined) return sampleSizeCommand(flags, level);
   if (flags.rates !== undefined) {
     const rates = parseRates(flags.rates);
     const plan = planFromRates(rates, confidence);
@@ -173,13 +211,16 @@ async function planCommand(flags: PlanFlags): Promise<void> {
 export function register(program: Command): void {
   program
     .command('plan')
-    .description('Predict the attempts the guard will cost (P_pass, E[attempts], the m that reaches a target confidence)')
+    .description('Predict what things cost: the attempts the guard makes (--rates, --run), or the outputs a verdict needs (--min-success --expect)')
     .option('--rates <list>', 'validator success rates, comma-separated, e.g. 0.95,0.90,0.85')
     .option('--run <runId>', 'plan from a stored run’s reliability tensor (per-input figures and an independence check)')
+    .option('--min-success <rate>', 'sample sizes: the minimum success rate the verdict checks')
+    .option('--expect <rate>', 'sample sizes: the rate the system is expected to have')
+    .option('--power <p>', 'sample sizes: probability that the verdict comes out right (pass above minSuccess, fail below)', '0.8')
     .option(STORE_FLAG, STORE_HELP)
     .option('--confidence <c>', 'target probability of success within m attempts', '0.99')
-    .option('--level <l>', 'confidence level of the intervals', '0.95')
-    .option('--interval <method>', 'wilson | clopper-pearson | wald', 'wilson')
+    .option('--level <l>', 'confidence level of the intervals and of the verdict', '0.95')
+    .option('--interval <method>', 'clopper-pearson | wilson | wald', 'clopper-pearson')
     .option('--errors <policy>', 'exclude (default) or fail: how error cells count', 'exclude')
     .option('--alpha <a>', 'significance level of the independence check', '0.01')
     .option('--json', 'print JSON')

@@ -128,7 +128,7 @@ validators:
       const junit = join(tmp.dir(), 'broken.xml');
       const md = join(tmp.dir(), 'broken.md');
       const db = join(tmp.dir(), 'broken.db');
-      // --max-errors 0: run every sample (fail-fast, which would stop this run with exit 3, is tested in run-fail-fast).
+      // Fail-fast off (it would stop this run after 5 identical failures: src/cli/run-fail-fast.test.ts).
       const r = await cli('run', file, '--store', db, '--json', json, '--junit', junit, '--markdown', md, '--max-errors', '0');
       expect(r.code).toBe(1);
       const report = JSON.parse(readFileSync(json, 'utf8')) as JsonReport;

@@ -184,6 +184,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       process.stdout.write(`${result.run.id}\n`);
       return;
     }
+    // Why a stop rule ended the run (fail-fast: the calls that keep failing), once, before the summary.
     if (result.stopped) process.stderr.write(`assay: ${result.stopped.message}\n`);
     if (result.storedByOthers > 0) {
       process.stderr.write(`assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`);
@@ -195,7 +196,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     human.write(formatTerminalSummary(summary, meta, { color: Boolean(human.isTTY) }));
     const written = await writeReports(flags, { run: result.run, summary, meta, tensor: result.tensor, store });
     for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
-    // A stop rule's reason (fail-fast: the endpoint cannot be used) and its exit code.
+    // Why a stop rule ended the run (sequential: all decided; fail-fast: the endpoint cannot be used), once,
+    // and the exit code it may set (fail-fast: 3).
     if (result.stopped) process.stderr.write(`assay: ${result.stopped.message}\n`);
     process.exitCode = result.stopped?.exitCode ?? exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
     const failed = queued ? queueFailure(result as QueuedRunResult, queued) : undefined;

@@ -46,11 +46,21 @@ export function addCluster(s: ClusterSums, x: number, n: number): void {
   s.nn += n * n;
 }
 
+// One quantile per (level, df): a summary's ORP asks for the same few thousands of times.
+const tCache = new Map<string, number>();
+
 /** Two-sided critical value of Student's t with ν degrees of freedom: P(|T| > t) = I_{ν/(ν+t²)}(ν/2, 1/2) = α. */
 export function tCritical(level: number, df: number): number {
   if (!(df > 0)) throw new RangeError(`tCritical: degrees of freedom must be > 0, got ${df}`);
-  const x = betaQuantile(1 - level, df / 2, 0.5);
-  return Math.sqrt((df * (1 - x)) / x);
+  const key = `${level} ${df}`;
+  let t = tCache.get(key);
+  if (t === undefined) {
+    const x = betaQuantile(1 - level, df / 2, 0.5);
+    t = Math.sqrt((df * (1 - x)) / x);
+    if (tCache.size > 4096) tCache.clear();
+    tCache.set(key, t);
+  }
+  return t;
 }
 
 /**

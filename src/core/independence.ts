@@ -1,4 +1,5 @@
-import { logChoose, normalSf } from './distributions.js';
+import { logChoose } from './distributions.js';
+import { convolve, intersectionDistribution, twoSidedPValue, type CountDistribution } from './intersection.js';
 import { Outcome } from './outcome.js';
 import { fisherExact } from './significance.js';
 import type { ReliabilityTensor } from './tensor.js';
@@ -6,6 +7,17 @@ import type { ReliabilityTensor } from './tensor.js';
 /**
  * Does P_pass = Π_k p_k (white paper §4.2.2, "assuming independent validators") predict the joint pass
  * rate a run really shows (§4.2.5, "correlation between validators")? Pure: no I/O.
+ *
+ * The marginals p_k are estimated from the same samples as the joint count, so comparing the count with
+ * n·Π p̂_k as if Π p̂_k were known (a binomial test) is far too lenient: on independent tensors it rejects
+ * almost never, and at a real correlation it still rarely does. The tests here are exact conditional
+ * (permutation) tests instead: given each validator's number of passes, independence means each column's
+ * passes fall on the samples uniformly at random, independently of the other columns, and the number of
+ * samples passing all of them then has an exact distribution — intersect the columns one at a time, each
+ * step hypergeometric (|A ∩ B| = t given |A| = y, |B| = b of n: C(y, t)·C(n − y, b − t)/C(n, b)). The p-value
+ * is two-sided: the probability of a count no likelier than the observed one (as Fisher's test).
+ * The within-input test conditions on each input's own margins and adds the inputs' counts (a convolution),
+ * so inputs of unequal difficulty do not look like validators failing together.
  */
 
 /**
@@ -30,13 +42,14 @@ export interface PairAssociation {
 }
 
 export interface IndependenceCheck {
-  test: 'binomial-exact';
+  test: 'exact-conditional';
   /** Samples with every cell decided (the same samples for the joint rate and the marginals). */
   samples: number;
   observed_all_pass: number;
   observed_rate: number | null;
   /** Π_k p_k over the same samples. */
   product_rate: number | null;
+  /** The all-pass count expected under independence given the margins (n·Π_k p_k). */
   expected_all_pass: number | null;
   /** observed_rate / product_rate. */
   ratio: number | null;
@@ -44,8 +57,8 @@ export interface IndependenceCheck {
   alpha: number;
   /** false: the product of marginals mispredicts the joint pass rate. */
   independent: boolean;
-  /** Product of per-input marginals (separates validator correlation from input heterogeneity); approximate z test. */
-  within_input: { expected_all_pass: number; z: number; p_value: number } | null;
+  /** The same test within each input (separates validator correlation from input heterogeneity), exact. */
+  within_input: { expected_all_pass: number; p_value: number; independent: boolean } | null;
   pairs: PairAssociation[];
   flagged_validators: string[];
 }
@@ -115,19 +128,20 @@ function tally(t: ReliabilityTensor, errors: ErrorPolicy): Tallies {
   return out;
 }
 
-/** Observed all-pass count against the product of per-input marginals: approximate z test. */
-function withinInput(s: Tallies): IndependenceCheck['within_input'] {
+/**
+ * Within-input test: each input's all-pass count against its own margins, exactly; the inputs' counts are
+ * independent under the null, so the total's distribution is their convolution.
+ */
+function withinInput(s: Tallies, alpha: number): IndependenceCheck['within_input'] {
+  let total: CountDistribution = { offset: 0, probs: Float64Array.of(1) };
   let e = 0;
-  let variance = 0;
   for (const r of s.perInput) {
     if (r.n === 0) continue;
-    const pi = r.pass.reduce((acc, p) => acc * (p / r.n), 1);
-    e += r.n * pi;
-    variance += r.n * pi * (1 - pi);
+    e += r.n * r.pass.reduce((acc, p) => acc * (p / r.n), 1);
+    total = convolve(total, intersectionDistribution(r.n, r.pass));
   }
-  const z = variance > 0 ? (s.x - e) / Math.sqrt(variance) : 0;
-  const p = variance > 0 ? Math.min(1, 2 * normalSf(Math.abs(z))) : Math.abs(s.x - e) < 1e-9 ? 1 : 0;
-  return { expected_all_pass: e, z, p_value: p };
+  const p = twoSidedPValue(total, s.x);
+  return { expected_all_pass: e, p_value: p, independent: p >= alpha };
 }
 
 /** A Fisher exact test per validator pair, Holm-adjusted, naming the pairs whose association is significant. */
@@ -154,20 +168,20 @@ function pairAssociations(s: Tallies, K: number, alpha: number, name: (k: number
 }
 
 /**
- * Exact binomial test of the observed all-pass count against the product of the marginals (estimated from
- * the same samples), the same against per-input marginals, and a Fisher exact test per validator pair
- * (Holm-adjusted) to name the validators whose association makes the product mispredict.
+ * Exact conditional test of the observed all-pass count given the validators' margins (see the file
+ * comment), the same within each input, and a Fisher exact test per validator pair (Holm-adjusted) to name
+ * the validators whose association makes the product mispredict.
  */
 export function independenceCheck(t: ReliabilityTensor, errors: ErrorPolicy, alpha: number, name: (k: number) => string): IndependenceCheck {
   const s = tally(t, errors);
   const { n, x } = s;
   const productRate = n > 0 ? s.pass.reduce((acc, p) => acc * (p / n), 1) : null;
-  const pValue = t.K >= 2 && productRate !== null ? binomialTest(x, n, productRate) : 1;
+  const pValue = t.K >= 2 && n > 0 ? twoSidedPValue(intersectionDistribution(n, s.pass), x) : 1;
   const pairs = pairAssociations(s, t.K, alpha, name);
   const flagged = new Set<number>();
   for (const p of pairs) if (p.flagged) flagged.add(p.a).add(p.b);
   return {
-    test: 'binomial-exact',
+    test: 'exact-conditional',
     samples: n,
     observed_all_pass: x,
     observed_rate: n > 0 ? x / n : null,
@@ -177,7 +191,7 @@ export function independenceCheck(t: ReliabilityTensor, errors: ErrorPolicy, alp
     p_value: pValue,
     alpha,
     independent: pValue >= alpha,
-    within_input: t.K >= 2 && n > 0 ? withinInput(s) : null,
+    within_input: t.K >= 2 && n > 0 ? withinInput(s, alpha) : null,
     pairs,
     flagged_validators: [...flagged].sort((p, q) => p - q).map(name),
   };

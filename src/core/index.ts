@@ -20,3 +20,4 @@ export * from './sequence.js';
 export * from './stopping.js';
 export * from './sample-size.js';
 export * from './coverage.js';
+export * from './intersection.js';

@@ -115,7 +115,7 @@ describe('summarize on the hand-built 2×3×2 tensor', () => {
       ['fail', 'upper-bound', s.validators[1].sequential!.rounds],
     ]);
     expect(s.validators[0].ci!.method).toBe('confidence-sequence');
-    expect(s.validators[0].reason).toMatch(/^stopped after 98 sample\(s\) per input: sequence lower bound 95\.\d+% ≥ minSuccess 95%$/);
+    expect(s.validators[0].reason).toMatch(/^sequence lower bound 95\.\d+% ≥ minSuccess 95%$/);
     expect(s.stoppedAfter).toBe(Math.max(98, s.validators[1].sequential!.rounds));
     expect(() => resolveSummaryOptions({ stopping: 'sequential', verdict: 'point' })).toThrow(/needs verdict "confident"/);
   });

@@ -85,8 +85,8 @@ function sequentialSummary(t: ReliabilityTensor, k: number, v: ValidatorMeta, r:
   const sequential = { reason: st.reason, rounds: st.rounds, outputs: c.pass + c.fail + c.error, counts: c };
   const base = { ci: seq ? { ...seq, method: 'confidence-sequence' as const, level: opts.level } : null, errorBounds: st.bounds, sequential };
   const after = `after ${st.rounds} sample(s) per input`;
-  if (st.decision === 'pass') return { ...base, verdict: 'pass', reason: `stopped ${after}: sequence lower bound ${pctBeside(st.bounds!.low, v.minSuccess)} ≥ minSuccess ${pct(v.minSuccess)}${c.error ? ', errors counted as failures' : ''}` };
-  if (st.decision === 'fail') return { ...base, verdict: 'fail', reason: `stopped ${after}: sequence upper bound ${pctBeside(st.bounds!.high, v.minSuccess)} < minSuccess ${pct(v.minSuccess)}${c.error ? ', errors counted as passes' : ''}` };
+  if (st.decision === 'pass') return { ...base, verdict: 'pass', reason: `sequence lower bound ${pctBeside(st.bounds!.low, v.minSuccess)} ≥ minSuccess ${pct(v.minSuccess)}${c.error ? ', errors counted as failures' : ''}` };
+  if (st.decision === 'fail') return { ...base, verdict: 'fail', reason: `sequence upper bound ${pctBeside(st.bounds!.high, v.minSuccess)} < minSuccess ${pct(v.minSuccess)}${c.error ? ', errors counted as passes' : ''}` };
   const n = c.pass + c.fail + c.error;
   const share = n > 0 ? c.error / n : 0;
   const open = st.reason === 'samples' ? `undecided when every sample was run (${st.rounds} per input)` : `undecided ${after}; samples remain`;

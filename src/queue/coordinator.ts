@@ -87,11 +87,11 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
         const s: SampleRecord = { i: r.i, j: r.j, outcomes: r.outcomes, latencyMs: r.latencyMs ?? 0, attempts: r.attempts ?? 1, ...(r.usage ? { usage: r.usage } : {}), ...(r.generationError !== undefined ? { generationError: r.generationError } : {}), ...(r.generationErrorKind ? { generationErrorKind: r.generationErrorKind } : {}) };
         for (const rule of rules) rule.observe(s, tensor, false);
         decision ??= firstDecision(rules);
-        if (decision) void board.stop(run.id, { status: decision.status, message: decision.message, rule: decision.rule });
+        if (decision) board.stop(run.id, { status: decision.status, message: decision.message, rule: decision.rule }).catch(() => {}); // Redis away: the workers run on; the store is right either way
         const cols = settled ? [...Array(K).keys()].filter((k) => settled(k)) : [];
         if (cols.join() !== settledSent) {
           settledSent = cols.join();
-          void board.settle(run.id, cols);
+          board.settle(run.id, cols).catch(() => {});
         }
       });
     }
@@ -100,9 +100,9 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
     await board.reset(run.id);
     const pending: [number, number][] = [];
     if (!decision) for (let j = 0; j < M; j++) for (let i = 0; i < N; i++) if (!have[i * M + j]) pending.push([i, j]);
-    await board.addTarget(run.id, pending.length);
+    await board.expect(run.id, pending.map(([i, j]) => i * M + j));
     for (let at = 0; at < pending.length; at += BULK) {
-      await queue.addBulk(pending.slice(at, at + BULK).map(([i, j]) => ({ name: 'sample', data: { runId: run.id, i, j }, opts: { ...SAMPLE_JOB_OPTIONS, jobId: sampleJobId(run.id, i, j) } })));
+      await queue.addBulk(pending.slice(at, at + BULK).map(([i, j]) => ({ name: 'sample', data: { runId: run.id, i, j, m: M }, opts: { ...SAMPLE_JOB_OPTIONS, jobId: sampleJobId(run.id, i, j) } })));
     }
     const skipped = N * M - pending.length;
     const progress: RunProgress = { done: 0, skipped, total: N * M, generationErrors: 0, retries: 0, storedByOthers: 0 };

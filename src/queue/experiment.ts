@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { experimentFromDocument, loadExperiment, type Experiment } from '../config/load.js';
+import { experimentFromDocument, loadExperiment, type Experiment, type LoadOptions } from '../config/load.js';
 import type { Validator } from '../core/validator.js';
 import { UsageError } from '../errors.js';
 import { createSystem } from '../providers/factory.js';
@@ -27,15 +27,15 @@ export interface RunContext {
  * config holds functions, which cannot be stored: the worker loads the same file path, and says so clearly
  * when it is not there.
  */
-export async function runContext(run: RunRecord, limiters: LimiterFactory, cache?: ResponseCache): Promise<RunContext> {
+export async function runContext(run: RunRecord, limiters: LimiterFactory, options: LoadOptions = {}, cache?: ResponseCache): Promise<RunContext> {
   const config = (run.config ?? {}) as { document?: unknown };
   const file = run.configPath ?? `the config of run ${run.id}`;
   let x: Experiment;
   if (config.document !== undefined) {
     const configPath = run.configPath ?? process.cwd();
-    x = await experimentFromDocument(config.document, { file, configPath, baseDir: run.configPath ? dirname(run.configPath) : process.cwd(), inputs: run.inputs }, { samples: run.M });
+    x = await experimentFromDocument(config.document, { file, configPath, baseDir: run.configPath ? dirname(run.configPath) : process.cwd(), inputs: run.inputs }, { samples: run.M }, options);
   } else if (run.configPath && existsSync(run.configPath)) {
-    x = await loadExperiment(run.configPath, { samples: run.M });
+    x = await loadExperiment(run.configPath, { samples: run.M }, options);
   } else {
     throw new UsageError(
       `run ${run.id}: its config ${run.configPath ?? '(none recorded)'} is a TypeScript or JavaScript module, whose functions cannot be stored with the run, so workers load that same file, and this machine has no file at that path; run the workers where the file is, or use a YAML or JSON config`,

@@ -10,6 +10,8 @@ export interface SampleJob {
   runId: string;
   i: number;
   j: number;
+  /** The run's samples per input (M): the sample's place on the run board is i × M + j. */
+  m: number;
 }
 
 /** One job per (run, i, j): queuing a sample that is already queued is a no-op (BullMQ ids are unique; ':' is reserved). */

@@ -1,3 +1,4 @@
+import { QueueEvents } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
 import { captureCli } from '../cli/testing/capture.js';
@@ -12,6 +13,7 @@ import { startMockProcess } from '../testing/mock-process.js';
 import { RunBoard } from './board.js';
 import { connectRedis, parseRedisUrl } from './connection.js';
 import { runOnQueue } from './coordinator.js';
+import { QUEUE_NAME } from './jobs.js';
 import { maxInWindow, spawnWorker, type WorkerProcess } from './testing/workers.js';
 import { startSampleWorker } from './worker.js';
 
@@ -37,7 +39,7 @@ describe.skipIf(!db || !redis)('assay run --queue with assay worker processes', 
       `name: ${name}
 system: { openai: { baseURL: "${mock.baseURL}", model: m${system} } }
 inputs: ["a", "b", "c", "d", "e", "f"]
-samples: 20
+samples: 10
 validators:
   - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
   - { name: short, check: { type: words, max: 5 }, minSuccess: 0.9 }
@@ -50,8 +52,8 @@ ${extra}`,
   };
 
   beforeAll(async () => {
-    // 200 ms per answer: a worker always holds jobs in flight.
-    mock = await startMockOpenAI({ chat: () => ({ content: 'a fine answer', delayMs: 200 }) });
+    // 150 ms per answer: a worker always holds jobs in flight.
+    mock = await startMockOpenAI({ chat: () => ({ content: 'a fine answer', delayMs: 150 }) });
   });
   afterEach(async () => {
     for (const w of workers.splice(0)) {
@@ -65,10 +67,16 @@ ${extra}`,
     const q = queue('kill');
     const [a, b] = [start(q), start(q)];
     await Promise.all([a.ready, b.ready]);
+    // Watch the queue for the killed worker's jobs being put back (BullMQ's stalled-job recovery).
+    const loc = parseRedisUrl(q);
+    const events = new QueueEvents(QUEUE_NAME, { connection: { url: loc.url }, prefix: loc.prefix });
+    const stalled: string[] = [];
+    events.on('stalled', ({ jobId }) => stalled.push(jobId));
+    await events.waitUntilReady();
     const before = mock.requests.length;
     const running = cli('run', config('killed'), '--queue', q, '--store', store(), '--no-progress');
     // Once both have answered a few, kill one while it holds jobs.
-    while (!(a.log().includes('run ') && b.log().includes('run ') && mock.requests.length - before >= 24)) await new Promise((r) => setTimeout(r, 20));
+    while (!(a.log().includes('run ') && b.log().includes('run ') && mock.requests.length - before >= 16)) await new Promise((r) => setTimeout(r, 20));
     a.child.kill('SIGKILL');
     expect((await a.exited).signal).toBe('SIGKILL');
     const r = await running;
@@ -78,32 +86,48 @@ ${extra}`,
     const s = await openStore(store(), { readonly: true });
     try {
       const samples = await s.listSamples(runId);
-      expect(samples).toHaveLength(120);
-      expect(new Set(samples.map((x) => `${x.i},${x.j}`)).size).toBe(120);
+      expect(samples).toHaveLength(60);
+      expect(new Set(samples.map((x) => `${x.i},${x.j}`)).size).toBe(60);
       expect(samples.every((x) => x.outcomes.every((o) => o === Outcome.PASS))).toBe(true);
       expect((await s.getRun(runId))!.status).toBe('complete');
     } finally {
       await s.close();
     }
-    // Each sample was asked for at least once; the killed worker's unfinished ones were asked for again.
-    expect(mock.requests.length - before).toBeGreaterThanOrEqual(120);
+    // Each sample was asked for at least once; the jobs the killed worker held were recovered and run again.
+    expect(mock.requests.length - before).toBeGreaterThanOrEqual(60);
+    await events.close();
+    expect(stalled.length).toBeGreaterThan(0);
+    expect(stalled.every((id) => id.startsWith(`${runId}_`))).toBe(true);
   }, 90_000);
 
+  // Two workers shared by the tests below that keep them alive.
+  let shared: WorkerProcess[] = [];
+  const sharedQueue = () => queue('shared');
+  const sharedPair = async () => {
+    if (!shared.length) shared = [0, 1].map(() => spawnWorker(['--queue', sharedQueue(), '--store', store(), '--concurrency', '4', '--lock-duration', '2000']));
+    await Promise.all(shared.map((w) => w.ready));
+    return shared;
+  };
+  afterAll(async () => {
+    for (const w of shared) w.child.kill('SIGKILL');
+    await Promise.all(shared.map((w) => w.exited));
+  });
+
   it('--detach returns at once with the run id; the workers finish the run and mark it complete', async () => {
-    const q = queue('detach');
-    const w = start(q);
+    const q = sharedQueue();
+    const pair = sharedPair();
     const r = await cli('run', config('detached'), '--queue', q, '--store', store(), '--detach');
     expect(r.code, r.err).toBe(0);
     const runId = r.out.trim();
     expect(runId).toMatch(/^\d{8}-\d{6}-[0-9a-f]{4}$/);
     expect(r.err).toContain(`run ${runId} is queued`);
-    await w.ready;
+    await pair;
     const s = await openStore(store(), { readonly: true });
     try {
       const deadline = Date.now() + 60_000;
       while ((await s.getRun(runId))!.status === 'running' && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
       expect((await s.getRun(runId))!.status).toBe('complete');
-      expect(await s.listSamples(runId)).toHaveLength(120);
+      expect(await s.listSamples(runId)).toHaveLength(60);
     } finally {
       await s.close();
     }
@@ -121,21 +145,21 @@ ${extra}`,
     try {
       const r = await cli('run', file, '--queue', q, '--store', store(), '--no-progress');
       expect(r.code).toBe(3);
-      expect(r.err).toMatch(/120 sample\(s\) of run \S+ failed on the workers \(.*ASSAY_QUEUE_TEST_KEY.*\); the run is kept as interrupted/);
+      expect(r.err).toMatch(/60 sample\(s\) of run \S+ failed on the workers \(.*ASSAY_QUEUE_TEST_KEY.*\); the run is kept as interrupted/);
       const runId = /run (\S+):/.exec(r.err)![1];
       broken.child.kill('SIGTERM');
       expect((await broken.exited).code).toBe(0);
       start(q, { ...process.env });
       const again = await cli('run', '--resume', runId, '--queue', q, '--store', store(), '--no-progress');
       expect(again.code, again.err).toBe(0);
-      expect(again.err).toContain('resuming: 0 of 120 samples already stored');
+      expect(again.err).toContain('resuming: 0 of 60 samples already stored');
     } finally {
       delete process.env.ASSAY_QUEUE_TEST_KEY;
     }
   }, 90_000);
 
   it('rateLimit across two workers: one budget kept in Redis; no one-second window at the provider sees more than the limit', async () => {
-    const q = queue('rate');
+    const q = sharedQueue();
     const provider = await startMockProcess({ delayMs: 20 });
     try {
       const file = tmp.config(
@@ -150,12 +174,12 @@ validators:
   - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
 `,
       );
-      const [a, b] = [start(q), start(q)];
-      await Promise.all([a.ready, b.ready]);
+      const [a, b] = await sharedPair();
       const r = await cli('run', file, '--queue', q, '--store', store(), '--no-progress');
       expect(r.code, r.err).toBe(0);
-      expect(a.log()).toContain('run ');
-      expect(b.log()).toContain('run '); // both workers took part
+      const runId = /run (\S+):/.exec(r.err)![1];
+      expect(a.log()).toContain(`run ${runId}`);
+      expect(b.log()).toContain(`run ${runId}`); // both workers took part
       const arrivals = await provider.arrivals();
       expect(arrivals).toHaveLength(60);
       expect(maxInWindow(arrivals)).toBeLessThanOrEqual(15);
@@ -181,13 +205,13 @@ validators:
       expect(result.stopped).toMatchObject({ rule: 'enough' });
       const stored = await s.listSamples(result.run.id);
       expect(stored.length).toBeGreaterThanOrEqual(20);
-      expect(stored.length).toBeLessThan(120);
+      expect(stored.length).toBeLessThan(60);
       expect((await s.getRun(result.run.id))!.status).toBe('complete');
       // Every queued job was resolved: the samples not run were skipped by the worker, none failed.
       const redisClient = await connectRedis(q);
       const counts = await new RunBoard(redisClient, q.prefix).counts(result.run.id);
       redisClient.disconnect();
-      expect(counts).toMatchObject({ target: 120, done: 120, failed: 0 });
+      expect(counts).toMatchObject({ target: 60, done: 60, failed: 0 });
     } finally {
       await worker.close();
       x.dispose();

@@ -3,10 +3,11 @@ import type { Redis } from 'ioredis';
 import { Outcome } from '../core/outcome.js';
 import { AssayError, ExitCode } from '../errors.js';
 import { executeSample } from '../run/sample.js';
+import { createSandbox } from '../sandbox/index.js';
 import { DuplicateSampleError, UnknownRunError } from '../store/errors.js';
 import type { RunStatus, SampleRecord, Store } from '../store/types.js';
 import { evaluateValidator } from '../validators/evaluate.js';
-import { RunBoard } from './board.js';
+import { RunBoard, type BoardStop } from './board.js';
 import { connectRedis, type RedisLocation } from './connection.js';
 import { runContext, type RunContext } from './experiment.js';
 import { QUEUE_NAME, type SampleJob, type SampleJobResult } from './jobs.js';
@@ -31,6 +32,8 @@ export interface SampleWorker {
   close(force?: boolean): Promise<void>;
 }
 
+/** How long a run's stop state read from the board is used before it is read again (ms). */
+const STATE_MS = 250;
 /** Runs whose context is kept (system, sandbox, judges) between jobs. */
 const KEPT_RUNS = 8;
 
@@ -47,6 +50,8 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
   const board = new RunBoard(redis, queue.prefix);
   const contexts = new Map<string, { ctx: Promise<RunContext>; inUse: number }>();
   const shutdown = new AbortController();
+  // One sandbox for every run this worker takes up: its threads start once, not once per run.
+  const sandbox = createSandbox();
   let stored = 0;
 
   async function contextFor(runId: string): Promise<{ ctx: RunContext; release: () => void }> {
@@ -55,7 +60,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       const ctx = (async () => {
         const run = await store.getRun(runId);
         if (!run) throw new UnknownRunError(runId);
-        const c = await runContext(run, redisLimiters(redis, queue.prefix, runId), store.cache);
+        const c = await runContext(run, redisLimiters(redis, queue.prefix, runId), { sandbox }, store.cache);
         log(`run ${run.id} (${run.name}): ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${c.system.id}`);
         return c;
       })();
@@ -104,6 +109,19 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
     await store.setStatus(runId, status);
   }
 
+  // A run's stop and settled columns, read at most every STATE_MS per run: they change once in a run's life,
+  // and a job started just after a stop is merely stored, not wrong.
+  const states = new Map<string, { at: number; state: Promise<{ stop?: BoardStop; settled: number[] }> }>();
+  const runState = (runId: string) => {
+    let s = states.get(runId);
+    if (!s || performance.now() - s.at > STATE_MS) {
+      s = { at: performance.now(), state: board.state(runId) };
+      s.state.catch(() => states.delete(runId));
+      states.set(runId, s);
+    }
+    return s.state;
+  };
+
   const processor = async (job: Job<SampleJob, SampleJobResult>): Promise<SampleJobResult> => {
     const { runId, i, j } = job.data;
     let held: { ctx: RunContext; release: () => void };
@@ -118,12 +136,13 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       const { run, system, validators, experiment } = held.ctx;
       if (!Number.isInteger(i) || !Number.isInteger(j) || i < 0 || j < 0 || i >= run.N || j >= run.M) throw new UnrecoverableError(`run ${runId}: no sample (${i}, ${j}) in a ${run.N} × ${run.M} run`);
       const index = i * run.M + j;
-      const state = await board.state(runId);
+      const state = await runState(runId);
       let result: SampleJobResult;
       if (state.stop) {
         result = { i, j, by: 'skipped' };
       } else {
-        const already = await store.getSample(runId, i, j);
+        // A job started before (its worker died, or it threw) may have stored its sample already: keep that one.
+        const already = job.attemptsStarted > 1 ? await store.getSample(runId, i, j) : undefined;
         if (already) result = summary(already, 'theirs');
         else {
           const settled = new Set(state.settled);
@@ -171,7 +190,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
     log(`sample (${job.data.i}, ${job.data.j}) of run ${job.data.runId} failed${final ? '' : `, will be retried (attempt ${job.attemptsMade})`}: ${err.message}`);
     if (!final) return;
     void board
-      .fail(job.data.runId, err.message)
+      .fail(job.data.runId, job.data.i * job.data.m + job.data.j, err.message)
       .then(() => board.counts(job.data.runId))
       .then((c) => finishIfDone(job.data.runId, c))
       .catch((e: unknown) => log(`could not record the failure of run ${job.data.runId}: ${(e as Error).message}`));
@@ -187,6 +206,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       await worker.close(force);
       for (const e of contexts.values()) await e.ctx.then((c) => c.dispose()).catch(() => {});
       contexts.clear();
+      sandbox.dispose();
       redis.disconnect();
     },
   };

@@ -1,25 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Outcome } from '../core/outcome.js';
-import { ReliabilityTensor } from '../core/tensor.js';
-import { heatmapSvg, profileSvg, sparseTicks } from './charts.js';
+import { profileSvg, sparseTicks } from './charts.js';
 import { diffSvg, trendSvg } from './charts-trend.js';
 
 const count = (s: string, re: RegExp) => s.match(re)?.length ?? 0;
-
-describe('heatmapSvg', () => {
-  it('draws N×M labelled cells, shrinks to fit its card but not below ~10 px a cell', () => {
-    const t = new ReliabilityTensor(3, 40, 2);
-    t.set(0, 0, 1, Outcome.FAIL);
-    t.set(2, 39, 1, Outcome.ERROR);
-    const svg = heatmapSvg(t, 1, { label: 'v<1>', href: (i, j) => `#cell-${i}-${j}` });
-    expect(count(svg, /<a [^>]*href="#cell-\d+-\d+"/g)).toBe(3 * 40);
-    expect(svg).toContain('aria-label="v&lt;1&gt;: input 1, sample 1: fail"');
-    expect(svg).toContain('aria-label="v&lt;1&gt;: input 3, sample 40: error"');
-    expect(svg).toContain('aria-label="v&lt;1&gt;: input 2, sample 1: pending"');
-    // 40 samples: min-width 56 + 40·10 px.
-    expect(svg).toMatch(/^<svg [^>]*style="min-width:456px"/);
-  });
-});
 
 describe('profileSvg', () => {
   const bars = [
@@ -32,14 +15,15 @@ describe('profileSvg', () => {
     const svg = profileSvg(bars, { title: 'VRP', line: 0.8 });
     expect(count(svg, /<rect [^>]*aria-label="[abc]: /g)).toBe(2);
     expect(svg).toContain('n/a (nothing decided)');
-    expect(svg).toContain('aria-label="a: 90.0% (interval 80.0%–95.0%)"');
+    expect(svg).toContain('aria-label="a: 90.0% (interval 80.0%–95.0%): ✓ meets the minimum"');
+    expect(svg).toContain('aria-label="c: 50.0% (interval 30.0%–70.0%): ✗ below the minimum"');
     expect(svg).toContain('minimum success 80.0%');
   });
 
   it('as columns (iterations, many inputs): numbered from 1, full labels in the tooltips', () => {
     const svg = profileSvg(bars, { title: 'ORP', line: 0.8, columns: true, axis: 'sample' });
     expect(count(svg, /<rect [^>]*aria-label="[abc]: /g)).toBe(2);
-    expect(svg).toContain('<title>c: 50.0% (interval 30.0%–70.0%)</title>');
+    expect(svg).toContain('<title>c: 50.0% (interval 30.0%–70.0%): ✗ below the minimum</title>');
     expect(svg).toMatch(/>1<\/text>.*>2<\/text>.*>3<\/text>/s);
     expect(svg).toContain('aria-label="b: n/a"');
   });

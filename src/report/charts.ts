@@ -1,7 +1,5 @@
 import * as Plot from '@observablehq/plot';
 import { parseHTML } from 'linkedom';
-import { Outcome, type OutcomeCode } from '../core/outcome.js';
-import type { ReliabilityTensor } from '../core/tensor.js';
 
 /**
  * SVG charts drawn with Observable Plot on a light server-side DOM (linkedom): no browser, no network,
@@ -15,13 +13,6 @@ export const OUTCOME_STYLE = {
   pending: { color: '#d0d7de', glyph: '·', ink: '#1f2328' },
 } as const;
 
-type CellName = keyof typeof OUTCOME_STYLE;
-const NAMES: Record<OutcomeCode, CellName> = {
-  [Outcome.PENDING]: 'pending',
-  [Outcome.PASS]: 'pass',
-  [Outcome.FAIL]: 'fail',
-  [Outcome.ERROR]: 'error',
-};
 
 export function doc(): Document {
   return parseHTML('<!doctype html><html><body></body></html>').document as unknown as Document;
@@ -41,7 +32,11 @@ export function attr(s: string): string {
  */
 export function svgString(node: unknown, minWidth?: number): string {
   const el = node as Element;
-  if (minWidth !== undefined) el.setAttribute('style', `min-width:${Math.round(minWidth)}px`);
+  if (minWidth !== undefined) {
+    // Keep the chart's own inline style (its font size); add the minimum width.
+    const own = (el.getAttribute('style') ?? '').trim().replace(/;?$/, ';').replace(/^;$/, '');
+    el.setAttribute('style', `${own}min-width:${Math.round(minWidth)}px`);
+  }
   return el.outerHTML;
 }
 
@@ -65,68 +60,6 @@ export function sparseTicks(n: number, max: number): number[] {
   return ticks;
 }
 
-export interface HeatmapOptions {
-  /** Validator name, for labels. */
-  label: string;
-  /** Link of a cell (input i, sample j); the page's script turns it into the detail view. */
-  href?: (i: number, j: number) => string;
-}
-
-/** Inputs × iterations for one validator k: one cell per (i, j), each with an aria-label and a title. */
-export function heatmapSvg(tensor: ReliabilityTensor, k: number, options: HeatmapOptions): string {
-  const { N, M } = tensor;
-  const cells: { i: number; j: number; o: CellName }[] = [];
-  for (let i = 0; i < N; i++) for (let j = 0; j < M; j++) cells.push({ i, j, o: NAMES[tensor.get(i, j, k)] ?? 'pending' });
-  const cell = Math.max(8, Math.min(28, Math.floor(640 / Math.max(M, 1))));
-  const rowH = Math.max(6, Math.min(24, Math.floor(900 / Math.max(N, 1))));
-  const glyphs = cell >= 12 && rowH >= 12;
-  const label = (d: { i: number; j: number; o: CellName }) => `${options.label}: input ${d.i + 1}, sample ${d.j + 1}: ${d.o}`;
-  const marks: Plot.Markish[] = [
-    Plot.cell(cells, {
-      x: 'j',
-      y: 'i',
-      fill: 'o',
-      inset: 0.5,
-      ariaLabel: (d: { i: number; j: number; o: CellName }) => attr(label(d)),
-      title: label,
-      ...(options.href ? { href: (d: { i: number; j: number }) => options.href!(d.i, d.j) } : {}),
-    }),
-  ];
-  if (glyphs) {
-    marks.push(
-      Plot.text(cells, {
-        x: 'j',
-        y: 'i',
-        text: (d: { o: CellName }) => OUTCOME_STYLE[d.o].glyph,
-        fill: (d: { o: CellName }) => OUTCOME_STYLE[d.o].ink,
-        fontSize: Math.min(14, rowH - 2),
-        pointerEvents: 'none',
-        ariaHidden: 'true',
-      } as Plot.TextOptions),
-    );
-  }
-  const svg = Plot.plot({
-    document: doc(),
-    width: 56 + M * cell,
-    height: 48 + N * rowH,
-    marginLeft: 44,
-    marginTop: 28,
-    marginBottom: 20,
-    ariaLabel: attr(`Heatmap of ${options.label}: ${N} inputs by ${M} samples`),
-    ariaDescription: 'rows are inputs, columns are samples; ✓ pass, ✗ fail, ! error, · not run',
-    x: { type: 'band', axis: 'top', label: 'sample', tickFormat: (j: number) => String(j + 1), ticks: sparseTicks(M, 20), padding: 0 },
-    y: { type: 'band', label: 'input', tickFormat: (i: number) => String(i + 1), ticks: sparseTicks(N, 30), padding: 0 },
-    color: {
-      type: 'categorical',
-      domain: Object.keys(OUTCOME_STYLE),
-      range: Object.values(OUTCOME_STYLE).map((s) => s.color),
-    },
-    marks,
-  });
-  // Cells may shrink to ~10 px before the card scrolls.
-  return svgString(svg, 56 + M * Math.min(cell, 10));
-}
-
 /** A band key unique per row (two rows may share a label); the label follows an invisible separator. */
 export function bandKey(idx: number, label: string): string {
   return `${idx}\u2063${label}`;
@@ -136,10 +69,10 @@ export function bandKey(idx: number, label: string): string {
  * A y axis of named rows (keys from bandKey), labels cut at 28 characters, and the left margin they need.
  * `maxTicks` thins the labels of long lists.
  */
-export function namedRows(rows: { name: string; label: string }[], maxTicks = 40): { y: Plot.ScaleOptions; marginLeft: number } {
+export function namedRows(rows: { name: string; label: string }[], maxTicks = 40, charPx = 6.2): { y: Plot.ScaleOptions; marginLeft: number } {
   const longest = Math.max(4, ...rows.map((r) => Math.min(r.label.length, 28)));
   return {
-    marginLeft: Math.min(190, 12 + longest * 6.2),
+    marginLeft: Math.min(30 * charPx, 12 + longest * charPx),
     y: {
       domain: rows.map((r) => r.name),
       label: null,
@@ -159,7 +92,33 @@ export interface ProfileBar {
   high: number | null;
   /** Threshold drawn as a tick on this bar (a validator's minSuccess). */
   threshold?: number;
+  /** The bar's colour and glyph; default: from its interval against its threshold (or the chart's line). */
+  status?: BarStatus;
 }
+
+export type BarStatus = 'pass' | 'fail' | 'inconclusive' | 'error';
+
+/** Profile bars: colour and glyph by status; darker than the heatmap cells so thin bars still read. */
+export const BAR_STYLE: Record<BarStatus | 'none', { color: string; glyph: string; text: string }> = {
+  pass: { color: '#1a7f37', glyph: '✓', text: 'meets the minimum' },
+  fail: { color: '#cf222e', glyph: '✗', text: 'below the minimum' },
+  inconclusive: { color: '#bf8700', glyph: '?', text: 'interval straddles the minimum' },
+  error: { color: '#82071e', glyph: '!', text: 'too many errors to decide' },
+  none: { color: '#6e7781', glyph: '', text: '' },
+};
+
+/** Whole interval at or above the minimum: pass; wholly below: fail; across it: inconclusive (point rate without an interval). */
+export function barStatus(b: ProfileBar, line: number | undefined): BarStatus | 'none' {
+  if (b.status) return b.status;
+  const min = b.threshold ?? line;
+  if (min === undefined || b.rate === null) return 'none';
+  const low = b.low ?? b.rate;
+  const high = b.high ?? b.rate;
+  return low >= min ? 'pass' : high < min ? 'fail' : 'inconclusive';
+}
+
+/** Chart text at 12 px (Plot's default is 10 px, and charts scaled into a card made it ~9). */
+const TEXT_STYLE = { fontSize: '12px', fontFamily: 'system-ui,sans-serif' };
 
 /**
  * A marginal profile (IRP, ORP or VRP) with the interval of each entry as a whisker and thresholds as ticks
@@ -168,14 +127,19 @@ export interface ProfileBar {
  * from 1, for ordered or numerous entries (iterations, many inputs), each column's label in its tooltip.
  */
 export function profileSvg(bars: ProfileBar[], options: { title: string; line?: number; columns?: boolean; axis?: string }): string {
-  const rows = bars.map((b, idx) => ({ ...b, idx, name: bandKey(idx, b.label) }));
+  const rows = bars.map((b, idx) => ({ ...b, idx, name: bandKey(idx, b.label), shown: barStatus(b, options.line) }));
   const describe = (r: (typeof rows)[number]) =>
-    `${r.label}: ${pctLabel(r.rate)}` + (r.low !== null ? ` (interval ${pctLabel(r.low)}–${pctLabel(r.high)})` : '') + (r.threshold !== undefined ? `, minimum ${pctLabel(r.threshold)}` : '');
+    `${r.label}: ${pctLabel(r.rate)}` +
+    (r.low !== null ? ` (interval ${pctLabel(r.low)}–${pctLabel(r.high)})` : '') +
+    (r.threshold !== undefined ? `, minimum ${pctLabel(r.threshold)}` : '') +
+    (r.shown !== 'none' ? `: ${BAR_STYLE[r.shown].glyph} ${BAR_STYLE[r.shown].text}` : '');
   const common = { rows, decided: rows.filter((r) => r.rate !== null), describe, options };
   return options.columns ? columns(common) : horizontal(common);
 }
 
-type Row = ProfileBar & { idx: number; name: string };
+type Row = ProfileBar & { idx: number; name: string; shown: BarStatus | 'none' };
+const barFill = (r: Row) => BAR_STYLE[r.shown].color;
+const barGlyph = (r: Row) => BAR_STYLE[r.shown].glyph;
 interface Common {
   rows: Row[];
   decided: Row[];
@@ -190,10 +154,10 @@ function lineMark(line: number | undefined, along: 'x' | 'y'): Plot.Markish[] {
 }
 
 function horizontal({ rows, decided, describe, options }: Common): string {
-  const rowH = Math.max(10, Math.min(26, Math.floor(600 / Math.max(rows.length, 1))));
+  const rowH = Math.max(14, Math.min(30, Math.floor(600 / Math.max(rows.length, 1))));
   const withCi = decided.filter((r) => r.low !== null);
   const marks: Plot.Markish[] = [
-    Plot.barX(decided, { x: 'rate', y: 'name', fill: '#8c959f', ariaLabel: (r: Row) => attr(describe(r)), title: describe }),
+    Plot.barX(decided, { x: 'rate', y: 'name', fill: barFill, fillOpacity: 0.85, ariaLabel: (r: Row) => attr(describe(r)), title: describe }),
     Plot.ruleY(withCi, { y: 'name', x1: 'low', x2: 'high', stroke: '#1f2328', strokeWidth: 1.5, ariaHidden: 'true' } as Plot.RuleYOptions),
     Plot.tickX(withCi, { y: 'name', x: 'low', stroke: '#1f2328', inset: rowH / 5, ariaHidden: 'true' } as Plot.TickXOptions),
     Plot.tickX(withCi, { y: 'name', x: 'high', stroke: '#1f2328', inset: rowH / 5, ariaHidden: 'true' } as Plot.TickXOptions),
@@ -208,31 +172,36 @@ function horizontal({ rows, decided, describe, options }: Common): string {
     marks.push(Plot.tickX(thresholds, { y: 'name', x: 'threshold', stroke: '#0969da', strokeWidth: 3, strokeDasharray: '3,2', ariaHidden: 'true' } as Plot.TickXOptions));
   }
   marks.push(...lineMark(options.line, 'x'));
+  // The glyph right of each bar's interval: the status reads without colour.
+  marks.push(Plot.text(decided, { y: 'name', x: (r: Row) => r.high ?? r.rate, text: barGlyph, dx: 9, fill: barFill, fontWeight: 700, fontSize: 13, ariaHidden: 'true' } as Plot.TextOptions));
   const svg = Plot.plot({
     document: doc(),
-    width: 460,
-    height: 44 + rows.length * rowH,
-    ...namedRows(rows),
-    marginRight: 18,
+    width: 560,
+    height: 48 + rows.length * rowH,
+    style: TEXT_STYLE,
+    ...namedRows(rows, 40, 7.4),
+    marginRight: 24,
     ariaLabel: attr(options.title),
     x: { domain: [0, 1], label: 'success rate', tickFormat: '.0%', grid: true, ticks: 5 },
     marks,
   });
-  return svgString(svg, 340);
+  return svgString(svg, 360);
 }
 
 function columns({ rows, decided, describe, options }: Common): string {
   const n = rows.length;
-  const colW = Math.max(4, Math.min(32, Math.floor(900 / Math.max(n, 1))));
+  const colW = Math.max(4, Math.min(32, Math.floor(1100 / Math.max(n, 1))));
   const withCi = decided.filter((r) => r.low !== null);
   const inset = Math.max(0, colW * 0.3);
   const width = Math.max(340, 64 + n * colW);
   const svg = Plot.plot({
     document: doc(),
     width,
-    height: 240,
-    marginLeft: 44,
-    marginBottom: 36,
+    height: 260,
+    marginLeft: 48,
+    marginTop: 26,
+    marginBottom: 38,
+    style: TEXT_STYLE,
     ariaLabel: attr(options.title),
     x: {
       type: 'band',
@@ -245,7 +214,7 @@ function columns({ rows, decided, describe, options }: Common): string {
     },
     y: { domain: [0, 1], label: 'success rate', tickFormat: '.0%', grid: true, ticks: 5 },
     marks: [
-      Plot.barY(decided, { x: 'name', y: 'rate', fill: '#8c959f', ariaLabel: (r: Row) => attr(describe(r)), title: describe }),
+      Plot.barY(decided, { x: 'name', y: 'rate', fill: barFill, fillOpacity: 0.85, ariaLabel: (r: Row) => attr(describe(r)), title: describe }),
       Plot.ruleX(withCi, { x: 'name', y1: 'low', y2: 'high', stroke: '#1f2328', strokeWidth: 1.5, ariaHidden: 'true' } as Plot.RuleXOptions),
       Plot.tickY(withCi, { x: 'name', y: 'low', stroke: '#1f2328', inset, ariaHidden: 'true' } as Plot.TickYOptions),
       Plot.tickY(withCi, { x: 'name', y: 'high', stroke: '#1f2328', inset, ariaHidden: 'true' } as Plot.TickYOptions),
@@ -255,6 +224,8 @@ function columns({ rows, decided, describe, options }: Common): string {
       ),
       Plot.ruleY([0]),
       ...lineMark(options.line, 'y'),
+      // Glyphs above the columns when they are wide enough to hold one.
+      ...(colW >= 10 ? [Plot.text(decided, { x: 'name', y: (r: Row) => r.high ?? r.rate, text: barGlyph, dy: -9, fill: barFill, fontWeight: 700, fontSize: Math.min(13, colW), ariaHidden: 'true' } as Plot.TextOptions)] : []),
     ],
   });
   return svgString(svg, Math.min(width, Math.max(300, 64 + n * 6)));

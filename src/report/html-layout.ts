@@ -30,7 +30,7 @@ header.top{background:#24292f;color:#fff;padding:.6rem 1rem;display:flex;gap:1.2
 header.top a{color:#fff;text-decoration:none;font-weight:600}
 header.top a.brand{font-size:1.1rem;margin-right:.5rem}
 header.top nav a{margin-right:1rem}
-main{max-width:1240px;margin:0 auto;padding:1rem}
+main{max-width:1440px;margin:0 auto;padding:1rem}
 h1{font-size:1.45rem;margin:.3rem 0 .8rem;overflow-wrap:anywhere}
 h2{font-size:1.15rem;margin:1.4rem 0 .5rem}
 h3{font-size:1rem;margin:.8rem 0 .3rem}
@@ -65,9 +65,15 @@ dl.facts dt{font-size:.85rem;color:#656d76}dl.facts dd{margin:0;font-size:1.15re
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;border:1px solid #d8dee4;border-radius:6px;padding:.5rem;max-height:22rem;overflow:auto;margin:.3rem 0}
 #cell-detail{position:sticky;top:.5rem;max-height:calc(100vh - 1rem);overflow:auto}
 #cell-detail:empty::before{content:"Select a heatmap cell to see its input, output and outcomes.";color:#656d76}
-.heatmaps{display:flex;flex-wrap:wrap;gap:1rem}
-.heatmaps figure{flex:1 1 340px;min-width:0;margin:0}
-.layout{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,1fr);gap:1rem;align-items:start}
+.heatmaps{display:flex;flex-direction:column;gap:1rem;min-width:0}
+.heatmaps figure{min-width:0;margin:0}
+.layout{display:grid;grid-template-columns:minmax(0,1fr) minmax(16rem,22rem);gap:1rem;align-items:start}
+.legend span.sw.ramp{background:linear-gradient(90deg,#e6f4ea,#f5a68c,#82071e);width:3.5rem}
+.legend span.sw.corner{background:linear-gradient(225deg,#e3b341 35%,#e6f4ea 36%);border:1px solid #d0d7de}
+.zoom{margin-top:.6rem;border-top:1px solid #d8dee4;padding-top:.5rem}
+.zoom h3{display:flex;gap:.6rem;align-items:center;flex-wrap:wrap}
+.zoom button{padding:.1rem .6rem;font-size:.85rem;background:#f6f8fa;color:#1f2328;border-color:#d0d7de}
+svg.heatmap-svg a:focus rect,svg.heatmap-svg a:hover rect{stroke:#0969da;stroke-width:2}
 figure.forest,figure.trend{max-width:640px;margin:0 0 .8rem}
 form.inline{display:flex;gap:.5rem;flex-wrap:wrap;align-items:end;margin:.5rem 0 1rem}
 form.inline label{display:flex;flex-direction:column;gap:.15rem;font-size:.9rem;min-width:0;max-width:100%}
@@ -84,7 +90,7 @@ mark.claim-mark.STRONG{background:#dafbe1;border-color:#1a7f37}mark.claim-mark.W
 a{color:#0969da}
 p.answer{line-height:2;font-size:1rem}p.answer sup{font-weight:700;margin:0 .15rem}
 button:disabled{opacity:.6;cursor:wait}
-@media (max-width:900px){.layout{grid-template-columns:minmax(0,1fr)}#cell-detail{position:static;max-height:none}}
+@media (max-width:1000px){.layout{grid-template-columns:minmax(0,1fr)}#cell-detail{position:static;max-height:none}}
 @media (max-width:700px){.claimrow{grid-template-columns:minmax(0,1fr);gap:0}.claimrow .evidence{margin-left:1.2rem;margin-top:0}}
 @media (max-width:640px){
 main{padding:.6rem}

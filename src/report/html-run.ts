@@ -5,7 +5,8 @@ import type { InputValue } from '../core/validator.js';
 import type { ErrorSummary } from '../run/error-groups.js';
 import type { RunStats } from '../run/stats.js';
 import type { RunRecord, SampleRecord } from '../store/types.js';
-import { heatmapSvg, OUTCOME_STYLE, profileSvg } from './charts.js';
+import { BAR_STYLE, OUTCOME_STYLE, profileSvg } from './charts.js';
+import { heatmapSvg, isBinned, tensorCodes, zoomData } from './charts-heatmap.js';
 import { costSummary } from './cost.js';
 import { esc, pct, scriptJson, tableHtml, verdictBadge } from './html-layout.js';
 import { errorShareText, stoppedText, toDecideText } from './meta.js';
@@ -55,10 +56,16 @@ function withCi(r: RateWithCI): string {
   return (r.ci ? `${pct(r.rate)} <span class="muted nowrap">${ci(r)}</span>` : pct(r.rate)) + errs;
 }
 
-export function legendHtml(): string {
+export function legendHtml(binned = false): string {
   const items = Object.entries(OUTCOME_STYLE).map(
     ([name, s]) => `<span><span class="sw" style="background:${s.color};color:${s.ink}" aria-hidden="true">${s.glyph}</span>${name === 'pending' ? 'not run' : name}</span>`,
   );
+  if (binned) {
+    items.push(
+      `<span><span class="sw ramp" aria-hidden="true"></span>bins: share of failing cells, 0% to 100%</span>`,
+      `<span><span class="sw corner" aria-hidden="true"></span>bin holds errors</span>`,
+    );
+  }
   return `<div class="legend" aria-label="legend">${items.join('')}</div>`;
 }
 
@@ -146,20 +153,27 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
     caption: 'Success rate over decided cells (pass ÷ (pass + fail)); errors are counted apart, never as failures, and a verdict must hold however they would have resolved (docs/verdicts.md).',
   })}</section>`;
 
-  const href = (i: number, j: number) => `#cell-${i}-${j}`;
+  // One heatmap per validator, each the full width of its column; a large run is binned, and a bin opens
+  // its block at full resolution (drawn by the page script from the embedded tensor).
+  const binned = isBinned(tensor.N, tensor.M);
+  const codes = binned ? undefined : tensorCodes(tensor);
   const heatmaps = summary.validators
     .map(
       (v) => `<figure class="card heatmap" data-k="${v.k}" data-validator="${esc(v.name)}"><figcaption>${esc(v.name)} ${verdictBadge(v.verdict)} <span class="muted">${pct(v.rate)}</span></figcaption>
-<div class="chart">${heatmapSvg(tensor, v.k, { label: v.name, href })}</div></figure>`,
+<div class="chart">${heatmapSvg(tensor, v.k, { label: v.name, codes })}</div>${binned ? '<div class="zoom" hidden></div>' : ''}</figure>`,
     )
     .join('');
   const detailAttrs = options.sampleBase ? ` data-sample-base="${esc(options.sampleBase)}"` : '';
-  const tensorSection = `<h2>Reliability tensor: inputs × samples, one heatmap per validator</h2>${legendHtml()}
-<div class="layout"><div class="heatmaps">${heatmaps}</div><aside class="card" id="cell-detail" tabindex="-1" aria-live="polite" aria-label="selected cell"${detailAttrs}></aside></div>`;
+  const binNote = binned
+    ? `<p class="muted">${tensor.N} inputs × ${tensor.M} samples: too many cells to draw one by one, so each heatmap shows bins. Select a bin to open its inputs at full resolution, then a cell for its detail.</p>`
+    : '';
+  const zoom = binned ? `<script type="application/json" id="assay-tensor">${scriptJson(zoomData(tensor, summary.validators.map((v) => v.name)))}</script>` : '';
+  const tensorSection = `<h2>Reliability tensor: inputs × samples, one heatmap per validator</h2>${legendHtml(binned)}${binNote}
+<div class="layout"><div class="heatmaps">${heatmaps}</div><aside class="card" id="cell-detail" tabindex="-1" aria-live="polite" aria-label="selected cell"${detailAttrs}></aside></div>${zoom}`;
 
   const strictest = Math.max(...run.validators.map((v) => v.minSuccess), 0);
   const vrp = profileSvg(
-    summary.validators.map((v) => ({ label: v.name, rate: v.rate, low: v.ci?.low ?? null, high: v.ci?.high ?? null, threshold: v.minSuccess })),
+    summary.validators.map((v) => ({ label: v.name, rate: v.rate, low: v.ci?.low ?? null, high: v.ci?.high ?? null, threshold: v.minSuccess, status: v.verdict })),
     { title: 'Validator reliability profile (VRP)' },
   );
   const irp = profileSvg(
@@ -170,20 +184,23 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
     summary.iterations.map((r) => ({ label: `sample ${r.j + 1}`, rate: r.rate, low: r.ci?.low ?? null, high: r.ci?.high ?? null })),
     { title: 'Output reliability profile (ORP)', line: strictest, columns: true, axis: 'sample' },
   );
-  const profiles = `<h2>Profiles</h2><p class="muted">Bars: success rate; whiskers: ${esc(summary.options.interval)} ${Math.round(summary.options.level * 100)}% interval; blue dashes: each validator's minimum success${strictest ? ` (on IRP and ORP, the strictest: ${pct(strictest)})` : ''}. Hover or focus a bar for its figures.</p>
-<div class="grid"><figure class="card"><figcaption>VRP: per validator</figcaption><div class="chart">${vrp}</div></figure>
-<figure class="card${run.inputs.length > 40 ? ' wide' : ''}"><figcaption>IRP: per input</figcaption><div class="chart">${irp}</div></figure>
-<figure class="card${tensor.M > 40 ? ' wide' : ''}"><figcaption>ORP: per sample iteration</figcaption><div class="chart">${orp}</div></figure></div>`;
+  const key = (['pass', 'fail', 'inconclusive'] as const).map((s) => `<span style="color:${BAR_STYLE[s].color};font-weight:700">${BAR_STYLE[s].glyph}</span> ${BAR_STYLE[s].text}`).join(', ');
+  const profiles = `<h2>Profiles</h2><p class="muted">Bars: success rate; whiskers: ${esc(summary.options.interval)} ${Math.round(summary.options.level * 100)}% interval; blue dashes: each validator's minimum success${strictest ? ` (on IRP and ORP, the strictest: ${pct(strictest)})` : ''}. Colour and glyph: ${key} (VRP: the validator's verdict). Hover or focus a bar for its figures.</p>
+<div class="grid"><figure class="card wide"><figcaption>VRP: per validator</figcaption><div class="chart">${vrp}</div></figure>
+<figure class="card${run.inputs.length > 12 ? ' wide' : ''}"><figcaption>IRP: per input</figcaption><div class="chart">${irp}</div></figure>
+<figure class="card${tensor.M > 12 ? ' wide' : ''}"><figcaption>ORP: per sample iteration</figcaption><div class="chart">${orp}</div></figure></div>`;
 
   const glyphs = (i: number, j: number) =>
     run.validators.map((_, k) => OUTCOME_STYLE[(outcomeName(tensor.get(i, j, k)) as keyof typeof OUTCOME_STYLE) ?? 'pending'].glyph).join('');
-  const tRows = summary.inputs
+  const tRows = (binned ? [] : summary.inputs)
     .map((r) => {
       const cells = Array.from({ length: tensor.M }, (_, j) => `<td>${glyphs(r.i, j)}</td>`).join('');
       return `<tr><th scope="row">${r.i + 1}. ${esc(inputLabel(run.inputs[r.i], 60))}</th><td class="num">${pct(r.rate)}</td><td class="num">${ci(r)}</td><td class="num">${pct(r.allPass.rate)}</td>${cells}</tr>`;
     })
     .join('');
-  const table = `<details class="card"><summary>Table view (per input; glyphs per sample in validator order: ${esc(run.validators.map((v) => v.name).join(', '))})</summary>
+  const table = binned
+    ? `<p class="muted">No table view for a run this large (${tensor.N * tensor.M} samples): every cell is in the heatmaps' full-resolution blocks and in the JSON report.</p>`
+    : `<details class="card"><summary>Table view (per input; glyphs per sample in validator order: ${esc(run.validators.map((v) => v.name).join(', '))})</summary>
 <div class="scroll"><table><thead><tr><th>input</th><th class="num">IRP</th><th class="num">interval</th><th class="num">all pass</th>${Array.from({ length: tensor.M }, (_, j) => `<th>s${j + 1}</th>`).join('')}</tr></thead><tbody>${tRows}</tbody></table></div></details>`;
 
   let embedded = '';

@@ -1,9 +1,23 @@
+import { HEATMAP_BLOCK_JS } from './charts-heatmap.js';
+
 /**
  * The small inline script of run pages: a click (or Enter) on a heatmap cell shows that sample's input,
  * output and every validator outcome. It reads samples embedded in the page (static report) or fetches
  * them from `data-sample-base` (dashboard). User text is only ever set with textContent.
+ * On a binned heatmap (a large run), a click on a bin draws its block at full resolution below the heatmap,
+ * with the server's own block renderer (charts-heatmap.ts) over the tensor embedded in the page.
  */
 export const CELL_DETAIL_SCRIPT = `(function(){
+var tensorEl=document.getElementById('assay-tensor');var T=tensorEl?JSON.parse(tensorEl.textContent):null;
+var heatmapBlock=${HEATMAP_BLOCK_JS};
+function zoom(k,i,j){if(!T)return;var fig=document.querySelector('figure.heatmap[data-k="'+k+'"]');var box=fig&&fig.querySelector('.zoom');if(!box)return;
+var i0=Math.floor(i/T.rows)*T.rows,i1=Math.min(T.N,i0+T.rows),j0=Math.floor(j/T.cols)*T.cols,j1=Math.min(T.M,j0+T.cols);
+var cw=Math.max(14,Math.min(28,Math.floor(860/(j1-j0))));
+box.textContent='';var h=document.createElement('h3');h.textContent=T.names[k]+': inputs '+(i0+1)+'\u2013'+i1+' \u00d7 samples '+(j0+1)+'\u2013'+j1+' at full resolution';
+var close=document.createElement('button');close.type='button';close.textContent='Close';close.setAttribute('data-close-zoom','');h.appendChild(close);box.appendChild(h);
+var chart=document.createElement('div');chart.className='chart';
+chart.innerHTML=heatmapBlock({codes:T.codes,N:T.N,M:T.M,K:T.K,k:k,name:T.names[k],i0:i0,i1:i1,j0:j0,j1:j1,cellW:cw,rowH:18,styles:T.styles});
+box.appendChild(chart);box.hidden=false;box.setAttribute('tabindex','-1');box.focus();}
 var panel=document.getElementById('cell-detail');if(!panel)return;
 var src=document.getElementById('assay-samples');var embedded=src?JSON.parse(src.textContent):null;
 var base=panel.getAttribute('data-sample-base');
@@ -28,7 +42,11 @@ function show(a,i,j){if(selected)selected.removeAttribute('stroke');var rect=a.q
 if(embedded||!base){render(embedded?embedded[i+','+j]:null,i,j);return;}
 panel.textContent='Loading\\u2026';
 fetch(base+'/'+i+'/'+j,{credentials:'same-origin'}).then(function(r){return r.ok?r.json():null;}).then(function(d){render(d,i,j);},function(){render(null,i,j);});}
-document.addEventListener('click',function(e){var a=e.target&&e.target.closest?e.target.closest('a'):null;if(!a)return;
-var h=a.getAttribute('href')||a.getAttribute('xlink:href')||'';var m=/^#cell-(\\d+)-(\\d+)$/.exec(h);if(!m)return;
+document.addEventListener('click',function(e){var t=e.target;
+var c=t&&t.closest?t.closest('[data-close-zoom]'):null;if(c){var box=c.closest('.zoom');box.hidden=true;box.textContent='';return;}
+var a=t&&t.closest?t.closest('a'):null;if(!a)return;
+var h=a.getAttribute('href')||a.getAttribute('xlink:href')||'';var z=/^#zoom-(\\d+)-(\\d+)-(\\d+)$/.exec(h);
+if(z){e.preventDefault();zoom(+z[1],+z[2],+z[3]);return;}
+var m=/^#cell-(\\d+)-(\\d+)$/.exec(h);if(!m)return;
 e.preventDefault();show(a,+m[1],+m[2]);});
 })();`;

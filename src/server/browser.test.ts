@@ -49,6 +49,9 @@ let server: ServerHandle;
 let browser: Browser;
 let run: RunRecord;
 let earlier: RunRecord;
+/** Real run sizes (issue 12): 60 inputs × 40 samples and 500 × 100, three validators each. */
+let mid: RunRecord;
+let large: RunRecord;
 
 beforeAll(async () => {
   if (!CHROMIUM) throw new Error('Chromium not found: run scripts/ensure-chromium.sh or set CHROMIUM_PATH');
@@ -78,11 +81,25 @@ beforeAll(async () => {
     cell: (i, j, k) => codes[(i * M + j) * VALIDATORS.length + k] as 1 | 2 | 3,
     output: (i, j) => `Answer for input ${i + 1}, sample ${j + 1}: open Settings → Security.`,
   });
+  const sized = (n: number, m: number) =>
+    writeFixtureRun(writer, {
+      name: `sized-${n}x${m}`,
+      inputs: Array.from({ length: n }, (_, i) => `Question ${i + 1}`),
+      samples: m,
+      validators: VALIDATORS.map((name) => ({ name, minSuccess: 0.8 })),
+      cell: (i, _j, k) => {
+        const u = rnd();
+        // input-dependent rates, so profiles hold passing and failing bars
+        return u < 0.03 ? Outcome.ERROR : u < 0.7 + 0.25 * Math.sin(i + k) ? Outcome.PASS : Outcome.FAIL;
+      },
+    });
+  mid = await sized(60, 40);
+  large = await sized(500, 100);
   await writer.close();
   store = openSqliteStore(path, { readonly: true });
   server = await startServer({ port: 0, store, engine, log: false });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -144,7 +161,7 @@ describe('dashboard in Chromium', () => {
   it('stacks the runs list on a phone, so each verdict is on screen rather than behind a scroll', async () => {
     const pageObj = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await pageObj.goto(`${server.url}/`);
-    await expect(pageObj.locator('table[aria-label="runs"] tbody tr').count()).resolves.toBe(2);
+    await expect(pageObj.locator('table[aria-label="runs"] tbody tr').count()).resolves.toBe(4);
     const box = await pageObj.locator('table[aria-label="runs"] td[data-label="verdict"]').first().boundingBox();
     expect(box).not.toBeNull();
     expect(box!.x + box!.width).toBeLessThanOrEqual(390);
@@ -205,4 +222,92 @@ describe('dashboard in Chromium', () => {
     await pageObj.screenshot({ path: join(OUT, 'grounding.png'), fullPage: true });
     await pageObj.close();
   });
+});
+
+describe('dashboard at real run sizes (1400 px screen)', () => {
+  /** Horizontal overflow of the page and of each heatmap's chart box, in px. */
+  const overflows = () =>
+    ({
+      page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      charts: Array.from(document.querySelectorAll('figure.heatmap > .chart')).map((c) => c.scrollWidth - c.clientWidth),
+    }) as { page: number; charts: number[] };
+
+  it('60 inputs × 40 samples × 3: every cell on screen at a readable size, axis titles clear of the ticks, coloured profiles', async () => {
+    const pageObj = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await pageObj.goto(`${server.url}/runs/${mid.id}`);
+    const heatmaps = pageObj.locator('figure.heatmap');
+    await expect(heatmaps.count()).resolves.toBe(3);
+    for (let k = 0; k < 3; k++) await expect(heatmaps.nth(k).locator('a[href^="#cell-"]').count()).resolves.toBe(60 * 40);
+    const o = await pageObj.evaluate(overflows);
+    expect(o.page).toBeLessThanOrEqual(1);
+    expect(Math.max(...o.charts)).toBeLessThanOrEqual(1); // samples 32–40 no longer hide behind a scroll
+    const geometry = await pageObj.evaluate(() => {
+      const svg = document.querySelector('figure.heatmap svg') as SVGSVGElement;
+      const box = (el: Element) => el.getBoundingClientRect();
+      const last = box(svg.querySelector('a[href="#cell-59-39"] rect')!);
+      const card = box(svg.closest('figure')!);
+      const title = Array.from(svg.querySelectorAll('text')).find((t) => t.textContent === 'sample →')!;
+      const ticks = Array.from(svg.querySelectorAll('g[text-anchor="middle"] text')).map(box);
+      const t = box(title);
+      const glyph = svg.querySelector('g[pointer-events="none"] text')!;
+      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      return {
+        cell: { w: last.width, h: last.height },
+        lastInside: last.right <= card.right && last.bottom <= card.bottom,
+        titleOverlapsTicks: ticks.some((b) => b.left < t.right && t.left < b.right && b.top < t.bottom && t.top < b.bottom),
+        tickPx: parseFloat(getComputedStyle(svg.querySelector('g[text-anchor="middle"] text')!).fontSize) * scale,
+        glyphPx: parseFloat(getComputedStyle(glyph).fontSize) * scale,
+      };
+    });
+    expect(geometry.cell.w).toBeGreaterThanOrEqual(14);
+    expect(geometry.cell.h).toBeGreaterThanOrEqual(12);
+    expect(geometry.lastInside).toBe(true);
+    expect(geometry.titleOverlapsTicks).toBe(false);
+    expect(geometry.tickPx).toBeGreaterThanOrEqual(10.5);
+    expect(geometry.glyphPx).toBeGreaterThanOrEqual(10.5);
+    // Profiles: bars coloured by status, with glyphs, and text at a readable size.
+    const profiles = await pageObj.evaluate(() => {
+      const figs = Array.from(document.querySelectorAll('.grid > figure'));
+      return figs.map((f) => {
+        const svg = f.querySelector('svg')!;
+        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        const bars = Array.from(svg.querySelectorAll('rect[aria-label]')).map((r) => r.getAttribute('fill') ?? r.parentElement?.getAttribute('fill'));
+        const glyphs = Array.from(svg.querySelectorAll('text')).map((t) => t.textContent).filter((t) => t === '✓' || t === '✗' || t === '?');
+        const text = svg.querySelector('g[aria-label="y-axis tick label"] text, g[aria-label="x-axis tick label"] text')!;
+        return { caption: f.querySelector('figcaption')!.textContent, fills: [...new Set(bars)], glyphs: glyphs.length, textPx: parseFloat(getComputedStyle(text).fontSize) * scale };
+      });
+    });
+    for (const p of profiles) expect(p.textPx, p.caption ?? '').toBeGreaterThanOrEqual(10.5);
+    const irp = profiles.find((p) => p.caption === 'IRP: per input')!;
+    expect(irp.fills).toEqual(expect.arrayContaining(['#1a7f37', '#cf222e']));
+    expect(irp.glyphs).toBe(60);
+    await pageObj.screenshot({ path: join(OUT, 'run-60x40x3-1400.png'), fullPage: true });
+    await pageObj.close();
+  }, 60_000);
+
+  it('500 inputs × 100 samples × 3: full-width binned heatmaps; a bin opens its block at full resolution, a cell there its detail', async () => {
+    const pageObj = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await pageObj.goto(`${server.url}/runs/${large.id}`, { timeout: 60_000 });
+    const heatmaps = pageObj.locator('figure.heatmap');
+    await expect(heatmaps.count()).resolves.toBe(3);
+    for (let k = 0; k < 3; k++) await expect(heatmaps.nth(k).locator('a[href^="#zoom-"]').count()).resolves.toBe(100 * 50);
+    const o = await pageObj.evaluate(overflows);
+    expect(o.page).toBeLessThanOrEqual(1);
+    expect(Math.max(...o.charts)).toBeLessThanOrEqual(1);
+    const width = await pageObj.evaluate(() => document.querySelector('figure.heatmap svg')!.getBoundingClientRect().width);
+    expect(width).toBeGreaterThanOrEqual(800); // full width of its column, not a 390 px card
+    // Zoom: the bin of inputs 201–205, samples 5–6 of the second validator.
+    await heatmaps.nth(1).locator('a[href="#zoom-1-200-4"]').click();
+    const zoom = heatmaps.nth(1).locator('.zoom');
+    await expect(zoom.locator('h3').textContent()).resolves.toMatch(/^under-50-words: inputs 181–210 × samples 1–60 at full resolution/);
+    await expect(zoom.locator('a[href^="#cell-"]').count()).resolves.toBe(30 * 60);
+    await expect(zoom.locator('a[href="#cell-205-4"] title').textContent()).resolves.toMatch(/^under-50-words: input 206, sample 5: (pass|fail|error)$/);
+    await zoom.locator('a[href="#cell-205-4"]').click();
+    await expect(pageObj.locator('#cell-detail [data-testid="cell-output"]').textContent()).resolves.toBe('output 205-4');
+    await expect(pageObj.locator('#cell-detail h2').textContent()).resolves.toBe('Input 206, sample 5');
+    await pageObj.screenshot({ path: join(OUT, 'run-500x100x3-1400.png'), fullPage: true });
+    await zoom.locator('button[data-close-zoom]').click();
+    await expect(zoom.isHidden()).resolves.toBe(true);
+    await pageObj.close();
+  }, 90_000);
 });

@@ -7,9 +7,10 @@ import type { Socket } from 'node:net';
  */
 export interface ConnectionLimits {
   /**
-   * Connections open at once. A new one beyond it closes the oldest connection that has no complete request
-   * in progress (an idle keep-alive, or a request still arriving); when every connection is busy with a
-   * complete request, the newcomer gets 503 and is closed.
+   * Connections open at once. A new one beyond it closes, to make room, the oldest connection that never
+   * completed a request (a flood of half-sent requests goes first), else the oldest without a complete request
+   * in progress (an idle keep-alive, or a request still arriving); when every connection is busy with a complete
+   * request, the newcomer gets 503 and is closed.
    */
   maxConnections: number;
   /** A client must send its request headers within this many ms (408 and closed otherwise). */
@@ -68,6 +69,8 @@ export interface ConnectionStats {
 export class ConnectionGuard {
   /** Open connections, oldest first, with the request in progress on each (null between requests). */
   private readonly open = new Map<Socket, IncomingMessage | null>();
+  /** Connections that have completed at least one request (a client that works, not a half-sent flood). */
+  private readonly served = new WeakSet<Socket>();
   /** Sockets answered 503 on arrival: a request that still comes in on one must not reach the app. */
   private readonly refusedSockets = new WeakSet<Socket>();
   private evicted = 0;
@@ -98,17 +101,25 @@ export class ConnectionGuard {
     socket.once('close', () => this.open.delete(socket));
   }
 
-  /** Closes the oldest connection without a complete request in progress; false when there is none. */
+  /**
+   * Closes the oldest connection that never completed a request, else the oldest without a complete request in
+   * progress; false when every connection is busy.
+   */
   private evictOne(): boolean {
+    let fallback: Socket | undefined;
     for (const [socket, req] of this.open) {
-      if (req === null || !req.complete) {
-        this.open.delete(socket);
-        socket.destroy();
-        this.evicted++;
-        return true;
-      }
+      if (req !== null && req.complete) continue;
+      if (!this.served.has(socket)) return this.evict(socket);
+      fallback ??= socket;
     }
-    return false;
+    return fallback !== undefined && this.evict(fallback);
+  }
+
+  private evict(socket: Socket): true {
+    this.open.delete(socket);
+    socket.destroy();
+    this.evicted++;
+    return true;
   }
 
   private refuse(socket: Socket): void {
@@ -125,6 +136,7 @@ export class ConnectionGuard {
     if (!this.open.has(socket)) return;
     this.open.set(socket, req);
     res.once('close', () => {
+      if (req.complete) this.served.add(socket);
       if (this.open.get(socket) === req) this.open.set(socket, null);
     });
   }

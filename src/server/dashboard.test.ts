@@ -150,7 +150,7 @@ describe('dashboard data endpoints', () => {
     const run = await (await fetch(`${server.url}/runs/${base.id}`)).text();
     expect(run.match(/<figure class="card heatmap"/g)).toHaveLength(2);
     expect(run.match(/href="#cell-\d+-\d+"/g)).toHaveLength(2 * 3 * 4);
-    expect(run).toContain('aria-label="polite: input 1, sample 4: error"');
+    expect(run).toContain('<title>polite: input 1, sample 4: error</title>');
     // Why cells are errors, without clicking a cell; a run without errors has no such card.
     expect(run).toMatch(/<section class="card" aria-label="errors"><h2>Errors: 1 \(1 distinct\)<\/h2>.*<code>provider timeout<\/code>/s);
     expect(await (await fetch(`${server.url}/runs/${worse.id}`)).text()).not.toContain('aria-label="errors"');

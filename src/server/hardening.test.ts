@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
@@ -93,6 +93,29 @@ describe('connection cap', () => {
     const closed = await Promise.all(flood.slice(0, 200).map((f) => f.closed));
     expect(closed).toHaveLength(200);
     expect(server.connections().evicted).toBeGreaterThanOrEqual(260);
+  });
+
+  it('closes the half-sent flood before an idle keep-alive connection that has been served', async () => {
+    const server = await serve({ connections: { maxConnections: 40 } });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port: server.port, path: '/healthz', agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      expect(await get()).toEqual({ status: 200, reused: false });
+      const flood = Array.from({ length: 200 }, () => halfSent(server, 'GET /healthz HTTP/1.1\r\n'));
+      await Promise.all(flood.slice(0, 150).map((f) => f.closed));
+      // The keep-alive connection from before the flood is still open and answers on the same socket.
+      expect(await get()).toEqual({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('answers a newcomer 503 with Retry-After when every connection is busy with a complete request', async () => {

@@ -274,9 +274,10 @@ export class PostgresStore implements Store {
 
   async getSample(runId: string, i: number, j: number): Promise<SampleRecord | undefined> {
     await this.settle();
-    await this.run(runId);
     const { rows } = await this.q<PgSampleRow>('SELECT * FROM samples WHERE run_id = $1 AND i = $2 AND j = $3', [runId, i, j]);
-    return rows[0] && toPgSample(rows[0]);
+    if (rows[0]) return toPgSample(rows[0]);
+    await this.shape(runId); // absent: from a run that exists, or an unknown run (which throws)
+    return undefined;
   }
 
   async listSamples(runId: string): Promise<SampleRecord[]> {

@@ -257,7 +257,7 @@ export class SqliteStore implements Store {
 
   async getSample(runId: string, i: number, j: number): Promise<SampleRecord | undefined> {
     this.flush();
-    this.run(runId);
+    this.shape(runId); // an unknown run throws
     const row = this.stmts.getSample.get(runId, i, j) as SampleRow | undefined;
     return row && toSample(row);
   }

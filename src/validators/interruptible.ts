@@ -12,8 +12,11 @@ import vm from 'node:vm';
  * ends the process even while the loop is blocked. Built-in checks (linear-time) and sandboxed predicates
  * (their own worker, their own deadline) never go through here.
  */
+// The function to call goes through a global slot, not this module's closure: a TypeScript config loads
+// assay a second time (tsx imports it in its own module graph), and both copies must call their own function.
 const SLOT = Symbol.for('assay.interruptibleCall');
 const script = new vm.Script(`globalThis[Symbol.for('assay.interruptibleCall')]()`, { filename: 'assay-interruptible-call.js' });
+const slots = globalThis as Record<symbol, unknown>;
 /** From an interruption until the run's SIGINT listeners have run: no more user code starts meanwhile. */
 let interrupted: Promise<void> | undefined;
 
@@ -33,7 +36,6 @@ function handOn(): Promise<void> {
     }),
   );
 }
-const slots = globalThis as Record<symbol, unknown>;
 
 export class InterruptedError extends Error {
   constructor(
@@ -53,8 +55,6 @@ export class InterruptedError extends Error {
 export function callInterruptibly<T>(f: () => T): T {
   if (interrupted) throw new InterruptedError(interrupted);
   if (process.listenerCount('SIGINT') === 0) return f();
-  // The slot is set per call, not once per module: a TS config can load a second copy of this module (from
-  // src/ through tsx beside dist/), and a slot bound to one copy's state would call the other's nothing.
   const outer = slots[SLOT];
   slots[SLOT] = f;
   try {

@@ -1,0 +1,287 @@
+/**
+ * npm run bench:server — prints JSON. The service under load it should survive (issue 12, items 8 and 9):
+ *  - claims: claim extraction on 100,000-character answers (the reproducer "e.g. " × 19,999 + "x" among them);
+ *  - loop: the event-loop delay while the heaviest request is analysed in this process (how long the thread is held);
+ *  - healthz: GET /healthz latency while the heaviest request /analyze accepts (100,000 characters, 200 claims)
+ *    runs, one stream and three concurrent streams, against `assay serve --kb` in its own process;
+ *  - timeout: `--timeout 50` on the heaviest request: the status, and the server's CPU after the 504 (the work
+ *    stopped when this stays near zero);
+ *  - flood: 20,000 connections that send half a request and stay (two client processes, as one process may
+ *    hold at most its descriptor limit), then /healthz latency and the server's open descriptors;
+ *  - slowloris: with the default limits, when the server closes a connection whose headers never finish (20 s)
+ *    and one whose body trickles (60 s). Takes a minute; BENCH_ONLY=claims,healthz,timeout,flood skips it.
+ * Not a test: figures for docs/server.md. Medians of repeated runs where it says so.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { segmentClaimSpans } from '../src/ground/claims.js';
+import { analyze as analyzeInProcess } from '../src/ground/engine.js';
+import type { KnowledgeBase } from '../src/ground/kb.js';
+import { saveKnowledgeBase } from '../src/ground/kb-store.js';
+import { heaviestAnswer, syntheticKb } from '../src/ground/testing/heavy.js';
+
+const r1 = (x: number) => Math.round(x * 10) / 10;
+const pct = (xs: number[], q: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] : NaN);
+const median = (xs: number[]) => pct(xs, 0.5);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function claims() {
+  const inputs: Record<string, string> = {
+    'reproducer: "e.g. " × 19,999 + "x"': 'e.g. '.repeat(19_999) + 'x',
+    'heaviest accepted answer (200 claims)': heaviestAnswer(),
+    '"U.S. " × 20,000': 'U.S. '.repeat(20_000),
+    '"J. " × 33,333': 'J. '.repeat(33_333),
+    '"The cat sat on the mat. " × 4,167': 'The cat sat on the mat. '.repeat(4_167),
+  };
+  const out: Record<string, { chars: number; claims: number; median_ms: number; max_ms: number }> = {};
+  for (const [name, text] of Object.entries(inputs)) {
+    segmentClaimSpans(text); // warm-up
+    const times: number[] = [];
+    let n = 0;
+    for (let r = 0; r < 7; r++) {
+      const t0 = performance.now();
+      n = segmentClaimSpans(text).length;
+      times.push(performance.now() - t0);
+    }
+    out[name] = { chars: text.length, claims: n, median_ms: r1(median(times)), max_ms: r1(Math.max(...times)) };
+  }
+  return { runs: 7, ...out, target: '100,000 characters in ≤ 200 ms' };
+}
+
+/** `assay serve` in its own process; resolves with its URL once it listens. */
+async function serve(args: string[], cwd: string): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
+  const cli = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), cli, 'serve', '--port', '0', '--rate', '1000000', '--burst', '1000000', ...args], {
+    cwd,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`assay serve did not start: ${stderr}`)), 120_000);
+    child.stderr!.on('data', (b: Buffer) => {
+      stderr += b.toString();
+      const m = /serving on (\S+)/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`assay serve exited with ${code}: ${stderr}`)));
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+    });
+  return { url, child, stop };
+}
+
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+const analyze = (url: string, answer: string) =>
+  fetch(`${url}/analyze`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'q', answer }) });
+
+/** Polls /healthz every `everyMs` until `until` settles; latencies in ms. */
+async function pollHealthz(url: string, until: Promise<unknown>, everyMs = 10): Promise<number[]> {
+  let done = false;
+  void until.finally(() => (done = true));
+  const lat: number[] = [];
+  while (!done) {
+    const t0 = performance.now();
+    const res = await fetch(`${url}/healthz`);
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`/healthz answered ${res.status}`);
+    lat.push(performance.now() - t0);
+    await sleep(everyMs);
+  }
+  return lat;
+}
+
+async function healthzUnderLoad(url: string) {
+  const answer = heaviestAnswer();
+  const summary = (lat: number[]) => ({ polls: lat.length, p50_ms: r1(pct(lat, 0.5)), p99_ms: r1(pct(lat, 0.99)), max_ms: r1(Math.max(...lat)) });
+  const out: Record<string, unknown> = {};
+  for (const streams of [1, 3]) {
+    const heavy: number[] = [];
+    const work = Promise.all(
+      Array.from({ length: streams }, async () => {
+        for (let n = 0; n < 5; n++) {
+          const t0 = performance.now();
+          const res = await analyze(url, answer);
+          if (res.status !== 200) throw new Error(`/analyze answered ${res.status}: ${await res.text()}`);
+          await res.arrayBuffer();
+          heavy.push(performance.now() - t0);
+        }
+      }),
+    );
+    const lat = await pollHealthz(url, work);
+    await work;
+    out[`${streams}_stream${streams > 1 ? 's' : ''}`] = { heavy_requests: heavy.length, heavy_median_ms: r1(median(heavy)), healthz: summary(lat) };
+  }
+  const t0 = performance.now();
+  const res = await analyze(url, 'e.g. '.repeat(19_999) + 'x');
+  await res.arrayBuffer();
+  out.reproducer_request = { status: res.status, ms: r1(performance.now() - t0) };
+  return { ...out, target: '/healthz within 100 ms while the heaviest allowed request runs' };
+}
+
+/**
+ * The same analyses in this process, with Node's event-loop delay histogram: how long the loop was held at
+ * most (what a /healthz request waits for at worst), without the HTTP round trip and the other process.
+ */
+async function loopDelay(kb: KnowledgeBase) {
+  const answer = heaviestAnswer();
+  const out: Record<string, unknown> = {};
+  for (const concurrent of [1, 3]) {
+    const h = monitorEventLoopDelay({ resolution: 5 });
+    h.enable();
+    for (let r = 0; r < 3; r++) await Promise.all(Array.from({ length: concurrent }, () => analyzeInProcess(kb, { query: 'q', answer })));
+    h.disable();
+    out[`${concurrent}_concurrent`] = { analyses: 3 * concurrent, p50_ms: r1(h.percentile(50) / 1e6), p99_ms: r1(h.percentile(99) / 1e6), max_ms: r1(h.max / 1e6) };
+  }
+  return { ...out, note: "event-loop delay while analyses run (perf_hooks, 5 ms resolution): how long other work waits for the thread" };
+}
+
+async function timeout(kbDir: string, cwd: string) {
+  const { url, child, stop } = await serve(['--kb', kbDir, '--timeout', '50'], cwd);
+  try {
+    const answer = heaviestAnswer();
+    await (await fetch(`${url}/healthz`)).arrayBuffer();
+    const runs: { status: number; ms: number; cpu_after_ms: number }[] = [];
+    for (let r = 0; r < 5; r++) {
+      const t0 = performance.now();
+      const res = await analyze(url, answer);
+      await res.arrayBuffer();
+      const ms = performance.now() - t0;
+      const cpu0 = cpuMs(child.pid!);
+      await sleep(1000);
+      runs.push({ status: res.status, ms: r1(ms), cpu_after_ms: cpuMs(child.pid!) - cpu0 });
+    }
+    return {
+      server: 'assay serve --timeout 50',
+      statuses: runs.map((r) => r.status),
+      response_median_ms: r1(median(runs.map((r) => r.ms))),
+      server_cpu_in_the_second_after_the_504_ms: runs.map((r) => r.cpu_after_ms),
+      note: 'CPU is counted in 10 ms ticks; an analysis that ran on would keep the server busy for its full length',
+    };
+  } finally {
+    await stop();
+  }
+}
+
+/** A client process holding `n` connections that each sent half a request; resolves once all are open. */
+function floodProcess(port: number, n: number): Promise<{ child: ChildProcess; opened: number; failed: number }> {
+  const code = `const net=require('net');let opened=0,failed=0,pending=${n};const socks=[];
+function done(){if(--pending===0)process.send({opened,failed});}
+for(let i=0;i<${n};i++){const s=net.connect(${port},'127.0.0.1');socks.push(s);let counted=false;
+s.on('connect',()=>{opened++;counted=true;s.write('GET /healthz HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nX-Slow: ');done();});
+s.on('error',()=>{if(!counted){failed++;counted=true;done();}});}
+process.on('message',()=>process.exit(0));`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return new Promise((resolve) => child.once('message', (m) => resolve({ child, ...(m as { opened: number; failed: number }) })));
+}
+
+async function flood(url: string, pid: number) {
+  const port = Number(new URL(url).port);
+  const fds = () => readdirSync(`/proc/${pid}/fd`).length;
+  const before = fds();
+  const t0 = performance.now();
+  const clients = await Promise.all([floodProcess(port, 10_000), floodProcess(port, 10_000)]);
+  const openSeconds = (performance.now() - t0) / 1000;
+  await sleep(500);
+  const lat: number[] = [];
+  const statuses: number[] = [];
+  for (let n = 0; n < 20; n++) {
+    const s = performance.now();
+    try {
+      const res = await fetch(`${url}/healthz`);
+      await res.arrayBuffer();
+      statuses.push(res.status);
+    } catch {
+      statuses.push(0);
+    }
+    lat.push(performance.now() - s);
+  }
+  const during = fds();
+  for (const c of clients) c.child.send('stop');
+  await sleep(500);
+  return {
+    connections: 20_000,
+    client_processes: 2,
+    connected: clients.reduce((s, c) => s + c.opened, 0),
+    refused_at_connect: clients.reduce((s, c) => s + c.failed, 0),
+    seconds_to_open: r1(openSeconds),
+    server_fds_before: before,
+    server_fds_during: during,
+    healthz_statuses: [...new Set(statuses)],
+    healthz_p50_ms: r1(pct(lat, 0.5)),
+    healthz_max_ms: r1(Math.max(...lat)),
+    server_limit: 'maxConnections 512 (default): the oldest half-sent connections are closed to make room',
+  };
+}
+
+async function slowloris(url: string) {
+  const port = Number(new URL(url).port);
+  const probe = (send: (s: ReturnType<typeof connect>) => void) =>
+    new Promise<{ closed_after_s: number; reply: string }>((resolve) => {
+      const t0 = performance.now();
+      const s = connect(port, '127.0.0.1');
+      let reply = '';
+      s.on('data', (d) => (reply += d));
+      s.on('error', () => {});
+      s.on('connect', () => send(s));
+      s.on('close', () => resolve({ closed_after_s: r1((performance.now() - t0) / 1000), reply: reply.split('\r\n')[0] }));
+    });
+  let trickle: NodeJS.Timeout | undefined;
+  const [headers, body] = await Promise.all([
+    probe((s) => s.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n')),
+    probe((s) => {
+      s.write('POST /analyze HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{');
+      trickle = setInterval(() => s.write(' '), 1000);
+      s.on('close', () => clearInterval(trickle));
+    }),
+  ]);
+  return { headers_never_finish: headers, body_trickles: body, documented: 'headers within 20 s, the whole request within 60 s' };
+}
+
+// BENCH_ONLY=claims,loop,healthz,timeout,flood,slowloris runs a subset (default: all).
+const only = process.env.BENCH_ONLY?.split(',');
+const want = (name: string) => !only || only.includes(name);
+const result: Record<string, unknown> = { bench: 'server-resilience', node: process.version, load_avg_1m: r1(loadavg()[0]) };
+if (want('claims')) result.claims = claims();
+if (['healthz', 'loop', 'timeout', 'flood', 'slowloris'].some(want)) {
+  const dir = await mkdtemp(join(tmpdir(), 'assay-bench-server-'));
+  try {
+    const t0 = performance.now();
+    // ~10,000 chunks, as in bench:grounding-speed (BENCH_KB_DOCS scales it).
+    const kb = await syntheticKb(Number(process.env.BENCH_KB_DOCS ?? 500), 300);
+    await saveKnowledgeBase(kb, join(dir, 'kb'));
+    result.kb = { chunks: kb.chunks.length, windows: kb.windowCount, build_s: r1((performance.now() - t0) / 1000) };
+    if (want('loop')) result.event_loop_delay_in_process = await loopDelay(kb);
+    if (want('healthz') || want('flood') || want('slowloris')) {
+      const { url, child, stop } = await serve(['--kb', join(dir, 'kb')], dir);
+      try {
+        if (want('healthz')) result.healthz_under_heaviest_request = await healthzUnderLoad(url);
+        if (want('flood')) result.flood = await flood(url, child.pid!);
+        if (want('slowloris')) result.slowloris = await slowloris(url);
+      } finally {
+        await stop();
+      }
+    }
+    if (want('timeout')) result.timeout = await timeout(join(dir, 'kb'), dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+process.stdout.write(JSON.stringify(result, null, 2) + '\n');

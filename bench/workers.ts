@@ -1,0 +1,174 @@
+/**
+ * `npm run bench:workers [-- --json] [--inputs 200 --samples 10 --latency 200 --concurrency 8 --limit-rps 20 --limited-samples 400]`
+ *
+ * Distributed runs: one run of inputs × samples (default 2,000) against the local OpenAI-compatible mock
+ * (in a process of its own, answering after 200 ms), queued with `runOnQueue` (what `assay run --queue` does)
+ * and run by 1, 2 and 4 `assay worker` processes with the same per-worker concurrency, on a fresh PostgreSQL
+ * database and a Redis key prefix of its own (both removed after). Then one more run with 4 workers and a
+ * global `rateLimit` on the system, the rate measured where it matters: request arrivals at the mock.
+ *
+ * Prints JSON: workers, samples_per_s (each count's run: samples / wall time from queuing to the last
+ * sample stored), scaling_4 (4 workers / 1 worker), rate_limit_rps and max_rps_observed_1s (the most
+ * requests that reached the mock in any one-second window of the limited run), with context. Each worker
+ * count first runs a short warm-up run (connections, JIT) that is not timed. `--json`: JSON only, no progress
+ * lines on stderr.
+ */
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadExperiment } from '../src/config/load.js';
+import { connectRedis, parseRedisUrl } from '../src/queue/connection.js';
+import { runOnQueue } from '../src/queue/coordinator.js';
+import { maxInWindow, spawnWorker, type WorkerProcess } from '../src/queue/testing/workers.js';
+import { tensorColumns } from '../src/run/columns.js';
+import { openStore } from '../src/store/open.js';
+import { startMockProcess } from '../src/testing/mock-process.js';
+
+const { values } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    inputs: { type: 'string', default: '200' },
+    samples: { type: 'string', default: '10' },
+    latency: { type: 'string', default: '200' },
+    concurrency: { type: 'string', default: '8' },
+    'limit-rps': { type: 'string', default: '20' },
+    'limited-samples': { type: 'string', default: '400' },
+    pg: { type: 'string', default: process.env.ASSAY_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    redis: { type: 'string', default: process.env.ASSAY_TEST_REDIS ?? 'redis://127.0.0.1:6379' },
+  },
+});
+const say = (line: string) => values.json || process.stderr.write(`bench:workers: ${line}\n`);
+const [N, M, C, latency, limitRps, limitedSamples] = [values.inputs, values.samples, values.concurrency, values.latency, values['limit-rps'], values['limited-samples']].map(Number);
+
+const dir = mkdtempSync(join(tmpdir(), 'assay-bench-workers-'));
+const dbName = `assay_bench_${randomBytes(4).toString('hex')}`;
+const admin = new pg.Client({ connectionString: values.pg });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${dbName}`);
+const dbUrl = new URL(values.pg);
+dbUrl.pathname = `/${dbName}`;
+const store = dbUrl.toString();
+const prefix = `assay-bench-${randomBytes(4).toString('hex')}`;
+const queueUrl = `${values.redis}${values.redis.includes('?') ? '&' : '?'}prefix=${prefix}`;
+const queue = parseRedisUrl(queueUrl);
+const mock = await startMockProcess({ delayMs: latency, content: 'It is a fine day and I am glad to see it.' });
+
+function config(name: string, inputs: number, samples: number, rateLimit = ''): string {
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(
+    file,
+    `name: ${name}
+system:
+  openai: { baseURL: "${mock.baseURL}", model: bench }
+${rateLimit ? `  rateLimit: { requestsPerMinute: ${rateLimit} }\n` : ''}inputs: [${Array.from({ length: inputs }, (_, i) => JSON.stringify(`Question number ${i}`)).join(', ')}]
+samples: ${samples}
+validators:
+  - { name: short, check: { type: words, max: 40 }, minSuccess: 0.9 }
+  - { name: few_contractions, predicate: "o => (o.match(/'/g) ?? []).length <= 3", minSuccess: 0.9 }
+`,
+  );
+  return file;
+}
+
+/** Queue one run and wait for it; its samples per second from queuing to the last sample stored. */
+async function timedRun(file: string): Promise<{ samples: number; seconds: number; status: string }> {
+  const s = await openStore(store);
+  const x = await loadExperiment(file);
+  try {
+    const t0 = performance.now();
+    const r = await runOnQueue({ experiment: { ...x, validators: tensorColumns(x) }, systemId: 'openai:bench', store: s, queue, pollMs: 50 });
+    const seconds = (performance.now() - t0) / 1000;
+    if (r.status !== 'complete' || r.failed) throw new Error(`run ${r.run.id} ended ${r.status} with ${r.failed} failed job(s): ${r.firstError ?? ''}`);
+    return { samples: r.run.N * r.run.M, seconds, status: r.status };
+  } finally {
+    x.dispose();
+    await s.close();
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); 0 where there is none. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return 0;
+  }
+}
+
+async function withWorkers<T>(k: number, f: (cpu: () => number) => Promise<T>): Promise<T> {
+  const ws: WorkerProcess[] = Array.from({ length: k }, () => spawnWorker(['--queue', queueUrl, '--store', store, '--concurrency', String(C)]));
+  try {
+    await Promise.all(ws.map((w) => w.ready));
+    return await f(() => ws.reduce((sum, w) => sum + cpuSeconds(w.child.pid), 0));
+  } finally {
+    for (const w of ws) w.child.kill('SIGTERM');
+    await Promise.all(ws.map((w) => w.exited));
+  }
+}
+
+const counts = [1, 2, 4];
+const rates: number[] = [];
+const walls: number[] = [];
+const cpuMs: number[] = [];
+let limited: { rps: number; observed: number; achieved: number; samples: number } | undefined;
+try {
+  // One process migrates the new database before the workers open it together.
+  await (await openStore(store)).close();
+  for (const k of counts) {
+    const r = await withWorkers(k, async (cpu) => {
+      await timedRun(config(`warmup-${k}`, 8 * k, 4)); // connections, JIT, sandbox: not timed
+      const before = cpu();
+      const run = await timedRun(config(`bench-${k}`, N, M));
+      return { ...run, cpu: cpu() - before };
+    });
+    rates.push(r.samples / r.seconds);
+    cpuMs.push((r.cpu * 1000) / r.samples);
+    walls.push(r.seconds);
+    say(`${k} worker(s) × concurrency ${C}: ${r.samples} samples in ${r.seconds.toFixed(2)} s = ${(r.samples / r.seconds).toFixed(1)} samples/s`);
+  }
+  limited = await withWorkers(4, async () => {
+    await timedRun(config('warmup-limited', 32, 2));
+    const before = (await mock.arrivals()).length;
+    const r = await timedRun(config('limited', limitedSamples / 10, 10, String(limitRps * 60)));
+    const arrivals = (await mock.arrivals()).slice(before);
+    return { rps: limitRps, observed: maxInWindow(arrivals, 1000), achieved: r.samples / r.seconds, samples: r.samples };
+  });
+  say(`4 workers, rateLimit ${limitRps}/s: at most ${limited.observed} requests in any one second at the mock, ${limited.achieved.toFixed(1)} samples/s overall`);
+} finally {
+  await mock.close();
+  const r = await connectRedis(queue);
+  let cursor = '0';
+  do {
+    const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await r.del(...keys);
+  } while (cursor !== '0');
+  r.disconnect();
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.end();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+const out = {
+  workers: counts,
+  samples_per_s: rates.map((r) => round(r, 1)),
+  scaling_4: round(rates[2] / rates[0]),
+  rate_limit_rps: limitRps,
+  max_rps_observed_1s: limited!.observed,
+  // Context, not targets:
+  samples: N * M,
+  latency_ms: latency,
+  per_worker_concurrency: C,
+  ideal_samples_per_s: counts.map((k) => round((k * C * 1000) / latency, 1)),
+  wall_s: walls.map((w) => round(w)),
+  // CPU of all the worker processes per sample: what the work costs, whatever else the machine is doing.
+  worker_cpu_ms_per_sample: cpuMs.map((c) => round(c, 1)),
+  limited_run: { samples: limited!.samples, samples_per_s: round(limited!.achieved, 1) },
+  load_avg_1m: round(loadavg()[0]),
+};
+process.stdout.write(JSON.stringify(out, null, values.json ? 0 : 2) + '\n');
