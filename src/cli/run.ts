@@ -196,9 +196,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     human.write(formatTerminalSummary(summary, meta, { color: Boolean(human.isTTY) }));
     const written = await writeReports(flags, { run: result.run, summary, meta, tensor: result.tensor, store });
     for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
-    // Why a stop rule ended the run (sequential: all decided; fail-fast: the endpoint cannot be used), once,
-    // and the exit code it may set (fail-fast: 3).
-    if (result.stopped) process.stderr.write(`assay: ${result.stopped.message}\n`);
+    // The exit code a stop rule may set (fail-fast: 3); why it stopped the run was printed before the summary.
     process.exitCode = result.stopped?.exitCode ?? exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
     const failed = queued ? queueFailure(result as QueuedRunResult, queued) : undefined;
     if (failed) throw failed;
