@@ -117,6 +117,10 @@ export function parseStructuredVerdict(text: string | null | undefined): ParsedV
   try {
     obj = JSON.parse(raw);
   } catch {
+    // Not the one object asked for: never read as a verdict. Say why as precisely as the lenient reader can
+    // (an answer quoting a planted verdict beside its own is ambiguous).
+    const lenient = parseVerdict(raw);
+    if ('error' in lenient) return lenient;
     return { error: `unparsable judge answer: expected the JSON verdict only, found ${JSON.stringify(raw.slice(0, 200))}` };
   }
   return verdictFromObject(obj) ?? { error: `unparsable judge answer: the JSON holds no PASS/FAIL verdict: ${JSON.stringify(raw.slice(0, 200))}` };
