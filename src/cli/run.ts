@@ -184,7 +184,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       process.stdout.write(`${result.run.id}\n`);
       return;
     }
-    // Why a stop rule ended the run (fail-fast: the calls that keep failing), once, before the summary.
+    // Why a stop rule ended the run (sequential: every validator decided; fail-fast: the calls that keep failing), once, before the summary.
     if (result.stopped) process.stderr.write(`assay: ${result.stopped.message}\n`);
     if (result.storedByOthers > 0) {
       process.stderr.write(`assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`);
@@ -196,7 +196,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     human.write(formatTerminalSummary(summary, meta, { color: Boolean(human.isTTY) }));
     const written = await writeReports(flags, { run: result.run, summary, meta, tensor: result.tensor, store });
     for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
-    // The exit code a stop rule may set (fail-fast: 3); why it stopped the run was printed before the summary.
+    // A stop rule may set the exit code (fail-fast: 3, the endpoint cannot be used).
     process.exitCode = result.stopped?.exitCode ?? exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
     const failed = queued ? queueFailure(result as QueuedRunResult, queued) : undefined;
     if (failed) throw failed;

@@ -252,6 +252,13 @@ export function storeContract(name: string, make: () => Promise<Store>, persiste
       // Text that would be a wildcard in LIKE is only text here.
       expect(await store.countRuns({ nameContains: '%' })).toBe(0);
       expect(await store.countRuns({ nameContains: '_' })).toBe(0);
+      // A run named by the start of its id.
+      const id = made[2];
+      expect((await store.listRuns({ idPrefix: id })).map((r) => r.id)).toEqual([id]);
+      expect((await store.listRuns({ idPrefix: id.slice(0, 9) })).map((r) => r.id)).toContain(id);
+      expect(await store.countRuns({ idPrefix: id.slice(0, 9) })).toBe(made.filter((m) => m.startsWith(id.slice(0, 9))).length);
+      expect(await store.listRuns({ idPrefix: 'zz' })).toEqual([]);
+      expect(await store.countRuns({ idPrefix: '%' })).toBe(0);
     });
 
     it('of several writes of one (i, j) at once, exactly one succeeds; the rest are DuplicateSampleErrors', async () => {

@@ -240,6 +240,11 @@ export class PostgresStore implements Store {
       values.push(filter.name);
       clauses.push(`name = $${values.length}`);
     }
+    if (filter.idPrefix !== undefined) {
+      // starts_with, not LIKE (no wildcards to escape) nor a range (a linguistic collation does not sort ids bytewise).
+      values.push(filter.idPrefix);
+      clauses.push(`starts_with(id, $${values.length})`);
+    }
     if (filter.nameContains !== undefined) {
       values.push(filter.nameContains.toLowerCase());
       clauses.push(`strpos(lower(name), $${values.length}) > 0`);

@@ -222,6 +222,11 @@ export class SqliteStore implements Store {
       clauses.push('name = ?');
       params.push(filter.name);
     }
+    if (filter.idPrefix !== undefined) {
+      // A range on the primary key (SQLite compares text bytewise): the index finds them, with no wildcards to escape.
+      clauses.push('id >= ? AND id < ?');
+      params.push(filter.idPrefix, `${filter.idPrefix}\uffff`);
+    }
     if (filter.nameContains !== undefined) {
       // instr, not LIKE: the user's text has no wildcards. SQLite's lower() folds ASCII only, as JS would not: fold here.
       clauses.push('instr(lower(name), ?) > 0');

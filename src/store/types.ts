@@ -89,6 +89,8 @@ export interface RunFilter {
   name?: string;
   /** Names containing this text, case-insensitively (the dashboard's search box). */
   nameContains?: string;
+  /** Ids starting with this text (a run named by the start of its id). */
+  idPrefix?: string;
   limit?: number;
   /** Skip this many of the matching runs (pagination). */
   offset?: number;
