@@ -3,6 +3,7 @@ import type { InputValue } from '../core/validator.js';
 import type { ResponseCache } from '../store/types.js';
 import type { ChatCallOptions, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import type { GenerateOptions, Generation, SystemUnderTest } from './types.js';
+import { decorateChatModel } from './decorate.js';
 
 /**
  * The response cache (`--cache`, `cache: true`): answers kept in the run's store, keyed by provider, model,
@@ -50,24 +51,16 @@ async function lookup(s: CacheSettings, key: string): Promise<unknown> {
 
 /** A ChatModel whose answers are served from, and saved to, the cache. */
 export function withResponseCache(model: ChatModel, settings: CacheSettings): ChatModel {
-  return {
-    provider: model.provider,
-    modelId: model.modelId,
-    id: model.id,
-    baseURL: model.baseURL,
-    capabilities: model.capabilities,
-    async generate(request: ChatRequest, options: ChatCallOptions): Promise<ChatResponse> {
-      const key = cacheKey({ v: 1, provider: model.provider, model: model.modelId, baseURL: model.baseURL ?? null, request: options.cacheKey ?? request, j: options.sample ?? 0 });
-      const hit = (await lookup(settings, key)) as Pick<ChatResponse, 'text' | 'toolCalls' | 'finishReason'> | undefined;
-      if (hit && typeof hit.text === 'string') {
-        return { text: hit.text, ...(hit.toolCalls ? { toolCalls: hit.toolCalls } : {}), ...(hit.finishReason ? { finishReason: hit.finishReason } : {}), latencyMs: 0, costUsd: 0, cached: true };
-      }
-      const r = await model.generate(request, options);
-      await settings.store.set(key, JSON.stringify({ text: r.text, toolCalls: r.toolCalls, finishReason: r.finishReason }));
-      return r;
-    },
-    ...(model.close ? { close: () => model.close!() } : {}),
-  };
+  return decorateChatModel(model, async (request: ChatRequest, options: ChatCallOptions): Promise<ChatResponse> => {
+    const key = cacheKey({ v: 1, provider: model.provider, model: model.modelId, baseURL: model.baseURL ?? null, request: options.cacheKey ?? request, j: options.sample ?? 0 });
+    const hit = (await lookup(settings, key)) as Pick<ChatResponse, 'text' | 'toolCalls' | 'finishReason'> | undefined;
+    if (hit && typeof hit.text === 'string') {
+      return { text: hit.text, ...(hit.toolCalls ? { toolCalls: hit.toolCalls } : {}), ...(hit.finishReason ? { finishReason: hit.finishReason } : {}), latencyMs: 0, costUsd: 0, cached: true };
+    }
+    const r = await model.generate(request, options);
+    await settings.store.set(key, JSON.stringify({ text: r.text, toolCalls: r.toolCalls, finishReason: r.finishReason }));
+    return r;
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ChatCallOptions, ChatModel, ChatRequest, ChatResponse, TokenUsage } from './chat-model.js';
+import { decorateChatModel } from './decorate.js';
 
 /**
  * What calls cost: USD per million input (prompt) and output (completion) tokens. The table below holds
@@ -100,16 +101,8 @@ export function priceTable(overrides: Record<string, ModelPrice> | undefined): P
 export function withPrices(model: ChatModel, table: PriceTable = DEFAULT_PRICES): ChatModel {
   const price = priceOf(table, model.provider, model.modelId);
   if (!price) return model;
-  return {
-    provider: model.provider,
-    modelId: model.modelId,
-    id: model.id,
-    baseURL: model.baseURL,
-    capabilities: model.capabilities,
-    async generate(request: ChatRequest, options: ChatCallOptions): Promise<ChatResponse> {
-      const r = await model.generate(request, options);
-      return r.usage && r.costUsd === undefined && !r.cached ? { ...r, costUsd: costOf(price, r.usage) } : r;
-    },
-    ...(model.close ? { close: () => model.close!() } : {}),
-  };
+  return decorateChatModel(model, async (request: ChatRequest, options: ChatCallOptions): Promise<ChatResponse> => {
+    const r = await model.generate(request, options);
+    return r.usage && r.costUsd === undefined && !r.cached ? { ...r, costUsd: costOf(price, r.usage) } : r;
+  });
 }

@@ -18,6 +18,7 @@ import type { InputValue } from '../core/validator.js';
 import type { ChatModel } from '../providers/chat-model.js';
 import type { Generation, GenerateOptions, SystemUnderTest } from '../providers/types.js';
 import { sleep } from './retry.js';
+import { decorateChatModel } from '../providers/decorate.js';
 
 export const rateLimitSchema = z
   .strictObject({
@@ -111,20 +112,12 @@ export function localLimiters(): LimiterFactory {
 
 /** A chat model with its calls spaced by `limiter` (a ChatModel decorator): each call waits its turn and spends its tokens. */
 export function limitModel(model: ChatModel, limiter: CallLimiter): ChatModel {
-  return {
-    provider: model.provider,
-    modelId: model.modelId,
-    id: model.id,
-    baseURL: model.baseURL,
-    capabilities: model.capabilities,
-    async generate(request, options) {
-      await limiter.acquire(options.signal);
-      const r = await model.generate(request, options);
-      if (r.usage) await limiter.spend(r.usage.promptTokens + r.usage.completionTokens);
-      return r;
-    },
-    ...(model.close ? { close: () => model.close!() } : {}),
-  };
+  return decorateChatModel(model, async (request, options) => {
+    await limiter.acquire(options.signal);
+    const r = await model.generate(request, options);
+    if (r.usage) await limiter.spend(r.usage.promptTokens + r.usage.completionTokens);
+    return r;
+  });
 }
 
 /** The system with its calls spaced by `limiter`: every attempt (a retry too) waits its turn and spends its tokens. */
