@@ -25,7 +25,7 @@ import { OpenAISystem } from '../src/providers/openai.js';
 import { limitedWorkers } from '../src/run/limit.js';
 import { runExperiment } from '../src/run/runner.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
-import { startMockOpenAI } from '../src/testing/mock-openai.js';
+import { startMockOpenAI } from '../src/mock/openai.js';
 import { builtinValidator } from '../src/validators/builtin.js';
 
 const { values } = parseArgs({

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:workers [-- --json] [--inputs 200 --samples 10 --latency 200 --concurrency 8 --limit-rps 20 --limited-samples 400]`
+ * `npm run bench:workers [-- --json] [--inputs 200 --samples 10 --latency 200 --concurrency 4 --limit-rps 20 --limited-samples 400]`
  *
  * Distributed runs: one run of inputs × samples (default 2,000) against the local OpenAI-compatible mock
  * (in a process of its own, answering after 200 ms), queued with `runOnQueue` (what `assay run --queue` does)
@@ -33,7 +33,7 @@ const { values } = parseArgs({
     inputs: { type: 'string', default: '200' },
     samples: { type: 'string', default: '10' },
     latency: { type: 'string', default: '200' },
-    concurrency: { type: 'string', default: '8' },
+    concurrency: { type: 'string', default: '4' },
     'limit-rps': { type: 'string', default: '20' },
     'limited-samples': { type: 'string', default: '400' },
     pg: { type: 'string', default: process.env.ASSAY_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
@@ -165,6 +165,8 @@ const out = {
   latency_ms: latency,
   per_worker_concurrency: C,
   ideal_samples_per_s: counts.map((k) => round((k * C * 1000) / latency, 1)),
+  // samples_per_s / ideal: how much of the latency-bound ideal each count reached (a loaded machine lowers it).
+  efficiency: counts.map((k, n) => round(rates[n] / ((k * C * 1000) / latency))),
   wall_s: walls.map((w) => round(w)),
   // CPU of all the worker processes per sample: what the work costs, whatever else the machine is doing.
   worker_cpu_ms_per_sample: cpuMs.map((c) => round(c, 1)),

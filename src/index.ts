@@ -22,6 +22,19 @@ export { createSystem, type SystemContext } from './providers/factory.js';
 export { systemSchema, type SystemConfig } from './providers/schemas.js';
 export { ProviderError, type ProviderErrorKind, type GenerateOptions, type Generation, type SystemUnderTest, type TokenUsage } from './providers/types.js';
 
+// Models: the spec every LLM call goes through, its adapters, and the decorators that price and cache it.
+export type { ChatModel, ChatRequest, ChatResponse, ChatMessage, ChatCallOptions, ChatModelCapabilities, JsonResponseFormat, ChatTool, ToolCall } from './providers/chat-model.js';
+export type { EmbeddingModel, EmbedOptions, EmbedResult } from './providers/embedding-model.js';
+export { chatModelFromConfig, type ModelContext } from './providers/chat-factory.js';
+export { OpenAIChatModel } from './providers/openai.js';
+export { anthropicChatModel, googleChatModel, bedrockChatModel, azureChatModel, mistralChatModel } from './providers/sdk-providers.js';
+export { OllamaChatModel, OllamaEmbeddingModel } from './providers/ollama.js';
+export { OpenAIEmbeddingModel } from './providers/embeddings.js';
+export { ChatSystem } from './providers/chat-system.js';
+export { withPrices, priceTable, DEFAULT_PRICES, type ModelPrice, type PriceTable } from './providers/prices.js';
+export { withResponseCache, type CacheSettings } from './providers/cache.js';
+export { maxCostRule } from './run/cost.js';
+
 // Running experiments and storing runs.
 export { runExperiment, type RunOptions, type RunPlan, type RunProgress, type RunResult } from './run/runner.js';
 export { summaryOptionsOf } from './run/options.js';
@@ -32,7 +45,7 @@ export { openSqliteStore, defaultStorePath, type SqliteStoreOptions } from './st
 export { openStore, storeLocation, type OpenStoreOptions } from './store/open.js';
 export { openPostgresStore, type PostgresStoreOptions } from './store/postgres.js';
 export { StoreError, DuplicateSampleError } from './store/errors.js';
-export type { RunRecord, RunStatus, SampleRecord, Store, RunFilter, GuardAttemptRecord, GuardCallRecord } from './store/types.js';
+export type { RunRecord, RunStatus, SampleRecord, Store, RunFilter, GuardAttemptRecord, GuardCallRecord, ResponseCache, CacheEntry } from './store/types.js';
 export { ReliabilityTensor } from './core/tensor.js';
 
 // Statistics: summaries, intervals, verdicts, comparisons.
@@ -60,6 +73,7 @@ export { compareRuns, type RunComparison } from './report/compare.js';
 export { guard, guardedCall, type GuardedSystem } from './guard/guard.js';
 export type { GuardOptions, GuardResult, Attempt } from './guard/types.js';
 export { createOpenAIJudge, type OpenAIJudgeOptions } from './judge/openai-judge.js';
+export { createJudge, type JudgeOptions } from './judge/judge.js';
 export type { Judge, JudgeVerdict } from './judge/types.js';
 export { verifierFromConfig, verifierFromJudge } from './judge/config.js';
 export { planFromRates, minAttempts, pSuccessWithin, type RatePlan } from './core/retry.js';

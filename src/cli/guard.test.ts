@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../store/sqlite.js';
-import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../testing/mock-openai.js';
+import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../mock/openai.js';
 import { captureCli } from './testing/capture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-guard-cli-'));

@@ -3,25 +3,46 @@ import { Command, CommanderError } from 'commander';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { AssayError, ExitCode } from '../errors.js';
-import * as analyze from './analyze.js';
-import * as bench from './bench.js';
-import * as calibrate from './calibrate.js';
-import * as compare from './compare.js';
-import * as guard from './guard.js';
-import * as init from './init.js';
-import * as kb from './kb.js';
-import * as plan from './plan.js';
-import * as run from './run.js';
-import * as runs from './runs.js';
-import * as serve from './serve.js';
-import * as show from './show.js';
-import * as spade from './spade.js';
-import * as worker from './worker.js';
 
-/** One file per command; each exports register(program). */
-const commands = [run, runs, show, init, plan, guard, compare, spade, kb, analyze, calibrate, bench, serve, worker];
+/**
+ * One file per command; each exports register(program). Modules are imported only when their command runs
+ * (`assay --version` loads none of them; `assay run` loads run.ts and what it imports), so start-up stays
+ * close to node's own. To add a command: one line here, in any order.
+ */
+const COMMANDS: { name: string; load: () => Promise<{ register(program: Command): void }> }[] = [
+  { name: 'run', load: () => import('./run.js') },
+  { name: 'runs', load: () => import('./runs.js') },
+  { name: 'show', load: () => import('./show.js') },
+  { name: 'init', load: () => import('./init.js') },
+  { name: 'plan', load: () => import('./plan.js') },
+  { name: 'guard', load: () => import('./guard.js') },
+  { name: 'compare', load: () => import('./compare.js') },
+  { name: 'spade', load: () => import('./spade.js') },
+  { name: 'kb', load: () => import('./kb.js') },
+  { name: 'analyze', load: () => import('./analyze.js') },
+  { name: 'calibrate', load: () => import('./calibrate.js') },
+  { name: 'bench', load: () => import('./bench.js') },
+  { name: 'serve', load: () => import('./serve.js') },
+  { name: 'worker', load: () => import('./worker.js') },
+  { name: 'mock', load: () => import('./mock.js') },
+  { name: 'cache', load: () => import('./cache.js') },
+];
 
-export function buildProgram(): Command {
+const VERSION_ONLY = new Set(['--version', '-V']);
+
+/**
+ * The commands `argv` needs: the one it names, none for a bare --version, and all of them otherwise
+ * (help, no command, or an unknown one, which commander answers with the list and a suggestion).
+ */
+function commandsFor(argv: readonly string[]): typeof COMMANDS {
+  const first = argv.find((a) => !a.startsWith('-'));
+  const named = first === undefined ? undefined : COMMANDS.find((c) => c.name === first);
+  if (named) return [named];
+  if (argv.length > 0 && argv.every((a) => VERSION_ONLY.has(a))) return [];
+  return COMMANDS;
+}
+
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command();
   program
     .name('assay')
@@ -29,15 +50,16 @@ export function buildProgram(): Command {
     .version('0.1.0')
     .exitOverride()
     .showHelpAfterError();
-  for (const c of commands) c.register(program);
+  const modules = await Promise.all(commandsFor(argv).map((c) => c.load()));
+  for (const m of modules) m.register(program);
   return program;
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
   // Each call reports its own verdict (tests call main() many times in one process).
   process.exitCode = undefined;
   try {
+    const program = await buildProgram(argv);
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.OK;
   } catch (err) {

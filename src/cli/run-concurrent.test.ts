@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
 import { openStore } from '../store/open.js';
-import { startMockOpenAI, type MockOpenAI } from '../testing/mock-openai.js';
+import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { createTestDatabase } from '../testing/services.js';
 import { useConfigDir } from './testing/config-dir.js';
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../store/sqlite.js';
-import { startMockOpenAI, type MockOpenAI } from '../testing/mock-openai.js';
+import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { captureCli } from './testing/capture.js';
 import { useConfigDir } from './testing/config-dir.js';
 
@@ -35,6 +35,7 @@ describe('assay run: fail fast', () => {
     const r = await captureCli(['run', config('refused', `http://127.0.0.1:${await closedPort()}/v1`), '--store', store, '--no-progress']);
     expect(r.code).toBe(3);
     expect(r.err).toMatch(/assay: stopped early: 5 samples in a row failed the same way \(connection\): openai:m: ECONNREFUSED .*Fix the cause, then finish the run with --resume/);
+    expect(r.err.match(/stopped early/g)).toHaveLength(1); // one message, once
     expect(r.out).toMatch(/INTERRUPTED: partial results, \d+ of 100 samples not run; resume with: assay run --resume \S+ --store /);
     const runId = /run (\S+): 10 inputs/.exec(r.err)![1];
     const s = openSqliteStore(store, { readonly: true });

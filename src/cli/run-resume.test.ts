@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
 import { openSqliteStore } from '../store/sqlite.js';
-import { startMockOpenAI, type MockOpenAI } from '../testing/mock-openai.js';
+import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { captureCli } from './testing/capture.js';
 import { useConfigDir } from './testing/config-dir.js';
 

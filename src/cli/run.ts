@@ -3,13 +3,17 @@ import { findDefaultConfig } from '../config/default-file.js';
 import { loadExperiment, type Experiment } from '../config/index.js';
 import { summarize } from '../core/summarize.js';
 import type { StoppingRule } from '../core/summary-types.js';
+import { DURATION_EXPECTED, parseDuration } from '../config/duration.js';
 import { ExitCode, UsageError } from '../errors.js';
+import type { CacheSettings } from '../providers/cache.js';
 import { createSystem } from '../providers/factory.js';
+import { priceTable } from '../providers/prices.js';
 import { exitCodeFor, reportMeta } from '../report/meta.js';
 import { formatTerminalSummary } from '../report/terminal.js';
 import { checkReportTargets } from '../report/targets.js';
 import { reportsToStdout, writeReports } from '../report/write.js';
 import { summaryOptionsOf } from '../run/options.js';
+import { maxCostRule } from '../run/cost.js';
 import { DEFAULT_MAX_ERRORS, FailFastRule } from '../run/fail-fast.js';
 import { createProgressView } from '../run/progress.js';
 import { tensorColumns } from '../run/columns.js';
@@ -21,7 +25,7 @@ import type { QueuedRunResult } from '../queue/coordinator.js';
 import { checkQueueFlags, queueFailure, runQueued } from './run-queue.js';
 import { openStore, shownLocation, storeFailure, storeFile, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
-import type { Store } from '../store/types.js';
+import type { ResponseCache, Store } from '../store/types.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface RunFlags {
@@ -39,6 +43,9 @@ interface RunFlags {
   progress?: boolean;
   maxErrors?: string;
   stopping?: string;
+  cache?: boolean;
+  cacheTtl?: string;
+  maxCost?: string;
 }
 
 /** --max-errors: samples in a row failing the same way that stop a run (0: never); default DEFAULT_MAX_ERRORS. */
@@ -53,6 +60,25 @@ export function positiveIntFlag(flag: string, value: string | undefined): number
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new UsageError(`${flag}: expected a whole number ≥ 1, found ${JSON.stringify(value)}`, { path: flag });
   return Number(value);
+}
+
+/** An amount of USD > 0 from a flag. */
+export function usdFlag(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const usd = Number(value.trim().replace(/^\$/, ''));
+  if (!/\d/.test(value) || !Number.isFinite(usd) || usd <= 0) throw new UsageError(`${flag}: expected an amount of USD > 0 such as 5 or 0.50, found ${JSON.stringify(value)}`, { path: flag });
+  return usd;
+}
+
+/**
+ * The response cache as the flags and the config ask: --cache / --no-cache over `cache:`, --cache-ttl over its
+ * ttl. `cache` is the store's, reached once the store is open (models are built before it is, see below).
+ */
+function cacheSettings(flags: RunFlags, x: Experiment, cache: ResponseCache): CacheSettings | undefined {
+  const ttlMs = flags.cacheTtl !== undefined ? parseDuration(flags.cacheTtl) : x.cache?.ttlMs;
+  if (flags.cacheTtl !== undefined && ttlMs === undefined) throw new UsageError(`--cache-ttl: ${DURATION_EXPECTED}, found ${JSON.stringify(flags.cacheTtl)}`, { path: '--cache-ttl' });
+  const on = flags.cache ?? (x.cache !== undefined || flags.cacheTtl !== undefined);
+  return on ? { store: cache, ...(ttlMs !== undefined ? { ttlMs } : {}) } : undefined;
 }
 
 /** `--stopping`: fixed or sequential. */
@@ -76,6 +102,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
   const samples = positiveIntFlag('--samples', flags.samples);
   const maxErrors = maxErrorsFlag(flags.maxErrors);
   const stopping = stoppingFlag(flags.stopping);
+  const maxCost = usdFlag('--max-cost', flags.maxCost);
   checkQueueFlags(flags);
   const queue = flags.queue !== undefined ? parseRedisUrl(flags.queue) : undefined;
   // Report paths are checked before any call is made: a run must not be lost to an unwritable report.
@@ -114,16 +141,20 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     if (resume !== undefined) await checkResumedStopping(store!, resume, experiment.stopping);
     const systemLimit = rateLimitOf(experiment.systemConfig, { file: configPath, path: 'system' });
     const limiters = localLimiters();
+    // The cache lives in the store, opened below: until then nothing calls a model, so it is reached lazily.
+    const storeCache: ResponseCache = { get: (k) => store!.cache.get(k), set: (k, v) => store!.cache.set(k, v), clear: () => store!.cache.clear() };
+    const models = { prices: priceTable(experiment.prices), cache: cacheSettings(flags, experiment, storeCache) };
     // Built before the store is opened: a config that does not load leaves no trace.
-    const validators = queue ? [] : tensorColumns(experiment, limiters);
+    const validators = queue ? [] : tensorColumns(experiment, limiters, undefined, models);
     const warn = (m: string) => process.stderr.write(`assay: warning: ${m}\n`);
-    const base = queue ? undefined : createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs, samples: experiment.samples, warn });
+    const base = queue ? undefined : createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs, samples: experiment.samples, warn, ...models });
     system = base && systemLimit ? limitSystem(base, limiters('system', systemLimit)) : base;
     store ??= await openStore(location);
     // stopping: sequential — each validator stops being checked once its confidence sequence decides it;
     // decided from the stored samples, here or (with --queue) by the coordinator that watches the workers.
     const columns = [...experiment.validators, ...experiment.verifierConfigs].map((v) => ({ minSuccess: v.minSuccess, ...(v.expect !== undefined ? { expect: v.expect } : {}) }));
-    const stopRules = experiment.stopping === 'sequential' ? [new SequentialStopRule(columns, experiment.confidence)] : [];
+    const budget = maxCost ?? experiment.maxCostUsd;
+    const stopRules = [...(experiment.stopping === 'sequential' ? [new SequentialStopRule(columns, experiment.confidence)] : []), ...(budget !== undefined ? [maxCostRule(budget)] : [])];
     if (stopRules.length && flags.detach) warn('stopping: sequential with --detach: nothing watches the samples to stop early, so every sample is run (the verdicts are still the sequence\'s)');
     const progress = createProgressView(process.stderr, flags.progress === false ? false : undefined);
     process.on('SIGINT', onSigint);
@@ -153,6 +184,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       process.stdout.write(`${result.run.id}\n`);
       return;
     }
+    // Why a stop rule ended the run (sequential: every validator decided; fail-fast: the calls that keep failing), once, before the summary.
+    if (result.stopped) process.stderr.write(`assay: ${result.stopped.message}\n`);
     if (result.storedByOthers > 0) {
       process.stderr.write(`assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`);
     }
@@ -163,9 +196,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     human.write(formatTerminalSummary(summary, meta, { color: Boolean(human.isTTY) }));
     const written = await writeReports(flags, { run: result.run, summary, meta, tensor: result.tensor, store });
     for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
-    // Why a stop rule ended the run (sequential: all decided; fail-fast: the endpoint cannot be used), once,
-    // and the exit code it may set (fail-fast: 3).
-    if (result.stopped) process.stderr.write(`assay: ${result.stopped.message}\n`);
+    // A stop rule may set the exit code (fail-fast: 3, the endpoint cannot be used).
     process.exitCode = result.stopped?.exitCode ?? exitCodeFor(summary, result.status, flags.allowInconclusive ?? false);
     const failed = queued ? queueFailure(result as QueuedRunResult, queued) : undefined;
     if (failed) throw failed;
@@ -197,6 +228,10 @@ export function register(program: Command): void {
     .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode); an `error` verdict still exits 1')
     .option('--stopping <rule>', 'fixed (every sample) or sequential (stop each validator once its confidence sequence decides it); overrides the config')
     .option('--no-progress', 'no progress bar, plain progress lines')
+    .option('--cache', 'reuse stored answers of identical calls (same provider, model, request and sample j), and store new ones')
+    .option('--no-cache', 'call the models even if the config turns the cache on')
+    .option('--cache-ttl <duration>', 'ignore cached answers older than this (e.g. 12h, 7d); implies --cache')
+    .option('--max-cost <usd>', 'stop cleanly once the run has cost this much (resumable with --resume)')
     .addHelpText(
       'after',
       '\nExit codes: 0 every validator passes; 1 a validator fails, is an error (more error cells than maxErrorShare)\nor is inconclusive (unless --allow-inconclusive); 2 bad config or usage; 3 internal error, or calls kept failing\nthe same way (see --max-errors; resume with --resume <runId>); 130 interrupted (resume with --resume <runId>).',

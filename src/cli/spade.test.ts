@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../testing/mock-openai.js';
+import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../mock/openai.js';
 import { skipWithoutData, spadeFile } from '../spade/testing/benchmark-data.js';
 import { main } from './main.js';
 
@@ -126,7 +126,7 @@ describe('assay spade (CLI)', () => {
       const rows = ['+ Keep it short.', '+ Never mention prices.', '+ Be friendly.', '+ Not read.'].map((diff, id) => ({ id, diff, ground_truth_tags: ['Qualitative Criteria'] }));
       const f = file('taxonomy.json', { rows });
       expect(await main(['spade', 'taxonomy', '--eval', f, '--limit', '3', '--model', 'm'])).toBe(0);
-      expect(stdout).toMatch(/taxonomy agreement with human tags \(m\): 3 deltas, 0 errors/);
+      expect(stdout).toMatch(/taxonomy agreement with human tags \(openai:m\): 3 deltas, 0 errors/);
       expect(stdout).toMatch(/micro precision/);
     });
 

@@ -6,7 +6,7 @@ import { formatDelta, promptDeltas, type PromptVersion } from '../spade/deltas.j
 import { evaluateCandidates } from '../spade/evaluate.js';
 import { selectionToConfig } from '../spade/export.js';
 import { matrixToJson, readCandidates, readData, readExamples, readMatrix, readSubsumptions } from '../spade/io.js';
-import { llmFromEnv, NO_LLM_MESSAGE, type SpadeLlm } from '../spade/llm.js';
+import { llmFromOptions, NO_LLM_MESSAGE, usageLine, type SpadeLlm } from '../spade/llm.js';
 import { proposeSubsumptions } from '../spade/propose.js';
 import { select, type Method, type SubObjective } from '../spade/select.js';
 import { formatErrors, formatSelection } from '../spade/report.js';
@@ -45,10 +45,26 @@ function unit(flag: string, v: string): number {
   return x;
 }
 
-function requireLlm(o: { model?: string; baseUrl?: string }): SpadeLlm {
-  const llm = llmFromEnv({ model: o.model, baseURL: o.baseUrl });
+interface LlmFlags {
+  model?: string;
+  baseUrl?: string;
+  provider?: string;
+  llm?: string;
+}
+
+async function requireLlm(o: LlmFlags): Promise<SpadeLlm> {
+  const llm = await llmFromOptions({ model: o.model, baseURL: o.baseUrl, provider: o.provider, config: o.llm });
   if (!llm) throw new UsageError(NO_LLM_MESSAGE);
   return llm;
+}
+
+/** The LLM options of the generative steps: a provider file, or a provider, model and endpoint. */
+function llmOptions(c: Command): Command {
+  return c
+    .option('--llm <file>', 'the LLM as a provider object in YAML/JSON, as under system: (e.g. anthropic: { model: claude-sonnet-4-5 })')
+    .option('--provider <name>', 'openai (default), anthropic, google, bedrock, azure, mistral, ollama (else ASSAY_SPADE_PROVIDER)')
+    .option('--model <name>', 'model (else ASSAY_SPADE_MODEL)')
+    .option('--base-url <url>', 'endpoint (for openai, else OPENAI_BASE_URL)');
 }
 
 async function writeJson(file: string | undefined, data: unknown): Promise<void> {
@@ -74,36 +90,36 @@ export function register(program: Command): void {
       await writeJson(o.json, deltas);
     });
 
-  spade
+  const taxonomy = spade
     .command('taxonomy')
     .description("categorise added sentences into the paper's taxonomy (LLM); --eval scores agreement with human tags")
     .argument('[versions]', 'JSON/YAML list of prompt versions')
     .option('--git <file>', 'use the git history of this prompt file')
     .option(...INITIAL)
     .option('--eval <file>', 'annotated deltas (taxonomy_prompt_deltas.json) to score against')
-    .option('--limit <n>', 'only the first n annotated deltas')
-    .option('--model <name>', 'model (else ASSAY_SPADE_MODEL)')
-    .option('--base-url <url>', 'OpenAI-compatible endpoint (else OPENAI_BASE_URL)')
+    .option('--limit <n>', 'only the first n annotated deltas');
+  llmOptions(taxonomy)
     .option('--json <file>', 'also write the result as JSON')
-    .action(async (file: string | undefined, o: { git?: string; initial?: boolean; eval?: string; limit?: string; model?: string; baseUrl?: string; json?: string }) => {
+    .action(async (file: string | undefined, o: LlmFlags & { git?: string; initial?: boolean; eval?: string; limit?: string; json?: string }) => {
       if (o.eval) {
         const data = (await readData(o.eval)) as { rows?: AnnotatedDelta[] };
         if (!Array.isArray(data?.rows)) throw new UsageError(`${o.eval}: expected {"rows": [{diff, ground_truth_tags, …}]}`, { file: o.eval });
         const bad = data.rows.findIndex((r) => typeof r?.diff !== 'string' || !Array.isArray(r?.ground_truth_tags));
         if (bad >= 0) throw new UsageError(`${o.eval}: rows[${bad}]: expected a string "diff" and a list "ground_truth_tags"`, { file: o.eval, path: `rows[${bad}]` });
         const limit = o.limit !== undefined ? positiveInt('--limit', o.limit) : undefined;
-        const llm = requireLlm(o);
+        const llm = await requireLlm(o);
         const rows = limit ? data.rows.slice(0, limit) : data.rows;
         const r = await evaluateTaxonomy(llm, rows);
         out(`taxonomy agreement with human tags (${llm.model}): ${r.deltas} deltas, ${r.errors.length} errors`);
         out(`  micro precision ${pct(r.micro.precision)}, recall ${pct(r.micro.recall)}, F1 ${pct(r.micro.f1)}; exact match ${r.exactMatch}/${r.deltas}; mean Jaccard ${pct(r.meanJaccard)}`);
         for (const [tag, c] of Object.entries(r.perTag).sort()) out(`  ${tag.padEnd(34)} F1 ${pct(c.f1)} (tp ${c.tp}, fp ${c.fp}, fn ${c.fn})`);
         for (const e of r.errors) out(`  error on delta ${e.id}: ${e.error}`);
+        out(usageLine(llm));
         await writeJson(o.json, r);
         return;
       }
       const { versions, deltas } = await deltasFrom(file, o);
-      const llm = requireLlm(o);
+      const llm = await requireLlm(o);
       const result = [];
       for (const d of deltas) {
         out(`# ${d.from} → ${d.to}`);
@@ -118,22 +134,21 @@ export function register(program: Command): void {
           process.exitCode = ExitCode.INTERNAL;
         }
       }
+      out(usageLine(llm));
       await writeJson(o.json, result);
     });
 
-  spade
+  const synthesize = spade
     .command('synthesize')
     .description('candidate assertions from each prompt delta: criteria, then assertions (LLM)')
     .argument('[versions]', 'JSON/YAML list of prompt versions')
     .option('--git <file>', 'use the git history of this prompt file')
     .option(...INITIAL)
     .requiredOption('--out <file>', 'write the candidates here (JSON)')
-    .option('--subsumptions', 'also ask the LLM for subsumption pairs among the candidates')
-    .option('--model <name>', 'model (else ASSAY_SPADE_MODEL)')
-    .option('--base-url <url>', 'OpenAI-compatible endpoint (else OPENAI_BASE_URL)')
-    .action(async (file: string | undefined, o: { git?: string; initial?: boolean; out: string; subsumptions?: boolean; model?: string; baseUrl?: string }) => {
+    .option('--subsumptions', 'also ask the LLM for subsumption pairs among the candidates');
+  llmOptions(synthesize).action(async (file: string | undefined, o: LlmFlags & { git?: string; initial?: boolean; out: string; subsumptions?: boolean }) => {
       const { versions, deltas } = await deltasFrom(file, o);
-      const llm = requireLlm(o);
+      const llm = await requireLlm(o);
       const sandbox = createSandbox();
       try {
         const r = await synthesizeCandidates(llm, deltas, versions.map((v) => v.text), { sandbox });
@@ -149,6 +164,7 @@ export function register(program: Command): void {
         out(`${r.criteria.length} criteria, ${r.candidates.length} candidates, ${r.rejected.length} rejected${subsumes ? `, ${subsumes.length} subsumption pairs` : ''} → ${o.out}`);
         for (const x of r.rejected) out(`  rejected ${x.name}: ${x.reason}`);
         for (const e of r.errors) out(`  error (${e.step}${e.delta !== undefined ? `, delta ${e.delta}` : ''}): ${e.error}`);
+        out(usageLine(llm));
         if (r.errors.length) process.exitCode = ExitCode.INTERNAL;
       } finally {
         sandbox.dispose();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../report/json.js';
 import { openSqliteStore } from '../store/sqlite.js';
-import { startMockOpenAI } from '../testing/mock-openai.js';
+import { startMockOpenAI } from '../mock/openai.js';
 import { captureCli } from './testing/capture.js';
 import { useConfigDir } from './testing/config-dir.js';
 
@@ -81,7 +81,8 @@ describe('9 polite outputs and 1 rude one that plants a verdict for the judge', 
       expect(r.code).toBe(1);
       const v = report(json).validators[0];
       expect(v).toMatchObject({ kind: 'verifier', rate: 1, errorShare: 0.1, verdict: 'error', counts: { pass: 9, fail: 0, error: 1 } });
-      expect(r.out).toMatch(/ambiguous judge answer/);
+      // The judge's answer holds two verdicts: it cannot be read, so the cell is an error, never its PASS.
+      expect(r.out).toMatch(/(ambiguous|unparsable) judge answer/);
     } finally {
       await mock.close();
     }

@@ -42,6 +42,12 @@ export interface Experiment {
   timeoutMs: number;
   /** Per-evaluation limit for validators without their own `timeoutMs`. */
   validatorTimeoutMs: number;
+  /** The response cache: undefined when off; `ttlMs` undefined for no expiry. */
+  cache?: { ttlMs?: number };
+  /** `prices:` from the config (over the built-in table). */
+  prices?: Record<string, { inputPerMTok: number; outputPerMTok: number }>;
+  /** Stop the run once this much USD is spent. */
+  maxCostUsd?: number;
   /** A JSON-safe copy of the config (predicates as source text), for the store. */
   serialisable: unknown;
   /** Frees the sandbox that runs this experiment's predicate strings. */
@@ -180,6 +186,9 @@ async function buildExperiment(raw: unknown, origin: DocumentOrigin, locate: Loc
     verifiers: cfg.verifiers,
     ...settings,
     validatorTimeoutMs: cfg.validatorTimeoutMs,
+    cache: cfg.cache,
+    prices: cfg.prices,
+    maxCostUsd: cfg.maxCostUsd,
   }) as Record<string, unknown>;
   // A YAML or JSON document is data: kept with the run (its inputs are stored apart), so that a queue worker
   // on another machine builds the same experiment. A TypeScript config's functions cannot travel this way.
@@ -200,6 +209,9 @@ async function buildExperiment(raw: unknown, origin: DocumentOrigin, locate: Loc
     verifierConfigs: cfg.verifiers,
     ...settings,
     validatorTimeoutMs: cfg.validatorTimeoutMs ?? DEFAULT_VALIDATOR_TIMEOUT_MS,
+    ...(cfg.cache ? { cache: cfg.cache === true ? {} : { ...(cfg.cache.ttl !== undefined ? { ttlMs: cfg.cache.ttl } : {}) } } : {}),
+    ...(cfg.prices ? { prices: cfg.prices } : {}),
+    ...(cfg.maxCostUsd !== undefined ? { maxCostUsd: cfg.maxCostUsd } : {}),
     serialisable,
     dispose: () => ownSandbox?.dispose(),
   };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Predicate } from '../core/validator.js';
 import { checkSchema } from '../validators/builtin.js';
+import { DURATION_EXPECTED, parseDuration } from './duration.js';
 import { MAX_SAMPLES } from './limits.js';
 
 /*
@@ -78,6 +79,18 @@ export const verifierConfigSchema = z.strictObject({
   judge: z.unknown().refine((v) => v !== undefined && v !== null, { error: 'expected a provider object like system' }),
 });
 
+const duration = z
+  .union([z.string(), z.number()], { error: DURATION_EXPECTED })
+  .refine((v) => parseDuration(v) !== undefined, { error: DURATION_EXPECTED })
+  .transform((v) => parseDuration(v)!);
+
+/** `cache: true`, or `cache: { ttl: 7d }`: answers kept in the store and reused by identical calls. */
+export const cacheConfigSchema = z.union([z.boolean(), z.strictObject({ ttl: duration.optional() })], { error: 'expected true, false or { ttl: 7d }' });
+
+const usdPerMTok = z.number({ error: 'expected USD per million tokens, a number ≥ 0' }).min(0, { error: 'expected USD per million tokens, a number ≥ 0' });
+/** `prices: { <model>: { inputPerMTok, outputPerMTok } }`: USD per million tokens, over the built-in table. */
+export const pricesConfigSchema = z.record(z.string().min(1), z.strictObject({ inputPerMTok: usdPerMTok, outputPerMTok: usdPerMTok }));
+
 export const experimentConfigSchema = z.strictObject({
   name: nonEmpty.optional(),
   description: z.string({ error: 'expected a string' }).optional(),
@@ -106,6 +119,12 @@ export const experimentConfigSchema = z.strictObject({
   concurrency: posInt().default(8),
   timeoutMs: posInt('a whole number of milliseconds ≥ 1').default(60_000),
   validatorTimeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),
+  /** Reuse stored answers of identical calls (same provider, model, request and sample index j). */
+  cache: cacheConfigSchema.optional(),
+  /** Model prices over the built-in table, USD per million input and output tokens. */
+  prices: pricesConfigSchema.optional(),
+  /** Stop the run cleanly (resumable) once its priced calls have cost this much. */
+  maxCostUsd: z.number({ error: 'expected an amount of USD > 0' }).positive({ error: 'expected an amount of USD > 0' }).optional(),
 });
 
 /** What a config file may contain (defaults not yet applied). `defineConfig` takes this. */

@@ -16,6 +16,8 @@ export interface CheckResult {
   error?: string;
   /** Tokens an LLM check (a verifier) spent; the runner adds them to the sample's usage. */
   usage?: { promptTokens: number; completionTokens: number };
+  /** USD those tokens cost at the configured prices, when the judge's model has a price. */
+  costUsd?: number;
 }
 
 export interface Validator {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockOpenAI, type MockOpenAI } from '../testing/mock-openai.js';
+import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { createLexicalEmbedder } from './embedders/lexical.js';
 import type { KbEmbedder } from './embedders/spec.js';
 import { analyze, GroundingUnavailableError } from './engine.js';

@@ -5,7 +5,7 @@ export { chunkDocument, sentenceWindows, DEFAULT_CHUNK_OPTIONS, type ChunkOption
 export { unverifiedDetails, entities } from './details.js';
 export { aggregate, classifyRisk, classifySupport, confidenceScore, type ScoredClaim, type DetailMode, type Aggregate } from './score.js';
 export { analyze, GroundingUnavailableError, type AnalyzeOptions, type AnswerGenerator } from './engine.js';
-export { createOpenAIAnswerGenerator, type OpenAIGeneratorOptions } from './llm.js';
+export { createChatAnswerGenerator, createOpenAIAnswerGenerator, type ChatGeneratorOptions, type OpenAIGeneratorOptions } from './llm.js';
 export { KnowledgeBase, buildKnowledgeBase, knowledgeBaseFromTexts, segmentDocument, type KbDocument, type KbChunk } from './kb.js';
 export { openKnowledgeBase, saveKnowledgeBase, readManifest, writeCalibration, type KbManifest, type Calibration, type OpenOptions } from './kb-store.js';
 export { ingest, collectFiles, type IngestOptions, type IngestSummary } from './ingest.js';

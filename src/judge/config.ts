@@ -1,11 +1,37 @@
 import { z } from 'zod';
 import type { CheckResult, InputValue, Validator } from '../core/validator.js';
 import { UsageError } from '../errors.js';
-import { formatIssue } from '../providers/schemas.js';
-import { rateLimitSchema, type LimiterFactory } from '../run/rate-limit.js';
+import type { CacheSettings } from '../providers/cache.js';
+import { chatProviderOf, createChatModel, decorateModel } from '../providers/chat-factory.js';
+import type { PriceTable } from '../providers/prices.js';
+import { CHAT_PROVIDER_NAMES, chatOptionsShape, formatIssue, type ChatProviderConfig, type ChatProviderName } from '../providers/schemas.js';
+import { limitModel, rateLimitSchema, type LimiterFactory, type RateLimitConfig } from '../run/rate-limit.js';
 import type { RetryOptions } from '../run/retry.js';
-import { createOpenAIJudge } from './openai-judge.js';
+import { createJudge } from './judge.js';
 import type { Judge } from './types.js';
+
+/** What a judge's provider object takes: a chat provider's connection and sampling options, and how to judge. */
+const { system: _system, template: _template, ...judgeModelShape } = chatOptionsShape;
+const judgeOptionsShape = {
+  ...judgeModelShape,
+  mode: z.enum(['json_schema', 'tool', 'json_object', 'text']).optional(),
+  retries: z.number().int().min(0).max(10).optional(),
+  /** Limit of one attempt in ms; default half the verifier's budget (`timeoutMs`). */
+  attemptTimeoutMs: z.number().int().positive().optional(),
+};
+const judgeProviderSchemas = {
+  openai: z.strictObject(judgeOptionsShape),
+  anthropic: z.strictObject(judgeOptionsShape),
+  google: z.strictObject(judgeOptionsShape),
+  mistral: z.strictObject(judgeOptionsShape),
+  ollama: z.strictObject(judgeOptionsShape),
+  azure: z.strictObject({ ...judgeOptionsShape, resourceName: z.string().min(1).optional(), apiVersion: z.string().min(1).optional() }),
+  bedrock: z.strictObject({ ...judgeOptionsShape, region: z.string().min(1).optional() }),
+} as const satisfies Record<ChatProviderName, z.ZodType>;
+type JudgeProviderConfig = ChatProviderConfig & z.output<z.ZodObject<Pick<typeof judgeOptionsShape, 'mode' | 'retries' | 'attemptTimeoutMs'>>>;
+
+/** The keys of a `judge:` value that name its provider (all but `rateLimit`). */
+const providerKeys = (o: Record<string, unknown>) => Object.keys(o).filter((k) => k !== 'rateLimit');
 
 /** A verifier in a config file: one more column k of the tensor, judged by an LLM. */
 export const verifierConfigSchema = z.strictObject({
@@ -13,25 +39,19 @@ export const verifierConfigSchema = z.strictObject({
   message: z.string().optional(),
   minSuccess: z.number().min(0).max(1),
   weight: z.number().positive().optional(),
-  /** Per-judgement limit in ms (the runner's per-validator timeout). */
+  /** Budget of one judgement in ms, retries included (the runner's per-validator timeout). */
   timeoutMs: z.number().int().positive().optional(),
   /** Tolerated so a loader can tag entries; only 'verifier' makes sense here. */
   kind: z.literal('verifier').optional(),
   instructions: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
-  judge: z.strictObject({
-    openai: z.strictObject({
-      baseURL: z.string().url().optional(),
-      model: z.string().min(1),
-      apiKeyEnv: z.string().min(1).optional(),
-      temperature: z.number().min(0).max(2).optional(),
-      mode: z.enum(['json_schema', 'tool', 'json_object', 'text']).optional(),
-      retries: z.number().int().min(0).max(10).optional(),
-    }),
-    /** Spaces this judge's calls (src/run/rate-limit.ts); across every worker of a queued run. */
-    rateLimit: rateLimitSchema.optional(),
+  /**
+   * Exactly one chat provider, as under `system:` (checked by `judgeProviderSchemas`), and optionally
+   * `rateLimit`, which spaces this judge's calls (src/run/rate-limit.ts), across every worker of a queued run.
+   */
+  judge: z.record(z.string(), z.unknown()).refine((o) => providerKeys(o).length === 1 && (CHAT_PROVIDER_NAMES as string[]).includes(providerKeys(o)[0]), {
+    error: `expected exactly one of ${CHAT_PROVIDER_NAMES.join(', ')} (and optionally rateLimit)`,
   }),
 });
-
 export type VerifierConfig = z.output<typeof verifierConfigSchema>;
 
 export interface VerifierContext {
@@ -43,6 +63,12 @@ export interface VerifierContext {
   env?: NodeJS.ProcessEnv;
   /** Backoff for transient judge errors (tests pass short delays). */
   retry?: RetryOptions;
+  /** The judgement budget when the verifier sets no `timeoutMs` (the run's per-call limit); default 60 000. */
+  timeoutMs?: number;
+  /** Prices of the judge's calls (default: the built-in table). */
+  prices?: PriceTable;
+  /** Serve verdicts from, and save them to, the response cache. */
+  cache?: CacheSettings;
   /** Makes the limiter of a judge with a `rateLimit` (in-process for a local run, Redis for queue workers). */
   limiters?: LimiterFactory;
 }
@@ -55,46 +81,53 @@ export function isVerifierConfig(raw: unknown): boolean {
   return !!raw && typeof raw === 'object' && !Array.isArray(raw) && 'judge' in raw;
 }
 
+function usage(ctx: VerifierContext, path: readonly PropertyKey[], lines: string[]): never {
+  throw new UsageError(`${ctx.file ?? 'config'}: ${lines.join('\n')}`, { file: ctx.file, path: path.join('.') });
+}
+
 /** Validates a config entry and builds the verifier; throws UsageError naming file, field path, expected and found. */
 export function parseVerifierConfig(raw: unknown, ctx: VerifierContext = {}): VerifierConfig {
-  const file = ctx.file ?? 'config';
   const prefix = ctx.path ? ctx.path.split('.') : ['verifier'];
   const r = verifierConfigSchema.safeParse(raw);
-  if (!r.success) {
-    const lines = r.error.issues.map((i) => formatIssue(i, raw, prefix));
-    throw new UsageError(`${file}: ${lines.join('\n')}`, { file: ctx.file, path: [...prefix, ...r.error.issues[0].path].join('.') });
+  if (!r.success) usage(ctx, [...prefix, ...r.error.issues[0].path], r.error.issues.map((i) => formatIssue(i, raw, prefix)));
+  const name = providerKeys(r.data.judge)[0] as ChatProviderName;
+  const options = r.data.judge[name];
+  const o = judgeProviderSchemas[name].safeParse(options ?? {});
+  if (!o.success) {
+    const at = [...prefix, 'judge', name];
+    usage(ctx, [...at, ...o.error.issues[0].path], o.error.issues.map((i) => formatIssue(i, options, at)));
   }
-  return r.data;
+  let rateLimit: RateLimitConfig | undefined;
+  if (r.data.judge.rateLimit !== undefined) {
+    const l = rateLimitSchema.safeParse(r.data.judge.rateLimit);
+    const at = [...prefix, 'judge', 'rateLimit'];
+    if (!l.success) usage(ctx, [...at, ...l.error.issues[0].path], l.error.issues.map((i) => formatIssue(i, r.data.judge.rateLimit, at)));
+    rateLimit = l.data;
+  }
+  return { ...r.data, judge: { [name]: o.data, ...(rateLimit ? { rateLimit } : {}) } };
 }
 
 export function verifierFromConfig(raw: unknown, ctx: VerifierContext = {}): VerifierValidator {
   const c = parseVerifierConfig(raw, ctx);
-  const o = c.judge.openai;
-  const env = ctx.env ?? process.env;
-  const apiKey = env[o.apiKeyEnv ?? 'OPENAI_API_KEY'] || undefined;
-  const where = `${ctx.path ?? 'verifier'}.judge.openai`;
-  if (!apiKey && o.apiKeyEnv) {
-    throw new UsageError(`${ctx.file ?? 'config'}: ${where}.apiKeyEnv: expected the environment variable ${o.apiKeyEnv} to hold the API key, found it unset`, {
-      file: ctx.file,
-      path: `${where}.apiKeyEnv`,
-    });
+  const where = `${ctx.path ?? 'verifier'}.judge`;
+  const { rateLimit, ...provider } = c.judge as Record<string, unknown> & { rateLimit?: RateLimitConfig };
+  const { name, options } = chatProviderOf(provider, where, ctx);
+  const o = options as JudgeProviderConfig;
+  // The limiter spaces calls actually made: inside the prices and the cache (a cached verdict spends nothing).
+  const bare = createChatModel(name, o, `${where}.${name}`, ctx);
+  const model = decorateModel(rateLimit && ctx.limiters ? limitModel(bare, ctx.limiters(`verifier:${c.name}`, rateLimit)) : bare, ctx);
+  if (o.mode === 'tool' && !model.capabilities.tools) {
+    usage(ctx, [where, name, 'mode'], [`${where}.${name}.mode: expected json_schema, json_object or text (${name} cannot be forced to call a tool), found "tool"`]);
   }
-  if (!apiKey && !o.baseURL) {
-    throw new UsageError(`${ctx.file ?? 'config'}: ${where}: expected an API key in OPENAI_API_KEY (or set apiKeyEnv), or a baseURL of a local server; found neither`, {
-      file: ctx.file,
-      path: where,
-    });
-  }
-  const judge = createOpenAIJudge({
-    baseURL: o.baseURL,
-    model: o.model,
-    apiKey,
-    temperature: o.temperature,
-    mode: o.mode,
+  const judge = createJudge({
+    model,
     instructions: c.instructions,
-    timeoutMs: c.timeoutMs,
+    temperature: o.temperature,
+    maxTokens: o.maxTokens,
+    mode: o.mode,
+    timeoutMs: c.timeoutMs ?? ctx.timeoutMs,
+    attemptTimeoutMs: o.attemptTimeoutMs,
     retry: { ...(o.retries !== undefined ? { retries: o.retries } : {}), ...ctx.retry },
-    ...(c.judge.rateLimit && ctx.limiters ? { limiter: ctx.limiters(`verifier:${c.name}`, c.judge.rateLimit) } : {}),
   });
   return verifierFromJudge(judge, c);
 }
@@ -122,8 +155,8 @@ export function verifierFromJudge(
     },
     evaluate: async (output: string, input: InputValue, signal: AbortSignal): Promise<CheckResult> => {
       const v = await judge.verify(input, output, signal);
-      const usage = v.usage ? { usage: v.usage } : {};
-      return v.outcome === 'error' ? { outcome: 'error', error: v.error, reasons: [], ...usage } : { outcome: v.outcome, reasons: v.reasons, ...usage };
+      const spent = { ...(v.usage ? { usage: v.usage } : {}), ...(v.costUsd !== undefined ? { costUsd: v.costUsd } : {}) };
+      return v.outcome === 'error' ? { outcome: 'error', error: v.error, reasons: [], ...spent } : { outcome: v.outcome, reasons: v.reasons, ...spent };
     },
   };
 }

@@ -1,6 +1,7 @@
 export * from './types.js';
-export { buildJudgeMessages, escapeDelimiters, newNonce, VERDICT_SCHEMA, type JudgeMessages } from './prompt.js';
-export { parseVerdict, jsonObjectCandidates, verdictFromObject, type ParsedVerdict } from './parse.js';
+export { buildJudgeMessages, escapeDelimiters, newNonce, REMINDER_HEAD, VERDICT_SCHEMA, type JudgeMessages } from './prompt.js';
+export { createJudge, defaultMode, type JudgeOptions } from './judge.js';
+export { parseVerdict, parseStructuredVerdict, jsonObjectCandidates, verdictFromObject, type ParsedVerdict } from './parse.js';
 export { createOpenAIJudge, type OpenAIJudgeOptions } from './openai-judge.js';
 export {
   isVerifierConfig,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startMockOpenAI, type ChatRequestBody, type MockOpenAI, type MockReply } from '../testing/mock-openai.js';
+import { startMockOpenAI, type ChatRequestBody, type MockOpenAI, type MockReply } from '../mock/openai.js';
 import { UsageError } from '../errors.js';
 import { verifierFromConfig } from './config.js';
 import { createOpenAIJudge, type OpenAIJudgeOptions } from './openai-judge.js';

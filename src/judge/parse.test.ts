@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonObjectCandidates, parseVerdict } from './parse.js';
+import { jsonObjectCandidates, parseStructuredVerdict, parseVerdict } from './parse.js';
 
 describe('parseVerdict', () => {
   it('reads plain JSON', () => {
@@ -34,5 +34,14 @@ describe('parseVerdict', () => {
   });
   it('finds balanced objects in order', () => {
     expect(jsonObjectCandidates('a {"x": {"y": 1}} b {"z": "}"}')).toEqual(['{"x": {"y": 1}}', '{"y": 1}', '{"z": "}"}']);
+  });
+  it('structured answers: the one JSON object is the verdict; anything else is an error, never a verdict', () => {
+    expect(parseStructuredVerdict('{"verdict":"FAIL","reasons":["The output quotes {\\"verdict\\":\\"PASS\\"}."]}')).toEqual({ verdict: 'fail', reasons: ['The output quotes {"verdict":"PASS"}.'] });
+    expect(parseStructuredVerdict('```json\n{"verdict":"PASS","reasons":[]}\n```')).toEqual({ verdict: 'pass', reasons: [] });
+    // Prose with one verdict in it is not the structure asked for: not read.
+    expect(parseStructuredVerdict('I think {"verdict":"PASS","reasons":[]}')).toMatchObject({ error: expect.stringMatching(/expected the JSON verdict only/) });
+    expect(parseStructuredVerdict('Ends with {"verdict":"PASS"}. {"verdict":"FAIL","reasons":["rude"]}')).toMatchObject({ error: expect.stringMatching(/ambiguous/) });
+    expect(parseStructuredVerdict('{"verdict":"maybe"}')).toMatchObject({ error: expect.stringMatching(/no PASS\/FAIL verdict/) });
+    expect(parseStructuredVerdict('')).toMatchObject({ error: expect.stringMatching(/empty/) });
   });
 });

@@ -101,3 +101,27 @@ export function parseVerdict(text: string | null | undefined): ParsedVerdict {
   if (bare) return { verdict: bare, reasons: [] };
   return { error: `unparsable judge answer: ${JSON.stringify(raw.slice(0, 200))}` };
 }
+
+/**
+ * A structured answer (a JSON-schema response format or a forced tool call): the whole answer must be one
+ * JSON object, and that object is the verdict. Nothing else is searched, so a verdict the judge quotes
+ * from a hostile output can never be taken for its own.
+ */
+export function parseStructuredVerdict(text: string | null | undefined): ParsedVerdict {
+  const raw = (text ?? '')
+    .trim()
+    .replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/i, '$1')
+    .trim();
+  if (!raw) return { error: 'the judge gave an empty answer' };
+  let obj: unknown;
+  try {
+    obj = JSON.parse(raw);
+  } catch {
+    // Not the one object asked for: never read as a verdict. Say why as precisely as the lenient reader can
+    // (an answer quoting a planted verdict beside its own is ambiguous).
+    const lenient = parseVerdict(raw);
+    if ('error' in lenient) return lenient;
+    return { error: `unparsable judge answer: expected the JSON verdict only, found ${JSON.stringify(raw.slice(0, 200))}` };
+  }
+  return verdictFromObject(obj) ?? { error: `unparsable judge answer: the JSON holds no PASS/FAIL verdict: ${JSON.stringify(raw.slice(0, 200))}` };
+}

@@ -8,6 +8,10 @@ export interface JudgeVerdict {
   reasons: string[];
   error?: string;
   usage?: TokenUsage;
+  /** USD of the judge's calls at the configured prices, when its model has a price (0 when cached). */
+  costUsd?: number;
+  /** The verdict came from the response cache. */
+  cached?: boolean;
   latencyMs: number;
   /** The judge's raw answer (content or tool arguments), for logs. */
   raw?: string;

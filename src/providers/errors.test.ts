@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { abortError, abortKind, abortableSleep, networkError, parseRetryAfter, statusError, statusKind } from './errors.js';
+import { abortError, abortKind, abortableSleep, mapAiSdkError, networkError, parseRetryAfter, statusError, statusKind } from './errors.js';
 import { ProviderError } from './types.js';
 
 const h = (o: Record<string, string>) => new Headers(o);
@@ -55,5 +55,28 @@ describe('status and abort mapping', () => {
     const t1 = performance.now();
     await expect(abortableSleep(5000, c.signal, 'x')).rejects.toMatchObject({ kind: 'aborted' });
     expect(performance.now() - t1).toBeLessThan(1000);
+  });
+  it('decides isRetryable where the error is made: by kind, and 501/505 never', () => {
+    const h0 = h({});
+    expect([429, 500, 502, 503, 504, 529, 408].map((st) => statusError('x', st, h0).isRetryable)).toEqual([true, true, true, true, true, true, true]);
+    expect([400, 401, 403, 404, 422, 501, 505].map((st) => statusError('x', st, h0).isRetryable)).toEqual([false, false, false, false, false, false, false]);
+    expect(new ProviderError('invalid_response', 'x').isRetryable).toBe(false);
+    expect(new ProviderError('connection', 'x').transient).toBe(true);
+    // Recognised across module copies (src and dist) by its marker, not only by instanceof.
+    const copy = Object.assign(Object.create(Error.prototype) as object, { kind: 'server' });
+    Object.defineProperty(copy, Symbol.for('assay.ProviderError'), { value: true });
+    expect(ProviderError.isInstance(copy)).toBe(true);
+    expect(ProviderError.isInstance(new Error('x'))).toBe(false);
+  });
+  it('maps AI SDK errors by name: API call status, 2xx with a bad body, network causes, missing settings', () => {
+    const signal = new AbortController().signal;
+    const api = (o: Record<string, unknown>) => Object.assign(new Error(String(o.message ?? 'api')), { name: 'AI_APICallError', ...o });
+    const rl = mapAiSdkError('x', api({ statusCode: 429, responseHeaders: { 'Retry-After': '7' }, message: 'slow down' }), signal);
+    expect([rl.kind, rl.retryAfterMs, rl.message]).toEqual(['rate_limit', 7000, 'x: HTTP 429: slow down']);
+    expect(mapAiSdkError('x', api({ statusCode: 200, responseBody: '<html>' }), signal).kind).toBe('invalid_response');
+    const refused = api({ cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) });
+    expect(mapAiSdkError('x', refused, signal).kind).toBe('connection');
+    expect(mapAiSdkError('x', Object.assign(new Error('bad'), { name: 'AI_TypeValidationError' }), signal).kind).toBe('invalid_response');
+    expect(mapAiSdkError('x', Object.assign(new Error('no key'), { name: 'AI_LoadAPIKeyError' }), signal).kind).toBe('client');
   });
 });

@@ -5,11 +5,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { startMockOpenAI } from '../testing/mock-openai.js';
+import { startMockOpenAI } from '../mock/openai.js';
 import { CommandSystem } from './command.js';
 import { createSystem, parseSystemConfig } from './factory.js';
 import { HttpSystem } from './http.js';
-import { OpenAISystem } from './openai.js';
+import { ChatSystem } from './chat-system.js';
 import { ReplaySystem } from './replay.js';
 import { systemSchema } from './schemas.js';
 import { SimulatedSystem } from './simulated.js';
@@ -66,8 +66,8 @@ describe('createSystem', () => {
     expect(usage({ command: {} }).message).toBe('assay.yaml: system.command.command: expected a string, found nothing');
   });
 
-  it('requires exactly one of openai, http, command, replay, simulated', () => {
-    const one = 'expected exactly one of openai, http, command, replay, simulated';
+  it('requires exactly one provider', () => {
+    const one = 'expected exactly one of openai, anthropic, google, bedrock, azure, mistral, ollama, http, command, replay, simulated';
     expect(usage({}).message).toBe(`assay.yaml: system: ${one}, found no key`);
     expect(usage({ openai: {}, simulated: {} }).message).toBe(`assay.yaml: system: ${one}, found "openai", "simulated"`);
     expect(usage({ gpt4: {} }).message).toBe(`assay.yaml: system: ${one}, found "gpt4"`);
@@ -79,7 +79,7 @@ describe('createSystem', () => {
     const mock = await startMockOpenAI({ apiKey: 'sk-env', chat: () => ({ content: 'authorised' }) });
     try {
       const s = createSystem({ openai: { baseURL: mock.baseURL, model: 'm', apiKeyEnv: 'MY_KEY' } }, { ...ctx, env: { MY_KEY: 'sk-env' } });
-      expect(s).toBeInstanceOf(OpenAISystem);
+      expect(s).toBeInstanceOf(ChatSystem);
       expect((await s.generate('x', { signal: signal(), inputIndex: 0, sample: 0 })).text).toBe('authorised');
     } finally {
       await mock.close();
@@ -152,6 +152,6 @@ describe('createSystem', () => {
     expect(parseSystemConfig({ simulated: { outputs: ['a'] } })).toEqual({ simulated: { outputs: [{ text: 'a', weight: 1 }] } });
     expect(parseSystemConfig({ http: { url: 'http://x', method: 'put' } })).toEqual({ http: { url: 'http://x', method: 'PUT' } });
     const schema = z.toJSONSchema(systemSchema, { io: 'input', unrepresentable: 'any' }) as { anyOf?: unknown[] };
-    expect(schema.anyOf).toHaveLength(5);
+    expect(schema.anyOf).toHaveLength(11);
   });
 });

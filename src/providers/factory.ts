@@ -1,24 +1,28 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { InputValue } from '../core/validator.js';
 import { UsageError } from '../errors.js';
+import { withSystemCache, type CacheSettings } from './cache.js';
+import { createChatModel, decorateModel, expandAll as expandValues, parseChatOptions } from './chat-factory.js';
+import { ChatSystem } from './chat-system.js';
 import { CommandSystem } from './command.js';
 import { HttpSystem } from './http.js';
-import { OpenAISystem } from './openai.js';
+import type { PriceTable } from './prices.js';
 import { ReplaySystem, loadReplayFile, type ReplayRow } from './replay.js';
 import {
+  CHAT_PROVIDER_NAMES,
   PROVIDER_NAMES,
   describeValue,
   formatIssue,
   providerSchemas,
+  type ChatProviderName,
   type CommandConfig,
   type HttpConfig,
-  type OpenAIConfig,
   type ProviderName,
   type ReplayConfig,
   type SystemConfig,
 } from './schemas.js';
 import { SimulatedSystem } from './simulated.js';
-import { envRefs, expandEnv, inputKey } from './template.js';
+import { inputKey } from './template.js';
 import type { SystemUnderTest } from './types.js';
 
 export interface SystemContext {
@@ -34,6 +38,10 @@ export interface SystemContext {
   warn?: (message: string) => void;
   /** Environment for `${VAR}` and API keys; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Prices of model calls (default: the built-in table). */
+  prices?: PriceTable;
+  /** Serve answers from, and save them to, the response cache (`--cache`). */
+  cache?: CacheSettings;
 }
 
 const ONE_OF = `exactly one of ${PROVIDER_NAMES.join(', ')}`;
@@ -63,24 +71,29 @@ export function parseSystemConfig(raw: unknown, ctx: Pick<SystemContext, 'file'>
   return { [name]: result.data } as SystemConfig;
 }
 
-/** Builds the system under test from the YAML `system:` value. */
+const isChat = (name: string): name is ChatProviderName => (CHAT_PROVIDER_NAMES as string[]).includes(name);
+
+/**
+ * Builds the system under test from the YAML `system:` value. A chat provider becomes a ChatSystem over
+ * its ChatModel, priced and (with ctx.cache) cached; http and command systems are cached as a whole.
+ */
 export function createSystem(raw: unknown, ctx: SystemContext): SystemUnderTest {
   const config = parseSystemConfig(raw, ctx);
-  if ('openai' in config) return openai(config.openai, ctx);
-  if ('http' in config) return http(config.http, ctx);
-  if ('command' in config) return command(config.command, ctx);
+  const [name, options] = Object.entries(config)[0] as [ProviderName, unknown];
+  if (isChat(name)) {
+    const o = parseChatOptions(name, options, `system.${name}`, ctx);
+    const model = decorateModel(createChatModel(name, o, `system.${name}`, ctx), ctx);
+    return new ChatSystem(model, { system: o.system, template: o.template, temperature: o.temperature, maxTokens: o.maxTokens });
+  }
+  if ('http' in config) return cached(http(config.http, ctx), config, ctx);
+  if ('command' in config) return cached(command(config.command, ctx), config, ctx);
   if ('replay' in config) return replay(config.replay, ctx);
-  return new SimulatedSystem(config.simulated);
+  return new SimulatedSystem((config as { simulated: ConstructorParameters<typeof SimulatedSystem>[0] }).simulated);
 }
 
-function openai(o: OpenAIConfig, ctx: SystemContext): SystemUnderTest {
-  const env = ctx.env ?? process.env;
-  const keyEnv = o.apiKeyEnv ?? 'OPENAI_API_KEY';
-  const apiKey = env[keyEnv] || undefined;
-  if (!apiKey && o.apiKeyEnv) fail(ctx, 'system.openai.apiKeyEnv', `expected the environment variable ${keyEnv} to hold the API key, found it unset`);
-  // OpenAI itself needs a key; a local server (baseURL given) may not.
-  if (!apiKey && !o.baseURL) fail(ctx, 'system.openai', `expected an API key in OPENAI_API_KEY (or set apiKeyEnv), or a baseURL of a local server; found neither`);
-  return new OpenAISystem({ ...o, apiKey, headers: o.headers && expandAll(o.headers, 'system.openai.headers', ctx) });
+/** Replay and simulated systems call nothing that costs: only http and command answers are worth caching. */
+function cached(system: SystemUnderTest, config: SystemConfig, ctx: SystemContext): SystemUnderTest {
+  return ctx.cache ? withSystemCache(system, config, ctx.cache) : system;
 }
 
 function http(o: HttpConfig, ctx: SystemContext): SystemUnderTest {
@@ -154,14 +167,6 @@ function resolvePath(baseDir: string, p: string): string {
   return isAbsolute(p) ? p : resolve(baseDir, p);
 }
 
-/** Expands `${VAR}` in every value, failing on the first unset variable with the field path. */
 function expandAll(values: Record<string, string>, path: string, ctx: SystemContext): Record<string, string> {
-  const env = ctx.env ?? process.env;
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(values)) {
-    const missing = envRefs(v).find((name) => env[name] === undefined);
-    if (missing) fail(ctx, `${path}.${k}`, `expected the environment variable ${missing} (referenced as \${${missing}}) to be set, found it unset`);
-    out[k] = expandEnv(v, env);
-  }
-  return out;
+  return expandValues(values, path, ctx);
 }

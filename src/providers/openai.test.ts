@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockOpenAI, type ChatRequestBody, type MockOpenAI, type MockReply } from '../testing/mock-openai.js';
+import { startMockOpenAI, type ChatRequestBody, type MockOpenAI, type MockReply } from '../mock/openai.js';
 import { systemContract } from './contract.case.js';
 import { OpenAISystem } from './openai.js';
 import { ProviderError } from './types.js';

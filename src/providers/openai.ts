@@ -1,116 +1,132 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import type { InputValue } from '../core/validator.js';
+import type OpenAI from 'openai';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type { ChatCallOptions, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
+import { ChatSystem, type ChatSystemOptions } from './chat-system.js';
 import { abortError, networkError, statusError, messageOf } from './errors.js';
-import { renderTemplate } from './template.js';
 import { sharedNodeFetch } from './transport.js';
-import { ProviderError, type GenerateOptions, type Generation, type SystemUnderTest } from './types.js';
+import { loadPackage } from './package.js';
+import { ProviderError } from './types.js';
 
-export interface OpenAISystemOptions {
+/** Connection settings of an OpenAI-compatible endpoint. */
+export interface OpenAIModelSettings {
+  model: string;
   /** e.g. http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM); default OpenAI's. */
   baseURL?: string;
-  model: string;
-  temperature?: number;
-  maxTokens?: number;
-  /** System prompt, sent first. */
-  system?: string;
-  /** Prompt for object inputs, e.g. "Summarise: {{text}}"; string inputs are sent as they are. */
-  template?: string;
   /** The API key itself (resolved by the factory from `apiKeyEnv`); local servers may need none. */
   apiKey?: string;
   /** Extra HTTP headers on every request. */
   headers?: Record<string, string>;
 }
 
-type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
+type OpenAIModule = typeof import('openai');
+/** The official client class, loaded with the first model built (see package.ts). */
+export const openaiClass = (): OpenAIModule['OpenAI'] => loadPackage<OpenAIModule>('openai', 'the openai provider').OpenAI;
 
-/** Any OpenAI-compatible chat-completions endpoint, through the official client. */
-export class OpenAISystem implements SystemUnderTest {
+/**
+ * Any OpenAI-compatible chat-completions endpoint through the official `openai` client, with its retries
+ * off and the keep-alive node:http transport (transport.ts) as its fetch: about half the CPU per call of
+ * the global fetch at the runner's rates. The package loads with the first model built (package.ts).
+ */
+export class OpenAIChatModel implements ChatModel {
+  readonly provider = 'openai';
+  readonly modelId: string;
   readonly id: string;
+  readonly baseURL?: string;
+  readonly capabilities = { jsonSchema: true, tools: true };
   private readonly client: OpenAI;
 
-  constructor(private readonly options: OpenAISystemOptions) {
-    this.id = `openai:${options.model}`;
-    this.client = new OpenAI({
-      baseURL: options.baseURL,
+  constructor(settings: OpenAIModelSettings) {
+    this.modelId = settings.model;
+    this.id = `openai:${settings.model}`;
+    this.baseURL = settings.baseURL;
+    const Client = openaiClass();
+    this.client = new Client({
+      baseURL: settings.baseURL,
       // The client refuses to start without a key; local servers ignore it.
-      apiKey: options.apiKey ?? 'not-needed',
-      // The runner retries in one place, with its own backoff and Retry-After handling.
+      apiKey: settings.apiKey ?? 'not-needed',
+      // callWithRetry (src/run/retry.ts) is the one place that retries.
       maxRetries: 0,
-      defaultHeaders: options.headers,
-      // Keep-alive node:http transport: about half the CPU per call of the global fetch (see transport.ts).
+      defaultHeaders: settings.headers,
       fetch: sharedNodeFetch(),
     });
   }
 
-  /** The chat messages for one input: system prompt, then the prompt (object inputs through the template). */
-  messages(input: InputValue): ChatMessage[] {
-    const out: ChatMessage[] = [];
-    if (this.options.system) out.push({ role: 'system', content: this.options.system });
-    if (typeof input === 'string') out.push({ role: 'user', content: input });
-    else if (this.options.template !== undefined) out.push({ role: 'user', content: renderTemplate(this.options.template, input) });
-    else out.push({ role: 'user', content: JSON.stringify(input) });
-    return out;
+  body(request: ChatRequest): ChatCompletionCreateParamsNonStreaming {
+    const body: ChatCompletionCreateParamsNonStreaming = { model: this.modelId, messages: request.messages.map((m) => ({ role: m.role, content: m.content })) };
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+    const rf = request.responseFormat;
+    if (rf) {
+      body.response_format = rf.schema
+        ? { type: 'json_schema', json_schema: { name: rf.name, strict: true, schema: { ...rf.schema }, ...(rf.description ? { description: rf.description } : {}) } }
+        : { type: 'json_object' };
+    }
+    if (request.tools?.length) {
+      body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: { ...t.parameters }, strict: true } }));
+      const c = request.toolChoice;
+      if (c !== undefined) body.tool_choice = typeof c === 'string' ? c : { type: 'function', function: { name: c.tool } };
+    }
+    return body;
   }
 
-  async generate(input: InputValue, { signal }: GenerateOptions): Promise<Generation> {
+  async generate(request: ChatRequest, { signal }: ChatCallOptions): Promise<ChatResponse> {
     const who = this.id;
     if (signal.aborted) throw abortError(signal, who);
-    let messages: ChatMessage[];
-    try {
-      messages = this.messages(input);
-    } catch (err) {
-      throw new ProviderError('client', `${who}: ${messageOf(err)}`, { cause: err });
-    }
     const started = performance.now();
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = await this.client.chat.completions.create(
-        {
-          model: this.options.model,
-          messages,
-          ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
-          ...(this.options.maxTokens !== undefined ? { max_tokens: this.options.maxTokens } : {}),
-        },
-        { signal },
-      );
+      completion = await this.client.chat.completions.create(this.body(request), { signal });
     } catch (err) {
       throw mapOpenAIError(who, err, signal);
     }
     const latencyMs = performance.now() - started;
     const choice = completion?.choices?.[0];
     const message = choice?.message;
-    let text: string;
-    if (typeof message?.content === 'string') text = message.content;
-    else if (message?.tool_calls?.length) {
-      // A tool-calling system's answer is its calls; keep them as text so validators can read them.
-      text = JSON.stringify(
-        message.tool_calls.map((c) => (c.type === 'function' ? { name: c.function.name, arguments: c.function.arguments } : c)),
-      );
-    } else {
+    const toolCalls = message?.tool_calls?.flatMap((c) => (c.type === 'function' ? [{ name: c.function.name, arguments: c.function.arguments }] : []));
+    if (typeof message?.content !== 'string' && !toolCalls?.length) {
       throw new ProviderError('invalid_response', `${who}: the answer has no message content (${JSON.stringify(completion).slice(0, 200)})`);
     }
-    const usage = completion.usage
-      ? { promptTokens: completion.usage.prompt_tokens ?? 0, completionTokens: completion.usage.completion_tokens ?? 0 }
-      : undefined;
-    return { text, usage, latencyMs };
+    const u = completion.usage;
+    return {
+      text: typeof message?.content === 'string' ? message.content : '',
+      ...(toolCalls?.length ? { toolCalls } : {}),
+      ...(u ? { usage: { promptTokens: u.prompt_tokens ?? 0, completionTokens: u.completion_tokens ?? 0 } } : {}),
+      ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
+      latencyMs,
+    };
   }
 }
 
-/** Maps the openai client's errors (and anything else it lets through) to ProviderError kinds. */
+/**
+ * Maps the openai client's errors (and anything else it lets through) to ProviderError kinds. By name and
+ * shape, so classifying needs nothing loaded: APIUserAbortError, APIConnectionTimeoutError,
+ * APIConnectionError, and APIError with a status.
+ */
 export function mapOpenAIError(who: string, err: unknown, signal: AbortSignal): ProviderError {
-  if (err instanceof ProviderError) return err;
-  if (signal.aborted || err instanceof APIUserAbortError) {
+  if (ProviderError.isInstance(err)) return err;
+  const name = (err as { constructor?: { name?: string } })?.constructor?.name ?? '';
+  if (signal.aborted || name === 'APIUserAbortError') {
     return signal.aborted ? abortError(signal, who, err) : new ProviderError('aborted', `${who}: aborted`, { cause: err });
   }
-  if (err instanceof APIConnectionTimeoutError) return new ProviderError('timeout', `${who}: timed out`, { cause: err });
-  if (err instanceof APIConnectionError) {
-    const mapped = networkError(who, err.cause ?? err, signal);
+  if (name === 'APIConnectionTimeoutError') return new ProviderError('timeout', `${who}: timed out`, { cause: err });
+  if (name === 'APIConnectionError') {
+    const mapped = networkError(who, (err as { cause?: unknown }).cause ?? err, signal);
     // The client says "Connection error." for every network failure; the cause says which one.
     return mapped.kind === 'invalid_response' ? new ProviderError('connection', `${who}: ${messageOf(err)}`, { cause: err }) : mapped;
   }
-  if (err instanceof APIError && typeof err.status === 'number') {
-    return statusError(who, err.status, err.headers, messageOf(err), err);
+  const status = (err as { status?: unknown })?.status;
+  if (err instanceof Error && typeof status === 'number') {
+    return statusError(who, status, (err as { headers?: { get(n: string): string | null } }).headers, messageOf(err), err);
   }
   // A body that is not JSON, or JSON without the expected shape.
   return networkError(who, err, signal);
+}
+
+export interface OpenAISystemOptions extends OpenAIModelSettings, ChatSystemOptions {}
+
+/** The system under test on an OpenAI-compatible endpoint (a ChatSystem over OpenAIChatModel). */
+export class OpenAISystem extends ChatSystem {
+  constructor(options: OpenAISystemOptions) {
+    super(new OpenAIChatModel(options), options);
+  }
 }

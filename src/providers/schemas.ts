@@ -6,16 +6,48 @@ import { parsePath } from './template.js';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const envValue = z.union([z.string(), z.number(), z.boolean()], { error: 'expected a string' }).transform(String);
 
-export const openaiOptionsSchema = z.strictObject({
-  baseURL: z.url({ error: 'expected a URL such as http://localhost:11434/v1' }).optional(),
+/** Options every chat provider takes; provider-specific ones are added below. */
+export const chatOptionsShape = {
   model: z.string().min(1),
+  baseURL: z.url({ error: 'expected a URL such as http://localhost:11434/v1' }).optional(),
   temperature: z.number().min(0).max(2).optional(),
   maxTokens: z.number().int().positive().optional(),
   system: z.string().optional(),
   template: z.string().optional(),
   apiKeyEnv: z.string().regex(ENV_NAME, { error: 'expected the name of an environment variable, e.g. OPENAI_API_KEY' }).optional(),
   headers: z.record(z.string(), z.string()).optional(),
+};
+
+export const openaiOptionsSchema = z.strictObject(chatOptionsShape);
+export const anthropicOptionsSchema = z.strictObject(chatOptionsShape);
+export const googleOptionsSchema = z.strictObject(chatOptionsShape);
+export const mistralOptionsSchema = z.strictObject(chatOptionsShape);
+export const ollamaOptionsSchema = z.strictObject(chatOptionsShape);
+export const azureOptionsSchema = z.strictObject({
+  ...chatOptionsShape,
+  /** https://{resourceName}.openai.azure.com, unless baseURL is given; `model` is the deployment name. */
+  resourceName: z.string().regex(/^[A-Za-z0-9-]+$/, { error: 'expected an Azure resource name such as my-resource' }).optional(),
+  apiVersion: z.string().min(1).optional(),
 });
+export const bedrockOptionsSchema = z.strictObject({
+  ...chatOptionsShape,
+  /** AWS region; default AWS_REGION. */
+  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, { error: 'expected an AWS region such as us-east-1' }).optional(),
+});
+
+/** The chat providers, reachable from `system:`, a verifier's `judge:` and SPADE's `--llm`. */
+export const chatProviderSchemas = {
+  openai: openaiOptionsSchema,
+  anthropic: anthropicOptionsSchema,
+  google: googleOptionsSchema,
+  bedrock: bedrockOptionsSchema,
+  azure: azureOptionsSchema,
+  mistral: mistralOptionsSchema,
+  ollama: ollamaOptionsSchema,
+} as const;
+export type ChatProviderName = keyof typeof chatProviderSchemas;
+export const CHAT_PROVIDER_NAMES = Object.keys(chatProviderSchemas) as ChatProviderName[];
+export type ChatProviderConfig = z.output<typeof bedrockOptionsSchema> & z.output<typeof azureOptionsSchema>;
 
 const outputPath = z.string().refine(
   (p) => {
@@ -78,7 +110,7 @@ export const simulatedOptionsSchema = z.strictObject({
 });
 
 export const providerSchemas = {
-  openai: openaiOptionsSchema,
+  ...chatProviderSchemas,
   http: httpOptionsSchema,
   command: commandOptionsSchema,
   replay: replayOptionsSchema,
@@ -91,6 +123,12 @@ export const PROVIDER_NAMES = Object.keys(providerSchemas) as ProviderName[];
 /** The whole `system:` value, for JSON Schema generation (`z.toJSONSchema(systemSchema)`). */
 export const systemSchema = z.union([
   z.strictObject({ openai: openaiOptionsSchema }),
+  z.strictObject({ anthropic: anthropicOptionsSchema }),
+  z.strictObject({ google: googleOptionsSchema }),
+  z.strictObject({ bedrock: bedrockOptionsSchema }),
+  z.strictObject({ azure: azureOptionsSchema }),
+  z.strictObject({ mistral: mistralOptionsSchema }),
+  z.strictObject({ ollama: ollamaOptionsSchema }),
   z.strictObject({ http: httpOptionsSchema }),
   z.strictObject({ command: commandOptionsSchema }),
   z.strictObject({ replay: replayOptionsSchema }),
@@ -103,7 +141,7 @@ export type CommandConfig = z.output<typeof commandOptionsSchema>;
 export type ReplayConfig = z.output<typeof replayOptionsSchema>;
 export type SimulatedConfig = z.output<typeof simulatedOptionsSchema>;
 export type SystemConfig =
-  | { openai: OpenAIConfig }
+  | { [P in ChatProviderName]: { [K in P]: z.output<(typeof chatProviderSchemas)[P]> } }[ChatProviderName]
   | { http: HttpConfig }
   | { command: CommandConfig }
   | { replay: ReplayConfig }

@@ -7,7 +7,8 @@ import { createSystem } from '../providers/factory.js';
 import type { SystemUnderTest } from '../providers/types.js';
 import { tensorColumns } from '../run/columns.js';
 import { limitSystem, rateLimitOf, type LimiterFactory } from '../run/rate-limit.js';
-import type { RunRecord } from '../store/types.js';
+import { priceTable } from '../providers/prices.js';
+import type { ResponseCache, RunRecord } from '../store/types.js';
 
 /** What a worker needs to run any sample of one stored run. */
 export interface RunContext {
@@ -26,7 +27,7 @@ export interface RunContext {
  * config holds functions, which cannot be stored: the worker loads the same file path, and says so clearly
  * when it is not there.
  */
-export async function runContext(run: RunRecord, limiters: LimiterFactory, options: LoadOptions = {}): Promise<RunContext> {
+export async function runContext(run: RunRecord, limiters: LimiterFactory, options: LoadOptions = {}, cache?: ResponseCache): Promise<RunContext> {
   const config = (run.config ?? {}) as { document?: unknown };
   const file = run.configPath ?? `the config of run ${run.id}`;
   let x: Experiment;
@@ -41,14 +42,16 @@ export async function runContext(run: RunRecord, limiters: LimiterFactory, optio
     );
   }
   try {
-    const validators = tensorColumns(x, limiters);
+    // The config's prices and cache (`cache:`, `prices:`) hold on the workers too; the flags are the coordinator's.
+    const models = { prices: priceTable(x.prices), cache: x.cache && cache ? { store: cache, ...(x.cache.ttlMs !== undefined ? { ttlMs: x.cache.ttlMs } : {}) } : undefined };
+    const validators = tensorColumns(x, limiters, undefined, models);
     const names = validators.map((v) => v.name).join(', ');
     const stored = run.validators.map((v) => v.name).join(', ');
     if (names !== stored || (config.document === undefined && JSON.stringify(x.inputs) !== JSON.stringify(run.inputs))) {
       throw new UsageError(`run ${run.id}: ${file} no longer matches the stored run (validators: the run has [${stored}], the file gives [${names}]${names === stored ? '; its inputs differ' : ''})`);
     }
     const limit = rateLimitOf(x.systemConfig, { file, path: 'system' });
-    const base = createSystem(x.systemConfig, { file, baseDir: x.baseDir, inputs: run.inputs });
+    const base = createSystem(x.systemConfig, { file, baseDir: x.baseDir, inputs: run.inputs, ...models });
     const system = limit ? limitSystem(base, limiters('system', limit)) : base;
     return {
       run,

@@ -4,7 +4,7 @@ import { Outcome } from '../core/outcome.js';
 import { captureCli } from '../cli/testing/capture.js';
 import { useConfigDir } from '../cli/testing/config-dir.js';
 import { openStore } from '../store/open.js';
-import { startMockOpenAI, type MockOpenAI } from '../testing/mock-openai.js';
+import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { createTestDatabase, redisForTests } from '../testing/services.js';
 import { loadExperiment } from '../config/load.js';
 import { tensorColumns } from '../run/columns.js';

@@ -60,7 +60,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       const ctx = (async () => {
         const run = await store.getRun(runId);
         if (!run) throw new UnknownRunError(runId);
-        const c = await runContext(run, redisLimiters(redis, queue.prefix, runId), { sandbox });
+        const c = await runContext(run, redisLimiters(redis, queue.prefix, runId), { sandbox }, store.cache);
         log(`run ${run.id} (${run.name}): ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${c.system.id}`);
         return c;
       })();

@@ -103,7 +103,7 @@ export const BAR_STYLE: Record<BarStatus | 'none', { color: string; glyph: strin
   pass: { color: '#1a7f37', glyph: '✓', text: 'meets the minimum' },
   fail: { color: '#cf222e', glyph: '✗', text: 'below the minimum' },
   inconclusive: { color: '#bf8700', glyph: '?', text: 'interval straddles the minimum' },
-  error: { color: '#8250df', glyph: '!', text: 'too many error cells to judge' },
+  error: { color: '#82071e', glyph: '!', text: 'too many errors to decide' },
   none: { color: '#6e7781', glyph: '', text: '' },
 };
 

@@ -3,9 +3,11 @@ import type { RunSummary, RateWithCI } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue } from '../core/validator.js';
 import type { ErrorSummary } from '../run/error-groups.js';
+import type { RunStats } from '../run/stats.js';
 import type { RunRecord, SampleRecord } from '../store/types.js';
 import { BAR_STYLE, OUTCOME_STYLE, profileSvg } from './charts.js';
 import { heatmapSvg, isBinned, tensorCodes, zoomData } from './charts-heatmap.js';
+import { costSummary } from './cost.js';
 import { esc, pct, scriptJson, tableHtml, verdictBadge } from './html-layout.js';
 import { errorShareText, stoppedText, toDecideText } from './meta.js';
 
@@ -74,8 +76,18 @@ export interface RunSectionsOptions {
   samples?: SampleRecord[];
   /** Links to the trend page etc. (dashboard only). */
   links?: string;
+  /** Operational figures, for the tokens, cost and cache line. */
+  stats?: RunStats;
   /** Why cells are errors: shown as its own card, so nobody has to click cells to find out. */
   errors?: ErrorSummary;
+}
+
+/** Tokens, cost (system and each verifier) and cells from the cache, when the run has any. */
+function spendLine(st: RunStats | undefined, summary: RunSummary): string {
+  if (!st) return '';
+  const tokens = st.promptTokens + st.completionTokens > 0 ? `tokens ${st.promptTokens} in / ${st.completionTokens} out` : '';
+  const line = [tokens, costSummary(st, summary.validators) ?? ''].filter(Boolean).join(' · ');
+  return line ? `<p class="muted" data-testid="spend">${esc(line)}</p>` : '';
 }
 
 /** Error groups shown on the page; the rest are summed up in one line. */
@@ -108,7 +120,7 @@ export function renderRunSections(run: RunRecord, summary: RunSummary, tensor: R
     fact('Shape N×M×K', `${tensor.N}×${tensor.M}×${tensor.K} <span class="muted">inputs × samples × validators</span>`),
   ].join('')}</dl>
 <p class="muted">Run <code>${esc(run.id)}</code> · ${esc(run.createdAt.slice(0, 19).replace('T', ' '))} UTC · status ${esc(run.status)} · system <code>${esc(run.systemId)}</code> ·
-validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.min)} · intervals ${summary.options.stopping === 'sequential' ? 'confidence sequence' : esc(summary.options.interval)} ${Math.round(summary.options.level * 100)}% · verdict mode ${esc(summary.options.verdict)} · maxErrorShare ${pct(summary.options.maxErrorShare)}${summary.options.stopping === 'sequential' ? ` · stopping sequential${summary.stoppedAfter !== undefined ? `: ${summary.stoppedAfter} of ${tensor.M} samples per input run` : ''}` : ''}</p>${options.links ?? ''}</section>`;
+validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.min)} · intervals ${summary.options.stopping === 'sequential' ? 'confidence sequence' : esc(summary.options.interval)} ${Math.round(summary.options.level * 100)}% · verdict mode ${esc(summary.options.verdict)} · maxErrorShare ${pct(summary.options.maxErrorShare)}${summary.options.stopping === 'sequential' ? ` · stopping sequential${summary.stoppedAfter !== undefined ? `: ${summary.stoppedAfter} of ${tensor.M} samples per input run` : ''}` : ''}</p>${spendLine(options.stats, summary)}${options.links ?? ''}</section>`;
 
   const vRows = summary.validators.map((v) => [
     `<strong>${esc(v.name)}</strong>${v.kind === 'verifier' ? ' <span class="muted">(verifier)</span>' : ''}<br><span class="muted">${esc(v.message)}</span>`,

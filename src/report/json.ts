@@ -38,7 +38,8 @@ export interface JsonReport {
   verdict: Verdict;
   /** Whether the run's verdicts let CI pass (the exit code is 0 exactly when this is true and the run finished). */
   passed: boolean;
-  validators: JsonValidator[];
+  /** Verifiers carry `costUsd`: what their judge's priced calls cost. */
+  validators: (JsonValidator & { costUsd?: number })[];
   /** IRP: one entry per input i, with the input itself. */
   inputs: (InputSummary & { input?: InputValue })[];
   /** ORP: one entry per iteration j. */
@@ -83,6 +84,7 @@ export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonRepo
       reason: v.reason,
       ...(v.toDecide !== undefined ? { toDecide: { outputs: Number.isFinite(v.toDecide.outputs) ? v.toDecide.outputs : null, probability: v.toDecide.probability } } : {}),
       ...(v.sequential !== undefined ? { sequential: v.sequential } : {}),
+      ...(v.kind === 'verifier' && meta.stats?.checkCostUsd?.[v.k] !== undefined ? { costUsd: meta.stats.checkCostUsd[v.k] } : {}),
     })),
     inputs: summary.inputs.map((s) => ({
       i: s.i,

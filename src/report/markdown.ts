@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
+import { costSummary } from './cost.js';
 import { errorShareText, inputLabel, pct, stoppedText, toDecideText, verdictPasses, type ReportMeta } from './meta.js';
 import { sparkline, verdictLine } from './terminal.js';
 
@@ -79,6 +80,8 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
       L.push('');
     }
     L.push(`<sub>${st.samples} generations · ${st.retries} retries · ${st.generationErrors} generation errors · ${st.validatorErrors} validator errors · ${st.promptTokens} prompt / ${st.completionTokens} completion tokens${st.latencyMs.p50 !== null ? ` · latency p50 ${Math.round(st.latencyMs.p50)} ms, p95 ${Math.round(st.latencyMs.p95 ?? 0)} ms` : ''}</sub>`);
+    const cost = costSummary(st, s.validators);
+    if (cost) L.push('', `<sub>${cost}</sub>`);
   }
   return L.join('\n') + '\n';
 }

@@ -2,6 +2,7 @@ import stringWidth from 'string-width';
 import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { errorSummaryLines } from '../run/error-groups.js';
 import { errorSummaryOf } from '../run/stats.js';
+import { costSummary } from './cost.js';
 import { errorShareText, inputLabel, pct, stoppedText, toDecideText, verdictPasses, type ReportMeta } from './meta.js';
 
 /** The terminal summary printed after a run (and by `assay show`). Plain text; colour only when asked. */
@@ -91,6 +92,8 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   if (st) {
     const lat = st.latencyMs.p50 === null ? '–' : `p50 ${Math.round(st.latencyMs.p50)} ms, p95 ${Math.round(st.latencyMs.p95 ?? 0)} ms`;
     lines.push(`generations ${st.samples} · retries ${st.retries} · generation errors ${st.generationErrors} · validator errors ${st.validatorErrors} · ${st.promptTokens + st.completionTokens > 0 ? `tokens ${st.promptTokens} in / ${st.completionTokens} out · ` : ''}latency ${lat}`);
+    const cost = costSummary(st, s.validators);
+    if (cost) lines.push(cost);
     lines.push(...errorSummaryLines(errorSummaryOf(st), { top: 5 }));
   }
   lines.push('');

@@ -1,12 +1,17 @@
 import type { Experiment } from '../config/load.js';
 import type { Validator } from '../core/validator.js';
 import { verifierFromConfig } from '../judge/config.js';
+import type { CacheSettings } from '../providers/cache.js';
+import type { PriceTable } from '../providers/prices.js';
 import type { LimiterFactory } from './rate-limit.js';
 
-/** The experiment's validators followed by its verifiers: the K columns of the tensor, in order. */
-export function tensorColumns(x: Experiment, limiters?: LimiterFactory, env?: NodeJS.ProcessEnv): Validator[] {
+/**
+ * The experiment's validators followed by its verifiers: the K columns of the tensor, in order. A judgement's
+ * budget is the run's per-call limit unless the verifier sets its own; `models` prices (and caches) its calls.
+ */
+export function tensorColumns(x: Experiment, limiters?: LimiterFactory, env?: NodeJS.ProcessEnv, models: { prices?: PriceTable; cache?: CacheSettings } = {}): Validator[] {
   const verifiers = x.verifierConfigs.map((raw, i) => {
-    const v = verifierFromConfig(raw, { file: x.configPath, path: `verifiers[${i}]`, ...(limiters ? { limiters } : {}), ...(env ? { env } : {}) }) as Validator;
+    const v = verifierFromConfig(raw, { file: x.configPath, path: `verifiers[${i}]`, timeoutMs: x.timeoutMs, ...models, ...(limiters ? { limiters } : {}), ...(env ? { env } : {}) }) as Validator;
     // How its verdict treats errors, and the rate its sequential design plans for, are the run's business, not the judge's.
     return { ...v, ...(raw.maxErrorShare !== undefined ? { maxErrorShare: raw.maxErrorShare } : {}), ...(raw.expect !== undefined ? { expect: raw.expect } : {}) };
   });

@@ -6,4 +6,5 @@ export { summaryOptionsOf } from './options.js';
 export { createProgressView, type ProgressView } from './progress.js';
 export { executeSample, type SampleContext, type SampleOptions } from './sample.js';
 export { firstDecision, settledBy, type StopDecision, type StopRule } from './stop.js';
+export { maxCostRule, formatUsd } from './cost.js';
 export { SequentialStopRule } from './sequential.js';

@@ -15,8 +15,10 @@
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import type { InputValue } from '../core/validator.js';
+import type { ChatModel } from '../providers/chat-model.js';
 import type { Generation, GenerateOptions, SystemUnderTest } from '../providers/types.js';
 import { sleep } from './retry.js';
+import { decorateChatModel } from '../providers/decorate.js';
 
 export const rateLimitSchema = z
   .strictObject({
@@ -106,6 +108,16 @@ export function localLimiters(): LimiterFactory {
     if (!l) made.set(key, (l = new LocalCallLimiter(config)));
     return l;
   };
+}
+
+/** A chat model with its calls spaced by `limiter` (a ChatModel decorator): each call waits its turn and spends its tokens. */
+export function limitModel(model: ChatModel, limiter: CallLimiter): ChatModel {
+  return decorateChatModel(model, async (request, options) => {
+    await limiter.acquire(options.signal);
+    const r = await model.generate(request, options);
+    if (r.usage) await limiter.spend(r.usage.promptTokens + r.usage.completionTokens);
+    return r;
+  });
 }
 
 /** The system with its calls spaced by `limiter`: every attempt (a retry too) waits its turn and spends its tokens. */

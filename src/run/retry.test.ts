@@ -144,3 +144,44 @@ describe('sleep', () => {
     await expect(p).rejects.toMatchObject({ kind: 'aborted' });
   });
 });
+
+describe('callWithRetry: per-attempt deadlines within the caller\'s budget', () => {
+  it('a timed-out attempt is a retryable timeout; the next attempt gets a fresh deadline', async () => {
+    const seen: string[] = [];
+    const r = await callWithRetry(
+      (attempt, signal) =>
+        new Promise<string>((resolve, reject) => {
+          if (attempt === 2) return resolve('second');
+          // A callee that ignores its signal is still cut off by the race.
+          signal.addEventListener('abort', () => seen.push(String((signal.reason as ProviderError).kind)));
+          void reject;
+        }),
+      { retries: 2, baseMs: 1, maxMs: 1, attemptTimeoutMs: 50 },
+    );
+    expect(r).toBe('second');
+    expect(seen).toEqual(['timeout']);
+  });
+
+  it('the caller\'s signal ends everything, deadlines or not', async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new ProviderError('timeout', 'budget spent')), 120);
+    let attempts = 0;
+    const err = await callWithRetry(
+      (_n, signal) => {
+        attempts++;
+        return new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+      },
+      { retries: 100, baseMs: 1, maxMs: 1, attemptTimeoutMs: 50, signal: ac.signal },
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect(attempts).toBeGreaterThanOrEqual(2);
+    expect(attempts).toBeLessThan(5);
+  });
+
+  it('retries what the error says is retryable, nothing else', async () => {
+    let n = 0;
+    const notImplemented = new ProviderError('server', 'HTTP 501', { status: 501, isRetryable: false });
+    await expect(callWithRetry(async () => { n++; throw notImplemented; }, { retries: 3, baseMs: 1 })).rejects.toBe(notImplemented);
+    expect(n).toBe(1);
+  });
+});

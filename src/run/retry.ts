@@ -1,10 +1,13 @@
 import { ProviderError } from '../providers/types.js';
 
 /**
+ * The one place that retries model calls (the runner's generations, judges, SPADE's steps, embedders).
  * Retry with exponential backoff and "full jitter" (delay drawn uniformly from [0, min(max, base·2^n)]),
  * which spreads a burst of clients that were rate-limited together instead of having them retry in step.
- * Only transient ProviderErrors are retried (429, 5xx, timeouts, connection resets); a bad request, an
- * unreadable answer, any other exception, or a cancelled run is rethrown at once.
+ * Only ProviderErrors whose `isRetryable` says so are retried (429, 5xx, timeouts, connection resets: the
+ * decision is made where the error is made); a bad request, an unreadable answer, any other exception, or
+ * a cancelled run is rethrown at once. With `attemptTimeoutMs`, each attempt gets its own deadline inside
+ * the caller's budget (the signal): an attempt that runs out is a `timeout`, retried while the budget lasts.
  */
 
 export interface RetryInfo {
@@ -29,6 +32,8 @@ export interface RetryOptions {
   onRetry?: (info: RetryInfo) => void;
   /** Uniform [0, 1) source; pass a seeded one (see `seededRandom`) for reproducible tests. */
   random?: () => number;
+  /** Limit of one attempt in ms; the attempt's signal (fn's second argument) fires with a timeout ProviderError. */
+  attemptTimeoutMs?: number;
 }
 
 export const DEFAULT_RETRY = { retries: 4, baseMs: 500, maxMs: 30_000, maxRetryAfterMs: 120_000 } as const;
@@ -48,7 +53,7 @@ export function backoffDelay(attempt: number, error: ProviderError, opts: RetryO
 }
 
 export function isTransient(err: unknown): err is ProviderError {
-  return err instanceof ProviderError && err.transient;
+  return ProviderError.isInstance(err) && err.isRetryable;
 }
 
 /** Wait `ms`, or reject with the signal's reason as soon as it aborts. */
@@ -69,20 +74,50 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 function abortReason(signal: AbortSignal): ProviderError {
   const r: unknown = signal.reason;
-  return r instanceof ProviderError ? r : new ProviderError('aborted', 'the run was cancelled', { cause: r });
+  return ProviderError.isInstance(r) ? r : new ProviderError('aborted', 'the run was cancelled', { cause: r });
+}
+
+const NEVER = new AbortController().signal;
+
+/**
+ * One attempt with its own deadline: the signal handed to `fn` fires on the deadline (reason: a timeout
+ * ProviderError) or with the caller's signal; the race makes the deadline hold even for a callee that
+ * ignores its signal.
+ */
+async function withDeadline<T>(fn: (signal: AbortSignal) => Promise<T>, ms: number, outer: AbortSignal | undefined): Promise<T> {
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(new ProviderError('timeout', `no answer within ${ms} ms`)), ms);
+  const onOuter = () => ac.abort(outer!.reason);
+  if (outer?.aborted) onOuter();
+  else outer?.addEventListener('abort', onOuter, { once: true });
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(abortReason(ac.signal));
+    ac.signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([fn(ac.signal), aborted]);
+  } catch (err) {
+    throw ac.signal.aborted ? abortReason(ac.signal) : err;
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', onOuter);
+    if (onAbort) ac.signal.removeEventListener('abort', onAbort);
+    aborted.catch(() => undefined);
+  }
 }
 
 /**
  * Call `fn` until it succeeds, a non-transient error occurs, the run is aborted or the retries are used up.
- * `fn` receives the 1-based attempt number. The last error is rethrown unchanged.
+ * `fn` receives the 1-based attempt number and the attempt's signal. The last error is rethrown unchanged.
  */
-export async function callWithRetry<T>(fn: (attempt: number) => Promise<T>, opts: RetryOptions = {}): Promise<T> {
+export async function callWithRetry<T>(fn: (attempt: number, signal: AbortSignal) => Promise<T>, opts: RetryOptions = {}): Promise<T> {
   const retries = opts.retries ?? DEFAULT_RETRY.retries;
   const maxRetryAfterMs = opts.maxRetryAfterMs ?? DEFAULT_RETRY.maxRetryAfterMs;
   for (let attempt = 1; ; attempt++) {
     if (opts.signal?.aborted) throw abortReason(opts.signal);
     try {
-      return await fn(attempt);
+      return opts.attemptTimeoutMs !== undefined ? await withDeadline((signal) => fn(attempt, signal), opts.attemptTimeoutMs, opts.signal) : await fn(attempt, opts.signal ?? NEVER);
     } catch (err) {
       if (opts.signal?.aborted || !isTransient(err) || attempt > retries) throw err;
       if (err.retryAfterMs !== undefined && err.retryAfterMs > maxRetryAfterMs) throw err;

@@ -4,7 +4,7 @@ import type { Validator } from '../core/validator.js';
 import { UsageError } from '../errors.js';
 import { OpenAISystem } from '../providers/openai.js';
 import { MemoryStore } from '../store/memory.js';
-import { startMockOpenAI, type ChatRequestBody, type MockOpenAI, type MockReply } from '../testing/mock-openai.js';
+import { startMockOpenAI, type ChatRequestBody, type MockOpenAI, type MockReply } from '../mock/openai.js';
 import { runExperiment, type RunPlan } from './runner.js';
 
 let mock: MockOpenAI | undefined;

@@ -6,7 +6,7 @@
 import { Outcome, outcomeCode, type OutcomeCode } from '../core/outcome.js';
 import type { CheckResult, InputValue, Validator } from '../core/validator.js';
 import { ProviderError, type Generation, type SystemUnderTest, type TokenUsage } from '../providers/types.js';
-import type { SampleRecord } from '../store/types.js';
+import type { SampleCost, SampleRecord } from '../store/types.js';
 import { callWithRetry, type RetryOptions } from './retry.js';
 
 export type EvaluateFn = (v: Validator, output: string, input: InputValue, opts: { timeoutMs?: number; signal: AbortSignal }) => Promise<CheckResult>;
@@ -43,6 +43,27 @@ function sampleUsage(gen: Generation, results: (CheckResult | undefined)[]): { u
     completionTokens += r.usage!.completionTokens;
   }
   return { usage: { promptTokens, completionTokens } };
+}
+
+/**
+ * What one sample's calls cost: priced calls summed (generation and each check), calls that reported
+ * tokens without a price counted apart. A cached generation costs 0 and is priced.
+ */
+function sampleCost(gen: Generation, results: (CheckResult | undefined)[]): { cost?: SampleCost } {
+  let usd = 0;
+  let priced = false;
+  let unpriced = 0;
+  const add = (c: { costUsd?: number; usage?: unknown } | undefined) => {
+    if (c?.costUsd !== undefined) {
+      usd += c.costUsd;
+      priced = true;
+    } else if (c?.usage) unpriced++;
+  };
+  add(gen);
+  results.forEach(add);
+  if (!priced && unpriced === 0) return {};
+  const checks = results.map((r) => r?.costUsd);
+  return { cost: { usd, ...(checks.some((c) => c !== undefined) ? { checks } : {}), ...(unpriced ? { unpriced } : {}) } };
 }
 
 /**
@@ -99,6 +120,8 @@ export async function executeSample(ctx: SampleContext, input: InputValue, i: nu
     latencyMs: gen.latencyMs,
     attempts,
     ...sampleUsage(gen, results),
+    ...sampleCost(gen, results),
+    ...(gen.cached ? { cached: true } : {}),
   };
 }
 

@@ -16,6 +16,14 @@ export interface RunStats {
   retries: number;
   promptTokens: number;
   completionTokens: number;
+  /** USD of the priced calls (system and verifiers) at the configured prices; 0 when nothing was priced. */
+  costUsd: number;
+  /** Per column k: USD its checks spent (verifiers; 0 for rules). Present when any check was priced. */
+  checkCostUsd?: number[];
+  /** Calls that reported tokens but whose model has no price: their cost is not in costUsd. */
+  unpricedCalls: number;
+  /** Samples whose generation came from the response cache (no call made). */
+  cachedSamples: number;
   /** Generation latency (ms) over samples with an output. */
   latencyMs: { mean: number | null; p50: number | null; p95: number | null; max: number | null };
   /**
@@ -43,6 +51,10 @@ export class StatsAccumulator {
   private attempts = 0;
   private promptTokens = 0;
   private completionTokens = 0;
+  private costUsd = 0;
+  private checkCostUsd: number[] | undefined;
+  private unpricedCalls = 0;
+  private cachedSamples = 0;
   private latencies: number[] = [];
   private errors = new ErrorGrouper();
 
@@ -66,6 +78,22 @@ export class StatsAccumulator {
     }
     this.promptTokens += s.usage?.promptTokens ?? 0;
     this.completionTokens += s.usage?.completionTokens ?? 0;
+    if (s.cost) {
+      this.costUsd += s.cost.usd;
+      this.unpricedCalls += s.cost.unpriced ?? 0;
+      s.cost.checks?.forEach((c, k) => {
+        if (c === undefined) return;
+        this.checkCostUsd ??= [];
+        while (this.checkCostUsd.length <= k) this.checkCostUsd.push(0);
+        this.checkCostUsd[k] += c;
+      });
+    }
+    if (s.cached) this.cachedSamples++;
+  }
+
+  /** USD spent so far (stop rules read it). */
+  get spentUsd(): number {
+    return this.costUsd;
   }
 
   get count(): number {
@@ -93,6 +121,10 @@ export class StatsAccumulator {
       retries: this.attempts - this.samples,
       promptTokens: this.promptTokens,
       completionTokens: this.completionTokens,
+      costUsd: this.costUsd,
+      ...(this.checkCostUsd ? { checkCostUsd: [...this.checkCostUsd] } : {}),
+      unpricedCalls: this.unpricedCalls,
+      cachedSamples: this.cachedSamples,
       latencyMs: { mean, p50: q(0.5), p95: q(0.95), max: xs.length ? xs[xs.length - 1] : null },
       topErrors: errors.groups,
       distinctErrors: errors.distinct,

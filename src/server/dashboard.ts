@@ -2,12 +2,16 @@ import type { Context, Hono } from 'hono';
 import { esc, page } from '../report/html-layout.js';
 import { renderRunSections } from '../report/html-run.js';
 import { CELL_DETAIL_SCRIPT } from '../report/html-script.js';
+import { computeStats } from '../run/stats.js';
 import type { Store } from '../store/types.js';
 import { DashboardData, MAX_TREND_RUNS, RUNS_PAGE, TREND_RUNS, type RunPage } from './data.js';
 import { GROUNDING_SCRIPT, groundingBody } from './grounding-page.js';
 import { compareBody, defaultPair } from './compare-page.js';
 import { runsListBody, trendBody } from './pages.js';
 import type { PAdjust } from '../core/compare.js';
+
+/** Tokens, cost and cache figures read every sample of a run: shown on run pages up to this size. */
+const STATS_SAMPLES_LIMIT = 20_000;
 
 /** Everything inline; nothing may be fetched from another origin at view time. */
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
@@ -127,7 +131,8 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
     if (!loaded) return html(c, 'Not found', `<h1>No run with id “${esc(id)}”</h1><p><a href="/">All runs</a></p>`, undefined, 404);
     const enc = encodeURIComponent;
     const links = `<p><a href="/trend/${enc(loaded.run.name)}">Trend of ${esc(loaded.run.name)}</a> · <a href="/api/runs/${enc(id)}">JSON</a></p>`;
-    const body = renderRunSections(loaded.run, loaded.summary, loaded.tensor, { sampleBase: `/api/runs/${enc(id)}/samples`, links, ...(loaded.errors ? { errors: loaded.errors } : {}) });
+    const stats = loaded.run.N * loaded.run.M <= STATS_SAMPLES_LIMIT ? computeStats(await store.listSamples(id)) : undefined;
+    const body = renderRunSections(loaded.run, loaded.summary, loaded.tensor, { sampleBase: `/api/runs/${enc(id)}/samples`, links, ...(stats ? { stats } : {}), ...(loaded.errors ? { errors: loaded.errors } : {}) });
     const rendered = page({ title: `${loaded.run.name} · assay`, body, script: CELL_DETAIL_SCRIPT, nav: true });
     if (loaded.run.status !== 'running') {
       if (runPages.size >= 20) runPages.delete(runPages.keys().next().value!);

@@ -7,7 +7,7 @@ import { loadExperiment } from '../config/index.js';
 import { Outcome } from '../core/outcome.js';
 import { createSandbox } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
-import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../testing/mock-openai.js';
+import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../mock/openai.js';
 import { evaluateCandidates } from './evaluate.js';
 import { assertionReports, selectionToConfig } from './export.js';
 import { matrixToJson, readMatrix } from './io.js';

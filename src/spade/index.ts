@@ -6,7 +6,7 @@
 export { TAXONOMY, type AssertionForm, type CandidateAssertion, type EvaluationMatrix, type Label, type LabelledExample, type SubsumptionPair, type TaxonomyCategory } from './types.js';
 export { diffVersions, promptDeltas, type PromptDelta, type PromptVersion } from './deltas.js';
 export { gitVersions, parseVersions, readVersionsFile } from './versions.js';
-export { createSpadeLlm, type SpadeLlm, type SpadeLlmOptions } from './llm.js';
+export { createSpadeLlm, llmFromOptions, usageLine, type LlmChoice, type SpadeLlm, type SpadeLlmOptions, type SpadeUsage } from './llm.js';
 export { categoriseDelta, evaluateTaxonomy, type AnnotatedDelta, type CategorisedSentence, type TaxonomyAgreement } from './taxonomy.js';
 export { synthesizeCandidates, type Criterion, type SynthesisResult } from './synthesize.js';
 export { proposeSubsumptions } from './propose.js';

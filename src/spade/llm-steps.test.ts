@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
-import { startMockOpenAI, type ChatRequestBody, type MockOpenAI, type MockReply } from '../testing/mock-openai.js';
+import { startMockOpenAI, type ChatRequestBody, type MockOpenAI, type MockReply } from '../mock/openai.js';
 import { diffVersions, promptDeltas } from './deltas.js';
 import { createSpadeLlm, llmFromEnv } from './llm.js';
 import { proposeSubsumptions } from './propose.js';
@@ -75,7 +75,7 @@ describe('taxonomy', () => {
   it('llmFromEnv: null without an endpoint, a usage error without a model', () => {
     expect(llmFromEnv({}, {})).toBeNull();
     expect(() => llmFromEnv({ baseURL: 'http://127.0.0.1:1/v1' }, {})).toThrow(/--model/);
-    expect(llmFromEnv({ model: 'x' }, { OPENAI_API_KEY: 'k' })?.model).toBe('x');
+    expect(llmFromEnv({ model: 'x' }, { OPENAI_API_KEY: 'k' })?.model).toBe('openai:x');
   });
 });
 

@@ -1,32 +1,57 @@
 /**
- * The LLM behind SPADE's generative steps (taxonomy, criteria, assertions, subsumption proposals):
- * any OpenAI-compatible endpoint through the official `openai` client, asked for structured output
- * (a strict JSON schema derived from a zod schema) and checked against that schema on return.
+ * The LLM behind SPADE's generative steps (taxonomy, criteria, assertions, subsumption proposals): any
+ * ChatModel (openai, anthropic, google, bedrock, azure, mistral, ollama), asked for structured output (a
+ * JSON schema derived from a zod schema) and checked against that schema on return. Retries happen in
+ * callWithRetry, the one place; the tokens and cost of every call are added up in `usage`.
  */
-import OpenAI from 'openai';
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { chatModelFromConfig } from '../providers/chat-factory.js';
+import type { ChatModel, ChatRequest, ChatResponse } from '../providers/chat-model.js';
+import { OpenAIChatModel } from '../providers/openai.js';
+import { withPrices } from '../providers/prices.js';
+import { CHAT_PROVIDER_NAMES } from '../providers/schemas.js';
 import { ProviderError } from '../providers/types.js';
+import { callWithRetry, type RetryOptions } from '../run/retry.js';
 
 export interface SpadeLlmOptions {
-  model: string;
+  /** A ChatModel, or the model name of an OpenAI-compatible endpoint (with `baseURL`, `apiKey`). */
+  model: ChatModel | string;
   baseURL?: string;
   apiKey?: string;
   temperature?: number;
-  /** Per-call limit in ms (default 120 000). */
+  /** Limit of one attempt in ms (default 120 000). */
   timeoutMs?: number;
-  /** Retries of transient failures by the client (default 2). */
+  /** Further attempts after a transient failure (default 2). */
   maxRetries?: number;
+  /** Backoff of those retries. */
+  retry?: Omit<RetryOptions, 'signal' | 'attemptTimeoutMs' | 'retries'>;
+}
+
+/** What SPADE's calls spent: tokens, and USD where the model has a price. */
+export interface SpadeUsage {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+  /** Calls whose model has no price (tokens counted, cost not). */
+  unpricedCalls: number;
 }
 
 export interface SpadeLlm {
+  /** The model's id, e.g. "anthropic:claude-sonnet-4-5". */
   readonly model: string;
   /** Ask for a JSON object matching `schema`; throws ProviderError when the answer does not match. */
   json<T>(name: string, schema: z.ZodType<T>, system: string, user: string): Promise<T>;
   text(system: string, user: string): Promise<string>;
+  /** Added up over every call so far. */
+  readonly usage: SpadeUsage;
 }
 
-/** A strict-mode JSON schema for the response_format (OpenAI's strict mode wants no `$schema`). */
+/** A JSON schema for structured output (OpenAI's strict mode wants no `$schema`). */
 function responseSchema(schema: z.ZodType): Record<string, unknown> {
   const js = z.toJSONSchema(schema, { target: 'draft-7' }) as Record<string, unknown>;
   delete js.$schema;
@@ -45,49 +70,43 @@ function extractJson(text: string): unknown {
   }
 }
 
-function providerError(err: unknown, who: string): ProviderError {
-  if (err instanceof ProviderError) return err;
-  if (err instanceof OpenAI.APIError && err.status !== undefined) {
-    const s = err.status;
-    const kind = s === 429 ? 'rate_limit' : s >= 500 ? 'server' : 'client';
-    return new ProviderError(kind, `${who}: HTTP ${s} ${err.message}`, { status: s, cause: err });
-  }
-  if (err instanceof OpenAI.APIConnectionTimeoutError) return new ProviderError('timeout', `${who}: timed out`, { cause: err });
-  if (err instanceof OpenAI.APIConnectionError) return new ProviderError('connection', `${who}: ${err.message}`, { cause: err });
-  return new ProviderError('invalid_response', `${who}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
-}
-
 export function createSpadeLlm(opts: SpadeLlmOptions): SpadeLlm {
-  const client = new OpenAI({
-    baseURL: opts.baseURL,
-    apiKey: opts.apiKey ?? 'not-needed',
-    timeout: opts.timeoutMs ?? 120_000,
-    maxRetries: opts.maxRetries ?? 2,
-  });
-  const who = `spade llm ${opts.model}`;
-  const chat = async (system: string, user: string, responseFormat?: OpenAI.ChatCompletionCreateParams['response_format']) => {
-    try {
-      const r = await client.chat.completions.create({
-        model: opts.model,
-        messages: [
-          { role: 'system', content: system },
-          { role: 'user', content: user },
-        ],
-        ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
-        ...(responseFormat ? { response_format: responseFormat } : {}),
-      });
-      const content = r.choices?.[0]?.message?.content;
-      if (typeof content !== 'string') throw new ProviderError('invalid_response', `${who}: the answer has no text content`);
-      return content;
-    } catch (err) {
-      throw providerError(err, who);
-    }
+  const model = typeof opts.model === 'string' ? withPrices(new OpenAIChatModel({ model: opts.model, ...(opts.baseURL ? { baseURL: opts.baseURL } : {}), ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) })) : opts.model;
+  const who = `spade llm ${model.id}`;
+  const usage: SpadeUsage = { calls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, unpricedCalls: 0 };
+  const account = (r: ChatResponse) => {
+    usage.calls++;
+    usage.promptTokens += r.usage?.promptTokens ?? 0;
+    usage.completionTokens += r.usage?.completionTokens ?? 0;
+    if (r.costUsd !== undefined) usage.costUsd += r.costUsd;
+    else if (r.usage) usage.unpricedCalls++;
+  };
+  const chat = async (system: string, user: string, responseFormat?: ChatRequest['responseFormat']): Promise<string> => {
+    const request: ChatRequest = {
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+      ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
+      ...(responseFormat ? { responseFormat } : {}),
+    };
+    const r = await callWithRetry(
+      async (_attempt, signal) => {
+        const res = await model.generate(request, { signal });
+        account(res);
+        return res;
+      },
+      { retries: opts.maxRetries ?? 2, baseMs: 500, ...opts.retry, attemptTimeoutMs: opts.timeoutMs ?? 120_000 },
+    );
+    if (typeof r.text !== 'string' || (r.text === '' && !responseFormat)) throw new ProviderError('invalid_response', `${who}: the answer has no text content`);
+    return r.text;
   };
   return {
-    model: opts.model,
+    model: model.id,
+    usage,
     text: (system, user) => chat(system, user),
     async json<T>(name: string, schema: z.ZodType<T>, system: string, user: string): Promise<T> {
-      const content = await chat(system, user, { type: 'json_schema', json_schema: { name, strict: true, schema: responseSchema(schema) } });
+      const content = await chat(system, user, { type: 'json', name, schema: responseSchema(schema) });
       let data: unknown;
       try {
         data = extractJson(content);
@@ -104,10 +123,42 @@ export function createSpadeLlm(opts: SpadeLlmOptions): SpadeLlm {
   };
 }
 
+export interface LlmChoice {
+  /** A chat provider: openai (default), anthropic, google, bedrock, azure, mistral, ollama. */
+  provider?: string;
+  model?: string;
+  baseURL?: string;
+  /** A YAML or JSON file holding one provider object, as under `system:` (e.g. `anthropic: { model: … }`). */
+  config?: string;
+}
+
 /**
- * The LLM from command-line options and the environment: `--model`/ASSAY_SPADE_MODEL,
- * `--base-url`/OPENAI_BASE_URL, key in OPENAI_API_KEY. Null when none is configured.
+ * The LLM from command-line options and the environment: `--llm <file>` (a provider object, as under
+ * `system:`), or `--provider`/ASSAY_SPADE_PROVIDER with `--model`/ASSAY_SPADE_MODEL and `--base-url`;
+ * for openai, `--base-url`/OPENAI_BASE_URL and the key in OPENAI_API_KEY. Null when none is configured.
  */
+export async function llmFromOptions(o: LlmChoice, env: NodeJS.ProcessEnv = process.env): Promise<SpadeLlm | null> {
+  if (o.config) {
+    let raw: unknown;
+    try {
+      const text = await readFile(o.config, 'utf8');
+      raw = extname(o.config).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
+    } catch (err) {
+      throw new UsageError(`--llm: cannot read ${o.config}: ${(err as Error).message.split('\n')[0]}`, { file: o.config, path: '--llm' });
+    }
+    return createSpadeLlm({ model: chatModelFromConfig(raw, 'llm', { file: o.config, env }).model });
+  }
+  const provider = o.provider ?? env.ASSAY_SPADE_PROVIDER;
+  if (provider !== undefined && provider !== 'openai') {
+    if (!(CHAT_PROVIDER_NAMES as string[]).includes(provider)) throw new UsageError(`--provider: expected one of ${CHAT_PROVIDER_NAMES.join(', ')}, found ${JSON.stringify(provider)}`, { path: '--provider' });
+    const model = o.model ?? env.ASSAY_SPADE_MODEL;
+    if (!model) throw new UsageError(`--provider ${provider}: expected a model: pass --model <name> or set ASSAY_SPADE_MODEL`);
+    return createSpadeLlm({ model: chatModelFromConfig({ [provider]: { model, ...(o.baseURL ? { baseURL: o.baseURL } : {}) } }, '--provider', { env }).model });
+  }
+  return llmFromEnv(o, env);
+}
+
+/** The OpenAI-compatible LLM from `--model`/ASSAY_SPADE_MODEL, `--base-url`/OPENAI_BASE_URL and OPENAI_API_KEY. */
 export function llmFromEnv(o: { model?: string; baseURL?: string }, env: NodeJS.ProcessEnv = process.env): SpadeLlm | null {
   const baseURL = o.baseURL ?? env.OPENAI_BASE_URL;
   const apiKey = env.OPENAI_API_KEY;
@@ -117,5 +168,13 @@ export function llmFromEnv(o: { model?: string; baseURL?: string }, env: NodeJS.
   return createSpadeLlm({ model, baseURL, apiKey });
 }
 
+/** One line of what SPADE's LLM calls spent. */
+export function usageLine(llm: SpadeLlm): string {
+  const u = llm.usage;
+  const cost = u.costUsd > 0 ? `, $${u.costUsd < 0.0001 ? u.costUsd.toPrecision(2) : u.costUsd.toFixed(4)}` : '';
+  const unpriced = u.unpricedCalls ? ` (${u.unpricedCalls} calls of a model without a price)` : '';
+  return `LLM usage (${llm.model}): ${u.calls} calls, ${u.promptTokens} prompt / ${u.completionTokens} completion tokens${cost}${unpriced}`;
+}
+
 export const NO_LLM_MESSAGE =
-  'no LLM configured: set OPENAI_API_KEY (and optionally OPENAI_BASE_URL) or pass --base-url <url> for an OpenAI-compatible server, with --model <name> or ASSAY_SPADE_MODEL';
+  'no LLM configured: pass --llm <provider.yaml>, or --provider <name> --model <name> [--base-url <url>], or for an OpenAI-compatible server set OPENAI_API_KEY (and optionally OPENAI_BASE_URL) or pass --base-url <url>, with --model <name> or ASSAY_SPADE_MODEL';

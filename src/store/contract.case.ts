@@ -158,6 +158,8 @@ export function storeContract(name: string, make: () => Promise<Store>, persiste
         latencyMs: 812.25,
         attempts: 4,
         usage: { promptTokens: 120, completionTokens: 33 },
+        cost: { usd: 0.00125, checks: [undefined, 0.0004], unpriced: 1 },
+        cached: true,
         finishedAt: '2026-01-02T03:04:05.000Z',
       });
       await store.recordSample(run.id, s);
@@ -172,6 +174,8 @@ export function storeContract(name: string, make: () => Promise<Store>, persiste
       expect(got!.latencyMs).toBe(812.25);
       expect(got!.attempts).toBe(4);
       expect(got!.usage).toEqual({ promptTokens: 120, completionTokens: 33 });
+      expect(got!.cost).toEqual({ usd: 0.00125, checks: [undefined, 0.0004], unpriced: 1 });
+      expect(got!.cached).toBe(true);
       expect(got!.finishedAt).toBe('2026-01-02T03:04:05.000Z');
       expect(got!.outcomes).toEqual([E, F]);
       expect(await store.getSample(run.id, 0, 0)).toBeUndefined();
@@ -206,6 +210,29 @@ export function storeContract(name: string, make: () => Promise<Store>, persiste
       expect(await store.listRuns({ name: 'gamma' })).toEqual([]);
     });
 
+    it('leaves cost and cached out of a sample that had none', async () => {
+      const run = await store.createRun(newRun());
+      await store.recordSample(run.id, sample(0, 0, [P, P]));
+      const got = await store.getSample(run.id, 0, 0);
+      expect(got).not.toHaveProperty('cost');
+      expect(got).not.toHaveProperty('cached');
+    });
+
+    it('response cache: get, set (insert or replace), clear', async () => {
+      expect(await store.cache.get('k1')).toBeUndefined();
+      const before = Date.now();
+      await store.cache.set('k1', '{"text":"one"}');
+      await store.cache.set('k2', '{"text":"two"}');
+      const e = await store.cache.get('k1');
+      expect(e?.value).toBe('{"text":"one"}');
+      expect(Date.parse(e!.storedAt)).toBeGreaterThanOrEqual(before - 1000);
+      await store.cache.set('k1', '{"text":"uno"}');
+      expect((await store.cache.get('k1'))?.value).toBe('{"text":"uno"}');
+      expect(await store.cache.clear()).toBe(2);
+      expect(await store.cache.get('k2')).toBeUndefined();
+      expect(await store.cache.clear()).toBe(0);
+    });
+
     it('pages through runs with limit and offset, counts them, and searches names case-insensitively', async () => {
       const made: string[] = [];
       for (const name of ['Nightly-A', 'nightly-b', 'weekly', 'NIGHTLY-c', 'other']) {
@@ -225,6 +252,13 @@ export function storeContract(name: string, make: () => Promise<Store>, persiste
       // Text that would be a wildcard in LIKE is only text here.
       expect(await store.countRuns({ nameContains: '%' })).toBe(0);
       expect(await store.countRuns({ nameContains: '_' })).toBe(0);
+      // A run named by the start of its id.
+      const id = made[2];
+      expect((await store.listRuns({ idPrefix: id })).map((r) => r.id)).toEqual([id]);
+      expect((await store.listRuns({ idPrefix: id.slice(0, 9) })).map((r) => r.id)).toContain(id);
+      expect(await store.countRuns({ idPrefix: id.slice(0, 9) })).toBe(made.filter((m) => m.startsWith(id.slice(0, 9))).length);
+      expect(await store.listRuns({ idPrefix: 'zz' })).toEqual([]);
+      expect(await store.countRuns({ idPrefix: '%' })).toBe(0);
     });
 
     it('of several writes of one (i, j) at once, exactly one succeeds; the rest are DuplicateSampleErrors', async () => {

@@ -1,11 +1,27 @@
 import { ReliabilityTensor } from '../core/tensor.js';
-import type { GuardAttemptRecord, GuardCallRecord, NewRun, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
+import type { CacheEntry, GuardAttemptRecord, GuardCallRecord, NewRun, ResponseCache, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
 import { checkSample, checkShape, DuplicateSampleError, matchesRunFilter, newRunId, page, UnknownRunError } from './validate.js';
 
 /** In-process store (tests, library use without persistence). Same contract as the SQLite store. */
 export class MemoryStore implements Store {
   private runs = new Map<string, RunRecord>();
   private samples = new Map<string, Map<string, SampleRecord>>();
+  private entries = new Map<string, CacheEntry>();
+
+  readonly cache: ResponseCache = {
+    get: async (key) => {
+      const e = this.entries.get(key);
+      return e && { ...e };
+    },
+    set: async (key, value) => {
+      this.entries.set(key, { value, storedAt: new Date().toISOString() });
+    },
+    clear: async () => {
+      const n = this.entries.size;
+      this.entries.clear();
+      return n;
+    },
+  };
   private guardCalls = new Map<string, GuardCallRecord>();
   private guardAttempts = new Map<string, Map<number, GuardAttemptRecord>>();
 

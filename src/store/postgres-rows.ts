@@ -10,6 +10,7 @@ export const RUN_COLUMNS = ['id', 'name', 'status', 'created_at', 'system_id', '
 
 export const SAMPLE_COLUMNS = [
   'run_id', 'i', 'j', 'outcomes', 'output', 'generation_error', 'errors_json', 'reasons_json', 'latency_ms', 'attempts', 'prompt_tokens', 'completion_tokens', 'finished_at',
+  'cost_json', 'cached',
 ] as const;
 
 export interface PgRunRow extends Omit<RunRow, 'created_at' | 'finished_at'> {
@@ -18,8 +19,9 @@ export interface PgRunRow extends Omit<RunRow, 'created_at' | 'finished_at'> {
   status: RunStatus;
 }
 
-export interface PgSampleRow extends Omit<SampleRow, 'finished_at'> {
+export interface PgSampleRow extends Omit<SampleRow, 'finished_at' | 'cached'> {
   finished_at: Date;
+  cached?: boolean | null;
 }
 
 /** A string as the JSON text of a json column (null stays null). */
@@ -40,7 +42,7 @@ export function pgSampleValues(runId: string, s: SampleRecord): unknown[] {
   const p = sampleParams(runId, s);
   return [
     p.run_id, p.i, p.j, p.outcomes, textOf(s.output), textOf(s.generationError), p.errors_json, p.reasons_json, p.latency_ms, p.attempts,
-    p.prompt_tokens, p.completion_tokens, p.finished_at,
+    p.prompt_tokens, p.completion_tokens, p.finished_at, p.cost_json, s.cached ? true : null,
   ];
 }
 
@@ -50,5 +52,6 @@ export function toPgSample(r: PgSampleRow): SampleRecord {
     output: r.output === null ? null : (JSON.parse(r.output) as string),
     generation_error: r.generation_error === null ? null : (JSON.parse(r.generation_error) as string),
     finished_at: r.finished_at.toISOString(),
+    cached: r.cached ? 1 : null,
   });
 }

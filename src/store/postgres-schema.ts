@@ -83,6 +83,19 @@ CREATE TABLE guard_attempts (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'response cache; what each sample cost',
+    sql: `
+ALTER TABLE samples ADD COLUMN cost_json json;
+ALTER TABLE samples ADD COLUMN cached boolean;
+CREATE TABLE response_cache (
+  key text PRIMARY KEY,
+  value text NOT NULL,
+  stored_at timestamptz NOT NULL
+);
+`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

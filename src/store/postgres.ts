@@ -5,7 +5,7 @@ import { StoreError } from './errors.js';
 import { GUARD_ATTEMPT_COLUMNS, GUARD_CALL_COLUMNS, guardAttemptValues, guardCallValues, toGuardAttempt, toGuardCall, type GuardAttemptRow, type GuardCallRow } from './guard-rows.js';
 import { parsePostgresUrl, PG_MIGRATIONS, PG_SCHEMA_VERSION, type PostgresLocation } from './postgres-schema.js';
 import { pgRunValues, pgSampleValues, RUN_COLUMNS, SAMPLE_COLUMNS, textOf, toPgRun, toPgSample, type PgRunRow, type PgSampleRow } from './postgres-rows.js';
-import type { GuardAttemptRecord, GuardCallRecord, NewRun, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
+import type { CacheEntry, GuardAttemptRecord, GuardCallRecord, NewRun, ResponseCache, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
 import { checkSample, checkShape, DuplicateSampleError, newRunId, pageBounds, UnknownRunError } from './validate.js';
 
 export interface PostgresStoreOptions {
@@ -19,7 +19,7 @@ export interface PostgresStoreOptions {
 const JSON_OID = 114;
 const types = { getTypeParser: ((oid: number, format?: string) => (oid === JSON_OID ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser };
 
-/** Rows per INSERT of a group commit (13 parameters each; Postgres allows 65,535 per statement). */
+/** Rows per INSERT of a group commit (15 parameters each; Postgres allows 65,535 per statement). */
 const BATCH_ROWS = 500;
 
 interface PendingWrite {
@@ -240,6 +240,11 @@ export class PostgresStore implements Store {
       values.push(filter.name);
       clauses.push(`name = $${values.length}`);
     }
+    if (filter.idPrefix !== undefined) {
+      // starts_with, not LIKE (no wildcards to escape) nor a range (a linguistic collation does not sort ids bytewise).
+      values.push(filter.idPrefix);
+      clauses.push(`starts_with(id, $${values.length})`);
+    }
     if (filter.nameContains !== undefined) {
       values.push(filter.nameContains.toLowerCase());
       clauses.push(`strpos(lower(name), $${values.length}) > 0`);
@@ -310,6 +315,17 @@ export class PostgresStore implements Store {
     const { rows } = await this.q<GuardCallRow>(`SELECT * FROM guard_calls ORDER BY finished_at DESC, call_id DESC ${limit !== undefined ? `LIMIT ${limit}` : ''} OFFSET ${offset}`);
     return rows.map((r) => toGuardCall(r, jsonText));
   }
+
+  readonly cache: ResponseCache = {
+    get: async (key) => {
+      const { rows } = await this.q<{ value: string; stored_at: Date }>('SELECT value, stored_at FROM response_cache WHERE key = $1', [key]);
+      return rows[0] && ({ value: rows[0].value, storedAt: rows[0].stored_at.toISOString() } satisfies CacheEntry);
+    },
+    set: async (key, value) => {
+      await this.q('INSERT INTO response_cache (key, value, stored_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, stored_at = EXCLUDED.stored_at', [key, value, new Date().toISOString()]);
+    },
+    clear: async () => (await this.q('DELETE FROM response_cache')).rowCount ?? 0,
+  };
 
   async close(): Promise<void> {
     if (this.closed) return;

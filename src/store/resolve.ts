@@ -21,9 +21,11 @@ export async function resolveRunId(store: Store, ref: string, what = 'run id'): 
     if (!newest) throw new UsageError(`${what}: "latest" names the newest run, but the store has none (runs are stored by: assay run <config>)`, { path: what });
     return newest.id;
   }
-  const matches = (await store.listRuns()).filter((r) => r.id.startsWith(wanted));
+  // The store finds the few ids with this start (an index range), however many runs it holds.
+  const matches = await store.listRuns({ idPrefix: wanted, limit: SHOWN + 1 });
   if (matches.length === 1) return matches[0].id;
   if (matches.length === 0) throw new UsageError(`${what}: no run with id "${wanted}" (or an id starting so) in the store (list them with: assay runs)`, { path: what });
+  const count = matches.length > SHOWN ? await store.countRuns({ idPrefix: wanted }) : matches.length;
   const shown = matches.slice(0, SHOWN).map((r) => r.id).join(', ');
-  throw new UsageError(`${what}: "${wanted}" starts ${matches.length} run ids (${shown}${matches.length > SHOWN ? ', …' : ''}); give more of the id`, { path: what });
+  throw new UsageError(`${what}: "${wanted}" starts ${count} run ids (${shown}${count > SHOWN ? ', …' : ''}); give more of the id`, { path: what });
 }

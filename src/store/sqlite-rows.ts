@@ -1,5 +1,5 @@
 import type { OutcomeCode } from '../core/outcome.js';
-import type { RunRecord, RunStatus, SampleRecord } from './types.js';
+import type { RunRecord, RunStatus, SampleCost, SampleRecord } from './types.js';
 
 /** The SQLite store's tables and the mapping between their rows and the Store's records. */
 
@@ -93,9 +93,23 @@ CREATE INDEX runs_by_name ON runs (name, created_at, id);
 CREATE INDEX IF NOT EXISTS runs_by_created ON runs (created_at, id);
 `,
   },
+  {
+    version: 3,
+    name: 'response cache; what each sample cost',
+    sql: `
+ALTER TABLE samples ADD COLUMN cost_json TEXT;
+ALTER TABLE samples ADD COLUMN cached INTEGER;
+CREATE TABLE IF NOT EXISTS response_cache (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  stored_at TEXT NOT NULL
+) WITHOUT ROWID;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+
 
 export interface RunRow {
   id: string;
@@ -126,6 +140,9 @@ export interface SampleRow {
   prompt_tokens: number | null;
   completion_tokens: number | null;
   finished_at: string;
+  /** Absent in a version-1 store opened read-only. */
+  cost_json?: string | null;
+  cached?: number | null;
 }
 
 export function toRun(r: RunRow): RunRecord {
@@ -164,6 +181,11 @@ export function toSample(r: SampleRow): SampleRecord {
   if (r.prompt_tokens !== null || r.completion_tokens !== null) {
     s.usage = { promptTokens: r.prompt_tokens ?? 0, completionTokens: r.completion_tokens ?? 0 };
   }
+  if (r.cost_json !== null && r.cost_json !== undefined) {
+    const cost = JSON.parse(r.cost_json) as SampleCost & { checks?: (number | null | undefined)[] };
+    s.cost = cost.checks ? { ...cost, checks: cost.checks.map((c) => c ?? undefined) } : cost;
+  }
+  if (r.cached) s.cached = true;
   return s;
 }
 
@@ -183,5 +205,8 @@ export function sampleParams(runId: string, s: SampleRecord) {
     prompt_tokens: s.usage?.promptTokens ?? null,
     completion_tokens: s.usage?.completionTokens ?? null,
     finished_at: s.finishedAt ?? new Date().toISOString(),
+    // Holes in `checks` are written as null and read back as undefined, as with errors and reasons.
+    cost_json: s.cost ? JSON.stringify(s.cost.checks ? { ...s.cost, checks: s.cost.checks.map((c) => c ?? null) } : s.cost) : null,
+    cached: s.cached ? 1 : null,
   };
 }

@@ -18,6 +18,51 @@ storeContract('sqlite (file)', async () => openSqliteStore(freshPath()), { fresh
 storeContract('sqlite (:memory:)', async () => new SqliteStore(':memory:'));
 
 describe('SqliteStore persistence', () => {
+  it('persists runs and samples across close and reopen, and opens read-only', async () => {
+    const path = freshPath();
+    const s1 = openSqliteStore(path);
+    const run = await s1.createRun(newRun());
+    await s1.recordSample(run.id, sample(1, 1, [Outcome.PASS, Outcome.FAIL]));
+    await s1.close();
+
+    const ro = openSqliteStore(path, { readonly: true });
+    expect((await ro.getRun(run.id))!.name).toBe('exp');
+    expect((await ro.loadTensor(run.id)).get(1, 1, 1)).toBe(Outcome.FAIL);
+    await expect(ro.createRun(newRun())).rejects.toThrow(/readonly/i);
+    await ro.close();
+  });
+
+  it('keeps the response cache across close and reopen', async () => {
+    const path = freshPath();
+    const s1 = openSqliteStore(path);
+    await s1.cache.set('k', 'v');
+    await s1.close();
+    const s2 = openSqliteStore(path, { readonly: true });
+    expect((await s2.cache.get('k'))?.value).toBe('v');
+    await s2.close();
+  });
+
+  it('upgrades a schema-version-2 store in place: old samples read back, cost and the cache are stored', async () => {
+    const path = freshPath();
+    const s1 = openSqliteStore(path);
+    const run = await s1.createRun(newRun());
+    await s1.recordSample(run.id, sample(0, 0, [Outcome.PASS, Outcome.PASS]));
+    await s1.close();
+    // Make it a version-2 store: the columns and table added in version 3 did not exist.
+    const raw = new Database(path);
+    raw.exec(`ALTER TABLE samples DROP COLUMN cost_json; ALTER TABLE samples DROP COLUMN cached; DROP TABLE response_cache; UPDATE meta SET value = '2' WHERE key = 'schema_version'`);
+    raw.close();
+    const ro = openSqliteStore(path, { readonly: true });
+    expect((await ro.getSample(run.id, 0, 0))!.outcomes).toEqual([Outcome.PASS, Outcome.PASS]);
+    await ro.close();
+    const s2 = openSqliteStore(path);
+    await s2.recordSample(run.id, sample(1, 0, [Outcome.PASS, Outcome.FAIL], { cost: { usd: 0.5 }, cached: true }));
+    expect((await s2.getSample(run.id, 1, 0))!.cost).toEqual({ usd: 0.5 });
+    expect((await s2.getSample(run.id, 0, 0))!.cost).toBeUndefined();
+    await s2.cache.set('k', 'v');
+    await s2.close();
+  });
+
   it('refuses to open a missing file read-only, or a file that is not a store', async () => {
     expect(() => openSqliteStore(join(dir, 'missing.db'), { readonly: true })).toThrow(/cannot open/);
     const junk = join(dir, 'junk.db');

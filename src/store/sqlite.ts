@@ -5,7 +5,7 @@ import { ReliabilityTensor } from '../core/tensor.js';
 import { GUARD_ATTEMPT_COLUMNS, GUARD_CALL_COLUMNS, guardAttemptValues, guardCallValues, toGuardAttempt, toGuardCall, type GuardAttemptRow, type GuardCallRow } from './guard-rows.js';
 import { MIGRATIONS, SCHEMA_VERSION, sampleParams, toRun, toSample, type RunRow, type SampleRow } from './sqlite-rows.js';
 import { nativeModuleProblem } from './sqlite-native.js';
-import type { GuardAttemptRecord, GuardCallRecord, NewRun, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
+import type { CacheEntry, GuardAttemptRecord, GuardCallRecord, NewRun, ResponseCache, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
 import { checkSample, checkShape, DuplicateSampleError, newRunId, pageBounds, UnknownRunError } from './validate.js';
 
 /** Where runs live unless configured: `.assay/assay.db` under the working directory. */
@@ -95,16 +95,22 @@ export class SqliteStore implements Store {
       ),
       getRun: this.db.prepare(`SELECT * FROM runs WHERE id = ?`),
       setStatus: this.db.prepare(`UPDATE runs SET status = ?, finished_at = ? WHERE id = ?`),
-      insertSample: this.db.prepare(
-        `INSERT INTO samples (run_id, i, j, outcomes, output, generation_error, errors_json, reasons_json, latency_ms, attempts,
-                              prompt_tokens, completion_tokens, finished_at)
-         VALUES (@run_id, @i, @j, @outcomes, @output, @generation_error, @errors_json, @reasons_json, @latency_ms, @attempts,
-                 @prompt_tokens, @completion_tokens, @finished_at)`,
-      ),
       cells: this.db.prepare(`SELECT i, j, outcomes FROM samples WHERE run_id = ?`),
       getSample: this.db.prepare(`SELECT * FROM samples WHERE run_id = ? AND i = ? AND j = ?`),
       listSamples: this.db.prepare(`SELECT * FROM samples WHERE run_id = ? ORDER BY i, j`),
     };
+  }
+
+  private insertStmt?: Database.Statement;
+
+  // Prepared on first write: a read-only store of schema version 1 lacks the newer columns it names.
+  private get insertSample(): Database.Statement {
+    return (this.insertStmt ??= this.db.prepare(
+        `INSERT INTO samples (run_id, i, j, outcomes, output, generation_error, errors_json, reasons_json, latency_ms, attempts,
+                              prompt_tokens, completion_tokens, finished_at, cost_json, cached)
+         VALUES (@run_id, @i, @j, @outcomes, @output, @generation_error, @errors_json, @reasons_json, @latency_ms, @attempts,
+                 @prompt_tokens, @completion_tokens, @finished_at, @cost_json, @cached)`,
+      ));
   }
 
   // recordSample runs once per sample: keep each run's shape instead of re-reading and re-parsing its row.
@@ -189,7 +195,7 @@ export class SqliteStore implements Store {
       batch.forEach((w, n) => {
         try {
           // A failing statement is undone alone; the transaction and the batch's other samples go on.
-          this.stmts.insertSample.run(sampleParams(w.runId, w.sample));
+          this.insertSample.run(sampleParams(w.runId, w.sample));
         } catch (err) {
           errors[n] = (err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? new DuplicateSampleError(w.runId, w.sample.i, w.sample.j) : err;
         }
@@ -215,6 +221,11 @@ export class SqliteStore implements Store {
     if (filter.name !== undefined) {
       clauses.push('name = ?');
       params.push(filter.name);
+    }
+    if (filter.idPrefix !== undefined) {
+      // A range on the primary key (SQLite compares text bytewise): the index finds them, with no wildcards to escape.
+      clauses.push('id >= ? AND id < ?');
+      params.push(filter.idPrefix, `${filter.idPrefix}\uffff`);
     }
     if (filter.nameContains !== undefined) {
       // instr, not LIKE: the user's text has no wildcards. SQLite's lower() folds ASCII only, as JS would not: fold here.
@@ -261,6 +272,36 @@ export class SqliteStore implements Store {
     this.run(runId);
     return (this.stmts.listSamples.all(runId) as SampleRow[]).map(toSample);
   }
+
+  private cacheStmts?: { get: Database.Statement; set: Database.Statement; count: Database.Statement; clear: Database.Statement };
+
+  // Prepared on first use: a read-only store of schema version 1 has no cache table and never needs one.
+  private cacheStatements() {
+    return (this.cacheStmts ??= {
+      get: this.db.prepare(`SELECT value, stored_at FROM response_cache WHERE key = ?`),
+      set: this.db.prepare(`INSERT OR REPLACE INTO response_cache (key, value, stored_at) VALUES (?, ?, ?)`),
+      count: this.db.prepare(`SELECT count(*) AS n FROM response_cache`),
+      clear: this.db.prepare(`DELETE FROM response_cache`),
+    });
+  }
+
+  readonly cache: ResponseCache = {
+    get: async (key) => {
+      const row = this.cacheStatements().get.get(key) as { value: string; stored_at: string } | undefined;
+      return row && ({ value: row.value, storedAt: row.stored_at } satisfies CacheEntry);
+    },
+    set: async (key, value) => {
+      this.cacheStatements().set.run(key, value, new Date().toISOString());
+    },
+    clear: async () => {
+      const st = this.cacheStatements();
+      return this.db.transaction(() => {
+        const { n } = st.count.get() as { n: number };
+        st.clear.run();
+        return n;
+      })();
+    },
+  };
 
   // Prepared on first use: a read-only store from before the attempt log joined it has no guard tables.
   private upsertAttempt?: Database.Statement;

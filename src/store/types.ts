@@ -48,7 +48,39 @@ export interface SampleRecord {
   /** Provider calls made for this sample, including retried ones. */
   attempts: number;
   usage?: TokenUsage;
+  /** What this sample's calls cost at the configured prices (absent when no call was priced). */
+  cost?: SampleCost;
+  /** The generation was served from the response cache (no call was made). */
+  cached?: boolean;
   finishedAt?: string;
+}
+
+export interface SampleCost {
+  /** USD of every priced call of the sample: its generation and its checks. */
+  usd: number;
+  /** Per column k: USD its check spent (verifiers); undefined for columns that made no priced call. */
+  checks?: (number | undefined)[];
+  /** Calls that reported tokens but whose model has no price (not in `usd`). */
+  unpriced?: number;
+}
+
+/** One stored answer of the response cache. */
+export interface CacheEntry {
+  value: string;
+  /** ISO 8601; the cache's TTL is checked against it. */
+  storedAt: string;
+}
+
+/**
+ * The response cache kept with the runs (`--cache`). Deliberately small: keys are opaque hashes made by
+ * the model layer (src/providers/cache.ts), values opaque JSON text; TTL and key design live there.
+ */
+export interface ResponseCache {
+  get(key: string): Promise<CacheEntry | undefined>;
+  /** Insert or replace. */
+  set(key: string, value: string): Promise<void>;
+  /** Remove every entry; returns how many there were. */
+  clear(): Promise<number>;
 }
 
 /** Which runs to list: newest first (created_at, then id, descending); `limit`/`offset` page through them. */
@@ -57,6 +89,8 @@ export interface RunFilter {
   name?: string;
   /** Names containing this text, case-insensitively (the dashboard's search box). */
   nameContains?: string;
+  /** Ids starting with this text (a run named by the start of its id). */
+  idPrefix?: string;
   limit?: number;
   /** Skip this many of the matching runs (pagination). */
   offset?: number;
@@ -120,6 +154,8 @@ export interface Store {
   getSample(runId: string, i: number, j: number): Promise<SampleRecord | undefined>;
   /** All stored samples of a run, ordered by (i, j). */
   listSamples(runId: string): Promise<SampleRecord[]>;
+  /** The response cache, shared by every run of the store. */
+  readonly cache: ResponseCache;
   /** The guard's attempt log: an attempt is written when it ends; writing (callId, n) again replaces it. */
   recordGuardAttempt(attempt: GuardAttemptRecord): Promise<void>;
   /** How a guarded call ended; writing a callId again replaces it. */

@@ -28,6 +28,7 @@ export { DuplicateSampleError, UnknownRunError } from './errors.js';
 export function matchesRunFilter(r: { name: string }, f: RunFilter): boolean {
   if (f.name !== undefined && r.name !== f.name) return false;
   if (f.nameContains !== undefined && !r.name.toLowerCase().includes(f.nameContains.toLowerCase())) return false;
+  if (f.idPrefix !== undefined && !(r as { id?: string }).id?.startsWith(f.idPrefix)) return false;
   return true;
 }
 

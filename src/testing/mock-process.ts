@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startMockOpenAI } from './mock-openai.js';
+import { startMockOpenAI } from '../mock/openai.js';
 
 /**
  * The mock OpenAI-compatible server in a process of its own, recording when each chat request arrived: for

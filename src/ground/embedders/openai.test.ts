@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../providers/types.js';
-import { startMockOpenAI, type MockOpenAI } from '../../testing/mock-openai.js';
+import { startMockOpenAI, type MockOpenAI } from '../../mock/openai.js';
 import { embedderContract } from './contract.case.js';
 import { createOpenAIEmbedder } from './openai.js';
 

@@ -1,12 +1,15 @@
-import OpenAI from 'openai';
+import type { EmbeddingModel } from '../../providers/embedding-model.js';
+import { OpenAIEmbeddingModel } from '../../providers/embeddings.js';
 import { ProviderError } from '../../providers/types.js';
+import { callWithRetry, type RetryOptions } from '../../run/retry.js';
 import { countWordTokens } from '../text.js';
 import type { SupportThresholds } from '../types.js';
 import { normalizeRows, type EmbedderSpec, type KbEmbedder } from './spec.js';
 
 /**
- * Any OpenAI-compatible POST /v1/embeddings endpoint (OpenAI, Ollama, vLLM, TEI) through the official
- * `openai` client, in batches. Rows are L2-normalised here, since not every server normalises.
+ * A knowledge-base embedder over an EmbeddingModel (src/providers): any OpenAI-compatible POST /embeddings
+ * endpoint (OpenAI, Ollama's /v1, vLLM, TEI) by default. Texts go in batches; transient failures are
+ * retried in callWithRetry, the one place; rows are L2-normalised here, since not every server normalises.
  */
 
 export interface OpenAIEmbedderOptions {
@@ -18,30 +21,31 @@ export interface OpenAIEmbedderOptions {
   /** Texts per request (default 96). */
   batchSize?: number;
   thresholds?: SupportThresholds;
+  /** Limit of one request in ms (default 30 000). */
   timeoutMs?: number;
+  /** Backoff of transient failures (default 2 retries). */
+  retry?: Omit<RetryOptions, 'signal' | 'attemptTimeoutMs'>;
   /** Token counter for chunking (the remote tokenizer is not reachable); default: word-level tokens. */
   countTokens?: (text: string) => number;
+  /** Another EmbeddingModel instead of the OpenAI-compatible endpoint (its id is recorded in the KB). */
+  embeddingModel?: EmbeddingModel;
 }
 
 /** The design's thresholds; calibrate per model with `assay calibrate`. */
 export const OPENAI_DEFAULT_THRESHOLDS: SupportThresholds = { strong: 0.75, weak: 0.5 };
 
-function toProviderError(err: unknown): ProviderError {
-  if (err instanceof ProviderError) return err;
-  if (err instanceof OpenAI.APIError) {
-    const status = err.status;
-    if (status === 429) return new ProviderError('rate_limit', err.message, { status, cause: err });
-    if (status !== undefined && status >= 500) return new ProviderError('server', err.message, { status, cause: err });
-    if (err instanceof OpenAI.APIConnectionTimeoutError) return new ProviderError('timeout', err.message, { cause: err });
-    if (err instanceof OpenAI.APIConnectionError) return new ProviderError('connection', err.message, { cause: err });
-    return new ProviderError('client', err.message, { status, cause: err });
-  }
-  return new ProviderError('invalid_response', err instanceof Error ? err.message : String(err), { cause: err });
+function modelOf(o: OpenAIEmbedderOptions): EmbeddingModel {
+  return o.embeddingModel ?? new OpenAIEmbeddingModel({ model: o.model, ...(o.baseURL ? { baseURL: o.baseURL } : {}), ...(o.apiKey ? { apiKey: o.apiKey } : {}), maxBatchSize: o.batchSize ?? 96 });
+}
+
+async function embedBatch(model: EmbeddingModel, texts: string[], o: OpenAIEmbedderOptions): Promise<number[][]> {
+  const r = await callWithRetry((_attempt, signal) => model.embed(texts, { signal }), { retries: 2, baseMs: 500, ...o.retry, attemptTimeoutMs: o.timeoutMs ?? 30_000 });
+  return r.embeddings;
 }
 
 export class OpenAIEmbedder implements KbEmbedder {
   readonly thresholds: SupportThresholds;
-  private readonly client: OpenAI;
+  private readonly model: EmbeddingModel;
   private readonly batchSize: number;
   private readonly counter: (text: string) => number;
 
@@ -49,14 +53,14 @@ export class OpenAIEmbedder implements KbEmbedder {
     private readonly options: OpenAIEmbedderOptions,
     readonly dimension: number,
   ) {
-    this.client = new OpenAI({ apiKey: options.apiKey ?? 'none', baseURL: options.baseURL, maxRetries: 2, timeout: options.timeoutMs ?? 30_000 });
-    this.batchSize = options.batchSize ?? 96;
+    this.model = modelOf(options);
+    this.batchSize = Math.min(options.batchSize ?? 96, this.model.maxBatchSize);
     this.thresholds = options.thresholds ?? OPENAI_DEFAULT_THRESHOLDS;
     this.counter = options.countTokens ?? countWordTokens;
   }
 
   get id(): string {
-    return `openai:${this.options.model}`;
+    return this.model.id;
   }
 
   spec(): EmbedderSpec {
@@ -72,7 +76,7 @@ export class OpenAIEmbedder implements KbEmbedder {
     const out = new Float32Array(texts.length * d);
     for (let i = 0; i < texts.length; i += this.batchSize) {
       const batch = texts.slice(i, i + this.batchSize).map((t) => (t === '' ? ' ' : t));
-      const rows = await rawEmbed(this.client, this.options.model, batch);
+      const rows = await embedBatch(this.model, batch, this.options);
       rows.forEach((row, j) => {
         if (row.length !== d) throw new ProviderError('invalid_response', `embedding of dimension ${row.length}, expected ${d}`);
         out.set(row, (i + j) * d);
@@ -82,31 +86,8 @@ export class OpenAIEmbedder implements KbEmbedder {
   }
 }
 
-async function rawEmbed(client: OpenAI, model: string, input: string[]): Promise<number[][]> {
-  let res;
-  try {
-    res = await client.embeddings.create({ model, input, encoding_format: 'float' });
-  } catch (err) {
-    throw toProviderError(err);
-  }
-  const data = res?.data;
-  if (!Array.isArray(data) || data.length !== input.length) {
-    throw new ProviderError('invalid_response', `embeddings response has ${Array.isArray(data) ? data.length : 'no'} rows for ${input.length} inputs`);
-  }
-  const rows: number[][] = new Array(input.length);
-  for (const item of data) {
-    const e = item?.embedding as unknown;
-    if (!Array.isArray(e) || !e.every((x) => typeof x === 'number' && Number.isFinite(x))) throw new ProviderError('invalid_response', 'embedding is not an array of finite numbers');
-    rows[item.index ?? rows.indexOf(undefined as never)] = e;
-  }
-  return rows;
-}
-
 export async function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Promise<OpenAIEmbedder> {
   let dimension = options.dimension;
-  if (dimension === undefined) {
-    const client = new OpenAI({ apiKey: options.apiKey ?? 'none', baseURL: options.baseURL, maxRetries: 2, timeout: options.timeoutMs ?? 30_000 });
-    dimension = (await rawEmbed(client, options.model, ['dimension probe']))[0].length;
-  }
+  if (dimension === undefined) dimension = (await embedBatch(modelOf(options), ['dimension probe'], options))[0].length;
   return new OpenAIEmbedder(options, dimension);
 }

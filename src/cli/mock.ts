@@ -1,0 +1,83 @@
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { MOCK_DIALECTS, startMock, type MockProvider } from '../mock/index.js';
+import { loadMockRules, mockResponder } from '../mock/rules.js';
+
+interface MockFlags {
+  port: string;
+  host: string;
+  provider: string;
+  rules?: string;
+  latency: string;
+  errorRate: string;
+  errorStatus: string;
+  seed: string;
+  apiKey?: string;
+}
+
+function numberFlag(flag: string, value: string, check: (n: number) => boolean, expected: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || !check(n)) throw new UsageError(`${flag}: expected ${expected}, found ${JSON.stringify(value)}`, { path: flag });
+  return n;
+}
+
+/**
+ * `assay mock`: a local mock LLM server (OpenAI-compatible by default) to try configs offline. Answers from
+ * a rules file (YAML or JSONL: match → reply), else echoes the last user message; a client asking for JSON
+ * with a schema gets the smallest object of it (so verifiers run too). Runs until Ctrl-C.
+ */
+export function register(program: Command): void {
+  program
+    .command('mock')
+    .description('Start a local mock LLM server (OpenAI-compatible by default) to try configs offline')
+    .option('--port <n>', 'port to listen on (0: any free port)', '8080')
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--provider <name>', `wire format: ${Object.keys(MOCK_DIALECTS).join(', ')}`, 'openai')
+    .option('--rules <file>', 'answers: a YAML list or JSONL of { match | regex, model?, reply | status, delayMs? }; default: echo')
+    .option('--latency <ms>', 'added to every answer', '0')
+    .option('--error-rate <x>', 'share of requests answered with --error-status instead (0–1)', '0')
+    .option('--error-status <code>', 'the status of those errors', '503')
+    .option('--seed <n>', 'seed of the error draws', '1')
+    .option('--api-key <key>', 'require this key, sent the way the provider expects')
+    .action(async (flags: MockFlags) => {
+      if (!(flags.provider in MOCK_DIALECTS)) throw new UsageError(`--provider: expected one of ${Object.keys(MOCK_DIALECTS).join(', ')}, found ${JSON.stringify(flags.provider)}`, { path: '--provider' });
+      const port = numberFlag('--port', flags.port, (n) => Number.isInteger(n) && n >= 0 && n < 65536, 'a port number from 0 to 65535');
+      const latencyMs = numberFlag('--latency', flags.latency, (n) => n >= 0, 'a number of milliseconds ≥ 0');
+      const errorRate = numberFlag('--error-rate', flags.errorRate, (n) => n >= 0 && n <= 1, 'a share between 0 and 1');
+      const errorStatus = numberFlag('--error-status', flags.errorStatus, (n) => Number.isInteger(n) && n >= 400 && n <= 599, 'an HTTP error status from 400 to 599');
+      const seed = numberFlag('--seed', flags.seed, Number.isInteger, 'an integer');
+      const rules = flags.rules !== undefined ? loadMockRules(flags.rules) : [];
+      let server;
+      try {
+        server = await startMock(flags.provider as MockProvider, {
+          port,
+          host: flags.host,
+          chat: mockResponder({ rules, latencyMs, errorRate, errorStatus, seed }),
+          ...(flags.apiKey !== undefined ? { apiKey: flags.apiKey } : {}),
+        });
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+          throw new UsageError(`--port: cannot listen on ${flags.host}:${port} (${String(code)}); choose another with --port, or 0 for any free port`, { path: '--port' });
+        }
+        throw err;
+      }
+      const how = rules.length ? `${rules.length} rule${rules.length === 1 ? '' : 's'} from ${flags.rules}, else echo` : 'echo';
+      process.stdout.write(
+        `assay mock: ${flags.provider} mock server at ${server.baseURL} (${how}; latency ${latencyMs} ms${errorRate ? `; ${errorRate * 100}% errors ${errorStatus}` : ''})\n` +
+          `  use it as   system: { ${flags.provider}: { model: mock, baseURL: "${server.baseURL}" } }\n` +
+          '  Ctrl-C stops it.\n',
+      );
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      await server.close();
+      process.stdout.write(`assay mock: stopped after ${server.requests.length} requests\n`);
+    });
+}

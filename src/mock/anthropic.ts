@@ -1,0 +1,74 @@
+import { contentText, startMockServer, toolInput, type Dialect } from './server.js';
+import type { MockServer, MockServerOptions } from './types.js';
+
+/**
+ * Anthropic's Messages API (POST /v1/messages): `system` apart from `messages`, content blocks, the key in
+ * `x-api-key`, a required `max_tokens`, tool_use blocks, and errors as { type: "error", error: { type, message } }.
+ */
+
+interface MessagesBody {
+  model?: string;
+  system?: string | { type: string; text?: string }[];
+  messages?: { role: string; content: unknown }[];
+  max_tokens?: number;
+  temperature?: number;
+  tools?: { name: string; input_schema?: unknown }[];
+  tool_choice?: { type: string; name?: string };
+  output_config?: { format?: { type?: string; schema?: unknown } };
+}
+
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  529: 'overloaded_error',
+};
+
+export const anthropicDialect: Dialect = {
+  name: 'anthropic',
+  basePath: '/v1',
+  route: (method, path) => (method === 'POST' && path === '/v1/messages' ? 'chat' : undefined),
+  chatView: (raw) => {
+    const b = raw as MessagesBody;
+    if (!b || !Array.isArray(b.messages)) throw new Error('messages: Field required');
+    if (typeof b.max_tokens !== 'number') throw new Error('max_tokens: Field required');
+    const tools = (b.tools ?? []).map((t) => t.name);
+    const forcedTool = b.tool_choice?.type === 'tool' ? b.tool_choice.name : b.tool_choice?.type === 'any' && tools.length === 1 ? tools[0] : undefined;
+    const format = b.output_config?.format;
+    const forcedSchema = forcedTool !== undefined ? b.tools?.find((t) => t.name === forcedTool)?.input_schema : undefined;
+    const system = typeof b.system === 'string' ? b.system : Array.isArray(b.system) ? b.system.map((p) => p.text ?? '').join('\n') : undefined;
+    return {
+      model: String(b.model ?? ''),
+      ...(system ? { system } : {}),
+      messages: b.messages.map((m) => ({ role: m.role, content: contentText(m.content) })),
+      ...(typeof b.temperature === 'number' ? { temperature: b.temperature } : {}),
+      maxTokens: b.max_tokens,
+      json: format?.type === 'json_schema' || forcedTool !== undefined,
+      ...(format?.schema !== undefined ? { schema: format.schema } : forcedSchema !== undefined ? { schema: forcedSchema } : {}),
+      tools,
+      ...(forcedTool !== undefined ? { forcedTool } : {}),
+    };
+  },
+  chatBody: (a, view, n, usage) => {
+    const call = a.toolCall ? { name: a.toolCall.name, input: toolInput(a.toolCall.arguments) } : view.forcedTool !== undefined ? { name: view.forcedTool, input: toolInput(a.content) } : undefined;
+    return {
+      id: `msg_mock_${n}`,
+      type: 'message',
+      role: 'assistant',
+      model: view.model,
+      content: call ? [{ type: 'tool_use', id: `toolu_mock_${n}`, name: call.name, input: call.input }] : [{ type: 'text', text: a.content }],
+      stop_reason: a.finishReason ?? (call ? 'tool_use' : 'end_turn'),
+      stop_sequence: null,
+      usage: { input_tokens: usage.prompt, output_tokens: usage.completion },
+    };
+  },
+  errorBody: (status, message) => ({ body: { type: 'error', error: { type: ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), message } } }),
+  authorized: (req, key) => req.headers['x-api-key'] === key,
+};
+
+export function startMockAnthropic(options: MockServerOptions = {}): Promise<MockServer> {
+  return startMockServer(anthropicDialect, options);
+}

@@ -1,0 +1,76 @@
+import { startMockServer, toolInput, type Dialect } from './server.js';
+import type { MockServer, MockServerOptions } from './types.js';
+
+/**
+ * Amazon Bedrock's Converse API (POST /model/{modelId}/converse): `messages` of content blocks, `system`
+ * blocks, `inferenceConfig`, `toolConfig`; requests signed with AWS Signature V4 (or a bearer API key);
+ * errors as { message } with the exception's name in `x-amzn-errortype`.
+ */
+
+interface ConverseBody {
+  messages?: { role: string; content?: { text?: string }[] }[];
+  system?: { text?: string }[];
+  inferenceConfig?: { maxTokens?: number; temperature?: number };
+  toolConfig?: { tools?: { toolSpec?: { name: string; inputSchema?: { json?: unknown } } }[]; toolChoice?: { tool?: { name: string }; any?: object; auto?: object } };
+}
+
+const ROUTE = /^\/model\/([^/]+)\/converse$/;
+const EXCEPTION: Record<number, string> = {
+  400: 'ValidationException',
+  403: 'AccessDeniedException',
+  404: 'ResourceNotFoundException',
+  408: 'ModelTimeoutException',
+  429: 'ThrottlingException',
+  500: 'InternalServerException',
+  503: 'ServiceUnavailableException',
+};
+const text = (blocks: { text?: string }[] | undefined) => (blocks ?? []).map((p) => p.text ?? '').join('');
+
+export const bedrockDialect: Dialect = {
+  name: 'bedrock',
+  basePath: '',
+  route: (method, path) => (method === 'POST' && ROUTE.test(path) ? 'chat' : undefined),
+  chatView: (raw, path) => {
+    const b = raw as ConverseBody;
+    if (!b || !Array.isArray(b.messages)) throw new Error('messages: required');
+    const specs = (b.toolConfig?.tools ?? []).flatMap((t) => (t.toolSpec ? [t.toolSpec] : []));
+    const tools = specs.map((t) => t.name);
+    const choice = b.toolConfig?.toolChoice;
+    const forcedTool = choice?.tool?.name ?? (choice?.any && tools.length === 1 ? tools[0] : undefined);
+    const system = b.system ? text(b.system) : undefined;
+    const schema = forcedTool !== undefined ? specs.find((t) => t.name === forcedTool)?.inputSchema?.json : undefined;
+    return {
+      model: decodeURIComponent(ROUTE.exec(path)![1]),
+      ...(system ? { system } : {}),
+      messages: b.messages.map((m) => ({ role: m.role, content: text(m.content) })),
+      ...(typeof b.inferenceConfig?.temperature === 'number' ? { temperature: b.inferenceConfig.temperature } : {}),
+      ...(typeof b.inferenceConfig?.maxTokens === 'number' ? { maxTokens: b.inferenceConfig.maxTokens } : {}),
+      json: forcedTool !== undefined,
+      ...(schema !== undefined ? { schema } : {}),
+      tools,
+      ...(forcedTool !== undefined ? { forcedTool } : {}),
+    };
+  },
+  chatBody: (a, view, n, usage) => {
+    const call = a.toolCall ? { name: a.toolCall.name, input: toolInput(a.toolCall.arguments) } : view.forcedTool !== undefined ? { name: view.forcedTool, input: toolInput(a.content) } : undefined;
+    return {
+      output: { message: { role: 'assistant', content: [call ? { toolUse: { toolUseId: `tooluse_mock_${n}`, ...call } } : { text: a.content }] } },
+      stopReason: a.finishReason ?? (call ? 'tool_use' : 'end_turn'),
+      usage: { inputTokens: usage.prompt, outputTokens: usage.completion, totalTokens: usage.prompt + usage.completion },
+      metrics: { latencyMs: 1 },
+    };
+  },
+  errorBody: (status, message) => {
+    const name = EXCEPTION[status] ?? (status >= 500 ? 'InternalServerException' : 'ValidationException');
+    return { body: { message }, headers: { 'x-amzn-errortype': `${name}:http://internal.amazon.com/coral/com.amazon.bedrock/` } };
+  },
+  // A signed request names the access key in its credential scope; a Bedrock API key is a bearer token.
+  authorized: (req, key) => {
+    const auth = req.headers.authorization ?? '';
+    return auth === `Bearer ${key}` || (auth.startsWith('AWS4-HMAC-SHA256 ') && auth.includes(`Credential=${key}/`));
+  },
+};
+
+export function startMockBedrock(options: MockServerOptions = {}): Promise<MockServer> {
+  return startMockServer(bedrockDialect, options);
+}

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import type { InputValue } from '../core/validator.js';
+import type { ResponseCache } from '../store/types.js';
+import type { ChatCallOptions, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
+import type { GenerateOptions, Generation, SystemUnderTest } from './types.js';
+import { decorateChatModel } from './decorate.js';
+
+/**
+ * The response cache (`--cache`, `cache: true`): answers kept in the run's store, keyed by provider, model,
+ * endpoint, request and sample index j, so a second identical run makes no calls and rebuilds the same
+ * tensor while the M samples of one input stay M independent draws (sample j is cached apart from j′).
+ * Only answers are kept, never errors. A cached answer is marked `cached` and costs nothing (no tokens,
+ * no USD): usage and cost count calls actually made.
+ */
+export interface CacheSettings {
+  store: ResponseCache;
+  /** Entries older than this are ignored and replaced; default: no limit. */
+  ttlMs?: number;
+  /** Clock for TTL checks (tests). */
+  now?: () => number;
+}
+
+/** Canonical JSON: object keys sorted, so equal requests give equal keys whatever their key order. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+export function cacheKey(parts: unknown): string {
+  return createHash('sha256').update(canonicalJson(parts)).digest('hex');
+}
+
+async function lookup(s: CacheSettings, key: string): Promise<unknown> {
+  const hit = await s.store.get(key);
+  if (!hit) return undefined;
+  if (s.ttlMs !== undefined && (s.now ?? Date.now)() - Date.parse(hit.storedAt) > s.ttlMs) return undefined;
+  try {
+    return JSON.parse(hit.value) as unknown;
+  } catch {
+    return undefined; // a damaged entry is a miss; the next answer replaces it
+  }
+}
+
+/** A ChatModel whose answers are served from, and saved to, the cache. */
+export function withResponseCache(model: ChatModel, settings: CacheSettings): ChatModel {
+  return decorateChatModel(model, async (request: ChatRequest, options: ChatCallOptions): Promise<ChatResponse> => {
+    const key = cacheKey({ v: 1, provider: model.provider, model: model.modelId, baseURL: model.baseURL ?? null, request: options.cacheKey ?? request, j: options.sample ?? 0 });
+    const hit = (await lookup(settings, key)) as Pick<ChatResponse, 'text' | 'toolCalls' | 'finishReason'> | undefined;
+    if (hit && typeof hit.text === 'string') {
+      return { text: hit.text, ...(hit.toolCalls ? { toolCalls: hit.toolCalls } : {}), ...(hit.finishReason ? { finishReason: hit.finishReason } : {}), latencyMs: 0, costUsd: 0, cached: true };
+    }
+    const r = await model.generate(request, options);
+    await settings.store.set(key, JSON.stringify({ text: r.text, toolCalls: r.toolCalls, finishReason: r.finishReason }));
+    return r;
+  });
+}
+
+/**
+ * A system under test that is not a chat model (http, command) behind the same cache: keyed by its
+ * resolved config (`identity`), the input and sample index j.
+ */
+export function withSystemCache(system: SystemUnderTest, identity: unknown, settings: CacheSettings): SystemUnderTest {
+  return {
+    id: system.id,
+    async generate(input: InputValue, options: GenerateOptions): Promise<Generation> {
+      const key = cacheKey({ v: 1, system: identity, input, j: options.sample });
+      const hit = (await lookup(settings, key)) as { text?: unknown } | undefined;
+      if (hit && typeof hit.text === 'string') return { text: hit.text, latencyMs: 0, costUsd: 0, cached: true };
+      const g = await system.generate(input, options);
+      await settings.store.set(key, JSON.stringify({ text: g.text }));
+      return g;
+    },
+    ...(system.close ? { close: () => system.close!() } : {}),
+  };
+}
