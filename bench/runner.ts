@@ -49,7 +49,11 @@ if (values.serve) {
   process.send!({ baseURL: mock.baseURL });
   process.on('message', async () => {
     const cpu = process.cpuUsage();
-    process.send!({ maxInFlight: mock.maxInFlight, requests: mock.requests.filter((r) => (r.body as { model?: string }).model === 'bench').length, cpuS: (cpu.user + cpu.system) / 1e6 });
+    process.send!({
+      maxInFlight: mock.maxInFlight,
+      requests: mock.requests.filter((r) => (r.body as { model?: string }).model === 'bench').length,
+      cpuS: (cpu.user + cpu.system) / 1e6,
+    });
     await mock.close();
     process.exit(0);
   });
@@ -75,9 +79,14 @@ if (values.serve) {
   const warmup = Number(values.warmup);
   if (warmup > 0) {
     const warm = new OpenAISystem({ baseURL, model: 'warmup' });
-    await limitedWorkers(Array.from({ length: warmup }, (_, i) => i), concurrency, undefined, async (i) => {
-      await warm.generate(`warm-up ${i}`, { signal: new AbortController().signal, sample: 0, inputIndex: 0 });
-    });
+    await limitedWorkers(
+      Array.from({ length: warmup }, (_, i) => i),
+      concurrency,
+      undefined,
+      async (i) => {
+        await warm.generate(`warm-up ${i}`, { signal: new AbortController().signal, sample: 0, inputIndex: 0 });
+      },
+    );
   }
   const rssBefore = process.memoryUsage().rss;
 
@@ -90,7 +99,10 @@ if (values.serve) {
 
   // The same run with a system that only waits `latency` ms in-process (no HTTP): the runner's and the
   // store's own share of the overhead, apart from the HTTP client's.
-  const sleeper = { id: 'sleep', generate: () => new Promise<{ text: string; latencyMs: number }>((r) => setTimeout(() => r({ text: 'it is fine, and I am glad.', latencyMs }), latencyMs)) };
+  const sleeper = {
+    id: 'sleep',
+    generate: () => new Promise<{ text: string; latencyMs: number }>((r) => setTimeout(() => r({ text: 'it is fine, and I am glad.', latencyMs }), latencyMs)),
+  };
   const cpu1 = process.cpuUsage();
   const t1 = performance.now();
   await runExperiment({ experiment: { name: 'bench-runner-no-http', inputs, samples: M, validators }, system: sleeper, store, concurrency, timeoutMs: 30_000 });
@@ -125,7 +137,11 @@ if (values.serve) {
     max_in_flight: served.maxInFlight,
     mock_server: 'child process',
     mock_server_cpu_s: round(served.cpuS, 3),
-    no_http: { wall_s: round(wallNoHttp, 3), overhead_ratio: round(wallNoHttp / ideal, 3), cpu_ms_per_call: round((cpuNoHttp.user + cpuNoHttp.system) / 1000 / (N * M), 3) },
+    no_http: {
+      wall_s: round(wallNoHttp, 3),
+      overhead_ratio: round(wallNoHttp / ideal, 3),
+      cpu_ms_per_call: round((cpuNoHttp.user + cpuNoHttp.system) / 1000 / (N * M), 3),
+    },
     load_avg_1m: round(loadavg()[0], 2),
   };
   const text = JSON.stringify(out, null, 2);

@@ -116,7 +116,14 @@ RATES.forEach((p, s) => {
   let naiveErrors = 0;
   for (let r = 0; r < runs; r++) if (stream(naiveRand, p, cap, naiveWilson).verdict === wrong) naiveErrors++;
   scenarios.push({ p, min_success: MIN_SUCCESS, fixed_n: fixed.n, mean_calls: calls / runs, error_rate: errors / runs });
-  details.push({ p, cap, planned_expected_n: design.expected_n, right: right / runs, undecided: undecided / runs, naive_wilson_error_rate: naiveErrors / runs });
+  details.push({
+    p,
+    cap,
+    planned_expected_n: design.expected_n,
+    right: right / runs,
+    undecided: undecided / runs,
+    naive_wilson_error_rate: naiveErrors / runs,
+  });
 });
 
 const savings = scenarios.map((x) => 1 - x.mean_calls / x.fixed_n).sort((a, b) => a - b);
@@ -133,7 +140,17 @@ if (values.json) {
   const rows = [['p', 'fixed_n', 'cap', 'mean_calls', 'savings', 'right', 'undecided', 'error_rate', 'wilson re-checked error']];
   scenarios.forEach((x, i) => {
     const d = details[i];
-    rows.push([String(x.p), String(x.fixed_n), String(d.cap), x.mean_calls.toFixed(1), (1 - x.mean_calls / x.fixed_n).toFixed(3), d.right.toFixed(4), d.undecided.toFixed(4), x.error_rate.toFixed(4), d.naive_wilson_error_rate.toFixed(4)]);
+    rows.push([
+      String(x.p),
+      String(x.fixed_n),
+      String(d.cap),
+      x.mean_calls.toFixed(1),
+      (1 - x.mean_calls / x.fixed_n).toFixed(3),
+      d.right.toFixed(4),
+      d.undecided.toFixed(4),
+      x.error_rate.toFixed(4),
+      d.naive_wilson_error_rate.toFixed(4),
+    ]);
   });
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
   for (const r of rows) process.stdout.write(`${r.map((c, i) => c.padStart(widths[i])).join('  ')}\n`);

@@ -58,10 +58,14 @@ function claims() {
 /** `assay serve` in its own process; resolves with its URL once it listens. */
 async function serve(args: string[], cwd: string): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
   const cli = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), cli, 'serve', '--port', '0', '--rate', '1000000', '--burst', '1000000', ...args], {
-    cwd,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', import.meta.resolve('tsx'), cli, 'serve', '--port', '0', '--rate', '1000000', '--burst', '1000000', ...args],
+    {
+      cwd,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`assay serve did not start: ${stderr}`)), 120_000);
@@ -164,15 +168,26 @@ async function loopDelay(kb: KnowledgeBase) {
     await analyzeInProcess(kb, { query: 'q', answer });
   }
   TimeSlicer.prototype.checkIn = checkIn;
-  out.cpu_per_step = { steps: steps.length, p50_ms: r1(pct(steps, 0.5)), p99_ms: r1(pct(steps, 0.99)), max_ms: r1(Math.max(...steps)), note: 'process CPU between two check-ins, 5 analyses of the heaviest request (GC included)' };
+  out.cpu_per_step = {
+    steps: steps.length,
+    p50_ms: r1(pct(steps, 0.5)),
+    p99_ms: r1(pct(steps, 0.99)),
+    max_ms: r1(Math.max(...steps)),
+    note: 'process CPU between two check-ins, 5 analyses of the heaviest request (GC included)',
+  };
   for (const concurrent of [1, 3]) {
     const h = monitorEventLoopDelay({ resolution: 5 });
     h.enable();
     for (let r = 0; r < 3; r++) await Promise.all(Array.from({ length: concurrent }, () => analyzeInProcess(kb, { query: 'q', answer })));
     h.disable();
-    out[`${concurrent}_concurrent`] = { analyses: 3 * concurrent, p50_ms: r1(h.percentile(50) / 1e6), p99_ms: r1(h.percentile(99) / 1e6), max_ms: r1(h.max / 1e6) };
+    out[`${concurrent}_concurrent`] = {
+      analyses: 3 * concurrent,
+      p50_ms: r1(h.percentile(50) / 1e6),
+      p99_ms: r1(h.percentile(99) / 1e6),
+      max_ms: r1(h.max / 1e6),
+    };
   }
-  return { ...out, note: "event-loop delay while analyses run (perf_hooks, 5 ms resolution): how long other work waits for the thread" };
+  return { ...out, note: 'event-loop delay while analyses run (perf_hooks, 5 ms resolution): how long other work waits for the thread' };
 }
 
 async function timeout(kbDir: string, cwd: string) {

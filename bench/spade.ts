@@ -107,7 +107,15 @@ const out = {
     total_ms: Math.round(performance.now() - t0),
     load_average_1m: Math.round(loadavg()[0] * 100) / 100,
   },
-  details: rows.map((r) => ({ pipeline: r.pipeline, method: r.method, status: r.status, solve_cpu_ms: r.solve_cpu_ms, ffr: r.ffr, coverage: r.coverage, selected: r.selected })),
+  details: rows.map((r) => ({
+    pipeline: r.pipeline,
+    method: r.method,
+    status: r.status,
+    solve_cpu_ms: r.solve_cpu_ms,
+    ffr: r.ffr,
+    coverage: r.coverage,
+    selected: r.selected,
+  })),
   subsumption,
 };
 const text = JSON.stringify(out, null, 2);

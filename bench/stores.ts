@@ -45,7 +45,14 @@ async function fill(store: Store): Promise<{ runs: string[]; seconds: number; sa
       while (next < RUNS) {
         const r = next++;
         const name = NAMES[r % NAMES.length];
-        const run = await store.createRun({ name, config: { name, samples: M }, inputs: Array.from({ length: N }, (_, i) => `input ${i}`), samples: M, validators, systemId: 'bench' });
+        const run = await store.createRun({
+          name,
+          config: { name, samples: M },
+          inputs: Array.from({ length: N }, (_, i) => `input ${i}`),
+          samples: M,
+          validators,
+          systemId: 'bench',
+        });
         ids[r] = run.id;
         const p = 0.75 + 0.2 * rnd();
         const writes: Promise<void>[] = [];

@@ -64,7 +64,12 @@ const coverage = {
 
 // 2. Exact wrong-verdict probabilities of the confident verdict (nominal: 2.5% per side).
 const wrong = {
-  issue_cell: { n: 50, p: 0.99, min_success: 0.99, ...Object.fromEntries(METHODS.slice(0, 2).map((m) => [m, round(wrongVerdictProbability(m, 0.99, 50, 0.99))])) },
+  issue_cell: {
+    n: 50,
+    p: 0.99,
+    min_success: 0.99,
+    ...Object.fromEntries(METHODS.slice(0, 2).map((m) => [m, round(wrongVerdictProbability(m, 0.99, 50, 0.99))])),
+  },
   worst_over_p: [20, 50, 100].flatMap((n) =>
     [0.9, 0.95, 0.99].map((minSuccess) => {
       const row: Record<string, number> = { n, min_success: minSuccess };
@@ -156,7 +161,17 @@ function independence(N: number, M: number, rho: number, runs: number, seed: num
     if (c.p_value < 0.5) r.joint_p_below_half++;
     if (binomialTest(c.observed_all_pass, c.samples, c.product_rate!) < 0.01) r.binomial++;
   }
-  return { N, M, rho, input_spread: spread, runs, joint: round(r.joint / runs), within_input: round(r.within / runs), old_binomial: round(r.binomial / runs), joint_p_below_half: round(r.joint_p_below_half / runs) };
+  return {
+    N,
+    M,
+    rho,
+    input_spread: spread,
+    runs,
+    joint: round(r.joint / runs),
+    within_input: round(r.within / runs),
+    old_binomial: round(r.binomial / runs),
+    joint_p_below_half: round(r.joint_p_below_half / runs),
+  };
 }
 const independenceFigures = {
   alpha: 0.01,
@@ -182,4 +197,6 @@ function toDecideCheck(pass: number, fail: number, minSuccess: number, runs: num
 }
 const toDecide = [toDecideCheck(48, 2, 0.9, RUNS, SEED + 21), toDecideCheck(45, 5, 0.95, RUNS, SEED + 22), toDecideCheck(20, 0, 0.95, RUNS, SEED + 23)];
 
-process.stdout.write(`${JSON.stringify({ runs: RUNS, seed: SEED, coverage, wrong_verdicts: wrong, pooled: pooledFigures, independence: independenceFigures, to_decide: toDecide }, null, 2)}\n`);
+process.stdout.write(
+  `${JSON.stringify({ runs: RUNS, seed: SEED, coverage, wrong_verdicts: wrong, pooled: pooledFigures, independence: independenceFigures, to_decide: toDecide }, null, 2)}\n`,
+);

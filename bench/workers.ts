@@ -41,7 +41,14 @@ const { values } = parseArgs({
   },
 });
 const say = (line: string) => values.json || process.stderr.write(`bench:workers: ${line}\n`);
-const [N, M, C, latency, limitRps, limitedSamples] = [values.inputs, values.samples, values.concurrency, values.latency, values['limit-rps'], values['limited-samples']].map(Number);
+const [N, M, C, latency, limitRps, limitedSamples] = [
+  values.inputs,
+  values.samples,
+  values.concurrency,
+  values.latency,
+  values['limit-rps'],
+  values['limited-samples'],
+].map(Number);
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-bench-workers-'));
 const dbName = `assay_bench_${randomBytes(4).toString('hex')}`;
@@ -137,7 +144,9 @@ try {
     const arrivals = (await mock.arrivals()).slice(before);
     return { rps: limitRps, observed: maxInWindow(arrivals, 1000), achieved: r.samples / r.seconds, samples: r.samples };
   });
-  say(`4 workers, rateLimit ${limitRps}/s: at most ${limited.observed} requests in any one second at the mock, ${limited.achieved.toFixed(1)} samples/s overall`);
+  say(
+    `4 workers, rateLimit ${limitRps}/s: at most ${limited.observed} requests in any one second at the mock, ${limited.achieved.toFixed(1)} samples/s overall`,
+  );
 } finally {
   await mock.close();
   const r = await connectRedis(queue);

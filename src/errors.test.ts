@@ -33,7 +33,9 @@ describe('errors', () => {
   it('a missing optional package is named with its install command; any other failure to load is kept', async () => {
     const missing = importOptional('assay-no-such-package', 'the test feature', () => import('assay-no-such-package' as string));
     await expect(missing).rejects.toThrow(MissingPackageError);
-    await expect(missing).rejects.toThrow('the test feature needs the optional package assay-no-such-package, which is not installed: install it with npm install assay-no-such-package');
+    await expect(missing).rejects.toThrow(
+      'the test feature needs the optional package assay-no-such-package, which is not installed: install it with npm install assay-no-such-package',
+    );
     const broken = new Error('boom');
     await expect(importOptional('yaml', 'x', () => Promise.reject(broken))).rejects.toBe(broken);
     // A package that is there but misses one of its own dependencies is not reported as itself missing.

@@ -56,7 +56,11 @@ export class MissingPackageError extends UsageError {
     options?: ErrorOptions & { hint?: string },
   ) {
     const hint = options?.hint ? `; ${options.hint}` : '';
-    super(`${feature} needs the optional package ${packageName}, which is not installed: install it with npm install ${packageName}${hint}`, undefined, options);
+    super(
+      `${feature} needs the optional package ${packageName}, which is not installed: install it with npm install ${packageName}${hint}`,
+      undefined,
+      options,
+    );
     this.name = 'MissingPackageError';
   }
 }
@@ -72,7 +76,8 @@ export async function importOptional<T>(packageName: string, feature: string, lo
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const message = err instanceof Error ? err.message : '';
-    const missing = (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && (message.includes(`'${packageName}'`) || message.includes(`"${packageName}"`));
+    const missing =
+      (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && (message.includes(`'${packageName}'`) || message.includes(`"${packageName}"`));
     if (missing) throw new MissingPackageError(packageName, feature, { cause: err, hint });
     throw err;
   }

@@ -22,12 +22,28 @@ function documented(): { name: string; kind: string }[] {
 describe('public API (package root)', () => {
   it('runs an experiment in code end to end: simulated system, real predicate, memory store, summary and planner', async () => {
     const system = assay.createSystem(
-      { simulated: { seed: 7, latencyMs: 0, outputs: [{ text: 'short answer', weight: 3 }, { text: 'a much longer answer than allowed', weight: 1 }] } },
+      {
+        simulated: {
+          seed: 7,
+          latencyMs: 0,
+          outputs: [
+            { text: 'short answer', weight: 3 },
+            { text: 'a much longer answer than allowed', weight: 1 },
+          ],
+        },
+      },
       { baseDir: '.' },
     );
     const validators: assay.Validator[] = [
       { name: 'short', message: 'too long', minSuccess: 0.9, predicate: (o) => o.length <= 12 },
-      { name: 'throws', message: 'never decides', minSuccess: 0.5, predicate: () => { throw new Error('boom'); } },
+      {
+        name: 'throws',
+        message: 'never decides',
+        minSuccess: 0.5,
+        predicate: () => {
+          throw new Error('boom');
+        },
+      },
     ];
     const store = new assay.MemoryStore();
     const result = await assay.runExperiment({
@@ -70,7 +86,8 @@ describe('public API (package root)', () => {
       if (r.kind === 'const' || r.kind === 'namespace') expect(v, r.name).toBeDefined();
     }
     // Internals stay out of the package root.
-    for (const internal of ['StatsAccumulator', 'callWithRetry', 'SqliteStore', 'FlatIPIndex', 'mulberry32', 'logGamma', 'createApp']) expect(assay).not.toHaveProperty(internal);
+    for (const internal of ['StatsAccumulator', 'callWithRetry', 'SqliteStore', 'FlatIPIndex', 'mulberry32', 'logGamma', 'createApp'])
+      expect(assay).not.toHaveProperty(internal);
   });
 
   it('runs the example of docs/api.md as written: a YAML config, the SQLite store, the exit code', async () => {

@@ -23,7 +23,17 @@ export { systemSchema, type SystemConfig } from './providers/schemas.js';
 export { ProviderError, type ProviderErrorKind, type GenerateOptions, type Generation, type SystemUnderTest, type TokenUsage } from './providers/types.js';
 
 // Models: the spec every LLM call goes through, its adapters, and the decorators that price and cache it.
-export type { ChatModel, ChatRequest, ChatResponse, ChatMessage, ChatCallOptions, ChatModelCapabilities, JsonResponseFormat, ChatTool, ToolCall } from './providers/chat-model.js';
+export type {
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  ChatMessage,
+  ChatCallOptions,
+  ChatModelCapabilities,
+  JsonResponseFormat,
+  ChatTool,
+  ToolCall,
+} from './providers/chat-model.js';
 export type { EmbeddingModel, EmbedOptions, EmbedResult } from './providers/embedding-model.js';
 export { chatModelFromConfig, type ModelContext } from './providers/chat-factory.js';
 export { OpenAIChatModel } from './providers/openai.js';
@@ -50,7 +60,19 @@ export { ReliabilityTensor } from './core/tensor.js';
 
 // Statistics: summaries, intervals, verdicts, comparisons.
 export { summarize } from './core/summarize.js';
-export type { Interval, IntervalMethod, PooledRate, RateWithCI, RunSummary, SequentialSummary, StoppingRule, SummaryOptions, ValidatorSummary, Verdict, VerdictMode } from './core/summary-types.js';
+export type {
+  Interval,
+  IntervalMethod,
+  PooledRate,
+  RateWithCI,
+  RunSummary,
+  SequentialSummary,
+  StoppingRule,
+  SummaryOptions,
+  ValidatorSummary,
+  Verdict,
+  VerdictMode,
+} from './core/summary-types.js';
 export { wilson, clopperPearson, wald, interval } from './core/intervals.js';
 export { validatorVerdict, errorBounds } from './core/verdict.js';
 export { toDecide, fixedSampleSize, sequentialSampleSize } from './core/sample-size.js';
@@ -87,7 +109,14 @@ export { createSandbox, SandboxError, type Sandbox, type SandboxedFunction, type
 export { createGroundingEngine, type GroundingEngineOptions, type OpenGroundingEngine } from './ground/service.js';
 export { ingest, type IngestOptions, type IngestSummary } from './ground/ingest.js';
 export { createEmbedder, type EmbedderConfig } from './ground/embedders/resolve.js';
-export { GroundingRequestError, GroundingUnavailableError, type AnalyzeRequest, type ClaimAnalysis, type GroundingEngine, type GroundingReport } from './ground/types.js';
+export {
+  GroundingRequestError,
+  GroundingUnavailableError,
+  type AnalyzeRequest,
+  type ClaimAnalysis,
+  type GroundingEngine,
+  type GroundingReport,
+} from './ground/types.js';
 export { startServer, type ServerHandle, type StartOptions } from './server/start.js';
 
 // SPADE has its own vocabulary (deltas, candidates, selection): one namespace, listed in docs/api.md.

@@ -16,7 +16,8 @@ export function register(program: Command): void {
     .option('--details <mode>', 'numbers/dates/names check: count | report | off', 'count')
     .option('--json', 'print the report as JSON');
   llmOptions(embedderOptions(cmd)).action(async (o) => {
-    if (!['count', 'report', 'off'].includes(o.details)) throw new UsageError(`--details: expected count, report or off, found "${o.details}"`, { path: '--details' });
+    if (!['count', 'report', 'off'].includes(o.details))
+      throw new UsageError(`--details: expected count, report or off, found "${o.details}"`, { path: '--details' });
     const topK = numberFlag('--top-k', o.topK, { min: 1, max: 50 });
     const llm = llmConfig(o);
     const engine = await createGroundingEngine({ kbDir: o.kb, embedderConfig: embedderConfig(o), llm, details: o.details });

@@ -24,13 +24,18 @@ export function register(program: Command): void {
   ).action(async (o) => {
     if (o.dataset !== 'wice' && o.dataset !== 'faithbench') throw new UsageError(`--dataset: expected wice or faithbench, found "${o.dataset}"`);
     const limit = numberFlag('--limit', o.limit, { min: 1 });
-    const embedder = await createEmbedder(o.embedder, { ...embedderConfig(o), model: o.embeddingModel, dimension: numberFlag('--dimension', o.dimension, { min: 8, max: 65536 }) });
+    const embedder = await createEmbedder(o.embedder, {
+      ...embedderConfig(o),
+      model: o.embeddingModel,
+      dimension: numberFlag('--dimension', o.dimension, { min: 8, max: 65536 }),
+    });
     const folds = numberFlag('--cv', o.cv, { min: 2, max: 20 });
     if (folds !== undefined) {
       const cv = await crossValidateGrounding(o.dataset, o.data, embedder, folds);
       if (o.json) await writeFile(o.json, JSON.stringify(cv, null, 2) + '\n');
       const lines = [`${cv.dataset} — ${cv.embedder} — ${cv.folds}-fold cross-validation on the calibration split (${cv.n} items)`];
-      for (const v of cv.variants) lines.push(`details ${v.details}: balanced_accuracy ${v.balanced_accuracy.toFixed(3)} (folds ${v.per_fold.map((x) => x.toFixed(3)).join(', ')})`);
+      for (const v of cv.variants)
+        lines.push(`details ${v.details}: balanced_accuracy ${v.balanced_accuracy.toFixed(3)} (folds ${v.per_fold.map((x) => x.toFixed(3)).join(', ')})`);
       process.stdout.write(lines.join('\n') + '\n');
       return;
     }
@@ -40,7 +45,9 @@ export function register(program: Command): void {
     const out = [`${r.dataset} — ${r.embedder} — calibration ${r.splits.calibration}, test ${r.splits.test} (${r.splits.rule})`];
     for (const v of r.variants) {
       out.push(`${v.name}: threshold ${v.thresholds.weak.toFixed(3)} (${v.thresholds.source}), details ${v.details}`);
-      out.push(`  n ${v.test.n}  balanced_accuracy ${f(v.test.balanced_accuracy)}  precision ${f(v.test.precision)}  recall ${f(v.test.recall)}  f1 ${f(v.test.f1)}`);
+      out.push(
+        `  n ${v.test.n}  balanced_accuracy ${f(v.test.balanced_accuracy)}  precision ${f(v.test.precision)}  recall ${f(v.test.recall)}  f1 ${f(v.test.f1)}`,
+      );
     }
     process.stdout.write(out.join('\n') + '\n');
   });

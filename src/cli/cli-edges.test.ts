@@ -40,20 +40,28 @@ describe('assay run without a config argument', () => {
     await inDir(dir, async () => {
       const none = await cli('run', '--no-progress');
       expect(none.code).toBe(2);
-      expect(none.err).toMatch(/assay run: expected a config file: none given, and no assay\.yaml or assay\.yml or assay\.config\.ts in .*project \(assay init writes one\)/);
+      expect(none.err).toMatch(
+        /assay run: expected a config file: none given, and no assay\.yaml or assay\.yml or assay\.config\.ts in .*project \(assay init writes one\)/,
+      );
       tmp.config('project/assay.yaml', exp('from-yaml', 0.5));
       const yaml = await cli('run', '--no-progress');
       expect(yaml.code).toBe(0);
       expect(yaml.out).toContain('from-yaml');
       expect(existsSync(join(dir, '.assay', 'assay.db'))).toBe(true);
-      tmp.config('project/assay.config.ts', `export default ${JSON.stringify({ name: 'from-ts', system: { simulated: { outputs: ['ok'] } }, inputs: ['a'], validators: [{ name: 'v', predicate: 'o => true', minSuccess: 0.5 }] })};\n`);
+      tmp.config(
+        'project/assay.config.ts',
+        `export default ${JSON.stringify({ name: 'from-ts', system: { simulated: { outputs: ['ok'] } }, inputs: ['a'], validators: [{ name: 'v', predicate: 'o => true', minSuccess: 0.5 }] })};\n`,
+      );
       const two = await cli('run', '--no-progress');
       expect(two.code).toBe(2);
       expect(two.err).toMatch(/found assay\.yaml and assay\.config\.ts here; name the one to run/);
     });
     const tsOnly = join(tmp.dir(), 'ts-project');
     mkdirSync(tsOnly, { recursive: true });
-    tmp.config('ts-project/assay.config.ts', `export default { name: 'from-ts', system: { simulated: { outputs: ['ok'] } }, inputs: ['a'], validators: [{ name: 'v', predicate: (o: string) => o === 'ok', minSuccess: 0.5 }] };\n`);
+    tmp.config(
+      'ts-project/assay.config.ts',
+      `export default { name: 'from-ts', system: { simulated: { outputs: ['ok'] } }, inputs: ['a'], validators: [{ name: 'v', predicate: (o: string) => o === 'ok', minSuccess: 0.5 }] };\n`,
+    );
     const ts = await inDir(tsOnly, () => cli('run', '--no-progress'));
     expect(ts.code).toBe(0);
     expect(ts.out).toContain('from-ts');
@@ -141,7 +149,14 @@ describe('grounding commands without --kb', () => {
       expect(existsSync(join(dir, '.assay', 'kb'))).toBe(true);
       const info = await cli('kb', 'info');
       expect(JSON.parse(info.out).embedder.kind).toBe('lexical');
-      const analyzed = await cli('analyze', '--query', 'What does photosynthesis do?', '--answer', 'Photosynthesis turns light into chemical energy.', '--json');
+      const analyzed = await cli(
+        'analyze',
+        '--query',
+        'What does photosynthesis do?',
+        '--answer',
+        'Photosynthesis turns light into chemical energy.',
+        '--json',
+      );
       expect(analyzed.code).toBe(0);
       expect(JSON.parse(analyzed.out).claims_analysis).toHaveLength(1);
     });

@@ -27,17 +27,41 @@ beforeAll(async () => {
   const store = openSqliteStore(db);
   // 5 inputs × 10 samples = 50 cells per validator.
   // base: format 45/50 (input e fails samples 0..4), tone 40/50 (input d fails everywhere).
-  base = await writeFixtureRun(store, { name: 'x', inputs, samples: 10, validators, cell: (i, j, k) => (k === 0 ? (i === 4 && j < 5 ? FAIL : PASS) : i === 3 ? FAIL : PASS) });
+  base = await writeFixtureRun(store, {
+    name: 'x',
+    inputs,
+    samples: 10,
+    validators,
+    cell: (i, j, k) => (k === 0 ? (i === 4 && j < 5 ? FAIL : PASS) : i === 3 ? FAIL : PASS),
+  });
   // same: identical counts → unchanged.
-  same = await writeFixtureRun(store, { name: 'x', inputs, samples: 10, validators, cell: (i, j, k) => (k === 0 ? (i === 4 && j >= 5 ? FAIL : PASS) : i === 3 ? FAIL : PASS) });
+  same = await writeFixtureRun(store, {
+    name: 'x',
+    inputs,
+    samples: 10,
+    validators,
+    cell: (i, j, k) => (k === 0 ? (i === 4 && j >= 5 ? FAIL : PASS) : i === 3 ? FAIL : PASS),
+  });
   // worse: format 25/50 (inputs c, d fail everywhere, e fails 5) → 45/50 vs 25/50, z-test p ≈ 1.2e-5.
-  worse = await writeFixtureRun(store, { name: 'x', inputs, samples: 10, validators, cell: (i, j, k) => (k === 0 ? (i === 2 || i === 3 || (i === 4 && j < 5) ? FAIL : PASS) : i === 3 ? FAIL : PASS) });
+  worse = await writeFixtureRun(store, {
+    name: 'x',
+    inputs,
+    samples: 10,
+    validators,
+    cell: (i, j, k) => (k === 0 ? (i === 2 || i === 3 || (i === 4 && j < 5) ? FAIL : PASS) : i === 3 ? FAIL : PASS),
+  });
   // better: tone 50/50, format unchanged.
   better = await writeFixtureRun(store, { name: 'x', inputs, samples: 10, validators, cell: (i, j, k) => (k === 0 ? (i === 4 && j < 5 ? FAIL : PASS) : PASS) });
   // Another experiment: no validator in common with the others.
   unrelated = await writeFixtureRun(store, { name: 'y', inputs, samples: 2, validators: [{ name: 'other' }], cell: () => PASS });
   // 'tone' errors everywhere (the provider was down): untestable, never a regression.
-  erroring = await writeFixtureRun(store, { name: 'x', inputs, samples: 10, validators, cell: (i, j, k) => (k === 0 ? (i === 4 && j < 5 ? FAIL : PASS) : ERROR) });
+  erroring = await writeFixtureRun(store, {
+    name: 'x',
+    inputs,
+    samples: 10,
+    validators,
+    cell: (i, j, k) => (k === 0 ? (i === 4 && j < 5 ? FAIL : PASS) : ERROR),
+  });
   await store.close();
 });
 

@@ -20,7 +20,8 @@ interface CompareFlags {
 function parseLevel(s: string | undefined): number {
   if (s === undefined) return 0.95;
   const level = Number(s);
-  if (!(s.trim() !== '' && level > 0 && level < 1)) throw new UsageError(`--level: expected a number between 0 and 1 (e.g. 0.95), found ${JSON.stringify(s)}`, { path: '--level' });
+  if (!(s.trim() !== '' && level > 0 && level < 1))
+    throw new UsageError(`--level: expected a number between 0 and 1 (e.g. 0.95), found ${JSON.stringify(s)}`, { path: '--level' });
   return level;
 }
 
@@ -47,7 +48,9 @@ async function compareCommand(runA: string, runB: string, flags: CompareFlags): 
         try {
           await writeFile(flags.json, JSON.stringify(result, null, 2) + '\n', 'utf8');
         } catch (err) {
-          throw new ReportWriteError(`--json: could not write ${flags.json} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err });
+          throw new ReportWriteError(`--json: could not write ${flags.json} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, {
+            cause: err,
+          });
         }
       }
     }

@@ -75,14 +75,20 @@ describe('assay guard', () => {
     try {
       const sample = await s.getSample(runId, 0, 2);
       expect(sample?.reasons).toEqual([undefined, [REASON]]);
-      expect((await s.getRun(runId))?.validators.map((v) => [v.name, v.kind])).toEqual([['short', 'validator'], ['courteous', 'verifier']]);
+      expect((await s.getRun(runId))?.validators.map((v) => [v.name, v.kind])).toEqual([
+        ['short', 'validator'],
+        ['courteous', 'verifier'],
+      ]);
     } finally {
       await s.close();
     }
     const plan = await cli(['plan', '--run', runId, '--store', store, '--json']);
     expect(plan.code, plan.err).toBe(0);
     const p = JSON.parse(plan.out);
-    expect(p.validators.map((v: { name: string; rate: number }) => [v.name, v.rate])).toEqual([['short', 1], ['courteous', 0]]);
+    expect(p.validators.map((v: { name: string; rate: number }) => [v.name, v.rate])).toEqual([
+      ['short', 1],
+      ['courteous', 0],
+    ]);
     expect(p).toMatchObject({ K: 2, p_pass: 0, m: null, per_input: { unreachable_inputs: 1 } });
   });
 

@@ -35,7 +35,10 @@ function pickInput(x: Experiment, flags: GuardFlags): InputValue {
   // Counted from 1, as people count the config's inputs (and as reports number them).
   const n = Number(flags.inputIndex);
   if (!/^\d+$/.test(flags.inputIndex!.trim()) || n < 1 || n > x.inputs.length) {
-    throw new UsageError(`--input-index: expected a whole number from 1 to ${x.inputs.length} (the config's inputs, counted from 1), found ${JSON.stringify(flags.inputIndex)}`, { path: '--input-index' });
+    throw new UsageError(
+      `--input-index: expected a whole number from 1 to ${x.inputs.length} (the config's inputs, counted from 1), found ${JSON.stringify(flags.inputIndex)}`,
+      { path: '--input-index' },
+    );
   }
   return x.inputs[n - 1];
 }
@@ -48,11 +51,15 @@ export function formatGuardResult(r: GuardResult, verifierName = 'verifier'): st
   for (const a of r.attempts) {
     const checks = a.validators.map((c) => `${c.name}=${c.outcome}`);
     if (a.verifier) checks.push(`${verifierName} (verifier)=${a.verifier.outcome}`);
-    lines.push(`  #${a.n} ${a.status.padEnd(8)} ${Math.round(a.latencyMs)} ms  ${checks.join(' ')}${a.generationError ? `  system error: ${a.generationError}` : ''}`);
+    lines.push(
+      `  #${a.n} ${a.status.padEnd(8)} ${Math.round(a.latencyMs)} ms  ${checks.join(' ')}${a.generationError ? `  system error: ${a.generationError}` : ''}`,
+    );
     for (const reason of a.reasons) lines.push(`      - ${reason}`);
   }
   const u = r.usage.total;
-  lines.push(`tokens: ${u.promptTokens} prompt + ${u.completionTokens} completion (verifier ${r.usage.verifier.promptTokens} + ${r.usage.verifier.completionTokens})`);
+  lines.push(
+    `tokens: ${u.promptTokens} prompt + ${u.completionTokens} completion (verifier ${r.usage.verifier.promptTokens} + ${r.usage.verifier.completionTokens})`,
+  );
   if (r.output !== undefined) lines.push('', r.output);
   return lines.join('\n');
 }

@@ -42,7 +42,9 @@ describe('assay init', () => {
     const missing = join(dir, 'missing', 'dir', 'assay.yaml');
     const r = await cli('init', '--file', missing);
     expect(r.code).toBe(2);
-    expect(r.err).toBe(`assay: --file: expected a writable file path, found ${JSON.stringify(missing)}, but its folder ${join(dir, 'missing', 'dir')} does not exist\n`);
+    expect(r.err).toBe(
+      `assay: --file: expected a writable file path, found ${JSON.stringify(missing)}, but its folder ${join(dir, 'missing', 'dir')} does not exist\n`,
+    );
     const folder = await cli('init', '--file', dir, '--force');
     expect(folder.code).toBe(2);
     expect(folder.err).toMatch(/but it is a folder/);

@@ -70,7 +70,12 @@ export function register(program: Command): void {
         writeFileSync(target, STARTER_CONFIG);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        const why = code === 'ENOENT' ? `its folder ${dirname(target)} does not exist` : code === 'EISDIR' ? 'it is a folder' : `it cannot be written (${code ?? (err as Error).message})`;
+        const why =
+          code === 'ENOENT'
+            ? `its folder ${dirname(target)} does not exist`
+            : code === 'EISDIR'
+              ? 'it is a folder'
+              : `it cannot be written (${code ?? (err as Error).message})`;
         throw new UsageError(`--file: expected a writable file path, found ${JSON.stringify(flags.file)}, but ${why}`, { file: flags.file, path: '--file' });
       }
       process.stdout.write(

@@ -24,7 +24,11 @@ export function register(program: Command): void {
     let kind = o.embedder as string;
     const size = numberFlag('--chunk-size', o.chunkSize, { min: 500, max: 700 }) as number;
     const overlap = numberFlag('--overlap', o.overlap, { min: 0.1, max: 0.15, integer: false }) as number;
-    const cfg = { ...embedderConfig(o), model: o.embeddingModel as string | undefined, dimension: numberFlag('--dimension', o.dimension, { min: 8, max: 65536 }) };
+    const cfg = {
+      ...embedderConfig(o),
+      model: o.embeddingModel as string | undefined,
+      dimension: numberFlag('--dimension', o.dimension, { min: 8, max: 65536 }),
+    };
     let embedder;
     try {
       const m = await readManifest(o.kb);

@@ -44,12 +44,7 @@ function commandsFor(argv: readonly string[]): typeof COMMANDS {
 
 export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command();
-  program
-    .name('assay')
-    .description('Continuous alignment testing for LLM-based systems')
-    .version('0.1.0')
-    .exitOverride()
-    .showHelpAfterError();
+  program.name('assay').description('Continuous alignment testing for LLM-based systems').version('0.1.0').exitOverride().showHelpAfterError();
   const modules = await Promise.all(commandsFor(argv).map((c) => c.load()));
   for (const m of modules) m.register(program);
   return program;

@@ -17,7 +17,8 @@ interface MockFlags {
 
 function numberFlag(flag: string, value: string, check: (n: number) => boolean, expected: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || !check(n)) throw new UsageError(`${flag}: expected ${expected}, found ${JSON.stringify(value)}`, { path: flag });
+  if (value.trim() === '' || !Number.isFinite(n) || !check(n))
+    throw new UsageError(`${flag}: expected ${expected}, found ${JSON.stringify(value)}`, { path: flag });
   return n;
 }
 
@@ -40,11 +41,19 @@ export function register(program: Command): void {
     .option('--seed <n>', 'seed of the error draws', '1')
     .option('--api-key <key>', 'require this key, sent the way the provider expects')
     .action(async (flags: MockFlags) => {
-      if (!(flags.provider in MOCK_DIALECTS)) throw new UsageError(`--provider: expected one of ${Object.keys(MOCK_DIALECTS).join(', ')}, found ${JSON.stringify(flags.provider)}`, { path: '--provider' });
+      if (!(flags.provider in MOCK_DIALECTS))
+        throw new UsageError(`--provider: expected one of ${Object.keys(MOCK_DIALECTS).join(', ')}, found ${JSON.stringify(flags.provider)}`, {
+          path: '--provider',
+        });
       const port = numberFlag('--port', flags.port, (n) => Number.isInteger(n) && n >= 0 && n < 65536, 'a port number from 0 to 65535');
       const latencyMs = numberFlag('--latency', flags.latency, (n) => n >= 0, 'a number of milliseconds ≥ 0');
       const errorRate = numberFlag('--error-rate', flags.errorRate, (n) => n >= 0 && n <= 1, 'a share between 0 and 1');
-      const errorStatus = numberFlag('--error-status', flags.errorStatus, (n) => Number.isInteger(n) && n >= 400 && n <= 599, 'an HTTP error status from 400 to 599');
+      const errorStatus = numberFlag(
+        '--error-status',
+        flags.errorStatus,
+        (n) => Number.isInteger(n) && n >= 400 && n <= 599,
+        'an HTTP error status from 400 to 599',
+      );
       const seed = numberFlag('--seed', flags.seed, Number.isInteger, 'an integer');
       const rules = flags.rules !== undefined ? loadMockRules(flags.rules) : [];
       let server;
@@ -58,7 +67,9 @@ export function register(program: Command): void {
       } catch (err) {
         const code = (err as { code?: unknown }).code;
         if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-          throw new UsageError(`--port: cannot listen on ${flags.host}:${port} (${String(code)}); choose another with --port, or 0 for any free port`, { path: '--port' });
+          throw new UsageError(`--port: cannot listen on ${flags.host}:${port} (${String(code)}); choose another with --port, or 0 for any free port`, {
+            path: '--port',
+          });
         }
         throw err;
       }

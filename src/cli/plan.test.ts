@@ -119,7 +119,7 @@ describe('assay plan --run', () => {
 
 describe('assay plan --min-success --expect (sample sizes)', () => {
   // Reference values by exact binomial sums and a dynamic programme written independently in Python.
-  it('prints the fixed n and the sequential design\'s expected and worst-case n as JSON', async () => {
+  it("prints the fixed n and the sequential design's expected and worst-case n as JSON", async () => {
     const r = await cli(['plan', '--min-success', '0.95', '--expect', '0.98', '--power', '0.8', '--json']);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out) as { fixed: { n: number }; sequential: { expected_n: number; max_n: number } };
@@ -134,7 +134,10 @@ describe('assay plan --min-success --expect (sample sizes)', () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/to fail minSuccess 95\.00% with probability 80\.00% when the rate is 90\.00%/);
     expect(r.out).toMatch(/fixed .* n = 213 outputs/);
-    const strict = JSON.parse((await cli(['plan', '--min-success', '0.95', '--expect', '0.9', '--power', '0.975', '--json'])).out) as { fixed: { n: number }; sequential: { max_n: number; expected_n: number } };
+    const strict = JSON.parse((await cli(['plan', '--min-success', '0.95', '--expect', '0.9', '--power', '0.975', '--json'])).out) as {
+      fixed: { n: number };
+      sequential: { max_n: number; expected_n: number };
+    };
     expect(strict.sequential.max_n).toBe(605);
     expect(strict.sequential.expected_n).toBeCloseTo(195.80851108829103, 8);
     const wider = JSON.parse((await cli(['plan', '--min-success', '0.95', '--expect', '0.9', '--level', '0.99', '--json'])).out) as { fixed: { n: number } };

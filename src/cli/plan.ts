@@ -38,7 +38,9 @@ export function parseRates(text: string): number[] {
   return parts.map((s, k) => {
     const p = DECIMAL.test(s) ? Number(s) : Number.NaN;
     if (!(p >= 0 && p <= 1)) {
-      throw new UsageError(`--rates: expected comma-separated numbers in [0, 1], found ${JSON.stringify(s)} at position ${k + 1} of ${JSON.stringify(text)}`, { path: '--rates' });
+      throw new UsageError(`--rates: expected comma-separated numbers in [0, 1], found ${JSON.stringify(s)} at position ${k + 1} of ${JSON.stringify(text)}`, {
+        path: '--rates',
+      });
     }
     return p;
   });
@@ -85,7 +87,9 @@ function modelRow(label: string, p: { p_pass: number; expected_attempts: number 
 }
 
 export function formatTensorPlan(p: TensorRetryPlan & { run_id: string }, labels: string[]): string {
-  const out: string[] = [`run ${p.run_id}: ${p.N} inputs × ${p.M} samples × ${p.K} validators; target ${pct(p.confidence)}; intervals ${pct(p.level)}; errors: ${p.errors}`];
+  const out: string[] = [
+    `run ${p.run_id}: ${p.N} inputs × ${p.M} samples × ${p.K} validators; target ${pct(p.confidence)}; intervals ${pct(p.level)}; errors: ${p.errors}`,
+  ];
   out.push(
     p.m === null
       ? `guard over these inputs: no m reaches ${pct(p.confidence)}${p.per_input ? ` (${p.per_input.unreachable_inputs} input(s) never passed)` : ' (no decided sample)'}`
@@ -125,16 +129,21 @@ export function formatTensorPlan(p: TensorRetryPlan & { run_id: string }, labels
     ]),
   );
   const ind = p.independence;
-  out.push('', `independence: observed all-pass ${pct(ind.observed_rate)} vs product ${pct(ind.product_rate)} over ${ind.samples} samples; exact conditional p = ${ind.p_value.toPrecision(3)}${ind.within_input ? `, within inputs p = ${ind.within_input.p_value.toPrecision(3)}` : ''}`);
+  out.push(
+    '',
+    `independence: observed all-pass ${pct(ind.observed_rate)} vs product ${pct(ind.product_rate)} over ${ind.samples} samples; exact conditional p = ${ind.p_value.toPrecision(3)}${ind.within_input ? `, within inputs p = ${ind.within_input.p_value.toPrecision(3)}` : ''}`,
+  );
   out.push(
     p.K < 2
       ? '  one validator: nothing to test'
       : ind.independent
-      ? `  consistent with independence at α = ${ind.alpha}: the product formula is usable`
-      : `  the product formula MISPREDICTS at α = ${ind.alpha}${ind.flagged_validators.length ? `; associated validators: ${ind.flagged_validators.join(', ')}` : ''} — use the empirical figures`,
+        ? `  consistent with independence at α = ${ind.alpha}: the product formula is usable`
+        : `  the product formula MISPREDICTS at α = ${ind.alpha}${ind.flagged_validators.length ? `; associated validators: ${ind.flagged_validators.join(', ')}` : ''} — use the empirical figures`,
   );
   for (const pr of ind.pairs) {
-    out.push(`  ${pr.names[0]} × ${pr.names[1]}: phi ${pr.phi.toFixed(3)}, Fisher p ${pr.p_value.toPrecision(3)} (Holm ${pr.p_adjusted.toPrecision(3)})${pr.flagged ? '  ← flagged' : ''}`);
+    out.push(
+      `  ${pr.names[0]} × ${pr.names[1]}: phi ${pr.phi.toFixed(3)}, Fisher p ${pr.p_value.toPrecision(3)} (Holm ${pr.p_adjusted.toPrecision(3)})${pr.flagged ? '  ← flagged' : ''}`,
+    );
   }
   return out.join('\n');
 }
@@ -160,12 +169,17 @@ export function formatSampleSizePlan(p: SampleSizePlan, o: { minSuccess: number;
 /** `assay plan --min-success --expect`: sample sizes for a verdict (core/sample-size.ts). */
 function sampleSizeCommand(flags: PlanFlags, level: number): void {
   if (flags.minSuccess === undefined || flags.expect === undefined) {
-    throw new UsageError(`assay plan: --min-success and --expect go together, found only ${flags.minSuccess === undefined ? '--expect' : '--min-success'}`, { path: flags.minSuccess === undefined ? '--min-success' : '--expect' });
+    throw new UsageError(`assay plan: --min-success and --expect go together, found only ${flags.minSuccess === undefined ? '--expect' : '--min-success'}`, {
+      path: flags.minSuccess === undefined ? '--min-success' : '--expect',
+    });
   }
   const minSuccess = probabilityFlag('--min-success', flags.minSuccess);
   const expect = probabilityFlag('--expect', flags.expect);
   const power = probabilityFlag('--power', flags.power);
-  if (expect === minSuccess) throw new UsageError(`--expect: expected a rate different from --min-success (${minSuccess}); no sample size tells a rate from itself`, { path: '--expect' });
+  if (expect === minSuccess)
+    throw new UsageError(`--expect: expected a rate different from --min-success (${minSuccess}); no sample size tells a rate from itself`, {
+      path: '--expect',
+    });
   const options = { minSuccess, expect, power, level };
   const fixed = fixedSampleSize(options);
   const seq = sequentialSampleSize(options);
@@ -179,9 +193,15 @@ async function planCommand(flags: PlanFlags): Promise<void> {
   const alpha = probabilityFlag('--alpha', flags.alpha);
   const method = oneOf<IntervalMethod>('--interval', flags.interval, ['clopper-pearson', 'wilson', 'wald']);
   const errors = oneOf<ErrorPolicy>('--errors', flags.errors, ['exclude', 'fail']);
-  const modes = [flags.rates !== undefined && '--rates', flags.run !== undefined && '--run', (flags.minSuccess !== undefined || flags.expect !== undefined) && '--min-success/--expect'].filter(Boolean);
+  const modes = [
+    flags.rates !== undefined && '--rates',
+    flags.run !== undefined && '--run',
+    (flags.minSuccess !== undefined || flags.expect !== undefined) && '--min-success/--expect',
+  ].filter(Boolean);
   if (modes.length !== 1) {
-    throw new UsageError(`assay plan: expected exactly one of --rates <list>, --run <runId> or --min-success <rate> --expect <rate>, found ${modes.length === 0 ? 'none' : modes.join(' and ')}`);
+    throw new UsageError(
+      `assay plan: expected exactly one of --rates <list>, --run <runId> or --min-success <rate> --expect <rate>, found ${modes.length === 0 ? 'none' : modes.join(' and ')}`,
+    );
   }
   if (flags.minSuccess !== undefined || flags.expect !== undefined) return sampleSizeCommand(flags, level);
   if (flags.rates !== undefined) {

@@ -34,14 +34,17 @@ for (const [backend, location] of backends) {
 
     it('both exit as a finished run would (exit 0), each sample is stored once, and the loser says so', async () => {
       mock = await startMockOpenAI({ chat: () => ({ content: 'fine', delayMs: 30 }) });
-      const file = tmp.config(`twice-${backend}.yaml`, `name: twice
+      const file = tmp.config(
+        `twice-${backend}.yaml`,
+        `name: twice
 system: { openai: { baseURL: "${mock.baseURL}", model: m } }
 inputs: ["a", "b", "c", "d", "e"]
 samples: 40
 concurrency: 4
 validators:
   - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
-`);
+`,
+      );
       // An interrupted run with its first 20 samples stored.
       const at = location!();
       const setup = await openStore(at);
@@ -54,11 +57,15 @@ validators:
         validators: [{ name: 'nonempty', message: 'm', minSuccess: 0.9, weight: 1, kind: 'validator' }],
         systemId: 'openai:m',
       });
-      for (let x = 0; x < 20; x++) await setup.recordSample(run.id, { i: x % 5, j: Math.floor(x / 5), outcomes: [Outcome.PASS], output: 'fine', latencyMs: 1, attempts: 1 });
+      for (let x = 0; x < 20; x++)
+        await setup.recordSample(run.id, { i: x % 5, j: Math.floor(x / 5), outcomes: [Outcome.PASS], output: 'fine', latencyMs: 1, attempts: 1 });
       await setup.setStatus(run.id, 'interrupted');
       await setup.close();
 
-      const [a, b] = await Promise.all([runCli(['run', '--resume', run.id, '--store', at, '--no-progress']), runCli(['run', '--resume', run.id, '--store', at, '--no-progress'])]);
+      const [a, b] = await Promise.all([
+        runCli(['run', '--resume', run.id, '--store', at, '--no-progress']),
+        runCli(['run', '--resume', run.id, '--store', at, '--no-progress']),
+      ]);
       for (const r of [a, b]) {
         expect(r.code, r.err).toBe(0);
         expect(r.err).not.toMatch(/internal error|DuplicateSampleError|at .*\.ts:\d+/);

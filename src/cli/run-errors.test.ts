@@ -20,7 +20,12 @@ beforeAll(async () => {
     req.resume();
     req.on('end', () => {
       n++;
-      const body = { id: `chatcmpl-${(1e9 + n * 7919).toString(36)}${n}`, object: 'chat.completion', created: 1_700_000_000 + n, choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there' }, finish_reason: 'stop' }] };
+      const body = {
+        id: `chatcmpl-${(1e9 + n * 7919).toString(36)}${n}`,
+        object: 'chat.completion',
+        created: 1_700_000_000 + n,
+        choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there' }, finish_reason: 'stop' }],
+      };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
   });
@@ -31,7 +36,10 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 describe('errors in reports', () => {
   it('a wrong outputPath: one group with its count, the answer visible, in the terminal, JSON, Markdown and HTML', async () => {
-    const file = tmp.config('wrong-path.yaml', `system:\n  http:\n    url: ${url}\n    body: { messages: [{ role: user, content: "{{input}}" }] }\n    outputPath: choices.0.text\ninputs: [a, b, c]\nsamples: 1\nvalidators:\n  - { name: any, check: { type: words, min: 1 }, minSuccess: 0.5 }\n`);
+    const file = tmp.config(
+      'wrong-path.yaml',
+      `system:\n  http:\n    url: ${url}\n    body: { messages: [{ role: user, content: "{{input}}" }] }\n    outputPath: choices.0.text\ninputs: [a, b, c]\nsamples: 1\nvalidators:\n  - { name: any, check: { type: words, min: 1 }, minSuccess: 0.5 }\n`,
+    );
     const json = join(tmp.dir(), 'r.json');
     const md = join(tmp.dir(), 'r.md');
     const html = join(tmp.dir(), 'r.html');

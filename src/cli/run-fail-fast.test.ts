@@ -27,14 +27,19 @@ async function closedPort(): Promise<number> {
 }
 
 const config = (name: string, baseURL: string) =>
-  tmp.config(`${name}.yaml`, `name: ${name}\nsystem: { openai: { baseURL: "${baseURL}", model: m } }\ninputs: [a, b, c, d, e, f, g, h, i, j]\nsamples: 10\nvalidators:\n  - { name: any, predicate: "o => o.length > 0", minSuccess: 0.5 }\n`);
+  tmp.config(
+    `${name}.yaml`,
+    `name: ${name}\nsystem: { openai: { baseURL: "${baseURL}", model: m } }\ninputs: [a, b, c, d, e, f, g, h, i, j]\nsamples: 10\nvalidators:\n  - { name: any, predicate: "o => o.length > 0", minSuccess: 0.5 }\n`,
+  );
 
 describe('assay run: fail fast', () => {
   it('connection refused on every call: stops after 5 samples with one message, exit 3, and --resume finishes the run once fixed', async () => {
     const store = join(tmp.dir(), 'refused.db');
     const r = await captureCli(['run', config('refused', `http://127.0.0.1:${await closedPort()}/v1`), '--store', store, '--no-progress']);
     expect(r.code).toBe(3);
-    expect(r.err).toMatch(/assay: stopped early: 5 samples in a row failed the same way \(connection\): openai:m: ECONNREFUSED .*Fix the cause, then finish the run with --resume/);
+    expect(r.err).toMatch(
+      /assay: stopped early: 5 samples in a row failed the same way \(connection\): openai:m: ECONNREFUSED .*Fix the cause, then finish the run with --resume/,
+    );
     expect(r.err.match(/stopped early/g)).toHaveLength(1); // one message, once
     expect(r.out).toMatch(/INTERRUPTED: partial results, \d+ of 100 samples not run; resume with: assay run --resume \S+ --store /);
     const runId = /run (\S+): 10 inputs/.exec(r.err)![1];
@@ -55,7 +60,17 @@ describe('assay run: fail fast', () => {
 
   it('--max-errors tunes it: a 401 on every call stops after 2 with --max-errors 2, and never with 0', async () => {
     mock = await startMockOpenAI({ chat: () => ({ status: 401, body: { error: { message: 'invalid api key', type: 'invalid_request_error' } } }) });
-    const two = await captureCli(['run', config('auth', mock.baseURL), '--store', join(tmp.dir(), 'auth.db'), '--no-progress', '--max-errors', '2', '--concurrency', '1']);
+    const two = await captureCli([
+      'run',
+      config('auth', mock.baseURL),
+      '--store',
+      join(tmp.dir(), 'auth.db'),
+      '--no-progress',
+      '--max-errors',
+      '2',
+      '--concurrency',
+      '1',
+    ]);
     expect(two.code).toBe(3);
     expect(two.err).toMatch(/stopped early: 2 samples in a row failed the same way \(client\): .*401/);
     expect(mock.requests.length).toBe(2); // 401 is not retried; concurrency 1: nothing else in flight
@@ -70,7 +85,17 @@ describe('assay run: fail fast', () => {
 
   it('calls that fail now and then do not stop a run', async () => {
     mock = await startMockOpenAI({ chat: (_b, n) => (n % 3 === 0 ? { status: 400, body: { error: { message: 'bad request' } } } : { content: 'fine' }) });
-    const r = await captureCli(['run', config('flaky', mock.baseURL), '--store', join(tmp.dir(), 'flaky.db'), '--no-progress', '--max-errors', '2', '--concurrency', '1']);
+    const r = await captureCli([
+      'run',
+      config('flaky', mock.baseURL),
+      '--store',
+      join(tmp.dir(), 'flaky.db'),
+      '--no-progress',
+      '--max-errors',
+      '2',
+      '--concurrency',
+      '1',
+    ]);
     expect(r.err).not.toContain('stopped early');
     expect(r.out).toMatch(/any +100\.0% .* 67 +0 +33/); // every third call failed: errors, counted apart
     expect(mock.requests.length).toBe(100);

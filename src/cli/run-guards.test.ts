@@ -132,7 +132,14 @@ describe('stdout closed early (assay ... | head)', () => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', cfg, '--store', store, '--no-progress'], { encoding: 'utf8' });
     expect(run.status).toBe(0);
     const id = /run (\S+):/.exec(run.stderr)![1];
-    const r = spawnSync('bash', ['-c', `${process.execPath} --import tsx src/cli/main.ts show ${id} --store ${store} --html - | head -c 10 >/dev/null; echo "status=\${PIPESTATUS[0]}" >&2`], { encoding: 'utf8' });
+    const r = spawnSync(
+      'bash',
+      [
+        '-c',
+        `${process.execPath} --import tsx src/cli/main.ts show ${id} --store ${store} --html - | head -c 10 >/dev/null; echo "status=\${PIPESTATUS[0]}" >&2`,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(statSync(store).size).toBeGreaterThan(0);
     expect(r.stderr).not.toMatch(/EPIPE|internal error|\n\s+at /);
     expect(r.stderr).toMatch(/status=0/);

@@ -148,7 +148,10 @@ ${PRICES}`,
 
   it('reports a model without a price as unpriced, never guessing', async () => {
     const store = join(tmp.dir(), 'unpriced.db');
-    const file = tmp.config('unpriced.yaml', `system:\n  openai: { model: sut, baseURL: "${mock.baseURL}" }\ninputs: ["a"]\nvalidators:\n  - { name: short, check: { type: words, max: 20 }, minSuccess: 0.5 }\n`);
+    const file = tmp.config(
+      'unpriced.yaml',
+      `system:\n  openai: { model: sut, baseURL: "${mock.baseURL}" }\ninputs: ["a"]\nvalidators:\n  - { name: short, check: { type: words, max: 20 }, minSuccess: 0.5 }\n`,
+    );
     const json = join(tmp.dir(), 'unpriced.json');
     const r = await cli('run', file, '--store', store, '--json', json, '--no-progress');
     expect(r.code).toBe(0);
@@ -157,7 +160,7 @@ ${PRICES}`,
   });
 });
 
-describe('assay run: the issue\'s Anthropic config, as written', () => {
+describe("assay run: the issue's Anthropic config, as written", () => {
   let anthropic: MockServer;
   const saved = process.env.ANTHROPIC_API_KEY;
   beforeAll(async () => {
@@ -202,7 +205,9 @@ validators:
 describe('assay mock', () => {
   it('serves echo answers and rules over the OpenAI protocol until Ctrl-C', async () => {
     const rules = tmp.config('rules.yaml', '- { match: weather, reply: "Sunny, 21 °C." }\n- { match: broken, status: 503 }\n');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mock', '--port', '0', '--rules', rules], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mock', '--port', '0', '--rules', rules], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += String(c)));
     const baseURL = await new Promise<string>((resolve, reject) => {
@@ -213,7 +218,11 @@ describe('assay mock', () => {
       child.on('exit', (code) => reject(new Error(`assay mock exited ${code}: ${out}`)));
     });
     const ask = async (content: string) => {
-      const res = await fetch(`${baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock', messages: [{ role: 'user', content }] }) });
+      const res = await fetch(`${baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock', messages: [{ role: 'user', content }] }),
+      });
       return { status: res.status, body: (await res.json()) as { choices?: { message: { content: string } }[] } };
     };
     expect((await ask('What is the weather?')).body.choices![0].message.content).toBe('Sunny, 21 °C.');

@@ -37,10 +37,14 @@ export async function runQueued(c: QueuedCommand): Promise<QueuedRunResult> {
   const systemId = system.id;
   await system.close?.();
   if ((x.serialisable as { document?: unknown } | null)?.document === undefined) {
-    process.stderr.write(`assay: ${c.configPath} holds functions, which cannot be stored with the run: every worker loads ${x.configPath}, which must exist at that path where the workers run\n`);
+    process.stderr.write(
+      `assay: ${c.configPath} holds functions, which cannot be stored with the run: every worker loads ${x.configPath}, which must exist at that path where the workers run\n`,
+    );
   }
   if (!isPostgresUrl(c.location)) {
-    process.stderr.write(`assay: note: the workers must use this same store (${c.location}); a SQLite file serves only workers on this machine, a postgres:// store any machine\n`);
+    process.stderr.write(
+      `assay: note: the workers must use this same store (${c.location}); a SQLite file serves only workers on this machine, a postgres:// store any machine\n`,
+    );
   }
   const where = `--queue ${c.queue.shown} --store ${c.location.replace(/^(postgres(ql)?:\/\/[^:/@?#]*):[^@/?#]*@/i, '$1:***@')}`;
   const result = await runOnQueue({
@@ -54,7 +58,9 @@ export async function runQueued(c: QueuedCommand): Promise<QueuedRunResult> {
     ...(c.stopRules?.length ? { stopRules: c.stopRules } : {}),
     onStart: (run, p, queued) => {
       const resumed = c.resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
-      process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${systemId}${resumed}; ${queued} sample job(s) queued on ${c.queue.shown}\n`);
+      process.stderr.write(
+        `assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${systemId}${resumed}; ${queued} sample job(s) queued on ${c.queue.shown}\n`,
+      );
     },
     onProgress: (p) => c.progress.update(p),
     onIdle: () => process.stderr.write(`assay: no worker has finished a sample yet; start workers with: assay worker ${where}\n`),
@@ -75,5 +81,6 @@ export function queueFailure(result: QueuedRunResult, c: Pick<QueuedCommand, 'qu
 }
 
 export function checkQueueFlags(flags: { queue?: string; detach?: boolean }): void {
-  if (flags.detach && flags.queue === undefined) throw new UsageError('--detach: only with --queue (a local run cannot go on without this process)', { path: '--detach' });
+  if (flags.detach && flags.queue === undefined)
+    throw new UsageError('--detach: only with --queue (a local run cannot go on without this process)', { path: '--detach' });
 }

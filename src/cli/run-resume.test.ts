@@ -15,7 +15,6 @@ const config = tmp.config;
 
 const cli = (...args: string[]) => captureCli(args);
 
-
 describe('assay run: kill -9 in the middle, then --resume', () => {
   let mock: MockOpenAI;
   afterEach(async () => mock?.close());
@@ -84,14 +83,17 @@ validators:
   it('SIGINT stops cleanly: exit 130, run marked interrupted, finished samples kept', async () => {
     mock = await startMockOpenAI({ chat: () => ({ content: 'fine', delayMs: 40 }) });
     const store = join(tmp.dir(), 'sigint.db');
-    const file = config('sigint.yaml', `name: sigint
+    const file = config(
+      'sigint.yaml',
+      `name: sigint
 system: { openai: { baseURL: "${mock.baseURL}", model: m } }
 inputs: ["a", "b", "c", "d"]
 samples: 40
 concurrency: 4
 validators:
   - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
-`);
+`,
+    );
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', file, '--store', store], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     let stdout = '';

@@ -41,7 +41,9 @@ describe('assay run against each kind of system', () => {
         if (calls === 2) return res.writeHead(503, { 'retry-after': '0' }).end('busy'); // transient: retried, not an error
         const q = JSON.parse(body) as { question: string; user: string };
         seen.push(q);
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { answer: q.question === 'long' ? 'a b c d e f g h' : `ok ${q.question}` } }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ data: { answer: q.question === 'long' ? 'a b c d e f g h' : `ok ${q.question}` } }));
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -73,7 +75,10 @@ ${rule}`,
   });
 
   it('command: spawns the program once per sample with the input on stdin', async () => {
-    const app = write('app.mjs', `let s = ''; process.stdin.on('data', (d) => (s += d)); process.stdin.on('end', () => process.stdout.write(s.trim() === 'long' ? 'one two three four five six seven' : 'fine'));\n`);
+    const app = write(
+      'app.mjs',
+      `let s = ''; process.stdin.on('data', (d) => (s += d)); process.stdin.on('end', () => process.stdout.write(s.trim() === 'long' ? 'one two three four five six seven' : 'fine'));\n`,
+    );
     const file = write(
       'command.yaml',
       `name: command-app
@@ -106,13 +111,24 @@ ${rule}`,
   });
 
   it('replay: validates recorded JSONL and CSV logs; a sample with no recording is an error, not a fail', async () => {
-    write('logs.jsonl', ['{"input":"hi","output":"Hello there"}', '{"input":"hi","output":"Hello, it is a pleasure to meet you today"}', '{"input":"bye","output":"Bye"}', ''].join('\n'));
+    write(
+      'logs.jsonl',
+      [
+        '{"input":"hi","output":"Hello there"}',
+        '{"input":"hi","output":"Hello, it is a pleasure to meet you today"}',
+        '{"input":"bye","output":"Bye"}',
+        '',
+      ].join('\n'),
+    );
     write('logs.csv', 'input,output\nhi,Hello there\nhi,"Hello, it is a pleasure to meet you today"\nbye,"Bye, ""friend"""\n');
     for (const log of ['logs.jsonl', 'logs.csv']) {
       const file = write(`replay-${log}.yaml`, `name: replayed\nsystem: { replay: { file: ${log} } }\ninputs: [hi, bye]\nsamples: 2\n${rule}`);
       const r = await run(file);
       expect(r.report.validators[0].counts, log).toEqual({ pass: 2, fail: 1, error: 1, pending: 0 });
-      expect(r.report.inputs.map((x) => x.counts.error), log).toEqual([0, 1]);
+      expect(
+        r.report.inputs.map((x) => x.counts.error),
+        log,
+      ).toEqual([0, 1]);
       // 2 of 3 decided cells pass (≥ 0.5), but 1 of the 4 checked cells is an error (25% > maxErrorShare 5%):
       // the missing recording could have been a failure, so the verdict is `error` and the run exits 1.
       expect(r.report.validators[0]).toMatchObject({ rate: 2 / 3, errorShare: 0.25, verdict: 'error' });

@@ -19,7 +19,6 @@ const config = tmp.config;
 
 const cli = (...args: string[]) => captureCli(args);
 
-
 /** A simulated system whose answers always pass the contraction rule. */
 const simulated = `
 system:
@@ -37,7 +36,21 @@ describe('assay run', () => {
     const junit = join(tmp.dir(), 'example.xml');
     const md = join(tmp.dir(), 'example.md');
     const html = join(tmp.dir(), 'example.html');
-    const r = await cli('run', 'examples/contractions.yaml', '--store', store, '--json', json, '--junit', junit, '--markdown', md, '--html', html, '--no-progress');
+    const r = await cli(
+      'run',
+      'examples/contractions.yaml',
+      '--store',
+      store,
+      '--json',
+      json,
+      '--junit',
+      junit,
+      '--markdown',
+      md,
+      '--html',
+      html,
+      '--no-progress',
+    );
     expect(r.err).toMatch(/run \S+: 4 inputs × 50 samples × 1 validators on simulated/);
     expect(r.code).toBe(1);
     const report = JSON.parse(readFileSync(json, 'utf8')) as JsonReport;
@@ -70,21 +83,27 @@ describe('assay run', () => {
   });
 
   it('exit 0 when every validator passes', async () => {
-    const file = config('pass.yaml', `name: passing${simulated}samples: 5
+    const file = config(
+      'pass.yaml',
+      `name: passing${simulated}samples: 5
 validators:
   - { name: few, predicate: "o => (o.match(/'/g) ?? []).length <= 3", minSuccess: 0.9 }
-`);
+`,
+    );
     const r = await cli('run', file, '--store', join(tmp.dir(), 'pass.db'));
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/PASS: 1 validator\(s\) meet/);
   });
 
   it('inconclusive in confident mode exits 1, or 0 with --allow-inconclusive; --samples overrides the config', async () => {
-    const file = config('inc.yaml', `name: inconclusive${simulated}samples: 100
+    const file = config(
+      'inc.yaml',
+      `name: inconclusive${simulated}samples: 100
 verdict: confident
 validators:
   - { name: few, predicate: "o => (o.match(/'/g) ?? []).length <= 3", minSuccess: 0.95 }
-`);
+`,
+    );
     // 15 straight passes cannot show 0.95 with 95% confidence (it takes 59).
     const strict = await cli('run', file, '--samples', '5', '--store', join(tmp.dir(), 'inc.db'));
     expect(strict.code).toBe(1);
@@ -95,10 +114,13 @@ validators:
   });
 
   it('exit 2 for a bad config (naming file and field) and bad flags', async () => {
-    const bad = config('bad.yaml', `name: bad${simulated}samples: many
+    const bad = config(
+      'bad.yaml',
+      `name: bad${simulated}samples: many
 validators:
   - { name: few, predicate: "o => true", minSuccess: 0.9 }
-`);
+`,
+    );
     const r = await cli('run', bad, '--store', join(tmp.dir(), 'bad-store', 'bad.db'));
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/bad\.yaml.*samples/);
@@ -117,13 +139,16 @@ validators:
   it('an unreachable system makes ERROR cells, never FAIL (exit 1: nothing decided, an error verdict)', async () => {
     const mock = await startMockOpenAI({ chat: () => ({ status: 400 }) });
     try {
-      const file = config('broken.yaml', `name: broken
+      const file = config(
+        'broken.yaml',
+        `name: broken
 system: { openai: { baseURL: "${mock.baseURL}", model: m } }
 inputs: ["a", "b"]
 samples: 3
 validators:
   - { name: any, predicate: "o => o.length > 0", minSuccess: 0.5 }
-`);
+`,
+      );
       const json = join(tmp.dir(), 'broken.json');
       const junit = join(tmp.dir(), 'broken.xml');
       const md = join(tmp.dir(), 'broken.md');
@@ -161,11 +186,16 @@ validators:
         const usage = b.model === 'sut' ? { prompt_tokens: 10, completion_tokens: 5 } : { prompt_tokens: 100, completion_tokens: 7 };
         if (b.model === 'sut') return { content: String(b.messages.at(-1)?.content) === 'rude' ? 'Go away.' : 'Hello, happy to help!', usage };
         const text = JSON.stringify(b.messages);
-        return { content: JSON.stringify(text.includes('Go away') ? { verdict: 'FAIL', reasons: ['dismissive'] } : { verdict: 'PASS', reasons: ['friendly'] }), usage };
+        return {
+          content: JSON.stringify(text.includes('Go away') ? { verdict: 'FAIL', reasons: ['dismissive'] } : { verdict: 'PASS', reasons: ['friendly'] }),
+          usage,
+        };
       },
     });
     try {
-      const file = config('verifier.yaml', `name: verified
+      const file = config(
+        'verifier.yaml',
+        `name: verified
 system: { openai: { baseURL: "${mock.baseURL}", model: sut } }
 inputs: ["nice", "rude"]
 samples: 3
@@ -176,7 +206,8 @@ verifiers:
     instructions: The answer must be polite.
     minSuccess: 0.9
     judge: { openai: { baseURL: "${mock.baseURL}", model: judge } }
-`);
+`,
+      );
       const store = join(tmp.dir(), 'verifier.db');
       const json = join(tmp.dir(), 'verifier.json');
       const r = await cli('run', file, '--store', store, '--json', json);
@@ -203,10 +234,13 @@ describe('assay runs / show', () => {
     const r = await cli('runs', '--store', join(tmp.dir(), 'absent.db'));
     expect(r.code).toBe(2);
     expect(r.err).toContain('absent.db');
-    const file = config('tiny.yaml', `name: tiny${simulated}samples: 1
+    const file = config(
+      'tiny.yaml',
+      `name: tiny${simulated}samples: 1
 validators:
   - { name: any, predicate: "o => true", minSuccess: 0.5 }
-`);
+`,
+    );
     const store = join(tmp.dir(), 'tiny.db');
     await cli('run', file, '--store', store);
     await cli('run', file, '--store', store);

@@ -51,14 +51,16 @@ interface RunFlags {
 /** --max-errors: samples in a row failing the same way that stop a run (0: never); default DEFAULT_MAX_ERRORS. */
 function maxErrorsFlag(value: string | undefined): number {
   if (value === undefined) return DEFAULT_MAX_ERRORS;
-  if (!/^\d+$/.test(value.trim())) throw new UsageError(`--max-errors: expected a whole number ≥ 0 (0 never stops), found ${JSON.stringify(value)}`, { path: '--max-errors' });
+  if (!/^\d+$/.test(value.trim()))
+    throw new UsageError(`--max-errors: expected a whole number ≥ 0 (0 never stops), found ${JSON.stringify(value)}`, { path: '--max-errors' });
   return Number(value);
 }
 
 /** A whole number ≥ 1 from a flag, or a UsageError naming the flag and what was found. */
 export function positiveIntFlag(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new UsageError(`${flag}: expected a whole number ≥ 1, found ${JSON.stringify(value)}`, { path: flag });
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1)
+    throw new UsageError(`${flag}: expected a whole number ≥ 1, found ${JSON.stringify(value)}`, { path: flag });
   return Number(value);
 }
 
@@ -66,7 +68,8 @@ export function positiveIntFlag(flag: string, value: string | undefined): number
 export function usdFlag(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const usd = Number(value.trim().replace(/^\$/, ''));
-  if (!/\d/.test(value) || !Number.isFinite(usd) || usd <= 0) throw new UsageError(`${flag}: expected an amount of USD > 0 such as 5 or 0.50, found ${JSON.stringify(value)}`, { path: flag });
+  if (!/\d/.test(value) || !Number.isFinite(usd) || usd <= 0)
+    throw new UsageError(`${flag}: expected an amount of USD > 0 such as 5 or 0.50, found ${JSON.stringify(value)}`, { path: flag });
   return usd;
 }
 
@@ -76,7 +79,8 @@ export function usdFlag(flag: string, value: string | undefined): number | undef
  */
 function cacheSettings(flags: RunFlags, x: Experiment, cache: ResponseCache): CacheSettings | undefined {
   const ttlMs = flags.cacheTtl !== undefined ? parseDuration(flags.cacheTtl) : x.cache?.ttlMs;
-  if (flags.cacheTtl !== undefined && ttlMs === undefined) throw new UsageError(`--cache-ttl: ${DURATION_EXPECTED}, found ${JSON.stringify(flags.cacheTtl)}`, { path: '--cache-ttl' });
+  if (flags.cacheTtl !== undefined && ttlMs === undefined)
+    throw new UsageError(`--cache-ttl: ${DURATION_EXPECTED}, found ${JSON.stringify(flags.cacheTtl)}`, { path: '--cache-ttl' });
   const on = flags.cache ?? (x.cache !== undefined || flags.cacheTtl !== undefined);
   return on ? { store: cache, ...(ttlMs !== undefined ? { ttlMs } : {}) } : undefined;
 }
@@ -84,7 +88,8 @@ function cacheSettings(flags: RunFlags, x: Experiment, cache: ResponseCache): Ca
 /** `--stopping`: fixed or sequential. */
 function stoppingFlag(value: string | undefined): StoppingRule | undefined {
   if (value === undefined) return undefined;
-  if (value !== 'fixed' && value !== 'sequential') throw new UsageError(`--stopping: expected fixed or sequential, found ${JSON.stringify(value)}`, { path: '--stopping' });
+  if (value !== 'fixed' && value !== 'sequential')
+    throw new UsageError(`--stopping: expected fixed or sequential, found ${JSON.stringify(value)}`, { path: '--stopping' });
   return value;
 }
 
@@ -93,7 +98,10 @@ async function checkResumedStopping(store: Store, runId: string, stopping: Stopp
   const prior = await store.getRun(runId);
   const was = (prior?.config as { stopping?: unknown } | null | undefined)?.stopping === 'sequential' ? 'sequential' : 'fixed';
   if (prior && was !== stopping) {
-    throw new UsageError(`--resume ${runId}: the run was started with stopping: ${was}, the config (or --stopping) now says ${stopping}; resume it with stopping: ${was}`, { path: '--stopping' });
+    throw new UsageError(
+      `--resume ${runId}: the run was started with stopping: ${was}, the config (or --stopping) now says ${stopping}; resume it with stopping: ${was}`,
+      { path: '--stopping' },
+    );
   }
 }
 
@@ -137,7 +145,11 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
         configPath = prior.configPath;
       }
     }
-    experiment = await loadExperiment(configPath, { ...(samples !== undefined ? { samples } : {}), ...(concurrency !== undefined ? { concurrency } : {}), ...(stopping !== undefined ? { stopping } : {}) });
+    experiment = await loadExperiment(configPath, {
+      ...(samples !== undefined ? { samples } : {}),
+      ...(concurrency !== undefined ? { concurrency } : {}),
+      ...(stopping !== undefined ? { stopping } : {}),
+    });
     if (resume !== undefined) await checkResumedStopping(store!, resume, experiment.stopping);
     const systemLimit = rateLimitOf(experiment.systemConfig, { file: configPath, path: 'system' });
     const limiters = localLimiters();
@@ -147,35 +159,63 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     // Built before the store is opened: a config that does not load leaves no trace.
     const validators = queue ? [] : tensorColumns(experiment, limiters, undefined, models);
     const warn = (m: string) => process.stderr.write(`assay: warning: ${m}\n`);
-    const base = queue ? undefined : createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs, samples: experiment.samples, warn, ...models });
+    const base = queue
+      ? undefined
+      : createSystem(experiment.systemConfig, {
+          file: configPath,
+          baseDir: experiment.baseDir,
+          inputs: experiment.inputs,
+          samples: experiment.samples,
+          warn,
+          ...models,
+        });
     system = base && systemLimit ? limitSystem(base, limiters('system', systemLimit)) : base;
     store ??= await openStore(location);
     // stopping: sequential — each validator stops being checked once its confidence sequence decides it;
     // decided from the stored samples, here or (with --queue) by the coordinator that watches the workers.
-    const columns = [...experiment.validators, ...experiment.verifierConfigs].map((v) => ({ minSuccess: v.minSuccess, ...(v.expect !== undefined ? { expect: v.expect } : {}) }));
+    const columns = [...experiment.validators, ...experiment.verifierConfigs].map((v) => ({
+      minSuccess: v.minSuccess,
+      ...(v.expect !== undefined ? { expect: v.expect } : {}),
+    }));
     const budget = maxCost ?? experiment.maxCostUsd;
-    const stopRules = [...(experiment.stopping === 'sequential' ? [new SequentialStopRule(columns, experiment.confidence)] : []), ...(budget !== undefined ? [maxCostRule(budget)] : [])];
-    if (stopRules.length && flags.detach) warn('stopping: sequential with --detach: nothing watches the samples to stop early, so every sample is run (the verdicts are still the sequence\'s)');
+    const stopRules = [
+      ...(experiment.stopping === 'sequential' ? [new SequentialStopRule(columns, experiment.confidence)] : []),
+      ...(budget !== undefined ? [maxCostRule(budget)] : []),
+    ];
+    if (stopRules.length && flags.detach)
+      warn("stopping: sequential with --detach: nothing watches the samples to stop early, so every sample is run (the verdicts are still the sequence's)");
     const progress = createProgressView(process.stderr, flags.progress === false ? false : undefined);
     process.on('SIGINT', onSigint);
     const queued = queue
-      ? { queue, location, configPath, experiment, store, detach: flags.detach ?? false, signal: ac.signal, progress, stopRules, ...(resume !== undefined ? { resume } : {}) }
-      : undefined;
-    const result = await (queued
-      ? runQueued(queued)
-      : runExperiment({
-          experiment: { ...experiment, validators },
-          system: system!,
+      ? {
+          queue,
+          location,
+          configPath,
+          experiment,
           store,
-          ...(resume !== undefined ? { runId: resume } : {}),
-          stopRules: maxErrors > 0 ? [...stopRules, new FailFastRule(maxErrors)] : stopRules,
+          detach: flags.detach ?? false,
           signal: ac.signal,
-          onStart: (run, p) => {
-            const resumed = resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
-            process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
-          },
-          onProgress: (p) => progress.update(p),
-        }).finally(() => progress.stop())
+          progress,
+          stopRules,
+          ...(resume !== undefined ? { resume } : {}),
+        }
+      : undefined;
+    const result = await (
+      queued
+        ? runQueued(queued)
+        : runExperiment({
+            experiment: { ...experiment, validators },
+            system: system!,
+            store,
+            ...(resume !== undefined ? { runId: resume } : {}),
+            stopRules: maxErrors > 0 ? [...stopRules, new FailFastRule(maxErrors)] : stopRules,
+            signal: ac.signal,
+            onStart: (run, p) => {
+              const resumed = resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
+              process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
+            },
+            onProgress: (p) => progress.update(p),
+          }).finally(() => progress.stop())
     ).catch((err: unknown) => {
       throw storeFailure(location, err) ?? err;
     });
@@ -187,10 +227,15 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     // Why a stop rule ended the run (sequential: every validator decided; fail-fast: the calls that keep failing), once, before the summary.
     if (result.stopped) process.stderr.write(`assay: ${result.stopped.message}\n`);
     if (result.storedByOthers > 0) {
-      process.stderr.write(`assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`);
+      process.stderr.write(
+        `assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`,
+      );
     }
     const summary = summarize(result.tensor, result.run.validators, summaryOptionsOf(experiment));
-    const meta = reportMeta(result.run, result.stats, { allowInconclusive: flags.allowInconclusive ?? false, ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}) });
+    const meta = reportMeta(result.run, result.stats, {
+      allowInconclusive: flags.allowInconclusive ?? false,
+      ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}),
+    });
     // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.
     const human = reportsToStdout(flags) ? process.stderr : process.stdout;
     human.write(formatTerminalSummary(summary, meta, { color: Boolean(human.isTTY) }));
@@ -213,7 +258,7 @@ export function register(program: Command): void {
   program
     .command('run')
     .description('Run a reliability experiment: N inputs × M samples, every output checked by every validator')
-    .argument('[config]', 'experiment config: assay.yaml, .json or assay.config.ts (default: the one of them in this folder; with --resume, the run\'s own)')
+    .argument('[config]', "experiment config: assay.yaml, .json or assay.config.ts (default: the one of them in this folder; with --resume, the run's own)")
     .option('--json <file>', 'write the JSON report (schemas/report.schema.json); "-" for stdout')
     .option('--junit <file>', 'write a JUnit XML report (one testcase per validator)')
     .option('--markdown <file>', 'write a Markdown report for a CI job summary')
@@ -224,7 +269,10 @@ export function register(program: Command): void {
     .option(STORE_FLAG, STORE_HELP)
     .option('--queue <redis-url>', 'run on `assay worker` processes: queue the samples on this Redis (redis://host:6379) and wait for them')
     .option('--detach', 'with --queue: return once the samples are queued, printing the run id')
-    .option('--max-errors <n>', `stop the run (exit 3, resumable) after n samples in a row fail the same way: connection refused, 401/403/404, a missing model, an unreadable answer (default ${DEFAULT_MAX_ERRORS}; 0 never stops)`)
+    .option(
+      '--max-errors <n>',
+      `stop the run (exit 3, resumable) after n samples in a row fail the same way: connection refused, 401/403/404, a missing model, an unreadable answer (default ${DEFAULT_MAX_ERRORS}; 0 never stops)`,
+    )
     .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode); an `error` verdict still exits 1')
     .option('--stopping <rule>', 'fixed (every sample) or sequential (stop each validator once its confidence sequence decides it); overrides the config')
     .option('--no-progress', 'no progress bar, plain progress lines')

@@ -73,7 +73,10 @@ describe('assay serve', () => {
     }
     const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
     expect(code).toBe(0);
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.filter((l) => l.path === '/analyze').map((l) => l.status)).toEqual([200, 400]);
     expect(lines.some((l) => l.event === 'stopped')).toBe(true);
     expect(stdout).not.toContain('Eiffel');
@@ -101,7 +104,9 @@ describe('assay serve', () => {
     } finally {
       blocker.close();
     }
-    expect(err).toEqual([`assay: port ${port} is already in use on 127.0.0.1: stop the other process, or choose another port with --port (0 picks a free one)\n`]);
+    expect(err).toEqual([
+      `assay: port ${port} is already in use on 127.0.0.1: stop the other process, or choose another port with --port (0 picks a free one)\n`,
+    ]);
     expect(await main(['serve', '--store', db, '--port', '0', '--headers-timeout', '70000'])).toBe(2);
   });
 });

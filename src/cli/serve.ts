@@ -39,13 +39,20 @@ interface ServeFlags {
 function tokenFrom(flags: ServeFlags): string | undefined {
   if (!flags.tokenEnv) {
     if (!isLoopbackHost(flags.host)) {
-      throw new UsageError(`--host ${flags.host}: listening beyond loopback requires an API token; put it in an environment variable and pass --token-env VAR`, { path: '--host' });
+      throw new UsageError(
+        `--host ${flags.host}: listening beyond loopback requires an API token; put it in an environment variable and pass --token-env VAR`,
+        { path: '--host' },
+      );
     }
     return undefined;
   }
   const token = process.env[flags.tokenEnv];
-  if (!token) throw new UsageError(`--token-env ${flags.tokenEnv}: expected the API token in that environment variable, found it unset or empty`, { path: '--token-env' });
-  if (token.length < 16) throw new UsageError(`--token-env ${flags.tokenEnv}: the token must be at least 16 characters, found ${token.length}`, { path: '--token-env' });
+  if (!token)
+    throw new UsageError(`--token-env ${flags.tokenEnv}: expected the API token in that environment variable, found it unset or empty`, {
+      path: '--token-env',
+    });
+  if (token.length < 16)
+    throw new UsageError(`--token-env ${flags.tokenEnv}: the token must be at least 16 characters, found ${token.length}`, { path: '--token-env' });
   return token;
 }
 
@@ -71,7 +78,10 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   if (bodyTimeout) connections.bodyTimeoutMs = bodyTimeout;
   const headersMs = connections.headersTimeoutMs ?? defaultConnectionLimits.headersTimeoutMs;
   const bodyMs = connections.bodyTimeoutMs ?? defaultConnectionLimits.bodyTimeoutMs;
-  if (headersMs > bodyMs) throw new UsageError(`--headers-timeout ${headersMs} exceeds --body-timeout ${bodyMs}: the whole request includes its headers`, { path: '--headers-timeout' });
+  if (headersMs > bodyMs)
+    throw new UsageError(`--headers-timeout ${headersMs} exceeds --body-timeout ${bodyMs}: the whole request includes its headers`, {
+      path: '--headers-timeout',
+    });
 
   let engine: GroundingEngine | undefined;
   if (flags.kb) {
@@ -91,7 +101,10 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   const location = storeLocation(flags.store);
   if (flags.store || process.env.ASSAY_STORE || existsSync(location)) store = await openStore(location, { readonly: true });
   if (!engine && !store) {
-    throw new UsageError('nothing to serve: give --kb <dir> for POST /analyze and/or --store LOCATION (default $ASSAY_STORE, else .assay/assay.db) for the dashboard', { path: '--kb' });
+    throw new UsageError(
+      'nothing to serve: give --kb <dir> for POST /analyze and/or --store LOCATION (default $ASSAY_STORE, else .assay/assay.db) for the dashboard',
+      { path: '--kb' },
+    );
   }
 
   let handle: ServerHandle;
@@ -99,13 +112,25 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   try {
     redis = flags.redis !== undefined ? await connectRedis(parseRedisUrl(flags.redis, '--redis'), 'the shared rate limit') : undefined;
     const rateLimiter = redis && sharedLimiter(redis, flags.redis!, limits);
-    handle = await startServer({ host: flags.host, port, token, engine, store, limits, connections, allowHosts: flags.allowHost, ...(rateLimiter ? { rateLimiter } : {}) });
+    handle = await startServer({
+      host: flags.host,
+      port,
+      token,
+      engine,
+      store,
+      limits,
+      connections,
+      allowHosts: flags.allowHost,
+      ...(rateLimiter ? { rateLimiter } : {}),
+    });
   } catch (err) {
     await store?.close(); // a PostgreSQL pool would keep the process alive
     redis?.disconnect();
     throw err;
   }
-  process.stderr.write(`assay: serving on ${handle.url} (${[engine ? 'POST /analyze' : '', store ? 'dashboard' : ''].filter(Boolean).join(', ')}); Ctrl-C to stop\n`);
+  process.stderr.write(
+    `assay: serving on ${handle.url} (${[engine ? 'POST /analyze' : '', store ? 'dashboard' : ''].filter(Boolean).join(', ')}); Ctrl-C to stop\n`,
+  );
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
@@ -146,6 +171,11 @@ export function register(program: Command): void {
     .option('--max-connections <n>', 'open connections at most; beyond, the oldest idle or half-sent one is closed, or 503 (default 512)')
     .option('--headers-timeout <ms>', 'a client must send its request headers within this time (default 20000)')
     .option('--body-timeout <ms>', 'a client must send its whole request within this time (default 60000)')
-    .option('--allow-host <name>', 'without a token, also answer this Host name besides localhost and loopback addresses (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[]);
+    .option(
+      '--allow-host <name>',
+      'without a token, also answer this Host name besides localhost and loopback addresses (repeatable)',
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    );
   llmOptions(embedderOptions(cmd)).action(async (flags: ServeFlags) => serveCommand(flags));
 }

@@ -34,7 +34,11 @@ export function register(program: Command): void {
       const store = await openStore(location, { readonly: true });
       try {
         const id = await resolveRunId(store, runId);
-        const r = await loadStoredRun(store, id, { withStats: true, allowInconclusive: flags.allowInconclusive ?? false, ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}) });
+        const r = await loadStoredRun(store, id, {
+          withStats: true,
+          allowInconclusive: flags.allowInconclusive ?? false,
+          ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}),
+        });
         // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.
         const human = reportsToStdout(flags) ? process.stderr : process.stdout;
         human.write(formatTerminalSummary(r.summary, r.meta, { color: Boolean(human.isTTY) }));

@@ -25,7 +25,11 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.restoreAllMocks();
-  for (const [k, v] of [['OPENAI_API_KEY', saved.key], ['OPENAI_BASE_URL', saved.url], ['ASSAY_SPADE_MODEL', saved.model]] as const) {
+  for (const [k, v] of [
+    ['OPENAI_API_KEY', saved.key],
+    ['OPENAI_BASE_URL', saved.url],
+    ['ASSAY_SPADE_MODEL', saved.model],
+  ] as const) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
@@ -74,7 +78,9 @@ describe('assay spade (CLI)', () => {
     expect(stderr).toMatch(/empty\.json: the matrix has no labelled examples.*--method roots/);
     expect(await main(['spade', 'select', '--matrix', file('other.json', { foo: 1 })])).toBe(2);
     expect(stderr).toMatch(/other\.json: expected a matrix written by assay spade evaluate/);
-    expect(await main(['spade', 'select', '--matrix', file('dup.json', { assertions: ['a', 'a'], examples: [{ id: 'g', label: 'good' }], results: { a: [true] } })])).toBe(2);
+    expect(
+      await main(['spade', 'select', '--matrix', file('dup.json', { assertions: ['a', 'a'], examples: [{ id: 'g', label: 'good' }], results: { a: [true] } })]),
+    ).toBe(2);
     expect(stderr).toMatch(/dup\.json: assertions: expected unique names, found "a" twice/);
   });
 
@@ -84,10 +90,18 @@ describe('assay spade (CLI)', () => {
     const f = file('tiny.json', {
       pipeline: 'tiny',
       prompt_versions: ['v1', 'v2'],
-      examples: [{ id: 'g1', label: 'good' }, { id: 'g2', label: 'good' }, { id: 'b1', label: 'bad' }, { id: 'b2', label: 'bad' }],
+      examples: [
+        { id: 'g1', label: 'good' },
+        { id: 'g2', label: 'good' },
+        { id: 'b1', label: 'bad' },
+        { id: 'b2', label: 'bad' },
+      ],
       assertions: ['a', 'b', 'c', 'd'].map((id) => ({ id, description: `assertion ${id}`, llm_questions: null })),
       results: { a: [true, true, false, true], b: [true, true, true, false], c: [false, true, false, false], d: [true, true, false, true] },
-      subsumes: [{ subsumer: 'd', subsumed: 'a' }, { subsumer: 'a', subsumed: 'b' }],
+      subsumes: [
+        { subsumer: 'd', subsumed: 'a' },
+        { subsumer: 'a', subsumed: 'b' },
+      ],
     });
     expect(await main(['spade', 'select', '--matrix', f, '--method', 'base', '--alpha', '0.6', '--tau', '0.25'])).toBe(0);
     expect(stdout).toMatch(/base: 3 of 4 selected; FFR 0\.000 ✓/);
@@ -97,9 +111,36 @@ describe('assay spade (CLI)', () => {
     expect(stdout).toMatch(/subsumption pairs: 2 → 1 \(refuted by a counterexample 1, skipped by FFR 0/);
     expect(JSON.parse(readFileSync(json, 'utf8')).status).toBe('ok');
     // a catches the bad example only together with a good one: α = 1 and τ = 0 cannot both hold
-    const small = file('m.json', { assertions: ['a', 'b'], examples: [{ id: 'g', label: 'good' }, { id: 'x', label: 'bad' }, { id: 'y', label: 'bad' }], results: { a: [false, false, true], b: [true, true, false] } });
-    expect(await main(['spade', 'select', '--matrix', small, '--method', 'cov', '--alpha', '1', '--tau', '0', '--candidates', file('c.json', []), '--export', join(dir, 'never.yaml')])).toBe(1);
-    expect(stdout).toMatch(/infeasible: coverage ≥ 1 and FFR ≤ 0 cannot both be met: with FFR ≤ 0 the best achievable coverage is 0\.500; reaching coverage 1 needs FFR ≥ 1\.000/);
+    const small = file('m.json', {
+      assertions: ['a', 'b'],
+      examples: [
+        { id: 'g', label: 'good' },
+        { id: 'x', label: 'bad' },
+        { id: 'y', label: 'bad' },
+      ],
+      results: { a: [false, false, true], b: [true, true, false] },
+    });
+    expect(
+      await main([
+        'spade',
+        'select',
+        '--matrix',
+        small,
+        '--method',
+        'cov',
+        '--alpha',
+        '1',
+        '--tau',
+        '0',
+        '--candidates',
+        file('c.json', []),
+        '--export',
+        join(dir, 'never.yaml'),
+      ]),
+    ).toBe(1);
+    expect(stdout).toMatch(
+      /infeasible: coverage ≥ 1 and FFR ≤ 0 cannot both be met: with FFR ≤ 0 the best achievable coverage is 0\.500; reaching coverage 1 needs FFR ≥ 1\.000/,
+    );
     expect(stdout).toMatch(/no config written/);
     expect(existsSync(join(dir, 'never.yaml'))).toBe(false);
     stdout = '';
@@ -123,7 +164,11 @@ describe('assay spade (CLI)', () => {
     it('taxonomy --eval reports agreement with the human tags', async () => {
       mock = await startMockOpenAI({ chat: () => ({ content: JSON.stringify({ sentences: [{ index: 0, categories: ['Qualitative Criteria'] }] }) }) });
       process.env.OPENAI_BASE_URL = mock.baseURL;
-      const rows = ['+ Keep it short.', '+ Never mention prices.', '+ Be friendly.', '+ Not read.'].map((diff, id) => ({ id, diff, ground_truth_tags: ['Qualitative Criteria'] }));
+      const rows = ['+ Keep it short.', '+ Never mention prices.', '+ Be friendly.', '+ Not read.'].map((diff, id) => ({
+        id,
+        diff,
+        ground_truth_tags: ['Qualitative Criteria'],
+      }));
       const f = file('taxonomy.json', { rows });
       expect(await main(['spade', 'taxonomy', '--eval', f, '--limit', '3', '--model', 'm'])).toBe(0);
       expect(stdout).toMatch(/taxonomy agreement with human tags \(openai:m\): 3 deltas, 0 errors/);
@@ -147,7 +192,12 @@ describe('assay spade (CLI)', () => {
         chat: (b: ChatRequestBody) => {
           const fmt = JSON.stringify(b.response_format ?? '');
           const u = user(b);
-          if (fmt.includes('"taxonomy"')) return { content: JSON.stringify({ sentences: u.includes('0. Never') ? [{ index: 0, categories: ['Exclusion'] }] : [{ index: 1, categories: ['Quantity Instruction'] }] }) };
+          if (fmt.includes('"taxonomy"'))
+            return {
+              content: JSON.stringify({
+                sentences: u.includes('0. Never') ? [{ index: 0, categories: ['Exclusion'] }] : [{ index: 1, categories: ['Quantity Instruction'] }],
+              }),
+            };
           if (fmt.includes('"criteria"')) {
             const criteria = [];
             if (u.includes('+ Use at most 3 bullets.')) criteria.push({ criterion: 'at most 3 bullets', category: 'Quantity Instruction', vague: false });
@@ -156,15 +206,40 @@ describe('assay spade (CLI)', () => {
           }
           if (fmt.includes('"assertions"')) {
             if (u.includes('no prices')) {
-              return { content: JSON.stringify({ assertions: [
-                { name: 'no_prices', description: 'No prices', kind: 'js', check: null, question: null, source: 'o => !/\\$\\d/.test(o)' },
-                { name: 'price_free', description: 'Judge: no prices', kind: 'llm', check: null, question: 'Is the summary free of prices?', source: null },
-                { name: 'spin', description: 'never returns', kind: 'js', check: null, question: null, source: 'o => { while (true) {} }' },
-              ] }) };
+              return {
+                content: JSON.stringify({
+                  assertions: [
+                    { name: 'no_prices', description: 'No prices', kind: 'js', check: null, question: null, source: 'o => !/\\$\\d/.test(o)' },
+                    { name: 'price_free', description: 'Judge: no prices', kind: 'llm', check: null, question: 'Is the summary free of prices?', source: null },
+                    { name: 'spin', description: 'never returns', kind: 'js', check: null, question: null, source: 'o => { while (true) {} }' },
+                  ],
+                }),
+              };
             }
-            return { content: JSON.stringify({ assertions: [{ name: 'max3', description: 'At most 3 bullets', kind: 'check', check: JSON.stringify({ type: 'max-count', pattern: '^- ', flags: 'm', max: 3 }), question: null, source: null }] }) };
+            return {
+              content: JSON.stringify({
+                assertions: [
+                  {
+                    name: 'max3',
+                    description: 'At most 3 bullets',
+                    kind: 'check',
+                    check: JSON.stringify({ type: 'max-count', pattern: '^- ', flags: 'm', max: 3 }),
+                    question: null,
+                    source: null,
+                  },
+                ],
+              }),
+            };
           }
-          if (fmt.includes('"subsumptions"')) return { content: JSON.stringify({ pairs: [{ subsumer: 'price_free', subsumed: 'no_prices' }, { subsumer: 'max3', subsumed: 'no_prices' }] }) };
+          if (fmt.includes('"subsumptions"'))
+            return {
+              content: JSON.stringify({
+                pairs: [
+                  { subsumer: 'price_free', subsumed: 'no_prices' },
+                  { subsumer: 'max3', subsumed: 'no_prices' },
+                ],
+              }),
+            };
           if (!b.response_format && !b.tools) return { content: 'price_free subsumes no_prices.' };
           // The judge of llm assertions: FAIL when the output mentions a price.
           return { content: JSON.stringify(/\$\d/.test(u) ? { verdict: 'FAIL', reasons: ['mentions a price'] } : { verdict: 'PASS', reasons: [] }) };
@@ -174,7 +249,9 @@ describe('assay spade (CLI)', () => {
       process.env.ASSAY_SPADE_MODEL = 'm';
 
       expect(await main(['spade', 'deltas', '--git', prompt])).toBe(0);
-      expect(stdout).toMatch(/# \(empty\) → [0-9a-f]{12}\n\+ Summarise the call\.\n\+ Use at most 3 bullets\.\n\n# [0-9a-f]{12} → [0-9a-f]{12}\n\+ Never mention prices\./);
+      expect(stdout).toMatch(
+        /# \(empty\) → [0-9a-f]{12}\n\+ Summarise the call\.\n\+ Use at most 3 bullets\.\n\n# [0-9a-f]{12} → [0-9a-f]{12}\n\+ Never mention prices\./,
+      );
       stdout = '';
       expect(await main(['spade', 'taxonomy', '--git', prompt])).toBe(0);
       expect(stdout).toMatch(/\+ Use at most 3 bullets\. {2}\[Quantity Instruction\]/);
@@ -185,19 +262,56 @@ describe('assay spade (CLI)', () => {
       // The first criterion comes from the initial delta (version 0 is the empty prompt).
       expect(stdout).toMatch(/2 criteria, 4 candidates, 0 rejected, 2 subsumption pairs/);
 
-      const examples = file('ex.jsonl', ['{"id":"g1","output":"- a\\n- b","label":"good"}', '{"id":"g2","output":"- a","label":1}', '{"id":"b1","output":"- a\\n- b\\n- c\\n- d","label":"bad"}', '{"id":"b2","output":"costs $5","label":0}'].join('\n'));
+      const examples = file(
+        'ex.jsonl',
+        [
+          '{"id":"g1","output":"- a\\n- b","label":"good"}',
+          '{"id":"g2","output":"- a","label":1}',
+          '{"id":"b1","output":"- a\\n- b\\n- c\\n- d","label":"bad"}',
+          '{"id":"b2","output":"costs $5","label":0}',
+        ].join('\n'),
+      );
       const matrix = join(dir, 'matrix.json');
       stdout = '';
-      expect(await main(['spade', 'evaluate', '--candidates', cands, '--examples', examples, '--out', matrix, '--judge-model', 'judge', '--js-timeout-ms', '200'])).toBe(0);
+      expect(
+        await main(['spade', 'evaluate', '--candidates', cands, '--examples', examples, '--out', matrix, '--judge-model', 'judge', '--js-timeout-ms', '200']),
+      ).toBe(0);
       expect(stdout).toMatch(/4 error cells, not counted as failures/);
       expect(stdout).toMatch(/spin: 4\/4 ERROR \(timed out after 200 ms\)/);
       const m = JSON.parse(readFileSync(matrix, 'utf8'));
-      expect(m.results).toEqual({ max3: [true, true, false, true], no_prices: [true, true, true, false], price_free: [true, true, true, false], spin: [null, null, null, null] });
+      expect(m.results).toEqual({
+        max3: [true, true, false, true],
+        no_prices: [true, true, true, false],
+        price_free: [true, true, true, false],
+        spin: [null, null, null, null],
+      });
       expect(m.errors[0]).toMatchObject({ example: 'g1', assertion: 'spin' });
 
       const exported = join(dir, 'selected.yaml');
       stdout = '';
-      expect(await main(['spade', 'select', '--matrix', matrix, '--method', 'sub', '--prune', '--alpha', '1', '--tau', '0', '--candidates', cands, '--examples', examples, '--judge-model', 'judge', '--export', exported])).toBe(0);
+      expect(
+        await main([
+          'spade',
+          'select',
+          '--matrix',
+          matrix,
+          '--method',
+          'sub',
+          '--prune',
+          '--alpha',
+          '1',
+          '--tau',
+          '0',
+          '--candidates',
+          cands,
+          '--examples',
+          examples,
+          '--judge-model',
+          'judge',
+          '--export',
+          exported,
+        ]),
+      ).toBe(0);
       // max3 passes "costs $5", which no_prices fails: that pair is refuted. The assertion that never ran is never chosen.
       expect(stdout).toMatch(/subsumption pairs: 2 → 1 \(refuted by a counterexample 1,/);
       expect(stdout).toMatch(/sub \(paper\): 2 of 4 selected; FFR 0\.000 ✓ \(τ 0\), coverage 1\.000 ✓ \(α 1\); excluded and not subsumed 0/);

@@ -105,13 +105,16 @@ export function register(program: Command): void {
         const data = (await readData(o.eval)) as { rows?: AnnotatedDelta[] };
         if (!Array.isArray(data?.rows)) throw new UsageError(`${o.eval}: expected {"rows": [{diff, ground_truth_tags, …}]}`, { file: o.eval });
         const bad = data.rows.findIndex((r) => typeof r?.diff !== 'string' || !Array.isArray(r?.ground_truth_tags));
-        if (bad >= 0) throw new UsageError(`${o.eval}: rows[${bad}]: expected a string "diff" and a list "ground_truth_tags"`, { file: o.eval, path: `rows[${bad}]` });
+        if (bad >= 0)
+          throw new UsageError(`${o.eval}: rows[${bad}]: expected a string "diff" and a list "ground_truth_tags"`, { file: o.eval, path: `rows[${bad}]` });
         const limit = o.limit !== undefined ? positiveInt('--limit', o.limit) : undefined;
         const llm = await requireLlm(o);
         const rows = limit ? data.rows.slice(0, limit) : data.rows;
         const r = await evaluateTaxonomy(llm, rows);
         out(`taxonomy agreement with human tags (${llm.model}): ${r.deltas} deltas, ${r.errors.length} errors`);
-        out(`  micro precision ${pct(r.micro.precision)}, recall ${pct(r.micro.recall)}, F1 ${pct(r.micro.f1)}; exact match ${r.exactMatch}/${r.deltas}; mean Jaccard ${pct(r.meanJaccard)}`);
+        out(
+          `  micro precision ${pct(r.micro.precision)}, recall ${pct(r.micro.recall)}, F1 ${pct(r.micro.f1)}; exact match ${r.exactMatch}/${r.deltas}; mean Jaccard ${pct(r.meanJaccard)}`,
+        );
         for (const [tag, c] of Object.entries(r.perTag).sort()) out(`  ${tag.padEnd(34)} F1 ${pct(c.f1)} (tp ${c.tp}, fp ${c.fp}, fn ${c.fn})`);
         for (const e of r.errors) out(`  error on delta ${e.id}: ${e.error}`);
         out(usageLine(llm));
@@ -147,29 +150,36 @@ export function register(program: Command): void {
     .requiredOption('--out <file>', 'write the candidates here (JSON)')
     .option('--subsumptions', 'also ask the LLM for subsumption pairs among the candidates');
   llmOptions(synthesize).action(async (file: string | undefined, o: LlmFlags & { git?: string; initial?: boolean; out: string; subsumptions?: boolean }) => {
-      const { versions, deltas } = await deltasFrom(file, o);
-      const llm = await requireLlm(o);
-      const sandbox = createSandbox();
-      try {
-        const r = await synthesizeCandidates(llm, deltas, versions.map((v) => v.text), { sandbox });
-        let subsumes;
-        if (o.subsumptions) {
-          try {
-            subsumes = await proposeSubsumptions(llm, r.candidates);
-          } catch (err) {
-            r.errors.push({ step: 'subsumptions', error: (err as Error).message });
-          }
+    const { versions, deltas } = await deltasFrom(file, o);
+    const llm = await requireLlm(o);
+    const sandbox = createSandbox();
+    try {
+      const r = await synthesizeCandidates(
+        llm,
+        deltas,
+        versions.map((v) => v.text),
+        { sandbox },
+      );
+      let subsumes;
+      if (o.subsumptions) {
+        try {
+          subsumes = await proposeSubsumptions(llm, r.candidates);
+        } catch (err) {
+          r.errors.push({ step: 'subsumptions', error: (err as Error).message });
         }
-        await writeJson(o.out, { ...r, ...(subsumes ? { subsumes } : {}) });
-        out(`${r.criteria.length} criteria, ${r.candidates.length} candidates, ${r.rejected.length} rejected${subsumes ? `, ${subsumes.length} subsumption pairs` : ''} → ${o.out}`);
-        for (const x of r.rejected) out(`  rejected ${x.name}: ${x.reason}`);
-        for (const e of r.errors) out(`  error (${e.step}${e.delta !== undefined ? `, delta ${e.delta}` : ''}): ${e.error}`);
-        out(usageLine(llm));
-        if (r.errors.length) process.exitCode = ExitCode.INTERNAL;
-      } finally {
-        sandbox.dispose();
       }
-    });
+      await writeJson(o.out, { ...r, ...(subsumes ? { subsumes } : {}) });
+      out(
+        `${r.criteria.length} criteria, ${r.candidates.length} candidates, ${r.rejected.length} rejected${subsumes ? `, ${subsumes.length} subsumption pairs` : ''} → ${o.out}`,
+      );
+      for (const x of r.rejected) out(`  rejected ${x.name}: ${x.reason}`);
+      for (const e of r.errors) out(`  error (${e.step}${e.delta !== undefined ? `, delta ${e.delta}` : ''}): ${e.error}`);
+      out(usageLine(llm));
+      if (r.errors.length) process.exitCode = ExitCode.INTERNAL;
+    } finally {
+      sandbox.dispose();
+    }
+  });
 
   spade
     .command('evaluate')
@@ -221,7 +231,8 @@ export function register(program: Command): void {
     .option('--json <file>', 'also write the result as JSON')
     .action(async (o: Record<string, string | boolean | undefined>) => {
       const method = String(o.method);
-      if (!['base', 'cov', 'sub', 'roots'].includes(method)) throw new UsageError(`--method: expected base, cov, sub or roots, found ${JSON.stringify(method)}`);
+      if (!['base', 'cov', 'sub', 'roots'].includes(method))
+        throw new UsageError(`--method: expected base, cov, sub or roots, found ${JSON.stringify(method)}`);
       const objective = String(o.objective);
       if (objective !== 'paper' && objective !== 'code') throw new UsageError(`--objective: expected paper or code, found ${JSON.stringify(objective)}`);
       const labels = String(o.labels);
@@ -235,7 +246,9 @@ export function register(program: Command): void {
       pairs ??= [];
       if (o.prune) {
         const r = pruneSubsumptions(pairs, loaded?.matrix, { tau });
-        out(`subsumption pairs: ${pairs.length} → ${r.kept.length} (refuted by a counterexample ${r.refuted.length}, skipped by FFR ${r.skipped.filter((s) => s.reason === 'ffr').length}, implied by transitivity ${r.implied.length})`);
+        out(
+          `subsumption pairs: ${pairs.length} → ${r.kept.length} (refuted by a counterexample ${r.refuted.length}, skipped by FFR ${r.skipped.filter((s) => s.reason === 'ffr').length}, implied by transitivity ${r.implied.length})`,
+        );
         pairs = r.kept;
       }
       if (method === 'roots') {
@@ -248,7 +261,9 @@ export function register(program: Command): void {
       }
       if (!loaded) throw new UsageError(`--method ${method}: expected --matrix <file>, found none`);
       if (!loaded.matrix.examples.length) {
-        throw new UsageError(`${o.matrix}: the matrix has no labelled examples, so coverage and FFR are undefined; use --method roots with subsumption pairs`, { file: String(o.matrix) });
+        throw new UsageError(`${o.matrix}: the matrix has no labelled examples, so coverage and FFR are undefined; use --method roots with subsumption pairs`, {
+          file: String(o.matrix),
+        });
       }
       if (o.export && !candidates) throw new UsageError('--export: expected --candidates <file> with the assertion definitions, found none');
       const r = await select(loaded.matrix, { method: method as Method, objective: objective as SubObjective, alpha, tau, subsumes: pairs });

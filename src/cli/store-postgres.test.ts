@@ -29,7 +29,10 @@ describe.skipIf(!db)('the CLI on a PostgreSQL store', () => {
     const b = /run (\S+):/.exec(second.err)![1];
 
     const runs = JSON.parse((await cli('runs', '--store', url, '--json')).out) as { id: string; verdict: string; done: number }[];
-    expect(runs.map((r) => [r.id, r.verdict, r.done])).toEqual([[b, 'fail', 12], [a, 'pass', 12]]);
+    expect(runs.map((r) => [r.id, r.verdict, r.done])).toEqual([
+      [b, 'fail', 12],
+      [a, 'pass', 12],
+    ]);
     const paged = JSON.parse((await cli('runs', '--store', url, '--json', '--limit', '1', '--offset', '1')).out) as { id: string }[];
     expect(paged.map((r) => r.id)).toEqual([a]);
     const show = await cli('show', a, '--store', url);

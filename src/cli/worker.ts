@@ -19,11 +19,13 @@ interface WorkerFlags {
  * queue gives the abandoned jobs to another worker.
  */
 async function workerCommand(flags: WorkerFlags): Promise<void> {
-  if (flags.queue === undefined) throw new UsageError('assay worker: expected --queue <redis-url> (e.g. --queue redis://127.0.0.1:6379), found none', { path: '--queue' });
+  if (flags.queue === undefined)
+    throw new UsageError('assay worker: expected --queue <redis-url> (e.g. --queue redis://127.0.0.1:6379), found none', { path: '--queue' });
   const queue = parseRedisUrl(flags.queue);
   const concurrency = positiveIntFlag('--concurrency', flags.concurrency) ?? 8;
   const lockDurationMs = positiveIntFlag('--lock-duration', flags.lockDuration);
-  if (lockDurationMs !== undefined && lockDurationMs < 1000) throw new UsageError(`--lock-duration: expected at least 1000 ms, found ${lockDurationMs}`, { path: '--lock-duration' });
+  if (lockDurationMs !== undefined && lockDurationMs < 1000)
+    throw new UsageError(`--lock-duration: expected at least 1000 ms, found ${lockDurationMs}`, { path: '--lock-duration' });
   const location = storeLocation(flags.store);
   const store = await openStore(location);
   const log = (line: string) => process.stderr.write(`assay worker: ${line}\n`);
@@ -55,6 +57,9 @@ export function register(program: Command): void {
     .option(STORE_FLAG, STORE_HELP)
     .option('--concurrency <n>', 'sample jobs run at once by this worker (default 8)')
     .option('--lock-duration <ms>', 'how long a job stays with a worker that stopped answering before another takes it (default 30000)')
-    .addHelpText('after', '\nExit codes: 0 stopped by Ctrl-C or SIGTERM after finishing its samples; 2 bad usage; 3 the queue or store cannot be reached; 130 quit at once.')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 stopped by Ctrl-C or SIGTERM after finishing its samples; 2 bad usage; 3 the queue or store cannot be reached; 130 quit at once.',
+    )
     .action((flags: WorkerFlags) => workerCommand(flags));
 }

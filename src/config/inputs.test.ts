@@ -80,7 +80,16 @@ describe('inputs recorded in a replay file (no inputs key)', () => {
   };
 
   it('takes the distinct recorded inputs in order, and as many samples as the most-recorded one', async () => {
-    writeFileSync(join(dir, 'rec.jsonl'), ['{"input":"b","output":"1"}', '{"input":{"q":1,"l":"fr"},"output":"2"}', '{"input":"b","output":"3"}', '{"input":{"l":"fr","q":1},"output":"4"}', '{"input":"b","output":"5"}'].join('\n'));
+    writeFileSync(
+      join(dir, 'rec.jsonl'),
+      [
+        '{"input":"b","output":"1"}',
+        '{"input":{"q":1,"l":"fr"},"output":"2"}',
+        '{"input":"b","output":"3"}',
+        '{"input":{"l":"fr","q":1},"output":"4"}',
+        '{"input":"b","output":"5"}',
+      ].join('\n'),
+    );
     const e = await loadExperiment(config('rec.yaml', '{ replay: { file: rec.jsonl } }'));
     expect([e.inputs, e.samples]).toEqual([['b', { q: 1, l: 'fr' }], 3]);
     e.dispose();

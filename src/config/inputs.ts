@@ -30,9 +30,7 @@ export function loadInputsFile(file: string, baseDir: string, from: { configFile
   let inputs: InputValue[];
   switch (ext) {
     case '.txt':
-      inputs = text
-        .split(/\r?\n/)
-        .filter((l) => l.trim() !== '');
+      inputs = text.split(/\r?\n/).filter((l) => l.trim() !== '');
       break;
     case '.jsonl':
     case '.ndjson':

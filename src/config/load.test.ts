@@ -70,7 +70,10 @@ describe('loadExperiment: the issue example', () => {
       // An output that is not a string makes the predicate throw: error, not fail.
       expect(await evaluateValidator(v, null as unknown as string, 'Say hello.')).toMatchObject({ outcome: 'error' });
       expect(JSON.parse(JSON.stringify(e.serialisable))).toEqual(e.serialisable);
-      expect(e.serialisable).toMatchObject({ name: 'contractions', validators: [{ name: 'contraction_validator', source: v.source, weight: 1, kind: 'validator' }] });
+      expect(e.serialisable).toMatchObject({
+        name: 'contractions',
+        validators: [{ name: 'contraction_validator', source: v.source, weight: 1, kind: 'validator' }],
+      });
     } finally {
       e.dispose();
     }
@@ -118,7 +121,9 @@ describe('loadExperiment: every problem names the field, what was expected and w
 
   it('YAML syntax errors give line and column', async () => {
     const p = write('syntax.yaml', 'name: t\ninputs: ["a", "b"\nsamples: 3\n');
-    expect((await usage(p)).message).toMatch(/syntax\.yaml:3:1: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a \]$/);
+    expect((await usage(p)).message).toMatch(
+      /syntax\.yaml:3:1: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a \]$/,
+    );
     const d = write('dup.yaml', GOOD + 'samples: 4\n');
     expect((await usage(d)).message).toMatch(/dup\.yaml:10:1: invalid YAML: .*unique/i);
   });
@@ -140,7 +145,9 @@ describe('loadExperiment: every problem names the field, what was expected and w
     const both = write('both.yaml', GOOD.replace('minSuccess: 0.9', 'minSuccess: 0.9\n    check: { type: json }'));
     expect((await usage(both)).message).toContain('validators[0]: expected either predicate or check, found both');
     const type = write('type.yaml', GOOD.replace('predicate: "o => o.length < 10"', 'check: { type: containz, value: x }'));
-    expect((await usage(type)).message).toContain('validators[0].check.type: expected one of contains, not-contains, regex, max-count, words, sentences, json, json-schema, found "containz"');
+    expect((await usage(type)).message).toContain(
+      'validators[0].check.type: expected one of contains, not-contains, regex, max-count, words, sentences, json, json-schema, found "containz"',
+    );
     const re = write('re.yaml', GOOD.replace('predicate: "o => o.length < 10"', 'check: { type: regex, pattern: "(" }'));
     expect((await usage(re)).message).toMatch(/validators\[0\]\.check\.pattern: expected a valid regular expression, found "\("/);
     const opt = write('opt.yaml', GOOD.replace('predicate: "o => o.length < 10"', 'check: { type: words, max: 3, ignoreCase: true }'));
@@ -150,7 +157,9 @@ describe('loadExperiment: every problem names the field, what was expected and w
   it('a predicate that does not compile is a usage error naming the validator', async () => {
     const p = write('pred.yaml', GOOD.replace('"o => o.length < 10"', '"o => o.length <"'));
     const err = await usage(p);
-    expect(err.message).toMatch(/validators\[0\]\.predicate: expected a JavaScript function expression .*found "o => o.length <" \(validator "short" does not compile: SyntaxError/);
+    expect(err.message).toMatch(
+      /validators\[0\]\.predicate: expected a JavaScript function expression .*found "o => o.length <" \(validator "short" does not compile: SyntaxError/,
+    );
     expect(err.message).toContain('(line 8)');
   });
 
@@ -190,7 +199,10 @@ describe('loadExperiment: JSON configs, built-in checks and verifiers', () => {
     expect(e.validatorTimeoutMs).toBe(250);
     expect(e.inputs).toEqual([{ question: 'q1' }]);
     expect(e.verifierConfigs).toEqual([{ name: 'polite', minSuccess: 0.8, instructions: ['Is it polite?'], judge: { openai: { model: 'm' } } }]);
-    expect(e.validators.map((v) => v.source)).toEqual(['does not contain "sorry" (ignoring case)', 'parses as JSON matching the schema {"type":"object","required":["a"]}']);
+    expect(e.validators.map((v) => v.source)).toEqual([
+      'does not contain "sorry" (ignoring case)',
+      'parses as JSON matching the schema {"type":"object","required":["a"]}',
+    ]);
     expect(await evaluateValidator(e.validators[0], 'SORRY', '')).toEqual({ outcome: 'fail' });
     expect(await evaluateValidator(e.validators[1], '{"a":1}', '')).toEqual({ outcome: 'pass' });
     expect(e.validators[1].weight).toBe(2);
@@ -206,7 +218,10 @@ describe('loadExperiment: JSON configs, built-in checks and verifiers', () => {
     const p = write('loop.yaml', GOOD.replace('"o => o.length < 10"', '"o => { for (;;) {} }"') + 'validatorTimeoutMs: 50\n');
     const e = await loadExperiment(p);
     const t = Date.now();
-    expect(await evaluateValidator(e.validators[0], 'x', 'a', { timeoutMs: e.validatorTimeoutMs })).toMatchObject({ outcome: 'error', error: expect.stringMatching(/timed out after 50 ms/) });
+    expect(await evaluateValidator(e.validators[0], 'x', 'a', { timeoutMs: e.validatorTimeoutMs })).toMatchObject({
+      outcome: 'error',
+      error: expect.stringMatching(/timed out after 50 ms/),
+    });
     expect(Date.now() - t).toBeLessThan(1000);
     e.dispose();
   });
@@ -223,7 +238,9 @@ describe('loadExperiment: design bounds (the tensor is one Uint8Array)', () => {
   it('refuses N×M×K above the tensor bound, naming inputs, samples and validators', async () => {
     const inputs = JSON.stringify(Array.from({ length: 200 }, (_, i) => `q${i}`));
     const err = await usage(write('wide.yaml', GOOD.replace('inputs: ["a", "b"]', `inputs: ${inputs}`).replace('samples: 3', 'samples: 1000000')));
-    expect(err.message).toMatch(/wide\.yaml: samples: expected inputs × samples × \(validators \+ verifiers\) ≤ 100,000,000 tensor cells, found 200 inputs × 1000000 samples × 1 validators/);
+    expect(err.message).toMatch(
+      /wide\.yaml: samples: expected inputs × samples × \(validators \+ verifiers\) ≤ 100,000,000 tensor cells, found 200 inputs × 1000000 samples × 1 validators/,
+    );
     // Just under the bound loads.
     const ok = await loadExperiment(write('fits.yaml', GOOD.replace('inputs: ["a", "b"]', `inputs: ${inputs}`).replace('samples: 3', 'samples: 500000')));
     expect(ok.samples).toBe(500_000);
@@ -234,7 +251,9 @@ describe('loadExperiment: design bounds (the tensor is one Uint8Array)', () => {
 describe('loadExperiment: a TypeScript config that does not compile', () => {
   it('names the esbuild error, its line and column', async () => {
     const err = await usage(write('broken.config.ts', 'const a = 1;\nexport default {{\n'));
-    expect(err.message).toMatch(/broken\.config\.ts:2:16: expected a config module that loads, but it has a syntax error: Expected identifier but found "\{" \(line 2, column 16\)$/);
+    expect(err.message).toMatch(
+      /broken\.config\.ts:2:16: expected a config module that loads, but it has a syntax error: Expected identifier but found "\{" \(line 2, column 16\)$/,
+    );
     expect(err.where?.line).toBe(2);
   });
 });
@@ -243,13 +262,21 @@ describe('loadExperiment: errors and stopping (issue 9)', () => {
   it('reads onError, maxErrorShare and expect per validator, maxErrorShare and stopping per run', async () => {
     const p = write(
       'seq.yaml',
-      GOOD.replace('samples: 3', 'samples: 3\nstopping: sequential\nmaxErrorShare: 0.1').replace('    minSuccess: 0.9\n', '    minSuccess: 0.9\n    onError: fail\n    maxErrorShare: 0.02\n    expect: 0.97\n'),
+      GOOD.replace('samples: 3', 'samples: 3\nstopping: sequential\nmaxErrorShare: 0.1').replace(
+        '    minSuccess: 0.9\n',
+        '    minSuccess: 0.9\n    onError: fail\n    maxErrorShare: 0.02\n    expect: 0.97\n',
+      ),
     );
     const e = await loadExperiment(p);
     try {
       expect(e).toMatchObject({ stopping: 'sequential', verdict: 'confident', maxErrorShare: 0.1, interval: 'clopper-pearson' });
       expect(e.validators[0]).toMatchObject({ onError: 'fail', maxErrorShare: 0.02, expect: 0.97 });
-      expect(e.serialisable).toMatchObject({ stopping: 'sequential', verdict: 'confident', maxErrorShare: 0.1, validators: [{ onError: 'fail', maxErrorShare: 0.02, expect: 0.97 }] });
+      expect(e.serialisable).toMatchObject({
+        stopping: 'sequential',
+        verdict: 'confident',
+        maxErrorShare: 0.1,
+        validators: [{ onError: 'fail', maxErrorShare: 0.02, expect: 0.97 }],
+      });
       // onError: fail reaches the sandboxed predicate: a throw fails the output.
       expect(await evaluateValidator(e.validators[0], 'x'.repeat(3), 'a')).toEqual({ outcome: 'pass' });
     } finally {

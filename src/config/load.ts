@@ -14,7 +14,15 @@ import { sandboxedValidator } from '../validators/sandboxed.js';
 import { inputsFromReplay, loadInputsFile } from './inputs.js';
 import { designProblem } from './limits.js';
 import { describeFound, explainIssues, formatPath, type LocatedMessage } from './issues.js';
-import { experimentConfigSchema, overridesSchema, type ExperimentConfig, type ExperimentOverrides, type ParsedExperimentConfig, type ValidatorConfig, type VerifierConfig } from './schema.js';
+import {
+  experimentConfigSchema,
+  overridesSchema,
+  type ExperimentConfig,
+  type ExperimentOverrides,
+  type ParsedExperimentConfig,
+  type ValidatorConfig,
+  type VerifierConfig,
+} from './schema.js';
 
 /** A loaded, validated experiment: everything the runner needs, nothing it must parse again. */
 export interface Experiment {
@@ -88,11 +96,22 @@ export async function loadExperiment(path: string, overrides: ExperimentOverride
  * The experiment of a config document that was read elsewhere: the `document` a YAML or JSON config's
  * experiment carries in its stored copy (`serialisable.document`), which queue workers build their run from.
  */
-export async function experimentFromDocument(raw: unknown, origin: DocumentOrigin, overrides: ExperimentOverrides = {}, options: LoadOptions = {}): Promise<Experiment> {
+export async function experimentFromDocument(
+  raw: unknown,
+  origin: DocumentOrigin,
+  overrides: ExperimentOverrides = {},
+  options: LoadOptions = {},
+): Promise<Experiment> {
   return buildExperiment(raw, origin, () => undefined, overrides, options);
 }
 
-async function buildExperiment(raw: unknown, origin: DocumentOrigin, locate: Locate, overrides: ExperimentOverrides, options: LoadOptions): Promise<Experiment> {
+async function buildExperiment(
+  raw: unknown,
+  origin: DocumentOrigin,
+  locate: Locate,
+  overrides: ExperimentOverrides,
+  options: LoadOptions,
+): Promise<Experiment> {
   const { file, configPath, baseDir } = origin;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new UsageError(`${file}: expected a config object with keys name, system, inputs, validators, found ${describeFound(raw)}`, { file });
@@ -112,11 +131,19 @@ async function buildExperiment(raw: unknown, origin: DocumentOrigin, locate: Loc
     throw usageError(file, [{ path: ['validators'], message: 'expected at least one validator (or verifier), found none' }], locate);
   }
   const seen = new Map<string, string>();
-  for (const [key, list] of [['validators', cfg.validators], ['verifiers', cfg.verifiers]] as const) {
+  for (const [key, list] of [
+    ['validators', cfg.validators],
+    ['verifiers', cfg.verifiers],
+  ] as const) {
     list.forEach((v, i) => {
       const at = `${key}[${i}]`;
       const before = seen.get(v.name);
-      if (before) throw usageError(file, [{ path: [key, i, 'name'], message: `expected a unique name, found ${JSON.stringify(v.name)} (also used by ${before})` }], locate);
+      if (before)
+        throw usageError(
+          file,
+          [{ path: [key, i, 'name'], message: `expected a unique name, found ${JSON.stringify(v.name)} (also used by ${before})` }],
+          locate,
+        );
       seen.set(v.name, at);
     });
   }
@@ -128,7 +155,17 @@ async function buildExperiment(raw: unknown, origin: DocumentOrigin, locate: Loc
   } else if (cfg.inputs === undefined) {
     // Validating logs one already has: the recording says what was asked, and how often.
     const recorded = inputsFromReplay(cfg.system, baseDir);
-    if (!recorded) throw usageError(file, [{ path: ['inputs'], message: 'expected a list of inputs (strings or objects) or { file: path }, found nothing (only a replay system may leave them out)' }], locate);
+    if (!recorded)
+      throw usageError(
+        file,
+        [
+          {
+            path: ['inputs'],
+            message: 'expected a list of inputs (strings or objects) or { file: path }, found nothing (only a replay system may leave them out)',
+          },
+        ],
+        locate,
+      );
     inputs = recorded.inputs;
     samples ??= recorded.samples;
   } else {
@@ -162,7 +199,11 @@ async function buildExperiment(raw: unknown, origin: DocumentOrigin, locate: Loc
   const name = cfg.name ?? defaultName(configPath);
   // A sequential run decides on confidence bounds: it needs the confident verdict, and takes it by default.
   if (cfg.stopping === 'sequential' && cfg.verdict === 'point') {
-    throw usageError(file, [{ path: ['verdict'], message: 'expected "confident" with stopping: sequential (its verdicts are decided by confidence bounds), found "point"' }], locate);
+    throw usageError(
+      file,
+      [{ path: ['verdict'], message: 'expected "confident" with stopping: sequential (its verdicts are decided by confidence bounds), found "point"' }],
+      locate,
+    );
   }
   const verdict: VerdictMode = cfg.verdict ?? (cfg.stopping === 'sequential' ? 'confident' : 'point');
   // The run settings, the same in the experiment and in the copy stored with its runs.
@@ -217,17 +258,39 @@ async function buildExperiment(raw: unknown, origin: DocumentOrigin, locate: Loc
   };
 }
 
-async function buildValidator(v: ValidatorConfig, i: number, cfg: ParsedExperimentConfig, sandbox: () => Sandbox, file: string, locate: Locate): Promise<Validator> {
+async function buildValidator(
+  v: ValidatorConfig,
+  i: number,
+  cfg: ParsedExperimentConfig,
+  sandbox: () => Sandbox,
+  file: string,
+  locate: Locate,
+): Promise<Validator> {
   const header = { name: v.name, message: v.message, minSuccess: v.minSuccess, weight: v.weight, timeoutMs: v.timeoutMs };
   // How errors and the sequential design treat this rule: the same for every kind of predicate.
   const policy = stripUndefined({ onError: v.onError, maxErrorShare: v.maxErrorShare, expect: v.expect });
   if (typeof v.predicate === 'function') {
     const fn = v.predicate;
-    return { ...stripUndefined(header), message: v.message ?? `Output does not satisfy ${v.name}`, kind: 'validator', predicate: fn, source: sourceOf(fn), ...policy };
+    return {
+      ...stripUndefined(header),
+      message: v.message ?? `Output does not satisfy ${v.name}`,
+      kind: 'validator',
+      predicate: fn,
+      source: sourceOf(fn),
+      ...policy,
+    };
   }
   if (typeof v.predicate === 'string') {
     try {
-      return { ...(await sandboxedValidator(stripUndefined(header), v.predicate, sandbox(), cfg.validatorTimeoutMs !== undefined ? { timeoutMs: cfg.validatorTimeoutMs } : {})), ...policy };
+      return {
+        ...(await sandboxedValidator(
+          stripUndefined(header),
+          v.predicate,
+          sandbox(),
+          cfg.validatorTimeoutMs !== undefined ? { timeoutMs: cfg.validatorTimeoutMs } : {},
+        )),
+        ...policy,
+      };
     } catch (err) {
       if (!(err instanceof SandboxError)) throw err;
       const message = `expected a JavaScript function expression such as "o => o.length < 100", found ${describeFound(v.predicate)} (validator ${JSON.stringify(v.name)} ${err.message})`;
@@ -263,7 +326,9 @@ async function readConfig(abs: string, file: string): Promise<{ raw: unknown; lo
   const none: Locate = () => undefined;
   if (['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'].includes(ext)) return { raw: await importConfig(abs, file, ext), locate: none };
   if (!['.yaml', '.yml', '.json'].includes(ext)) {
-    throw new UsageError(`${file}: expected a .yaml, .yml, .json, .ts, .mts, .js or .mjs config file, found ${JSON.stringify(ext || 'no extension')}`, { file });
+    throw new UsageError(`${file}: expected a .yaml, .yml, .json, .ts, .mts, .js or .mjs config file, found ${JSON.stringify(ext || 'no extension')}`, {
+      file,
+    });
   }
   let text: string;
   try {
@@ -327,7 +392,10 @@ async function importConfig(abs: string, file: string, ext: string): Promise<unk
     const syntax = /^Transform failed/.test(message) ? /:(\d+):(\d+): ERROR: (.*)$/m.exec(message) : null;
     if (syntax) {
       const [, line, col, what] = syntax;
-      throw new UsageError(`${file}:${line}:${col}: expected a config module that loads, but it has a syntax error: ${what} (line ${line}, column ${col})`, { file, line: Number(line) });
+      throw new UsageError(`${file}:${line}:${col}: expected a config module that loads, but it has a syntax error: ${what} (line ${line}, column ${col})`, {
+        file,
+        line: Number(line),
+      });
     }
     const why = code === 'ERR_MODULE_NOT_FOUND' && !existsQuiet(abs) ? 'it does not exist' : message.split('\n')[0];
     throw new UsageError(`${file}: expected a config module that loads, but ${why}`, { file });
@@ -350,7 +418,11 @@ function existsQuiet(p: string): boolean {
 }
 
 function defaultName(configPath: string): string {
-  return basename(configPath).replace(/\.[^.]+$/, '').replace(/\.config$/, '') || 'experiment';
+  return (
+    basename(configPath)
+      .replace(/\.[^.]+$/, '')
+      .replace(/\.config$/, '') || 'experiment'
+  );
 }
 
 function sourceOf(fn: (...a: never[]) => unknown): string {

@@ -12,7 +12,11 @@ import { MAX_SAMPLES } from './limits.js';
 
 const E01 = 'expected a number between 0 and 1';
 const unit = z.number({ error: E01 }).min(0, { error: E01 }).max(1, { error: E01 });
-const posInt = (what = 'an integer ≥ 1') => z.number({ error: `expected ${what}` }).int({ error: `expected ${what}` }).min(1, { error: `expected ${what}` });
+const posInt = (what = 'an integer ≥ 1') =>
+  z
+    .number({ error: `expected ${what}` })
+    .int({ error: `expected ${what}` })
+    .min(1, { error: `expected ${what}` });
 const nonEmpty = z.string({ error: 'expected a non-empty string' }).min(1, { error: 'expected a non-empty string' });
 const samplesSchema = z
   .number({ error: `expected an integer from 1 to ${MAX_SAMPLES}` })
@@ -23,18 +27,21 @@ const weight = z.number({ error: 'expected a positive number' }).positive({ erro
 const E01open = 'expected a number strictly between 0 and 1';
 const openUnit = z.number({ error: E01open }).gt(0, { error: E01open }).lt(1, { error: E01open });
 /** Largest share of error cells a verdict may rest on (docs/verdicts.md). */
-const maxErrorShare = unit.describe('Largest share of error cells a verdict may rest on; above it the verdict is `error` (unless the bounds decide it however the errors resolve).');
+const maxErrorShare = unit.describe(
+  'Largest share of error cells a verdict may rest on; above it the verdict is `error` (unless the bounds decide it however the errors resolve).',
+);
 /** The rate expected; the sequential design decides fastest near it. */
-const expectRate = openUnit.describe('The success rate you expect: a sequential run (stopping: sequential) decides fastest near it; the guarantee does not depend on it.');
+const expectRate = openUnit.describe(
+  'The success rate you expect: a sequential run (stopping: sequential) decides fastest near it; the guarantee does not depend on it.',
+);
 
 export const inputValueSchema = z.union([z.string(), z.record(z.string(), z.unknown())], {
   error: 'expected a string or an object',
 });
 
-export const inputsSchema = z.union(
-  [z.array(inputValueSchema).min(1, { error: 'expected at least one input' }), z.strictObject({ file: nonEmpty })],
-  { error: 'expected a list of inputs (strings or objects) or { file: path }' },
-);
+export const inputsSchema = z.union([z.array(inputValueSchema).min(1, { error: 'expected at least one input' }), z.strictObject({ file: nonEmpty })], {
+  error: 'expected a list of inputs (strings or objects) or { file: path }',
+});
 
 const predicateSchema = z.union([z.string(), z.custom<Predicate>((v) => typeof v === 'function')], {
   error: 'expected a JavaScript arrow-function source string such as "o => o.length < 100"',
@@ -52,7 +59,9 @@ export const validatorConfigSchema = z
     /** A built-in check type. */
     check: checkSchema.optional(),
     /** `fail`: a predicate that throws means the output failed the rule (e.g. JSON.parse on non-JSON). Default `error`. */
-    onError: z.enum(['error', 'fail'], { error: 'expected "error" (a throw is an error outcome, the default) or "fail" (a throw means the output failed)' }).optional(),
+    onError: z
+      .enum(['error', 'fail'], { error: 'expected "error" (a throw is an error outcome, the default) or "fail" (a throw means the output failed)' })
+      .optional(),
     maxErrorShare: maxErrorShare.optional(),
     expect: expectRate.optional(),
   })
@@ -110,12 +119,19 @@ export const experimentConfigSchema = z.strictObject({
     .default(0.95),
   interval: z.enum(['clopper-pearson', 'wilson', 'wald']).default('clopper-pearson'),
   /** Default `point`, or `confident` with `stopping: sequential` (which needs it). */
-  verdict: z.enum(['point', 'confident']).optional().describe('point (rate ≥ minSuccess) or confident (the bounds must clear minSuccess). Default point; confident with stopping: sequential, which needs it.'),
+  verdict: z
+    .enum(['point', 'confident'])
+    .optional()
+    .describe('point (rate ≥ minSuccess) or confident (the bounds must clear minSuccess). Default point; confident with stopping: sequential, which needs it.'),
   maxErrorShare: maxErrorShare.default(0.05),
   stopping: z
-    .enum(['fixed', 'sequential'], { error: 'expected "fixed" (run every sample, the default) or "sequential" (stop each validator once its confidence sequence decides it)' })
+    .enum(['fixed', 'sequential'], {
+      error: 'expected "fixed" (run every sample, the default) or "sequential" (stop each validator once its confidence sequence decides it)',
+    })
     .default('fixed')
-    .describe('fixed: run every sample; sequential: stop checking a validator once its anytime-valid confidence sequence decides it, and the run once all are decided.'),
+    .describe(
+      'fixed: run every sample; sequential: stop checking a validator once its anytime-valid confidence sequence decides it, and the run once all are decided.',
+    ),
   concurrency: posInt().default(8),
   timeoutMs: posInt('a whole number of milliseconds ≥ 1').default(60_000),
   validatorTimeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),

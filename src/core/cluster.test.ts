@@ -48,7 +48,16 @@ describe('effective sample size of a pooled rate (reference values by hand, mpma
 
   it('takes the output as the unit where the data cannot tell', () => {
     expect(effectiveSampleSize(sums(Array(50).fill([4, 4])))).toBe(50); // rate 1
-    expect(effectiveSampleSize(sums([[2, 2], [2, 2], [0, 2], [1, 2]]))).toBe(4); // one degree of freedom
+    expect(
+      effectiveSampleSize(
+        sums([
+          [2, 2],
+          [2, 2],
+          [0, 2],
+          [1, 2],
+        ]),
+      ),
+    ).toBe(4); // one degree of freedom
     expect(effectiveSampleSize(sums([[3, 4]]))).toBe(1); // one output
     // One failing cell among 200 outputs of 4: independence cannot be seen from one event.
     expect(effectiveSampleSize(sums([...Array(199).fill([4, 4]), [3, 4]]))).toBe(200);
@@ -100,7 +109,9 @@ function pooledCoverage(N: number, M: number, rates: number[], rho: number, spre
 describe('pooled views take the output as the unit (seeded simulation, nominal 95%)', () => {
   it('correlated validators at 0.95/0.90/0.85/0.80, inputs of unequal difficulty: coverage ≥ 93%', () => {
     const c = pooledCoverage(10, 20, [0.95, 0.9, 0.85, 0.8], 0.5, 0.1, 300, 11);
-    console.log(`pooled coverage, K = 4, ρ = 0.5: IRP ${c.irp.toFixed(3)} (cells as trials ${c.irpNaive.toFixed(3)}), ORP ${c.orp.toFixed(3)}, all ${c.all.toFixed(3)} (cells as trials ${c.allNaive.toFixed(3)})`);
+    console.log(
+      `pooled coverage, K = 4, ρ = 0.5: IRP ${c.irp.toFixed(3)} (cells as trials ${c.irpNaive.toFixed(3)}), ORP ${c.orp.toFixed(3)}, all ${c.all.toFixed(3)} (cells as trials ${c.allNaive.toFixed(3)})`,
+    );
     expect(c.irp).toBeGreaterThanOrEqual(0.93);
     expect(c.orp).toBeGreaterThanOrEqual(0.93);
     expect(c.all).toBeGreaterThanOrEqual(0.93);
@@ -109,7 +120,9 @@ describe('pooled views take the output as the unit (seeded simulation, nominal 9
 
   it('near-identical validators near p = 1 (ρ = 0.9, p = 0.99): coverage ≥ 93%', () => {
     const c = pooledCoverage(20, 10, [0.99, 0.99, 0.99, 0.99], 0.9, 0, 300, 12);
-    console.log(`pooled coverage, K = 4, ρ = 0.9, p = 0.99: IRP ${c.irp.toFixed(3)}, ORP ${c.orp.toFixed(3)}, all ${c.all.toFixed(3)} (cells as trials ${c.allNaive.toFixed(3)})`);
+    console.log(
+      `pooled coverage, K = 4, ρ = 0.9, p = 0.99: IRP ${c.irp.toFixed(3)}, ORP ${c.orp.toFixed(3)}, all ${c.all.toFixed(3)} (cells as trials ${c.allNaive.toFixed(3)})`,
+    );
     expect(c.irp).toBeGreaterThanOrEqual(0.93);
     expect(c.orp).toBeGreaterThanOrEqual(0.93);
     expect(c.all).toBeGreaterThanOrEqual(0.93);

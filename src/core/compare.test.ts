@@ -17,7 +17,10 @@ function make(inputs: InputValue[], M: number, names: string[], cell: (i: number
 describe('compareSummaries', () => {
   it('Fisher on [[3,1],[1,3]]: p = 34/70 (hand-computed), not significant', () => {
     // One input, 4 samples: A passes 3 of 4, B passes 1 of 4.
-    const c = compareSummaries(make(['x'], 4, ['v'], (_i, j) => (j < 3 ? PASS : FAIL)), make(['x'], 4, ['v'], (_i, j) => (j < 1 ? PASS : FAIL)));
+    const c = compareSummaries(
+      make(['x'], 4, ['v'], (_i, j) => (j < 3 ? PASS : FAIL)),
+      make(['x'], 4, ['v'], (_i, j) => (j < 1 ? PASS : FAIL)),
+    );
     const v = c.validators[0];
     expect(v.test).toBe('fisher');
     // Tables with 4 passes in total: x ∈ 0..4 with weights C(4,x)·C(4,4−x) = 1, 16, 36, 16, 1 (sum 70);

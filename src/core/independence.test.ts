@@ -92,7 +92,7 @@ describe('the exact null distribution of the all-pass count (reference: brute fo
     expect(twoSidedPValue(a, 9)).toBe(0);
   });
 
-  it('two columns are Fisher\'s hypergeometric; sums convolve', () => {
+  it("two columns are Fisher's hypergeometric; sums convolve", () => {
     const d = intersectionDistribution(20, [12, 9]);
     expect(d.probs.reduce((x, y) => x + y, 0)).toBeCloseTo(1, 12);
     const mean = d.probs.reduce((m, p, i) => m + p * (d.offset + i), 0);
@@ -135,7 +135,9 @@ describe('calibrated and powerful (seeded simulation, α = 0.01)', () => {
   it('size ≈ α on independent tensors; the within-input test also across inputs of unequal difficulty', () => {
     const one = rejectionRates(1, 500, 0, 1500, 21);
     const many = rejectionRates(10, 50, 0, 600, 22, 0.2);
-    console.log(`size at α = 0.01: joint ${one.joint.toFixed(4)} (old binomial test ${one.oldBinomial.toFixed(4)}); within-input over 10 inputs of unequal difficulty ${many.within.toFixed(4)} (joint there ${many.joint.toFixed(4)})`);
+    console.log(
+      `size at α = 0.01: joint ${one.joint.toFixed(4)} (old binomial test ${one.oldBinomial.toFixed(4)}); within-input over 10 inputs of unequal difficulty ${many.within.toFixed(4)} (joint there ${many.joint.toFixed(4)})`,
+    );
     // 1,500 runs: a binomial standard error of 0.0026 around 0.01.
     expect(one.joint).toBeLessThanOrEqual(0.018);
     expect(one.joint).toBeGreaterThanOrEqual(0.003);
@@ -147,7 +149,9 @@ describe('calibrated and powerful (seeded simulation, α = 0.01)', () => {
   it('power ≥ 70% at ρ = 0.2, where the old binomial test almost never fired', () => {
     const one = rejectionRates(1, 500, 0.2, 500, 23);
     const many = rejectionRates(10, 50, 0.2, 500, 24);
-    console.log(`power at ρ = 0.2: joint ${one.joint.toFixed(3)} (old binomial ${one.oldBinomial.toFixed(3)}); within-input, 10 × 50: ${many.within.toFixed(3)}`);
+    console.log(
+      `power at ρ = 0.2: joint ${one.joint.toFixed(3)} (old binomial ${one.oldBinomial.toFixed(3)}); within-input, 10 × 50: ${many.within.toFixed(3)}`,
+    );
     expect(one.joint).toBeGreaterThanOrEqual(0.7);
     expect(many.within).toBeGreaterThanOrEqual(0.7);
     expect(one.oldBinomial).toBeLessThan(0.1);

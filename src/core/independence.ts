@@ -154,7 +154,17 @@ function pairAssociations(s: Tallies, K: number, alpha: number, name: (k: number
       const n01 = s.pass[b] - n11;
       const n00 = s.n - n11 - n10 - n01;
       const p = fisher2x2(n11, n10, n01, n00);
-      pairs.push({ a, b, names: [name(a), name(b)], n: s.n, table: [n11, n10, n01, n00], phi: phiCoefficient(n11, n10, n01, n00), p_value: p, p_adjusted: 1, flagged: false });
+      pairs.push({
+        a,
+        b,
+        names: [name(a), name(b)],
+        n: s.n,
+        table: [n11, n10, n01, n00],
+        phi: phiCoefficient(n11, n10, n01, n00),
+        p_value: p,
+        p_adjusted: 1,
+        flagged: false,
+      });
     }
   // Holm step-down over the pairs.
   const order = pairs.map((_, idx) => idx).sort((p, q) => pairs[p].p_value - pairs[q].p_value);

@@ -44,7 +44,8 @@ function hypergeometric(n: number, y: number, a: number): CountDistribution {
 
 /** Distribution of the number of samples passing every column (see the file comment). */
 export function intersectionDistribution(n: number, passes: readonly number[]): CountDistribution {
-  for (const a of passes) if (!(Number.isInteger(a) && a >= 0 && a <= n)) throw new RangeError(`intersectionDistribution: passes must be integers in [0, ${n}], got ${a}`);
+  for (const a of passes)
+    if (!(Number.isInteger(a) && a >= 0 && a <= n)) throw new RangeError(`intersectionDistribution: passes must be integers in [0, ${n}], got ${a}`);
   if (passes.length === 0) return { offset: n, probs: Float64Array.of(1) };
   let dist: CountDistribution = { offset: passes[0], probs: Float64Array.of(1) };
   for (let k = 1; k < passes.length; k++) {

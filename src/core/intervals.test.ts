@@ -10,7 +10,7 @@ const bounds = (ci: Interval | null, digits = 4) => {
 };
 
 describe('interval reference values (95%)', () => {
-  it('the issue\'s three', () => {
+  it("the issue's three", () => {
     expect(bounds(clopperPearson(0, 10, 0.95))).toEqual([0, 0.3085]);
     expect(bounds(wilson(95, 100, 0.95))).toEqual([0.8882, 0.9785]);
     expect(bounds(wald(95, 100, 0.95))).toEqual([0.9073, 0.9927]);
@@ -109,7 +109,7 @@ describe('exact coverage: why Clopper–Pearson is the default', () => {
     expect(exactCoverage('wald', 0.98, 30)).toBeCloseTo(0.4542, 4);
   });
 
-  it('Wilson\'s confident verdict fails a validator at p = 0.99, n = 50, minSuccess 0.99 in 8.9% of runs; Clopper–Pearson\'s in 1.4%', () => {
+  it("Wilson's confident verdict fails a validator at p = 0.99, n = 50, minSuccess 0.99 in 8.9% of runs; Clopper–Pearson's in 1.4%", () => {
     expect(wrongVerdictProbability('wilson', 0.99, 50, 0.99)).toBeCloseTo(0.089435313096, 9);
     expect(wrongVerdictProbability('clopper-pearson', 0.99, 50, 0.99)).toBeCloseTo(0.013817270831, 9);
   });

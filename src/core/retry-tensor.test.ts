@@ -44,13 +44,21 @@ describe('the planner over a tensor (§4.2.3)', () => {
     expect(mix.expected_retries).toBeCloseTo((1.5 + 4 / 3) / 2 - 1, 12);
     expect(mix).toMatchObject({ m: 4, max_m: 5, inputs: 2, unreachable_inputs: 0 });
     expect(mix.p_success_within_m).toBeCloseTo((2 - 3 ** -4 - 4 ** -4) / 2, 12);
-    expect(plan).toMatchObject({ source: 'per_input', p_pass: mix.p_pass, expected_attempts: mix.expected_attempts, m: 4, p_success_within_m: mix.p_success_within_m });
+    expect(plan).toMatchObject({
+      source: 'per_input',
+      p_pass: mix.p_pass,
+      expected_attempts: mix.expected_attempts,
+      m: 4,
+      p_success_within_m: mix.p_success_within_m,
+    });
   });
 
   it('makes the mixture, not the pooled rate, the m that reaches the target when inputs differ', () => {
     // Input 0 always passes; input 1 passes 1 sample in 10. Pooled: 11/20 = 0.55, m = 6 at 99%; but a
     // guard meeting input 1 half the time then succeeds only (1 + 1 − 0.9⁶)/2 = 73% of the time.
-    const plan = planFromTensor(tensorOf([Array.from({ length: 10 }, () => 'P'), Array.from({ length: 10 }, (_, j) => (j === 0 ? 'P' : 'F'))]), { confidence: 0.99 });
+    const plan = planFromTensor(tensorOf([Array.from({ length: 10 }, () => 'P'), Array.from({ length: 10 }, (_, j) => (j === 0 ? 'P' : 'F'))]), {
+      confidence: 0.99,
+    });
     expect(plan.joint!.m).toBe(6);
     expect((1 + pSuccessWithin(0.1, 6)) / 2).toBeLessThan(0.99);
     expect(plan.m).toBe(minAttempts(0.1, 0.98));
@@ -84,7 +92,13 @@ describe('the planner over a tensor (§4.2.3)', () => {
     const plan = planFromTensor(partial, { confidence: 0.9 });
     expect(plan.inputs[0]).toMatchObject({ samples: 1, pending: 1, p_pass: 1, m: 1 });
 
-    const never = planFromTensor(tensorOf([['P', 'P'], ['F', 'F']]), { confidence: 0.9 });
+    const never = planFromTensor(
+      tensorOf([
+        ['P', 'P'],
+        ['F', 'F'],
+      ]),
+      { confidence: 0.9 },
+    );
     expect(never.inputs[1]).toMatchObject({ p_pass: 0, expected_attempts: null, m: null });
     expect(never.per_input).toMatchObject({ unreachable_inputs: 1, expected_attempts: null, max_m: null, m: null });
     expect(never).toMatchObject({ p_pass: 0.5, expected_attempts: null, m: null, p_success_within_m: null });

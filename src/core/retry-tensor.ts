@@ -124,7 +124,12 @@ function boundsFrom(ci: Interval | null, f: (p: number) => number | null): Bound
   return ci ? { low: f(ci.high), high: f(ci.low) } : null;
 }
 
-function validatorRates(t: ReliabilityTensor, errors: ErrorPolicy, ci: (x: number, n: number) => Interval | null, name: (k: number) => string): TensorRetryPlan['validators'] {
+function validatorRates(
+  t: ReliabilityTensor,
+  errors: ErrorPolicy,
+  ci: (x: number, n: number) => Interval | null,
+  name: (k: number) => string,
+): TensorRetryPlan['validators'] {
   return Array.from({ length: t.K }, (_, k) => {
     let pass = 0;
     let fail = 0;

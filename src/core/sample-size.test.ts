@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { interval } from './intervals.js';
-import { fixedPower, fixedSampleSize, lowerClears, sequentialBoundaries, sequentialOperatingCharacteristics, sequentialSampleSize, upperBelow } from './sample-size.js';
+import {
+  fixedPower,
+  fixedSampleSize,
+  lowerClears,
+  sequentialBoundaries,
+  sequentialOperatingCharacteristics,
+  sequentialSampleSize,
+  upperBelow,
+} from './sample-size.js';
 import { mulberry32 } from './testing/prng.js';
 
 // Reference values: exact binomial sums (fixed design) and a dynamic programme over the passes (sequential

@@ -232,7 +232,13 @@ const LINEAR_SCAN_LIMIT = 1 << 17;
  * undefined: nothing observed; 0: already decided; Infinity: no number up to the planning cap does (e.g. the
  * errors alone keep it open).
  */
-export function toDecide(c: { pass: number; fail: number; error: number }, minSuccess: number, method: IntervalMethod, level: number, probability = 0.8): number | undefined {
+export function toDecide(
+  c: { pass: number; fail: number; error: number },
+  minSuccess: number,
+  method: IntervalMethod,
+  level: number,
+  probability = 0.8,
+): number | undefined {
   checkProbability('probability', probability);
   const n = c.pass + c.fail + c.error;
   if (n === 0) return undefined;
@@ -248,7 +254,8 @@ export function toDecide(c: { pass: number; fail: number; error: number }, minSu
     return v;
   };
   const probabilityAt = (m: number, x: number, y: number): number =>
-    (x <= m && (sharePass > 0 || x === 0) ? binomialUpperTail(x, m, sharePass) : 0) + (y <= m && (shareFail > 0 || y === 0) ? binomialUpperTail(y, m, shareFail) : 0);
+    (x <= m && (sharePass > 0 || x === 0) ? binomialUpperTail(x, m, sharePass) : 0) +
+    (y <= m && (shareFail > 0 || y === 0) ? binomialUpperTail(y, m, shareFail) : 0);
   const at = (m: number) => probabilityAt(m, smallest((x) => passOk(x, m), m) ?? m + 1, smallest((y) => failOk(y, m), m) ?? m + 1);
   if (at(0) >= 1) return 0;
   // As m grows the bounds close in on the shares: a pass needs the pass share above minSuccess, a fail the

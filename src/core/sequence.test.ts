@@ -80,8 +80,9 @@ function everWrong(p: number[], rounds: number, runs: number, seed: number, excl
     let S = 0;
     let F = 0;
     for (let t = 0; t < rounds; t++) {
-      for (const pi of p) if (rand() < pi) S++;
-      else F++;
+      for (const pi of p)
+        if (rand() < pi) S++;
+        else F++;
       if (excludes(S, F, truth)) {
         wrong++;
         break;

@@ -113,7 +113,8 @@ export function sequenceBounds(S: number, F: number, level: number, expect?: num
   const p = S / n;
   // E⁺ falls with m and is < 1 from m = p on: {m : E⁺ ≥ 2/α} = [0, low).
   const low = S === 0 || logEvidenceAbove(S, F, 1e-300, expect) < threshold ? 0 : lastTrue((m) => logEvidenceAbove(S, F, m, expect) >= threshold, 0, p);
-  const high = F === 0 || logEvidenceBelow(S, F, 1 - 1e-16, expect) < threshold ? 1 : 1 - lastTrue((m) => logEvidenceBelow(S, F, 1 - m, expect) >= threshold, 0, 1 - p);
+  const high =
+    F === 0 || logEvidenceBelow(S, F, 1 - 1e-16, expect) < threshold ? 1 : 1 - lastTrue((m) => logEvidenceBelow(S, F, 1 - m, expect) >= threshold, 0, 1 - p);
   return { low, high };
 }
 

@@ -95,7 +95,7 @@ describe('compareProportions', () => {
     // expected fail counts are 6 and 6 → z-test; significant at 95%, not at 99%
     const s = compareProportions({ pass: 40, n: 50 }, { pass: 48, n: 50 }, 0.95);
     expect(s.test).toBe('z');
-    expect(s.pValue).toBeCloseTo(0.0138230, 6);
+    expect(s.pValue).toBeCloseTo(0.013823, 6);
     expect(s.direction).toBe('better');
     expect(compareProportions({ pass: 40, n: 50 }, { pass: 48, n: 50 }, 0.99).significant).toBe(false);
   });

@@ -45,7 +45,11 @@ describe('summarize on the hand-built 2×3×2 tensor', () => {
     expect(s.inputs[1].perValidator.map((r) => r.rate)).toEqual([2 / 3, 0.5]);
     expect(s.inputs.map((r) => r.allPass.rate)).toEqual([0.5, 0]);
     expect(s.inputs[1].allPass.counts).toEqual({ pass: 0, fail: 2, error: 0, pending: 1 });
-    expect(s.iterations.map((r) => [r.j, r.rate])).toEqual([[0, 0.75], [1, 0.5], [2, 1]]);
+    expect(s.iterations.map((r) => [r.j, r.rate])).toEqual([
+      [0, 0.75],
+      [1, 0.5],
+      [2, 1],
+    ]);
     expect(s.allOutputs.rate).toBe(0.7);
     expect(s.allOutputs.errorShare).toBeCloseTo(1 / 11, 15);
     expect(s.allPass.rate).toBe(0.25);

@@ -44,15 +44,21 @@ const STOPPING_RULES: readonly StoppingRule[] = ['fixed', 'sequential'];
 export function resolveSummaryOptions(options: Partial<SummaryOptions> = {}): SummaryOptions {
   const o: SummaryOptions = { ...DEFAULT_SUMMARY_OPTIONS };
   for (const [key, value] of Object.entries(options)) if (value !== undefined) (o as unknown as Record<string, unknown>)[key] = value;
-  if (!INTERVAL_METHODS.includes(o.interval)) throw new RangeError(`options.interval must be one of ${INTERVAL_METHODS.join(', ')}, got ${JSON.stringify(o.interval)}`);
-  if (!(typeof o.level === 'number' && o.level > 0 && o.level < 1)) throw new RangeError(`options.level must be a number in (0, 1), got ${JSON.stringify(o.level)}`);
+  if (!INTERVAL_METHODS.includes(o.interval))
+    throw new RangeError(`options.interval must be one of ${INTERVAL_METHODS.join(', ')}, got ${JSON.stringify(o.interval)}`);
+  if (!(typeof o.level === 'number' && o.level > 0 && o.level < 1))
+    throw new RangeError(`options.level must be a number in (0, 1), got ${JSON.stringify(o.level)}`);
   if (!VERDICT_MODES.includes(o.verdict)) throw new RangeError(`options.verdict must be one of ${VERDICT_MODES.join(', ')}, got ${JSON.stringify(o.verdict)}`);
-  if (!AGGREGATE_METHODS.includes(o.aggregate)) throw new RangeError(`options.aggregate must be one of ${AGGREGATE_METHODS.join(', ')}, got ${JSON.stringify(o.aggregate)}`);
-  if (!(typeof o.maxErrorShare === 'number' && o.maxErrorShare >= 0 && o.maxErrorShare <= 1)) throw new RangeError(`options.maxErrorShare must be a number in [0, 1], got ${JSON.stringify(o.maxErrorShare)}`);
-  if (!STOPPING_RULES.includes(o.stopping)) throw new RangeError(`options.stopping must be one of ${STOPPING_RULES.join(', ')}, got ${JSON.stringify(o.stopping)}`);
+  if (!AGGREGATE_METHODS.includes(o.aggregate))
+    throw new RangeError(`options.aggregate must be one of ${AGGREGATE_METHODS.join(', ')}, got ${JSON.stringify(o.aggregate)}`);
+  if (!(typeof o.maxErrorShare === 'number' && o.maxErrorShare >= 0 && o.maxErrorShare <= 1))
+    throw new RangeError(`options.maxErrorShare must be a number in [0, 1], got ${JSON.stringify(o.maxErrorShare)}`);
+  if (!STOPPING_RULES.includes(o.stopping))
+    throw new RangeError(`options.stopping must be one of ${STOPPING_RULES.join(', ')}, got ${JSON.stringify(o.stopping)}`);
   // A sequential verdict is decided by the confidence sequence's bounds: a point verdict would undo its guarantee.
   if (o.stopping === 'sequential') {
-    if (options.verdict === 'point') throw new RangeError('options.verdict: stopping "sequential" decides on confidence bounds; it needs verdict "confident", got "point"');
+    if (options.verdict === 'point')
+      throw new RangeError('options.verdict: stopping "sequential" decides on confidence bounds; it needs verdict "confident", got "point"');
     o.verdict = 'confident';
   }
   return o;
@@ -78,19 +84,37 @@ export function overallVerdict(verdicts: readonly Verdict[]): Verdict {
 const pct = (x: number) => `${(Math.round(x * 1000) / 10).toString()}%`;
 
 /** A validator's verdict under sequential stopping: its confidence sequence over the complete rounds. */
-function sequentialSummary(t: ReliabilityTensor, k: number, v: ValidatorMeta, r: RateWithCI, opts: SummaryOptions, maxErrorShare: number): Pick<ValidatorSummary, 'ci' | 'errorBounds' | 'verdict' | 'reason' | 'sequential'> {
+function sequentialSummary(
+  t: ReliabilityTensor,
+  k: number,
+  v: ValidatorMeta,
+  r: RateWithCI,
+  opts: SummaryOptions,
+  maxErrorShare: number,
+): Pick<ValidatorSummary, 'ci' | 'errorBounds' | 'verdict' | 'reason' | 'sequential'> {
   const st = sequentialStatus(t, k, { minSuccess: v.minSuccess, level: opts.level, ...(v.expect !== undefined ? { expect: v.expect } : {}) });
   const c = st.counts;
   const seq = sequenceBounds(c.pass, c.fail, opts.level, v.expect);
   const sequential = { reason: st.reason, rounds: st.rounds, outputs: c.pass + c.fail + c.error, counts: c };
   const base = { ci: seq ? { ...seq, method: 'confidence-sequence' as const, level: opts.level } : null, errorBounds: st.bounds, sequential };
   const after = `after ${st.rounds} sample(s) per input`;
-  if (st.decision === 'pass') return { ...base, verdict: 'pass', reason: `sequence lower bound ${pctBeside(st.bounds!.low, v.minSuccess)} ≥ minSuccess ${pct(v.minSuccess)}${c.error ? ', errors counted as failures' : ''}` };
-  if (st.decision === 'fail') return { ...base, verdict: 'fail', reason: `sequence upper bound ${pctBeside(st.bounds!.high, v.minSuccess)} < minSuccess ${pct(v.minSuccess)}${c.error ? ', errors counted as passes' : ''}` };
+  if (st.decision === 'pass')
+    return {
+      ...base,
+      verdict: 'pass',
+      reason: `sequence lower bound ${pctBeside(st.bounds!.low, v.minSuccess)} ≥ minSuccess ${pct(v.minSuccess)}${c.error ? ', errors counted as failures' : ''}`,
+    };
+  if (st.decision === 'fail')
+    return {
+      ...base,
+      verdict: 'fail',
+      reason: `sequence upper bound ${pctBeside(st.bounds!.high, v.minSuccess)} < minSuccess ${pct(v.minSuccess)}${c.error ? ', errors counted as passes' : ''}`,
+    };
   const n = c.pass + c.fail + c.error;
   const share = n > 0 ? c.error / n : 0;
   const open = st.reason === 'samples' ? `undecided when every sample was run (${st.rounds} per input)` : `undecided ${after}; samples remain`;
-  if (n > 0 && (c.pass + c.fail === 0 || share > maxErrorShare)) return { ...base, verdict: 'error', reason: `${open}; error share ${pct(share)} > maxErrorShare ${pct(maxErrorShare)}` };
+  if (n > 0 && (c.pass + c.fail === 0 || share > maxErrorShare))
+    return { ...base, verdict: 'error', reason: `${open}; error share ${pct(share)} > maxErrorShare ${pct(maxErrorShare)}` };
   return { ...base, verdict: 'inconclusive', reason: r.rate === null && n === 0 ? 'nothing checked' : open };
 }
 
@@ -108,7 +132,12 @@ export function summarize(t: ReliabilityTensor, validators: readonly ValidatorMe
     checkVerdictArguments(v.minSuccess, maxErrorShare);
     const head = { k, name: v.name, message: v.message, kind: v.kind, minSuccess: v.minSuccess, weight: v.weight, maxErrorShare };
     if (opts.stopping === 'sequential') return { ...head, ...r, ...sequentialSummary(t, k, v, r, opts, maxErrorShare) };
-    const { verdict, reason, errorBounds, toDecide } = validatorVerdict(r.counts, v.minSuccess, { mode: opts.verdict, interval: opts.interval, level: opts.level, maxErrorShare });
+    const { verdict, reason, errorBounds, toDecide } = validatorVerdict(r.counts, v.minSuccess, {
+      mode: opts.verdict,
+      interval: opts.interval,
+      level: opts.level,
+      maxErrorShare,
+    });
     const s: ValidatorSummary = { ...head, ...r, errorBounds, verdict, reason };
     if (toDecide !== undefined) s.toDecide = toDecide;
     return s;

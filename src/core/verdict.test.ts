@@ -10,7 +10,7 @@ const c = (pass: number, fail: number, error = 0) => ({ pass, fail, error });
 // Reference Clopper–Pearson bounds below were computed independently (mpmath, 40 digits, bisection on exact
 // binomial tails): CP(183, 200) = [0.867395, 0.949704]; CP(200, 200) = [0.981725, 1]; CP(9, 10) = [0.554984, 0.997471].
 
-describe('errors are missing data: the issue\'s reproducers', () => {
+describe("errors are missing data: the issue's reproducers", () => {
   it('17 of 200 outputs are not JSON and the parser throws: neither mode passes', () => {
     // o => JSON.parse(o).ok === true on 183 good JSON outputs and 17 non-JSON ones (each an error).
     const counts = c(183, 0, 17);
@@ -66,7 +66,7 @@ describe('confident verdict on bounds with errors counted both ways', () => {
     expect(errorBounds(c(0, 0), 'clopper-pearson', 0.95)).toBeNull();
   });
 
-  it('point mode within maxErrorShare is the paper\'s rule', () => {
+  it("point mode within maxErrorShare is the paper's rule", () => {
     expect(validatorVerdict(c(95, 5), 0.95, point).verdict).toBe('pass');
     expect(validatorVerdict(c(94, 6), 0.95, point).verdict).toBe('fail');
     expect(validatorVerdict(c(57, 3), 0.95, point).verdict).toBe('pass'); // 57/60 = 0.95 exactly

@@ -91,15 +91,29 @@ export function validatorVerdict(c: VerdictCounts, minSuccess: number, options: 
   if (options.mode === 'point') {
     if (tooManyErrors) return { verdict: 'error', reason: errorReason, errorBounds: bounds };
     const rate = c.pass / (c.pass + c.fail);
-    return { verdict: pointVerdict(rate, minSuccess), reason: `rate ${pctBeside(rate, minSuccess)} ${rate >= minSuccess ? '≥' : '<'} minSuccess ${pct(minSuccess)}`, errorBounds: bounds };
+    return {
+      verdict: pointVerdict(rate, minSuccess),
+      reason: `rate ${pctBeside(rate, minSuccess)} ${rate >= minSuccess ? '≥' : '<'} minSuccess ${pct(minSuccess)}`,
+      errorBounds: bounds,
+    };
   }
   const b = bounds!;
   const errorsNote = c.error > 0 ? ', errors counted as failures' : '';
-  if (b.low >= minSuccess) return { verdict: 'pass', reason: `lower bound ${pctBeside(b.low, minSuccess)} ≥ minSuccess ${pct(minSuccess)}${errorsNote}`, errorBounds: b };
-  if (b.high < minSuccess) return { verdict: 'fail', reason: `upper bound ${pctBeside(b.high, minSuccess)} < minSuccess ${pct(minSuccess)}${c.error > 0 ? ', errors counted as passes' : ''}`, errorBounds: b };
+  if (b.low >= minSuccess)
+    return { verdict: 'pass', reason: `lower bound ${pctBeside(b.low, minSuccess)} ≥ minSuccess ${pct(minSuccess)}${errorsNote}`, errorBounds: b };
+  if (b.high < minSuccess)
+    return {
+      verdict: 'fail',
+      reason: `upper bound ${pctBeside(b.high, minSuccess)} < minSuccess ${pct(minSuccess)}${c.error > 0 ? ', errors counted as passes' : ''}`,
+      errorBounds: b,
+    };
   if (tooManyErrors) return { verdict: 'error', reason: `${errorReason}; bounds [${pct(b.low)}, ${pct(b.high)}] straddle minSuccess`, errorBounds: b };
   const more = toDecide(c, minSuccess, options.interval, options.level, TO_DECIDE_PROBABILITY);
-  const result: VerdictResult = { verdict: 'inconclusive', reason: `bounds [${pct(b.low)}, ${pct(b.high)}] straddle minSuccess ${pct(minSuccess)}`, errorBounds: b };
+  const result: VerdictResult = {
+    verdict: 'inconclusive',
+    reason: `bounds [${pct(b.low)}, ${pct(b.high)}] straddle minSuccess ${pct(minSuccess)}`,
+    errorBounds: b,
+  };
   if (more !== undefined) result.toDecide = { outputs: more, probability: TO_DECIDE_PROBABILITY };
   return result;
 }

@@ -63,7 +63,11 @@ export function tensorViews(t: ReliabilityTensor): TensorViews {
   const byIK = new Float64Array(N * K * 4);
   const byJ = new Float64Array(M * 4);
   const joint = new Float64Array(N * 4);
-  const clusters = { perInput: Array.from({ length: N }, emptyClusterSums), perIteration: Array.from({ length: M }, emptyClusterSums), all: emptyClusterSums() };
+  const clusters = {
+    perInput: Array.from({ length: N }, emptyClusterSums),
+    perIteration: Array.from({ length: M }, emptyClusterSums),
+    all: emptyClusterSums(),
+  };
   let p = 0;
   for (let i = 0; i < N; i++) {
     const ikBase = i * K * 4;

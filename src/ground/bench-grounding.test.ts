@@ -41,7 +41,9 @@ function wiceSplit(prefix: string, seedShift: number): string {
     rows.push(wiceRow(`${prefix}${i}a`, FACTS[j].replace(/\.$/, ', as records show.'), FACTS[j], 'supported'));
     rows.push(wiceRow(`${prefix}${i}a`, FACTS[j].replace(/\.$/, ', as records show.'), `${DISTRACTOR} ${FACTS[j]}`, 'supported'));
     const wrong = i % 2 ? FACTS[j].replace(/\d{4}/, '1777').replace(/Paris|Brazil|Vienna|Physics/, 'Madrid') : FACTS[(j + 3) % FACTS.length];
-    rows.push(wiceRow(`${prefix}${i}b`, wrong === FACTS[j] ? 'Submarines dive under the polar ice.' : wrong, FACTS[j], i % 3 ? 'not_supported' : 'partially_supported'));
+    rows.push(
+      wiceRow(`${prefix}${i}b`, wrong === FACTS[j] ? 'Submarines dive under the polar ice.' : wrong, FACTS[j], i % 3 ? 'not_supported' : 'partially_supported'),
+    );
   });
   return rows.join('\n') + '\n';
 }
@@ -76,7 +78,8 @@ describe('WiCE', () => {
     const json = join(root, 'wice.json');
     expect(await main(['bench', 'grounding', '--dataset', 'wice', '--data', join(root, 'wice'), '--json', json])).toBe(0);
     const text = out.join('');
-    for (const name of ['balanced_accuracy', 'precision', 'recall', 'f1']) expect(text).toMatch(new RegExp(`${name} \\d\\.\\d{3} \\[\\d\\.\\d{3}, \\d\\.\\d{3}\\]`));
+    for (const name of ['balanced_accuracy', 'precision', 'recall', 'f1'])
+      expect(text).toMatch(new RegExp(`${name} \\d\\.\\d{3} \\[\\d\\.\\d{3}, \\d\\.\\d{3}\\]`));
     expect(text).toMatch(/n 16 {2}balanced_accuracy/);
     expect(text).toMatch(/threshold \d\.\d{3} \(fitted on the calibration split\)/);
     const r = JSON.parse(await readFile(json, 'utf8')) as GroundingBenchResult;
@@ -85,11 +88,21 @@ describe('WiCE', () => {
     const calib = (await loadWice(join(root, 'wice'))).filter((i) => i.split === 'calibration');
     const scores = await scoreItems(calib, createLexicalEmbedder(), { details: 'count' });
     const after = r.variants.find((v) => v.details === 'count');
-    expect(after?.thresholds.weak).toBe(fitThreshold(scores.map((s) => s.effective), scores.map((s) => s.unsupported)).threshold);
+    expect(after?.thresholds.weak).toBe(
+      fitThreshold(
+        scores.map((s) => s.effective),
+        scores.map((s) => s.unsupported),
+      ).threshold,
+    );
     const testItems = (await loadWice(join(root, 'wice'))).filter((i) => i.split === 'test');
     const testScores = await scoreItems(testItems, createLexicalEmbedder(), { details: 'count' });
     // precondition that makes the check above discriminating: fitting on the test split would give another threshold
-    expect(fitThreshold(testScores.map((s) => s.effective), testScores.map((s) => s.unsupported)).threshold).not.toBe(after?.thresholds.weak);
+    expect(
+      fitThreshold(
+        testScores.map((s) => s.effective),
+        testScores.map((s) => s.unsupported),
+      ).threshold,
+    ).not.toBe(after?.thresholds.weak);
     expect(after?.test.n).toBe(16);
     expect(after?.test.balanced_accuracy.value).toBeGreaterThan(0.7); // wrong years and names are caught
   });
@@ -126,7 +139,9 @@ describe('FaithBench', () => {
     await writeFile(join(dir, 'data_for_release', 'batch_1.json'), JSON.stringify({ samples }));
     const items = await loadFaithBench(dir);
     expect(items.filter((i) => i.unsupported).map((i) => i.id)).toEqual(['batch_1.json:0', 'batch_1.json:6']);
-    const bySha = [...sources].sort((a, b) => (createHash('sha256').update(`faithbench:${a}`).digest('hex') < createHash('sha256').update(`faithbench:${b}`).digest('hex') ? -1 : 1));
+    const bySha = [...sources].sort((a, b) =>
+      createHash('sha256').update(`faithbench:${a}`).digest('hex') < createHash('sha256').update(`faithbench:${b}`).digest('hex') ? -1 : 1,
+    );
     const calibration = new Set(bySha.slice(0, 3));
     for (const it of items) expect(it.split).toBe(calibration.has(it.documents[0]) ? 'calibration' : 'test');
     await writeFile(join(dir, 'data_for_release', 'batch_2.json'), '{"samples": [{"source": 3}]}');

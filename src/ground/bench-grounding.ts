@@ -27,11 +27,17 @@ export interface GroundingBenchResult {
 }
 
 export async function loadDataset(dataset: string, dir: string, splits?: readonly EvalItem['split'][]): Promise<{ items: EvalItem[]; rule: string }> {
-  if (dataset === 'wice') return { items: await loadWice(dir, splits), rule: 'calibrate on oracle_chunks/claim/dev.jsonl, report on test.jsonl (claims grouped by meta.id)' };
+  if (dataset === 'wice')
+    return { items: await loadWice(dir, splits), rule: 'calibrate on oracle_chunks/claim/dev.jsonl, report on test.jsonl (claims grouped by meta.id)' };
   return { items: await loadFaithBench(dir), rule: 'sources sorted by sha256("faithbench:" + source); first 60% calibrate, the rest test' };
 }
 
-export async function runGroundingBench(dataset: 'wice' | 'faithbench', dir: string, embedder: KbEmbedder, opts: { limit?: number; detailScope?: 'window' | 'chunk' } = {}): Promise<GroundingBenchResult> {
+export async function runGroundingBench(
+  dataset: 'wice' | 'faithbench',
+  dir: string,
+  embedder: KbEmbedder,
+  opts: { limit?: number; detailScope?: 'window' | 'chunk' } = {},
+): Promise<GroundingBenchResult> {
   const { items, rule } = await loadDataset(dataset, dir);
   const calib = items.filter((i) => i.split === 'calibration').slice(0, opts.limit);
   const test = items.filter((i) => i.split === 'test').slice(0, opts.limit);
@@ -43,9 +49,18 @@ export async function runGroundingBench(dataset: 'wice' | 'faithbench', dir: str
     const scores = t.map((s) => s.effective);
     if (details === 'off') {
       const w = embedder.thresholds.weak;
-      variants.push({ name: 'before: default threshold, no detail check', details, calibrated: false, thresholds: { weak: w, source: 'embedder default' }, test: detectionMetrics(scores, gold, w) });
+      variants.push({
+        name: 'before: default threshold, no detail check',
+        details,
+        calibrated: false,
+        thresholds: { weak: w, source: 'embedder default' },
+        test: detectionMetrics(scores, gold, w),
+      });
     }
-    const fit = fitThreshold(c.map((s) => s.effective), c.map((s) => s.unsupported));
+    const fit = fitThreshold(
+      c.map((s) => s.effective),
+      c.map((s) => s.unsupported),
+    );
     variants.push({
       name: details === 'off' ? 'calibrated threshold, no detail check' : 'after: calibrated threshold + detail check',
       details,
@@ -87,9 +102,19 @@ export async function crossValidateGrounding(dataset: 'wice' | 'faithbench', dir
       const inFold = scores.map((s) => foldOf.get(groupOf.get(s.id) as string) === f);
       const train = scores.filter((_, i) => !inFold[i]);
       const held = scores.filter((_, i) => inFold[i]);
-      const fit = fitThreshold(train.map((s) => s.effective), train.map((s) => s.unsupported));
+      const fit = fitThreshold(
+        train.map((s) => s.effective),
+        train.map((s) => s.unsupported),
+      );
       thresholds.push(fit.threshold);
-      per_fold.push(detectionMetrics(held.map((s) => s.effective), held.map((s) => s.unsupported), fit.threshold, 0).balanced_accuracy.value);
+      per_fold.push(
+        detectionMetrics(
+          held.map((s) => s.effective),
+          held.map((s) => s.unsupported),
+          fit.threshold,
+          0,
+        ).balanced_accuracy.value,
+      );
     }
     variants.push({ details, balanced_accuracy: per_fold.reduce((a, b) => a + b, 0) / folds, per_fold, thresholds });
   }

@@ -31,24 +31,42 @@ export async function readLabelledSet(path: string): Promise<LabelledClaim[]> {
       throw new UsageError(`${path} line ${i + 1}: expected a JSON object, found ${JSON.stringify(line.slice(0, 40))}`, { file: path, line: i + 1 });
     }
     const claim = row.claim ?? row.answer;
-    if (typeof claim !== 'string' || !claim.trim()) throw new UsageError(`${path} line ${i + 1} field "claim": expected a non-empty string, found ${JSON.stringify(claim)}`, { file: path, line: i + 1, path: 'claim' });
+    if (typeof claim !== 'string' || !claim.trim())
+      throw new UsageError(`${path} line ${i + 1} field "claim": expected a non-empty string, found ${JSON.stringify(claim)}`, {
+        file: path,
+        line: i + 1,
+        path: 'claim',
+      });
     const supported = typeof row.supported === 'boolean' ? row.supported : typeof row.label === 'string' ? row.label === 'supported' : undefined;
-    if (supported === undefined) throw new UsageError(`${path} line ${i + 1}: expected "supported": true|false or "label": "supported"|…, found neither`, { file: path, line: i + 1, path: 'supported' });
+    if (supported === undefined)
+      throw new UsageError(`${path} line ${i + 1}: expected "supported": true|false or "label": "supported"|…, found neither`, {
+        file: path,
+        line: i + 1,
+        path: 'supported',
+      });
     out.push({ claim, supported });
   });
   if (out.length === 0) throw new UsageError(`${path}: the labelled set is empty`, { file: path });
-  if (out.every((r) => r.supported) || out.every((r) => !r.supported)) throw new UsageError(`${path}: the labelled set needs both supported and unsupported claims`, { file: path });
+  if (out.every((r) => r.supported) || out.every((r) => !r.supported))
+    throw new UsageError(`${path}: the labelled set needs both supported and unsupported claims`, { file: path });
   return out;
 }
 
-export async function calibrate(kb: KnowledgeBase, set: LabelledClaim[], options: Pick<AnalyzeOptions, 'details' | 'detailScope' | 'topK'> = {}): Promise<Calibration> {
+export async function calibrate(
+  kb: KnowledgeBase,
+  set: LabelledClaim[],
+  options: Pick<AnalyzeOptions, 'details' | 'detailScope' | 'topK'> = {},
+): Promise<Calibration> {
   const scores: number[] = [];
   const counts = (options.details ?? 'count') === 'count';
   for (const row of set) {
     const r = await analyze(kb, { query: row.claim, answer: row.claim }, { ...options, thresholds: { strong: 1, weak: 0 } });
     scores.push(Math.min(...r.claims_analysis.map((c) => (counts && (c.unverified_details?.length ?? 0) > 0 ? -Infinity : c.support_score))));
   }
-  const fit = fitThreshold(scores, set.map((r) => !r.supported));
+  const fit = fitThreshold(
+    scores,
+    set.map((r) => !r.supported),
+  );
   const weak = Math.round(fit.threshold * 1e4) / 1e4;
   return {
     embedder: kb.embedder.id,

@@ -20,7 +20,9 @@ const ABBREVIATIONS = new Set(
 );
 const TERMINAL_ABBREVIATIONS = new Set(['etc', 'al', 'inc', 'ltd', 'co', 'corp']);
 const SENTENCE_STARTERS = new Set(
-  'the it its this that these those there he she they we i you his her their our my a an in on at for however but and so then also after before during when while if although as yet today later'.split(' '),
+  'the it its this that these those there he she they we i you his her their our my a an in on at for however but and so then also after before during when while if although as yet today later'.split(
+    ' ',
+  ),
 );
 const CLOSERS = `"'”’)]»`;
 
@@ -69,9 +71,59 @@ function push(text: string, from: number, to: number, out: ClaimSpan[], claimsOn
 // ---- end of the reference ----
 
 const TOKENS = [
-  'e.g.', 'i.e.', 'U.S.', 'U.S.A.', 'J.', 'A.', 'Dr.', 'etc.', 'approx.', 'Ph.D.', 'Inc.', 'the', 'The', 'It', 'it', 'Although', 'level',
-  'Ice', 'Ice,', 'x', 'ab', 'Cd', 'vitamin', 'D', '3.14', '1889', '.', '..', '!', '?', '…', '"', '“', ')', '(', "'", '’', '»', ',', ';', ':',
-  '-', 'é', 'É', 'ß', '𝑎', '𝐀', 'İ', 'K', 'config.json', 'Node.js', 'a.b', 'x.Y',
+  'e.g.',
+  'i.e.',
+  'U.S.',
+  'U.S.A.',
+  'J.',
+  'A.',
+  'Dr.',
+  'etc.',
+  'approx.',
+  'Ph.D.',
+  'Inc.',
+  'the',
+  'The',
+  'It',
+  'it',
+  'Although',
+  'level',
+  'Ice',
+  'Ice,',
+  'x',
+  'ab',
+  'Cd',
+  'vitamin',
+  'D',
+  '3.14',
+  '1889',
+  '.',
+  '..',
+  '!',
+  '?',
+  '…',
+  '"',
+  '“',
+  ')',
+  '(',
+  "'",
+  '’',
+  '»',
+  ',',
+  ';',
+  ':',
+  '-',
+  'é',
+  'É',
+  'ß',
+  '𝑎',
+  '𝐀',
+  'İ',
+  'K',
+  'config.json',
+  'Node.js',
+  'a.b',
+  'x.Y',
 ];
 const SEPARATORS = [' ', ' ', ' ', '', '  ', '\t', '\u00a0'];
 const prose = fc

@@ -26,7 +26,10 @@ describe('extractClaims', () => {
   });
 
   it('splits a full stop glued to the next sentence, but not file names, versions or URLs', () => {
-    expect(extractClaims('Water boils at 100 °C at sea level.The ice melts at 0 °C.')).toEqual(['Water boils at 100 °C at sea level.', 'The ice melts at 0 °C.']);
+    expect(extractClaims('Water boils at 100 °C at sea level.The ice melts at 0 °C.')).toEqual([
+      'Water boils at 100 °C at sea level.',
+      'The ice melts at 0 °C.',
+    ]);
     expect(extractClaims('Edit config.json, run Node.js and visit example.com/Page today. Version 2.0.1 shipped.')).toEqual([
       'Edit config.json, run Node.js and visit example.com/Page today.',
       'Version 2.0.1 shipped.',
@@ -34,16 +37,15 @@ describe('extractClaims', () => {
   });
 
   it('does not split after abbreviations, initials or inside decimals', () => {
-    expect(
-      extractClaims('Dr. Smith moved to the U.S. in 1999. Prices rose 3.5% vs. last year, e.g. bread. J. R. R. Tolkien wrote it.'),
-    ).toEqual(['Dr. Smith moved to the U.S. in 1999.', 'Prices rose 3.5% vs. last year, e.g. bread.', 'J. R. R. Tolkien wrote it.']);
+    expect(extractClaims('Dr. Smith moved to the U.S. in 1999. Prices rose 3.5% vs. last year, e.g. bread. J. R. R. Tolkien wrote it.')).toEqual([
+      'Dr. Smith moved to the U.S. in 1999.',
+      'Prices rose 3.5% vs. last year, e.g. bread.',
+      'J. R. R. Tolkien wrote it.',
+    ]);
   });
 
   it('splits after "etc." when a new sentence starts, not before a lower-case word', () => {
-    expect(extractClaims('It sells apples, pears, etc. The shop opened in 1990.')).toEqual([
-      'It sells apples, pears, etc.',
-      'The shop opened in 1990.',
-    ]);
+    expect(extractClaims('It sells apples, pears, etc. The shop opened in 1990.')).toEqual(['It sells apples, pears, etc.', 'The shop opened in 1990.']);
     expect(extractClaims('Approx. five people came, approx. ten left.')).toEqual(['Approx. five people came, approx. ten left.']);
   });
 
@@ -59,13 +61,7 @@ describe('extractClaims', () => {
 
   it('treats list items as separate claims and strips only the marker; a lead-in to a list is no claim', () => {
     const answer = 'Key facts:\n- The river is 300 km long\n- It flows into the sea.\n1. First item here\n2) Second item. With two sentences.';
-    expect(extractClaims(answer)).toEqual([
-      'The river is 300 km long',
-      'It flows into the sea.',
-      'First item here',
-      'Second item.',
-      'With two sentences.',
-    ]);
+    expect(extractClaims(answer)).toEqual(['The river is 300 km long', 'It flows into the sea.', 'First item here', 'Second item.', 'With two sentences.']);
   });
 
   it('keeps a lead-in that introduces no list, and the letter of an initial at the start of a line', () => {
@@ -75,7 +71,10 @@ describe('extractClaims', () => {
       'The rule is simple: wash hands.',
       'It says:',
     ]);
-    expect(extractClaims('Health effects:\n- Respiratory:\n  - asthma attacks rise\n- Heart disease rises.')).toEqual(['asthma attacks rise', 'Heart disease rises.']);
+    expect(extractClaims('Health effects:\n- Respiratory:\n  - asthma attacks rise\n- Heart disease rises.')).toEqual([
+      'asthma attacks rise',
+      'Heart disease rises.',
+    ]);
     expect(extractClaims('A. Einstein developed relativity. B. Russell was a philosopher.\na) first option\nB) second option')).toEqual([
       'A. Einstein developed relativity.',
       'B. Russell was a philosopher.',

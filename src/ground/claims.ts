@@ -23,7 +23,9 @@ const TERMINAL_ABBREVIATIONS = new Set(['etc', 'al', 'inc', 'ltd', 'co', 'corp']
  * sentence ("…released in the U.S. The film…"), where "U.S. Army" or "J. R. R. Tolkien" do not.
  */
 const SENTENCE_STARTERS = new Set(
-  'the it its this that these those there he she they we i you his her their our my a an in on at for however but and so then also after before during when while if although as yet today later'.split(' '),
+  'the it its this that these those there he she they we i you his her their our my a an in on at for however but and so then also after before during when while if although as yet today later'.split(
+    ' ',
+  ),
 );
 
 export interface ClaimSpan {

@@ -26,7 +26,8 @@ export function llmOptions(cmd: Command): Command {
 export function llmConfig(o: { llmModel?: string; llmBaseUrl?: string; temperature?: string }): OpenAIGeneratorOptions | undefined {
   const temperature = numberFlag('--temperature', o.temperature, { min: 0, max: 0.3, integer: false });
   if (!o.llmModel) {
-    if (o.temperature !== undefined || o.llmBaseUrl !== undefined) throw new UsageError('--temperature and --llm-base-url need --llm-model', { path: '--llm-model' });
+    if (o.temperature !== undefined || o.llmBaseUrl !== undefined)
+      throw new UsageError('--temperature and --llm-base-url need --llm-model', { path: '--llm-model' });
     return undefined;
   }
   return { model: o.llmModel, baseURL: o.llmBaseUrl ?? process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY, temperature };

@@ -10,21 +10,48 @@
  */
 
 const MONTHS = new Set([
-  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
-  'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+  'jan',
+  'feb',
+  'mar',
+  'apr',
+  'jun',
+  'jul',
+  'aug',
+  'sep',
+  'sept',
+  'oct',
+  'nov',
+  'dec',
 ]);
 
 /** Capitalised words that are not names (sentence starters, pronouns, titles of no identifying value). */
 const NOT_NAMES = new Set(
-  ('i a an the this that these those it its he she they we you his her their our my your there here then when where while ' +
+  (
+    'i a an the this that these those it its he she they we you his her their our my your there here then when where while ' +
     'what which who whom whose why how if in on at by for from of to with as and or but not no yes also however although ' +
     'after before during since until because so thus therefore both each every all some many most several such other ' +
-    'mr mrs ms dr prof sir st').split(' '),
+    'mr mrs ms dr prof sir st'
+  ).split(' '),
 );
 
 const UNITS = 'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split(' ');
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
-const ORDINAL_UNITS = 'zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth'.split(' ');
+const ORDINAL_UNITS =
+  'zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth'.split(
+    ' ',
+  );
 const ORDINAL_TENS = ['', '', 'twentieth', 'thirtieth', 'fortieth', 'fiftieth', 'sixtieth', 'seventieth', 'eightieth', 'ninetieth'];
 const SCALES: Record<string, number> = { hundred: 1e2, thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
 

@@ -28,7 +28,10 @@ afterAll(() => mock.close());
 
 describe('analyze', () => {
   it('scores each claim against its best evidence and traces it to chunk and source', async () => {
-    const r = await analyze(kb, { query: 'Tell me about the tower', answer: 'The Eiffel Tower was completed in 1889. Chlorophyll absorbs red and blue light.' });
+    const r = await analyze(kb, {
+      query: 'Tell me about the tower',
+      answer: 'The Eiffel Tower was completed in 1889. Chlorophyll absorbs red and blue light.',
+    });
     expect(r.claims_analysis.map((c) => c.claim)).toEqual(['The Eiffel Tower was completed in 1889.', 'Chlorophyll absorbs red and blue light.']);
     const [a, b] = r.claims_analysis;
     expect(a.evidence).toMatchObject({ chunk_id: 'eiffel.txt#0', source: 'eiffel.txt', text: 'The Eiffel Tower was completed in 1889.' });
@@ -60,7 +63,7 @@ describe('analyze against a brute-force reference', () => {
   it('finds the same evidence and score as naive top-k retrieval and a naive window scan', async () => {
     // 60 documents of shuffled sentences over a small vocabulary: many near matches, many chunks.
     let seed = 77;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 4294967296);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 4294967296;
     const vocab = Array.from({ length: 300 }, (_, i) => `w${i.toString(36)}x`);
     const sentence = () => Array.from({ length: 6 + Math.floor(rnd() * 10) }, () => vocab[Math.floor(rnd() * rnd() * vocab.length)]).join(' ') + '.';
     const docs = Array.from({ length: 60 }, (_, i) => ({ source: `d${i}.txt`, text: Array.from({ length: 160 }, sentence).join(' ') }));
@@ -81,7 +84,8 @@ describe('analyze against a brute-force reference', () => {
         .sort((a, b) => b.s - a.s)
         .slice(0, 5);
       let best = { w: -1, chunk: -1, s: -Infinity };
-      for (const h of top) for (let w = big.chunks[h.id].windows[0]; w < big.chunks[h.id].windows[1]; w++) if (dot(i, wv, w) > best.s) best = { w, chunk: h.id, s: dot(i, wv, w) };
+      for (const h of top)
+        for (let w = big.chunks[h.id].windows[0]; w < big.chunks[h.id].windows[1]; w++) if (dot(i, wv, w) > best.s) best = { w, chunk: h.id, s: dot(i, wv, w) };
       expect(c.evidence?.chunk_id, c.claim).toBe(big.chunks[best.chunk].id);
       expect(c.evidence?.text).toBe(big.windowText(best.w));
       expect(c.support_score).toBeCloseTo(Math.min(1, best.s), 4);

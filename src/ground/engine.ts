@@ -5,14 +5,7 @@ import type { SearchHit } from './index/flat.js';
 import type { KnowledgeBase } from './kb.js';
 import { aggregate, classifySupport, type DetailMode, type ScoredClaim } from './score.js';
 import { TimeSlicer } from './slice.js';
-import {
-  GroundingRequestError,
-  type AnalyzeRequest,
-  type ClaimAnalysis,
-  type EvidenceRef,
-  type GroundingReport,
-  type SupportThresholds,
-} from './types.js';
+import { GroundingRequestError, type AnalyzeRequest, type ClaimAnalysis, type EvidenceRef, type GroundingReport, type SupportThresholds } from './types.js';
 
 /** The design's "LLM Response Generator": one call, low temperature, no chaining. */
 export interface AnswerGenerator {
@@ -49,7 +42,8 @@ function validate(request: AnalyzeRequest, options: AnalyzeOptions): { query: st
   if (request === null || typeof request !== 'object' || Array.isArray(request)) throw new GroundingRequestError('request body must be a JSON object', 400);
   const { query, answer, top_k } = request as unknown as Record<string, unknown>;
   if (typeof query !== 'string' || query.trim() === '') throw new GroundingRequestError('"query" must be a non-empty string', 400, 'query');
-  if (answer !== undefined && answer !== null && typeof answer !== 'string') throw new GroundingRequestError('"answer" must be a string when given', 400, 'answer');
+  if (answer !== undefined && answer !== null && typeof answer !== 'string')
+    throw new GroundingRequestError('"answer" must be a string when given', 400, 'answer');
   if (top_k !== undefined && !(typeof top_k === 'number' && Number.isInteger(top_k) && top_k >= 1 && top_k <= 50)) {
     throw new GroundingRequestError('"top_k" must be an integer from 1 to 50', 400, 'top_k');
   }
@@ -63,10 +57,14 @@ const EMBED_CHARS = 8_000;
  * Embed claims in batches of about EMBED_CHARS characters (one batch for ordinary answers), checking in
  * between; a batch that fails is retried claim by claim, so one bad claim leaves a partial analysis.
  */
-async function embedClaims(kb: KnowledgeBase, claims: string[], slicer: TimeSlicer): Promise<{ vectors: (Float32Array | null)[]; errors: (string | undefined)[] }> {
+async function embedClaims(
+  kb: KnowledgeBase,
+  claims: string[],
+  slicer: TimeSlicer,
+): Promise<{ vectors: (Float32Array | null)[]; errors: (string | undefined)[] }> {
   const vectors: (Float32Array | null)[] = [];
   const errors: (string | undefined)[] = [];
-  for (let from = 0; from < claims.length; ) {
+  for (let from = 0; from < claims.length;) {
     let to = from + 1;
     for (let chars = claims[from].length; to < claims.length && chars + claims[to].length <= EMBED_CHARS; to++) chars += claims[to].length;
     await slicer.checkIn();
@@ -78,7 +76,11 @@ async function embedClaims(kb: KnowledgeBase, claims: string[], slicer: TimeSlic
   return { vectors, errors };
 }
 
-async function embedBatch(kb: KnowledgeBase, claims: string[], slicer: TimeSlicer): Promise<{ vectors: (Float32Array | null)[]; errors: (string | undefined)[] }> {
+async function embedBatch(
+  kb: KnowledgeBase,
+  claims: string[],
+  slicer: TimeSlicer,
+): Promise<{ vectors: (Float32Array | null)[]; errors: (string | undefined)[] }> {
   const d = kb.embedder.dimension;
   try {
     const m = await kb.embedder.embed(claims);
@@ -148,7 +150,11 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
   const generated = answer === undefined;
   if (answer === undefined) {
     if (!options.llm) {
-      throw new GroundingRequestError('the request has only "query" and no LLM is configured to generate the answer: send "answer" to audit it, or configure an LLM', 400, 'answer');
+      throw new GroundingRequestError(
+        'the request has only "query" and no LLM is configured to generate the answer: send "answer" to audit it, or configure an LLM',
+        400,
+        'answer',
+      );
     }
     try {
       answer = await options.llm.generate(query, signal);
@@ -160,7 +166,8 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
   const claims = extractClaims(answer);
   if (claims.length === 0) throw new GroundingRequestError('"answer" holds no claim to verify (no sentence with words or numbers)', 422, 'answer');
   const maxClaims = options.maxClaims ?? 200;
-  if (claims.length > maxClaims) throw new GroundingRequestError(`"answer" has ${claims.length} claims; at most ${maxClaims} are analysed per request`, 400, 'answer');
+  if (claims.length > maxClaims)
+    throw new GroundingRequestError(`"answer" has ${claims.length} claims; at most ${maxClaims} are analysed per request`, 400, 'answer');
   await slicer.checkIn();
 
   const thresholds = options.thresholds ?? kb.embedder.thresholds;
@@ -169,7 +176,12 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
   await slicer.checkIn();
   const ok = vectors.map((v, i) => (v ? i : -1)).filter((i) => i >= 0);
   if (ok.length === 0) throw new GroundingUnavailableError(`embedding failed for every claim (${errors[0]})`);
-  const found = await bestEvidence(kb, ok.map((i) => vectors[i] as Float32Array), topK, slicer);
+  const found = await bestEvidence(
+    kb,
+    ok.map((i) => vectors[i] as Float32Array),
+    topK,
+    slicer,
+  );
   const bestOf = new Map(ok.map((claimIndex, j) => [claimIndex, found[j]]));
 
   const scored: ScoredClaim[] = [];
@@ -192,7 +204,9 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
     // A cosine ≤ 0 shares nothing with the claim: treat it as no evidence retrieved.
     const has = best !== null && best.score > 0;
     const support = has ? Math.min(1, best.score) : 0;
-    const ref = has ? { chunk_id: kb.chunks[best.chunk].id, source: kb.documents[kb.chunks[best.chunk].doc].source, text: kb.windowText(best.window), score: round(support) } : null;
+    const ref = has
+      ? { chunk_id: kb.chunks[best.chunk].id, source: kb.documents[kb.chunks[best.chunk].doc].source, text: kb.windowText(best.window), score: round(support) }
+      : null;
     const scope = has ? (options.detailScope === 'window' ? ref!.text : kb.chunkText(best.chunk)) : '';
     scored.push({ claim, support, evidence: has, unverified: details === 'off' ? [] : unverifiedDetails(claim, detailsOf(scope)) });
     refs.push(ref);

@@ -33,7 +33,12 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
  */
 export async function loadWice(dir: string, splits: readonly EvalItem['split'][] = ['calibration', 'test']): Promise<EvalItem[]> {
   const items: EvalItem[] = [];
-  const files = ([['dev.jsonl', 'calibration'], ['test.jsonl', 'test']] as const).filter(([, split]) => splits.includes(split));
+  const files = (
+    [
+      ['dev.jsonl', 'calibration'],
+      ['test.jsonl', 'test'],
+    ] as const
+  ).filter(([, split]) => splits.includes(split));
   for (const [file, split] of files) {
     const path = join(dir, 'oracle_chunks', 'claim', file);
     const text = await readFile(path, 'utf8').catch(() => {
@@ -48,8 +53,22 @@ export async function loadWice(dir: string, splits: readonly EvalItem['split'][]
       } catch {
         throw new UsageError(`${path} line ${i + 1}: not valid JSON`, { file: path, line: i + 1 });
       }
-      const bad = typeof row?.claim !== 'string' ? 'claim' : !Array.isArray(row.evidence) ? 'evidence' : typeof row.meta?.id !== 'string' ? 'meta.id' : typeof row.label !== 'string' ? 'label' : undefined;
-      if (bad) throw new UsageError(`${path} line ${i + 1} field "${bad}": missing or of the wrong type (expected the WiCE oracle-chunk format)`, { file: path, line: i + 1, path: bad });
+      const bad =
+        typeof row?.claim !== 'string'
+          ? 'claim'
+          : !Array.isArray(row.evidence)
+            ? 'evidence'
+            : typeof row.meta?.id !== 'string'
+              ? 'meta.id'
+              : typeof row.label !== 'string'
+                ? 'label'
+                : undefined;
+      if (bad)
+        throw new UsageError(`${path} line ${i + 1} field "${bad}": missing or of the wrong type (expected the WiCE oracle-chunk format)`, {
+          file: path,
+          line: i + 1,
+          path: bad,
+        });
       const item = byId.get(row.meta.id) ?? { id: row.meta.id, answer: row.claim, documents: [], unsupported: row.label !== 'supported', split };
       item.documents.push(row.evidence.join('\n\n'));
       byId.set(row.meta.id, item);
@@ -74,16 +93,35 @@ export async function loadFaithBench(dir: string): Promise<EvalItem[]> {
     } catch (err) {
       throw new UsageError(`${path}: not valid JSON (${(err as Error).message})`, { file: path });
     }
-    if (!Array.isArray(data?.samples)) throw new UsageError(`${path} field "samples": expected an array (the FaithBench batch format)`, { file: path, path: 'samples' });
+    if (!Array.isArray(data?.samples))
+      throw new UsageError(`${path} field "samples": expected an array (the FaithBench batch format)`, { file: path, path: 'samples' });
     for (const [i, s] of data.samples.entries()) {
-      const bad = typeof s?.source !== 'string' ? 'source' : typeof s.summary !== 'string' ? 'summary' : !Array.isArray(s.annotations) || !s.annotations.every((a) => Array.isArray(a?.label)) ? 'annotations' : undefined;
+      const bad =
+        typeof s?.source !== 'string'
+          ? 'source'
+          : typeof s.summary !== 'string'
+            ? 'summary'
+            : !Array.isArray(s.annotations) || !s.annotations.every((a) => Array.isArray(a?.label))
+              ? 'annotations'
+              : undefined;
       if (bad) throw new UsageError(`${path} field "samples[${i}].${bad}": missing or of the wrong type`, { file: path, path: `samples[${i}].${bad}` });
-      raw.push({ id: `${f}:${s.sample_id}`, source: s.source, summary: s.summary, unsupported: s.annotations.some((a) => a.label.some((l) => l.startsWith('Unwanted'))) });
+      raw.push({
+        id: `${f}:${s.sample_id}`,
+        source: s.source,
+        summary: s.summary,
+        unsupported: s.annotations.some((a) => a.label.some((l) => l.startsWith('Unwanted'))),
+      });
     }
   }
   const sources = [...new Set(raw.map((r) => r.source))].sort((a, b) => (sha256(`faithbench:${a}`) < sha256(`faithbench:${b}`) ? -1 : 1));
   const calib = new Set(sources.slice(0, Math.round(sources.length * 0.6)));
-  return raw.map((r) => ({ id: r.id, answer: r.summary.trim(), documents: [r.source], unsupported: r.unsupported, split: calib.has(r.source) ? 'calibration' : 'test' }));
+  return raw.map((r) => ({
+    id: r.id,
+    answer: r.summary.trim(),
+    documents: [r.source],
+    unsupported: r.unsupported,
+    split: calib.has(r.source) ? 'calibration' : 'test',
+  }));
 }
 
 export interface ItemScore {
@@ -95,7 +133,11 @@ export interface ItemScore {
 }
 
 /** Audit every item with the engine. The lexical IDF is fitted once on all documents of the given items. */
-export async function scoreItems(items: EvalItem[], embedder: KbEmbedder, options: Pick<AnalyzeOptions, 'details' | 'detailScope' | 'topK'>): Promise<ItemScore[]> {
+export async function scoreItems(
+  items: EvalItem[],
+  embedder: KbEmbedder,
+  options: Pick<AnalyzeOptions, 'details' | 'detailScope' | 'topK'>,
+): Promise<ItemScore[]> {
   const docsOf = (it: EvalItem) => it.documents.map((text, i) => segmentDocument({ source: `${it.id}/${i}`, sha256: '', text }, embedder, {}));
   let fitted = embedder;
   if (embedder.fit) {

@@ -15,8 +15,36 @@ export function isSupported(path: string): boolean {
 const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'iframe', 'object', 'head', 'button', 'select', 'nav']);
 /** Elements that end a block of text (a paragraph break in the output). */
 const BLOCK = new Set([
-  'p', 'div', 'section', 'article', 'main', 'aside', 'header', 'footer', 'li', 'ul', 'ol', 'table', 'tr', 'td', 'th',
-  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'br', 'hr', 'dd', 'dt', 'figcaption', 'title', 'caption',
+  'p',
+  'div',
+  'section',
+  'article',
+  'main',
+  'aside',
+  'header',
+  'footer',
+  'li',
+  'ul',
+  'ol',
+  'table',
+  'tr',
+  'td',
+  'th',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'pre',
+  'br',
+  'hr',
+  'dd',
+  'dt',
+  'figcaption',
+  'title',
+  'caption',
 ]);
 
 /** Visible text of an HTML document: scripts, styles and other non-text elements dropped, blocks kept as lines. */

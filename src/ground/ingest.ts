@@ -101,7 +101,14 @@ export async function ingest(dir: string, paths: string[], options: IngestOption
     docs.set(key, segmentDocument({ source, path: key, sha256: hash, text }, options.embedder, options.chunk ?? {}));
     (before ? summary.updated : summary.added).push(source);
   }
-  const finish = (kb: KnowledgeBase) => ({ ...summary, documents: kb.documents.length, chunks: kb.chunks.length, windows: kb.windowCount, seconds: (performance.now() - t0) / 1000, kb });
+  const finish = (kb: KnowledgeBase) => ({
+    ...summary,
+    documents: kb.documents.length,
+    chunks: kb.chunks.length,
+    windows: kb.windowCount,
+    seconds: (performance.now() - t0) / 1000,
+    kb,
+  });
   if (existing && summary.added.length === 0 && summary.updated.length === 0) return finish(existing);
   const documents = [...docs.values()].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
   const kb = await buildKnowledgeBase(documents, options.embedder, { chunk: options.chunk, reuse, onProgress: options.onProgress });

@@ -92,7 +92,11 @@ describe('ingest → analyze end to end (txt, md, html, pdf)', () => {
     await ingest(kbDir, [join(corpus, 'plants.md')], { embedder: lexical(), cwd: root });
     const before = await readdir(kbDir);
     // An embedder whose spec() throws: save writes the new generation's data files, then fails before the manifest.
-    const dying = Object.assign(Object.create(lexical()), { spec: () => { throw new Error('killed'); } });
+    const dying = Object.assign(Object.create(lexical()), {
+      spec: () => {
+        throw new Error('killed');
+      },
+    });
     const other = await knowledgeBaseFromTexts([{ source: 'x.txt', text: 'Something else entirely.' }], dying, { fit: false });
     await expect(saveKnowledgeBase(other, kbDir)).rejects.toThrow('killed');
     expect((await readdir(kbDir)).length).toBeGreaterThan(before.length);
@@ -164,10 +168,14 @@ describe('KB integrity', () => {
   it('says so when --kb names a file instead of a directory', async () => {
     const file = join(corpus, 'tower.txt');
     await expect(openKnowledgeBase(file, { embedder: lexical() })).rejects.toThrow(/no knowledge base at .*tower\.txt: it is a file/);
-    await expect(ingest(file, [join(corpus, 'plants.md')], { embedder: lexical(), cwd: root })).rejects.toThrow(/expected a knowledge base directory, found a file/);
+    await expect(ingest(file, [join(corpus, 'plants.md')], { embedder: lexical(), cwd: root })).rejects.toThrow(
+      /expected a knowledge base directory, found a file/,
+    );
   });
 
   it('rejects an explicitly named unsupported file', async () => {
-    await expect(ingest(join(root, 'kb-x'), [join(corpus, 'notes.docx')], { embedder: lexical(), cwd: root })).rejects.toThrow(/notes\.docx: unsupported file type/);
+    await expect(ingest(join(root, 'kb-x'), [join(corpus, 'notes.docx')], { embedder: lexical(), cwd: root })).rejects.toThrow(
+      /notes\.docx: unsupported file type/,
+    );
   });
 });

@@ -107,7 +107,8 @@ export async function saveKnowledgeBase(kb: KnowledgeBase, dir: string): Promise
 
 /** Create the KB directory, or check that the path is one. */
 async function ensureDirectory(dir: string): Promise<void> {
-  if (existsSync(dir) && !(await stat(dir)).isDirectory()) throw new UsageError(`--kb ${dir}: expected a knowledge base directory, found a file`, { file: dir });
+  if (existsSync(dir) && !(await stat(dir)).isDirectory())
+    throw new UsageError(`--kb ${dir}: expected a knowledge base directory, found a file`, { file: dir });
   await mkdir(dir, { recursive: true });
 }
 
@@ -124,7 +125,8 @@ function corrupt(dir: string, what: string): UsageError {
 
 /** Read and check the manifest alone (no vectors). */
 export async function readManifest(dir: string): Promise<KbManifest> {
-  if (!existsSync(dir)) throw new UsageError(`no knowledge base at ${dir}: the directory does not exist (create one with \`assay kb ingest <files> --kb ${dir}\`)`, { file: dir });
+  if (!existsSync(dir))
+    throw new UsageError(`no knowledge base at ${dir}: the directory does not exist (create one with \`assay kb ingest <files> --kb ${dir}\`)`, { file: dir });
   if (!(await stat(dir)).isDirectory()) throw new UsageError(`no knowledge base at ${dir}: it is a file, not a knowledge base directory`, { file: dir });
   const path = join(dir, 'manifest.json');
   if (!existsSync(path)) {
@@ -139,7 +141,8 @@ export async function readManifest(dir: string): Promise<KbManifest> {
     throw corrupt(dir, `manifest.json is not valid JSON (${(err as Error).message})`);
   }
   if (m?.format !== KB_FORMAT) throw corrupt(dir, `manifest.json field "format": expected "${KB_FORMAT}", found ${JSON.stringify(m?.format)}`);
-  if (m.version !== KB_VERSION) throw new UsageError(`${path} field "version": expected ${KB_VERSION}, found ${JSON.stringify(m.version)}`, { file: path, path: 'version' });
+  if (m.version !== KB_VERSION)
+    throw new UsageError(`${path} field "version": expected ${KB_VERSION}, found ${JSON.stringify(m.version)}`, { file: path, path: 'version' });
   if (m.checksum !== manifestChecksum(m)) throw corrupt(dir, 'manifest.json checksum does not match its content');
   return m;
 }
@@ -209,7 +212,8 @@ export async function openKnowledgeBase(dir: string, options: OpenOptions = {}):
   const windows = floats(await readChecked(dir, m, 'windows.f32'));
   const chunks = floats(await readChecked(dir, m, 'chunks.f32'));
   const dim = m.embedder.dimension;
-  if (windows.length !== m.counts.windows * dim || chunks.length !== m.counts.chunks * dim) throw corrupt(dir, 'vector files do not match the counts in the manifest');
+  if (windows.length !== m.counts.windows * dim || chunks.length !== m.counts.chunks * dim)
+    throw corrupt(dir, 'vector files do not match the counts in the manifest');
   let kb: KnowledgeBase;
   try {
     kb = new KnowledgeBase(embedder, documents, windows, chunks, m.chunking);
@@ -230,8 +234,10 @@ async function readCalibration(dir: string, m: KbManifest): Promise<Calibration 
     throw new UsageError(`${path}: not valid JSON (${(err as Error).message})`, { file: path });
   }
   const t = c?.thresholds;
-  if (!t || !(t.weak >= 0 && t.weak <= t.strong && t.strong <= 1)) throw new UsageError(`${path} field "thresholds": expected 0 ≤ weak ≤ strong ≤ 1, found ${JSON.stringify(t)}`, { file: path, path: 'thresholds' });
-  if (c.embedder !== m.embedder.id) throw new UsageError(`${path} field "embedder": calibrated for ${c.embedder}, but the KB uses ${m.embedder.id}`, { file: path, path: 'embedder' });
+  if (!t || !(t.weak >= 0 && t.weak <= t.strong && t.strong <= 1))
+    throw new UsageError(`${path} field "thresholds": expected 0 ≤ weak ≤ strong ≤ 1, found ${JSON.stringify(t)}`, { file: path, path: 'thresholds' });
+  if (c.embedder !== m.embedder.id)
+    throw new UsageError(`${path} field "embedder": calibrated for ${c.embedder}, but the KB uses ${m.embedder.id}`, { file: path, path: 'embedder' });
   return c;
 }
 

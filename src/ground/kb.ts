@@ -91,7 +91,8 @@ export class KnowledgeBase {
     });
     const dim = embedder.dimension;
     if (windowVectors.length !== nw * dim) throw new Error(`window vectors hold ${windowVectors.length / dim} rows for ${nw} windows`);
-    if (chunkVectors.length !== this.chunks.length * dim) throw new Error(`chunk vectors hold ${chunkVectors.length / dim} rows for ${this.chunks.length} chunks`);
+    if (chunkVectors.length !== this.chunks.length * dim)
+      throw new Error(`chunk vectors hold ${chunkVectors.length / dim} rows for ${this.chunks.length} chunks`);
     this.index = new FlatIPIndex(chunkVectors, dim);
     this.windowIndex = new FlatIPIndex(windowVectors, dim);
   }
@@ -213,7 +214,11 @@ export async function buildKnowledgeBase(documents: KbDocument[], base: KbEmbedd
 }
 
 /** Convenience for tests and benchmarks: a KB from raw texts, no disk. */
-export async function knowledgeBaseFromTexts(texts: { source: string; text: string }[], embedder: KbEmbedder, options: BuildOptions = {}): Promise<KnowledgeBase> {
+export async function knowledgeBaseFromTexts(
+  texts: { source: string; text: string }[],
+  embedder: KbEmbedder,
+  options: BuildOptions = {},
+): Promise<KnowledgeBase> {
   const docs = texts.map((t) => segmentDocument({ source: t.source, sha256: '', text: t.text }, embedder, options.chunk ?? {}));
   return buildKnowledgeBase(docs, embedder, options);
 }

@@ -84,7 +84,12 @@ export function fitThreshold(scores: number[], gold: boolean[]): { threshold: nu
   const candidates = [0, ...finite.map((x, i) => (i + 1 < finite.length ? (x + finite[i + 1]) / 2 : x + 1e-6)), 1];
   let best = { threshold: 0.5, balanced_accuracy: -1 };
   for (const t of candidates) {
-    const b = ba(counts(scores.map((s) => s < t), gold));
+    const b = ba(
+      counts(
+        scores.map((s) => s < t),
+        gold,
+      ),
+    );
     if (b > best.balanced_accuracy) best = { threshold: t, balanced_accuracy: b };
   }
   return best;

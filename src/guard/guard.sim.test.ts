@@ -141,7 +141,7 @@ describe('seeded simulation: validators failing together, inputs differing', () 
     // Capped at the headline m: the accepted share matches the mixture's prediction.
     const atM = await guardedCalls(41, m);
     const share = atM.accepted / 2000;
-    const sePred = Math.sqrt(plan.inputs.reduce((s, x) => s + (m * (1 - x.p_pass!) ** (m - 1)) ** 2 * (x.p_pass! * (1 - x.p_pass!)) / x.samples, 0)) / N;
+    const sePred = Math.sqrt(plan.inputs.reduce((s, x) => s + ((m * (1 - x.p_pass!) ** (m - 1)) ** 2 * (x.p_pass! * (1 - x.p_pass!))) / x.samples, 0)) / N;
     const seObs = Math.sqrt((share * (1 - share)) / 2000);
     expect(Math.abs(share - plan.p_success_within_m!) / Math.hypot(seObs, sePred)).toBeLessThan(z99);
     expect(plan.p_success_within_m!).toBeGreaterThanOrEqual(0.99);

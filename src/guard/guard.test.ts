@@ -48,7 +48,14 @@ describe('validator-driven retry (§4.2)', () => {
   });
 
   it('treats a throwing validator as an error, not a rejection', async () => {
-    const boom: Validator = { name: 'boom', message: 'm', minSuccess: 1, predicate: () => { throw new Error('kaput'); } };
+    const boom: Validator = {
+      name: 'boom',
+      message: 'm',
+      minSuccess: 1,
+      predicate: () => {
+        throw new Error('kaput');
+      },
+    };
     const r = await guardedCall(scripted(['fine']).sys, 'q', { validators: [boom], maxAttempts: 2 });
     expect(r).toMatchObject({ accepted: false, reason: 'error' });
     expect(r.attempts[1].validators[0]).toMatchObject({ outcome: 'error' });
@@ -148,7 +155,13 @@ describe('validator-driven retry (§4.2)', () => {
   });
 
   it('reports a failing attempt log on the result without ending the loop', async () => {
-    const broken = { recordAttempt: () => { throw new Error('disk full'); }, recordResult: () => {}, close: () => {} };
+    const broken = {
+      recordAttempt: () => {
+        throw new Error('disk full');
+      },
+      recordResult: () => {},
+      close: () => {},
+    };
     const r = await guardedCall(scripted(['Call 555', 'Call us']).sys, 'q', { validators: [noDigits], maxAttempts: 3, store: broken });
     expect(r).toMatchObject({ accepted: true, attempts: { length: 2 }, logError: 'disk full' });
   });

@@ -100,7 +100,9 @@ export async function guardedCall(system: SystemUnderTest, input: InputValue, op
 
   const deadline = new AbortController();
   const timer =
-    opts.timeoutMs !== undefined ? setTimeout(() => deadline.abort(new ProviderError('timeout', `guard: no accepted output within ${opts.timeoutMs} ms`)), opts.timeoutMs) : undefined;
+    opts.timeoutMs !== undefined
+      ? setTimeout(() => deadline.abort(new ProviderError('timeout', `guard: no accepted output within ${opts.timeoutMs} ms`)), opts.timeoutMs)
+      : undefined;
   const signal = opts.signal ? AbortSignal.any([opts.signal, deadline.signal]) : deadline.signal;
   const started = performance.now();
   const attempts: Attempt[] = [];

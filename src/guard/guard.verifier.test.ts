@@ -52,7 +52,10 @@ describe('verifier-driven retry (§4.1) against a local OpenAI-compatible judge'
 
   it('works with a verifier from a config, skipping the judge when a validator already failed', async () => {
     mock = await startMockOpenAI({ chat: () => ({ content: '{"verdict":"PASS","reasons":[]}' }) });
-    const verifier = verifierFromConfig({ name: 'policy', minSuccess: 0.9, instructions: 'x', judge: { openai: { baseURL: mock.baseURL, model: 'j' } } }, { env: {} });
+    const verifier = verifierFromConfig(
+      { name: 'policy', minSuccess: 0.9, instructions: 'x', judge: { openai: { baseURL: mock.baseURL, model: 'j' } } },
+      { env: {} },
+    );
     const { sys } = scripted(['Call 555', 'Call us']);
     const r = await guardedCall(sys, 'q', { validators: [noDigits], verifier, maxAttempts: 3 });
     expect(r.accepted).toBe(true);
@@ -86,10 +89,14 @@ describe('verifier-driven retry (§4.1) against a local OpenAI-compatible judge'
       chat: (b) => {
         if (b.model === 'policy') return { content: '{"verdict":"PASS","reasons":[]}', usage: { prompt_tokens: 40, completion_tokens: 4 } };
         const fixed = userText(b).includes('lovely');
-        return { content: JSON.stringify({ verdict: fixed ? 'PASS' : 'FAIL', reasons: fixed ? [] : ['Be warmer.'] }), usage: { prompt_tokens: 30, completion_tokens: 6 } };
+        return {
+          content: JSON.stringify({ verdict: fixed ? 'PASS' : 'FAIL', reasons: fixed ? [] : ['Be warmer.'] }),
+          usage: { prompt_tokens: 30, completion_tokens: 6 },
+        };
       },
     });
-    const judge = (model: string, name: string) => verifierFromConfig({ name, minSuccess: 0.9, instructions: 'x', judge: { openai: { baseURL: mock!.baseURL, model } } }, { env: {} });
+    const judge = (model: string, name: string) =>
+      verifierFromConfig({ name, minSuccess: 0.9, instructions: 'x', judge: { openai: { baseURL: mock!.baseURL, model } } }, { env: {} });
     const { sys, sent } = scripted(['Hi.', 'Hello, lovely to hear from you!']);
     const r = await guardedCall(sys, 'Greet me', {
       validators: [judge('tone', 'tone')],
@@ -110,7 +117,13 @@ describe('verifier-driven retry (§4.1) against a local OpenAI-compatible judge'
   });
 
   it("feedback: 'verifier' sends the judge's reasons only, not the messages of failed rules", async () => {
-    mock = await startMockOpenAI({ chat: (b) => ({ content: JSON.stringify(userText(b).includes('Cite the policy.') ? { verdict: 'PASS', reasons: [] } : { verdict: 'FAIL', reasons: ['Cite the policy.'] }) }) });
+    mock = await startMockOpenAI({
+      chat: (b) => ({
+        content: JSON.stringify(
+          userText(b).includes('Cite the policy.') ? { verdict: 'PASS', reasons: [] } : { verdict: 'FAIL', reasons: ['Cite the policy.'] },
+        ),
+      }),
+    });
     const judge = createOpenAIJudge({ baseURL: mock.baseURL, model: 'judge', instructions: ['x'] });
     const { sys, sent } = scripted(['Refund 30 days', 'Refunds: see the policy', 'Refunds: see the policy']);
     const r = await guardedCall(sys, 'q', { validators: [noDigits], verifier: judge, verifyAlways: true, feedback: 'verifier', maxAttempts: 3 });
@@ -132,7 +145,10 @@ describe('verifier-driven retry (§4.1) against a local OpenAI-compatible judge'
 
   it('gives a verifier column the time of an LLM call, not the short limit of a rule', async () => {
     mock = await startMockOpenAI({ chat: () => ({ content: '{"verdict":"PASS","reasons":[]}', delayMs: 120 }) });
-    const tone = verifierFromConfig({ name: 'tone', minSuccess: 0.9, instructions: 'x', judge: { openai: { baseURL: mock.baseURL, model: 'j' } } }, { env: {} });
+    const tone = verifierFromConfig(
+      { name: 'tone', minSuccess: 0.9, instructions: 'x', judge: { openai: { baseURL: mock.baseURL, model: 'j' } } },
+      { env: {} },
+    );
     const r = await guardedCall(scripted(['Hello']).sys, 'q', { validators: [noDigits, tone], maxAttempts: 1, validatorTimeoutMs: 30 });
     expect(r).toMatchObject({ accepted: true, attempts: [{ validators: [{ outcome: 'pass' }, { name: 'tone', outcome: 'pass' }] }] });
   });

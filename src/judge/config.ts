@@ -89,19 +89,33 @@ function usage(ctx: VerifierContext, path: readonly PropertyKey[], lines: string
 export function parseVerifierConfig(raw: unknown, ctx: VerifierContext = {}): VerifierConfig {
   const prefix = ctx.path ? ctx.path.split('.') : ['verifier'];
   const r = verifierConfigSchema.safeParse(raw);
-  if (!r.success) usage(ctx, [...prefix, ...r.error.issues[0].path], r.error.issues.map((i) => formatIssue(i, raw, prefix)));
+  if (!r.success)
+    usage(
+      ctx,
+      [...prefix, ...r.error.issues[0].path],
+      r.error.issues.map((i) => formatIssue(i, raw, prefix)),
+    );
   const name = providerKeys(r.data.judge)[0] as ChatProviderName;
   const options = r.data.judge[name];
   const o = judgeProviderSchemas[name].safeParse(options ?? {});
   if (!o.success) {
     const at = [...prefix, 'judge', name];
-    usage(ctx, [...at, ...o.error.issues[0].path], o.error.issues.map((i) => formatIssue(i, options, at)));
+    usage(
+      ctx,
+      [...at, ...o.error.issues[0].path],
+      o.error.issues.map((i) => formatIssue(i, options, at)),
+    );
   }
   let rateLimit: RateLimitConfig | undefined;
   if (r.data.judge.rateLimit !== undefined) {
     const l = rateLimitSchema.safeParse(r.data.judge.rateLimit);
     const at = [...prefix, 'judge', 'rateLimit'];
-    if (!l.success) usage(ctx, [...at, ...l.error.issues[0].path], l.error.issues.map((i) => formatIssue(i, r.data.judge.rateLimit, at)));
+    if (!l.success)
+      usage(
+        ctx,
+        [...at, ...l.error.issues[0].path],
+        l.error.issues.map((i) => formatIssue(i, r.data.judge.rateLimit, at)),
+      );
     rateLimit = l.data;
   }
   return { ...r.data, judge: { [name]: o.data, ...(rateLimit ? { rateLimit } : {}) } };
@@ -117,7 +131,11 @@ export function verifierFromConfig(raw: unknown, ctx: VerifierContext = {}): Ver
   const bare = createChatModel(name, o, `${where}.${name}`, ctx);
   const model = decorateModel(rateLimit && ctx.limiters ? limitModel(bare, ctx.limiters(`verifier:${c.name}`, rateLimit)) : bare, ctx);
   if (o.mode === 'tool' && !model.capabilities.tools) {
-    usage(ctx, [where, name, 'mode'], [`${where}.${name}.mode: expected json_schema, json_object or text (${name} cannot be forced to call a tool), found "tool"`]);
+    usage(
+      ctx,
+      [where, name, 'mode'],
+      [`${where}.${name}.mode: expected json_schema, json_object or text (${name} cannot be forced to call a tool), found "tool"`],
+    );
   }
   const judge = createJudge({
     model,

@@ -70,7 +70,11 @@ export function judgeContract(name: string, fixture: JudgeFixture): void {
     it('asks for structure and returns the verdict with reasons, usage and cost', async () => {
       seen.length = 0;
       queue.push({ content: '{"verdict":"FAIL","reasons":["Mentions AcmeCorp."]}', usage: { prompt_tokens: 400, completion_tokens: 20 } });
-      const priced = createJudge({ model: withPrices(model, { 'judge-model': { inputPerMTok: 1, outputPerMTok: 5 } }), instructions: [INSTRUCTION], retry: fast });
+      const priced = createJudge({
+        model: withPrices(model, { 'judge-model': { inputPerMTok: 1, outputPerMTok: 5 } }),
+        instructions: [INSTRUCTION],
+        retry: fast,
+      });
       const v = await priced.verify('q', 'AcmeCorp is cheaper.');
       expect(v).toMatchObject({ outcome: 'fail', reasons: ['Mentions AcmeCorp.'], usage: { promptTokens: 400, completionTokens: 20 } });
       expect(v.costUsd).toBeCloseTo((400 * 1 + 20 * 5) / 1e6, 12);

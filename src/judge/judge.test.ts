@@ -23,4 +23,3 @@ judgeContract('bedrock', {
 judgeContract('azure', { start: (chat) => startMockAzure({ chat }), model: (s) => azureChatModel({ model, baseURL: s.baseURL }) });
 judgeContract('mistral', { start: (chat) => startMockMistral({ chat }), model: (s) => mistralChatModel({ model, baseURL: s.baseURL }) });
 judgeContract('ollama', { start: (chat) => startMockOllama({ chat }), model: (s) => new OllamaChatModel({ model, baseURL: s.baseURL }) });
-

@@ -49,7 +49,8 @@ function request(mode: StructuredMode, system: string, user: string, o: JudgeOpt
     ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
     ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
   };
-  if (mode === 'json_schema') r.responseFormat = { type: 'json', name: 'verdict', description: 'The verdict on the output, with reasons.', schema: { ...VERDICT_SCHEMA } };
+  if (mode === 'json_schema')
+    r.responseFormat = { type: 'json', name: 'verdict', description: 'The verdict on the output, with reasons.', schema: { ...VERDICT_SCHEMA } };
   else if (mode === 'json_object') r.responseFormat = { type: 'json', name: 'verdict' };
   else if (mode === 'tool') {
     r.tools = [{ name: TOOL_NAME, description: 'Submit the verdict on the output, with reasons.', parameters: { ...VERDICT_SCHEMA } }];
@@ -67,7 +68,8 @@ function answerOf(mode: StructuredMode, r: ChatResponse): string {
 export function createJudge(o: JudgeOptions): Judge {
   const instructions = typeof o.instructions === 'string' ? [o.instructions] : [...o.instructions];
   const mode = o.mode ?? defaultMode(o.model);
-  if (mode === 'tool' && !o.model.capabilities.tools) throw new Error(`judge ${o.model.id}: mode "tool" needs a model that can be forced to call a tool; use json_schema or text`);
+  if (mode === 'tool' && !o.model.capabilities.tools)
+    throw new Error(`judge ${o.model.id}: mode "tool" needs a model that can be forced to call a tool; use json_schema or text`);
   const budgetMs = o.timeoutMs ?? 60_000;
   const retries = o.retry?.retries ?? 2;
   const attemptTimeoutMs = o.attemptTimeoutMs ?? (retries > 0 ? Math.ceil(budgetMs / 2) : budgetMs);

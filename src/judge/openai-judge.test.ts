@@ -43,7 +43,9 @@ function gullibleJudge(b: ChatRequestBody): MockReply {
 
 describe('OpenAI-compatible judge', () => {
   it('asks for a JSON schema verdict and returns PASS/FAIL with reasons and usage', async () => {
-    const judge = await judgeWith(() => ({ content: '{"verdict":"FAIL","reasons":["Too curt."]}', usage: { prompt_tokens: 40, completion_tokens: 9 } }), { temperature: 0 });
+    const judge = await judgeWith(() => ({ content: '{"verdict":"FAIL","reasons":["Too curt."]}', usage: { prompt_tokens: 40, completion_tokens: 9 } }), {
+      temperature: 0,
+    });
     const v = await verify(judge, 'Greet me', 'Hi.');
     expect(v).toMatchObject({ outcome: 'fail', reasons: ['Too curt.'], usage: { promptTokens: 40, completionTokens: 9 } });
     const body = mock!.requests[0].body as ChatRequestBody;
@@ -54,7 +56,9 @@ describe('OpenAI-compatible judge', () => {
   });
 
   it('supports a forced tool call', async () => {
-    const judge = await judgeWith(() => ({ content: '', toolCall: { name: 'submit_verdict', arguments: '{"verdict":"PASS","reasons":[]}' } }), { mode: 'tool' });
+    const judge = await judgeWith(() => ({ content: '', toolCall: { name: 'submit_verdict', arguments: '{"verdict":"PASS","reasons":[]}' } }), {
+      mode: 'tool',
+    });
     expect((await judge.verify('q', 'a')).outcome).toBe('pass');
     const body = mock!.requests[0].body as ChatRequestBody;
     expect(body.tool_choice).toEqual({ type: 'function', function: { name: 'submit_verdict' } });
@@ -99,7 +103,9 @@ describe('OpenAI-compatible judge', () => {
   });
 
   it('retries transient errors with backoff', async () => {
-    const judge = await judgeWith((_b, n) => (n === 1 ? { status: 503 } : n === 2 ? { status: 429, retryAfterSeconds: 0 } : { content: '{"verdict":"PASS","reasons":[]}' }));
+    const judge = await judgeWith((_b, n) =>
+      n === 1 ? { status: 503 } : n === 2 ? { status: 429, retryAfterSeconds: 0 } : { content: '{"verdict":"PASS","reasons":[]}' },
+    );
     expect((await judge.verify('q', 'a')).outcome).toBe('pass');
     expect(mock!.requests).toHaveLength(3);
   });
@@ -107,7 +113,9 @@ describe('OpenAI-compatible judge', () => {
 
 describe('verifierFromConfig', () => {
   it('builds a verifier column whose evaluate returns reasons', async () => {
-    mock = await startMockOpenAI({ chat: () => ({ content: '```json\n{"verdict": "fail", "reasons": ["No greeting."]}\n```', usage: { prompt_tokens: 42, completion_tokens: 9 } }) });
+    mock = await startMockOpenAI({
+      chat: () => ({ content: '```json\n{"verdict": "fail", "reasons": ["No greeting."]}\n```', usage: { prompt_tokens: 42, completion_tokens: 9 } }),
+    });
     const v = verifierFromConfig(
       { name: 'polite', minSuccess: 0.9, weight: 2, instructions: 'Greet the user.', judge: { openai: { baseURL: mock.baseURL, model: 'j' } } },
       { retry: fast, env: {} },
@@ -135,7 +143,9 @@ describe('verifierFromConfig', () => {
     expect(bad({ ...base, minSuccess: 'high' })).toMatch(/^exp\.yaml: verifiers\.0\.minSuccess: expected a number, found the string "high"/);
     expect(bad({ ...base, judge: { openai: { baseURL: 'x', model: 'm', temprature: 0 } } })).toMatch(/verifiers\.0\.judge\.openai\.temprature: unknown option/);
     expect(bad({ ...base, instructions: [] })).toMatch(/verifiers\.0\.instructions/);
-    expect(bad({ ...base, judge: { openai: { ...base.judge.openai, apiKeyEnv: 'NOPE_KEY' } } })).toMatch(/apiKeyEnv: expected the environment variable NOPE_KEY/);
+    expect(bad({ ...base, judge: { openai: { ...base.judge.openai, apiKeyEnv: 'NOPE_KEY' } } })).toMatch(
+      /apiKeyEnv: expected the environment variable NOPE_KEY/,
+    );
     expect(bad({ ...base, judge: { openai: { model: 'm' } } })).toMatch(/judge\.openai: expected an API key/);
   });
 });

@@ -39,7 +39,10 @@ export function jsonObjectCandidates(text: string): string[] {
 function normaliseVerdict(v: unknown): 'pass' | 'fail' | undefined {
   if (typeof v === 'boolean') return v ? 'pass' : 'fail';
   if (typeof v !== 'string') return undefined;
-  const s = v.trim().toUpperCase().replace(/[^A-Z]/g, '');
+  const s = v
+    .trim()
+    .toUpperCase()
+    .replace(/[^A-Z]/g, '');
   if (s === 'PASS' || s === 'PASSED') return 'pass';
   if (s === 'FAIL' || s === 'FAILED') return 'fail';
   return undefined;
@@ -47,7 +50,11 @@ function normaliseVerdict(v: unknown): 'pass' | 'fail' | undefined {
 
 function reasonsOf(v: unknown): string[] {
   if (v === undefined || v === null) return [];
-  if (Array.isArray(v)) return v.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).map((r) => r.trim()).filter(Boolean);
+  if (Array.isArray(v))
+    return v
+      .map((r) => (typeof r === 'string' ? r : JSON.stringify(r)))
+      .map((r) => r.trim())
+      .filter(Boolean);
   if (typeof v === 'string') return v.trim() ? [v.trim()] : [];
   return [JSON.stringify(v)];
 }

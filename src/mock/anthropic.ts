@@ -53,7 +53,11 @@ export const anthropicDialect: Dialect = {
     };
   },
   chatBody: (a, view, n, usage) => {
-    const call = a.toolCall ? { name: a.toolCall.name, input: toolInput(a.toolCall.arguments) } : view.forcedTool !== undefined ? { name: view.forcedTool, input: toolInput(a.content) } : undefined;
+    const call = a.toolCall
+      ? { name: a.toolCall.name, input: toolInput(a.toolCall.arguments) }
+      : view.forcedTool !== undefined
+        ? { name: view.forcedTool, input: toolInput(a.content) }
+        : undefined;
     return {
       id: `msg_mock_${n}`,
       type: 'message',
@@ -65,7 +69,9 @@ export const anthropicDialect: Dialect = {
       usage: { input_tokens: usage.prompt, output_tokens: usage.completion },
     };
   },
-  errorBody: (status, message) => ({ body: { type: 'error', error: { type: ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), message } } }),
+  errorBody: (status, message) => ({
+    body: { type: 'error', error: { type: ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), message } },
+  }),
   authorized: (req, key) => req.headers['x-api-key'] === key,
 };
 

@@ -29,4 +29,3 @@ export const azureDialect: Dialect = {
 export function startMockAzure(options: MockServerOptions = {}): Promise<MockServer> {
   return startMockServer(azureDialect, options);
 }
-

@@ -11,7 +11,10 @@ interface ConverseBody {
   messages?: { role: string; content?: { text?: string }[] }[];
   system?: { text?: string }[];
   inferenceConfig?: { maxTokens?: number; temperature?: number };
-  toolConfig?: { tools?: { toolSpec?: { name: string; inputSchema?: { json?: unknown } } }[]; toolChoice?: { tool?: { name: string }; any?: object; auto?: object } };
+  toolConfig?: {
+    tools?: { toolSpec?: { name: string; inputSchema?: { json?: unknown } } }[];
+    toolChoice?: { tool?: { name: string }; any?: object; auto?: object };
+  };
 }
 
 const ROUTE = /^\/model\/([^/]+)\/converse$/;
@@ -52,7 +55,11 @@ export const bedrockDialect: Dialect = {
     };
   },
   chatBody: (a, view, n, usage) => {
-    const call = a.toolCall ? { name: a.toolCall.name, input: toolInput(a.toolCall.arguments) } : view.forcedTool !== undefined ? { name: view.forcedTool, input: toolInput(a.content) } : undefined;
+    const call = a.toolCall
+      ? { name: a.toolCall.name, input: toolInput(a.toolCall.arguments) }
+      : view.forcedTool !== undefined
+        ? { name: view.forcedTool, input: toolInput(a.content) }
+        : undefined;
     return {
       output: { message: { role: 'assistant', content: [call ? { toolUse: { toolUseId: `tooluse_mock_${n}`, ...call } } : { text: a.content }] } },
       stopReason: a.finishReason ?? (call ? 'tool_use' : 'end_turn'),

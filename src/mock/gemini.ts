@@ -16,7 +16,16 @@ interface GenerateBody {
 }
 
 const ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|batchEmbedContents|embedContent)$/;
-const STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED' };
+const STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
 const text = (parts: { text?: string }[] | undefined) => (parts ?? []).map((p) => p.text ?? '').join('');
 
 export const geminiDialect: Dialect = {
@@ -32,7 +41,8 @@ export const geminiDialect: Dialect = {
     const g = b.generationConfig ?? {};
     const tools = (b.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name));
     const fc = b.toolConfig?.functionCallingConfig;
-    const forcedTool = fc?.mode === 'ANY' ? (fc.allowedFunctionNames?.length === 1 ? fc.allowedFunctionNames[0] : tools.length === 1 ? tools[0] : undefined) : undefined;
+    const forcedTool =
+      fc?.mode === 'ANY' ? (fc.allowedFunctionNames?.length === 1 ? fc.allowedFunctionNames[0] : tools.length === 1 ? tools[0] : undefined) : undefined;
     const system = b.systemInstruction ? text(b.systemInstruction.parts) : undefined;
     return {
       model: decodeURIComponent(ROUTE.exec(path)![1]),
@@ -47,9 +57,15 @@ export const geminiDialect: Dialect = {
     };
   },
   chatBody: (a, view, _n, usage) => {
-    const call = a.toolCall ? { name: a.toolCall.name, args: toolInput(a.toolCall.arguments) } : view.forcedTool !== undefined ? { name: view.forcedTool, args: toolInput(a.content) } : undefined;
+    const call = a.toolCall
+      ? { name: a.toolCall.name, args: toolInput(a.toolCall.arguments) }
+      : view.forcedTool !== undefined
+        ? { name: view.forcedTool, args: toolInput(a.content) }
+        : undefined;
     return {
-      candidates: [{ content: { parts: [call ? { functionCall: call } : { text: a.content }], role: 'model' }, finishReason: a.finishReason ?? 'STOP', index: 0 }],
+      candidates: [
+        { content: { parts: [call ? { functionCall: call } : { text: a.content }], role: 'model' }, finishReason: a.finishReason ?? 'STOP', index: 0 },
+      ],
       usageMetadata: { promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion, totalTokenCount: usage.prompt + usage.completion },
       modelVersion: view.model,
     };
@@ -59,8 +75,13 @@ export const geminiDialect: Dialect = {
     const input = b?.requests ? b.requests.map((r) => text(r.content?.parts)) : [text(b?.content?.parts)];
     return { model: decodeURIComponent(ROUTE.exec(path)![1]), input };
   },
-  embedBody: (vectors, view) => (view.path.endsWith(':embedContent') ? { embedding: { values: vectors[0] } } : { embeddings: vectors.map((values) => ({ values })), usageMetadata: { promptTokenCount: roughTokens(view.input.join(' ')) } }),
-  errorBody: (status, message) => ({ body: { error: { code: status, message, status: STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION') } } }),
+  embedBody: (vectors, view) =>
+    view.path.endsWith(':embedContent')
+      ? { embedding: { values: vectors[0] } }
+      : { embeddings: vectors.map((values) => ({ values })), usageMetadata: { promptTokenCount: roughTokens(view.input.join(' ')) } },
+  errorBody: (status, message) => ({
+    body: { error: { code: status, message, status: STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION') } },
+  }),
   authorized: (req, key) => req.headers['x-goog-api-key'] === key || new URL(req.url ?? '/', 'http://x').searchParams.get('key') === key,
 };
 

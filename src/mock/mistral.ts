@@ -11,7 +11,15 @@ export const mistralDialect: Dialect = {
   chatBody: openaiChatBody,
   embedView: (body) => openaiEmbedView(body),
   embedBody: openaiEmbedBody,
-  errorBody: (status, message) => ({ body: { object: 'error', message, type: status === 429 ? 'rate_limited' : status >= 500 ? 'internal_server_error' : 'invalid_request_error', param: null, code: String(status) } }),
+  errorBody: (status, message) => ({
+    body: {
+      object: 'error',
+      message,
+      type: status === 429 ? 'rate_limited' : status >= 500 ? 'internal_server_error' : 'invalid_request_error',
+      param: null,
+      code: String(status),
+    },
+  }),
   authorized: (req, key) => bearer(req) === key,
 };
 

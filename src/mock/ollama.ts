@@ -38,7 +38,11 @@ export const ollamaDialect: Dialect = {
   chatBody: (a, view, _n, usage) => ({
     model: view.model,
     created_at: new Date().toISOString(),
-    message: { role: 'assistant', content: a.toolCall ? '' : a.content, ...(a.toolCall ? { tool_calls: [{ function: { name: a.toolCall.name, arguments: JSON.parse(a.toolCall.arguments) as unknown } }] } : {}) },
+    message: {
+      role: 'assistant',
+      content: a.toolCall ? '' : a.content,
+      ...(a.toolCall ? { tool_calls: [{ function: { name: a.toolCall.name, arguments: JSON.parse(a.toolCall.arguments) as unknown } }] } : {}),
+    },
     done: true,
     done_reason: a.finishReason ?? 'stop',
     total_duration: 1000,

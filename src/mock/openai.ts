@@ -68,7 +68,12 @@ export function openaiEmbedView(raw: unknown): Omit<MockEmbedView, 'body' | 'pat
 
 export function openaiEmbedBody(vectors: number[][], view: MockEmbedView): unknown {
   const tokens = roughTokens(view.input.join(' '));
-  return { object: 'list', model: view.model, data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })), usage: { prompt_tokens: tokens, total_tokens: tokens } };
+  return {
+    object: 'list',
+    model: view.model,
+    data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  };
 }
 
 const ERROR_TYPES: Record<number, string> = { 400: 'invalid_request_error', 401: 'invalid_request_error', 404: 'not_found_error', 429: 'rate_limit_exceeded' };
@@ -81,7 +86,9 @@ export const openaiDialect: Dialect = {
   chatBody: openaiChatBody,
   embedView: (body) => openaiEmbedView(body),
   embedBody: openaiEmbedBody,
-  errorBody: (status, message) => ({ body: { error: { message, type: ERROR_TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), code: null } } }),
+  errorBody: (status, message) => ({
+    body: { error: { message, type: ERROR_TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), code: null } },
+  }),
   authorized: (req: IncomingMessage, key) => bearer(req) === key,
 };
 

@@ -69,9 +69,15 @@ export function mockResponder(options: MockResponderOptions = {}): ChatHandler {
   return (view): MockReply => {
     if (options.errorRate && random() < options.errorRate) return { status: options.errorStatus ?? 503, delayMs: delay };
     const input = lastUser(view);
-    const rule = rules.find((r) => (r.model === undefined || r.model === view.model) && (r.match === undefined || input.toLowerCase().includes(r.match.toLowerCase())) && (r.re === undefined || r.re.test(input)));
+    const rule = rules.find(
+      (r) =>
+        (r.model === undefined || r.model === view.model) &&
+        (r.match === undefined || input.toLowerCase().includes(r.match.toLowerCase())) &&
+        (r.re === undefined || r.re.test(input)),
+    );
     const delayMs = delay + (rule?.delayMs ?? 0);
-    if (rule?.status !== undefined) return { status: rule.status, delayMs, ...(rule.retryAfterSeconds !== undefined ? { retryAfterSeconds: rule.retryAfterSeconds } : {}) };
+    if (rule?.status !== undefined)
+      return { status: rule.status, delayMs, ...(rule.retryAfterSeconds !== undefined ? { retryAfterSeconds: rule.retryAfterSeconds } : {}) };
     if (rule?.reply !== undefined) return { content: rule.reply.replaceAll('{{input}}', input), delayMs };
     if (view.json && view.schema !== undefined) return { content: JSON.stringify(minimalValue(view.schema)), delayMs };
     return { content: input, delayMs };
@@ -106,7 +112,8 @@ export function loadMockRules(file: string): MockRule[] {
     }
     const raw = doc.toJS() as unknown;
     const list = Array.isArray(raw) ? raw : (raw as { rules?: unknown })?.rules;
-    if (!Array.isArray(list)) throw new UsageError(`${file}: expected a list of rules (or { rules: [...] }), found ${raw === null ? 'nothing' : typeof raw}`, { file });
+    if (!Array.isArray(list))
+      throw new UsageError(`${file}: expected a list of rules (or { rules: [...] }), found ${raw === null ? 'nothing' : typeof raw}`, { file });
     list.forEach((value, i) => rows.push({ value, line: i + 1 }));
   }
   return rows.map(({ value, line }) => {

@@ -59,9 +59,20 @@ function callOptions(request: ChatRequest, signal: AbortSignal, providerOptions:
   if (request.temperature !== undefined) o.temperature = request.temperature;
   if (request.maxTokens !== undefined) o.maxOutputTokens = request.maxTokens;
   const rf = request.responseFormat;
-  if (rf) o.responseFormat = { type: 'json', name: rf.name, ...(rf.description ? { description: rf.description } : {}), ...(rf.schema ? { schema: rf.schema as never } : {}) };
+  if (rf)
+    o.responseFormat = {
+      type: 'json',
+      name: rf.name,
+      ...(rf.description ? { description: rf.description } : {}),
+      ...(rf.schema ? { schema: rf.schema as never } : {}),
+    };
   if (request.tools?.length) {
-    o.tools = request.tools.map((t) => ({ type: 'function', name: t.name, ...(t.description ? { description: t.description } : {}), inputSchema: t.parameters as never }));
+    o.tools = request.tools.map((t) => ({
+      type: 'function',
+      name: t.name,
+      ...(t.description ? { description: t.description } : {}),
+      inputSchema: t.parameters as never,
+    }));
     const c = request.toolChoice;
     if (c !== undefined) o.toolChoice = c === 'auto' ? { type: 'auto' } : c === 'required' ? { type: 'required' } : { type: 'tool', toolName: c.tool };
   }
@@ -80,7 +91,8 @@ function toResponse(who: string, r: LanguageModelV3GenerateResult, latencyMs: nu
       hasText = true;
     } else if (part.type === 'tool-call') toolCalls.push({ name: part.toolName, arguments: part.input });
   }
-  if (!hasText && toolCalls.length === 0) throw new ProviderError('invalid_response', `${who}: the answer has no text and no tool call (finish reason ${r.finishReason?.raw ?? 'unknown'})`);
+  if (!hasText && toolCalls.length === 0)
+    throw new ProviderError('invalid_response', `${who}: the answer has no text and no tool call (finish reason ${r.finishReason?.raw ?? 'unknown'})`);
   const input = r.usage?.inputTokens?.total;
   const output = r.usage?.outputTokens?.total;
   return {

@@ -15,14 +15,23 @@ function counting(fail?: () => boolean): ChatModel & { calls: number } {
     async generate(r: ChatRequest) {
       m.calls++;
       if (fail?.()) throw new ProviderError('server', 'down');
-      return { text: `answer ${m.calls} to ${r.messages.at(-1)?.content}`, usage: { promptTokens: 10, completionTokens: 5 }, costUsd: 0.001, finishReason: 'stop', latencyMs: 5 };
+      return {
+        text: `answer ${m.calls} to ${r.messages.at(-1)?.content}`,
+        usage: { promptTokens: 10, completionTokens: 5 },
+        costUsd: 0.001,
+        finishReason: 'stop',
+        latencyMs: 5,
+      };
     },
   };
   return m;
 }
 
 const signal = () => new AbortController().signal;
-const ask = (content: string, temperature?: number): ChatRequest => ({ messages: [{ role: 'user', content }], ...(temperature !== undefined ? { temperature } : {}) });
+const ask = (content: string, temperature?: number): ChatRequest => ({
+  messages: [{ role: 'user', content }],
+  ...(temperature !== undefined ? { temperature } : {}),
+});
 
 describe('response cache', () => {
   it('keys equal requests equally whatever their key order', () => {

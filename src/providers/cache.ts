@@ -52,10 +52,24 @@ async function lookup(s: CacheSettings, key: string): Promise<unknown> {
 /** A ChatModel whose answers are served from, and saved to, the cache. */
 export function withResponseCache(model: ChatModel, settings: CacheSettings): ChatModel {
   return decorateChatModel(model, async (request: ChatRequest, options: ChatCallOptions): Promise<ChatResponse> => {
-    const key = cacheKey({ v: 1, provider: model.provider, model: model.modelId, baseURL: model.baseURL ?? null, request: options.cacheKey ?? request, j: options.sample ?? 0 });
+    const key = cacheKey({
+      v: 1,
+      provider: model.provider,
+      model: model.modelId,
+      baseURL: model.baseURL ?? null,
+      request: options.cacheKey ?? request,
+      j: options.sample ?? 0,
+    });
     const hit = (await lookup(settings, key)) as Pick<ChatResponse, 'text' | 'toolCalls' | 'finishReason'> | undefined;
     if (hit && typeof hit.text === 'string') {
-      return { text: hit.text, ...(hit.toolCalls ? { toolCalls: hit.toolCalls } : {}), ...(hit.finishReason ? { finishReason: hit.finishReason } : {}), latencyMs: 0, costUsd: 0, cached: true };
+      return {
+        text: hit.text,
+        ...(hit.toolCalls ? { toolCalls: hit.toolCalls } : {}),
+        ...(hit.finishReason ? { finishReason: hit.finishReason } : {}),
+        latencyMs: 0,
+        costUsd: 0,
+        cached: true,
+      };
     }
     const r = await model.generate(request, options);
     await settings.store.set(key, JSON.stringify({ text: r.text, toolCalls: r.toolCalls, finishReason: r.finishReason }));

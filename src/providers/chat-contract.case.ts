@@ -85,7 +85,17 @@ export function chatModelContract(name: string, fixture: ChatContractFixture): v
 
     it('sends the system prompt, the messages, the temperature and the token limit', async () => {
       seen.length = 0;
-      await model.generate({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Greet me.' }], temperature: 0.25, maxTokens: 42 }, { signal: live() });
+      await model.generate(
+        {
+          messages: [
+            { role: 'system', content: 'Be brief.' },
+            { role: 'user', content: 'Greet me.' },
+          ],
+          temperature: 0.25,
+          maxTokens: 42,
+        },
+        { signal: live() },
+      );
       const v = seen[0];
       expect(v.model).toBe(CONTRACT_MODEL);
       expect(v.system).toBe('Be brief.');
@@ -108,7 +118,10 @@ export function chatModelContract(name: string, fixture: ChatContractFixture): v
       if (!model.capabilities.tools) return;
       seen.length = 0;
       next({ content: '', toolCall: { name: 'submit_verdict', arguments: '{"verdict":"PASS","reasons":[]}' } });
-      const r = await model.generate({ ...hi, tools: [{ name: 'submit_verdict', description: 'Submit the verdict.', parameters: VERDICT }], toolChoice: { tool: 'submit_verdict' } }, { signal: live() });
+      const r = await model.generate(
+        { ...hi, tools: [{ name: 'submit_verdict', description: 'Submit the verdict.', parameters: VERDICT }], toolChoice: { tool: 'submit_verdict' } },
+        { signal: live() },
+      );
       expect(seen[0].tools).toContain('submit_verdict');
       expect(seen[0].forcedTool).toBe('submit_verdict');
       expect(r.toolCalls?.[0]?.name).toBe('submit_verdict');

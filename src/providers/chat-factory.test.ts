@@ -21,7 +21,15 @@ function usage(f: () => unknown): string {
 
 describe('chat providers from config', () => {
   it('builds each provider as a ChatSystem, a local baseURL needing no key', () => {
-    for (const [name, extra] of [['openai', {}], ['anthropic', {}], ['google', {}], ['mistral', {}], ['ollama', {}], ['azure', {}], ['bedrock', {}]] as const) {
+    for (const [name, extra] of [
+      ['openai', {}],
+      ['anthropic', {}],
+      ['google', {}],
+      ['mistral', {}],
+      ['ollama', {}],
+      ['azure', {}],
+      ['bedrock', {}],
+    ] as const) {
       const s = createSystem({ [name]: { model: 'm', baseURL: 'http://127.0.0.1:9/v1', ...extra } }, { ...ctx, env: {} });
       expect(s).toBeInstanceOf(ChatSystem);
       expect(s.id).toBe(`${name}:m`);
@@ -34,23 +42,41 @@ describe('chat providers from config', () => {
     expect(usage(() => createSystem({ anthropic: { model: 'claude-x' } }, { ...ctx, env: {} }))).toBe(
       'assay.yaml: system.anthropic: expected an API key in ANTHROPIC_API_KEY (or set apiKeyEnv), or a baseURL of a local server; found neither',
     );
-    expect(usage(() => createSystem({ google: { model: 'g' } }, { ...ctx, env: {} }))).toMatch(/system\.google: expected an API key in GOOGLE_GENERATIVE_AI_API_KEY/);
-    expect(usage(() => createSystem({ mistral: { model: 'g', apiKeyEnv: 'MY_MISTRAL' } }, { ...ctx, env: {} }))).toMatch(/system\.mistral\.apiKeyEnv: expected the environment variable MY_MISTRAL to hold the API key, found it unset/);
-    expect(usage(() => createSystem({ azure: { model: 'dep' } }, { ...ctx, env: { AZURE_API_KEY: 'k' } }))).toMatch(/system\.azure: expected resourceName .* or a baseURL, found neither/);
+    expect(usage(() => createSystem({ google: { model: 'g' } }, { ...ctx, env: {} }))).toMatch(
+      /system\.google: expected an API key in GOOGLE_GENERATIVE_AI_API_KEY/,
+    );
+    expect(usage(() => createSystem({ mistral: { model: 'g', apiKeyEnv: 'MY_MISTRAL' } }, { ...ctx, env: {} }))).toMatch(
+      /system\.mistral\.apiKeyEnv: expected the environment variable MY_MISTRAL to hold the API key, found it unset/,
+    );
+    expect(usage(() => createSystem({ azure: { model: 'dep' } }, { ...ctx, env: { AZURE_API_KEY: 'k' } }))).toMatch(
+      /system\.azure: expected resourceName .* or a baseURL, found neither/,
+    );
     expect(createSystem({ azure: { model: 'dep', resourceName: 'res' } }, { ...ctx, env: { AZURE_API_KEY: 'k' } }).id).toBe('azure:dep');
-    expect(usage(() => createSystem({ bedrock: { model: 'anthropic.claude-3-haiku' } }, { ...ctx, env: {} }))).toMatch(/system\.bedrock\.region: expected an AWS region/);
-    expect(usage(() => createSystem({ bedrock: { model: 'x', region: 'us-east-1' } }, { ...ctx, env: {} }))).toMatch(/system\.bedrock: expected AWS credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/);
-    expect(createSystem({ bedrock: { model: 'x' } }, { ...ctx, env: { AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 'b' } }).id).toBe('bedrock:x');
-    expect(usage(() => createSystem({ bedrock: { model: 'x', region: 'mars' } }, ctx))).toMatch(/system\.bedrock\.region: expected an AWS region such as us-east-1/);
+    expect(usage(() => createSystem({ bedrock: { model: 'anthropic.claude-3-haiku' } }, { ...ctx, env: {} }))).toMatch(
+      /system\.bedrock\.region: expected an AWS region/,
+    );
+    expect(usage(() => createSystem({ bedrock: { model: 'x', region: 'us-east-1' } }, { ...ctx, env: {} }))).toMatch(
+      /system\.bedrock: expected AWS credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/,
+    );
+    expect(createSystem({ bedrock: { model: 'x' } }, { ...ctx, env: { AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 'b' } }).id).toBe(
+      'bedrock:x',
+    );
+    expect(usage(() => createSystem({ bedrock: { model: 'x', region: 'mars' } }, ctx))).toMatch(
+      /system\.bedrock\.region: expected an AWS region such as us-east-1/,
+    );
     expect(usage(() => createSystem({ anthropic: { model: 'x', temprature: 1 } }, ctx))).toMatch(/system\.anthropic\.temprature: unknown option/);
-    expect(usage(() => createSystem({ anthropic: { model: 'x', baseURL: 'http://x', headers: { 'x-team': '${TEAM}' } } }, { ...ctx, env: {} }))).toMatch(/system\.anthropic\.headers\.x-team: expected the environment variable TEAM/);
+    expect(usage(() => createSystem({ anthropic: { model: 'x', baseURL: 'http://x', headers: { 'x-team': '${TEAM}' } } }, { ...ctx, env: {} }))).toMatch(
+      /system\.anthropic\.headers\.x-team: expected the environment variable TEAM/,
+    );
     expect(DEFAULT_KEY_ENV.azure).toBe('AZURE_API_KEY');
   });
 
   it('signs Bedrock requests with the credentials from the environment', async () => {
     const mock = await startMockBedrock({ apiKey: 'AKIAEXAMPLE', chat: () => ({ content: 'signed' }) });
     try {
-      const { model } = chatModelFromConfig({ bedrock: { model: 'amazon.nova-lite-v1:0', baseURL: mock.baseURL, region: 'us-west-2' } }, 'system', { env: { AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret' } });
+      const { model } = chatModelFromConfig({ bedrock: { model: 'amazon.nova-lite-v1:0', baseURL: mock.baseURL, region: 'us-west-2' } }, 'system', {
+        env: { AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret' },
+      });
       expect((await model.generate({ messages: [{ role: 'user', content: 'hi' }] }, { signal: new AbortController().signal })).text).toBe('signed');
       expect(String(mock.requests[0].headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAEXAMPLE\/\d{8}\/us-west-2\/bedrock\/aws4_request/);
     } finally {
@@ -73,10 +99,14 @@ describe('chat providers from config', () => {
       await mock.close();
     }
     const base = { name: 'v', minSuccess: 0.9, instructions: 'x' };
-    expect(usage(() => verifierFromConfig({ ...base, judge: { ollama: { model: 'llama3.1', mode: 'tool' } } }, { file: 'exp.yaml', path: 'verifiers[0]' }))).toMatch(
-      /exp\.yaml: verifiers\[0\]\.judge\.ollama\.mode: expected json_schema, json_object or text \(ollama cannot be forced to call a tool\)/,
+    expect(
+      usage(() => verifierFromConfig({ ...base, judge: { ollama: { model: 'llama3.1', mode: 'tool' } } }, { file: 'exp.yaml', path: 'verifiers[0]' })),
+    ).toMatch(/exp\.yaml: verifiers\[0\]\.judge\.ollama\.mode: expected json_schema, json_object or text \(ollama cannot be forced to call a tool\)/);
+    expect(
+      usage(() => verifierFromConfig({ ...base, judge: { anthropic: { model: 'c', system: 'x' } } }, { file: 'exp.yaml', path: 'verifiers.0', env: {} })),
+    ).toMatch(/verifiers\.0\.judge\.anthropic\.system: unknown option/);
+    expect(usage(() => verifierFromConfig({ ...base, judge: { gpt: { model: 'c' } } }, { file: 'exp.yaml', path: 'verifiers.0' }))).toMatch(
+      /verifiers\.0\.judge: expected exactly one of openai, anthropic, google/,
     );
-    expect(usage(() => verifierFromConfig({ ...base, judge: { anthropic: { model: 'c', system: 'x' } } }, { file: 'exp.yaml', path: 'verifiers.0', env: {} }))).toMatch(/verifiers\.0\.judge\.anthropic\.system: unknown option/);
-    expect(usage(() => verifierFromConfig({ ...base, judge: { gpt: { model: 'c' } } }, { file: 'exp.yaml', path: 'verifiers.0' }))).toMatch(/verifiers\.0\.judge: expected exactly one of openai, anthropic, google/);
   });
 });

@@ -112,10 +112,17 @@ export function createChatModel(name: ChatProviderName, o: ChatProviderConfig, p
       const id = env.AWS_ACCESS_KEY_ID;
       const secret = env.AWS_SECRET_ACCESS_KEY;
       if (!bearer && !(id && secret) && !o.baseURL) {
-        fail(ctx, path, 'expected AWS credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN if temporary), or a Bedrock API key in AWS_BEARER_TOKEN_BEDROCK (or apiKeyEnv); found neither');
+        fail(
+          ctx,
+          path,
+          'expected AWS credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN if temporary), or a Bedrock API key in AWS_BEARER_TOKEN_BEDROCK (or apiKeyEnv); found neither',
+        );
       }
       // A local endpoint (baseURL) without credentials still gets signed requests, with a placeholder key.
-      const credentials = id && secret ? { accessKeyId: id, secretAccessKey: secret, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) } : { accessKeyId: 'assay-local', secretAccessKey: 'assay-local' };
+      const credentials =
+        id && secret
+          ? { accessKeyId: id, secretAccessKey: secret, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) }
+          : { accessKeyId: 'assay-local', secretAccessKey: 'assay-local' };
       return bedrockChatModel({ ...common, region, ...(bearer ? { apiKey: bearer } : { credentials }) });
     }
   }
@@ -128,7 +135,11 @@ export function decorateModel(model: ChatModel, ctx: Pick<ModelContext, 'prices'
 }
 
 /** `{ <provider>: { model, … } }` → a decorated ChatModel and its validated options. */
-export function chatModelFromConfig(raw: unknown, path: string, ctx: ModelContext = {}): { model: ChatModel; name: ChatProviderName; options: ChatProviderConfig } {
+export function chatModelFromConfig(
+  raw: unknown,
+  path: string,
+  ctx: ModelContext = {},
+): { model: ChatModel; name: ChatProviderName; options: ChatProviderConfig } {
   const { name, options } = chatProviderOf(raw, path, ctx);
   const o = parseChatOptions(name, options, `${path}.${name}`, ctx);
   return { model: decorateModel(createChatModel(name, o, `${path}.${name}`, ctx), ctx), name, options: o };

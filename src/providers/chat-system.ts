@@ -43,7 +43,10 @@ export class ChatSystem implements SystemUnderTest {
       throw new ProviderError('client', `${this.id}: ${messageOf(err)}`, { cause: err });
     }
     const { temperature, maxTokens } = this.options;
-    const r = await this.model.generate({ messages, ...(temperature !== undefined ? { temperature } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}) }, { signal, sample });
+    const r = await this.model.generate(
+      { messages, ...(temperature !== undefined ? { temperature } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}) },
+      { signal, sample },
+    );
     // A tool-calling system's answer is its calls; kept as text so validators can read them.
     const text = r.text === '' && r.toolCalls?.length ? JSON.stringify(r.toolCalls) : r.text;
     return {

@@ -27,12 +27,14 @@ process.stdin.on('end', () => {
 );
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-systemContract('command (node script on stdin/stdout)', ({ delayMs, failing }) =>
-  new CommandSystem({
-    command: process.execPath,
-    args: [script],
-    env: { DELAY_MS: String(delayMs ?? 0), ...(failing ? { FAIL: 'on purpose' } : {}) },
-  }),
+systemContract(
+  'command (node script on stdin/stdout)',
+  ({ delayMs, failing }) =>
+    new CommandSystem({
+      command: process.execPath,
+      args: [script],
+      env: { DELAY_MS: String(delayMs ?? 0), ...(failing ? { FAIL: 'on purpose' } : {}) },
+    }),
 );
 
 const signal = () => new AbortController().signal;

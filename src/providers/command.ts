@@ -65,7 +65,9 @@ export class CommandSystem implements SystemUnderTest {
       child.on('close', (code, sig) => {
         settle(() => {
           if (code === 0) {
-            const text = Buffer.concat(stdout).toString('utf8').replace(/\r?\n$/, '');
+            const text = Buffer.concat(stdout)
+              .toString('utf8')
+              .replace(/\r?\n$/, '');
             resolve({ text, latencyMs: performance.now() - started });
             return;
           }

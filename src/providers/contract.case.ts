@@ -122,9 +122,7 @@ export function systemContract(name: string, makeSystem: MakeSystem): void {
       const s = await make({ delayMs });
       const signal = new AbortController().signal;
       const t0 = performance.now();
-      const all = await Promise.all(
-        Array.from({ length: CONTRACT_CONCURRENCY }, (_, j) => s.generate(CONTRACT_INPUTS.string, opts(signal, 0, j))),
-      );
+      const all = await Promise.all(Array.from({ length: CONTRACT_CONCURRENCY }, (_, j) => s.generate(CONTRACT_INPUTS.string, opts(signal, 0, j))));
       const ms = performance.now() - t0;
       expect(all).toHaveLength(CONTRACT_CONCURRENCY);
       for (const g of all) expect(g.text).toContain(CONTRACT_INPUTS.string);

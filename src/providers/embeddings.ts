@@ -12,9 +12,11 @@ import { ProviderError } from './types.js';
 /** EmbeddingModel adapters: any OpenAI-compatible POST /embeddings (official client), and the AI SDK's (Google, Mistral, Azure). */
 
 function checkRows(who: string, rows: unknown, n: number): number[][] {
-  if (!Array.isArray(rows) || rows.length !== n) throw new ProviderError('invalid_response', `${who}: ${Array.isArray(rows) ? rows.length : 'no'} embeddings for ${n} inputs`);
+  if (!Array.isArray(rows) || rows.length !== n)
+    throw new ProviderError('invalid_response', `${who}: ${Array.isArray(rows) ? rows.length : 'no'} embeddings for ${n} inputs`);
   for (const e of rows) {
-    if (!Array.isArray(e) || !e.every((x) => typeof x === 'number' && Number.isFinite(x))) throw new ProviderError('invalid_response', `${who}: an embedding is not an array of finite numbers`);
+    if (!Array.isArray(e) || !e.every((x) => typeof x === 'number' && Number.isFinite(x)))
+      throw new ProviderError('invalid_response', `${who}: an embedding is not an array of finite numbers`);
   }
   return rows as number[][];
 }
@@ -27,15 +29,19 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
   readonly maxBatchSize: number;
   private readonly client: OpenAI;
 
-  constructor(
-    private readonly settings: OpenAIModelSettings & { maxBatchSize?: number },
-  ) {
+  constructor(private readonly settings: OpenAIModelSettings & { maxBatchSize?: number }) {
     this.modelId = settings.model;
     this.id = `openai:${settings.model}`;
     this.baseURL = settings.baseURL;
     this.maxBatchSize = settings.maxBatchSize ?? 96;
     const Client = openaiClass();
-    this.client = new Client({ baseURL: settings.baseURL, apiKey: settings.apiKey ?? 'not-needed', maxRetries: 0, defaultHeaders: settings.headers, fetch: sharedNodeFetch() });
+    this.client = new Client({
+      baseURL: settings.baseURL,
+      apiKey: settings.apiKey ?? 'not-needed',
+      maxRetries: 0,
+      defaultHeaders: settings.headers,
+      fetch: sharedNodeFetch(),
+    });
   }
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<EmbedResult> {
@@ -89,16 +95,38 @@ export class AiSdkEmbeddingModel implements EmbeddingModel {
     } catch (err) {
       throw mapAiSdkError(who, err, signal);
     }
-    return { embeddings: checkRows(who, r?.embeddings, texts.length), ...(r.usage ? { usage: { promptTokens: r.usage.tokens } } : {}), latencyMs: performance.now() - started };
+    return {
+      embeddings: checkRows(who, r?.embeddings, texts.length),
+      ...(r.usage ? { usage: { promptTokens: r.usage.tokens } } : {}),
+      latencyMs: performance.now() - started,
+    };
   }
 }
 
 export function googleEmbeddingModel(s: SdkModelSettings): EmbeddingModel {
-  return new AiSdkEmbeddingModel('google', s.model, 100, (fetch) => loadPackage<typeof import('@ai-sdk/google')>('@ai-sdk/google', 'the google provider').createGoogleGenerativeAI({ apiKey: s.apiKey ?? 'not-needed', baseURL: s.baseURL, headers: s.headers, fetch }).embedding(s.model), s.baseURL);
+  return new AiSdkEmbeddingModel(
+    'google',
+    s.model,
+    100,
+    (fetch) =>
+      loadPackage<typeof import('@ai-sdk/google')>('@ai-sdk/google', 'the google provider')
+        .createGoogleGenerativeAI({ apiKey: s.apiKey ?? 'not-needed', baseURL: s.baseURL, headers: s.headers, fetch })
+        .embedding(s.model),
+    s.baseURL,
+  );
 }
 
 export function mistralEmbeddingModel(s: SdkModelSettings): EmbeddingModel {
-  return new AiSdkEmbeddingModel('mistral', s.model, 32, (fetch) => loadPackage<typeof import('@ai-sdk/mistral')>('@ai-sdk/mistral', 'the mistral provider').createMistral({ apiKey: s.apiKey ?? 'not-needed', baseURL: s.baseURL, headers: s.headers, fetch }).embedding(s.model), s.baseURL);
+  return new AiSdkEmbeddingModel(
+    'mistral',
+    s.model,
+    32,
+    (fetch) =>
+      loadPackage<typeof import('@ai-sdk/mistral')>('@ai-sdk/mistral', 'the mistral provider')
+        .createMistral({ apiKey: s.apiKey ?? 'not-needed', baseURL: s.baseURL, headers: s.headers, fetch })
+        .embedding(s.model),
+    s.baseURL,
+  );
 }
 
 export function azureEmbeddingModel(s: AzureModelSettings): EmbeddingModel {
@@ -108,7 +136,14 @@ export function azureEmbeddingModel(s: AzureModelSettings): EmbeddingModel {
     96,
     (fetch) =>
       loadPackage<typeof import('@ai-sdk/azure')>('@ai-sdk/azure', 'the azure provider')
-        .createAzure({ apiKey: s.apiKey ?? 'not-needed', ...(s.baseURL ? { baseURL: s.baseURL } : { resourceName: s.resourceName }), apiVersion: s.apiVersion ?? AZURE_API_VERSION, useDeploymentBasedUrls: true, headers: s.headers, fetch })
+        .createAzure({
+          apiKey: s.apiKey ?? 'not-needed',
+          ...(s.baseURL ? { baseURL: s.baseURL } : { resourceName: s.resourceName }),
+          apiVersion: s.apiVersion ?? AZURE_API_VERSION,
+          useDeploymentBasedUrls: true,
+          headers: s.headers,
+          fetch,
+        })
         .embedding(s.model),
     s.baseURL,
   );

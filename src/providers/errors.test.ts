@@ -23,7 +23,16 @@ describe('parseRetryAfter', () => {
 
 describe('status and abort mapping', () => {
   it('maps statuses to kinds', () => {
-    expect([429, 500, 503, 400, 401, 404, 422, 408].map(statusKind)).toEqual(['rate_limit', 'server', 'server', 'client', 'client', 'client', 'client', 'timeout']);
+    expect([429, 500, 503, 400, 401, 404, 422, 408].map(statusKind)).toEqual([
+      'rate_limit',
+      'server',
+      'server',
+      'client',
+      'client',
+      'client',
+      'client',
+      'timeout',
+    ]);
     const e = statusError('x', 429, h({ 'retry-after': '2' }), 'slow down');
     expect([e.kind, e.status, e.retryAfterMs, e.message]).toEqual(['rate_limit', 429, 2000, 'x: HTTP 429: slow down']);
     expect(statusError('x', 400, h({ 'retry-after': '2' })).retryAfterMs).toBeUndefined();

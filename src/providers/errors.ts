@@ -134,8 +134,21 @@ export function recordHeaders(h: Record<string, string> | undefined): { get(name
   return { get: (name) => lower.get(name.toLowerCase()) ?? null };
 }
 
-const AI_SDK_INVALID = new Set(['AI_JSONParseError', 'AI_TypeValidationError', 'AI_InvalidResponseDataError', 'AI_EmptyResponseBodyError', 'AI_NoContentGeneratedError']);
-const AI_SDK_CLIENT = new Set(['AI_LoadAPIKeyError', 'AI_LoadSettingError', 'AI_InvalidArgumentError', 'AI_InvalidPromptError', 'AI_UnsupportedFunctionalityError', 'AI_NoSuchModelError']);
+const AI_SDK_INVALID = new Set([
+  'AI_JSONParseError',
+  'AI_TypeValidationError',
+  'AI_InvalidResponseDataError',
+  'AI_EmptyResponseBodyError',
+  'AI_NoContentGeneratedError',
+]);
+const AI_SDK_CLIENT = new Set([
+  'AI_LoadAPIKeyError',
+  'AI_LoadSettingError',
+  'AI_InvalidArgumentError',
+  'AI_InvalidPromptError',
+  'AI_UnsupportedFunctionalityError',
+  'AI_NoSuchModelError',
+]);
 
 /**
  * Maps what an AI SDK provider (LanguageModelV3 doGenerate) throws to a ProviderError: APICallError by its
@@ -146,7 +159,14 @@ const AI_SDK_CLIENT = new Set(['AI_LoadAPIKeyError', 'AI_LoadSettingError', 'AI_
 export function mapAiSdkError(who: string, err: unknown, signal: AbortSignal): ProviderError {
   if (ProviderError.isInstance(err)) return err;
   if (signal.aborted) return abortError(signal, who, err);
-  const e = (err ?? {}) as { name?: unknown; statusCode?: unknown; responseHeaders?: Record<string, string>; responseBody?: unknown; cause?: unknown; message?: unknown };
+  const e = (err ?? {}) as {
+    name?: unknown;
+    statusCode?: unknown;
+    responseHeaders?: Record<string, string>;
+    responseBody?: unknown;
+    cause?: unknown;
+    message?: unknown;
+  };
   const name = typeof e.name === 'string' ? e.name : '';
   if (name === 'AI_APICallError') {
     if (typeof e.statusCode === 'number' && (e.statusCode < 200 || e.statusCode > 299)) {

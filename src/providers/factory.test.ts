@@ -55,14 +55,20 @@ describe('createSystem', () => {
     expect(usage({ simulated: { outputs: [{ text: 'a' }, { text: 'b', weight: -1 }] } }).message).toBe(
       'assay.yaml: system.simulated.outputs[1].weight: expected a number > 0, found -1',
     );
-    expect(usage({ simulated: { outputs: [], sed: 1 } }).message).toMatch(/system\.simulated\.outputs: expected at least 1 item\(s\), found an array of 0\n.*system\.simulated\.sed: unknown option/);
+    expect(usage({ simulated: { outputs: [], sed: 1 } }).message).toMatch(
+      /system\.simulated\.outputs: expected at least 1 item\(s\), found an array of 0\n.*system\.simulated\.sed: unknown option/,
+    );
     expect(usage({ simulated: { outputs: ['a'], errorKind: 'fatal' } }).message).toContain(
       'system.simulated.errorKind: expected one of "server", "rate_limit", "timeout", "connection", found the string "fatal"',
     );
-    expect(usage({ simulated: { outputs: ['a'], latencyMs: 'fast' } }).message).toContain('system.simulated.latencyMs: expected a number of ms or { mean, jitter }, found the string "fast"');
+    expect(usage({ simulated: { outputs: ['a'], latencyMs: 'fast' } }).message).toContain(
+      'system.simulated.latencyMs: expected a number of ms or { mean, jitter }, found the string "fast"',
+    );
     expect(usage({ simulated: { outputs: ['a'], seed: 1.5 } }).message).toContain('system.simulated.seed: expected an integer, found 1.5');
     expect(usage({ http: { url: 'ftp://x' } }).message).toContain('system.http.url: expected an http:// or https:// URL, found the string "ftp://x"');
-    expect(usage({ http: { url: 'http://x', outputPath: 'a..b' } }).message).toContain('system.http.outputPath: expected a JSON path such as data.choices[0].text');
+    expect(usage({ http: { url: 'http://x', outputPath: 'a..b' } }).message).toContain(
+      'system.http.outputPath: expected a JSON path such as data.choices[0].text',
+    );
     expect(usage({ command: {} }).message).toBe('assay.yaml: system.command.command: expected a string, found nothing');
   });
 
@@ -93,7 +99,10 @@ describe('createSystem', () => {
   });
 
   it('http: expands ${VAR} in headers and names the header when a variable is unset', () => {
-    const s = createSystem({ http: { url: 'http://127.0.0.1:9/app', headers: { Authorization: 'Bearer ${API_TOKEN}' } } }, { ...ctx, env: { API_TOKEN: 's3cret' } });
+    const s = createSystem(
+      { http: { url: 'http://127.0.0.1:9/app', headers: { Authorization: 'Bearer ${API_TOKEN}' } } },
+      { ...ctx, env: { API_TOKEN: 's3cret' } },
+    );
     expect(s).toBeInstanceOf(HttpSystem);
     const req = (s as HttpSystem).request('hi');
     expect(new Headers(req.init.headers).get('authorization')).toBe('Bearer s3cret');
@@ -122,7 +131,9 @@ describe('createSystem', () => {
     expect(usage({ replay: { file: 'log.jsonl' } }, { ...ctx, inputs: ['x', 'y'] }).message).toMatch(
       /system\.replay\.file: expected recordings for the experiment's inputs, found none of its 2 inputs in .*log\.jsonl/,
     );
-    expect(usage({ replay: { file: 'idx.jsonl' } }, { ...ctx, inputs: ['a', 'b'] }).message).toMatch(/idx\.jsonl:2: "i": expected an input index below 2 .* found 4/);
+    expect(usage({ replay: { file: 'idx.jsonl' } }, { ...ctx, inputs: ['a', 'b'] }).message).toMatch(
+      /idx\.jsonl:2: "i": expected an input index below 2 .* found 4/,
+    );
     expect(usage({ replay: { file: 'missing.jsonl' } }).message).toMatch(/missing\.jsonl: cannot read the replay file/);
   });
 
@@ -132,7 +143,10 @@ describe('createSystem', () => {
       /^assay\.yaml: system\.replay\.file: expected a replay file with at least one recorded row, found none in .*empty\.jsonl$/,
     );
     const inputs = ['Describe the weather.', 'Say hello.'];
-    writeFileSync(join(dir, 'contra.jsonl'), '{"i":1,"input":"Say hello.","output":"ok"}\n{"i":0,"input":"Say hello.","output":"x"}\n{"i":0,"input":"Other","output":"y"}\n');
+    writeFileSync(
+      join(dir, 'contra.jsonl'),
+      '{"i":1,"input":"Say hello.","output":"ok"}\n{"i":0,"input":"Say hello.","output":"x"}\n{"i":0,"input":"Other","output":"y"}\n',
+    );
     expect(usage({ replay: { file: 'contra.jsonl' } }, { ...ctx, inputs }).message).toMatch(
       /contra\.jsonl:2: "input": expected the input of "i": 0 \(the string "Describe the weather\."\), found the string "Say hello\.", which is the input of "i": 1$/,
     );
@@ -145,7 +159,9 @@ describe('createSystem', () => {
       'assay.yaml: system.http.url: expected the environment variable APP_URL (referenced as ${APP_URL}) to be set, found it unset',
     );
     expect(createSystem({ http: { url: '${APP_URL}/chat' } }, { ...ctx, env: { APP_URL: 'http://127.0.0.1:9' } })).toBeInstanceOf(HttpSystem);
-    expect(usage({ http: { url: '${APP_URL}/chat' } }, { ...ctx, env: { APP_URL: 'ftp://x' } }).message).toMatch(/system\.http\.url: expected an http:\/\/ or https:\/\/ URL, found "ftp:\/\/x\/chat"/);
+    expect(usage({ http: { url: '${APP_URL}/chat' } }, { ...ctx, env: { APP_URL: 'ftp://x' } }).message).toMatch(
+      /system\.http\.url: expected an http:\/\/ or https:\/\/ URL, found "ftp:\/\/x\/chat"/,
+    );
   });
 
   it('parseSystemConfig normalises shorthand; systemSchema yields a JSON Schema', () => {

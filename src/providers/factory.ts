@@ -98,7 +98,8 @@ function cached(system: SystemUnderTest, config: SystemConfig, ctx: SystemContex
 
 function http(o: HttpConfig, ctx: SystemContext): SystemUnderTest {
   const url = expandAll({ url: o.url }, 'system.http', ctx).url;
-  if (!/^https?:\/\//i.test(url)) fail(ctx, 'system.http.url', `expected an http:// or https:// URL, found ${JSON.stringify(url)} (after expanding ${JSON.stringify(o.url)})`);
+  if (!/^https?:\/\//i.test(url))
+    fail(ctx, 'system.http.url', `expected an http:// or https:// URL, found ${JSON.stringify(url)} (after expanding ${JSON.stringify(o.url)})`);
   return new HttpSystem({ ...o, url, headers: o.headers && expandAll(o.headers, 'system.http.headers', ctx) });
 }
 
@@ -117,14 +118,17 @@ function replay(o: ReplayConfig, ctx: SystemContext): SystemUnderTest {
   if (inputs) {
     for (const row of rows) {
       if (row.i !== undefined && row.i >= inputs.length) {
-        throw new UsageError(`${file}:${row.line}: "i": expected an input index below ${inputs.length} (the experiment has ${inputs.length} inputs), found ${row.i}`, { file, line: row.line });
+        throw new UsageError(
+          `${file}:${row.line}: "i": expected an input index below ${inputs.length} (the experiment has ${inputs.length} inputs), found ${row.i}`,
+          { file, line: row.line },
+        );
       }
       // A row naming both must agree with itself, or its output would be filed under the wrong input.
       if (row.i !== undefined && row.input !== undefined && inputKey(row.input) !== inputKey(inputs[row.i])) {
         const at = inputs.findIndex((x) => inputKey(x) === inputKey(row.input as InputValue));
         throw new UsageError(
           `${file}:${row.line}: "input": expected the input of "i": ${row.i} (${describeValue(inputs[row.i])}), found ${describeValue(row.input)}` +
-            (at >= 0 ? `, which is the input of "i": ${at}` : ', which is not one of the experiment\'s inputs'),
+            (at >= 0 ? `, which is the input of "i": ${at}` : ", which is not one of the experiment's inputs"),
           { file, line: row.line },
         );
       }
@@ -133,12 +137,17 @@ function replay(o: ReplayConfig, ctx: SystemContext): SystemUnderTest {
     if (byInput.length > 0 && !rows.some((r) => r.i !== undefined)) {
       const keys = new Set(byInput.map((r) => inputKey(r.input as InputValue)));
       if (!inputs.some((x) => keys.has(inputKey(x)))) {
-        fail(ctx, 'system.replay.file', `expected recordings for the experiment's inputs, found none of its ${inputs.length} inputs in ${file} (its first recorded input is ${describeValue(byInput[0].input)})`);
+        fail(
+          ctx,
+          'system.replay.file',
+          `expected recordings for the experiment's inputs, found none of its ${inputs.length} inputs in ${file} (its first recorded input is ${describeValue(byInput[0].input)})`,
+        );
       }
     }
   }
   const system = new ReplaySystem({ file, latencyMs: o.latencyMs }, rows);
-  if (inputs && ctx.samples !== undefined && ctx.warn) for (const w of ignoredRecordings(system, rows, inputs, ctx.samples)) ctx.warn(`${ctx.file ?? 'config'}: system.replay: ${w}`);
+  if (inputs && ctx.samples !== undefined && ctx.warn)
+    for (const w of ignoredRecordings(system, rows, inputs, ctx.samples)) ctx.warn(`${ctx.file ?? 'config'}: system.replay: ${w}`);
   return system;
 }
 
@@ -153,12 +162,16 @@ function ignoredRecordings(system: ReplaySystem, rows: ReplayRow[], inputs: Inpu
     beyond += Math.max(0, n - samples);
   });
   if (beyond > 0) {
-    out.push(`samples is ${samples}, so ${beyond} recording${beyond === 1 ? '' : 's'} beyond the first ${samples} of ${samples === 1 ? 'an input' : 'each input'} ${beyond === 1 ? 'is' : 'are'} ignored; set samples: ${most} to validate them all (or leave inputs out to take inputs and samples from the file)`);
+    out.push(
+      `samples is ${samples}, so ${beyond} recording${beyond === 1 ? '' : 's'} beyond the first ${samples} of ${samples === 1 ? 'an input' : 'each input'} ${beyond === 1 ? 'is' : 'are'} ignored; set samples: ${most} to validate them all (or leave inputs out to take inputs and samples from the file)`,
+    );
   }
   const known = new Set(inputs.map(inputKey));
   const others = rows.filter((r) => r.i === undefined && r.input !== undefined && !known.has(inputKey(r.input)));
   if (others.length) {
-    out.push(`${others.length} recording${others.length === 1 ? '' : 's'} of inputs not among the experiment's inputs ${others.length === 1 ? 'is' : 'are'} ignored (the first, line ${others[0].line}: ${describeValue(others[0].input)})`);
+    out.push(
+      `${others.length} recording${others.length === 1 ? '' : 's'} of inputs not among the experiment's inputs ${others.length === 1 ? 'is' : 'are'} ignored (the first, line ${others[0].line}: ${describeValue(others[0].input)})`,
+    );
   }
   return out;
 }

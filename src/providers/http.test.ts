@@ -51,8 +51,9 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-systemContract('http (local node:http server)', ({ delayMs, failing }) =>
-  new HttpSystem({ url: `${base}/${failing ? 'fail' : 'echo'}?delay=${delayMs ?? 0}`, outputPath: 'data.choices[0].text' }),
+systemContract(
+  'http (local node:http server)',
+  ({ delayMs, failing }) => new HttpSystem({ url: `${base}/${failing ? 'fail' : 'echo'}?delay=${delayMs ?? 0}`, outputPath: 'data.choices[0].text' }),
 );
 
 const call = (s: HttpSystem, input: string | Record<string, unknown> = 'hi') =>

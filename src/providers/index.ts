@@ -6,7 +6,16 @@ export { CommandSystem, type CommandSystemOptions } from './command.js';
 export { HttpSystem, type HttpSystemOptions } from './http.js';
 export { OpenAIChatModel, OpenAISystem, mapOpenAIError, type OpenAIModelSettings, type OpenAISystemOptions } from './openai.js';
 export { AiSdkChatModel, type AiSdkModelSettings } from './ai-sdk.js';
-export { anthropicChatModel, googleChatModel, bedrockChatModel, azureChatModel, mistralChatModel, type SdkModelSettings, type AzureModelSettings, type BedrockModelSettings } from './sdk-providers.js';
+export {
+  anthropicChatModel,
+  googleChatModel,
+  bedrockChatModel,
+  azureChatModel,
+  mistralChatModel,
+  type SdkModelSettings,
+  type AzureModelSettings,
+  type BedrockModelSettings,
+} from './sdk-providers.js';
 export { OllamaChatModel, OllamaEmbeddingModel, type OllamaSettings } from './ollama.js';
 export { OpenAIEmbeddingModel, AiSdkEmbeddingModel, googleEmbeddingModel, mistralEmbeddingModel, azureEmbeddingModel } from './embeddings.js';
 export { chatModelFromConfig, createChatModel, decorateModel, parseChatOptions, DEFAULT_KEY_ENV, type ModelContext } from './chat-factory.js';

@@ -77,13 +77,21 @@ export class OllamaChatModel implements ChatModel {
     const who = this.id;
     if (signal.aborted) throw abortError(signal, who);
     const started = performance.now();
-    const body: OllamaChatRequest & { stream: false } = { model: this.modelId, messages: request.messages.map((m) => ({ role: m.role, content: m.content })), stream: false };
+    const body: OllamaChatRequest & { stream: false } = {
+      model: this.modelId,
+      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+      stream: false,
+    };
     const options: Record<string, number> = {};
     if (request.temperature !== undefined) options.temperature = request.temperature;
     if (request.maxTokens !== undefined) options.num_predict = request.maxTokens;
     if (Object.keys(options).length) body.options = options;
     if (request.responseFormat) body.format = request.responseFormat.schema ?? 'json';
-    if (request.tools?.length) body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description ?? '', parameters: t.parameters as never } }));
+    if (request.tools?.length)
+      body.tools = request.tools.map((t) => ({
+        type: 'function',
+        function: { name: t.name, description: t.description ?? '', parameters: t.parameters as never },
+      }));
     let call: Call | undefined;
     let r: OllamaChatResponse;
     try {
@@ -94,11 +102,14 @@ export class OllamaChatModel implements ChatModel {
     }
     const message = r?.message;
     const toolCalls = message?.tool_calls?.map((c) => ({ name: c.function.name, arguments: JSON.stringify(c.function.arguments ?? {}) }));
-    if (typeof message?.content !== 'string') throw new ProviderError('invalid_response', `${who}: the answer has no message (${JSON.stringify(r).slice(0, 200)})`);
+    if (typeof message?.content !== 'string')
+      throw new ProviderError('invalid_response', `${who}: the answer has no message (${JSON.stringify(r).slice(0, 200)})`);
     return {
       text: message.content,
       ...(toolCalls?.length ? { toolCalls } : {}),
-      ...(typeof r.prompt_eval_count === 'number' || typeof r.eval_count === 'number' ? { usage: { promptTokens: r.prompt_eval_count ?? 0, completionTokens: r.eval_count ?? 0 } } : {}),
+      ...(typeof r.prompt_eval_count === 'number' || typeof r.eval_count === 'number'
+        ? { usage: { promptTokens: r.prompt_eval_count ?? 0, completionTokens: r.eval_count ?? 0 } }
+        : {}),
       ...(r.done_reason ? { finishReason: r.done_reason } : {}),
       latencyMs: performance.now() - started,
     };
@@ -135,7 +146,12 @@ export class OllamaEmbeddingModel implements EmbeddingModel {
       throw mapOllamaError(who, err, signal, call?.headers);
     }
     const rows = r?.embeddings;
-    if (!Array.isArray(rows) || rows.length !== texts.length) throw new ProviderError('invalid_response', `${who}: ${Array.isArray(rows) ? rows.length : 'no'} embeddings for ${texts.length} inputs`);
-    return { embeddings: rows, ...(typeof r.prompt_eval_count === 'number' ? { usage: { promptTokens: r.prompt_eval_count } } : {}), latencyMs: performance.now() - started };
+    if (!Array.isArray(rows) || rows.length !== texts.length)
+      throw new ProviderError('invalid_response', `${who}: ${Array.isArray(rows) ? rows.length : 'no'} embeddings for ${texts.length} inputs`);
+    return {
+      embeddings: rows,
+      ...(typeof r.prompt_eval_count === 'number' ? { usage: { promptTokens: r.prompt_eval_count } } : {}),
+      latencyMs: performance.now() - started,
+    };
   }
 }

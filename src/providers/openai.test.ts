@@ -26,12 +26,14 @@ beforeAll(async () => {
 });
 afterAll(() => mock.close());
 
-systemContract('openai (mock OpenAI server)', ({ delayMs, failing }) =>
-  new OpenAISystem({
-    baseURL: mock.baseURL,
-    model: `${failing ? 'fail' : 'echo'}-${delayMs ?? 0}`,
-    template: 'Summarise: {{text}}',
-  }),
+systemContract(
+  'openai (mock OpenAI server)',
+  ({ delayMs, failing }) =>
+    new OpenAISystem({
+      baseURL: mock.baseURL,
+      model: `${failing ? 'fail' : 'echo'}-${delayMs ?? 0}`,
+      template: 'Summarise: {{text}}',
+    }),
 );
 
 async function failure(reply: MockReply): Promise<ProviderError> {
@@ -48,7 +50,14 @@ async function failure(reply: MockReply): Promise<ProviderError> {
 
 describe('OpenAISystem', () => {
   it('sends model, system prompt, temperature, max_tokens and the templated prompt; returns usage', async () => {
-    const s = new OpenAISystem({ baseURL: mock.baseURL, model: 'echo', system: 'Be brief.', temperature: 0.3, maxTokens: 50, template: 'Summarise: {{text}} ({{meta.lang}})' });
+    const s = new OpenAISystem({
+      baseURL: mock.baseURL,
+      model: 'echo',
+      system: 'Be brief.',
+      temperature: 0.3,
+      maxTokens: 50,
+      template: 'Summarise: {{text}} ({{meta.lang}})',
+    });
     const before = mock.requests.length;
     const g = await s.generate({ text: 'the news', meta: { lang: 'fr' } }, { signal: new AbortController().signal, inputIndex: 0, sample: 0 });
     expect(g.text).toBe('echo: Summarise: the news (fr)');

@@ -58,11 +58,17 @@ export class OpenAIChatModel implements ChatModel {
     const rf = request.responseFormat;
     if (rf) {
       body.response_format = rf.schema
-        ? { type: 'json_schema', json_schema: { name: rf.name, strict: true, schema: { ...rf.schema }, ...(rf.description ? { description: rf.description } : {}) } }
+        ? {
+            type: 'json_schema',
+            json_schema: { name: rf.name, strict: true, schema: { ...rf.schema }, ...(rf.description ? { description: rf.description } : {}) },
+          }
         : { type: 'json_object' };
     }
     if (request.tools?.length) {
-      body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: { ...t.parameters }, strict: true } }));
+      body.tools = request.tools.map((t) => ({
+        type: 'function',
+        function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: { ...t.parameters }, strict: true },
+      }));
       const c = request.toolChoice;
       if (c !== undefined) body.tool_choice = typeof c === 'string' ? c : { type: 'function', function: { name: c.tool } };
     }

@@ -14,7 +14,8 @@ export function loadPackage<T>(packageName: string, feature: string): T {
     return require(packageName) as T;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'MODULE_NOT_FOUND' && String((err as Error).message).includes(`'${packageName}'`)) throw new MissingPackageError(packageName, feature, { cause: err });
+    if (code === 'MODULE_NOT_FOUND' && String((err as Error).message).includes(`'${packageName}'`))
+      throw new MissingPackageError(packageName, feature, { cause: err });
     throw err;
   }
 }

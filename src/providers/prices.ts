@@ -57,7 +57,7 @@ export const DEFAULT_PRICES: PriceTable = {
   'mistral-large': p(2, 6),
   'mistral-medium': p(0.4, 2),
   'mistral-small': p(0.1, 0.3),
-  'codestral': p(0.3, 0.9),
+  codestral: p(0.3, 0.9),
   'open-mistral-nemo': p(0.15, 0.15),
   'ministral-8b': p(0.1, 0.1),
   'ministral-3b': p(0.04, 0.04),

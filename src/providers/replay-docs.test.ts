@@ -37,7 +37,9 @@ describe("docs/providers.md's replay examples", () => {
     const r = await run(tmp.config('listed.yaml', yaml[1]));
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/no_apology +50\.0% .* PASS +1 +1 +0/);
-    expect(r.err).toMatch(/assay: warning: .*listed\.yaml: system\.replay: 1 recording of inputs not among the experiment's inputs is ignored \(the first, line 3: the string "Say hello\."\)/);
+    expect(r.err).toMatch(
+      /assay: warning: .*listed\.yaml: system\.replay: 1 recording of inputs not among the experiment's inputs is ignored \(the first, line 3: the string "Say hello\."\)/,
+    );
   });
 
   it('explicit inputs without samples read one recording each, and the warning says how many are left and how to use them', async () => {

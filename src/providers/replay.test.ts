@@ -28,7 +28,9 @@ const jsonl = write('contract.jsonl', rows.map((r) => JSON.stringify(r)).join('\
 const csv = write(
   'contract.csv',
   'input,output\n' +
-    rows.map((r) => `${csvCell(typeof r.input === 'string' ? r.input : JSON.stringify(r.input))},${csvCell(`${r.output}, "quoted",\nsecond line`)}`).join('\n') +
+    rows
+      .map((r) => `${csvCell(typeof r.input === 'string' ? r.input : JSON.stringify(r.input))},${csvCell(`${r.output}, "quoted",\nsecond line`)}`)
+      .join('\n') +
     '\n',
 );
 // Failing fixtures record only the object input, so the string input has no recording.
@@ -113,7 +115,9 @@ describe('ReplaySystem', () => {
   it('CSV errors name file and line', () => {
     expect(usageError('cols.csv', 'input,output\na,b\nc,d,e\n').message).toMatch(/cols\.csv:3: malformed CSV/);
     expect(usageError('quote.csv', 'input,output\na,b\n"open,c\n').message).toMatch(/quote\.csv:\d+: malformed CSV.*[Qq]uote/);
-    expect(usageError('header.csv', 'prompt,answer\na,b\n').message).toMatch(/header\.csv:1: expected a header row with an "output" column, found columns "prompt", "answer"/);
+    expect(usageError('header.csv', 'prompt,answer\na,b\n').message).toMatch(
+      /header\.csv:1: expected a header row with an "output" column, found columns "prompt", "answer"/,
+    );
     expect(usageError('badi.csv', 'i,output\n0,a\nx,b\n').message).toMatch(/badi\.csv:3: "i": expected a non-negative integer index, found the string "x"/);
   });
 

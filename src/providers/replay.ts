@@ -87,7 +87,9 @@ export class ReplaySystem implements SystemUnderTest {
         'invalid_response',
         // No sample index in the message: the cell says which sample, and equal messages group in reports.
         `${this.id}: no recorded output for input #${inputIndex + 1} (${JSON.stringify(excerpt(typeof input === 'string' ? input : JSON.stringify(input), 60))}): ` +
-          (n === 0 ? 'the file has no recording for this input' : `the file has only ${n} recording${n === 1 ? '' : 's'} of it, fewer than the samples asked for`),
+          (n === 0
+            ? 'the file has no recording for this input'
+            : `the file has only ${n} recording${n === 1 ? '' : 's'} of it, fewer than the samples asked for`),
       );
     }
     return { text: row.output, latencyMs: row.latencyMs ?? 0 };
@@ -196,7 +198,8 @@ function toRow(v: Record<string, unknown>, file: string, line: number, csv: bool
     else if (input && typeof input === 'object' && !Array.isArray(input)) row.input = input as Record<string, unknown>;
     else throw usage(file, line, `"input": expected a string or an object, found ${describe(input)}`);
   }
-  if (row.i === undefined && row.input === undefined) throw usage(file, line, `expected a field "input" or an index "i" to match the output to an input, found neither`);
+  if (row.i === undefined && row.input === undefined)
+    throw usage(file, line, `expected a field "input" or an index "i" to match the output to an input, found neither`);
   if (!blank(v.latencyMs)) {
     const ms = Number(v.latencyMs);
     if (!Number.isFinite(ms) || ms < 0) throw usage(file, line, `"latencyMs": expected a non-negative number, found ${describe(v.latencyMs)}`);

@@ -26,13 +26,19 @@ export const ollamaOptionsSchema = z.strictObject(chatOptionsShape);
 export const azureOptionsSchema = z.strictObject({
   ...chatOptionsShape,
   /** https://{resourceName}.openai.azure.com, unless baseURL is given; `model` is the deployment name. */
-  resourceName: z.string().regex(/^[A-Za-z0-9-]+$/, { error: 'expected an Azure resource name such as my-resource' }).optional(),
+  resourceName: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, { error: 'expected an Azure resource name such as my-resource' })
+    .optional(),
   apiVersion: z.string().min(1).optional(),
 });
 export const bedrockOptionsSchema = z.strictObject({
   ...chatOptionsShape,
   /** AWS region; default AWS_REGION. */
-  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, { error: 'expected an AWS region such as us-east-1' }).optional(),
+  region: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, { error: 'expected an AWS region such as us-east-1' })
+    .optional(),
 });
 
 /** The chat providers, reachable from `system:`, a verifier's `judge:` and SPADE's `--llm`. */
@@ -194,7 +200,12 @@ export function formatIssue(issue: z.core.$ZodIssue, root: unknown, prefix: read
     case 'unrecognized_keys':
       return issue.keys.map((k) => `${pathString([...path, k])}: unknown option`).join('; ');
     case 'too_small': {
-      const what = issue.origin === 'array' ? `at least ${String(issue.minimum)} item(s)` : issue.origin === 'string' ? 'a non-empty string' : `a number ${issue.inclusive ? '≥' : '>'} ${String(issue.minimum)}`;
+      const what =
+        issue.origin === 'array'
+          ? `at least ${String(issue.minimum)} item(s)`
+          : issue.origin === 'string'
+            ? 'a non-empty string'
+            : `a number ${issue.inclusive ? '≥' : '>'} ${String(issue.minimum)}`;
       return `${where}: expected ${what}, found ${found}`;
     }
     case 'too_big':

@@ -97,7 +97,13 @@ export function bedrockChatModel(s: BedrockModelSettings): ChatModel {
     baseURL: s.baseURL,
     load: (fetch) => {
       const { createAmazonBedrock } = loadPackage<typeof import('@ai-sdk/amazon-bedrock')>('@ai-sdk/amazon-bedrock', 'the bedrock provider');
-      return createAmazonBedrock({ region: s.region, baseURL: s.baseURL, headers: s.headers, fetch, ...(s.apiKey ? { apiKey: s.apiKey } : { ...s.credentials }) }).languageModel(s.model);
+      return createAmazonBedrock({
+        region: s.region,
+        baseURL: s.baseURL,
+        headers: s.headers,
+        fetch,
+        ...(s.apiKey ? { apiKey: s.apiKey } : { ...s.credentials }),
+      }).languageModel(s.model);
     },
   });
 }

@@ -3,8 +3,9 @@ import { systemContract } from './contract.case.js';
 import { SimulatedSystem, pickWeighted, uniform, type SimulatedSystemOptions } from './simulated.js';
 import { ProviderError } from './types.js';
 
-systemContract('simulated', ({ delayMs, failing }) =>
-  new SimulatedSystem({ seed: 1, latencyMs: delayMs ?? 0, outputs: [{ text: 'echo: {{input}}' }], errorRate: failing ? 1 : 0 }),
+systemContract(
+  'simulated',
+  ({ delayMs, failing }) => new SimulatedSystem({ seed: 1, latencyMs: delayMs ?? 0, outputs: [{ text: 'echo: {{input}}' }], errorRate: failing ? 1 : 0 }),
 );
 
 const signal = new AbortController().signal;
@@ -17,7 +18,12 @@ async function texts(options: SimulatedSystemOptions, n: number, m: number): Pro
   return out;
 }
 
-const coin = { outputs: [{ text: 'A', weight: 1 }, { text: 'B', weight: 1 }] };
+const coin = {
+  outputs: [
+    { text: 'A', weight: 1 },
+    { text: 'B', weight: 1 },
+  ],
+};
 
 describe('SimulatedSystem', () => {
   it('the same seed gives the same sequence; another seed another', async () => {
@@ -40,7 +46,13 @@ describe('SimulatedSystem', () => {
     // True rate of the first output 0.9 (the contractions example: weights 9 and 1).
     const n = 20_000;
     const p = 0.9;
-    const s = new SimulatedSystem({ seed: 42, outputs: [{ text: 'good', weight: 9 }, { text: 'bad', weight: 1 }] });
+    const s = new SimulatedSystem({
+      seed: 42,
+      outputs: [
+        { text: 'good', weight: 9 },
+        { text: 'bad', weight: 1 },
+      ],
+    });
     let good = 0;
     for (let k = 0; k < n; k++) if ((await s.generate('q', { signal, inputIndex: k % 200, sample: Math.floor(k / 200) })).text === 'good') good++;
     const halfWidth = 3.29 * Math.sqrt((p * (1 - p)) / n);
@@ -74,7 +86,10 @@ describe('SimulatedSystem', () => {
           firstTryFailed++;
           // Retry the same cell until it answers: the attempt number changes the draw.
           for (let a = 0; a < 20; a++) {
-            const ok = await s.generate('q', { signal, inputIndex: i, sample: 0 }).then(() => true, () => false);
+            const ok = await s.generate('q', { signal, inputIndex: i, sample: 0 }).then(
+              () => true,
+              () => false,
+            );
             if (ok) {
               recovered++;
               break;

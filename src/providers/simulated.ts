@@ -103,7 +103,13 @@ export class SimulatedSystem implements SystemUnderTest {
     }
 
     const outputs = this.overrides.get(inputKey(input)) ?? this.options.outputs;
-    const chosen = outputs[pickWeighted(outputs.map((o) => o.weight ?? 1), draw(STREAM.output))];
+    const chosen =
+      outputs[
+        pickWeighted(
+          outputs.map((o) => o.weight ?? 1),
+          draw(STREAM.output),
+        )
+      ];
     let text: string;
     try {
       text = chosen.text.includes('{{') ? renderTemplate(chosen.text, input) : chosen.text;

@@ -25,7 +25,12 @@ describe('templates', () => {
     expect(() => renderTemplate('{{missing}}', { text: 'x' })).toThrow(/\{\{missing\}\} is not in the input \(fields: text\)/);
   });
   it('keeps JSON types for whole-placeholder leaves of a JSON template', () => {
-    expect(renderJsonTemplate({ q: '{{input}}', n: '{{n}}', s: 'n={{n}}', k: [true, '{{n}}'] }, { n: 3 })).toEqual({ q: { n: 3 }, n: 3, s: 'n=3', k: [true, 3] });
+    expect(renderJsonTemplate({ q: '{{input}}', n: '{{n}}', s: 'n={{n}}', k: [true, '{{n}}'] }, { n: 3 })).toEqual({
+      q: { n: 3 },
+      n: 3,
+      s: 'n=3',
+      k: [true, 3],
+    });
   });
   it('expands ${VAR} references', () => {
     expect(envRefs('Bearer ${A} ${B_2} $C')).toEqual(['A', 'B_2']);

@@ -30,11 +30,21 @@ describe('createNodeFetch', () => {
   it('posts a body with its headers and returns a buffered Response', async () => {
     const seen: { method?: string; type?: string; length?: string; auth?: string; body?: string } = {};
     const s = await serve((req, body, res) => {
-      Object.assign(seen, { method: req.method, type: req.headers['content-type'], length: req.headers['content-length'], auth: req.headers.authorization, body });
+      Object.assign(seen, {
+        method: req.method,
+        type: req.headers['content-type'],
+        length: req.headers['content-length'],
+        auth: req.headers.authorization,
+        body,
+      });
       res.writeHead(201, { 'content-type': 'application/json', 'x-request-id': 'r1' }).end(JSON.stringify({ echo: JSON.parse(body) }));
     });
     const f = createNodeFetch();
-    const res = await f(`${s.url}/v1/x?q=1`, { method: 'POST', headers: new Headers({ 'Content-Type': 'application/json', Authorization: 'Bearer k' }), body: '{"a":"é"}' });
+    const res = await f(`${s.url}/v1/x?q=1`, {
+      method: 'POST',
+      headers: new Headers({ 'Content-Type': 'application/json', Authorization: 'Bearer k' }),
+      body: '{"a":"é"}',
+    });
     expect(res).toBeInstanceOf(BufferedResponse);
     expect(res.status).toBe(201);
     expect(res.ok).toBe(true);
@@ -52,7 +62,9 @@ describe('createNodeFetch', () => {
   });
 
   it('decompresses a gzip body, as fetch does', async () => {
-    const s = await serve((_req, _body, res) => res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/plain' }).end(gzipSync('squeezed text')));
+    const s = await serve((_req, _body, res) =>
+      res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/plain' }).end(gzipSync('squeezed text')),
+    );
     expect(await (await createNodeFetch()(s.url)).text()).toBe('squeezed text');
   });
 
@@ -111,7 +123,13 @@ describe('createNodeFetch', () => {
 
 describe('BufferedResponse', () => {
   const make = (body: string | null, status = 200) =>
-    new BufferedResponse(body === null ? null : Buffer.from(body), status, 'OK', { 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2'] }, 'http://x/');
+    new BufferedResponse(
+      body === null ? null : Buffer.from(body),
+      status,
+      'OK',
+      { 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2'] },
+      'http://x/',
+    );
 
   it('reads its body once, like fetch, and drops a UTF-8 BOM', async () => {
     const r = make('\uFEFF{"ok":true}');

@@ -98,8 +98,6 @@ function once(url: URL, init: RequestInit, agents: { http: HttpAgent; https: Htt
   });
 }
 
-
-
 let shared: FetchLike | undefined;
 
 /** One process-wide instance, so every system and verifier talking to one host shares its idle sockets. */
@@ -130,7 +128,9 @@ function plainHeaders(h: HeadersInit | undefined): Record<string, string> {
 
 /** The whole body, decompressed as the server's Content-Encoding says (fetch does the same). */
 function readBody(res: IncomingMessage): Promise<Buffer> {
-  const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = String(res.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   const stream =
     encoding === 'gzip' || encoding === 'x-gzip'
       ? res.pipe(createGunzip())

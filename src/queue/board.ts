@@ -80,7 +80,12 @@ export class RunBoard {
   }
 
   async counts(runId: string): Promise<BoardCounts> {
-    const [target, done, failed, error] = await this.redis.mget(this.key(runId, 'target'), this.key(runId, 'done'), this.key(runId, 'failed'), this.key(runId, 'error'));
+    const [target, done, failed, error] = await this.redis.mget(
+      this.key(runId, 'target'),
+      this.key(runId, 'done'),
+      this.key(runId, 'failed'),
+      this.key(runId, 'error'),
+    );
     return { target: Number(target ?? 0), done: Number(done ?? 0), failed: Number(failed ?? 0), ...(error ? { error } : {}) };
   }
 

@@ -29,9 +29,11 @@ export function parseRedisUrl(url: string, flag = '--queue'): RedisLocation {
   } catch {
     throw new UsageError(`${flag}: expected a URL such as redis://127.0.0.1:6379, found ${JSON.stringify(shown)}`, { path: flag });
   }
-  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new UsageError(`${flag}: expected a redis:// or rediss:// URL, found ${JSON.stringify(shown)}`, { path: flag });
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:')
+    throw new UsageError(`${flag}: expected a redis:// or rediss:// URL, found ${JSON.stringify(shown)}`, { path: flag });
   const prefix = u.searchParams.get('prefix') ?? 'assay';
-  if (!PREFIX.test(prefix)) throw new UsageError(`${flag}: the prefix parameter must be letters, digits, _ . - (at most 100), found ${JSON.stringify(prefix)}`, { path: flag });
+  if (!PREFIX.test(prefix))
+    throw new UsageError(`${flag}: the prefix parameter must be letters, digits, _ . - (at most 100), found ${JSON.stringify(prefix)}`, { path: flag });
   u.searchParams.delete('prefix');
   return { url: u.toString(), prefix, shown };
 }

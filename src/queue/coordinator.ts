@@ -61,7 +61,12 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
   try {
     const board = new RunBoard(redis, opts.queue.prefix);
     const unreachable = () => Promise.reject(new ProviderError('client', 'the system runs on the workers'));
-    const run = await openRun({ experiment, store, system: { id: opts.systemId, generate: unreachable }, ...(opts.runId !== undefined ? { runId: opts.runId } : {}) });
+    const run = await openRun({
+      experiment,
+      store,
+      system: { id: opts.systemId, generate: unreachable },
+      ...(opts.runId !== undefined ? { runId: opts.runId } : {}),
+    });
     const { N, M, K } = run;
     const tensor = await store.loadTensor(run.id);
     const have = storedSamples(tensor, N, M, K);
@@ -84,7 +89,16 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
         if (!r?.outcomes || seen[r.i * M + r.j] || have[r.i * M + r.j]) return;
         seen[r.i * M + r.j] = 1;
         for (let k = 0; k < K; k++) tensor.set(r.i, r.j, k, r.outcomes[k]);
-        const s: SampleRecord = { i: r.i, j: r.j, outcomes: r.outcomes, latencyMs: r.latencyMs ?? 0, attempts: r.attempts ?? 1, ...(r.usage ? { usage: r.usage } : {}), ...(r.generationError !== undefined ? { generationError: r.generationError } : {}), ...(r.generationErrorKind ? { generationErrorKind: r.generationErrorKind } : {}) };
+        const s: SampleRecord = {
+          i: r.i,
+          j: r.j,
+          outcomes: r.outcomes,
+          latencyMs: r.latencyMs ?? 0,
+          attempts: r.attempts ?? 1,
+          ...(r.usage ? { usage: r.usage } : {}),
+          ...(r.generationError !== undefined ? { generationError: r.generationError } : {}),
+          ...(r.generationErrorKind ? { generationErrorKind: r.generationErrorKind } : {}),
+        };
         for (const rule of rules) rule.observe(s, tensor, false);
         decision ??= firstDecision(rules);
         if (decision) board.stop(run.id, { status: decision.status, message: decision.message, rule: decision.rule }).catch(() => {}); // Redis away: the workers run on; the store is right either way
@@ -100,9 +114,16 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
     await board.reset(run.id);
     const pending: [number, number][] = [];
     if (!decision) for (let j = 0; j < M; j++) for (let i = 0; i < N; i++) if (!have[i * M + j]) pending.push([i, j]);
-    await board.expect(run.id, pending.map(([i, j]) => i * M + j));
+    await board.expect(
+      run.id,
+      pending.map(([i, j]) => i * M + j),
+    );
     for (let at = 0; at < pending.length; at += BULK) {
-      await queue.addBulk(pending.slice(at, at + BULK).map(([i, j]) => ({ name: 'sample', data: { runId: run.id, i, j, m: M }, opts: { ...SAMPLE_JOB_OPTIONS, jobId: sampleJobId(run.id, i, j) } })));
+      await queue.addBulk(
+        pending
+          .slice(at, at + BULK)
+          .map(([i, j]) => ({ name: 'sample', data: { runId: run.id, i, j, m: M }, opts: { ...SAMPLE_JOB_OPTIONS, jobId: sampleJobId(run.id, i, j) } })),
+      );
     }
     const skipped = N * M - pending.length;
     const progress: RunProgress = { done: 0, skipped, total: N * M, generationErrors: 0, retries: 0, storedByOthers: 0 };

@@ -15,7 +15,15 @@ const tmp = useConfigDir('assay-queue-experiment-');
 async function storedRun(file: string): Promise<RunRecord> {
   const x = await loadExperiment(file);
   try {
-    return await new MemoryStore().createRun({ name: x.name, config: x.serialisable, configPath: x.configPath, inputs: x.inputs, samples: x.samples, validators: x.validators.map(validatorMeta), systemId: 'simulated' });
+    return await new MemoryStore().createRun({
+      name: x.name,
+      config: x.serialisable,
+      configPath: x.configPath,
+      inputs: x.inputs,
+      samples: x.samples,
+      validators: x.validators.map(validatorMeta),
+      systemId: 'simulated',
+    });
   } finally {
     x.dispose();
   }
@@ -63,13 +71,20 @@ validators:
     expect(await ctx.validators[0].predicate("It's", 'x')).toBe(true);
     await ctx.dispose();
     rmSync(file);
-    await expect(runContext(run, localLimiters())).rejects.toThrow(/is a TypeScript or JavaScript module, whose functions cannot be stored with the run, so workers load that same file, and this machine has no file at that path/);
+    await expect(runContext(run, localLimiters())).rejects.toThrow(
+      /is a TypeScript or JavaScript module, whose functions cannot be stored with the run, so workers load that same file, and this machine has no file at that path/,
+    );
   });
 
   it('a file that no longer matches the run is refused, naming the difference', async () => {
-    const file = tmp.config('changed.yaml', `system: { simulated: { outputs: ["x"] } }\ninputs: ["a"]\nvalidators:\n  - { name: v, predicate: "o => true", minSuccess: 0.5 }\n`);
+    const file = tmp.config(
+      'changed.yaml',
+      `system: { simulated: { outputs: ["x"] } }\ninputs: ["a"]\nvalidators:\n  - { name: v, predicate: "o => true", minSuccess: 0.5 }\n`,
+    );
     const run = await storedRun(file);
     const edited = { ...run, config: { ...(run.config as object), document: undefined }, validators: [{ ...run.validators[0], name: 'renamed' }] };
-    await expect(runContext(edited, localLimiters())).rejects.toThrow(/no longer matches the stored run \(validators: the run has \[renamed\], the file gives \[v\]/);
+    await expect(runContext(edited, localLimiters())).rejects.toThrow(
+      /no longer matches the stored run \(validators: the run has \[renamed\], the file gives \[v\]/,
+    );
   });
 });

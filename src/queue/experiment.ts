@@ -33,7 +33,12 @@ export async function runContext(run: RunRecord, limiters: LimiterFactory, optio
   let x: Experiment;
   if (config.document !== undefined) {
     const configPath = run.configPath ?? process.cwd();
-    x = await experimentFromDocument(config.document, { file, configPath, baseDir: run.configPath ? dirname(run.configPath) : process.cwd(), inputs: run.inputs }, { samples: run.M }, options);
+    x = await experimentFromDocument(
+      config.document,
+      { file, configPath, baseDir: run.configPath ? dirname(run.configPath) : process.cwd(), inputs: run.inputs },
+      { samples: run.M },
+      options,
+    );
   } else if (run.configPath && existsSync(run.configPath)) {
     x = await loadExperiment(run.configPath, { samples: run.M }, options);
   } else {
@@ -43,12 +48,17 @@ export async function runContext(run: RunRecord, limiters: LimiterFactory, optio
   }
   try {
     // The config's prices and cache (`cache:`, `prices:`) hold on the workers too; the flags are the coordinator's.
-    const models = { prices: priceTable(x.prices), cache: x.cache && cache ? { store: cache, ...(x.cache.ttlMs !== undefined ? { ttlMs: x.cache.ttlMs } : {}) } : undefined };
+    const models = {
+      prices: priceTable(x.prices),
+      cache: x.cache && cache ? { store: cache, ...(x.cache.ttlMs !== undefined ? { ttlMs: x.cache.ttlMs } : {}) } : undefined,
+    };
     const validators = tensorColumns(x, limiters, undefined, models);
     const names = validators.map((v) => v.name).join(', ');
     const stored = run.validators.map((v) => v.name).join(', ');
     if (names !== stored || (config.document === undefined && JSON.stringify(x.inputs) !== JSON.stringify(run.inputs))) {
-      throw new UsageError(`run ${run.id}: ${file} no longer matches the stored run (validators: the run has [${stored}], the file gives [${names}]${names === stored ? '; its inputs differ' : ''})`);
+      throw new UsageError(
+        `run ${run.id}: ${file} no longer matches the stored run (validators: the run has [${stored}], the file gives [${names}]${names === stored ? '; its inputs differ' : ''})`,
+      );
     }
     const limit = rateLimitOf(x.systemConfig, { file, path: 'system' });
     const base = createSystem(x.systemConfig, { file, baseDir: x.baseDir, inputs: run.inputs, ...models });

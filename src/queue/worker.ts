@@ -134,7 +134,8 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
     }
     try {
       const { run, system, validators, experiment } = held.ctx;
-      if (!Number.isInteger(i) || !Number.isInteger(j) || i < 0 || j < 0 || i >= run.N || j >= run.M) throw new UnrecoverableError(`run ${runId}: no sample (${i}, ${j}) in a ${run.N} × ${run.M} run`);
+      if (!Number.isInteger(i) || !Number.isInteger(j) || i < 0 || j < 0 || i >= run.N || j >= run.M)
+        throw new UnrecoverableError(`run ${runId}: no sample (${i}, ${j}) in a ${run.N} × ${run.M} run`);
       const index = i * run.M + j;
       const state = await runState(runId);
       let result: SampleJobResult;
@@ -187,7 +188,9 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
   worker.on('failed', (job, err) => {
     if (!job) return;
     const final = err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
-    log(`sample (${job.data.i}, ${job.data.j}) of run ${job.data.runId} failed${final ? '' : `, will be retried (attempt ${job.attemptsMade})`}: ${err.message}`);
+    log(
+      `sample (${job.data.i}, ${job.data.j}) of run ${job.data.runId} failed${final ? '' : `, will be retried (attempt ${job.attemptsMade})`}: ${err.message}`,
+    );
     if (!final) return;
     void board
       .fail(job.data.runId, job.data.i * job.data.m + job.data.j, err.message)

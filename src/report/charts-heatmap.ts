@@ -27,7 +27,12 @@ export const ZOOM_COLS = 60;
 const TARGET_WIDTH = 860;
 
 /** Colour, glyph and glyph ink per outcome code (0 pending, 1 pass, 2 fail, 3 error). */
-const STYLES = [OUTCOME_STYLE.pending, OUTCOME_STYLE.pass, OUTCOME_STYLE.fail, OUTCOME_STYLE.error].map((s, code) => [['not run', 'pass', 'fail', 'error'][code], s.color, s.glyph, s.ink]);
+const STYLES = [OUTCOME_STYLE.pending, OUTCOME_STYLE.pass, OUTCOME_STYLE.fail, OUTCOME_STYLE.error].map((s, code) => [
+  ['not run', 'pass', 'fail', 'error'][code],
+  s.color,
+  s.glyph,
+  s.ink,
+]);
 
 /**
  * The full-resolution block renderer, as JavaScript source: the server evaluates it once (below) and the
@@ -147,7 +152,16 @@ export function failShade(share: number): string {
   const to = [0x82, 0x07, 0x1e];
   const mid = [0xf5, 0xa6, 0x8c];
   const [a, b, t] = share <= 0.5 ? [from, mid, share * 2] : [mid, to, share * 2 - 1];
-  return '#' + a.map((v, c) => Math.round(v + (b[c] - v) * t).toString(16).padStart(2, '0')).join('');
+  return (
+    '#' +
+    a
+      .map((v, c) =>
+        Math.round(v + (b[c] - v) * t)
+          .toString(16)
+          .padStart(2, '0'),
+      )
+      .join('')
+  );
 }
 
 /** Bins of `size` entries over n: [from, to) per bin. */
@@ -207,7 +221,10 @@ function binnedSvg(tensor: ReliabilityTensor, k: number, name: string): string {
       out.push(
         `<a href="#zoom-${k}-${i0}-${j0}"><title>inputs ${span(i0, r.size, N)}, sample${c.size > 1 ? 's' : ''} ${span(j0, c.size, M)}: ${what}</title><rect x="${x}" y="${y}" width="${cw - 1}" height="${rh - 1}" fill="${fill}"/></a>`,
       );
-      if (error) marks.push(`<path d="M${x + cw - 1} ${y}h-${Math.min(6, cw - 1)}l${Math.min(6, cw - 1)} ${Math.min(6, rh - 1)}z" fill="${OUTCOME_STYLE.error.color}"/>`);
+      if (error)
+        marks.push(
+          `<path d="M${x + cw - 1} ${y}h-${Math.min(6, cw - 1)}l${Math.min(6, cw - 1)} ${Math.min(6, rh - 1)}z" fill="${OUTCOME_STYLE.error.color}"/>`,
+        );
     }
   }
   out.push('</g>');

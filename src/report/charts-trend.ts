@@ -20,7 +20,6 @@ export interface TrendPoint {
 const WORSE = '#cf222e';
 const BETTER = '#1a7f37';
 
-
 /**
  * One validator's success rate across runs (oldest first) with interval whiskers, its minimum success as a
  * dashed line, and each significant change from the previous run ringed and labelled ▼/▲ with its p-value.
@@ -37,10 +36,20 @@ export function trendSvg(points: TrendPoint[], options: { title: string; minSucc
     (p.significant ? `, significantly ${p.significant.direction} than the previous run, p=${formatP(p.significant.p)}` : '');
   const width = Math.max(340, Math.min(1000, 90 + order.length * 64));
   const marks: Plot.Markish[] = [
-    Plot.ruleX(rows.filter((p) => p.low !== null), { x: 'x', y1: 'low', y2: 'high', stroke: '#57606a', strokeWidth: 1.5, ariaHidden: 'true' } as Plot.RuleXOptions),
+    Plot.ruleX(
+      rows.filter((p) => p.low !== null),
+      { x: 'x', y1: 'low', y2: 'high', stroke: '#57606a', strokeWidth: 1.5, ariaHidden: 'true' } as Plot.RuleXOptions,
+    ),
     Plot.line(rows, { x: 'x', y: 'rate', stroke: '#0969da', ariaHidden: 'true' } as Plot.LineOptions),
     Plot.dot(rows, { x: 'x', y: 'rate', fill: '#0969da', r: 4, ariaLabel: (p: (typeof rows)[number]) => attr(describe(p)), title: describe }),
-    Plot.dot(sig, { x: 'x', y: 'rate', r: 9, stroke: (p: TrendPoint) => (p.significant!.direction === 'worse' ? WORSE : BETTER), strokeWidth: 2, ariaHidden: 'true' } as Plot.DotOptions),
+    Plot.dot(sig, {
+      x: 'x',
+      y: 'rate',
+      r: 9,
+      stroke: (p: TrendPoint) => (p.significant!.direction === 'worse' ? WORSE : BETTER),
+      strokeWidth: 2,
+      ariaHidden: 'true',
+    } as Plot.DotOptions),
     // Labels go below a point near the top and above the others, so they never leave the plot (dy is a constant in Plot).
     ...[
       { data: sig.filter((p) => (p.rate ?? 0) > 0.8), dy: 22 },
@@ -61,7 +70,14 @@ export function trendSvg(points: TrendPoint[], options: { title: string; minSucc
     ),
   ];
   if (options.minSuccess !== undefined && options.minSuccess > 0) {
-    marks.unshift(Plot.ruleY([options.minSuccess], { stroke: '#0969da', strokeDasharray: '5,3', strokeOpacity: 0.7, ariaLabel: () => `minimum success ${pctLabel(options.minSuccess)}` } as Plot.RuleYOptions));
+    marks.unshift(
+      Plot.ruleY([options.minSuccess], {
+        stroke: '#0969da',
+        strokeDasharray: '5,3',
+        strokeOpacity: 0.7,
+        ariaLabel: () => `minimum success ${pctLabel(options.minSuccess)}`,
+      } as Plot.RuleYOptions),
+    );
   }
   const svg = Plot.plot({
     document: doc(),
@@ -119,8 +135,19 @@ export function diffSvg(rows: DiffRow[], options: { title: string }): string {
     x: { domain: [-bound, bound], label: 'B − A (success rate)', labelAnchor: 'center', tickFormat: '+.0%', grid: true, ticks: 5 },
     marks: [
       Plot.ruleX([0], { stroke: '#1f2328' }),
-      Plot.ruleY(shown.filter((r) => r.low !== null), { y: 'name', x1: 'low', x2: 'high', stroke: colour, strokeWidth: 2, ariaHidden: 'true' } as Plot.RuleYOptions),
-      Plot.text(shown, { y: 'name', x: 'diff', text: glyph, fill: colour, fontSize: 14, ariaLabel: (r: DiffRow) => attr(describe(r)), title: describe } as Plot.TextOptions),
+      Plot.ruleY(
+        shown.filter((r) => r.low !== null),
+        { y: 'name', x1: 'low', x2: 'high', stroke: colour, strokeWidth: 2, ariaHidden: 'true' } as Plot.RuleYOptions,
+      ),
+      Plot.text(shown, {
+        y: 'name',
+        x: 'diff',
+        text: glyph,
+        fill: colour,
+        fontSize: 14,
+        ariaLabel: (r: DiffRow) => attr(describe(r)),
+        title: describe,
+      } as Plot.TextOptions),
     ],
   });
   return svgString(svg, 340);

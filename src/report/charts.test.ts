@@ -38,7 +38,10 @@ describe('trendSvg', () => {
 
   it('labels each significant change with ▲/▼ and its p-value, below a point near the top and above the others', () => {
     const svg = trendSvg(points, { title: 'trend', minSuccess: 0.8 });
-    const labels = [...svg.matchAll(/<g transform="translate\(0,(-?\d+)\)"[^>]*aria-label="text"><text[^>]*>([^<]*)<\/text>/g)].map((m) => [Number(m[1]), m[2]]);
+    const labels = [...svg.matchAll(/<g transform="translate\(0,(-?\d+)\)"[^>]*aria-label="text"><text[^>]*>([^<]*)<\/text>/g)].map((m) => [
+      Number(m[1]),
+      m[2],
+    ]);
     expect(labels).toEqual([
       [22, '▲ p=0.00120'],
       [-20, '▼ p=1.0e-5'],

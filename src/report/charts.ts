@@ -13,7 +13,6 @@ export const OUTCOME_STYLE = {
   pending: { color: '#d0d7de', glyph: '·', ink: '#1f2328' },
 } as const;
 
-
 export function doc(): Document {
   return parseHTML('<!doctype html><html><body></body></html>').document as unknown as Document;
 }
@@ -169,11 +168,24 @@ function horizontal({ rows, decided, describe, options }: Common): string {
   ];
   const thresholds = rows.filter((r) => r.threshold !== undefined);
   if (thresholds.length) {
-    marks.push(Plot.tickX(thresholds, { y: 'name', x: 'threshold', stroke: '#0969da', strokeWidth: 3, strokeDasharray: '3,2', ariaHidden: 'true' } as Plot.TickXOptions));
+    marks.push(
+      Plot.tickX(thresholds, { y: 'name', x: 'threshold', stroke: '#0969da', strokeWidth: 3, strokeDasharray: '3,2', ariaHidden: 'true' } as Plot.TickXOptions),
+    );
   }
   marks.push(...lineMark(options.line, 'x'));
   // The glyph right of each bar's interval: the status reads without colour.
-  marks.push(Plot.text(decided, { y: 'name', x: (r: Row) => r.high ?? r.rate, text: barGlyph, dx: 9, fill: barFill, fontWeight: 700, fontSize: 13, ariaHidden: 'true' } as Plot.TextOptions));
+  marks.push(
+    Plot.text(decided, {
+      y: 'name',
+      x: (r: Row) => r.high ?? r.rate,
+      text: barGlyph,
+      dx: 9,
+      fill: barFill,
+      fontWeight: 700,
+      fontSize: 13,
+      ariaHidden: 'true',
+    } as Plot.TextOptions),
+  );
   const svg = Plot.plot({
     document: doc(),
     width: 560,
@@ -225,7 +237,20 @@ function columns({ rows, decided, describe, options }: Common): string {
       Plot.ruleY([0]),
       ...lineMark(options.line, 'y'),
       // Glyphs above the columns when they are wide enough to hold one.
-      ...(colW >= 10 ? [Plot.text(decided, { x: 'name', y: (r: Row) => r.high ?? r.rate, text: barGlyph, dy: -9, fill: barFill, fontWeight: 700, fontSize: Math.min(13, colW), ariaHidden: 'true' } as Plot.TextOptions)] : []),
+      ...(colW >= 10
+        ? [
+            Plot.text(decided, {
+              x: 'name',
+              y: (r: Row) => r.high ?? r.rate,
+              text: barGlyph,
+              dy: -9,
+              fill: barFill,
+              fontWeight: 700,
+              fontSize: Math.min(13, colW),
+              ariaHidden: 'true',
+            } as Plot.TextOptions),
+          ]
+        : []),
     ],
   });
   return svgString(svg, Math.min(width, Math.max(300, 64 + n * 6)));

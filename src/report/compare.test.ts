@@ -12,7 +12,20 @@ function stored(id: string, inputs: InputValue[], fail: (i: number, j: number) =
   const validators = [{ name: 'v', message: 'v', minSuccess: 0.5, weight: 1, kind: 'validator' as const }];
   const tensor = new ReliabilityTensor(inputs.length, M, 1);
   for (let i = 0; i < inputs.length; i++) for (let j = 0; j < M; j++) tensor.set(i, j, 0, fail(i, j) ? Outcome.FAIL : Outcome.PASS);
-  const run: RunRecord = { id, name: 'exp', config: {}, inputs, samples: M, validators, systemId: 's', status: 'complete', createdAt: '2026-01-01T00:00:00Z', N: inputs.length, M, K: 1 };
+  const run: RunRecord = {
+    id,
+    name: 'exp',
+    config: {},
+    inputs,
+    samples: M,
+    validators,
+    systemId: 's',
+    status: 'complete',
+    createdAt: '2026-01-01T00:00:00Z',
+    N: inputs.length,
+    M,
+    K: 1,
+  };
   return { run, summary: summarize(tensor, validators) };
 }
 
@@ -55,7 +68,10 @@ describe('formatComparison', () => {
 describe('verdictLine', () => {
   it('does not claim "no validator got worse" when none could be tested', () => {
     const a = stored('A', ['x'], () => false);
-    const empty = { ...a, summary: { ...a.summary, validators: a.summary.validators.map((v) => ({ ...v, counts: { pass: 0, fail: 0, error: 20, pending: 0 }, rate: null })) } };
+    const empty = {
+      ...a,
+      summary: { ...a.summary, validators: a.summary.validators.map((v) => ({ ...v, counts: { pass: 0, fail: 0, error: 20, pending: 0 }, rate: null })) },
+    };
     expect(verdictLine(compareRuns(a, empty))).toBe('? no validator could be tested (no decided cell in A or B)');
     expect(verdictLine(compareRuns(a, a))).toBe('✓ no validator got significantly worse');
   });

@@ -79,14 +79,24 @@ function row(r: ComparisonRow, width: number, adjusted: boolean): string {
 }
 
 function header(first: string, width: number, adjusted: boolean): string {
-  return [fit(first, width), fit('A', 16, 'right'), fit('B', 16, 'right'), fit('B−A', 8, 'right'), fit('interval', 18, 'right'), fit(adjusted ? 'test (Holm p)' : 'test', 18, 'right'), '  change'].join(' ');
+  return [
+    fit(first, width),
+    fit('A', 16, 'right'),
+    fit('B', 16, 'right'),
+    fit('B−A', 8, 'right'),
+    fit('interval', 18, 'right'),
+    fit(adjusted ? 'test (Holm p)' : 'test', 18, 'right'),
+    '  change',
+  ].join(' ');
 }
 
 /** The comparison as terminal text: per validator, then the inputs that changed the most. */
 export function formatComparison(c: RunComparison, maxInputs = 15): string {
   const holm = c.adjust === 'holm';
   const lines: string[] = [];
-  lines.push(`A ${c.a.id} (${c.a.name}, ${c.a.shape})  →  B ${c.b.id} (${c.b.name}, ${c.b.shape}), level ${+(c.level * 100).toFixed(2)}%${holm ? ', Holm-adjusted' : ''}`);
+  lines.push(
+    `A ${c.a.id} (${c.a.name}, ${c.a.shape})  →  B ${c.b.id} (${c.b.name}, ${c.b.shape}), level ${+(c.level * 100).toFixed(2)}%${holm ? ', Holm-adjusted' : ''}`,
+  );
   if (c.validators.length) {
     const vw = Math.max(10, ...c.validators.map((v) => Math.min(30, stringWidth(v.label))));
     lines.push('', header('validator', vw, holm), ...c.validators.map((v) => row(v, vw, holm)));

@@ -11,7 +11,10 @@ export function esc(value: unknown): string {
 
 /** JSON safe to put inside <script type="application/json">: nothing in it can close the element. */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 export function pct(v: number | null | undefined, digits = 1): string {

@@ -58,7 +58,8 @@ function withCi(r: RateWithCI): string {
 
 export function legendHtml(binned = false): string {
   const items = Object.entries(OUTCOME_STYLE).map(
-    ([name, s]) => `<span><span class="sw" style="background:${s.color};color:${s.ink}" aria-hidden="true">${s.glyph}</span>${name === 'pending' ? 'not run' : name}</span>`,
+    ([name, s]) =>
+      `<span><span class="sw" style="background:${s.color};color:${s.ink}" aria-hidden="true">${s.glyph}</span>${name === 'pending' ? 'not run' : name}</span>`,
   );
   if (binned) {
     items.push(
@@ -97,14 +98,24 @@ const ERRORS_SHOWN = 10;
 export function errorsHtml(e: ErrorSummary | undefined): string {
   if (!e || e.total === 0) return '';
   const shown = e.groups.slice(0, ERRORS_SHOWN);
-  const rows = shown.map((g) => [String(g.count), g.variants > 1 ? `${g.variants} <span class="muted">(ids differ)</span>` : '1', `<code>${esc(g.message)}</code>`]);
+  const rows = shown.map((g) => [
+    String(g.count),
+    g.variants > 1 ? `${g.variants} <span class="muted">(ids differ)</span>` : '1',
+    `<code>${esc(g.message)}</code>`,
+  ]);
   const rest = e.total - shown.reduce((n, g) => n + g.count, 0);
   const more = e.distinct - shown.length;
-  const tail = rest > 0 ? `<p class="muted">and ${more > 0 ? `${more} more distinct message${more === 1 ? '' : 's'}` : 'more'} (${rest} error${rest === 1 ? '' : 's'}); the JSON report lists the 20 most frequent.</p>` : '';
+  const tail =
+    rest > 0
+      ? `<p class="muted">and ${more > 0 ? `${more} more distinct message${more === 1 ? '' : 's'}` : 'more'} (${rest} error${rest === 1 ? '' : 's'}); the JSON report lists the 20 most frequent.</p>`
+      : '';
   return `<section class="card" aria-label="errors"><h2>Errors: ${e.total} (${e.distinct} distinct)</h2>${tableHtml(
     [{ label: 'count', num: true }, { label: 'variants', num: true }, { label: 'message' }],
     rows,
-    { label: 'errors', caption: 'Why cells are errors, most frequent first. Errors are counted apart, never as failures; messages that differ only in ids are one row.' },
+    {
+      label: 'errors',
+      caption: 'Why cells are errors, most frequent first. Errors are counted apart, never as failures; messages that differ only in ids are one row.',
+    },
   )}${tail}</section>`;
 }
 
@@ -114,7 +125,10 @@ export function renderRunSections(run: RunRecord, summary: RunSummary, tensor: R
   const fact = (term: string, value: string) => `<div><dt>${term}</dt><dd>${value}</dd></div>`;
   const head = `<h1>${esc(run.name)} ${verdictBadge(summary.verdict)}</h1>
 <section class="card" aria-label="run"><dl class="facts">${[
-    fact(`Overall (${esc(o.method)})`, `<strong>${pct(o.value)}</strong> <span class="muted nowrap">· errors ${o.errorShare === null ? 'n/a' : pct(o.errorShare)} of checked cells${o.undecidedValidators ? ` · ${o.undecidedValidators} validator(s) with no decided cell left out` : ''}</span>`),
+    fact(
+      `Overall (${esc(o.method)})`,
+      `<strong>${pct(o.value)}</strong> <span class="muted nowrap">· errors ${o.errorShare === null ? 'n/a' : pct(o.errorShare)} of checked cells${o.undecidedValidators ? ` · ${o.undecidedValidators} validator(s) with no decided cell left out` : ''}</span>`,
+    ),
     fact('All validators at once', withCi(summary.allPass)),
     fact('All outputs pooled', withCi(summary.allOutputs)),
     fact('Shape N×M×K', `${tensor.N}×${tensor.M}×${tensor.K} <span class="muted">inputs × samples × validators</span>`),
@@ -150,7 +164,8 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
   const vTable = `<section class="card"><h2>Validators (VRP)</h2>${tableHtml(vColumns, vRows, {
     label: 'validators',
     rowHeader: true,
-    caption: 'Success rate over decided cells (pass ÷ (pass + fail)); errors are counted apart, never as failures, and a verdict must hold however they would have resolved (docs/verdicts.md).',
+    caption:
+      'Success rate over decided cells (pass ÷ (pass + fail)); errors are counted apart, never as failures, and a verdict must hold however they would have resolved (docs/verdicts.md).',
   })}</section>`;
 
   // One heatmap per validator, each the full width of its column; a large run is binned, and a bin opens
@@ -159,7 +174,9 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
   const codes = binned ? undefined : tensorCodes(tensor);
   const heatmaps = summary.validators
     .map(
-      (v) => `<figure class="card heatmap" data-k="${v.k}" data-validator="${esc(v.name)}"><figcaption>${esc(v.name)} ${verdictBadge(v.verdict)} <span class="muted">${pct(v.rate)}</span></figcaption>
+      (
+        v,
+      ) => `<figure class="card heatmap" data-k="${v.k}" data-validator="${esc(v.name)}"><figcaption>${esc(v.name)} ${verdictBadge(v.verdict)} <span class="muted">${pct(v.rate)}</span></figcaption>
 <div class="chart">${heatmapSvg(tensor, v.k, { label: v.name, codes })}</div>${binned ? '<div class="zoom" hidden></div>' : ''}</figure>`,
     )
     .join('');
@@ -167,13 +184,27 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
   const binNote = binned
     ? `<p class="muted">${tensor.N} inputs × ${tensor.M} samples: too many cells to draw one by one, so each heatmap shows bins. Select a bin to open its inputs at full resolution, then a cell for its detail.</p>`
     : '';
-  const zoom = binned ? `<script type="application/json" id="assay-tensor">${scriptJson(zoomData(tensor, summary.validators.map((v) => v.name)))}</script>` : '';
+  const zoom = binned
+    ? `<script type="application/json" id="assay-tensor">${scriptJson(
+        zoomData(
+          tensor,
+          summary.validators.map((v) => v.name),
+        ),
+      )}</script>`
+    : '';
   const tensorSection = `<h2>Reliability tensor: inputs × samples, one heatmap per validator</h2>${legendHtml(binned)}${binNote}
 <div class="layout"><div class="heatmaps">${heatmaps}</div><aside class="card" id="cell-detail" tabindex="-1" aria-live="polite" aria-label="selected cell"${detailAttrs}></aside></div>${zoom}`;
 
   const strictest = Math.max(...run.validators.map((v) => v.minSuccess), 0);
   const vrp = profileSvg(
-    summary.validators.map((v) => ({ label: v.name, rate: v.rate, low: v.ci?.low ?? null, high: v.ci?.high ?? null, threshold: v.minSuccess, status: v.verdict })),
+    summary.validators.map((v) => ({
+      label: v.name,
+      rate: v.rate,
+      low: v.ci?.low ?? null,
+      high: v.ci?.high ?? null,
+      threshold: v.minSuccess,
+      status: v.verdict,
+    })),
     { title: 'Validator reliability profile (VRP)' },
   );
   const irp = profileSvg(
@@ -184,7 +215,9 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
     summary.iterations.map((r) => ({ label: `sample ${r.j + 1}`, rate: r.rate, low: r.ci?.low ?? null, high: r.ci?.high ?? null })),
     { title: 'Output reliability profile (ORP)', line: strictest, columns: true, axis: 'sample' },
   );
-  const key = (['pass', 'fail', 'inconclusive'] as const).map((s) => `<span style="color:${BAR_STYLE[s].color};font-weight:700">${BAR_STYLE[s].glyph}</span> ${BAR_STYLE[s].text}`).join(', ');
+  const key = (['pass', 'fail', 'inconclusive'] as const)
+    .map((s) => `<span style="color:${BAR_STYLE[s].color};font-weight:700">${BAR_STYLE[s].glyph}</span> ${BAR_STYLE[s].text}`)
+    .join(', ');
   const profiles = `<h2>Profiles</h2><p class="muted">Bars: success rate; whiskers: ${esc(summary.options.interval)} ${Math.round(summary.options.level * 100)}% interval; blue dashes: each validator's minimum success${strictest ? ` (on IRP and ORP, the strictest: ${pct(strictest)})` : ''}. Colour and glyph: ${key} (VRP: the validator's verdict). Hover or focus a bar for its figures.</p>
 <div class="grid"><figure class="card wide"><figcaption>VRP: per validator</figcaption><div class="chart">${vrp}</div></figure>
 <figure class="card${run.inputs.length > 12 ? ' wide' : ''}"><figcaption>IRP: per input</figcaption><div class="chart">${irp}</div></figure>

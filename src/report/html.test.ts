@@ -39,7 +39,14 @@ function fixture() {
       const outcomes = [i === 1 ? Outcome.FAIL : Outcome.PASS, j === 0 ? Outcome.ERROR : Outcome.PASS] as const;
       tensor.set(i, j, 0, outcomes[0]);
       tensor.set(i, j, 1, outcomes[1]);
-      samples.push({ i, j, output: i === 2 ? '</script><script>window.pwned=1</script>' : `out ${i}.${j}`, outcomes: [...outcomes], latencyMs: 5, attempts: 1 });
+      samples.push({
+        i,
+        j,
+        output: i === 2 ? '</script><script>window.pwned=1</script>' : `out ${i}.${j}`,
+        outcomes: [...outcomes],
+        latencyMs: 5,
+        attempts: 1,
+      });
     }
   }
   return { tensor, samples, summary: summarize(tensor, validators) };

@@ -82,7 +82,9 @@ export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonRepo
       errorBounds: v.errorBounds,
       verdict: v.verdict,
       reason: v.reason,
-      ...(v.toDecide !== undefined ? { toDecide: { outputs: Number.isFinite(v.toDecide.outputs) ? v.toDecide.outputs : null, probability: v.toDecide.probability } } : {}),
+      ...(v.toDecide !== undefined
+        ? { toDecide: { outputs: Number.isFinite(v.toDecide.outputs) ? v.toDecide.outputs : null, probability: v.toDecide.probability } }
+        : {}),
       ...(v.sequential !== undefined ? { sequential: v.sequential } : {}),
       ...(v.kind === 'verifier' && meta.stats?.checkCostUsd?.[v.k] !== undefined ? { costUsd: meta.stats.checkCostUsd[v.k] } : {}),
     })),

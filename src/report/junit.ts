@@ -14,14 +14,16 @@ import { errorShareText, pct, stoppedText, toDecideText, type ReportMeta } from 
  */
 
 export function xmlEscape(s: string): string {
-  return s
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;')
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, '');
+  return (
+    s
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, '')
+  );
 }
 
 function describe(v: ValidatorSummary): string {
@@ -72,7 +74,9 @@ export function renderJunitReport(s: RunSummary, meta: ReportMeta): string {
     out.push(`    <testcase classname="assay.${suiteName}" name="${xmlEscape(v.name)}" time="0">`);
     if (kind === 'failure') {
       const type = v.verdict === 'fail' ? 'below-min-success' : 'inconclusive';
-      out.push(`      <failure type="${type}" message="${xmlEscape(`${v.message || v.name}: ${v.verdict} (${text})`)}">${xmlEscape(`${text}. ${why}.`)}</failure>`);
+      out.push(
+        `      <failure type="${type}" message="${xmlEscape(`${v.message || v.name}: ${v.verdict} (${text})`)}">${xmlEscape(`${text}. ${why}.`)}</failure>`,
+      );
     } else if (kind === 'error') {
       const noCell = v.counts.pass + v.counts.fail === 0;
       const message = noCell ? `no decided cell: ${v.counts.error} error(s)` : `error: ${v.reason}`;

@@ -29,6 +29,9 @@ export async function loadStoredRun(
   const tensor = await store.loadTensor(runId);
   const summary = summarize(tensor, run.validators, { ...summaryOptionsOf(run.config as Record<string, unknown> | null), ...opts.options });
   const stats = opts.withStats ? computeStats(await store.listSamples(runId)) : undefined;
-  const meta = reportMeta(run, stats, { ...(opts.allowInconclusive !== undefined ? { allowInconclusive: opts.allowInconclusive } : {}), ...(opts.store !== undefined ? { store: opts.store } : {}) });
+  const meta = reportMeta(run, stats, {
+    ...(opts.allowInconclusive !== undefined ? { allowInconclusive: opts.allowInconclusive } : {}),
+    ...(opts.store !== undefined ? { store: opts.store } : {}),
+  });
   return { run, tensor, summary, meta };
 }

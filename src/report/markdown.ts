@@ -12,7 +12,11 @@ import { sparkline, verdictLine } from './terminal.js';
 const MAX_ROWS = 100;
 
 export function mdCell(s: string): string {
-  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ').replace(/</g, '&lt;');
+  return s
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/</g, '&lt;');
 }
 
 function icon(v: Verdict, accepted: boolean): string {
@@ -32,18 +36,24 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push(`## ${head} assay: ${mdCell(meta.name)}: ${meta.status === 'interrupted' ? 'INTERRUPTED' : passed ? 'PASS' : s.verdict.toUpperCase()}`);
   L.push('');
   const sequential = s.options.stopping === 'sequential';
-  L.push(`Run \`${meta.runId}\` · system \`${mdCell(meta.systemId)}\` · ${s.N} inputs × ${s.M} samples × ${s.K} validators · ${sequential ? `confidence sequences ${level}, stopping \`sequential\`${s.stoppedAfter !== undefined ? ` (${s.stoppedAfter} of ${s.M} samples per input run)` : ''}` : `${s.options.interval} ${level} intervals`} · verdict mode \`${s.options.verdict}\` · maxErrorShare ${pct(s.options.maxErrorShare)}`);
+  L.push(
+    `Run \`${meta.runId}\` · system \`${mdCell(meta.systemId)}\` · ${s.N} inputs × ${s.M} samples × ${s.K} validators · ${sequential ? `confidence sequences ${level}, stopping \`sequential\`${s.stoppedAfter !== undefined ? ` (${s.stoppedAfter} of ${s.M} samples per input run)` : ''}` : `${s.options.interval} ${level} intervals`} · verdict mode \`${s.options.verdict}\` · maxErrorShare ${pct(s.options.maxErrorShare)}`,
+  );
   L.push('');
   L.push(`| | Validator | Rate | ${level} ${sequential ? 'CS' : 'CI'} | Errors | Min success | Verdict | Why | Pass | Fail | Error |`);
   L.push('|---|---|--:|---|--:|--:|---|---|--:|--:|--:|');
   for (const v of s.validators) {
     const why = [stoppedText(v, s.M), v.reason, toDecideText(v)].filter(Boolean).join('; ');
-    L.push(`| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${pct(v.rate)} | ${ci(v)} | ${v.errorShare === null ? '–' : pct(v.errorShare)} | ${pct(v.minSuccess)} | ${v.verdict} | ${mdCell(why)} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`);
+    L.push(
+      `| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${pct(v.rate)} | ${ci(v)} | ${v.errorShare === null ? '–' : pct(v.errorShare)} | ${pct(v.minSuccess)} | ${v.verdict} | ${mdCell(why)} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`,
+    );
   }
   L.push('');
   const ov = s.overall;
   const errs = (r: { errorShare: number | null }) => (r.errorShare ? `, ${errorShareText(r)}` : '');
-  L.push(`**Overall** (${ov.method}): mean ${pct(ov.mean)}, weighted ${pct(ov.weighted)}, min ${pct(ov.min)} · errors ${ov.errorShare === null ? '–' : pct(ov.errorShare)} of checked cells${ov.undecidedValidators ? ` · ${ov.undecidedValidators} validator(s) with no decided cell left out` : ''} · all validators at once ${pct(s.allPass.rate)} (${ci(s.allPass)}${errs(s.allPass)})`);
+  L.push(
+    `**Overall** (${ov.method}): mean ${pct(ov.mean)}, weighted ${pct(ov.weighted)}, min ${pct(ov.min)} · errors ${ov.errorShare === null ? '–' : pct(ov.errorShare)} of checked cells${ov.undecidedValidators ? ` · ${ov.undecidedValidators} validator(s) with no decided cell left out` : ''} · all validators at once ${pct(s.allPass.rate)} (${ci(s.allPass)}${errs(s.allPass)})`,
+  );
   L.push('');
   L.push(`> ${mdCell(verdictLine(s, meta))}`);
   L.push('');
@@ -52,7 +62,9 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push(`| # | Input | Rate | ${level} CI (per output) | All validators | Error | Errors |`);
   L.push('|--:|---|--:|---|--:|--:|--:|');
   for (const x of s.inputs.slice(0, MAX_ROWS)) {
-    L.push(`| ${x.i + 1} | ${mdCell(inputLabel(meta.inputs?.[x.i]))} | ${pct(x.rate)} | ${ci(x)} | ${pct(x.allPass.rate)} | ${x.counts.error} | ${x.errorShare === null ? '–' : pct(x.errorShare)} |`);
+    L.push(
+      `| ${x.i + 1} | ${mdCell(inputLabel(meta.inputs?.[x.i]))} | ${pct(x.rate)} | ${ci(x)} | ${pct(x.allPass.rate)} | ${x.counts.error} | ${x.errorShare === null ? '–' : pct(x.errorShare)} |`,
+    );
   }
   if (s.inputs.length > MAX_ROWS) L.push(`\n_${s.inputs.length - MAX_ROWS} more inputs in the JSON report._`);
   L.push('');
@@ -62,7 +74,8 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push('');
   L.push(`| Sample | Rate | ${level} CI (per output) | Error | Errors |`);
   L.push('|--:|--:|---|--:|--:|');
-  for (const x of s.iterations.slice(0, MAX_ROWS)) L.push(`| ${x.j + 1} | ${pct(x.rate)} | ${ci(x)} | ${x.counts.error} | ${x.errorShare === null ? '–' : pct(x.errorShare)} |`);
+  for (const x of s.iterations.slice(0, MAX_ROWS))
+    L.push(`| ${x.j + 1} | ${pct(x.rate)} | ${ci(x)} | ${x.counts.error} | ${x.errorShare === null ? '–' : pct(x.errorShare)} |`);
   if (s.iterations.length > MAX_ROWS) L.push(`\n_${s.iterations.length - MAX_ROWS} more samples in the JSON report._`);
   L.push('');
   L.push('</details>');
@@ -72,14 +85,22 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
     if (st.topErrors.length) {
       L.push('**Why cells are errors** (counted apart, never as failures):');
       L.push('');
-      for (const e of st.topErrors.slice(0, 10)) L.push(`- ×${e.count}${e.variants > 1 ? ` (${e.variants} variants, ids differ)` : ''}: \`${e.message.replace(/\s+/g, ' ').replace(/`/g, "'").slice(0, 600)}\``);
+      for (const e of st.topErrors.slice(0, 10))
+        L.push(
+          `- ×${e.count}${e.variants > 1 ? ` (${e.variants} variants, ids differ)` : ''}: \`${e.message.replace(/\s+/g, ' ').replace(/`/g, "'").slice(0, 600)}\``,
+        );
       const shown = st.topErrors.slice(0, 10).reduce((n, e) => n + e.count, 0);
       const rest = st.generationErrors + st.validatorErrors - shown;
       const more = st.distinctErrors - Math.min(10, st.topErrors.length);
-      if (rest > 0) L.push(`- and ${more > 0 ? `${more} more distinct message${more === 1 ? '' : 's'}` : 'more'} (${rest} error${rest === 1 ? '' : 's'}) in the JSON report`);
+      if (rest > 0)
+        L.push(
+          `- and ${more > 0 ? `${more} more distinct message${more === 1 ? '' : 's'}` : 'more'} (${rest} error${rest === 1 ? '' : 's'}) in the JSON report`,
+        );
       L.push('');
     }
-    L.push(`<sub>${st.samples} generations · ${st.retries} retries · ${st.generationErrors} generation errors · ${st.validatorErrors} validator errors · ${st.promptTokens} prompt / ${st.completionTokens} completion tokens${st.latencyMs.p50 !== null ? ` · latency p50 ${Math.round(st.latencyMs.p50)} ms, p95 ${Math.round(st.latencyMs.p95 ?? 0)} ms` : ''}</sub>`);
+    L.push(
+      `<sub>${st.samples} generations · ${st.retries} retries · ${st.generationErrors} generation errors · ${st.validatorErrors} validator errors · ${st.promptTokens} prompt / ${st.completionTokens} completion tokens${st.latencyMs.p50 !== null ? ` · latency p50 ${Math.round(st.latencyMs.p50)} ms, p95 ${Math.round(st.latencyMs.p95 ?? 0)} ms` : ''}</sub>`,
+    );
     const cost = costSummary(st, s.validators);
     if (cost) L.push('', `<sub>${cost}</sub>`);
   }

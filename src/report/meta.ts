@@ -73,7 +73,10 @@ export function errorShareText(r: Pick<RateWithCI, 'errorShare'>, digits = 1): s
 export function toDecideText(v: Pick<ValidatorSummary, 'toDecide' | 'errorShare'>): string {
   const t = v.toDecide;
   if (!t) return '';
-  if (t.outputs === Infinity) return v.errorShare ? `no number of further outputs decides it while errors stay at ${pct(v.errorShare)}` : 'no number of further outputs decides it at the observed rate';
+  if (t.outputs === Infinity)
+    return v.errorShare
+      ? `no number of further outputs decides it while errors stay at ${pct(v.errorShare)}`
+      : 'no number of further outputs decides it at the observed rate';
   return `~${t.outputs} more samples decide it with ${Math.round(t.probability * 100)}% probability if the rates hold`;
 }
 

@@ -34,11 +34,7 @@ function tensor(cells: OutcomeCode[]): ReliabilityTensor {
   return new ReliabilityTensor(3, 2, 2, Uint8Array.from(cells));
 }
 // (i,j): [k0, k1]
-const cells: OutcomeCode[] = [
-  P, P, /* (0,0) */ P, F, /* (0,1) */
-  P, E, /* (1,0) */ F, F, /* (1,1) */
-  P, P, /* (2,0) */ P, P, /* (2,1) */
-];
+const cells: OutcomeCode[] = [P, P, /* (0,0) */ P, F /* (0,1) */, P, E, /* (1,0) */ F, F /* (1,1) */, P, P, /* (2,0) */ P, P /* (2,1) */];
 
 const meta: ReportMeta = {
   runId: '20260101-000000-abcd',
@@ -62,7 +58,15 @@ describe('JSON report', () => {
     expect(r.runId).toBe(meta.runId);
     // validator 0: 5 pass, 1 fail → 5/6; validator 1: 3 pass, 2 fail, 1 error → 3/5
     expect(r.validators[0]).toMatchObject({ name: 'short', rate: 5 / 6, counts: { pass: 5, fail: 1, error: 0, pending: 0 }, minSuccess: 0.5, verdict: 'pass' });
-    expect(r.validators[1]).toMatchObject({ rate: 3 / 5, counts: { pass: 3, fail: 2, error: 1 }, errorShare: 1 / 6, maxErrorShare: 0.2, verdict: 'fail', kind: 'verifier', reason: 'rate 60% < minSuccess 90%' });
+    expect(r.validators[1]).toMatchObject({
+      rate: 3 / 5,
+      counts: { pass: 3, fail: 2, error: 1 },
+      errorShare: 1 / 6,
+      maxErrorShare: 0.2,
+      verdict: 'fail',
+      kind: 'verifier',
+      reason: 'rate 60% < minSuccess 90%',
+    });
     expect(r.validators[1].errorBounds!.low).toBeLessThan(r.validators[1].errorBounds!.high);
     expect(r.options).toMatchObject({ interval: 'clopper-pearson', maxErrorShare: 0.05, stopping: 'fixed' });
     expect(r.overall.errorShare).toBeCloseTo(1 / 12, 15);
@@ -204,7 +208,10 @@ describe('terminal summary', () => {
 
 describe('exit codes', () => {
   it('0 pass, 1 fail or inconclusive (unless allowed), 130 interrupted', () => {
-    const pass = summarize(tensor(new Array(12).fill(P)), metas.map((m) => ({ ...m, minSuccess: 0.5 })));
+    const pass = summarize(
+      tensor(new Array(12).fill(P)),
+      metas.map((m) => ({ ...m, minSuccess: 0.5 })),
+    );
     expect(exitCodeFor(pass, 'complete')).toBe(0);
     expect(exitCodeFor(summarize(tensor(cells), metas), 'complete')).toBe(1);
     const inc = summarize(tensor(new Array(12).fill(P)), metas, { verdict: 'confident' });

@@ -44,7 +44,14 @@ describe('checkReportTargets', () => {
 describe('writeReports', () => {
   it('a report that cannot be written at the end is a one-line ReportWriteError (exit 3) naming the flag and the stored run', async () => {
     const store = new MemoryStore();
-    const run = await store.createRun({ name: 'x', config: null, inputs: ['a'], samples: 1, validators: [{ name: 'v', message: 'm', minSuccess: 0.5, weight: 1, kind: 'validator' }], systemId: 's' });
+    const run = await store.createRun({
+      name: 'x',
+      config: null,
+      inputs: ['a'],
+      samples: 1,
+      validators: [{ name: 'v', message: 'm', minSuccess: 0.5, weight: 1, kind: 'validator' }],
+      systemId: 's',
+    });
     await store.recordSample(run.id, { i: 0, j: 0, outcomes: [Outcome.PASS], latencyMs: 1, attempts: 1 });
     const tensor = await store.loadTensor(run.id);
     const summary = summarize(tensor, run.validators, {});

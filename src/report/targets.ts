@@ -42,7 +42,10 @@ export function checkReportTargets(targets: Partial<Record<ReportFlag, string | 
     taken.set(key, name);
     if (file === STDOUT) continue;
     if (store !== undefined && [store, `${store}-wal`, `${store}-shm`, `${store}-journal`].includes(key)) {
-      throw new UsageError(`${name}: expected a report file, found ${JSON.stringify(file)}, which is the assay store: writing it would destroy every stored run`, { path: name, file });
+      throw new UsageError(
+        `${name}: expected a report file, found ${JSON.stringify(file)}, which is the assay store: writing it would destroy every stored run`,
+        { path: name, file },
+      );
     }
     checkWritable(name, file);
   }
@@ -54,12 +57,16 @@ function checkWritable(name: string, file: string): void {
   try {
     isDir = statSync(dir).isDirectory();
   } catch {
-    throw new UsageError(`${name}: expected a file in an existing folder, found ${JSON.stringify(file)}, whose folder ${dir} does not exist`, { path: name, file });
+    throw new UsageError(`${name}: expected a file in an existing folder, found ${JSON.stringify(file)}, whose folder ${dir} does not exist`, {
+      path: name,
+      file,
+    });
   }
   if (!isDir) throw new UsageError(`${name}: expected a file in a folder, found ${JSON.stringify(file)}, but ${dir} is not a folder`, { path: name, file });
   let existed = true;
   try {
-    if (statSync(file).isDirectory()) throw new UsageError(`${name}: expected a file path, found ${JSON.stringify(file)}, which is a folder`, { path: name, file });
+    if (statSync(file).isDirectory())
+      throw new UsageError(`${name}: expected a file path, found ${JSON.stringify(file)}, which is a folder`, { path: name, file });
   } catch (err) {
     if (err instanceof UsageError) throw err;
     existed = false;
@@ -69,7 +76,10 @@ function checkWritable(name: string, file: string): void {
   try {
     closeSync(openSync(file, 'a'));
   } catch (err) {
-    throw new UsageError(`${name}: expected a writable file, found ${JSON.stringify(file)}, which cannot be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { path: name, file });
+    throw new UsageError(
+      `${name}: expected a writable file, found ${JSON.stringify(file)}, which cannot be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      { path: name, file },
+    );
   }
   if (!existed) unlinkSync(file);
 }

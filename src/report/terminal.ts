@@ -46,7 +46,6 @@ function table(rows: string[][], rightAlign: Set<number>): string[] {
   );
 }
 
-
 /** Lowest and highest entries of a profile, numbered from 1 as people count, e.g. "min 84.0% (#3)". */
 function extremes(entries: { idx: number; rate: number | null }[]): string {
   const decided = entries.filter((e) => e.rate !== null) as { idx: number; rate: number }[];
@@ -68,30 +67,59 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   const lines: string[] = [];
   lines.push(`assay · ${meta.name} · run ${meta.runId} · ${meta.systemId} · ${meta.status}`);
   const sequential = o.stopping === 'sequential';
-  lines.push(`N=${s.N} inputs × M=${s.M} samples × K=${s.K} validators · ${sequential ? `confidence sequence ${level}, stopping: sequential` : `${o.interval} ${level}`} · verdict mode: ${o.verdict} · maxErrorShare ${pct(o.maxErrorShare)}`);
+  lines.push(
+    `N=${s.N} inputs × M=${s.M} samples × K=${s.K} validators · ${sequential ? `confidence sequence ${level}, stopping: sequential` : `${o.interval} ${level}`} · verdict mode: ${o.verdict} · maxErrorShare ${pct(o.maxErrorShare)}`,
+  );
   lines.push('');
   const rows: string[][] = [['validator', 'rate', `${level} ${sequential ? 'CS' : 'CI'}`, 'errors', 'min', 'verdict', 'pass', 'fail', 'error']];
   for (const v of s.validators) {
-    rows.push([v.kind === 'verifier' ? `${v.name} (verifier)` : v.name, pct(v.rate), ci(v), v.errorShare === null ? '–' : pct(v.errorShare), pct(v.minSuccess), paint(v.verdict.toUpperCase(), v.verdict, color), String(v.counts.pass), String(v.counts.fail), String(v.counts.error)]);
+    rows.push([
+      v.kind === 'verifier' ? `${v.name} (verifier)` : v.name,
+      pct(v.rate),
+      ci(v),
+      v.errorShare === null ? '–' : pct(v.errorShare),
+      pct(v.minSuccess),
+      paint(v.verdict.toUpperCase(), v.verdict, color),
+      String(v.counts.pass),
+      String(v.counts.fail),
+      String(v.counts.error),
+    ]);
   }
   lines.push(...table(rows, new Set([1, 3, 4, 6, 7, 8])));
   // Why each verdict: the bound or rule that decided it, where a sequential validator stopped, what would decide it.
   for (const v of s.validators) lines.push(`  ${v.name}: ${[stoppedText(v, s.M), v.reason, toDecideText(v)].filter(Boolean).join('; ')}`);
   lines.push('');
   const errs = (r: { errorShare: number | null }) => (r.errorShare ? ` (${errorShareText(r)})` : '');
-  lines.push(`IRP (per input)     ${sparkline(s.inputs.map((x) => x.rate), width)}  ${extremes(s.inputs.map((x) => ({ idx: x.i, rate: x.rate })))}`);
-  lines.push(`ORP (per sample)    ${sparkline(s.iterations.map((x) => x.rate), width)}  ${extremes(s.iterations.map((x) => ({ idx: x.j, rate: x.rate })))}`);
+  lines.push(
+    `IRP (per input)     ${sparkline(
+      s.inputs.map((x) => x.rate),
+      width,
+    )}  ${extremes(s.inputs.map((x) => ({ idx: x.i, rate: x.rate })))}`,
+  );
+  lines.push(
+    `ORP (per sample)    ${sparkline(
+      s.iterations.map((x) => x.rate),
+      width,
+    )}  ${extremes(s.iterations.map((x) => ({ idx: x.j, rate: x.rate })))}`,
+  );
   const worst = [...s.inputs].filter((x) => x.allPass.rate !== null).sort((a, b) => a.allPass.rate! - b.allPass.rate!)[0];
-  if (worst && meta.inputs) lines.push(`weakest input       #${worst.i + 1} all-pass ${pct(worst.allPass.rate)}${errs(worst.allPass)}  "${inputLabel(meta.inputs[worst.i], 50)}"`);
-  lines.push(`all validators at once  ${pct(s.allPass.rate)} ${ci(s.allPass)}${errs(s.allPass)}   pooled cells ${pct(s.allOutputs.rate)} ${ci(s.allOutputs)}${errs(s.allOutputs)}`);
+  if (worst && meta.inputs)
+    lines.push(`weakest input       #${worst.i + 1} all-pass ${pct(worst.allPass.rate)}${errs(worst.allPass)}  "${inputLabel(meta.inputs[worst.i], 50)}"`);
+  lines.push(
+    `all validators at once  ${pct(s.allPass.rate)} ${ci(s.allPass)}${errs(s.allPass)}   pooled cells ${pct(s.allOutputs.rate)} ${ci(s.allOutputs)}${errs(s.allOutputs)}`,
+  );
   const ov = s.overall;
   const undecided = ov.undecidedValidators ? ` · ${ov.undecidedValidators} of ${s.K} validator(s) with no decided cell left out` : '';
-  lines.push(`overall  mean ${pct(ov.mean)}  weighted ${pct(ov.weighted)}  min ${pct(ov.min)}  (${ov.method}) · errors ${ov.errorShare === null ? '–' : pct(ov.errorShare)} of checked cells${undecided}`);
+  lines.push(
+    `overall  mean ${pct(ov.mean)}  weighted ${pct(ov.weighted)}  min ${pct(ov.min)}  (${ov.method}) · errors ${ov.errorShare === null ? '–' : pct(ov.errorShare)} of checked cells${undecided}`,
+  );
   if (sequential && s.stoppedAfter !== undefined) lines.push(`stopping: sequential · ${s.stoppedAfter} of ${s.M} samples per input run`);
   const st = meta.stats;
   if (st) {
     const lat = st.latencyMs.p50 === null ? '–' : `p50 ${Math.round(st.latencyMs.p50)} ms, p95 ${Math.round(st.latencyMs.p95 ?? 0)} ms`;
-    lines.push(`generations ${st.samples} · retries ${st.retries} · generation errors ${st.generationErrors} · validator errors ${st.validatorErrors} · ${st.promptTokens + st.completionTokens > 0 ? `tokens ${st.promptTokens} in / ${st.completionTokens} out · ` : ''}latency ${lat}`);
+    lines.push(
+      `generations ${st.samples} · retries ${st.retries} · generation errors ${st.generationErrors} · validator errors ${st.validatorErrors} · ${st.promptTokens + st.completionTokens > 0 ? `tokens ${st.promptTokens} in / ${st.completionTokens} out · ` : ''}latency ${lat}`,
+    );
     const cost = costSummary(st, s.validators);
     if (cost) lines.push(cost);
     lines.push(...errorSummaryLines(errorSummaryOf(st), { top: 5 }));
@@ -123,8 +151,15 @@ export function verdictLine(s: RunSummary, meta: ReportMeta, color = false): str
   const failed = s.validators.filter((v) => v.verdict === 'fail').length;
   const errored = s.validators.filter((v) => v.verdict === 'error').length;
   const inc = s.validators.filter((v) => v.verdict === 'inconclusive').length;
-  if (!bad.length) return paint(`PASS: ${s.validators.length} validator(s) meet their minimum success rate${inc ? ` (${inc} inconclusive, accepted)` : ''}`, 'pass', color);
-  const parts = [failed ? `${failed} failed` : '', errored ? `${errored} error (too many error cells to judge)` : '', inc ? `${inc} inconclusive` : ''].filter(Boolean).join(', ');
+  if (!bad.length)
+    return paint(`PASS: ${s.validators.length} validator(s) meet their minimum success rate${inc ? ` (${inc} inconclusive, accepted)` : ''}`, 'pass', color);
+  const parts = [failed ? `${failed} failed` : '', errored ? `${errored} error (too many error cells to judge)` : '', inc ? `${inc} inconclusive` : '']
+    .filter(Boolean)
+    .join(', ');
   const head = failed ? 'FAIL' : errored ? 'ERROR' : 'INCONCLUSIVE';
-  return paint(`${head}: ${parts} of ${s.validators.length} validator(s): ${bad.map((v) => v.name).join(', ')}`, failed ? 'fail' : errored ? 'error' : 'inconclusive', color);
+  return paint(
+    `${head}: ${parts} of ${s.validators.length} validator(s): ${bad.map((v) => v.name).join(', ')}`,
+    failed ? 'fail' : errored ? 'error' : 'inconclusive',
+    color,
+  );
 }

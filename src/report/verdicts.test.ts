@@ -27,7 +27,20 @@ const meta: ReportMeta = { runId: 'r1', name: 'verdicts', status: 'complete', sy
 const v = (name: string, minSuccess: number): ValidatorMeta => ({ name, message: `${name} failed`, minSuccess, weight: 1, kind: 'validator' });
 
 function record(s: RunSummary, metas: ValidatorMeta[]): RunRecord {
-  return { id: meta.runId, name: meta.name, config: {}, inputs: ['x'], samples: s.M, validators: metas, systemId: 'simulated', status: 'complete', createdAt: meta.createdAt, N: s.N, M: s.M, K: s.K };
+  return {
+    id: meta.runId,
+    name: meta.name,
+    config: {},
+    inputs: ['x'],
+    samples: s.M,
+    validators: metas,
+    systemId: 'simulated',
+    status: 'complete',
+    createdAt: meta.createdAt,
+    N: s.N,
+    M: s.M,
+    K: s.K,
+  };
 }
 
 /** Every report of one summary. */
@@ -79,7 +92,9 @@ describe('every report shows the same verdicts and every rate with its error sha
     expect(cases[2]).toMatch(/<error type="error-share" message="error: error share 16\.7% &gt; maxErrorShare 5%/);
     expect(cases[3]).toMatch(/<failure type="inconclusive"/);
     // --allow-inconclusive skips the inconclusive one, never the error.
-    const lenient = renderJunitReport(r.s, { ...meta, allowInconclusive: true }).split('<testcase ').slice(1);
+    const lenient = renderJunitReport(r.s, { ...meta, allowInconclusive: true })
+      .split('<testcase ')
+      .slice(1);
     expect(lenient[2]).toMatch(/<error type="error-share"/);
     expect(lenient[3]).toMatch(/<skipped/);
   });
@@ -108,9 +123,13 @@ describe('a run where 4 of 5 validators errored on every cell does not headline 
   const r = all(t, metas, {});
 
   it('every report gives the error share beside the headline and the verdict is error', () => {
-    expect(r.terminal).toContain('overall  mean 100.0%  weighted 100.0%  min 100.0%  (mean) · errors 80.0% of checked cells · 4 of 5 validator(s) with no decided cell left out');
+    expect(r.terminal).toContain(
+      'overall  mean 100.0%  weighted 100.0%  min 100.0%  (mean) · errors 80.0% of checked cells · 4 of 5 validator(s) with no decided cell left out',
+    );
     expect(r.markdown).toContain('mean 100.0%, weighted 100.0%, min 100.0% · errors 80.0% of checked cells · 4 validator(s) with no decided cell left out');
-    expect(r.html).toMatch(/<strong>100\.0%<\/strong> <span class="muted nowrap">· errors 80\.0% of checked cells · 4 validator\(s\) with no decided cell left out/);
+    expect(r.html).toMatch(
+      /<strong>100\.0%<\/strong> <span class="muted nowrap">· errors 80\.0% of checked cells · 4 validator\(s\) with no decided cell left out/,
+    );
     expect(r.json.overall).toMatchObject({ mean: 1, errorShare: 0.8, undecidedValidators: 4 });
     expect(r.json.allOutputs.errorShare).toBe(0.8);
     expect(r.s.verdict).toBe('error');

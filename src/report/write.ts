@@ -66,7 +66,10 @@ export async function writeReports(
       await writeFile(file, text, 'utf8');
     } catch (err) {
       const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      throw new ReportWriteError(`--${flag}: could not write ${file} (${why}); run ${ctx.run.id} is stored, write it again with: assay show ${ctx.run.id} --${flag} <file>`, { cause: err });
+      throw new ReportWriteError(
+        `--${flag}: could not write ${file} (${why}); run ${ctx.run.id} is stored, write it again with: assay show ${ctx.run.id} --${flag} <file>`,
+        { cause: err },
+      );
     }
     written.push(file);
   }

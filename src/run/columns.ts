@@ -9,11 +9,27 @@ import type { LimiterFactory } from './rate-limit.js';
  * The experiment's validators followed by its verifiers: the K columns of the tensor, in order. A judgement's
  * budget is the run's per-call limit unless the verifier sets its own; `models` prices (and caches) its calls.
  */
-export function tensorColumns(x: Experiment, limiters?: LimiterFactory, env?: NodeJS.ProcessEnv, models: { prices?: PriceTable; cache?: CacheSettings } = {}): Validator[] {
+export function tensorColumns(
+  x: Experiment,
+  limiters?: LimiterFactory,
+  env?: NodeJS.ProcessEnv,
+  models: { prices?: PriceTable; cache?: CacheSettings } = {},
+): Validator[] {
   const verifiers = x.verifierConfigs.map((raw, i) => {
-    const v = verifierFromConfig(raw, { file: x.configPath, path: `verifiers[${i}]`, timeoutMs: x.timeoutMs, ...models, ...(limiters ? { limiters } : {}), ...(env ? { env } : {}) }) as Validator;
+    const v = verifierFromConfig(raw, {
+      file: x.configPath,
+      path: `verifiers[${i}]`,
+      timeoutMs: x.timeoutMs,
+      ...models,
+      ...(limiters ? { limiters } : {}),
+      ...(env ? { env } : {}),
+    }) as Validator;
     // How its verdict treats errors, and the rate its sequential design plans for, are the run's business, not the judge's.
-    return { ...v, ...(raw.maxErrorShare !== undefined ? { maxErrorShare: raw.maxErrorShare } : {}), ...(raw.expect !== undefined ? { expect: raw.expect } : {}) };
+    return {
+      ...v,
+      ...(raw.maxErrorShare !== undefined ? { maxErrorShare: raw.maxErrorShare } : {}),
+      ...(raw.expect !== undefined ? { expect: raw.expect } : {}),
+    };
   });
   return [...x.validators, ...verifiers];
 }

@@ -30,13 +30,20 @@ function feed(rule: FailFastRule, samples: SampleRecord[], resumed = false): num
 
 describe('fail-fast rule', () => {
   it('stops after maxErrors samples in a row failing the same way, whatever the ids and attempt counts in the messages', () => {
-    const msgs = Array.from({ length: 10 }, (_, n) => failed(`http: outputPath x is not in the answer: {"id":"chatcmpl-${(1e9 + n * 977).toString(36)}9"}`, 'invalid_response', 1 + (n % 2)));
+    const msgs = Array.from({ length: 10 }, (_, n) =>
+      failed(`http: outputPath x is not in the answer: {"id":"chatcmpl-${(1e9 + n * 977).toString(36)}9"}`, 'invalid_response', 1 + (n % 2)),
+    );
     expect(feed(new FailFastRule(3), msgs)).toBe(3);
     expect(feed(new FailFastRule(), msgs)).toBe(DEFAULT_MAX_ERRORS);
     const d = new FailFastRule(2);
-    feed(d, [failed('openai:m: ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:9)', 'connection', 5), failed('openai:m: ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:9)', 'connection', 5)]);
+    feed(d, [
+      failed('openai:m: ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:9)', 'connection', 5),
+      failed('openai:m: ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:9)', 'connection', 5),
+    ]);
     expect(d.check()).toMatchObject({ rule: 'fail-fast', status: 'interrupted', cancelInFlight: true, exitCode: 3 });
-    expect(d.check()!.message).toMatch(/^stopped early: 2 samples in a row failed the same way \(connection\): openai:m: ECONNREFUSED \(connect ECONNREFUSED 127\.0\.0\.1:9\)\. Fix the cause/);
+    expect(d.check()!.message).toMatch(
+      /^stopped early: 2 samples in a row failed the same way \(connection\): openai:m: ECONNREFUSED \(connect ECONNREFUSED 127\.0\.0\.1:9\)\. Fix the cause/,
+    );
   });
 
   it('a success, another failure, a rate limit or a timeout breaks the streak; resumed samples do not count', () => {

@@ -4,7 +4,12 @@
  * many there are). Once `signal` aborts, no further item is started; calls in flight are awaited.
  * Resolves when every started call has settled; the first error thrown by `fn` is rethrown after that.
  */
-export async function limitedWorkers<T>(items: Iterable<T>, concurrency: number, signal: AbortSignal | undefined, fn: (item: T) => Promise<void>): Promise<void> {
+export async function limitedWorkers<T>(
+  items: Iterable<T>,
+  concurrency: number,
+  signal: AbortSignal | undefined,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
   const it = items[Symbol.iterator]();
   let failed = false;
   let firstError: unknown;

@@ -40,7 +40,9 @@ export function createProgressView(stream: NodeJS.WriteStream = process.stderr, 
       const decile = p.total ? Math.floor((value / p.total) * 10) : 10;
       if (decile === lastDecile) return;
       lastDecile = decile;
-      stream.write(`progress ${value}/${p.total} samples (${Math.round((value / Math.max(1, p.total)) * 100)}%), retries ${p.retries}, generation errors ${p.generationErrors}\n`);
+      stream.write(
+        `progress ${value}/${p.total} samples (${Math.round((value / Math.max(1, p.total)) * 100)}%), retries ${p.retries}, generation errors ${p.generationErrors}\n`,
+      );
     },
     stop() {},
   };

@@ -25,7 +25,10 @@ export const rateLimitSchema = z
     requestsPerMinute: z.number().positive().optional(),
     tokensPerMinute: z.number().positive().optional(),
     /** A budget shared by every run that names it (one API key used by several runs); default: this run's own. */
-    key: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, { error: 'expected a name of letters, digits, _ . -' }).optional(),
+    key: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,100}$/, { error: 'expected a name of letters, digits, _ . -' })
+      .optional(),
   })
   .refine((r) => r.requestsPerMinute !== undefined || r.tokensPerMinute !== undefined, { error: 'expected requestsPerMinute and/or tokensPerMinute' });
 

@@ -38,10 +38,13 @@ describe('callWithRetry', () => {
   it.each(['client', 'invalid_response', 'aborted'] as const)('never retries a %s error', async (kind) => {
     let calls = 0;
     await expect(
-      callWithRetry(async () => {
-        calls++;
-        throw new ProviderError(kind, kind);
-      }, { retries: 5, baseMs: 1 }),
+      callWithRetry(
+        async () => {
+          calls++;
+          throw new ProviderError(kind, kind);
+        },
+        { retries: 5, baseMs: 1 },
+      ),
     ).rejects.toThrow(kind);
     expect(calls).toBe(1);
   });
@@ -49,10 +52,13 @@ describe('callWithRetry', () => {
   it('never retries a plain exception (a bug is not transient)', async () => {
     let calls = 0;
     await expect(
-      callWithRetry(async () => {
-        calls++;
-        throw new TypeError('boom');
-      }, { retries: 5, baseMs: 1 }),
+      callWithRetry(
+        async () => {
+          calls++;
+          throw new TypeError('boom');
+        },
+        { retries: 5, baseMs: 1 },
+      ),
     ).rejects.toThrow('boom');
     expect(calls).toBe(1);
   });
@@ -75,10 +81,13 @@ describe('callWithRetry', () => {
   it('does not retry when Retry-After exceeds the cap', async () => {
     let calls = 0;
     await expect(
-      callWithRetry(async () => {
-        calls++;
-        throw new ProviderError('rate_limit', '429', { retryAfterMs: 10_000 });
-      }, { retries: 3, maxRetryAfterMs: 1000 }),
+      callWithRetry(
+        async () => {
+          calls++;
+          throw new ProviderError('rate_limit', '429', { retryAfterMs: 10_000 });
+        },
+        { retries: 3, maxRetryAfterMs: 1000 },
+      ),
     ).rejects.toThrow('429');
     expect(calls).toBe(1);
   });
@@ -145,7 +154,7 @@ describe('sleep', () => {
   });
 });
 
-describe('callWithRetry: per-attempt deadlines within the caller\'s budget', () => {
+describe("callWithRetry: per-attempt deadlines within the caller's budget", () => {
   it('a timed-out attempt is a retryable timeout; the next attempt gets a fresh deadline', async () => {
     const seen: string[] = [];
     const r = await callWithRetry(
@@ -162,7 +171,7 @@ describe('callWithRetry: per-attempt deadlines within the caller\'s budget', () 
     expect(seen).toEqual(['timeout']);
   });
 
-  it('the caller\'s signal ends everything, deadlines or not', async () => {
+  it("the caller's signal ends everything, deadlines or not", async () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(new ProviderError('timeout', 'budget spent')), 120);
     let attempts = 0;
@@ -181,7 +190,15 @@ describe('callWithRetry: per-attempt deadlines within the caller\'s budget', () 
   it('retries what the error says is retryable, nothing else', async () => {
     let n = 0;
     const notImplemented = new ProviderError('server', 'HTTP 501', { status: 501, isRetryable: false });
-    await expect(callWithRetry(async () => { n++; throw notImplemented; }, { retries: 3, baseMs: 1 })).rejects.toBe(notImplemented);
+    await expect(
+      callWithRetry(
+        async () => {
+          n++;
+          throw notImplemented;
+        },
+        { retries: 3, baseMs: 1 },
+      ),
+    ).rejects.toBe(notImplemented);
     expect(n).toBe(1);
   });
 });

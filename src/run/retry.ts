@@ -117,7 +117,9 @@ export async function callWithRetry<T>(fn: (attempt: number, signal: AbortSignal
   for (let attempt = 1; ; attempt++) {
     if (opts.signal?.aborted) throw abortReason(opts.signal);
     try {
-      return opts.attemptTimeoutMs !== undefined ? await withDeadline((signal) => fn(attempt, signal), opts.attemptTimeoutMs, opts.signal) : await fn(attempt, opts.signal ?? NEVER);
+      return opts.attemptTimeoutMs !== undefined
+        ? await withDeadline((signal) => fn(attempt, signal), opts.attemptTimeoutMs, opts.signal)
+        : await fn(attempt, opts.signal ?? NEVER);
     } catch (err) {
       if (opts.signal?.aborted || !isTransient(err) || attempt > retries) throw err;
       if (err.retryAfterMs !== undefined && err.retryAfterMs > maxRetryAfterMs) throw err;

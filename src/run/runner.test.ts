@@ -53,13 +53,7 @@ describe('runExperiment against the mock OpenAI server', () => {
   it('retries injected 429 (honouring Retry-After), 500, resets and timeouts; none becomes a failure', async () => {
     const seen = new Map<string, number>();
     const times = new Map<string, number[]>();
-    const faults: MockReply[] = [
-      { status: 429, retryAfterSeconds: 0.15 },
-      { status: 500 },
-      { status: 503 },
-      { hang: true },
-      { reset: true },
-    ];
+    const faults: MockReply[] = [{ status: 429, retryAfterSeconds: 0.15 }, { status: 500 }, { status: 503 }, { hang: true }, { reset: true }];
     mock = await startMockOpenAI({
       chat: (b) => {
         const key = lastUser(b) + '#' + String(b.temperature);
@@ -84,7 +78,9 @@ describe('runExperiment against the mock OpenAI server', () => {
   });
 
   it('a generation that keeps failing becomes a sample of ERROR cells, never FAIL', async () => {
-    mock = await startMockOpenAI({ chat: (b) => (lastUser(b) === 'bad' ? { status: 500 } : lastUser(b) === 'forbidden' ? { status: 400 } : { content: 'ok' }) });
+    mock = await startMockOpenAI({
+      chat: (b) => (lastUser(b) === 'bad' ? { status: 500 } : lastUser(b) === 'forbidden' ? { status: 400 } : { content: 'ok' }),
+    });
     const store = new MemoryStore();
     const system = new OpenAISystem({ baseURL: mock.baseURL, model: 'm' });
     const res = await runExperiment({ experiment: plan(['good', 'bad', 'forbidden'], 2), system, store, retry: { retries: 2, baseMs: 1, maxMs: 2 } });
@@ -108,7 +104,14 @@ describe('runExperiment against the mock OpenAI server', () => {
   it('a predicate that throws or hangs is an ERROR cell, not a FAIL', async () => {
     mock = await startMockOpenAI({ chat: () => ({ content: 'ok' }) });
     const vs: Validator[] = [
-      { name: 'throws', message: '', predicate: () => { throw new Error('bug in predicate'); }, minSuccess: 0.9 },
+      {
+        name: 'throws',
+        message: '',
+        predicate: () => {
+          throw new Error('bug in predicate');
+        },
+        minSuccess: 0.9,
+      },
       { name: 'hangs', message: '', predicate: () => new Promise<boolean>(() => {}), minSuccess: 0.9, timeoutMs: 50 },
       { name: 'fine', message: '', predicate: () => true, minSuccess: 0.9 },
     ];
@@ -125,7 +128,10 @@ describe('runExperiment against the mock OpenAI server', () => {
     mock = await startMockOpenAI({ chat: () => ({ content: 'ok', delayMs: 25 }) });
     const store = new MemoryStore();
     const res = await runExperiment({
-      experiment: plan(Array.from({ length: 10 }, (_, i) => `p${i}`), 6),
+      experiment: plan(
+        Array.from({ length: 10 }, (_, i) => `p${i}`),
+        6,
+      ),
       system: new OpenAISystem({ baseURL: mock.baseURL, model: 'm' }),
       store,
       concurrency: 4,
@@ -174,18 +180,26 @@ describe('runExperiment against the mock OpenAI server', () => {
     const store = new MemoryStore();
     const system = new OpenAISystem({ baseURL: mock.baseURL, model: 'm' });
     const first = await runExperiment({ experiment: plan(['a'], 1), system, store });
-    await expect(runExperiment({ experiment: plan(['a'], 2), system, store, runId: first.run.id })).rejects.toThrow(/samples: the run has 1, the config gives 2/);
+    await expect(runExperiment({ experiment: plan(['a'], 2), system, store, runId: first.run.id })).rejects.toThrow(
+      /samples: the run has 1, the config gives 2/,
+    );
     await expect(runExperiment({ experiment: plan(['a'], 1), system, store, runId: 'nope' })).rejects.toBeInstanceOf(UsageError);
     // Same count, different content: the message says which input differs and how.
     const four = await runExperiment({ experiment: plan(['a', 'b', 'c', 'd'], 1), system, store });
-    await expect(runExperiment({ experiment: plan(['a', 'b', 'C', 'd'], 1), system, store, runId: four.run.id })).rejects.toThrow(/inputs\[2\]: the run has "c", the config gives "C"$/);
-    await expect(runExperiment({ experiment: plan(['a', 'b'], 1), system, store, runId: four.run.id })).rejects.toThrow(/inputs: the run has 4, the config gives 2$/);
+    await expect(runExperiment({ experiment: plan(['a', 'b', 'C', 'd'], 1), system, store, runId: four.run.id })).rejects.toThrow(
+      /inputs\[2\]: the run has "c", the config gives "C"$/,
+    );
+    await expect(runExperiment({ experiment: plan(['a', 'b'], 1), system, store, runId: four.run.id })).rejects.toThrow(
+      /inputs: the run has 4, the config gives 2$/,
+    );
   });
 
   it('refuses a design too large for the tensor before creating a run record', async () => {
     const store = new MemoryStore();
     const system = new OpenAISystem({ baseURL: 'http://127.0.0.1:9', model: 'm' });
-    await expect(runExperiment({ experiment: plan(['a', 'b'], 1e12), system, store })).rejects.toThrow(/samples: expected inputs × samples × \(validators \+ verifiers\) ≤ 100,000,000 tensor cells, found 2 inputs × 1000000000000 samples/);
+    await expect(runExperiment({ experiment: plan(['a', 'b'], 1e12), system, store })).rejects.toThrow(
+      /samples: expected inputs × samples × \(validators \+ verifiers\) ≤ 100,000,000 tensor cells, found 2 inputs × 1000000000000 samples/,
+    );
     expect(await store.listRuns()).toEqual([]);
   });
 

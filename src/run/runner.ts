@@ -121,11 +121,13 @@ export async function openRun(opts: Pick<RunOptions, 'experiment' | 'store' | 's
   if (run.N !== x.inputs.length) problems.push(`inputs: the run has ${run.N}, the config gives ${x.inputs.length}`);
   else {
     const at = run.inputs.findIndex((v, i) => JSON.stringify(v) !== JSON.stringify(x.inputs[i]));
-    if (at >= 0) problems.push(`inputs[${at}]: the run has ${excerpt(JSON.stringify(run.inputs[at]))}, the config gives ${excerpt(JSON.stringify(x.inputs[at]))}`);
+    if (at >= 0)
+      problems.push(`inputs[${at}]: the run has ${excerpt(JSON.stringify(run.inputs[at]))}, the config gives ${excerpt(JSON.stringify(x.inputs[at]))}`);
   }
   if (run.M !== x.samples) problems.push(`samples: the run has ${run.M}, the config gives ${x.samples}`);
   if (JSON.stringify(names) !== JSON.stringify(stored)) problems.push(`validators: the run has [${stored.join(', ')}], the config gives [${names.join(', ')}]`);
-  if (problems.length) throw new UsageError(`--resume ${run.id}: the config${x.configPath ? ` ${x.configPath}` : ''} no longer matches the stored run; ${problems.join('; ')}`);
+  if (problems.length)
+    throw new UsageError(`--resume ${run.id}: the config${x.configPath ? ` ${x.configPath}` : ''} no longer matches the stored run; ${problems.join('; ')}`);
   return run;
 }
 

@@ -39,7 +39,11 @@ describe('stopping: sequential in the runner', () => {
     const store = new MemoryStore();
     const res = await runExperiment({ experiment: p, system, store, concurrency: 1, stopRules: [rule(p)] });
     expect(res.status).toBe('complete');
-    expect(res.stopped).toMatchObject({ rule: 'sequential', status: 'complete', message: 'every validator was decided by its confidence sequence after 49 of 200 samples per input' });
+    expect(res.stopped).toMatchObject({
+      rule: 'sequential',
+      status: 'complete',
+      message: 'every validator was decided by its confidence sequence after 49 of 200 samples per input',
+    });
     expect(system.calls).toBe(98); // 49 rounds × 2 inputs instead of 400 outputs
     expect(checks[0]).toBe(98);
     expect(checks[1]).toBeLessThan(20);
@@ -80,7 +84,10 @@ describe('stopping: sequential in the runner', () => {
     // The validator decided before the interruption is not checked again after the resume.
     expect(checks[1]).toBe(0);
     const s = summarize(second.tensor, second.run.validators, { stopping: 'sequential' });
-    expect(s.validators.map((v) => v.sequential!.rounds)).toEqual([49, summarize(first.tensor, first.run.validators, { stopping: 'sequential' }).validators[1].sequential!.rounds]);
+    expect(s.validators.map((v) => v.sequential!.rounds)).toEqual([
+      49,
+      summarize(first.tensor, first.run.validators, { stopping: 'sequential' }).validators[1].sequential!.rounds,
+    ]);
   });
 
   it('a resumed run that was already decided starts nothing', async () => {

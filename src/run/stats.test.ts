@@ -3,8 +3,24 @@ import { Outcome, type OutcomeCode } from '../core/outcome.js';
 import type { SampleRecord } from '../store/types.js';
 import { computeStats } from './stats.js';
 
-const ok = (latencyMs: number, outcomes: OutcomeCode[] = [Outcome.PASS, Outcome.FAIL], errors?: (string | undefined)[]): SampleRecord => ({ i: 0, j: 0, outcomes, latencyMs, attempts: 1, output: 'x', ...(errors ? { errors } : {}) });
-const failed = (message: string, attempts: number): SampleRecord => ({ i: 0, j: 0, outcomes: [Outcome.ERROR, Outcome.ERROR], errors: [message, message], generationError: message, latencyMs: 5000, attempts });
+const ok = (latencyMs: number, outcomes: OutcomeCode[] = [Outcome.PASS, Outcome.FAIL], errors?: (string | undefined)[]): SampleRecord => ({
+  i: 0,
+  j: 0,
+  outcomes,
+  latencyMs,
+  attempts: 1,
+  output: 'x',
+  ...(errors ? { errors } : {}),
+});
+const failed = (message: string, attempts: number): SampleRecord => ({
+  i: 0,
+  j: 0,
+  outcomes: [Outcome.ERROR, Outcome.ERROR],
+  errors: [message, message],
+  generationError: message,
+  latencyMs: 5000,
+  attempts,
+});
 
 describe('computeStats', () => {
   it('counts generation and validator errors apart, and keeps latency of answered samples only', () => {
@@ -14,7 +30,12 @@ describe('computeStats', () => {
   });
 
   it('names the most frequent error messages, most frequent first, one per failed generation', () => {
-    const s = computeStats([failed('HTTP 503', 5), ok(1, [Outcome.ERROR, Outcome.ERROR], ['timed out', 'timed out']), failed('HTTP 503', 5), failed('HTTP 400', 1)]);
+    const s = computeStats([
+      failed('HTTP 503', 5),
+      ok(1, [Outcome.ERROR, Outcome.ERROR], ['timed out', 'timed out']),
+      failed('HTTP 503', 5),
+      failed('HTTP 400', 1),
+    ]);
     expect(s.topErrors).toEqual([
       { message: 'HTTP 503', count: 2, variants: 1 },
       { message: 'timed out', count: 2, variants: 1 },

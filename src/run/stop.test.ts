@@ -61,7 +61,13 @@ describe('stop rules', () => {
     expect(await store.listSamples(res.run.id)).toHaveLength(5);
     expect((await store.getRun(res.run.id))?.status).toBe('complete');
     // Iteration-major: both inputs' sample 0, then sample 1, …
-    expect(rule.seen.map(({ s }) => [s.i, s.j])).toEqual([[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]);
+    expect(rule.seen.map(({ s }) => [s.i, s.j])).toEqual([
+      [0, 0],
+      [1, 0],
+      [0, 1],
+      [1, 1],
+      [0, 2],
+    ]);
   });
 
   it('an `interrupted` decision leaves a run that a resume continues; the rule sees stored samples first, marked resumed', async () => {
@@ -93,7 +99,13 @@ describe('stop rules', () => {
   it('a settled column is not checked any more: its later cells stay pending', async () => {
     let checksOfB = 0;
     const vs: Validator[] = [validators[0], { name: 'b', message: '', predicate: () => (checksOfB++, true), minSuccess: 0.9 }];
-    const res = await runExperiment({ experiment: { ...plan(3), validators: vs }, system: counting(), store: new MemoryStore(), concurrency: 1, stopRules: [new AfterN(1000, 'complete', 1)] });
+    const res = await runExperiment({
+      experiment: { ...plan(3), validators: vs },
+      system: counting(),
+      store: new MemoryStore(),
+      concurrency: 1,
+      stopRules: [new AfterN(1000, 'complete', 1)],
+    });
     expect(res.status).toBe('complete');
     expect(checksOfB).toBe(2);
     const column = (k: number) => [0, 1, 2].flatMap((j) => [0, 1].map((i) => res.tensor.get(i, j, k)));
@@ -112,7 +124,14 @@ describe('stop rules', () => {
       },
       check: () => (seen > 0 ? { rule: 'late', status: 'complete', message: '' } : undefined),
     };
-    const res = await runExperiment({ experiment: plan(10), system: counting(), store: new MemoryStore(), concurrency: 1, signal: ac.signal, stopRules: [rule] });
+    const res = await runExperiment({
+      experiment: plan(10),
+      system: counting(),
+      store: new MemoryStore(),
+      concurrency: 1,
+      signal: ac.signal,
+      stopRules: [rule],
+    });
     expect(res.status).toBe('interrupted');
     expect(res.stopped).toBeUndefined();
   });

@@ -120,7 +120,9 @@ export function sandboxContract(name: string, make: () => Sandbox | Promise<Sand
       }
 
       it('Function("return this")() is the sandbox global, not the host one', async () => {
-        const f = await sandbox.compile("o => { const g = Function('return this')(); return [typeof g.process, typeof g.require, typeof g.Buffer, typeof g.setTimeout] }");
+        const f = await sandbox.compile(
+          "o => { const g = Function('return this')(); return [typeof g.process, typeof g.require, typeof g.Buffer, typeof g.setTimeout] }",
+        );
         expect(await f('x')).toEqual(['undefined', 'undefined', 'undefined', 'undefined']);
       });
 
@@ -214,7 +216,9 @@ export function sandboxContract(name: string, make: () => Sandbox | Promise<Sand
 
       it('a compile-time allocation loop is rejected within 2 s', async () => {
         const t = Date.now();
-        await expect(sandbox.compile('(() => { const a = []; for (;;) a.push(new Array(1e6).fill(1)); })()', { timeoutMs: 300, memoryBytes: 32 * 1024 * 1024 })).rejects.toThrow(/timed out|memory/);
+        await expect(
+          sandbox.compile('(() => { const a = []; for (;;) a.push(new Array(1e6).fill(1)); })()', { timeoutMs: 300, memoryBytes: 32 * 1024 * 1024 }),
+        ).rejects.toThrow(/timed out|memory/);
         expect(Date.now() - t).toBeLessThan(2000);
         await stillWorks();
       });

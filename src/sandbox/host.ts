@@ -178,7 +178,8 @@ export class WorkerHost {
     for (const p of pending) {
       if (p.rq === running) p.settle({ rq: p.rq, ok: false, kind, message: kind === 'timeout' ? `timed out after ${p.def.limits.timeoutMs} ms` : message });
       else if (this.disposed) p.settle(disposedReply(p.rq));
-      else if (unexplained && ++p.replays > MAX_REPLAYS) p.settle({ rq: p.rq, ok: false, kind: 'memory', message: `${message} (gave up after ${MAX_REPLAYS} fresh workers)` });
+      else if (unexplained && ++p.replays > MAX_REPLAYS)
+        p.settle({ rq: p.rq, ok: false, kind: 'memory', message: `${message} (gave up after ${MAX_REPLAYS} fresh workers)` });
       else this.dispatch(p);
     }
   }

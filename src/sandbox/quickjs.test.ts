@@ -89,7 +89,16 @@ describe('QuickJSSandbox under concurrent calls', () => {
 describe('QuickJSSandbox: slow functions do not hold up the others', () => {
   /** Calls f once per argument; pushes `label` to `order` as each call settles. Resolves with the values or error kinds. */
   const calls = (f: (...a: unknown[]) => Promise<unknown>, label: string, args: unknown[], order: string[]) =>
-    Promise.all(args.map((a) => f(a).then((v) => v, (e: unknown) => (e as SandboxError).kind).finally(() => order.push(label))));
+    Promise.all(
+      args.map((a) =>
+        f(a)
+          .then(
+            (v) => v,
+            (e: unknown) => (e as SandboxError).kind,
+          )
+          .finally(() => order.push(label)),
+      ),
+    );
 
   it('each function has its own worker (default pool): a looping one does not delay another at all', async () => {
     const sb = new QuickJSSandbox({ timeoutMs: 150 });

@@ -50,7 +50,11 @@ export class QuickJSSandbox implements Sandbox {
       timeoutMs: options.timeoutMs ?? DEFAULT_SANDBOX_LIMITS.timeoutMs,
       memoryBytes: options.memoryBytes ?? DEFAULT_SANDBOX_LIMITS.memoryBytes,
     };
-    const hostOptions = { stackBytes: options.maxStackBytes ?? DEFAULT_STACK_BYTES, graceMs: options.killGraceMs ?? 250, workerHeapMb: options.workerHeapMb ?? 256 };
+    const hostOptions = {
+      stackBytes: options.maxStackBytes ?? DEFAULT_STACK_BYTES,
+      graceMs: options.killGraceMs ?? 250,
+      workerHeapMb: options.workerHeapMb ?? 256,
+    };
     this.pool = new WorkerPool(hostOptions, Math.max(1, Math.floor(options.maxWorkers ?? defaultMaxWorkers())));
   }
 

@@ -54,7 +54,12 @@ export class Instance {
   private toJson?: QuickJSHandle;
   private deadline = 0;
 
-  constructor(module: QuickJSWASMModule, source: string, private readonly limits: SandboxLimits, stackBytes: number) {
+  constructor(
+    module: QuickJSWASMModule,
+    source: string,
+    private readonly limits: SandboxLimits,
+    stackBytes: number,
+  ) {
     this.rt = module.newRuntime();
     this.rt.setMemoryLimit(limits.memoryBytes);
     this.rt.setMaxStackSize(stackBytes);
@@ -104,7 +109,10 @@ export class Instance {
     value.dispose();
     if (out.error) {
       const d = this.describe(out.error);
-      return this.fail({ kind: d.kind === 'thrown' ? 'result' : d.kind, message: `result cannot be copied out as JSON: ${d.message.replace(/^TypeError: /, '')}` });
+      return this.fail({
+        kind: d.kind === 'thrown' ? 'result' : d.kind,
+        message: `result cannot be copied out as JSON: ${d.message.replace(/^TypeError: /, '')}`,
+      });
     }
     // `{"v":...}`, or undefined when stringify gave undefined; the host parses it (one copy across threads).
     const json = ctx.typeof(out.value) === 'string' ? ctx.getString(out.value) : undefined;

@@ -14,7 +14,12 @@ const outDir = `${outRoot}sandbox/`;
 /** Runs an ES module script with plain node (no tsx), importing the compiled sandbox; returns its JSON lines. */
 function runCompiled(script: string, timeoutMs = 20_000): { status: number | null; ms: number; lines: unknown[]; stderr: string } {
   const t = Date.now();
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: outDir, encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, NODE_OPTIONS: '' } });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: outDir,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
   const lines = r.stdout
     .split('\n')
     .filter((l) => l.startsWith('{'))
@@ -31,7 +36,8 @@ describe('the sandbox compiled to JavaScript (as in dist/, worker entry worker.j
       const js = ts.transpileModule(readFileSync(from, 'utf8'), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
       writeFileSync(to, js.outputText);
     };
-    for (const f of readdirSync(here).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.case.ts'))) emit(`${here}${f}`, `${outDir}${f.replace(/\.ts$/, '.js')}`);
+    for (const f of readdirSync(here).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.case.ts')))
+      emit(`${here}${f}`, `${outDir}${f.replace(/\.ts$/, '.js')}`);
     emit(`${here}../errors.ts`, `${outRoot}errors.js`);
   });
   afterAll(() => rmSync(outRoot, { recursive: true, force: true }));

@@ -90,10 +90,14 @@ describe('POST /analyze', () => {
     const big = JSON.stringify({ query: 'q', answer: 'x'.repeat(2000) });
     expect((await post(server, big)).status).toBe(413);
     const chunked = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest(`${server.url}/analyze`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = httpRequest(
+        `${server.url}/analyze`,
+        { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.write('{"query":"q","answer":"');
       req.write('y'.repeat(1500));

@@ -27,7 +27,13 @@ function fail(c: Context, status: 400 | 401 | 404 | 413 | 415 | 422 | 429 | 500 
 /** Turns a parsed JSON value into a request, or a 400 body naming the first offending field. */
 export function validateAnalyzeRequest(value: unknown): { ok: true; request: AnalyzeRequest } | { ok: false; error: ApiError } {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, error: { error: 'invalid_request', message: `the body must be a JSON object, found ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}` } };
+    return {
+      ok: false,
+      error: {
+        error: 'invalid_request',
+        message: `the body must be a JSON object, found ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
+      },
+    };
   }
   const parsed = AnalyzeRequestSchema.safeParse(value);
   if (parsed.success) return { ok: true, request: parsed.data };
@@ -35,9 +41,7 @@ export function validateAnalyzeRequest(value: unknown): { ok: true; request: Ana
   const keys = issue.code === 'unrecognized_keys' ? (issue as { keys: string[] }).keys : [];
   const field = keys.length ? keys[0] : issue.path.map(String).join('.') || undefined;
   const message =
-    issue.code === 'unrecognized_keys'
-      ? `unknown field "${keys.join('", "')}"; expected query, answer, top_k`
-      : `field "${field}": ${issue.message}`;
+    issue.code === 'unrecognized_keys' ? `unknown field "${keys.join('", "')}"; expected query, answer, top_k` : `field "${field}": ${issue.message}`;
   return { ok: false, error: { error: 'invalid_request', message, field } };
 }
 

@@ -5,7 +5,10 @@ import { getCookie, setCookie } from 'hono/cookie';
 
 /** True for addresses only this machine can reach; anything else needs an API token. */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
   if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
   const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
   return isIP(v4) === 4 && v4.startsWith('127.');

@@ -17,7 +17,16 @@ import { seeded, writeFixtureRun } from './testing/fixtures.js';
  * SQLite store holding a run this test wrote. Screenshots go to test-output/ (gitignored).
  */
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+];
 const OUT = join(process.cwd(), 'test-output', 'dashboard');
 const N = 6;
 const M = 5;
@@ -34,7 +43,12 @@ const engine: GroundingEngine = {
       evidence_coverage: 'PARTIAL',
       unsupported_claims: ['The moon is made of cheese.'],
       claims_analysis: [
-        { claim: 'Paris is the capital of France.', support_score: 0.91, status: 'STRONG', evidence: { chunk_id: 'geo.md#0', source: 'geo.md', text: 'Paris is the capital and largest city of France.', score: 0.91 } },
+        {
+          claim: 'Paris is the capital of France.',
+          support_score: 0.91,
+          status: 'STRONG',
+          evidence: { chunk_id: 'geo.md#0', source: 'geo.md', text: 'Paris is the capital and largest city of France.', score: 0.91 },
+        },
         { claim: 'The moon is made of cheese.', support_score: 0.12, status: 'UNSUPPORTED', evidence: null },
       ],
       hallucination_flag: false,
@@ -195,7 +209,9 @@ describe('dashboard in Chromium', () => {
     await pageObj.goto(`file://${file}`);
     await expect(pageObj.locator('figure.heatmap').count()).resolves.toBe(VALIDATORS.length);
     await pageObj.locator('figure.heatmap').nth(0).locator('a[href="#cell-5-4"]').click();
-    await expect(pageObj.locator('#cell-detail [data-testid="cell-output"]').textContent()).resolves.toBe('Answer for input 6, sample 5: open Settings → Security.');
+    await expect(pageObj.locator('#cell-detail [data-testid="cell-output"]').textContent()).resolves.toBe(
+      'Answer for input 6, sample 5: open Settings → Security.',
+    );
     expect(external).toEqual([]);
     // Without embedded samples (a huge run), a click says so instead of trying to fetch.
     const bare = join(OUT, 'static-report-no-samples.html');
@@ -272,9 +288,16 @@ describe('dashboard at real run sizes (1400 px screen)', () => {
         const svg = f.querySelector('svg')!;
         const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
         const bars = Array.from(svg.querySelectorAll('rect[aria-label]')).map((r) => r.getAttribute('fill') ?? r.parentElement?.getAttribute('fill'));
-        const glyphs = Array.from(svg.querySelectorAll('text')).map((t) => t.textContent).filter((t) => t === '✓' || t === '✗' || t === '?');
+        const glyphs = Array.from(svg.querySelectorAll('text'))
+          .map((t) => t.textContent)
+          .filter((t) => t === '✓' || t === '✗' || t === '?');
         const text = svg.querySelector('g[aria-label="y-axis tick label"] text, g[aria-label="x-axis tick label"] text')!;
-        return { caption: f.querySelector('figcaption')!.textContent, fills: [...new Set(bars)], glyphs: glyphs.length, textPx: parseFloat(getComputedStyle(text).fontSize) * scale };
+        return {
+          caption: f.querySelector('figcaption')!.textContent,
+          fills: [...new Set(bars)],
+          glyphs: glyphs.length,
+          textPx: parseFloat(getComputedStyle(text).fontSize) * scale,
+        };
       });
     });
     for (const p of profiles) expect(p.textPx, p.caption ?? '').toBeGreaterThanOrEqual(10.5);

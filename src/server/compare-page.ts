@@ -31,7 +31,8 @@ const COLUMNS = (first: string) => [
 
 function rows(list: ComparisonRow[], holm: boolean): string[][] {
   return list.map((r) => {
-    const p = holm && r.adjustedP !== undefined ? `Holm p=${formatP(r.adjustedP)} <span class="muted">(raw ${formatP(r.pValue)})</span>` : `p=${formatP(r.pValue)}`;
+    const p =
+      holm && r.adjustedP !== undefined ? `Holm p=${formatP(r.adjustedP)} <span class="muted">(raw ${formatP(r.pValue)})</span>` : `p=${formatP(r.pValue)}`;
     const cls = r.pValue === null ? 'muted' : r.direction === 'unchanged' ? '' : r.direction;
     return [
       esc(r.label.length > 90 ? r.label.slice(0, 89) + '…' : r.label),
@@ -50,13 +51,22 @@ function forest(all: ComparisonRow[], title: string, max = 40): string {
   if (!all.some((r) => r.diff !== null)) return '';
   const list = all.length <= max ? all : [...all].sort((x, y) => (x.pValue ?? 2) - (y.pValue ?? 2)).slice(0, max);
   const note = all.length > max ? `<figcaption class="muted">The ${max} of ${all.length} with the smallest p-values; all are in the table.</figcaption>` : '';
-  const data = list.map((r) => ({ label: r.label, diff: r.diff, low: r.ci?.low ?? null, high: r.ci?.high ?? null, direction: r.direction, note: r.pValue === null ? undefined : `p=${formatP(r.pValue)}` }));
+  const data = list.map((r) => ({
+    label: r.label,
+    diff: r.diff,
+    low: r.ci?.low ?? null,
+    high: r.ci?.high ?? null,
+    direction: r.direction,
+    note: r.pValue === null ? undefined : `p=${formatP(r.pValue)}`,
+  }));
   return `<figure class="forest">${note}<div class="chart">${diffSvg(data, { title })}</div></figure>`;
 }
 
 export function compareBody(c: RunComparison | undefined, runs: RunOption[], selected: { a?: string; b?: string; adjust?: string }, problem?: string): string {
   const options = (sel?: string) =>
-    runs.map((r) => `<option value="${esc(r.id)}"${r.id === sel ? ' selected' : ''}>${esc(r.name)} · ${esc(shortDate(r.createdAt))} · ${esc(r.id)}</option>`).join('');
+    runs
+      .map((r) => `<option value="${esc(r.id)}"${r.id === sel ? ' selected' : ''}>${esc(r.name)} · ${esc(shortDate(r.createdAt))} · ${esc(r.id)}</option>`)
+      .join('');
   const holm = selected.adjust === 'holm';
   const form = `<form class="inline" method="get" action="/compare"><label>Run A (baseline) <select name="a">${options(selected.a)}</select></label>
 <label>Run B (candidate) <select name="b">${options(selected.b)}</select></label>

@@ -12,7 +12,10 @@ beforeAll(async () => {
   const store = new MemoryStore();
   const run = await store.createRun(newRun());
   runId = run.id;
-  await store.recordSample(run.id, sample(0, 0, [PASS, PASS], { usage: { promptTokens: 300, completionTokens: 30 }, cost: { usd: 0.0125, checks: [undefined, 0.0025] } }));
+  await store.recordSample(
+    run.id,
+    sample(0, 0, [PASS, PASS], { usage: { promptTokens: 300, completionTokens: 30 }, cost: { usd: 0.0125, checks: [undefined, 0.0025] } }),
+  );
   await store.recordSample(run.id, sample(1, 0, [PASS, PASS], { cached: true, cost: { usd: 0, checks: [undefined, 0] } }));
   await store.setStatus(run.id, 'complete');
   server = await startServer({ store, port: 0, log: false });
@@ -22,6 +25,8 @@ afterAll(() => server.close());
 describe('dashboard: cost and cache', () => {
   it('shows tokens, cost by verifier and cells from the cache on the run page', async () => {
     const html = await (await fetch(`${server.url}/runs/${runId}`)).text();
-    expect(html).toMatch(/data-testid="spend">tokens 300 in \/ 30 out · cost \$0\.0125 \(system \$0\.01 · v1 \$0\.0025\) · 1 of 2 samples from the cache \(2 cells\)</);
+    expect(html).toMatch(
+      /data-testid="spend">tokens 300 in \/ 30 out · cost \$0\.0125 \(system \$0\.01 · v1 \$0\.0025\) · 1 of 2 samples from the cache \(2 cells\)</,
+    );
   });
 });

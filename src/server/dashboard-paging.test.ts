@@ -67,7 +67,12 @@ for (const [backend, location] of backends) {
       const nightly = (await get('/api/runs?name=NIGHTLY&limit=500')).body;
       expect(nightly.total).toBe(80);
       expect(nightly.runs).toHaveLength(80);
-      for (const [q, field] of [['offset=-1', 'offset'], ['offset=x', 'offset'], ['limit=0', 'limit'], ['limit=501', 'limit']]) {
+      for (const [q, field] of [
+        ['offset=-1', 'offset'],
+        ['offset=x', 'offset'],
+        ['limit=0', 'limit'],
+        ['limit=501', 'limit'],
+      ]) {
         const r = await get(`/api/runs?${q}`);
         expect(r.status).toBe(400);
         expect(r.body).toMatchObject({ error: 'invalid_request', field });
@@ -97,7 +102,12 @@ for (const [backend, location] of backends) {
       const few = (await get('/api/trend/nightly-0?limit=10')).body;
       expect(few.totalRuns).toBe(40);
       // The newest ten of the name, shown oldest first.
-      expect(few.runs.map((r: { id: string }) => r.id)).toEqual(ids.filter((id) => names.get(id) === 'nightly-0').slice(0, 10).reverse());
+      expect(few.runs.map((r: { id: string }) => r.id)).toEqual(
+        ids
+          .filter((id) => names.get(id) === 'nightly-0')
+          .slice(0, 10)
+          .reverse(),
+      );
       const page = (await get('/trend/nightly-0?limit=10')).body as string;
       expect(page).toContain('The newest 10 of 40 runs of this name.');
       expect(page).toContain('href="/trend/nightly-0?limit=40">Show all</a>');

@@ -19,7 +19,11 @@ let other: RunRecord;
 
 async function get(path: string) {
   const res = await fetch(server.url + path);
-  return { status: res.status, type: res.headers.get('content-type') ?? '', body: res.headers.get('content-type')?.includes('json') ? await res.json() : await res.text() };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type') ?? '',
+    body: res.headers.get('content-type')?.includes('json') ? await res.json() : await res.text(),
+  };
 }
 
 beforeAll(async () => {
@@ -31,7 +35,10 @@ beforeAll(async () => {
     name: 'support-bot',
     inputs: ['hi', 'refund please', 'bye'],
     samples: 4,
-    validators: [{ name: 'short', minSuccess: 0.9 }, { name: 'polite', minSuccess: 0.5 }],
+    validators: [
+      { name: 'short', minSuccess: 0.9 },
+      { name: 'polite', minSuccess: 0.5 },
+    ],
     cell: (i, j, k) => (k === 0 ? PASS : i === 0 && j === 3 ? ERROR : i === 2 ? FAIL : PASS),
   });
   await new Promise((r) => setTimeout(r, 5));
@@ -40,7 +47,10 @@ beforeAll(async () => {
     name: 'support-bot',
     inputs: ['hi', 'refund please', 'bye'],
     samples: 4,
-    validators: [{ name: 'short', minSuccess: 0.9 }, { name: 'polite', minSuccess: 0.5 }],
+    validators: [
+      { name: 'short', minSuccess: 0.9 },
+      { name: 'polite', minSuccess: 0.5 },
+    ],
     cell: (i, j, k) => (k === 0 ? (i === 0 ? PASS : FAIL) : i === 2 ? FAIL : PASS),
   });
   other = await writeFixtureRun(writer, {

@@ -14,7 +14,8 @@ import type { PAdjust } from '../core/compare.js';
 const STATS_SAMPLES_LIMIT = 20_000;
 
 /** Everything inline; nothing may be fetched from another origin at view time. */
-const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 function html(c: Context, title: string, body: string, script?: string, status: 200 | 400 | 404 = 200) {
   c.header('Content-Security-Policy', CSP);
@@ -49,7 +50,9 @@ function pager(p: RunPage, name: string | undefined): string {
   const link = (offset: number, label: string) => `<a href="/?${name ? `name=${encodeURIComponent(name)}&amp;` : ''}offset=${offset}">${label}</a>`;
   const newer = p.offset > 0 ? link(Math.max(0, p.offset - p.limit), '← newer') : '';
   const older = p.offset + p.limit < p.total ? link(p.offset + p.limit, 'older →') : '';
-  const shown = p.runs.length ? `runs ${p.offset + 1}–${p.offset + p.runs.length} of ${p.total.toLocaleString('en')}` : `no runs at offset ${p.offset} of ${p.total.toLocaleString('en')}`;
+  const shown = p.runs.length
+    ? `runs ${p.offset + 1}–${p.offset + p.runs.length} of ${p.total.toLocaleString('en')}`
+    : `no runs at offset ${p.offset} of ${p.total.toLocaleString('en')}`;
   return `<nav class="pager" aria-label="pages of runs"><p>${[newer, shown, older].filter(Boolean).join(' · ')}</p></nav>`;
 }
 
@@ -73,7 +76,8 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
 
   // JSON data endpoints.
   const paging = (c: Context) => ({ offset: whole(c.req.query('offset'), 0, 0, 1e9), limit: whole(c.req.query('limit'), RUNS_PAGE, 1, 500) });
-  const bad = (c: Context, field: string, expected: string) => c.json({ error: 'invalid_request', message: `query parameter "${field}" must be ${expected}`, field }, 400);
+  const bad = (c: Context, field: string, expected: string) =>
+    c.json({ error: 'invalid_request', message: `query parameter "${field}" must be ${expected}`, field }, 400);
   app.get('/api/runs', async (c) => {
     const { offset, limit } = paging(c);
     if (offset === undefined) return bad(c, 'offset', 'a whole number ≥ 0');
@@ -132,7 +136,12 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
     const enc = encodeURIComponent;
     const links = `<p><a href="/trend/${enc(loaded.run.name)}">Trend of ${esc(loaded.run.name)}</a> · <a href="/api/runs/${enc(id)}">JSON</a></p>`;
     const stats = loaded.run.N * loaded.run.M <= STATS_SAMPLES_LIMIT ? computeStats(await store.listSamples(id)) : undefined;
-    const body = renderRunSections(loaded.run, loaded.summary, loaded.tensor, { sampleBase: `/api/runs/${enc(id)}/samples`, links, ...(stats ? { stats } : {}), ...(loaded.errors ? { errors: loaded.errors } : {}) });
+    const body = renderRunSections(loaded.run, loaded.summary, loaded.tensor, {
+      sampleBase: `/api/runs/${enc(id)}/samples`,
+      links,
+      ...(stats ? { stats } : {}),
+      ...(loaded.errors ? { errors: loaded.errors } : {}),
+    });
     const rendered = page({ title: `${loaded.run.name} · assay`, body, script: CELL_DETAIL_SCRIPT, nav: true });
     if (loaded.run.status !== 'running') {
       if (runPages.size >= 20) runPages.delete(runPages.keys().next().value!);

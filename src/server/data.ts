@@ -94,7 +94,17 @@ export class DashboardData {
         loaded = await this.load(r.id, r);
       } catch {
         // One unreadable record (e.g. written by a crashed or older assay) must not take the list down.
-        items.push({ id: r.id, name: r.name, createdAt: r.createdAt, status: r.status, shape: { N: r.N, M: r.M, K: r.K }, verdict: 'unreadable', overall: { method: 'mean', value: null, mean: null, weighted: null, min: null, errorShare: null }, allPass: null, validators: [] });
+        items.push({
+          id: r.id,
+          name: r.name,
+          createdAt: r.createdAt,
+          status: r.status,
+          shape: { N: r.N, M: r.M, K: r.K },
+          verdict: 'unreadable',
+          overall: { method: 'mean', value: null, mean: null, weighted: null, min: null, errorShare: null },
+          allPass: null,
+          validators: [],
+        });
         continue;
       }
       if (!loaded) continue;
@@ -124,7 +134,14 @@ export class DashboardData {
       run: { ...run, config: undefined },
       summary,
       errors: errors ?? { total: 0, distinct: 0, groups: [] },
-      tensor: { N: tensor.N, M: tensor.M, K: tensor.K, order: 'i,j,k', codes: { 0: 'pending', 1: 'pass', 2: 'fail', 3: 'error' }, cells: Array.from(tensor.cells).join('') },
+      tensor: {
+        N: tensor.N,
+        M: tensor.M,
+        K: tensor.K,
+        order: 'i,j,k',
+        codes: { 0: 'pending', 1: 'pass', 2: 'fail', 3: 'error' },
+        cells: Array.from(tensor.cells).join(''),
+      },
     };
   }
 

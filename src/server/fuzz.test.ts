@@ -18,14 +18,37 @@ interface Shot {
 
 const enc = new TextEncoder();
 const hostileStrings = [
-  '', ' ', 'null', 'true', '0', '"str"', '[]', '{}', '{"query":', '{"query":"q"', '{"query":"q",}', "{'query':'q'}",
-  '{"__proto__":{"polluted":true},"query":"q","answer":"a."}', '{"constructor":{"prototype":{"x":1}},"query":"q"}',
-  '{"query":"q","answer":"a.","answer":5}', '{"query":"\\ud800","answer":"\\udfff."}', '{"query":"q","top_k":1e309}',
-  '{"query":"q","top_k":-0}', '{"query":"q","top_k":"5"}', '{"query":"q","answer":null}', '{"query":["q"]}',
-  '{"query":{"$gt":""}}', '{"query":"<script>alert(1)</script>","answer":"<img src=x onerror=alert(1)>."}',
-  '{"query":"q\\u0000","answer":"\\u0000."}', '\ufeff{"query":"q","answer":"a."}', '{"query":"q","answer":"a."}garbage',
-  '[' .repeat(5000) + ']'.repeat(5000), '{"a":'.repeat(3000) + '1' + '}'.repeat(3000), 'x'.repeat(100_000),
-  `{"query":"${'q'.repeat(20_000)}","answer":"a."}`, `{"query":"q","answer":"a.","top_k":${'9'.repeat(400)}}`,
+  '',
+  ' ',
+  'null',
+  'true',
+  '0',
+  '"str"',
+  '[]',
+  '{}',
+  '{"query":',
+  '{"query":"q"',
+  '{"query":"q",}',
+  "{'query':'q'}",
+  '{"__proto__":{"polluted":true},"query":"q","answer":"a."}',
+  '{"constructor":{"prototype":{"x":1}},"query":"q"}',
+  '{"query":"q","answer":"a.","answer":5}',
+  '{"query":"\\ud800","answer":"\\udfff."}',
+  '{"query":"q","top_k":1e309}',
+  '{"query":"q","top_k":-0}',
+  '{"query":"q","top_k":"5"}',
+  '{"query":"q","answer":null}',
+  '{"query":["q"]}',
+  '{"query":{"$gt":""}}',
+  '{"query":"<script>alert(1)</script>","answer":"<img src=x onerror=alert(1)>."}',
+  '{"query":"q\\u0000","answer":"\\u0000."}',
+  '\ufeff{"query":"q","answer":"a."}',
+  '{"query":"q","answer":"a."}garbage',
+  '['.repeat(5000) + ']'.repeat(5000),
+  '{"a":'.repeat(3000) + '1' + '}'.repeat(3000),
+  'x'.repeat(100_000),
+  `{"query":"${'q'.repeat(20_000)}","answer":"a."}`,
+  `{"query":"q","answer":"a.","top_k":${'9'.repeat(400)}}`,
 ];
 
 function shots(): Shot[] {
@@ -39,14 +62,48 @@ function shots(): Shot[] {
         return '{}';
       }
     }),
-    fc.record({ query: fc.string({ unit: 'grapheme' }), answer: fc.option(fc.string(), { nil: undefined }), top_k: fc.option(fc.integer(), { nil: undefined }) }).map((v) => JSON.stringify(v)),
+    fc
+      .record({
+        query: fc.string({ unit: 'grapheme' }),
+        answer: fc.option(fc.string(), { nil: undefined }),
+        top_k: fc.option(fc.integer(), { nil: undefined }),
+      })
+      .map((v) => JSON.stringify(v)),
     fc.string({ unit: 'binary', maxLength: 300 }),
     fc
       .record({
         query: fc.string({ minLength: 1, maxLength: 40 }),
         answer: fc.oneof(
           fc.string({ unit: 'binary', maxLength: 2000 }),
-          fc.array(fc.constantFrom('Paris', 'is', 'the', 'capital', '3.5', '1,000', 'U.S.', 'Dr.', '.', '!', '?', '\n', '- ', '# ', '```', '|', '"', '\ud800', '…', 'e.g.', '1.', ' '), { maxLength: 200 }).map((w) => w.join(' ')),
+          fc
+            .array(
+              fc.constantFrom(
+                'Paris',
+                'is',
+                'the',
+                'capital',
+                '3.5',
+                '1,000',
+                'U.S.',
+                'Dr.',
+                '.',
+                '!',
+                '?',
+                '\n',
+                '- ',
+                '# ',
+                '```',
+                '|',
+                '"',
+                '\ud800',
+                '…',
+                'e.g.',
+                '1.',
+                ' ',
+              ),
+              { maxLength: 200 },
+            )
+            .map((w) => w.join(' ')),
         ),
         top_k: fc.option(fc.integer({ min: 1, max: 50 }), { nil: undefined }),
       })
@@ -58,7 +115,15 @@ function shots(): Shot[] {
   // Raw bytes, including invalid UTF-8.
   for (const bytes of fc.sample(fc.uint8Array({ maxLength: 400 }), { numRuns: 120, seed: 7 })) out.push({ body: bytes });
   // Hostile or odd content types.
-  const types = ['text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', '', 'application/json\u0000', 'application/jsonx'];
+  const types = [
+    'text/plain',
+    'application/xml',
+    'multipart/form-data; boundary=x',
+    'application/json; charset=utf-16',
+    '',
+    'application/json\u0000',
+    'application/jsonx',
+  ];
   while (out.length < 1000) {
     const n = out.length;
     out.push({ body: n % 2 ? '{"query":"q","answer":"a."}' : hostileStrings[n % hostileStrings.length], type: types[n % types.length] });
@@ -116,7 +181,11 @@ describe('fuzzing POST /analyze', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const health = await fetch(`${server.url}/healthz`);
     expect(health.status).toBe(200);
-    const ok = await fetch(`${server.url}/analyze`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'q', answer: 'Paris is the capital of France.' }) });
+    const ok = await fetch(`${server.url}/analyze`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'q', answer: 'Paris is the capital of France.' }),
+    });
     expect(ok.status).toBe(200);
   });
 });

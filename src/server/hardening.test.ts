@@ -19,7 +19,14 @@ afterEach(async () => {
 });
 
 async function serve(options: StartOptions = {}): Promise<ServerHandle> {
-  const server = await startServer({ port: 0, engine: testEngine('Paris is in France.'), store: new MemoryStore(), log: false, shutdownGraceMs: 200, ...options });
+  const server = await startServer({
+    port: 0,
+    engine: testEngine('Paris is in France.'),
+    store: new MemoryStore(),
+    log: false,
+    shutdownGraceMs: 200,
+    ...options,
+  });
   servers.push(server);
   return server;
 }
@@ -66,7 +73,10 @@ describe('header and body time limits (slow clients)', () => {
 
   it('closes a connection whose body trickles past the whole-request limit', async () => {
     const server = await serve({ connections: { headersTimeoutMs: 300, bodyTimeoutMs: 900 } });
-    const slow = halfSent(server, `POST /analyze HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${analyzeBody.length}\r\n\r\n{`);
+    const slow = halfSent(
+      server,
+      `POST /analyze HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${analyzeBody.length}\r\n\r\n{`,
+    );
     const trickle = setInterval(() => slow.socket.write(' '), 100);
     const { ms, reply } = await slow.closed;
     clearInterval(trickle);
@@ -84,7 +94,9 @@ describe('header and body time limits (slow clients)', () => {
 describe('connection cap', () => {
   it('keeps /healthz and /analyze answering while hundreds of half-sent requests try to hold every connection', async () => {
     const server = await serve({ connections: { maxConnections: 40 } });
-    const flood = Array.from({ length: 300 }, (_, i) => halfSent(server, i % 2 ? 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ' : 'POST /analyze HTTP/1.1\r\n'));
+    const flood = Array.from({ length: 300 }, (_, i) =>
+      halfSent(server, i % 2 ? 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ' : 'POST /analyze HTTP/1.1\r\n'),
+    );
     await new Promise((r) => setTimeout(r, 300));
     expect(server.connections().open).toBeLessThanOrEqual(40);
     expect((await raw(server, '/healthz', {})).status).toBe(200);
@@ -135,7 +147,13 @@ describe('connection cap', () => {
 
 describe('Host check on a loopback server without a token (DNS rebinding)', () => {
   it('reads the name out of a Host header', () => {
-    expect(['localhost:8787', 'LOCALHOST', '[::1]:8787', '127.0.0.1', 'evil.example.com:80'].map(hostName)).toEqual(['localhost', 'localhost', '::1', '127.0.0.1', 'evil.example.com']);
+    expect(['localhost:8787', 'LOCALHOST', '[::1]:8787', '127.0.0.1', 'evil.example.com:80'].map(hostName)).toEqual([
+      'localhost',
+      'localhost',
+      '::1',
+      '127.0.0.1',
+      'evil.example.com',
+    ]);
     expect(isAllowedHost('app.localhost:3000', [])).toBe(true);
     expect(isAllowedHost('localhost.evil.com', [])).toBe(false);
     expect(isAllowedHost('127.0.0.1.nip.io', [])).toBe(false);
@@ -168,8 +186,17 @@ describe('Host check on a loopback server without a token (DNS rebinding)', () =
 
 describe('POST /analyze accepts only application/json in UTF-8', () => {
   it('tells accepted media types from the rest', () => {
-    for (const t of ['application/json', 'Application/JSON', 'application/json; charset=utf-8', 'application/json;charset="UTF-8"']) expect(checkMediaType(t), t).toBeUndefined();
-    for (const t of [undefined, '', 'text/plain', 'application/jsonx', 'application/json-patch+json', 'application/json; charset=latin1', 'application/json; charset=utf-16']) {
+    for (const t of ['application/json', 'Application/JSON', 'application/json; charset=utf-8', 'application/json;charset="UTF-8"'])
+      expect(checkMediaType(t), t).toBeUndefined();
+    for (const t of [
+      undefined,
+      '',
+      'text/plain',
+      'application/jsonx',
+      'application/json-patch+json',
+      'application/json; charset=latin1',
+      'application/json; charset=utf-16',
+    ]) {
       expect(checkMediaType(t), String(t)).toMatch(/expected Content-Type: application\/json/);
     }
   });

@@ -94,7 +94,10 @@ export function trendBody(t: Trend): string {
         rate: e.rate,
         low: e.low,
         high: e.high,
-        significant: e.change?.significant && e.change.pValue !== null && e.change.direction !== 'unchanged' ? { p: e.change.pValue, direction: e.change.direction } : undefined,
+        significant:
+          e.change?.significant && e.change.pValue !== null && e.change.direction !== 'unchanged'
+            ? { p: e.change.pValue, direction: e.change.direction }
+            : undefined,
       }));
       const sig = v.entries.filter((e) => e.change?.significant).length;
       const rows = v.entries.map((e) => trendRow(e, runIndex.get(e.runId) ?? 0));

@@ -65,7 +65,8 @@ export async function startServer(options: StartOptions = {}): Promise<ServerHan
     const s = serve(
       {
         // A request on a connection already answered 503 (over the cap) never reaches the app.
-        fetch: (req, env) => (guard.isRefused((env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket) ? new Response(null, { status: 503 }) : app.fetch(req, env)),
+        fetch: (req, env) =>
+          guard.isRefused((env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket) ? new Response(null, { status: 503 }) : app.fetch(req, env),
         hostname: host,
         port,
         // Slow-loris defence: a client gets this long to send its headers and body.

@@ -55,7 +55,10 @@ export function parsePipeline(raw: unknown, file: string, labels: LabelVariant =
   for (const id of ids) {
     const col = raw.results[id];
     if (!Array.isArray(col) || col.length !== raw.examples.length) {
-      throw new UsageError(`${file}: results.${id} must hold one boolean per example (${raw.examples.length}); found ${Array.isArray(col) ? col.length : typeof col}`, { file, path: `results.${id}` });
+      throw new UsageError(
+        `${file}: results.${id} must hold one boolean per example (${raw.examples.length}); found ${Array.isArray(col) ? col.length : typeof col}`,
+        { file, path: `results.${id}` },
+      );
     }
     columns[id] = [...col];
   }
@@ -120,7 +123,7 @@ export interface Table4Row {
 /** The paper's Table 4 as restated in the benchmark README (parsed at run time, not copied). */
 export function parseTable4(readme: string): Table4Row[] {
   const at = readme.indexOf("## The paper's Table 4");
-  if (at < 0) throw new Error("README has no \"The paper's Table 4\" section");
+  if (at < 0) throw new Error('README has no "The paper\'s Table 4" section');
   const rows: Table4Row[] = [];
   const cell = (s: string): Table4Cell => {
     const m = /^\s*([\d.]+)\s*✗?\s*\/\s*([\d.]+)\s*\/\s*(\d+)\s*\([\d.]+\)\s*\/\s*(\d+)\s*$/.exec(s);

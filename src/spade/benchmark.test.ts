@@ -21,7 +21,11 @@ describe.skipIf(skipWithoutData)('SPADE benchmark: the paper’s Table 4 (τ = 0
   it('loads every pipeline file present and finds its Table 4 row', () => {
     const names = [...new Set(rows.map((r) => r.pipeline))];
     expect(names.length).toBeGreaterThanOrEqual(5);
-    for (const n of names) expect(table.find((t) => t.pipeline === n), n).toBeDefined();
+    for (const n of names)
+      expect(
+        table.find((t) => t.pipeline === n),
+        n,
+      ).toBeDefined();
   });
 
   it('reproduces base exactly: |S|, FFR, coverage and excluded-not-subsumed', () => {
@@ -59,7 +63,7 @@ describe.skipIf(skipWithoutData)('SPADE benchmark: the paper’s Table 4 (τ = 0
     }
   });
 
-  it('the benchmark\'s own reproduction checks agree (timing aside: this suite shares the machine)', () => {
+  it("the benchmark's own reproduction checks agree (timing aside: this suite shares the machine)", () => {
     const checks = checkAgainstTable4(rows, { alpha: 0.6, tau: 0.25 }).filter((c) => !c.requirement.startsWith('solve_ms'));
     expect(checks.length).toBe(rows.length - rows.filter((r) => !r.paper && (r.method === 'base' || r.method === 'cov')).length);
     expect(checks.filter((c) => !c.met)).toEqual([]);
@@ -107,7 +111,12 @@ describe('SPADE benchmark harness (a small pipeline the test writes)', () => {
     JSON.stringify({
       pipeline: 'tiny',
       prompt_versions: ['v1', 'v2'],
-      examples: [{ id: 'g1', label: 'good' }, { id: 'g2', label: 'good' }, { id: 'b1', label: 'bad' }, { id: 'b2', label: 'bad' }],
+      examples: [
+        { id: 'g1', label: 'good' },
+        { id: 'g2', label: 'good' },
+        { id: 'b1', label: 'bad' },
+        { id: 'b2', label: 'bad' },
+      ],
       assertions: ['a', 'b', 'c'].map((id) => ({ id, description: `assertion ${id}`, llm_questions: null })),
       results: { a: [true, true, false, true], b: [true, true, true, false], c: [false, true, false, false] },
       subsumes: [],
@@ -117,10 +126,15 @@ describe('SPADE benchmark harness (a small pipeline the test writes)', () => {
   const table = (cov: string) =>
     `# tiny\n\n## The paper's Table 4 (τ = 0.25, α = 0.6)\n\n| pipeline | #cand. | base | cov | sub |\n| --- | --- | --- | --- | --- |\n| tiny | 3 | 0 / 1 / 2 (0.667) / 0 | ${cov} | 0 / 1 / 2 (0.667) / 0 |\n`;
 
-  it('runs every method on every pipeline file and checks them against the README\'s Table 4', async () => {
+  it("runs every method on every pipeline file and checks them against the README's Table 4", async () => {
     writeFileSync(join(dir, 'README.md'), table('0 / 1 / 2 (0.667) / 0'));
     const rows = await runBenchmark(dir, { alpha: 0.6, tau: 0.25 });
-    expect(rows.map((r) => [r.pipeline, r.method])).toEqual([['tiny', 'base'], ['tiny', 'cov'], ['tiny', 'sub_paper'], ['tiny', 'sub_code']]);
+    expect(rows.map((r) => [r.pipeline, r.method])).toEqual([
+      ['tiny', 'base'],
+      ['tiny', 'cov'],
+      ['tiny', 'sub_paper'],
+      ['tiny', 'sub_code'],
+    ]);
     const base = rows.find((r) => r.method === 'base')!;
     expect([base.selected, base.ffr, base.coverage, base.n_excluded_not_subsumed]).toEqual([['a', 'b'], 0, 1, 0]);
     expect(rows.find((r) => r.method === 'cov')!.n_selected).toBe(2);

@@ -104,7 +104,12 @@ export function checkAgainstTable4(rows: BenchmarkRow[], o: { alpha: number; tau
       const same = r.n_selected === p.nSelected && r3(r.ffr) === p.ffr && r3(r.coverage) === p.coverage && r.n_excluded_not_subsumed === p.nExcludedNotSubsumed;
       out.push({ pipeline: r.pipeline, method: r.method, requirement: 'equals Table 4 (|S|, FFR, coverage, excluded not subsumed)', met: same });
     } else if (r.method === 'cov' && p) {
-      out.push({ pipeline: r.pipeline, method: r.method, requirement: `|S| equals Table 4 (${p.nSelected}), FFR ≤ τ, coverage ≥ α`, met: r.n_selected === p.nSelected && meets(r) });
+      out.push({
+        pipeline: r.pipeline,
+        method: r.method,
+        requirement: `|S| equals Table 4 (${p.nSelected}), FFR ≤ τ, coverage ≥ α`,
+        met: r.n_selected === p.nSelected && meets(r),
+      });
     } else if (r.method !== 'base' && r.method !== 'cov') {
       out.push({ pipeline: r.pipeline, method: r.method, requirement: 'FFR ≤ τ, coverage ≥ α', met: meets(r) });
     }

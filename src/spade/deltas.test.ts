@@ -66,7 +66,7 @@ describe('prompt deltas', () => {
     expect(promptDeltas([v('v1', 'A.'), v('v2', 'A. B.')], { initial: false }).map((d) => d.index)).toEqual([1]);
     expect(initialDelta(v('v1', 'A. B.')).added).toEqual(['A.', 'B.']);
   });
-  it('a single version gives one delta: the whole prompt is added (the paper\'s P0 is empty)', () => {
+  it("a single version gives one delta: the whole prompt is added (the paper's P0 is empty)", () => {
     const ds = promptDeltas([v('only', 'Summarise the call. Use at most 3 bullets.')]);
     expect(ds).toHaveLength(1);
     expect(ds[0].added).toEqual(['Summarise the call.', 'Use at most 3 bullets.']);
@@ -97,8 +97,7 @@ describe('loading versions', () => {
   });
   it('reads the git history of a prompt file, oldest first, across a rename', async () => {
     const repo = join(dir, 'repo');
-    const git = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo, stdio: 'pipe' });
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo, stdio: 'pipe' });
     execFileSync('mkdir', ['-p', repo]);
     git('init', '-q');
     writeFileSync(join(repo, 'old.txt'), 'Be brief.\n');
@@ -119,8 +118,7 @@ describe('loading versions', () => {
   });
   it('reads a prompt file whose path git would quote (non-ASCII, spaces), across a rename', async () => {
     const repo = join(dir, 'repo-ü');
-    const git = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo, stdio: 'pipe' });
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo, stdio: 'pipe' });
     execFileSync('mkdir', ['-p', join(repo, 'prompts')]);
     git('init', '-q');
     writeFileSync(join(repo, 'prompts', 'résumé v1.txt'), 'Résume.\n');

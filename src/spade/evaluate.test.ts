@@ -150,7 +150,13 @@ describe('export', () => {
     expect(() => selectionToConfig(sel, cands, m, { examples: examples.slice(0, 1) })).toThrow(/judge model/);
     const { config } = selectionToConfig(sel, cands, m, { examples: examples.slice(0, 1), judge: { model: 'gpt-4o-mini' } });
     expect(config.verifiers).toEqual([
-      { name: 'tone', message: 'Friendly', minSuccess: 0.9, instructions: 'Answer this yes/no question about the output; "yes" means PASS: Is the tone friendly?', judge: { openai: { model: 'gpt-4o-mini' } } },
+      {
+        name: 'tone',
+        message: 'Friendly',
+        minSuccess: 0.9,
+        instructions: 'Answer this yes/no question about the output; "yes" means PASS: Is the tone friendly?',
+        judge: { openai: { model: 'gpt-4o-mini' } },
+      },
     ]);
   });
 });

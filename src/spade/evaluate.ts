@@ -92,7 +92,11 @@ async function cellFor(c: CandidateAssertion, options: EvaluateOptions, judges: 
   }
 }
 
-export async function evaluateCandidates(candidates: CandidateAssertion[], examples: LabelledExample[], options: EvaluateOptions = {}): Promise<EvaluationMatrix> {
+export async function evaluateCandidates(
+  candidates: CandidateAssertion[],
+  examples: LabelledExample[],
+  options: EvaluateOptions = {},
+): Promise<EvaluationMatrix> {
   const A = candidates.length;
   const cells = new Uint8Array(examples.length * A);
   const errors: Record<string, string> = {};

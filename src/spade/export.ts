@@ -80,7 +80,11 @@ export function selectionToConfig(
     else {
       if (!options.judge) throw new Error(`assertion ${c.id} is an llm question: a judge model is needed to export it`);
       const { model, baseURL, apiKeyEnv } = options.judge;
-      verifiers.push({ ...head, instructions: llmInstruction(c.form.question), judge: { openai: { model, ...(baseURL ? { baseURL } : {}), ...(apiKeyEnv ? { apiKeyEnv } : {}) } } });
+      verifiers.push({
+        ...head,
+        instructions: llmInstruction(c.form.question),
+        judge: { openai: { model, ...(baseURL ? { baseURL } : {}), ...(apiKeyEnv ? { apiKeyEnv } : {}) } },
+      });
     }
   }
   const good = (options.examples ?? []).filter((e) => e.label === 'good');

@@ -98,7 +98,11 @@ export async function solveBinaryProgram(p: BinaryProgram, options: { timeLimitS
  * Returns the last stage's solution with the summed solve times (CPU per stage in `stageMs`), or the
  * first non-optimal one.
  */
-export async function solveLexicographic(p: BinaryProgram, objectives: Term[][], options: { timeLimitSeconds?: number } = {}): Promise<IlpSolution & { stages: number[]; stageMs: number[] }> {
+export async function solveLexicographic(
+  p: BinaryProgram,
+  objectives: Term[][],
+  options: { timeLimitSeconds?: number } = {},
+): Promise<IlpSolution & { stages: number[]; stageMs: number[] }> {
   const constraints = [...p.constraints];
   const stages: number[] = [];
   const stageMs: number[] = [];

@@ -3,7 +3,16 @@
  * minimal set chosen by integer programming — the steps of `assay spade`, for use from code. Listed in
  * docs/api.md; the solver, benchmark and report helpers behind them are internal.
  */
-export { TAXONOMY, type AssertionForm, type CandidateAssertion, type EvaluationMatrix, type Label, type LabelledExample, type SubsumptionPair, type TaxonomyCategory } from './types.js';
+export {
+  TAXONOMY,
+  type AssertionForm,
+  type CandidateAssertion,
+  type EvaluationMatrix,
+  type Label,
+  type LabelledExample,
+  type SubsumptionPair,
+  type TaxonomyCategory,
+} from './types.js';
 export { diffVersions, promptDeltas, type PromptDelta, type PromptVersion } from './deltas.js';
 export { gitVersions, parseVersions, readVersionsFile } from './versions.js';
 export { createSpadeLlm, llmFromOptions, usageLine, type LlmChoice, type SpadeLlm, type SpadeLlmOptions, type SpadeUsage } from './llm.js';

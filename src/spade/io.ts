@@ -63,7 +63,12 @@ export async function readExamples(file: string): Promise<LabelledExample[]> {
   if (!Array.isArray(list)) throw new UsageError(`${file}: expected a list of examples {output, label, input?, id?} or {examples: [...]}`, { file });
   const parsed = z.array(exampleSchema).safeParse(list);
   if (!parsed.success) throw issue(file, parsed.error, 'examples');
-  return parsed.data.map((e, k) => ({ id: e.id !== undefined ? String(e.id) : `e${k}`, output: e.output, label: e.label, ...(e.input !== undefined ? { input: e.input } : {}) }));
+  return parsed.data.map((e, k) => ({
+    id: e.id !== undefined ? String(e.id) : `e${k}`,
+    output: e.output,
+    label: e.label,
+    ...(e.input !== undefined ? { input: e.input } : {}),
+  }));
 }
 
 const formSchema = z.discriminatedUnion('kind', [
@@ -89,7 +94,8 @@ export async function readCandidates(file: string): Promise<CandidateAssertion[]
   if (!parsed.success) throw issue(file, parsed.error, 'candidates');
   const seen = new Set<string>();
   for (const [k, c] of parsed.data.entries()) {
-    if (seen.has(c.id)) throw new UsageError(`${file}: candidates.${k}.id: expected a unique name, found ${JSON.stringify(c.id)} twice`, { file, path: `candidates.${k}.id` });
+    if (seen.has(c.id))
+      throw new UsageError(`${file}: candidates.${k}.id: expected a unique name, found ${JSON.stringify(c.id)} twice`, { file, path: `candidates.${k}.id` });
     seen.add(c.id);
   }
   return parsed.data as CandidateAssertion[];
@@ -130,19 +136,25 @@ export async function readMatrix(file: string, labels: LabelVariant = 'optimizer
     return { matrix: p.matrix, subsumes: p.subsumes };
   }
   if (!data || typeof data !== 'object' || !('results' in data)) {
-    throw new UsageError(`${file}: expected a matrix written by assay spade evaluate ({assertions, examples, results}) or a SPADE benchmark pipeline file`, { file });
+    throw new UsageError(`${file}: expected a matrix written by assay spade evaluate ({assertions, examples, results}) or a SPADE benchmark pipeline file`, {
+      file,
+    });
   }
   const parsed = matrixSchema.safeParse(data);
   if (!parsed.success) throw issue(file, parsed.error, '');
   const { assertions, examples, results, errors } = parsed.data;
   const twice = assertions.find((x, k) => assertions.indexOf(x) !== k);
-  if (twice !== undefined) throw new UsageError(`${file}: assertions: expected unique names, found ${JSON.stringify(twice)} twice`, { file, path: 'assertions' });
+  if (twice !== undefined)
+    throw new UsageError(`${file}: assertions: expected unique names, found ${JSON.stringify(twice)} twice`, { file, path: 'assertions' });
   const A = assertions.length;
   const cells = new Uint8Array(examples.length * A);
   assertions.forEach((id, a) => {
     const col = results[id];
     if (!col || col.length !== examples.length) {
-      throw new UsageError(`${file}: results.${id}: expected ${examples.length} values (one per example), found ${col ? col.length : 'none'}`, { file, path: `results.${id}` });
+      throw new UsageError(`${file}: results.${id}: expected ${examples.length} values (one per example), found ${col ? col.length : 'none'}`, {
+        file,
+        path: `results.${id}`,
+      });
     }
     col.forEach((v, e) => (cells[e * A + a] = v === true ? Outcome.PASS : v === false ? Outcome.FAIL : Outcome.ERROR));
   });

@@ -21,7 +21,13 @@ const json = (x: unknown): MockReply => ({ content: JSON.stringify(x) });
 describe('taxonomy', () => {
   it('categorises each added sentence with structured output', async () => {
     mock = await startMockOpenAI({
-      chat: () => json({ sentences: [{ index: 0, categories: ['Quantity Instruction', 'Response Format Instruction'] }, { index: 1, categories: ['Qualitative Criteria'] }] }),
+      chat: () =>
+        json({
+          sentences: [
+            { index: 0, categories: ['Quantity Instruction', 'Response Format Instruction'] },
+            { index: 1, categories: ['Qualitative Criteria'] },
+          ],
+        }),
     });
     const llm = createSpadeLlm({ model: 'm', baseURL: mock.baseURL });
     const d = diffVersions('Summarise the call.', 'Summarise the call. Use at most 3 bullet points. Keep a friendly tone.');
@@ -104,14 +110,30 @@ describe('candidate synthesis (two steps)', () => {
             assertions: [
               { name: 'Under 120 words', description: 'At most 120 words', kind: 'check', check: '{"type":"words","max":120}', question: null, source: null },
               { name: 'is concise', description: 'Judge says concise', kind: 'llm', check: null, question: 'Is the response concise?', source: null },
-              { name: 'short sentences', description: 'Sentences under 25 words', kind: 'js', check: null, question: null, source: 'o => o.split(/[.!?]/).every(s => s.trim().split(/\\s+/).length <= 25)' },
+              {
+                name: 'short sentences',
+                description: 'Sentences under 25 words',
+                kind: 'js',
+                check: null,
+                question: null,
+                source: 'o => o.split(/[.!?]/).every(s => s.trim().split(/\\s+/).length <= 25)',
+              },
               { name: 'bad check', description: 'x', kind: 'check', check: '{"type":"sentiment"}', question: null, source: null },
               { name: 'broken js', description: 'x', kind: 'js', check: null, question: null, source: 'o => {' },
             ],
           });
         }
         return json({
-          assertions: [{ name: 'is concise', description: 'At most 3 bullets', kind: 'check', check: '{"type":"max-count","pattern":"^\\\\s*[-*]","flags":"m","max":3}', question: null, source: null }],
+          assertions: [
+            {
+              name: 'is concise',
+              description: 'At most 3 bullets',
+              kind: 'check',
+              check: '{"type":"max-count","pattern":"^\\\\s*[-*]","flags":"m","max":3}',
+              question: null,
+              source: null,
+            },
+          ],
         });
       },
     });
@@ -120,7 +142,12 @@ describe('candidate synthesis (two steps)', () => {
       { id: 'v1', text: 'Summarise the call.' },
       { id: 'v2', text: 'Summarise the call. Use at most 3 bullet points. Be concise.' },
     ];
-    const r = await synthesizeCandidates(llm, promptDeltas(versions, { initial: false }), versions.map((v) => v.text), { sandbox });
+    const r = await synthesizeCandidates(
+      llm,
+      promptDeltas(versions, { initial: false }),
+      versions.map((v) => v.text),
+      { sandbox },
+    );
     expect(r.criteria).toHaveLength(2);
     expect(r.candidates.map((c) => [c.id, c.form.kind])).toEqual([
       ['is_concise', 'check'],
@@ -139,7 +166,8 @@ describe('candidate synthesis (two steps)', () => {
       chat: (b) => {
         const u = userText(b);
         if (u.includes('+ Broken.')) return { status: 400, body: { error: { message: 'bad request' } } };
-        if (JSON.stringify(b.response_format).includes('"criteria"')) return json({ criteria: [{ criterion: 'is polite', category: 'Qualitative Criteria', vague: false }] });
+        if (JSON.stringify(b.response_format).includes('"criteria"'))
+          return json({ criteria: [{ criterion: 'is polite', category: 'Qualitative Criteria', vague: false }] });
         return { content: 'not JSON' };
       },
     });
@@ -148,7 +176,11 @@ describe('candidate synthesis (two steps)', () => {
       { id: 'v1', text: 'Broken.' },
       { id: 'v2', text: 'Broken. Be polite.' },
     ];
-    const r = await synthesizeCandidates(llm, promptDeltas(versions), versions.map((v) => v.text));
+    const r = await synthesizeCandidates(
+      llm,
+      promptDeltas(versions),
+      versions.map((v) => v.text),
+    );
     expect(r.criteria.map((c) => [c.delta, c.criterion])).toEqual([[1, 'is polite']]);
     expect(r.errors.map((e) => [e.delta, e.step, e.criterion])).toEqual([
       [0, 'criteria', undefined],
@@ -165,7 +197,11 @@ describe('candidate synthesis (two steps)', () => {
       { id: 'a', text: 'Same.' },
       { id: 'b', text: 'Same.' },
     ];
-    const r = await synthesizeCandidates(llm, promptDeltas(same, { initial: false }), same.map((v) => v.text));
+    const r = await synthesizeCandidates(
+      llm,
+      promptDeltas(same, { initial: false }),
+      same.map((v) => v.text),
+    );
     expect(r.candidates).toEqual([]);
     expect(mock.requests).toHaveLength(0);
   });
@@ -176,13 +212,23 @@ describe('subsumption proposals', () => {
     mock = await startMockOpenAI({
       chat: (b) =>
         b.response_format
-          ? json({ pairs: [{ subsumer: 'json_list_2', subsumed: 'is_json' }, { subsumer: 'ghost', subsumed: 'is_json' }, { subsumer: 'is_json', subsumed: 'is_json' }] })
+          ? json({
+              pairs: [
+                { subsumer: 'json_list_2', subsumed: 'is_json' },
+                { subsumer: 'ghost', subsumed: 'is_json' },
+                { subsumer: 'is_json', subsumed: 'is_json' },
+              ],
+            })
           : { content: 'json_list_2 subsumes is_json: a list of two items must parse as JSON.' },
     });
     const llm = createSpadeLlm({ model: 'm', baseURL: mock.baseURL });
     const pairs = await proposeSubsumptions(llm, [
       { id: 'is_json', description: 'parses as JSON', form: { kind: 'check', check: { type: 'json' } } },
-      { id: 'json_list_2', description: 'a JSON list of ≥ 2', form: { kind: 'js', source: 'o => { try { const x = JSON.parse(o); return Array.isArray(x) && x.length >= 2 } catch { return false } }' } },
+      {
+        id: 'json_list_2',
+        description: 'a JSON list of ≥ 2',
+        form: { kind: 'js', source: 'o => { try { const x = JSON.parse(o); return Array.isArray(x) && x.length >= 2 } catch { return false } }' },
+      },
     ]);
     expect(pairs).toEqual([{ subsumer: 'json_list_2', subsumed: 'is_json' }]);
     expect(mock.requests).toHaveLength(2);

@@ -14,7 +14,9 @@ const dir = mkdtempSync(join(tmpdir(), 'assay-spade-llm-'));
 let anthropic: MockServer;
 const replies: MockReply[] = [];
 beforeAll(async () => {
-  anthropic = await startMockAnthropic({ chat: () => replies.shift() ?? { content: '{"items":["a","b"]}', usage: { prompt_tokens: 1000, completion_tokens: 200 } } });
+  anthropic = await startMockAnthropic({
+    chat: () => replies.shift() ?? { content: '{"items":["a","b"]}', usage: { prompt_tokens: 1000, completion_tokens: 200 } },
+  });
 });
 afterAll(async () => {
   await anthropic.close();

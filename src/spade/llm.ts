@@ -71,7 +71,12 @@ function extractJson(text: string): unknown {
 }
 
 export function createSpadeLlm(opts: SpadeLlmOptions): SpadeLlm {
-  const model = typeof opts.model === 'string' ? withPrices(new OpenAIChatModel({ model: opts.model, ...(opts.baseURL ? { baseURL: opts.baseURL } : {}), ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) })) : opts.model;
+  const model =
+    typeof opts.model === 'string'
+      ? withPrices(
+          new OpenAIChatModel({ model: opts.model, ...(opts.baseURL ? { baseURL: opts.baseURL } : {}), ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) }),
+        )
+      : opts.model;
   const who = `spade llm ${model.id}`;
   const usage: SpadeUsage = { calls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, unpricedCalls: 0 };
   const account = (r: ChatResponse) => {
@@ -116,7 +121,10 @@ export function createSpadeLlm(opts: SpadeLlmOptions): SpadeLlm {
       const parsed = schema.safeParse(data);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        throw new ProviderError('invalid_response', `${who}: ${name}: answer does not match the schema at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+        throw new ProviderError(
+          'invalid_response',
+          `${who}: ${name}: answer does not match the schema at ${issue.path.join('.') || '(root)'}: ${issue.message}`,
+        );
       }
       return parsed.data;
     },
@@ -150,7 +158,8 @@ export async function llmFromOptions(o: LlmChoice, env: NodeJS.ProcessEnv = proc
   }
   const provider = o.provider ?? env.ASSAY_SPADE_PROVIDER;
   if (provider !== undefined && provider !== 'openai') {
-    if (!(CHAT_PROVIDER_NAMES as string[]).includes(provider)) throw new UsageError(`--provider: expected one of ${CHAT_PROVIDER_NAMES.join(', ')}, found ${JSON.stringify(provider)}`, { path: '--provider' });
+    if (!(CHAT_PROVIDER_NAMES as string[]).includes(provider))
+      throw new UsageError(`--provider: expected one of ${CHAT_PROVIDER_NAMES.join(', ')}, found ${JSON.stringify(provider)}`, { path: '--provider' });
     const model = o.model ?? env.ASSAY_SPADE_MODEL;
     if (!model) throw new UsageError(`--provider ${provider}: expected a model: pass --model <name> or set ASSAY_SPADE_MODEL`);
     return createSpadeLlm({ model: chatModelFromConfig({ [provider]: { model, ...(o.baseURL ? { baseURL: o.baseURL } : {}) } }, '--provider', { env }).model });

@@ -110,7 +110,16 @@ export function coreProgram(v: FailView, opts: CoreOptions): CoreProgram {
   if (opts.cap !== undefined && v.good.length) {
     groups(v.good).forEach((g, k) => {
       // w_g ≥ x_a for every a failing the group's good examples: any selected such a flags them falsely.
-      for (const a of g.cols) constraints.push({ name: `ff${k}_${a}`, terms: [[`w${k}`, 1], [x(a), -1]], op: '>=', rhs: 0 });
+      for (const a of g.cols)
+        constraints.push({
+          name: `ff${k}_${a}`,
+          terms: [
+            [`w${k}`, 1],
+            [x(a), -1],
+          ],
+          op: '>=',
+          rhs: 0,
+        });
       variables.push(`w${k}`);
       wTerms.push([`w${k}`, g.count]);
     });
@@ -139,7 +148,15 @@ export function addSubsumption(p: CoreProgram, ids: string[], pairs: Subsumption
     p.variables.push(s, pen);
     p.constraints.push({ name: `sub${j}`, terms: [[s, 1], ...subs[j].flatMap((i) => X(i).map(([n]) => [n, -1] as Term))], op: '<=', rhs: 0 });
     p.constraints.push({ name: `pa${j}`, terms: [[pen, 1], ...X(j)], op: '<=', rhs: 1 });
-    p.constraints.push({ name: `pb${j}`, terms: [[pen, 1], [s, 1]], op: '<=', rhs: 1 });
+    p.constraints.push({
+      name: `pb${j}`,
+      terms: [
+        [pen, 1],
+        [s, 1],
+      ],
+      op: '<=',
+      rhs: 1,
+    });
     p.constraints.push({ name: `pc${j}`, terms: [[pen, 1], ...X(j), [s, 1]], op: '>=', rhs: 1 });
     ps.push([pen, 1]);
   }

@@ -21,7 +21,10 @@ export const SUBSUMPTION_SYSTEM = [
 export async function proposeSubsumptions(llm: SpadeLlm, candidates: CandidateAssertion[]): Promise<SubsumptionPair[]> {
   if (candidates.length < 2) return [];
   const list = candidates.map(describe).join('\n');
-  const free = await llm.text(SUBSUMPTION_SYSTEM, `Assertions:\n${list}\n\nList as many subsumption relationships between these assertions as you can identify, with a reason for each.`);
+  const free = await llm.text(
+    SUBSUMPTION_SYSTEM,
+    `Assertions:\n${list}\n\nList as many subsumption relationships between these assertions as you can identify, with a reason for each.`,
+  );
   const r = await llm.json(
     'subsumptions',
     pairsSchema,

@@ -115,18 +115,16 @@ function brute(mx: EvaluationMatrix, alpha: number, tau: number, K: SubsumptionP
   return { minSize, minPaper, minCode };
 }
 
-const instance = fc
-  .record({ A: fc.integer({ min: 1, max: 6 }), E: fc.integer({ min: 2, max: 9 }) })
-  .chain(({ A, E }) =>
-    fc.record({
-      labels: fc.array(fc.boolean(), { minLength: E, maxLength: E }),
-      cells: fc.array(fc.boolean(), { minLength: A * E, maxLength: A * E }),
-      pairs: fc.array(fc.tuple(fc.nat(A - 1), fc.nat(A - 1)), { maxLength: 4 }),
-      alpha: fc.constantFrom(0, 0.25, 0.5, 0.6, 0.75, 1),
-      tau: fc.constantFrom(0, 0.2, 0.25, 0.5, 1),
-      A: fc.constant(A),
-    }),
-  );
+const instance = fc.record({ A: fc.integer({ min: 1, max: 6 }), E: fc.integer({ min: 2, max: 9 }) }).chain(({ A, E }) =>
+  fc.record({
+    labels: fc.array(fc.boolean(), { minLength: E, maxLength: E }),
+    cells: fc.array(fc.boolean(), { minLength: A * E, maxLength: A * E }),
+    pairs: fc.array(fc.tuple(fc.nat(A - 1), fc.nat(A - 1)), { maxLength: 4 }),
+    alpha: fc.constantFrom(0, 0.25, 0.5, 0.6, 0.75, 1),
+    tau: fc.constantFrom(0, 0.2, 0.25, 0.5, 1),
+    A: fc.constant(A),
+  }),
+);
 
 describe('property: the programs match brute force on random small matrices', () => {
   it('cov |S| and sub objectives equal the brute-force optima; infeasible exactly when no subset is feasible', async () => {

@@ -89,8 +89,18 @@ export function countExcludedNotSubsumed(m: EvaluationMatrix, selected: string[]
   return ids.filter((_, j) => eligible[j] && !inS.has(j) && !subs[j].some((i) => inS.has(i))).length;
 }
 
-function result(m: EvaluationMatrix, v: FailView, selected: string[], opts: SelectOptions, unevaluated: boolean[], ms: { solveMs: number; solveCpuMs: number }): SelectionResult {
-  const sm = setMetrics(v, selected.map((s) => m.assertions.indexOf(s)));
+function result(
+  m: EvaluationMatrix,
+  v: FailView,
+  selected: string[],
+  opts: SelectOptions,
+  unevaluated: boolean[],
+  ms: { solveMs: number; solveCpuMs: number },
+): SelectionResult {
+  const sm = setMetrics(
+    v,
+    selected.map((s) => m.assertions.indexOf(s)),
+  );
   return {
     method: opts.method,
     ...(opts.method === 'sub' ? { objective: opts.objective ?? 'paper' } : {}),
@@ -143,7 +153,15 @@ export async function select(m: EvaluationMatrix, opts: SelectOptions): Promise<
   } else stages = stages.slice(0, 1);
   const sol = await solveLexicographic(p, stages);
   const ms = { solveMs: sol.solveMs, solveCpuMs: sol.solveCpuMs };
-  if (sol.status === 'optimal') return result(m, v, m.assertions.filter((_, a) => sol.values[`x${a}`] === 1), opts, unevaluated, ms);
+  if (sol.status === 'optimal')
+    return result(
+      m,
+      v,
+      m.assertions.filter((_, a) => sol.values[`x${a}`] === 1),
+      opts,
+      unevaluated,
+      ms,
+    );
   if (sol.status !== 'infeasible') throw new Error(`HiGHS ended with status "${sol.solverStatus}"`);
   return {
     method: opts.method,

@@ -66,7 +66,12 @@ describe('pruneSubsumptions', () => {
     expect(r.kept).toHaveLength(6);
   });
   it('transitivity ignores self-loops from cycles', () => {
-    expect(transitiveAdditions([{ subsumer: 'a', subsumed: 'b' }, { subsumer: 'b', subsumed: 'a' }])).toEqual([]);
+    expect(
+      transitiveAdditions([
+        { subsumer: 'a', subsumed: 'b' },
+        { subsumer: 'b', subsumed: 'a' },
+      ]),
+    ).toEqual([]);
   });
 });
 
@@ -86,11 +91,14 @@ describe('subsumptionRoots (no examples)', () => {
     expect(r.order).toHaveLength(6);
   });
   it('collapses equivalent assertions (cycles) to one representative', () => {
-    const r = subsumptionRoots(['a', 'b', 'c'], [
-      { subsumer: 'a', subsumed: 'b' },
-      { subsumer: 'b', subsumed: 'a' },
-      { subsumer: 'b', subsumed: 'c' },
-    ]);
+    const r = subsumptionRoots(
+      ['a', 'b', 'c'],
+      [
+        { subsumer: 'a', subsumed: 'b' },
+        { subsumer: 'b', subsumed: 'a' },
+        { subsumer: 'b', subsumed: 'c' },
+      ],
+    );
     expect(r.roots).toEqual(['a']);
     expect(r.equivalent).toEqual([['a', 'b']]);
     expect(r.order).toEqual(['a', 'c']);

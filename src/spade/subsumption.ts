@@ -170,10 +170,12 @@ export function subsumptionRoots(ids: string[], pairs: SubsumptionPair[]): Roots
   const rep = members.map((ms) => Math.min(...ms));
   const indeg = new Array<number>(nComp).fill(0);
   const cadj: Set<number>[] = Array.from({ length: nComp }, () => new Set());
-  for (let v = 0; v < n; v++) for (const w of adj[v]) if (comp[v] !== comp[w] && !cadj[comp[v]].has(comp[w])) {
-    cadj[comp[v]].add(comp[w]);
-    indeg[comp[w]]++;
-  }
+  for (let v = 0; v < n; v++)
+    for (const w of adj[v])
+      if (comp[v] !== comp[w] && !cadj[comp[v]].has(comp[w])) {
+        cadj[comp[v]].add(comp[w]);
+        indeg[comp[w]]++;
+      }
   const roots = [...Array(nComp).keys()].filter((c) => indeg[c] === 0);
   // Kahn's algorithm, smallest representative first, for a deterministic order.
   const ready = [...roots].sort((a, b) => rep[a] - rep[b]);
@@ -182,10 +184,11 @@ export function subsumptionRoots(ids: string[], pairs: SubsumptionPair[]): Roots
   while (ready.length) {
     const c = ready.shift()!;
     order.push(c);
-    for (const d of cadj[c]) if (--deg[d] === 0) {
-      ready.push(d);
-      ready.sort((a, b) => rep[a] - rep[b]);
-    }
+    for (const d of cadj[c])
+      if (--deg[d] === 0) {
+        ready.push(d);
+        ready.sort((a, b) => rep[a] - rep[b]);
+      }
   }
   return {
     roots: roots.sort((a, b) => rep[a] - rep[b]).map((c) => ids[rep[c]]),

@@ -113,7 +113,9 @@ export async function synthesizeAssertions(
   criterion: Criterion,
   options: { sandbox?: Sandbox; taken?: Set<string> } = {},
 ): Promise<{ candidates: CandidateAssertion[]; rejected: Rejected[] }> {
-  const want = criterion.vague ? 'This criterion is vague: give 3 different assertions, each a different reading of it.' : 'Give 1 assertion (2 if one form alone would miss part of it).';
+  const want = criterion.vague
+    ? 'This criterion is vague: give 3 different assertions, each a different reading of it.'
+    : 'Give 1 assertion (2 if one form alone would miss part of it).';
   const user = `Criterion (${criterion.category}): ${criterion.criterion}\n${want}\nReturn {"assertions": [{"name","description","kind","check","question","source"}, ...]}.`;
   const r = await llm.json('assertions', assertionsSchema, ASSERTIONS_SYSTEM, user);
   const taken = options.taken ?? new Set<string>();
@@ -144,7 +146,12 @@ export interface SynthesisResult {
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** Both steps over every delta. `prompts[k]` is the text of version k (the delta's newer side). */
-export async function synthesizeCandidates(llm: SpadeLlm, deltas: PromptDelta[], prompts: string[], options: { sandbox?: Sandbox } = {}): Promise<SynthesisResult> {
+export async function synthesizeCandidates(
+  llm: SpadeLlm,
+  deltas: PromptDelta[],
+  prompts: string[],
+  options: { sandbox?: Sandbox } = {},
+): Promise<SynthesisResult> {
   const out: SynthesisResult = { criteria: [], candidates: [], rejected: [], errors: [] };
   const taken = new Set<string>();
   for (const d of deltas) {

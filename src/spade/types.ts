@@ -25,10 +25,7 @@ export const TAXONOMY_NAMES = TAXONOMY.map((t) => t.name) as TaxonomyCategory[];
  * a yes/no question put to a judge (yes = pass), `js` an arrow function `(output, input) => boolean`
  * that only ever runs inside the sandbox.
  */
-export type AssertionForm =
-  | { kind: 'check'; check: CheckSpec }
-  | { kind: 'llm'; question: string }
-  | { kind: 'js'; source: string };
+export type AssertionForm = { kind: 'check'; check: CheckSpec } | { kind: 'llm'; question: string } | { kind: 'js'; source: string };
 
 export interface CandidateAssertion {
   /** Unique, identifier-like name (becomes the validator name). */

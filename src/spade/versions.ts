@@ -21,7 +21,10 @@ export function parseVersions(data: unknown, file: string): PromptVersion[] {
     const o = data as Record<string, unknown>;
     list = o.versions ?? o.prompt_versions;
     if (list === undefined) {
-      throw new UsageError(`${file}: expected a list of prompt versions or an object with "versions"; found an object with keys ${Object.keys(o).join(', ') || '(none)'}`, { file });
+      throw new UsageError(
+        `${file}: expected a list of prompt versions or an object with "versions"; found an object with keys ${Object.keys(o).join(', ') || '(none)'}`,
+        { file },
+      );
     }
   }
   if (!Array.isArray(list)) throw new UsageError(`${file}: "versions" must be a list; found ${typeof list}`, { file });
@@ -32,7 +35,10 @@ export function parseVersions(data: unknown, file: string): PromptVersion[] {
       const text = o.text ?? o.prompt ?? o.template;
       if (typeof text === 'string') return { id: typeof o.id === 'string' || typeof o.id === 'number' ? String(o.id) : `v${k}`, text };
     }
-    throw new UsageError(`${file}: versions[${k}] must be a string or an object with a string "text"; found ${JSON.stringify(v)?.slice(0, 80)}`, { file, path: `versions[${k}]` });
+    throw new UsageError(`${file}: versions[${k}] must be a string or an object with a string "text"; found ${JSON.stringify(v)?.slice(0, 80)}`, {
+      file,
+      path: `versions[${k}]`,
+    });
   });
 }
 
@@ -58,7 +64,14 @@ export async function gitVersions(file: string): Promise<PromptVersion[]> {
       const why = existsSync(cwd) ? 'the git command was not found' : `no such directory ${cwd}`;
       throw new UsageError(`${file}: --git cannot read the history (${why})`, { file });
     }
-    throw new UsageError(`${file}: --git needs a file inside a git repository (${String(e.stderr ?? e.message).trim().split('\n')[0]})`, { file });
+    throw new UsageError(
+      `${file}: --git needs a file inside a git repository (${
+        String(e.stderr ?? e.message)
+          .trim()
+          .split('\n')[0]
+      })`,
+      { file },
+    );
   }
   // -z: paths come out verbatim (no C-style quoting of non-ASCII, tabs or quotes), NUL-separated.
   const log = await git(['log', '--follow', '-z', '--name-status', '--format=@@%H', '--', basename(abs)]);

@@ -40,7 +40,10 @@ export function guardAttempt(callId: string, n: number, extra: Partial<GuardAtte
     status: 'rejected',
     input: { prompt: 'Invite', lang: 'en' },
     output: `Call 555 (${n})`,
-    validators: [{ name: 'no_digits', outcome: 'fail' }, { name: 'short', outcome: 'error', error: 'timed out after 5 ms' }],
+    validators: [
+      { name: 'no_digits', outcome: 'fail' },
+      { name: 'short', outcome: 'error', error: 'timed out after 5 ms' },
+    ],
     verifier: { outcome: 'fail', reasons: ['has digits', 'too curt'] },
     reasons: ['has digits'],
     latencyMs: 12.75,
@@ -183,8 +186,19 @@ export function storeContract(name: string, make: () => Promise<Store>, persiste
 
     it('lists samples ordered by (i, j)', async () => {
       const run = await store.createRun(newRun());
-      for (const [i, j] of [[1, 2], [0, 1], [1, 0], [0, 0]] as const) await store.recordSample(run.id, sample(i, j, [P, P]));
-      expect((await store.listSamples(run.id)).map((s) => [s.i, s.j])).toEqual([[0, 0], [0, 1], [1, 0], [1, 2]]);
+      for (const [i, j] of [
+        [1, 2],
+        [0, 1],
+        [1, 0],
+        [0, 0],
+      ] as const)
+        await store.recordSample(run.id, sample(i, j, [P, P]));
+      expect((await store.listSamples(run.id)).map((s) => [s.i, s.j])).toEqual([
+        [0, 0],
+        [0, 1],
+        [1, 0],
+        [1, 2],
+      ]);
     });
 
     it('updates status and sets finishedAt when the run ends', async () => {
@@ -271,7 +285,7 @@ export function storeContract(name: string, make: () => Promise<Store>, persiste
 
     it('keeps any text a model may write, U+0000 and astral characters included', async () => {
       const run = await store.createRun(newRun({ inputs: ['nul \u0000 in an input', { q: 'é 😀' }] }));
-      const odd = 'a\u0000b — “quoted” \\ \'single\' 😀 \u2028 end';
+      const odd = "a\u0000b — “quoted” \\ 'single' 😀 \u2028 end";
       await store.recordSample(run.id, sample(0, 0, [P, P], { output: odd, errors: [odd, undefined], reasons: [[odd], undefined] }));
       await store.recordSample(run.id, sample(0, 1, [E, E], { output: undefined, generationError: `failed: ${odd}` }));
       const got = await store.getSample(run.id, 0, 0);
@@ -285,8 +299,13 @@ export function storeContract(name: string, make: () => Promise<Store>, persiste
     it('keeps the guard attempt log: attempts in order, replaced on rewrite, calls newest first', async () => {
       await store.recordGuardAttempt(guardAttempt('c1', 2, { status: 'accepted', output: 'Call us', verifier: undefined, reasons: [] }));
       await store.recordGuardAttempt(guardAttempt('c1', 1));
-      await store.recordGuardAttempt(guardAttempt('c2', 1, { output: undefined, generationError: 'HTTP 503 \u0000', validators: [], verifier: undefined, status: 'error' }));
-      expect((await store.listGuardAttempts('c1')).map((a) => [a.n, a.status])).toEqual([[1, 'rejected'], [2, 'accepted']]);
+      await store.recordGuardAttempt(
+        guardAttempt('c2', 1, { output: undefined, generationError: 'HTTP 503 \u0000', validators: [], verifier: undefined, status: 'error' }),
+      );
+      expect((await store.listGuardAttempts('c1')).map((a) => [a.n, a.status])).toEqual([
+        [1, 'rejected'],
+        [2, 'accepted'],
+      ]);
       expect((await store.listGuardAttempts('c1'))[0]).toEqual(guardAttempt('c1', 1));
       const [c2] = await store.listGuardAttempts('c2');
       expect(c2.output).toBeUndefined();
@@ -298,7 +317,16 @@ export function storeContract(name: string, make: () => Promise<Store>, persiste
       expect((await store.listGuardAttempts('c1')).map((a) => a.latencyMs)).toEqual([99, 12.75]);
 
       await store.recordGuardCall(guardCall('c1'));
-      await store.recordGuardCall(guardCall('c2', { accepted: false, reason: 'error', detail: 'the system failed', output: undefined, cost: null, finishedAt: '2026-01-02T03:05:00.000Z' }));
+      await store.recordGuardCall(
+        guardCall('c2', {
+          accepted: false,
+          reason: 'error',
+          detail: 'the system failed',
+          output: undefined,
+          cost: null,
+          finishedAt: '2026-01-02T03:05:00.000Z',
+        }),
+      );
       expect(await store.getGuardCall('c1')).toEqual(guardCall('c1'));
       const c2call = await store.getGuardCall('c2');
       expect(c2call).toMatchObject({ accepted: false, reason: 'error', detail: 'the system failed', cost: null });

@@ -42,12 +42,38 @@ export interface GuardCallRow {
 }
 
 export const GUARD_ATTEMPT_COLUMNS = [
-  'call_id', 'n', 'system_id', 'started_at', 'input_json', 'output', 'generation_error', 'status', 'validators_json', 'verifier_json',
-  'reasons_json', 'latency_ms', 'prompt_tokens', 'completion_tokens', 'verifier_prompt_tokens', 'verifier_completion_tokens',
+  'call_id',
+  'n',
+  'system_id',
+  'started_at',
+  'input_json',
+  'output',
+  'generation_error',
+  'status',
+  'validators_json',
+  'verifier_json',
+  'reasons_json',
+  'latency_ms',
+  'prompt_tokens',
+  'completion_tokens',
+  'verifier_prompt_tokens',
+  'verifier_completion_tokens',
 ] as const;
 
 export const GUARD_CALL_COLUMNS = [
-  'call_id', 'system_id', 'input_json', 'accepted', 'reason', 'detail', 'output', 'attempts', 'prompt_tokens', 'completion_tokens', 'cost', 'latency_ms', 'finished_at',
+  'call_id',
+  'system_id',
+  'input_json',
+  'accepted',
+  'reason',
+  'detail',
+  'output',
+  'attempts',
+  'prompt_tokens',
+  'completion_tokens',
+  'cost',
+  'latency_ms',
+  'finished_at',
 ] as const;
 
 const iso = (v: string | Date) => (v instanceof Date ? v.toISOString() : v);
@@ -55,20 +81,47 @@ const iso = (v: string | Date) => (v instanceof Date ? v.toISOString() : v);
 /** Column values in GUARD_ATTEMPT_COLUMNS order; `text` encodes a string column (Postgres keeps them as JSON). */
 export function guardAttemptValues(a: GuardAttemptRecord, text: (s: string | undefined) => unknown = (s) => s ?? null): unknown[] {
   return [
-    a.callId, a.n, a.systemId, a.startedAt, JSON.stringify(a.input), text(a.output), text(a.generationError), a.status, JSON.stringify(a.validators),
-    a.verifier ? JSON.stringify(a.verifier) : null, JSON.stringify(a.reasons), a.latencyMs, a.usage.system.promptTokens, a.usage.system.completionTokens,
-    a.usage.verifier.promptTokens, a.usage.verifier.completionTokens,
+    a.callId,
+    a.n,
+    a.systemId,
+    a.startedAt,
+    JSON.stringify(a.input),
+    text(a.output),
+    text(a.generationError),
+    a.status,
+    JSON.stringify(a.validators),
+    a.verifier ? JSON.stringify(a.verifier) : null,
+    JSON.stringify(a.reasons),
+    a.latencyMs,
+    a.usage.system.promptTokens,
+    a.usage.system.completionTokens,
+    a.usage.verifier.promptTokens,
+    a.usage.verifier.completionTokens,
   ];
 }
 
 export function guardCallValues(c: GuardCallRecord, accepted: (b: boolean) => unknown, text: (s: string | undefined) => unknown = (s) => s ?? null): unknown[] {
   return [
-    c.callId, c.systemId, JSON.stringify(c.input), accepted(c.accepted), c.reason, text(c.detail), text(c.output), c.attempts, c.usage.promptTokens,
-    c.usage.completionTokens, c.cost, c.latencyMs, c.finishedAt,
+    c.callId,
+    c.systemId,
+    JSON.stringify(c.input),
+    accepted(c.accepted),
+    c.reason,
+    text(c.detail),
+    text(c.output),
+    c.attempts,
+    c.usage.promptTokens,
+    c.usage.completionTokens,
+    c.cost,
+    c.latencyMs,
+    c.finishedAt,
   ];
 }
 
-export function toGuardAttempt(r: GuardAttemptRow, text: (v: unknown) => string | undefined = (v) => (v === null ? undefined : (v as string))): GuardAttemptRecord {
+export function toGuardAttempt(
+  r: GuardAttemptRow,
+  text: (v: unknown) => string | undefined = (v) => (v === null ? undefined : (v as string)),
+): GuardAttemptRecord {
   const a: GuardAttemptRecord = {
     callId: r.call_id,
     n: r.n,

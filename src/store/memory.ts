@@ -120,7 +120,9 @@ export class MemoryStore implements Store {
   }
 
   async listGuardCalls(filter: { limit?: number; offset?: number } = {}): Promise<GuardCallRecord[]> {
-    const list = [...this.guardCalls.values()].sort((a, b) => (a.finishedAt < b.finishedAt ? 1 : a.finishedAt > b.finishedAt ? -1 : a.callId < b.callId ? 1 : -1));
+    const list = [...this.guardCalls.values()].sort((a, b) =>
+      a.finishedAt < b.finishedAt ? 1 : a.finishedAt > b.finishedAt ? -1 : a.callId < b.callId ? 1 : -1,
+    );
     return structuredClone(page(list, filter));
   }
 

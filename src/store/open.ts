@@ -50,12 +50,17 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
       await store.open();
     } catch (err) {
       await store.close().catch(() => {});
-      throw err instanceof UsageError || err instanceof StoreError ? err : new StoreError(`--store: cannot open the assay store at ${store.location.shown}: ${firstLine(err)}`, { cause: err });
+      throw err instanceof UsageError || err instanceof StoreError
+        ? err
+        : new StoreError(`--store: cannot open the assay store at ${store.location.shown}: ${firstLine(err)}`, { cause: err });
     }
     return store;
   }
   if (readonly && !existsSync(location)) {
-    throw new UsageError(`--store: expected an assay store at ${location}, found no file (runs are stored there by: assay run <config>)`, { file: location, path: '--store' });
+    throw new UsageError(`--store: expected an assay store at ${location}, found no file (runs are stored there by: assay run <config>)`, {
+      file: location,
+      path: '--store',
+    });
   }
   try {
     return openSqliteStore(location, { readonly });

@@ -6,11 +6,37 @@ import type { NewRun, RunRecord, RunStatus, SampleRecord } from './types.js';
  * timestamptz for times (pg reads them as Date) and free text kept as JSON strings (see postgres-schema.ts).
  */
 
-export const RUN_COLUMNS = ['id', 'name', 'status', 'created_at', 'system_id', 'config_path', 'config_json', 'inputs_json', 'validators_json', 'n', 'm', 'k'] as const;
+export const RUN_COLUMNS = [
+  'id',
+  'name',
+  'status',
+  'created_at',
+  'system_id',
+  'config_path',
+  'config_json',
+  'inputs_json',
+  'validators_json',
+  'n',
+  'm',
+  'k',
+] as const;
 
 export const SAMPLE_COLUMNS = [
-  'run_id', 'i', 'j', 'outcomes', 'output', 'generation_error', 'errors_json', 'reasons_json', 'latency_ms', 'attempts', 'prompt_tokens', 'completion_tokens', 'finished_at',
-  'cost_json', 'cached',
+  'run_id',
+  'i',
+  'j',
+  'outcomes',
+  'output',
+  'generation_error',
+  'errors_json',
+  'reasons_json',
+  'latency_ms',
+  'attempts',
+  'prompt_tokens',
+  'completion_tokens',
+  'finished_at',
+  'cost_json',
+  'cached',
 ] as const;
 
 export interface PgRunRow extends Omit<RunRow, 'created_at' | 'finished_at'> {
@@ -29,8 +55,18 @@ export const textOf = (s: string | undefined): string | null => (s === undefined
 
 export function pgRunValues(id: string, run: NewRun): unknown[] {
   return [
-    id, run.name, 'running', new Date().toISOString(), run.systemId, run.configPath ?? null, JSON.stringify(run.config ?? null), JSON.stringify(run.inputs),
-    JSON.stringify(run.validators), run.inputs.length, run.samples, run.validators.length,
+    id,
+    run.name,
+    'running',
+    new Date().toISOString(),
+    run.systemId,
+    run.configPath ?? null,
+    JSON.stringify(run.config ?? null),
+    JSON.stringify(run.inputs),
+    JSON.stringify(run.validators),
+    run.inputs.length,
+    run.samples,
+    run.validators.length,
   ];
 }
 
@@ -41,8 +77,21 @@ export function toPgRun(r: PgRunRow): RunRecord {
 export function pgSampleValues(runId: string, s: SampleRecord): unknown[] {
   const p = sampleParams(runId, s);
   return [
-    p.run_id, p.i, p.j, p.outcomes, textOf(s.output), textOf(s.generationError), p.errors_json, p.reasons_json, p.latency_ms, p.attempts,
-    p.prompt_tokens, p.completion_tokens, p.finished_at, p.cost_json, s.cached ? true : null,
+    p.run_id,
+    p.i,
+    p.j,
+    p.outcomes,
+    textOf(s.output),
+    textOf(s.generationError),
+    p.errors_json,
+    p.reasons_json,
+    p.latency_ms,
+    p.attempts,
+    p.prompt_tokens,
+    p.completion_tokens,
+    p.finished_at,
+    p.cost_json,
+    s.cached ? true : null,
   ];
 }
 

@@ -68,7 +68,9 @@ describe.skipIf(!db)('PostgreSQL store', () => {
     // Cut every connection of this store from the server side, as a restart would.
     const c = new pg.Client({ connectionString: db!.url });
     await c.connect();
-    const cut = await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'assay' AND datname = current_database() AND pid <> pg_backend_pid()`);
+    const cut = await c.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'assay' AND datname = current_database() AND pid <> pg_backend_pid()`,
+    );
     await c.end();
     expect(cut.rowCount).toBeGreaterThan(0);
     // A connection killed while idle is dropped by the pool; the next query reconnects.
@@ -81,7 +83,11 @@ describe.skipIf(!db)('PostgreSQL store', () => {
 
 describe('postgres URLs', () => {
   it('takes assay’s schema parameter out, keeps the rest, and never shows the password', () => {
-    expect(parsePostgresUrl('postgres://u:p@h:5433/d?schema=team_a&sslmode=require')).toMatchObject({ schema: 'team_a', connectionString: 'postgres://u:p@h:5433/d?sslmode=require', shown: 'postgres://u:***@h:5433/d?schema=team_a&sslmode=require' });
+    expect(parsePostgresUrl('postgres://u:p@h:5433/d?schema=team_a&sslmode=require')).toMatchObject({
+      schema: 'team_a',
+      connectionString: 'postgres://u:p@h:5433/d?sslmode=require',
+      shown: 'postgres://u:***@h:5433/d?schema=team_a&sslmode=require',
+    });
     expect(parsePostgresUrl('postgresql://h/d').schema).toBe('assay');
     expect(() => parsePostgresUrl('postgres://h/d?schema=a;drop')).toThrow(/plain identifier/);
     expect(redactPassword('postgres://alice@h/d')).toBe('postgres://alice@h/d');

@@ -2,7 +2,16 @@ import pg from 'pg';
 import { ReliabilityTensor } from '../core/tensor.js';
 import { UsageError } from '../errors.js';
 import { StoreError } from './errors.js';
-import { GUARD_ATTEMPT_COLUMNS, GUARD_CALL_COLUMNS, guardAttemptValues, guardCallValues, toGuardAttempt, toGuardCall, type GuardAttemptRow, type GuardCallRow } from './guard-rows.js';
+import {
+  GUARD_ATTEMPT_COLUMNS,
+  GUARD_CALL_COLUMNS,
+  guardAttemptValues,
+  guardCallValues,
+  toGuardAttempt,
+  toGuardCall,
+  type GuardAttemptRow,
+  type GuardCallRow,
+} from './guard-rows.js';
 import { parsePostgresUrl, PG_MIGRATIONS, PG_SCHEMA_VERSION, type PostgresLocation } from './postgres-schema.js';
 import { pgRunValues, pgSampleValues, RUN_COLUMNS, SAMPLE_COLUMNS, textOf, toPgRun, toPgSample, type PgRunRow, type PgSampleRow } from './postgres-rows.js';
 import type { CacheEntry, GuardAttemptRecord, GuardCallRecord, NewRun, ResponseCache, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
@@ -17,7 +26,10 @@ export interface PostgresStoreOptions {
 
 // json columns come back as their text, parsed by the row mappers like SQLite's JSON text.
 const JSON_OID = 114;
-const types = { getTypeParser: ((oid: number, format?: string) => (oid === JSON_OID ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser };
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === JSON_OID ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
 
 /** Rows per INSERT of a group commit (15 parameters each; Postgres allows 65,535 per statement). */
 const BATCH_ROWS = 500;
@@ -79,9 +91,12 @@ export class PostgresStore implements Store {
       const exists = await c.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
       if (!exists.rowCount) await c.query(`CREATE SCHEMA "${schema}"`);
       await c.query(`SET LOCAL search_path TO "${schema}"`);
-      await c.query('CREATE TABLE IF NOT EXISTS assay_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+      await c.query(
+        'CREATE TABLE IF NOT EXISTS assay_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
       const v = Number((await c.query('SELECT coalesce(max(version), 0) AS v FROM assay_migrations')).rows[0].v);
-      if (v > PG_SCHEMA_VERSION) throw new StoreError(`the assay store at ${this.location.shown} has schema version ${v}, newer than this assay (${PG_SCHEMA_VERSION}); upgrade assay`);
+      if (v > PG_SCHEMA_VERSION)
+        throw new StoreError(`the assay store at ${this.location.shown} has schema version ${v}, newer than this assay (${PG_SCHEMA_VERSION}); upgrade assay`);
       for (const m of PG_MIGRATIONS) {
         if (m.version <= v) continue;
         await c.query(m.sql);
@@ -105,7 +120,8 @@ export class PostgresStore implements Store {
       );
     }
     const v = Number((await this.pool.query('SELECT max(version) AS v FROM assay_migrations')).rows[0].v);
-    if (v > PG_SCHEMA_VERSION) throw new StoreError(`the assay store at ${this.location.shown} has schema version ${v}, newer than this assay (${PG_SCHEMA_VERSION}); upgrade assay`);
+    if (v > PG_SCHEMA_VERSION)
+      throw new StoreError(`the assay store at ${this.location.shown} has schema version ${v}, newer than this assay (${PG_SCHEMA_VERSION}); upgrade assay`);
   }
 
   /** Connection-level failures become a one-line StoreError naming the store; anything else passes through. */
@@ -113,7 +129,10 @@ export class PostgresStore implements Store {
     if (err instanceof StoreError || err instanceof UsageError) return err;
     const code = String((err as { code?: unknown }).code ?? '');
     const msg = err instanceof Error ? err.message : String(err);
-    const unreachable = /^(ECONN|ENOTFOUND|EAI_|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE)/.test(code) || /^(08|28|3D|53|57|58)/.test(code) || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(msg);
+    const unreachable =
+      /^(ECONN|ENOTFOUND|EAI_|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE)/.test(code) ||
+      /^(08|28|3D|53|57|58)/.test(code) ||
+      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(msg);
     if (!unreachable) return err;
     return new StoreError(`cannot use the assay store at ${this.location.shown}: ${msg.split('\n')[0]}${code ? ` (${code})` : ''}`, { cause: err });
   }
@@ -156,7 +175,10 @@ export class PostgresStore implements Store {
     const marks = RUN_COLUMNS.map((_, n) => `$${n + 1}`).join(', ');
     // Ids are second + 16 random bits: two runs started in the same second may draw the same one.
     for (let attempt = 0; attempt < 20; attempt++) {
-      const { rows } = await this.q<PgRunRow>(`INSERT INTO runs (${RUN_COLUMNS.join(', ')}) VALUES (${marks}) ON CONFLICT (id) DO NOTHING RETURNING *`, pgRunValues(newRunId(), run));
+      const { rows } = await this.q<PgRunRow>(
+        `INSERT INTO runs (${RUN_COLUMNS.join(', ')}) VALUES (${marks}) ON CONFLICT (id) DO NOTHING RETURNING *`,
+        pgRunValues(newRunId(), run),
+      );
       if (rows[0]) return toPgRun(rows[0]);
     }
     throw new StoreError(`could not find a free run id in the assay store at ${this.location.shown}`);
@@ -224,7 +246,11 @@ export class PostgresStore implements Store {
 
   async setStatus(runId: string, status: RunStatus): Promise<void> {
     await this.settle();
-    const res = await this.q('UPDATE runs SET status = $1, finished_at = $2 WHERE id = $3', [status, status === 'running' ? null : new Date().toISOString(), runId]);
+    const res = await this.q('UPDATE runs SET status = $1, finished_at = $2 WHERE id = $3', [
+      status,
+      status === 'running' ? null : new Date().toISOString(),
+      runId,
+    ]);
     if (res.rowCount === 0) throw new UnknownRunError(runId);
   }
 
@@ -256,7 +282,10 @@ export class PostgresStore implements Store {
     await this.settle();
     const { where, values } = this.runWhere(filter);
     const { limit, offset } = pageBounds(filter);
-    const { rows } = await this.q<PgRunRow>(`SELECT * FROM runs ${where} ORDER BY created_at DESC, id DESC ${limit !== undefined ? `LIMIT ${limit}` : ''} OFFSET ${offset}`, values);
+    const { rows } = await this.q<PgRunRow>(
+      `SELECT * FROM runs ${where} ORDER BY created_at DESC, id DESC ${limit !== undefined ? `LIMIT ${limit}` : ''} OFFSET ${offset}`,
+      values,
+    );
     return rows.map(toPgRun);
   }
 
@@ -297,7 +326,10 @@ export class PostgresStore implements Store {
   }
 
   async recordGuardCall(c: GuardCallRecord): Promise<void> {
-    await this.q(upsert('guard_calls', GUARD_CALL_COLUMNS, ['call_id']), guardCallValues(c, (b) => b, textOf));
+    await this.q(
+      upsert('guard_calls', GUARD_CALL_COLUMNS, ['call_id']),
+      guardCallValues(c, (b) => b, textOf),
+    );
   }
 
   async getGuardCall(callId: string): Promise<GuardCallRecord | undefined> {
@@ -312,7 +344,9 @@ export class PostgresStore implements Store {
 
   async listGuardCalls(filter: { limit?: number; offset?: number } = {}): Promise<GuardCallRecord[]> {
     const { limit, offset } = pageBounds(filter);
-    const { rows } = await this.q<GuardCallRow>(`SELECT * FROM guard_calls ORDER BY finished_at DESC, call_id DESC ${limit !== undefined ? `LIMIT ${limit}` : ''} OFFSET ${offset}`);
+    const { rows } = await this.q<GuardCallRow>(
+      `SELECT * FROM guard_calls ORDER BY finished_at DESC, call_id DESC ${limit !== undefined ? `LIMIT ${limit}` : ''} OFFSET ${offset}`,
+    );
     return rows.map((r) => toGuardCall(r, jsonText));
   }
 
@@ -322,7 +356,10 @@ export class PostgresStore implements Store {
       return rows[0] && ({ value: rows[0].value, storedAt: rows[0].stored_at.toISOString() } satisfies CacheEntry);
     },
     set: async (key, value) => {
-      await this.q('INSERT INTO response_cache (key, value, stored_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, stored_at = EXCLUDED.stored_at', [key, value, new Date().toISOString()]);
+      await this.q(
+        'INSERT INTO response_cache (key, value, stored_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, stored_at = EXCLUDED.stored_at',
+        [key, value, new Date().toISOString()],
+      );
     },
     clear: async () => (await this.q('DELETE FROM response_cache')).rowCount ?? 0,
   };

@@ -110,7 +110,6 @@ CREATE TABLE IF NOT EXISTS response_cache (
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
-
 export interface RunRow {
   id: string;
   name: string;

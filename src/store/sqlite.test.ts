@@ -50,7 +50,9 @@ describe('SqliteStore persistence', () => {
     await s1.close();
     // Make it a version-2 store: the columns and table added in version 3 did not exist.
     const raw = new Database(path);
-    raw.exec(`ALTER TABLE samples DROP COLUMN cost_json; ALTER TABLE samples DROP COLUMN cached; DROP TABLE response_cache; UPDATE meta SET value = '2' WHERE key = 'schema_version'`);
+    raw.exec(
+      `ALTER TABLE samples DROP COLUMN cost_json; ALTER TABLE samples DROP COLUMN cached; DROP TABLE response_cache; UPDATE meta SET value = '2' WHERE key = 'schema_version'`,
+    );
     raw.close();
     const ro = openSqliteStore(path, { readonly: true });
     expect((await ro.getSample(run.id, 0, 0))!.outcomes).toEqual([Outcome.PASS, Outcome.PASS]);
@@ -77,7 +79,9 @@ describe('SqliteStore persistence', () => {
     const other = new Database(path, { readonly: true }); // a second connection sees only committed data
     const count = () => (other.prepare('SELECT COUNT(*) AS n FROM samples').get() as { n: number }).n;
     let acked = 0;
-    const writes = Array.from({ length: 100 }, (_, x) => store.recordSample(run.id, sample(Math.floor(x / 10), x % 10, [Outcome.PASS, Outcome.FAIL])).then(() => acked++));
+    const writes = Array.from({ length: 100 }, (_, x) =>
+      store.recordSample(run.id, sample(Math.floor(x / 10), x % 10, [Outcome.PASS, Outcome.FAIL])).then(() => acked++),
+    );
     const duplicate = store.recordSample(run.id, sample(3, 3, [Outcome.FAIL, Outcome.FAIL]));
     expect([count(), acked]).toEqual([0, 0]); // queued, not yet committed, not yet acknowledged
     await Promise.all(writes);
@@ -119,7 +123,13 @@ describe('SqliteStore persistence', () => {
     const s = openSqliteStore(path);
     expect(s.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).pluck().get()).toBe(String(SCHEMA_VERSION));
     expect((await s.getRun('r1'))!.name).toBe('old');
-    expect(await s.getGuardCall('c0')).toMatchObject({ callId: 'c0', input: 'q', accepted: true, output: 'ok', usage: { promptTokens: 5, completionTokens: 2 } });
+    expect(await s.getGuardCall('c0')).toMatchObject({
+      callId: 'c0',
+      input: 'q',
+      accepted: true,
+      output: 'ok',
+      usage: { promptTokens: 5, completionTokens: 2 },
+    });
     await s.close();
   });
 

@@ -2,7 +2,16 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ReliabilityTensor } from '../core/tensor.js';
-import { GUARD_ATTEMPT_COLUMNS, GUARD_CALL_COLUMNS, guardAttemptValues, guardCallValues, toGuardAttempt, toGuardCall, type GuardAttemptRow, type GuardCallRow } from './guard-rows.js';
+import {
+  GUARD_ATTEMPT_COLUMNS,
+  GUARD_CALL_COLUMNS,
+  guardAttemptValues,
+  guardCallValues,
+  toGuardAttempt,
+  toGuardCall,
+  type GuardAttemptRow,
+  type GuardCallRow,
+} from './guard-rows.js';
 import { MIGRATIONS, SCHEMA_VERSION, sampleParams, toRun, toSample, type RunRow, type SampleRow } from './sqlite-rows.js';
 import { nativeModuleProblem } from './sqlite-native.js';
 import type { CacheEntry, GuardAttemptRecord, GuardCallRecord, NewRun, ResponseCache, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
@@ -76,15 +85,17 @@ export class SqliteStore implements Store {
 
   /** Apply the migrations not yet applied, in one IMMEDIATE transaction: a second process opening the file waits, then finds them done. */
   private migrate(): void {
-    this.db.transaction(() => {
-      this.db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
-      const v = this.schemaVersion() ?? 0;
-      if (v > SCHEMA_VERSION) {
-        throw new Error(`the store at ${this.path} has schema version ${v}, newer than this assay (${SCHEMA_VERSION}); upgrade assay`);
-      }
-      for (const m of MIGRATIONS) if (m.version > v) this.db.exec(m.sql);
-      this.db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`).run(String(SCHEMA_VERSION));
-    }).immediate();
+    this.db
+      .transaction(() => {
+        this.db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+        const v = this.schemaVersion() ?? 0;
+        if (v > SCHEMA_VERSION) {
+          throw new Error(`the store at ${this.path} has schema version ${v}, newer than this assay (${SCHEMA_VERSION}); upgrade assay`);
+        }
+        for (const m of MIGRATIONS) if (m.version > v) this.db.exec(m.sql);
+        this.db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`).run(String(SCHEMA_VERSION));
+      })
+      .immediate();
   }
 
   private prepare() {
@@ -106,11 +117,11 @@ export class SqliteStore implements Store {
   // Prepared on first write: a read-only store of schema version 1 lacks the newer columns it names.
   private get insertSample(): Database.Statement {
     return (this.insertStmt ??= this.db.prepare(
-        `INSERT INTO samples (run_id, i, j, outcomes, output, generation_error, errors_json, reasons_json, latency_ms, attempts,
+      `INSERT INTO samples (run_id, i, j, outcomes, output, generation_error, errors_json, reasons_json, latency_ms, attempts,
                               prompt_tokens, completion_tokens, finished_at, cost_json, cached)
          VALUES (@run_id, @i, @j, @outcomes, @output, @generation_error, @errors_json, @reasons_json, @latency_ms, @attempts,
                  @prompt_tokens, @completion_tokens, @finished_at, @cost_json, @cached)`,
-      ));
+    ));
   }
 
   // recordSample runs once per sample: keep each run's shape instead of re-reading and re-parsing its row.
@@ -239,7 +250,9 @@ export class SqliteStore implements Store {
     this.flush();
     const { where, params } = this.runWhere(filter);
     const { limit, offset } = pageBounds(filter);
-    const rows = this.db.prepare(`SELECT * FROM runs ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit ?? -1} OFFSET ${offset}`).all(...params) as RunRow[];
+    const rows = this.db
+      .prepare(`SELECT * FROM runs ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit ?? -1} OFFSET ${offset}`)
+      .all(...params) as RunRow[];
     return rows.map(toRun);
   }
 
@@ -308,12 +321,16 @@ export class SqliteStore implements Store {
   private upsertCall?: Database.Statement;
 
   async recordGuardAttempt(a: GuardAttemptRecord): Promise<void> {
-    this.upsertAttempt ??= this.db.prepare(`INSERT OR REPLACE INTO guard_attempts (${GUARD_ATTEMPT_COLUMNS.join(', ')}) VALUES (${GUARD_ATTEMPT_COLUMNS.map(() => '?').join(', ')})`);
+    this.upsertAttempt ??= this.db.prepare(
+      `INSERT OR REPLACE INTO guard_attempts (${GUARD_ATTEMPT_COLUMNS.join(', ')}) VALUES (${GUARD_ATTEMPT_COLUMNS.map(() => '?').join(', ')})`,
+    );
     this.upsertAttempt.run(...guardAttemptValues(a));
   }
 
   async recordGuardCall(c: GuardCallRecord): Promise<void> {
-    this.upsertCall ??= this.db.prepare(`INSERT OR REPLACE INTO guard_calls (${GUARD_CALL_COLUMNS.join(', ')}) VALUES (${GUARD_CALL_COLUMNS.map(() => '?').join(', ')})`);
+    this.upsertCall ??= this.db.prepare(
+      `INSERT OR REPLACE INTO guard_calls (${GUARD_CALL_COLUMNS.join(', ')}) VALUES (${GUARD_CALL_COLUMNS.map(() => '?').join(', ')})`,
+    );
     this.upsertCall.run(...guardCallValues(c, (b) => (b ? 1 : 0)));
   }
 
@@ -328,7 +345,9 @@ export class SqliteStore implements Store {
 
   async listGuardCalls(filter: { limit?: number; offset?: number } = {}): Promise<GuardCallRecord[]> {
     const { limit, offset } = pageBounds(filter);
-    const rows = this.db.prepare(`SELECT * FROM guard_calls ORDER BY finished_at DESC, call_id DESC LIMIT ${limit ?? -1} OFFSET ${offset}`).all() as GuardCallRow[];
+    const rows = this.db
+      .prepare(`SELECT * FROM guard_calls ORDER BY finished_at DESC, call_id DESC LIMIT ${limit ?? -1} OFFSET ${offset}`)
+      .all() as GuardCallRow[];
     return rows.map((r) => toGuardCall(r));
   }
 

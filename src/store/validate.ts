@@ -8,7 +8,8 @@ export function checkSample(run: RunRecord, s: SampleRecord): void {
   if (s.outcomes.length !== run.K) throw new RangeError(`run ${run.id}: sample (${s.i}, ${s.j}) has ${s.outcomes.length} outcomes, expected K=${run.K}`);
   // 0 (pending) is a column a stop rule settled before this sample: not checked, never counted.
   for (const o of s.outcomes) {
-    if (o !== 0 && o !== 1 && o !== 2 && o !== 3) throw new RangeError(`run ${run.id}: sample (${s.i}, ${s.j}) has outcome code ${o}; expected 0 (not checked), 1 (pass), 2 (fail) or 3 (error)`);
+    if (o !== 0 && o !== 1 && o !== 2 && o !== 3)
+      throw new RangeError(`run ${run.id}: sample (${s.i}, ${s.j}) has outcome code ${o}; expected 0 (not checked), 1 (pass), 2 (fail) or 3 (error)`);
   }
 }
 

@@ -27,10 +27,11 @@ export async function startMockProcess(opts: MockProcessOptions = {}): Promise<M
   const self = fileURLToPath(import.meta.url);
   const execArgv = self.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const child: ChildProcess = fork(self, ['--serve-mock', JSON.stringify(opts)], { execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const next = () => new Promise<Message>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as Message));
-    child.once('exit', (code) => reject(new Error(`the mock server process exited (${code})`)));
-  });
+  const next = () =>
+    new Promise<Message>((resolve, reject) => {
+      child.once('message', (m) => resolve(m as Message));
+      child.once('exit', (code) => reject(new Error(`the mock server process exited (${code})`)));
+    });
   const { baseURL } = (await next()) as { baseURL: string };
   return {
     baseURL,

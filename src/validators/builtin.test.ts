@@ -76,13 +76,20 @@ describe('built-in checks', () => {
   });
 
   it('json-schema: matches a JSON Schema (draft-07 and 2020-12, with formats)', () => {
-    const schema = { type: 'object', required: ['email', 'age'], properties: { email: { type: 'string', format: 'email' }, age: { type: 'integer', minimum: 0 } } };
+    const schema = {
+      type: 'object',
+      required: ['email', 'age'],
+      properties: { email: { type: 'string', format: 'email' }, age: { type: 'integer', minimum: 0 } },
+    };
     const f = check({ type: 'json-schema', schema });
     expect(f('{"email": "a@b.co", "age": 3}')).toBe(true);
     expect(f('{"email": "not-an-email", "age": 3}')).toBe(false);
     expect(f('{"email": "a@b.co", "age": -1}')).toBe(false);
     expect(f('not json')).toBe(false);
-    const g = check({ type: 'json-schema', schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'number' }] } });
+    const g = check({
+      type: 'json-schema',
+      schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'number' }] },
+    });
     expect(g('[1, "x"]')).toBe(true);
     expect(g('["x"]')).toBe(false);
   });

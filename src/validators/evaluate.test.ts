@@ -19,7 +19,12 @@ describe('evaluateValidator', () => {
   });
 
   it('a throw, a rejection or a non-boolean is an error, never a fail', async () => {
-    const thrower: Validator = { ...base, predicate: () => { throw new Error('bad regex'); } };
+    const thrower: Validator = {
+      ...base,
+      predicate: () => {
+        throw new Error('bad regex');
+      },
+    };
     const rejecter: Validator = { ...base, predicate: async () => Promise.reject(new Error('nope')) };
     const vague = { ...base, predicate: () => 'yes' } as unknown as Validator;
     expect(await evaluateValidator(thrower, 'x', '')).toEqual({ outcome: 'error', error: 'validator v: bad regex' });
@@ -50,13 +55,21 @@ describe('evaluateValidator', () => {
     const judge: Validator = {
       ...base,
       kind: 'verifier',
-      predicate: () => { throw new Error('not used'); },
+      predicate: () => {
+        throw new Error('not used');
+      },
       evaluate: async (o) => ({ outcome: o.length > 2 ? 'pass' : 'fail', reasons: ['length'] }),
     };
     expect(await evaluateValidator(judge, 'abc', '')).toEqual({ outcome: 'pass', reasons: ['length'] });
     const slow: Validator = {
       ...judge,
-      evaluate: (_o, _i, signal) => new Promise((resolve) => signal.addEventListener('abort', () => { sawAbort = true; resolve({ outcome: 'error', error: 'aborted' }); })),
+      evaluate: (_o, _i, signal) =>
+        new Promise((resolve) =>
+          signal.addEventListener('abort', () => {
+            sawAbort = true;
+            resolve({ outcome: 'error', error: 'aborted' });
+          }),
+        ),
     };
     expect(await evaluateValidator(slow, 'abc', '', { timeoutMs: 30 })).toMatchObject({ outcome: 'error', error: expect.stringMatching(/timed out/) });
     expect(sawAbort).toBe(true);
@@ -73,7 +86,10 @@ describe('evaluateValidator', () => {
     const loop = await sandboxedValidator({ ...base, timeoutMs: 50 }, 'o => { for (;;) {} }', sandbox);
     expect(await evaluateValidator(loop, 'x', 'x')).toMatchObject({ outcome: 'error', error: expect.stringMatching(/timed out/) });
     const noReturn = await sandboxedValidator(base, 'o => { o.length < 5 }', sandbox);
-    expect(await evaluateValidator(noReturn, 'x', 'x')).toMatchObject({ outcome: 'error', error: expect.stringMatching(/returned undefined, expected a boolean/) });
+    expect(await evaluateValidator(noReturn, 'x', 'x')).toMatchObject({
+      outcome: 'error',
+      error: expect.stringMatching(/returned undefined, expected a boolean/),
+    });
   });
 
   it('sandboxed two-argument predicates see the input object', async () => {
@@ -89,7 +105,10 @@ describe('evaluateValidator', () => {
   it('onError: fail — a rule that throws on an output fails it; a broken rule, a timeout or a sandbox limit stays an error', async () => {
     const parse = { ...base, onError: 'fail' as const, predicate: (o: string) => (JSON.parse(o) as { ok?: unknown }).ok === true };
     expect(await evaluateValidator(parse, '{"ok":true}', '')).toEqual({ outcome: 'pass' });
-    expect(await evaluateValidator(parse, 'not json', '')).toMatchObject({ outcome: 'fail', reasons: [expect.stringMatching(/^the predicate threw \(onError: fail\): .*JSON/)] });
+    expect(await evaluateValidator(parse, 'not json', '')).toMatchObject({
+      outcome: 'fail',
+      reasons: [expect.stringMatching(/^the predicate threw \(onError: fail\): .*JSON/)],
+    });
     // Without it, the same throw is an error (the default).
     expect(await evaluateValidator({ ...parse, onError: undefined }, 'not json', '')).toMatchObject({ outcome: 'error' });
     const rejecter: Validator = { ...base, onError: 'fail', predicate: async () => Promise.reject(new Error('nope')) };

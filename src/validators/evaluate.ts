@@ -82,7 +82,14 @@ export async function evaluateValidator(v: Validator, output: string, input: Inp
   return race(work, v.name, timeoutMs, options.signal, () => deadline.abort());
 }
 
-function race(work: Promise<CheckResult>, name: string, timeoutMs: number, signal?: AbortSignal, onTimeout?: () => void, what = 'timed out after'): Promise<CheckResult> {
+function race(
+  work: Promise<CheckResult>,
+  name: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  onTimeout?: () => void,
+  what = 'timed out after',
+): Promise<CheckResult> {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<CheckResult>((resolve) => {

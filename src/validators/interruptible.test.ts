@@ -11,7 +11,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Starts `assay run <config>`, sends SIGINT once the run is `settleMs` under way, and reports how it ended. */
 async function interruptRun(config: string, settleMs: number): Promise<{ code: number | null; stdout: string; stderr: string; afterSignalMs: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', config, '--store', join(dir, 'runs.db'), '--no-progress'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', config, '--store', join(dir, 'runs.db'), '--no-progress'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -20,7 +20,10 @@ describe('built-in regex checks cannot hang', () => {
   });
 
   it('runs JSON Schema patterns on the same engine', () => {
-    const f = check({ type: 'json-schema', schema: { type: 'object', properties: { id: { type: 'string', pattern: '^(a+)+$' } }, patternProperties: { '^(b+)+$': { type: 'number' } } } });
+    const f = check({
+      type: 'json-schema',
+      schema: { type: 'object', properties: { id: { type: 'string', pattern: '^(a+)+$' } }, patternProperties: { '^(b+)+$': { type: 'number' } } },
+    });
     expect(f(JSON.stringify({ id: 'a'.repeat(40) + '!' }))).toBe(false);
     expect(f(JSON.stringify({ id: 'aaa' }))).toBe(true);
     expect(f(JSON.stringify({ id: 'aaa', ['b'.repeat(40)]: 'not a number' }))).toBe(false);
@@ -76,7 +79,9 @@ describe('JavaScript pattern syntax on RE2', () => {
       }
       throw new Error(`${pattern} was accepted`);
     };
-    expect(refusal('foo(?=bar)').message).toMatch(/^expected a pattern the linear-time regex engine \(RE2\) can run, found "foo\(\?=bar\)": lookahead is not available/);
+    expect(refusal('foo(?=bar)').message).toMatch(
+      /^expected a pattern the linear-time regex engine \(RE2\) can run, found "foo\(\?=bar\)": lookahead is not available/,
+    );
     expect(refusal('(a)\\1').message).toMatch(/backreferences are not available/);
     expect(refusal('(?<x>a)\\k<x>').message).toMatch(/backreferences are not available/);
     expect(refusal('(', '').message).toMatch(/^expected a valid regular expression, found "\("/);
@@ -98,7 +103,9 @@ describe('config errors for patterns RE2 cannot run', () => {
     const err = await loadExperiment(path).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
     const message = (err as Error).message;
-    expect(message).toContain('lookahead.yaml: validators[0].check.pattern: expected a pattern the linear-time regex engine (RE2) can run, found "\\\\$(?=\\\\d)": lookahead is not available');
+    expect(message).toContain(
+      'lookahead.yaml: validators[0].check.pattern: expected a pattern the linear-time regex engine (RE2) can run, found "\\\\$(?=\\\\d)": lookahead is not available',
+    );
     expect(message).toMatch(/\(line 8\)$/);
   });
 });

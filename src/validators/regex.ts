@@ -64,7 +64,14 @@ export function toRe2Syntax(pattern: string, flags: string): string {
           let cp = parseInt(hex, 16);
           const low = pattern.slice(i + 8, i + 12);
           // a surrogate pair written as two escapes is one code point
-          if (cp >= 0xd800 && cp <= 0xdbff && pattern.slice(i + 6, i + 8) === '\\u' && HEX4.test(low) && parseInt(low, 16) >= 0xdc00 && parseInt(low, 16) <= 0xdfff) {
+          if (
+            cp >= 0xd800 &&
+            cp <= 0xdbff &&
+            pattern.slice(i + 6, i + 8) === '\\u' &&
+            HEX4.test(low) &&
+            parseInt(low, 16) >= 0xdc00 &&
+            parseInt(low, 16) <= 0xdfff
+          ) {
             cp = 0x10000 + ((cp - 0xd800) << 10) + (parseInt(low, 16) - 0xdc00);
             i += 6;
           }
@@ -127,12 +134,22 @@ export function compileLinearRegex(pattern: string, flags: string): LinearRegex 
   try {
     js = new RegExp(pattern, flags);
   } catch (err) {
-    throw new RegexOptionError('pattern', `expected a valid regular expression, found ${JSON.stringify(pattern)} with flags ${JSON.stringify(flags)} (${(err as Error).message})`);
+    throw new RegexOptionError(
+      'pattern',
+      `expected a valid regular expression, found ${JSON.stringify(pattern)} with flags ${JSON.stringify(flags)} (${(err as Error).message})`,
+    );
   }
   if (flags.includes('v')) {
-    throw new RegexOptionError('flags', `expected flags among "imsuyg", found ${JSON.stringify(flags)}: the v flag (set notation) is not supported by the linear-time regex engine`);
+    throw new RegexOptionError(
+      'flags',
+      `expected flags among "imsuyg", found ${JSON.stringify(flags)}: the v flag (set notation) is not supported by the linear-time regex engine`,
+    );
   }
-  const re2Flags = (flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) | (flags.includes('m') ? RE2JS.MULTILINE : 0) | (flags.includes('s') ? RE2JS.DOTALL : 0) | RE2JS.LOOKBEHINDS;
+  const re2Flags =
+    (flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) |
+    (flags.includes('m') ? RE2JS.MULTILINE : 0) |
+    (flags.includes('s') ? RE2JS.DOTALL : 0) |
+    RE2JS.LOOKBEHINDS;
   let re: RE2JS;
   try {
     re = RE2JS.compile(toRe2Syntax(pattern, flags), re2Flags);

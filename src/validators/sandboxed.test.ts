@@ -10,7 +10,15 @@ import { evaluateValidator } from './evaluate.js';
 import { sandboxedValidator } from './sandboxed.js';
 
 const inputs = ['Describe the weather.', 'Say hello.', 'Greet a customer.', 'Summarise the news.'];
-const system = () => new SimulatedSystem({ seed: 42, latencyMs: 5, outputs: [{ text: 'It is a fine day and I am glad to see it.', weight: 9 }, { text: "It's fine, isn't it?", weight: 1 }] });
+const system = () =>
+  new SimulatedSystem({
+    seed: 42,
+    latencyMs: 5,
+    outputs: [
+      { text: 'It is a fine day and I am glad to see it.', weight: 9 },
+      { text: "It's fine, isn't it?", weight: 1 },
+    ],
+  });
 
 /** Runs the plan at the given concurrency; per validator, how many cells ended pass, fail, error, and the error texts. */
 async function run(validators: Validator[], samples: number, concurrency: number) {
@@ -32,7 +40,11 @@ describe('sandboxed predicates under a concurrent run: the time limit is their o
   it('a slow predicate within its limit and a trivial neighbour both pass every cell (QA scenario, scaled)', async () => {
     // 100 ms of work against a 300 ms limit, 16 cells in flight: the slow predicate's calls queue for up to
     // 1.6 s, which must count neither against it nor against the trivial one.
-    const slow = await sandboxedValidator({ name: 'slow_but_ok', minSuccess: 0.9, timeoutMs: 300 }, 'o => { const t = Date.now(); while (Date.now() - t < 100) {} return true }', sandbox);
+    const slow = await sandboxedValidator(
+      { name: 'slow_but_ok', minSuccess: 0.9, timeoutMs: 300 },
+      'o => { const t = Date.now(); while (Date.now() - t < 100) {} return true }',
+      sandbox,
+    );
     const trivial = await sandboxedValidator({ name: 'trivial', minSuccess: 0.9, timeoutMs: 300 }, 'o => o.length > 0', sandbox);
     expect(await run([slow, trivial], 4, 16)).toEqual([
       { name: 'slow_but_ok', pass: 16, fail: 0, error: 0 },

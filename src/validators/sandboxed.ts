@@ -42,6 +42,15 @@ export class PredicateResultError extends TypeError {
 export function requireBoolean(value: unknown): boolean {
   if (typeof value === 'boolean') return value;
   if (value instanceof Boolean) throw new PredicateResultError('predicate returned a Boolean object (new Boolean), expected a primitive boolean');
-  const found = value === null ? 'null' : Array.isArray(value) ? 'an array' : value === undefined ? 'undefined' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  const found =
+    value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'an array'
+        : value === undefined
+          ? 'undefined'
+          : typeof value === 'object'
+            ? 'an object'
+            : `a ${typeof value}`;
   throw new PredicateResultError(`predicate returned ${found}, expected a boolean`);
 }

@@ -138,7 +138,11 @@ export class LexicalEmbedder implements KbEmbedder {
       const f = features(texts[r]);
       const row = out.subarray(r * d, (r + 1) * d);
       let total = 0;
-      for (const [name, m] of [['word', f.word], ['bigram', f.bigram], ['char', f.char]] as const) {
+      for (const [name, m] of [
+        ['word', f.word],
+        ['bigram', f.bigram],
+        ['char', f.char],
+      ] as const) {
         if (m.size === 0) continue;
         group.fill(0);
         for (const [h, tf] of m) {

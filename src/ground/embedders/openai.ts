@@ -35,11 +35,24 @@ export interface OpenAIEmbedderOptions {
 export const OPENAI_DEFAULT_THRESHOLDS: SupportThresholds = { strong: 0.75, weak: 0.5 };
 
 function modelOf(o: OpenAIEmbedderOptions): EmbeddingModel {
-  return o.embeddingModel ?? new OpenAIEmbeddingModel({ model: o.model, ...(o.baseURL ? { baseURL: o.baseURL } : {}), ...(o.apiKey ? { apiKey: o.apiKey } : {}), maxBatchSize: o.batchSize ?? 96 });
+  return (
+    o.embeddingModel ??
+    new OpenAIEmbeddingModel({
+      model: o.model,
+      ...(o.baseURL ? { baseURL: o.baseURL } : {}),
+      ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+      maxBatchSize: o.batchSize ?? 96,
+    })
+  );
 }
 
 async function embedBatch(model: EmbeddingModel, texts: string[], o: OpenAIEmbedderOptions): Promise<number[][]> {
-  const r = await callWithRetry((_attempt, signal) => model.embed(texts, { signal }), { retries: 2, baseMs: 500, ...o.retry, attemptTimeoutMs: o.timeoutMs ?? 30_000 });
+  const r = await callWithRetry((_attempt, signal) => model.embed(texts, { signal }), {
+    retries: 2,
+    baseMs: 500,
+    ...o.retry,
+    attemptTimeoutMs: o.timeoutMs ?? 30_000,
+  });
   return r.embeddings;
 }
 

@@ -75,7 +75,9 @@ describe('transformers embedder', () => {
   });
 
   it('fails with a clear message when the model is missing in offline mode', async () => {
-    await expect(createTransformersEmbedder({ model: 'no-such-model', modelDir: root })).rejects.toThrow(/could not load embedding model "no-such-model".*offline/);
+    await expect(createTransformersEmbedder({ model: 'no-such-model', modelDir: root })).rejects.toThrow(
+      /could not load embedding model "no-such-model".*offline/,
+    );
   });
 });
 

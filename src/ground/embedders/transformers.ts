@@ -40,7 +40,12 @@ type TransformersModule = typeof import('@huggingface/transformers');
 
 /** An optional peer dependency (with onnxruntime it weighs ~430 MB): asked for by name when missing. */
 function loadTransformers(): Promise<TransformersModule> {
-  return importOptional('@huggingface/transformers', 'the transformers embedder', () => import('@huggingface/transformers'), 'or use the lexical embedder, which needs none');
+  return importOptional(
+    '@huggingface/transformers',
+    'the transformers embedder',
+    () => import('@huggingface/transformers'),
+    'or use the lexical embedder, which needs none',
+  );
 }
 
 export class TransformersEmbedder implements KbEmbedder {

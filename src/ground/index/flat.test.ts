@@ -42,7 +42,10 @@ describe('FlatIPIndex', () => {
       const got = new FlatIPIndex(v, d, { kernel }).search(q, 5);
       for (let i = 0; i < nq; i++) {
         const want = naiveSearch(rows, Array.from(q.subarray(i * d, (i + 1) * d)), 5);
-        expect(got[i].map((h) => h.id), `${kernel} query ${i}`).toEqual(want.map((h) => h.id));
+        expect(
+          got[i].map((h) => h.id),
+          `${kernel} query ${i}`,
+        ).toEqual(want.map((h) => h.id));
         got[i].forEach((h, j) => expect(Math.abs(h.score - want[j].score)).toBeLessThan(1e-5));
       }
     }

@@ -40,10 +40,22 @@ export class JsDotKernel implements DotKernel {
       const b = a + d;
       const c = b + d;
       const e = c + d;
-      let s00 = 0, s01 = 0, s02 = 0, s03 = 0;
-      let s10 = 0, s11 = 0, s12 = 0, s13 = 0;
-      let s20 = 0, s21 = 0, s22 = 0, s23 = 0;
-      let s30 = 0, s31 = 0, s32 = 0, s33 = 0;
+      let s00 = 0,
+        s01 = 0,
+        s02 = 0,
+        s03 = 0;
+      let s10 = 0,
+        s11 = 0,
+        s12 = 0,
+        s13 = 0;
+      let s20 = 0,
+        s21 = 0,
+        s22 = 0,
+        s23 = 0;
+      let s30 = 0,
+        s31 = 0,
+        s32 = 0,
+        s33 = 0;
       for (let j = 0; j < d; j++) {
         const va = v[a + j];
         const vb = v[b + j];
@@ -53,16 +65,40 @@ export class JsDotKernel implements DotKernel {
         const x1 = q[qb + j];
         const x2 = q[qc + j];
         const x3 = q[qd + j];
-        s00 += x0 * va; s01 += x0 * vb; s02 += x0 * vc; s03 += x0 * ve;
-        s10 += x1 * va; s11 += x1 * vb; s12 += x1 * vc; s13 += x1 * ve;
-        s20 += x2 * va; s21 += x2 * vb; s22 += x2 * vc; s23 += x2 * ve;
-        s30 += x3 * va; s31 += x3 * vb; s32 += x3 * vc; s33 += x3 * ve;
+        s00 += x0 * va;
+        s01 += x0 * vb;
+        s02 += x0 * vc;
+        s03 += x0 * ve;
+        s10 += x1 * va;
+        s11 += x1 * vb;
+        s12 += x1 * vc;
+        s13 += x1 * ve;
+        s20 += x2 * va;
+        s21 += x2 * vb;
+        s22 += x2 * vc;
+        s23 += x2 * ve;
+        s30 += x3 * va;
+        s31 += x3 * vb;
+        s32 += x3 * vc;
+        s33 += x3 * ve;
       }
       const R = ROW_BLOCK;
-      out[ri] = s00; out[ri + 1] = s01; out[ri + 2] = s02; out[ri + 3] = s03;
-      out[R + ri] = s10; out[R + ri + 1] = s11; out[R + ri + 2] = s12; out[R + ri + 3] = s13;
-      out[2 * R + ri] = s20; out[2 * R + ri + 1] = s21; out[2 * R + ri + 2] = s22; out[2 * R + ri + 3] = s23;
-      out[3 * R + ri] = s30; out[3 * R + ri + 1] = s31; out[3 * R + ri + 2] = s32; out[3 * R + ri + 3] = s33;
+      out[ri] = s00;
+      out[ri + 1] = s01;
+      out[ri + 2] = s02;
+      out[ri + 3] = s03;
+      out[R + ri] = s10;
+      out[R + ri + 1] = s11;
+      out[R + ri + 2] = s12;
+      out[R + ri + 3] = s13;
+      out[2 * R + ri] = s20;
+      out[2 * R + ri + 1] = s21;
+      out[2 * R + ri + 2] = s22;
+      out[2 * R + ri + 3] = s23;
+      out[3 * R + ri] = s30;
+      out[3 * R + ri + 1] = s31;
+      out[3 * R + ri + 2] = s32;
+      out[3 * R + ri + 3] = s33;
     }
     for (; ri < rn; ri++) for (let t = 0; t < 4; t++) out[t * ROW_BLOCK + ri] = dotAt(q, qa + t * d, v, (r0 + ri) * d, d);
   }

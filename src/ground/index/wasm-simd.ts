@@ -39,10 +39,20 @@ const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()];
 
 // Opcodes (WebAssembly core 2.0 + fixed-width SIMD).
 const op = {
-  block: 0x02, loop: 0x03, end: 0x0b, br: 0x0c, brIf: 0x0d,
-  get: 0x20, set: 0x21,
-  i32Const: 0x41, i32GeU: 0x4f, i32LtU: 0x49, i32Add: 0x6a, i32Mul: 0x6c,
-  f32Store: 0x38, f32Add: 0x92,
+  block: 0x02,
+  loop: 0x03,
+  end: 0x0b,
+  br: 0x0c,
+  brIf: 0x0d,
+  get: 0x20,
+  set: 0x21,
+  i32Const: 0x41,
+  i32GeU: 0x4f,
+  i32LtU: 0x49,
+  i32Add: 0x6a,
+  i32Mul: 0x6c,
+  f32Store: 0x38,
+  f32Add: 0x92,
 };
 const simd = (code: number) => [0xfd, ...uleb(code)];
 const V128_LOAD = [...simd(0x00), 4, 0]; // align 2^4, offset 0
@@ -77,39 +87,99 @@ function kernelBody(QT: number, RT: number): number[] {
   const set = (i: number) => b.push(op.set, ...uleb(i));
   const i32 = (n: number) => b.push(op.i32Const, ...sleb(n));
 
-  get(ROWBYTES); i32(RT); b.push(op.i32Mul); set(step);
-  for (let i = 1; i < QT; i++) { get(qb[i - 1]); get(ROWBYTES); b.push(op.i32Add); set(qb[i]); }
-  for (let i = 1; i < QT; i++) { get(ob[i - 1]); get(OUTSTRIDE); b.push(op.i32Add); set(ob[i]); }
-  i32(0); set(r);
+  get(ROWBYTES);
+  i32(RT);
+  b.push(op.i32Mul);
+  set(step);
+  for (let i = 1; i < QT; i++) {
+    get(qb[i - 1]);
+    get(ROWBYTES);
+    b.push(op.i32Add);
+    set(qb[i]);
+  }
+  for (let i = 1; i < QT; i++) {
+    get(ob[i - 1]);
+    get(OUTSTRIDE);
+    b.push(op.i32Add);
+    set(ob[i]);
+  }
+  i32(0);
+  set(r);
   b.push(op.block, 0x40, op.loop, 0x40);
-  get(r); get(NROWS); b.push(op.i32GeU, op.brIf, 1);
-  for (let i = 1; i < RT; i++) { get(pr[i - 1]); get(ROWBYTES); b.push(op.i32Add); set(pr[i]); }
-  for (const a of acc) { b.push(...V128_ZERO); set(a); }
-  i32(0); set(j);
+  get(r);
+  get(NROWS);
+  b.push(op.i32GeU, op.brIf, 1);
+  for (let i = 1; i < RT; i++) {
+    get(pr[i - 1]);
+    get(ROWBYTES);
+    b.push(op.i32Add);
+    set(pr[i]);
+  }
+  for (const a of acc) {
+    b.push(...V128_ZERO);
+    set(a);
+  }
+  i32(0);
+  set(j);
   b.push(op.loop, 0x40);
-  for (let i = 0; i < QT; i++) { get(qb[i]); get(j); b.push(op.i32Add, ...V128_LOAD); set(vq[i]); }
-  for (let i = 0; i < RT; i++) { get(pr[i]); get(j); b.push(op.i32Add, ...V128_LOAD); set(vr[i]); }
+  for (let i = 0; i < QT; i++) {
+    get(qb[i]);
+    get(j);
+    b.push(op.i32Add, ...V128_LOAD);
+    set(vq[i]);
+  }
+  for (let i = 0; i < RT; i++) {
+    get(pr[i]);
+    get(j);
+    b.push(op.i32Add, ...V128_LOAD);
+    set(vr[i]);
+  }
   for (let i = 0; i < QT; i++) {
     for (let t = 0; t < RT; t++) {
-      get(acc[i * RT + t]); get(vq[i]); get(vr[t]); b.push(...F32X4_MUL, ...F32X4_ADD); set(acc[i * RT + t]);
+      get(acc[i * RT + t]);
+      get(vq[i]);
+      get(vr[t]);
+      b.push(...F32X4_MUL, ...F32X4_ADD);
+      set(acc[i * RT + t]);
     }
   }
-  get(j); i32(16); b.push(op.i32Add); set(j);
-  get(j); get(ROWBYTES); b.push(op.i32LtU, op.brIf, 0, op.end);
+  get(j);
+  i32(16);
+  b.push(op.i32Add);
+  set(j);
+  get(j);
+  get(ROWBYTES);
+  b.push(op.i32LtU, op.brIf, 0, op.end);
   for (let i = 0; i < QT; i++) {
     for (let t = 0; t < RT; t++) {
       const a = acc[i * RT + t];
       get(ob[i]);
-      get(a); b.push(...F32X4_EXTRACT(0));
-      for (let lane = 1; lane < 4; lane++) { get(a); b.push(...F32X4_EXTRACT(lane), op.f32Add); }
+      get(a);
+      b.push(...F32X4_EXTRACT(0));
+      for (let lane = 1; lane < 4; lane++) {
+        get(a);
+        b.push(...F32X4_EXTRACT(lane), op.f32Add);
+      }
       b.push(op.f32Store, 2, ...uleb(t * 4));
     }
-    get(ob[i]); i32(RT * 4); b.push(op.i32Add); set(ob[i]);
+    get(ob[i]);
+    i32(RT * 4);
+    b.push(op.i32Add);
+    set(ob[i]);
   }
-  get(pr[0]); get(step); b.push(op.i32Add); set(pr[0]);
-  get(r); i32(RT); b.push(op.i32Add); set(r);
+  get(pr[0]);
+  get(step);
+  b.push(op.i32Add);
+  set(pr[0]);
+  get(r);
+  i32(RT);
+  b.push(op.i32Add);
+  set(r);
   b.push(op.br, 0, op.end, op.end, op.end);
-  const locals = vec([[...uleb(nI32), I32], [...uleb(nV128), V128]]);
+  const locals = vec([
+    [...uleb(nI32), I32],
+    [...uleb(nV128), V128],
+  ]);
   const body = [...locals, ...b];
   return [...uleb(body.length), ...body];
 }
@@ -124,7 +194,14 @@ export const TILES = [
 export function kernelModuleBytes(tiles: readonly (readonly [string, number, number])[] = TILES): Uint8Array<ArrayBuffer> {
   const type = [0x60, ...vec(Array.from({ length: 6 }, () => [I32])), ...vec([])];
   const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, vec([type])),
     ...section(2, vec([[...str('env'), ...str('memory'), 0x02, 0x00, 0x01]])),
     ...section(3, vec(tiles.map(() => [0]))),

@@ -19,7 +19,9 @@ export function spawnWorker(args: string[], env: NodeJS.ProcessEnv = process.env
     err += d.toString();
     if (err.includes('taking sample jobs')) onReady();
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const readyOrExited = Promise.race([ready, exited.then(() => Promise.reject(new Error(`the worker exited before it was ready: ${err}`)))]);
   readyOrExited.catch(() => {}); // a worker killed on purpose before it was ready is not an error unless awaited
   return { child, log: () => err, ready: readyOrExited, exited };

@@ -20,7 +20,13 @@ export async function writeFixtureRun(store: Store, f: FixtureRun): Promise<RunR
     config: { fixture: true },
     inputs: f.inputs,
     samples: f.samples,
-    validators: f.validators.map((v) => ({ name: v.name, message: `${v.name} must hold`, minSuccess: v.minSuccess ?? 0.8, weight: 1, kind: 'validator' as const })),
+    validators: f.validators.map((v) => ({
+      name: v.name,
+      message: `${v.name} must hold`,
+      minSuccess: v.minSuccess ?? 0.8,
+      weight: 1,
+      kind: 'validator' as const,
+    })),
     systemId: 'fixture:echo',
   });
   for (let i = 0; i < f.inputs.length; i++) {
