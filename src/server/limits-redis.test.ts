@@ -43,3 +43,20 @@ describe.skipIf(!redis)('the /analyze rate limit shared through Redis', () => {
     expect([local.take('c'), local.take('c'), local.take('c') > 0]).toEqual([0, 0, true]);
   });
 });
+
+describe('the shared /analyze limit when Redis hangs', () => {
+  it('a Redis that accepts the command but never answers does not hold the request: the replica limits on its own after the timeout, and says so once', async () => {
+    let asked = 0;
+    const hung: RedisEval = { eval: () => (asked++, new Promise(() => {})) };
+    const said: string[] = [];
+    const limiter = new RedisRateLimiter(hung, 2, 0.1, 'x', (err) => said.push(err.message), 50);
+    const started = performance.now();
+    const waits = [await limiter.take('c'), await limiter.take('c'), await limiter.take('c')];
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(waits.slice(0, 2)).toEqual([0, 0]);
+    expect(waits[2]).toBeGreaterThan(0);
+    expect(said).toEqual(['no answer within 50 ms']);
+    // Redis is asked again a second later, not by every request in between (each would wait the timeout).
+    expect(asked).toBe(1);
+  });
+});

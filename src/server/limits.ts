@@ -107,14 +107,21 @@ redis.call('HSET', KEYS[1], 'tokens', string.format('%.6f', tokens), 'ts', strin
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
 return string.format('%.6f', wait)`;
 
+/** How long a request waits for the shared bucket before this replica decides on its own (ms). */
+export const REDIS_LIMIT_TIMEOUT_MS = 500;
+/** After Redis failed to answer, requests are limited in this process for this long before Redis is asked again (ms). */
+const REDIS_RETRY_MS = 1000;
+
 /**
- * `assay serve --redis`: replicas behind one load balancer share each client's budget through Redis. If
- * Redis cannot answer, this replica falls back to its own in-process bucket (still limited, per replica)
- * and says so once in its log, rather than failing requests.
+ * `assay serve --redis`: replicas share each client's budget through Redis. If Redis cannot answer (refused,
+ * or silent for `timeoutMs`: a hung server, a lost network), this replica falls back to its own in-process
+ * bucket (still limited, per replica) and says so once in its log, rather than failing or holding requests;
+ * it asks Redis again a second later, so an outage costs at most one timeout a second.
  */
 export class RedisRateLimiter implements RequestLimiter {
   private fallback: RateLimiter;
   private warned = false;
+  private localUntil = 0;
 
   constructor(
     private redis: RedisEval,
@@ -122,19 +129,30 @@ export class RedisRateLimiter implements RequestLimiter {
     readonly perSecond: number,
     private prefix = 'assay',
     private onFallback: (err: Error) => void = () => {},
+    private timeoutMs = REDIS_LIMIT_TIMEOUT_MS,
   ) {
     this.fallback = new RateLimiter(burst, perSecond);
   }
 
   async take(client: string): Promise<number> {
+    if (performance.now() < this.localUntil) return this.fallback.take(client);
+    let timer: NodeJS.Timeout | undefined;
     try {
-      const wait = Number(await this.redis.eval(TAKE, 1, `${this.prefix}:assay:analyze-rate:${client}`, this.burst, this.perSecond));
+      const answer = this.redis.eval(TAKE, 1, `${this.prefix}:assay:analyze-rate:${client}`, this.burst, this.perSecond);
+      const silent = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+      });
+      answer.catch(() => {}); // answered (or failed) after the timeout: nobody waits for it any more
+      const wait = Number(await Promise.race([answer, silent]));
       this.warned = false;
       return wait;
     } catch (err) {
       if (!this.warned) this.onFallback(err as Error);
       this.warned = true;
+      this.localUntil = performance.now() + REDIS_RETRY_MS;
       return this.fallback.take(client);
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
