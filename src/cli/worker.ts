@@ -30,7 +30,14 @@ async function workerCommand(flags: WorkerFlags): Promise<void> {
   const store = await openStore(location);
   const log = (line: string) => process.stderr.write(`assay worker: ${line}\n`);
   try {
-    const worker = await startSampleWorker({ queue, store, concurrency, ...(lockDurationMs !== undefined ? { lockDurationMs } : {}), log });
+    const worker = await startSampleWorker({
+      queue,
+      store,
+      concurrency,
+      ...(lockDurationMs !== undefined ? { lockDurationMs } : {}),
+      log,
+      storeShown: shownLocation(location),
+    });
     log(`taking sample jobs from ${queue.shown} (concurrency ${concurrency}), storing into ${shownLocation(location)}; Ctrl-C to stop`);
     await new Promise<void>((resolve) => {
       let signals = 0;

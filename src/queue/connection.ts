@@ -55,7 +55,11 @@ export async function connectRedis(loc: RedisLocation, what = 'the queue'): Prom
   } catch (err) {
     client.disconnect();
     const why = ((cause ?? err) instanceof Error ? (cause ?? (err as Error)).message : String(err)).split('\n')[0];
-    throw new QueueError(`cannot reach ${what} at ${loc.shown}: ${why}`, { cause: cause ?? err });
+    // A server that wants a password says NOAUTH and a sentence about HELLO; say what to change instead.
+    const hint = /^NOAUTH\b/.test(why)
+      ? ' (the server requires a password: give it in the URL, redis://:password@host:6379 or redis://user:password@host:6379)'
+      : '';
+    throw new QueueError(`cannot reach ${what} at ${loc.shown}: ${hint ? 'NOAUTH, authentication required' : why}${hint}`, { cause: cause ?? err });
   }
   client.off('error', onError);
   client.on('error', () => {}); // a dropped connection is retried; commands that fail meanwhile say so themselves

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
 import { captureCli } from '../cli/testing/capture.js';
 import { useConfigDir } from '../cli/testing/config-dir.js';
+import { MemoryStore } from '../store/memory.js';
 import { openStore } from '../store/open.js';
 import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { createTestDatabase, redisForTests } from '../testing/services.js';
@@ -261,4 +262,41 @@ validators:
     expect(worker.code).toBe(3);
     expect((await cli('worker', '--store', store())).code).toBe(2);
   });
+});
+
+describe.skipIf(!redis)('a worker on another store than the run', () => {
+  it('fails the run’s jobs naming the store it looked in and what to fix, in one log line for the whole run', async () => {
+    const q = parseRedisUrl(`${redis!.url}?prefix=${redis!.prefix}-otherstore`);
+    const [queuedIn, workerStore] = [new MemoryStore(), new MemoryStore()];
+    const lines: string[] = [];
+    const worker = await startSampleWorker({
+      queue: q,
+      store: workerStore,
+      concurrency: 2,
+      log: (l) => lines.push(l),
+      storeShown: 'postgres://db/assay?schema=b',
+    });
+    const file = tmp.config(
+      'elsewhere.yaml',
+      `name: elsewhere
+system: { simulated: { seed: 1, outputs: ["fine"] } }
+inputs: ["a", "b", "c"]
+samples: 4
+validators:
+  - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
+`,
+    );
+    const x = await loadExperiment(file);
+    try {
+      const result = await runOnQueue({ experiment: { ...x, validators: tensorColumns(x) }, systemId: 'simulated', store: queuedIn, queue: q });
+      expect(result.failed).toBe(12);
+      expect(result.firstError).toMatch(
+        /^run \S+ is not in this worker's store \(postgres:\/\/db\/assay\?schema=b\): a worker must use the store the run was queued with/,
+      );
+      expect(lines.filter((l) => l.includes('failed'))).toHaveLength(1);
+    } finally {
+      await worker.close();
+      x.dispose();
+    }
+  }, 60_000);
 });

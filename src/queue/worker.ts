@@ -1,10 +1,10 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Outcome } from '../core/outcome.js';
-import { AssayError, ExitCode } from '../errors.js';
+import { AssayError, ExitCode, UsageError } from '../errors.js';
 import { executeSample } from '../run/sample.js';
 import { createSandbox } from '../sandbox/index.js';
-import { DuplicateSampleError, UnknownRunError } from '../store/errors.js';
+import { DuplicateSampleError } from '../store/errors.js';
 import type { RunStatus, SampleRecord, Store } from '../store/types.js';
 import { evaluateValidator } from '../validators/evaluate.js';
 import { RunBoard, type BoardStop } from './board.js';
@@ -23,6 +23,8 @@ export interface SampleWorkerOptions {
   lockDurationMs?: number;
   /** One line per notable event (a run taken up, a job that failed). */
   log?: (line: string) => void;
+  /** The store as messages name it (a URL without its password): a job of a run that is not in it says where the worker looked. */
+  storeShown?: string;
 }
 
 export interface SampleWorker {
@@ -59,7 +61,11 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
     if (!entry) {
       const ctx = (async () => {
         const run = await store.getRun(runId);
-        if (!run) throw new UnknownRunError(runId);
+        // Queued from another store (a different --store, ASSAY_STORE or schema on the same Redis prefix).
+        if (!run)
+          throw new UsageError(
+            `run ${runId} is not in this worker's store${opts.storeShown ? ` (${opts.storeShown})` : ''}: a worker must use the store the run was queued with (--store or ASSAY_STORE, schema included)`,
+          );
         const c = await runContext(run, redisLimiters(redis, queue.prefix, runId), { sandbox }, store.cache);
         log(`run ${run.id} (${run.name}): ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${c.system.id}`);
         return c;
@@ -185,12 +191,21 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
     removeOnFail: { count: 0 },
   });
   worker.on('error', (err) => log(`queue error: ${err.message}`));
+  // One line per run and cause: a run this worker cannot build fails all its jobs the same way.
+  const said = new Map<string, Set<string>>();
   worker.on('failed', (job, err) => {
     if (!job) return;
     const final = err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
-    log(
-      `sample (${job.data.i}, ${job.data.j}) of run ${job.data.runId} failed${final ? '' : `, will be retried (attempt ${job.attemptsMade})`}: ${err.message}`,
-    );
+    const causes = said.get(job.data.runId) ?? new Set<string>();
+    const cause = `${final}:${err.message}`;
+    if (!causes.has(cause)) {
+      causes.add(cause);
+      said.set(job.data.runId, causes);
+      if (said.size > KEPT_RUNS * 8) said.delete(said.keys().next().value!);
+      log(
+        `sample (${job.data.i}, ${job.data.j}) of run ${job.data.runId} failed${final ? '' : `, will be retried (attempt ${job.attemptsMade})`}: ${err.message} (other samples of this run failing so are not logged)`,
+      );
+    }
     if (!final) return;
     void board
       .fail(job.data.runId, job.data.i * job.data.m + job.data.j, err.message)
