@@ -25,7 +25,7 @@ export interface QueuedCommand {
   detach: boolean;
   signal: AbortSignal;
   progress: ProgressView;
-  /** Decided by the coordinator from the samples the workers store (stopping: sequential, --max-cost); workers skip a stopped run. */
+  /** Decided by the coordinator from the samples the workers store (stopping: sequential, --max-cost, fail fast); workers skip a stopped run. */
   stopRules?: readonly StopRule[];
 }
 

@@ -184,6 +184,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     ];
     if (stopRules.length && flags.detach)
       warn("stopping: sequential with --detach: nothing watches the samples to stop early, so every sample is run (the verdicts are still the sequence's)");
+    // Fail fast watches the samples as they are stored, locally or (with --queue) from the coordinator.
+    const watched = maxErrors > 0 ? [...stopRules, new FailFastRule(maxErrors)] : stopRules;
     const progress = createProgressView(process.stderr, flags.progress === false ? false : undefined);
     process.on('SIGINT', onSigint);
     const queued = queue
@@ -196,7 +198,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
           detach: flags.detach ?? false,
           signal: ac.signal,
           progress,
-          stopRules,
+          stopRules: watched,
           ...(resume !== undefined ? { resume } : {}),
         }
       : undefined;
@@ -208,7 +210,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
             system: system!,
             store,
             ...(resume !== undefined ? { runId: resume } : {}),
-            stopRules: maxErrors > 0 ? [...stopRules, new FailFastRule(maxErrors)] : stopRules,
+            stopRules: watched,
             signal: ac.signal,
             onStart: (run, p) => {
               const resumed = resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';

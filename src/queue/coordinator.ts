@@ -160,7 +160,8 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
     const stored = await store.loadTensor(run.id);
     const samples = await store.listSamples(run.id);
     const complete = samples.length === N * M;
-    const ruled = !interrupted && state.stop && state.stop.status !== 'interrupted' ? decision : undefined;
+    // A rule's decision (sequential, budget, fail fast), not a Ctrl-C here or elsewhere, explains the stop.
+    const ruled = !interrupted && decision && state.stop?.rule === decision.rule ? decision : undefined;
     const status: RunStatus = interrupted ? 'interrupted' : complete ? 'complete' : (state.stop?.status ?? 'interrupted');
     await store.setStatus(run.id, status);
     const stats = computeStats(samples);

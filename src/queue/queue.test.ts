@@ -219,6 +219,35 @@ validators:
     }
   }, 90_000);
 
+  it('fail fast on the queue: calls that keep failing the same way stop the run early with exit 3, left interrupted', async () => {
+    const q = queue('refused');
+    const s = await openStore(store());
+    const worker = await startSampleWorker({ queue: parseRedisUrl(q), store: s, concurrency: 2 });
+    const file = tmp.config(
+      'refused.yaml',
+      `name: refused
+system: { openai: { baseURL: "http://127.0.0.1:9/v1", model: m } }
+inputs: ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]
+samples: 10
+validators:
+  - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
+`,
+    );
+    try {
+      const r = await cli('run', file, '--queue', q, '--store', store(), '--no-progress', '--max-errors', '3');
+      expect(r.code).toBe(3);
+      expect(r.err).toMatch(/stopped early: \d+ samples in a row failed the same way \(connection\):.*ECONNREFUSED/);
+      const runId = /run (\S+):/.exec(r.err)![1];
+      const run = await s.getRun(runId);
+      expect(run!.status).toBe('interrupted');
+      // Stopped well before the 100 samples: the workers skipped the rest of the run.
+      expect((await s.listSamples(runId)).length).toBeLessThan(40);
+    } finally {
+      await worker.close();
+      await s.close();
+    }
+  }, 90_000);
+
   it('usage errors: --detach without --queue, a bad queue URL (exit 2), an unreachable queue (exit 3)', async () => {
     const file = config('usage');
     expect((await cli('run', file, '--detach', '--store', store())).err).toMatch(/--detach: only with --queue/);
