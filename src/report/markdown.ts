@@ -43,7 +43,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push(`| | Validator | Rate | ${level} ${sequential ? 'CS' : 'CI'} | Errors | Min success | Verdict | Why | Pass | Fail | Error |`);
   L.push('|---|---|--:|---|--:|--:|---|---|--:|--:|--:|');
   for (const v of s.validators) {
-    const why = [stoppedText(v, s.M), v.reason, toDecideText(v)].filter(Boolean).join('; ');
+    const why = [stoppedText(v, s.M), v.reason, toDecideText(v, s.N)].filter(Boolean).join('; ');
     L.push(
       `| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${pct(v.rate)} | ${ci(v)} | ${v.errorShare === null ? '–' : pct(v.errorShare)} | ${pct(v.minSuccess)} | ${v.verdict} | ${mdCell(why)} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`,
     );

@@ -86,6 +86,8 @@ describe('dashboard data endpoints', () => {
     expect(b.overall.errorShare).toBeCloseTo(1 / 24, 12);
     expect(b.validators.map((v: { errorShare: number }) => v.errorShare)).toEqual([0, 1 / 12]);
     expect(b.verdict).toBe('error');
+    // The all-validators-at-once rate leaves out the one output with an error cell, and says so.
+    expect(b.allPassErrorShare).toBeCloseTo(1 / 12, 12);
     const filtered = await get('/api/runs?name=OTHER');
     expect(filtered.body.runs.map((r: { id: string }) => r.id)).toEqual([other.id]);
   });
@@ -178,6 +180,8 @@ describe('dashboard data endpoints', () => {
     // Stacked rows on a phone: each cell carries its column's name.
     expect(list).toContain('<table class="stack" aria-label="runs">');
     expect(list).toContain('data-label="verdict"');
+    // The all-pass column shows its error share as the other rates do.
+    expect(list).toMatch(/data-label="all pass"><div>[\d.]+% <span class="muted">errors 8\.3%<\/span>/);
     const run = await (await fetch(`${server.url}/runs/${base.id}`)).text();
     expect(run).toMatch(/<td class="num" data-label="error"><div>1<\/div><\/td>/);
     expect((await fetch(`${server.url}/favicon.ico`)).status).toBe(204);
