@@ -144,7 +144,7 @@ validators:
     const r = await cli('run', file, '--store', join(tmp.dir(), 'wrong-path.db'), '--json', json, '--no-progress');
     expect(r.err).toMatch(/stopped early: 5 samples in a row failed the same way \(invalid_response\)/);
     expect(r.code).toBe(3);
-    expect(r.out).toMatch(/error ×5 \(5 variants, ids differ\): .*outputPath choices\.0\.text is not in the answer/);
+    expect(r.out).toMatch(/error ×5 \(5 variants: ids or quoted answers differ\): .*outputPath choices\.0\.text is not in the answer/);
     expect(report(json).stats!.distinctErrors).toBe(1);
   });
 });

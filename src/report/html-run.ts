@@ -109,7 +109,7 @@ export function errorsHtml(e: ErrorSummary | undefined): string {
   const shown = e.groups.slice(0, ERRORS_SHOWN);
   const rows = shown.map((g) => [
     String(g.count),
-    g.variants > 1 ? `${g.variants} <span class="muted">(ids differ)</span>` : '1',
+    g.variants > 1 ? `${g.variants} <span class="muted">(ids or quoted answers differ)</span>` : '1',
     `<code>${esc(g.message)}</code>`,
   ]);
   const rest = e.total - shown.reduce((n, g) => n + g.count, 0);

@@ -87,7 +87,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
       L.push('');
       for (const e of st.topErrors.slice(0, 10))
         L.push(
-          `- ×${e.count}${e.variants > 1 ? ` (${e.variants} variants, ids differ)` : ''}: \`${e.message.replace(/\s+/g, ' ').replace(/`/g, "'").slice(0, 600)}\``,
+          `- ×${e.count}${e.variants > 1 ? ` (${e.variants} variants: ids or quoted answers differ)` : ''}: \`${e.message.replace(/\s+/g, ' ').replace(/`/g, "'").slice(0, 600)}\``,
         );
       const shown = st.topErrors.slice(0, 10).reduce((n, e) => n + e.count, 0);
       const rest = st.generationErrors + st.validatorErrors - shown;
