@@ -104,6 +104,14 @@ describe('dashboard data endpoints', () => {
     const pending = await get(`/api/runs/${other.id}`);
     expect(pending.body.tensor.cells).toBe('10');
     expect((await get('/api/runs/nope')).status).toBe(404);
+    // A prefix of several ids: 404 saying so, with the candidates, as the CLI does (not "no run with id").
+    let common = 0;
+    while (base.id[common] === worse.id[common]) common++;
+    const ambiguous = await get(`/api/runs/${base.id.slice(0, common)}`);
+    expect(ambiguous.status).toBe(404);
+    expect(JSON.stringify(ambiguous.body)).toMatch(/starts \d+ run ids \(.*give more of the id/);
+    expect(JSON.stringify(ambiguous.body)).toContain(base.id);
+    expect(await (await fetch(`${server.url}/runs/${base.id.slice(0, common)}`)).text()).toContain('give more of the id');
   });
 
   it('serves one sample with input, output and every validator outcome', async () => {

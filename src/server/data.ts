@@ -66,6 +66,17 @@ export class DashboardData {
     });
   }
 
+  /** Why `ref` names no run, as the CLI says it: unknown, or a prefix of several ids (listing some). */
+  async whyUnresolved(ref: string): Promise<string> {
+    try {
+      await resolveRunId(this.store, ref, 'run');
+      return `no run with id "${ref}"`;
+    } catch (err) {
+      if (err instanceof UsageError) return err.message.replace(/^run: /, '');
+      throw err;
+    }
+  }
+
   async load(ref: string, known?: RunRecord): Promise<LoadedRun | undefined> {
     const id = known?.id ?? (await this.resolve(ref));
     if (id === undefined) return undefined;
