@@ -1,7 +1,8 @@
 /**
- * `npm run -s bench:verdicts -- [--runs N] [--seed S]`
+ * `npm run -s bench:verdicts -- [--json] [--runs N] [--seed S]`
  *
- * The figures of docs/verdicts.md, printed as one JSON object (nothing timed):
+ * The figures of docs/verdicts.md, printed as one JSON object (always; `--json` is accepted, as by the other
+ * benches, and changes nothing) — nothing timed:
  * - `coverage`: exact coverage (binomial sums, no simulation) of Clopper–Pearson, Wilson and Wald at nominal
  *   95% at the issue's cells, and the minimum over p on a 0.001 grid for several n;
  * - `wrong_verdicts`: exact probability that the confident verdict is wrong, worst case over a grid of p
@@ -23,9 +24,9 @@ import type { IntervalMethod } from '../src/core/summary-types.js';
 import { ReliabilityTensor } from '../src/core/tensor.js';
 import { errorBounds, validatorVerdict } from '../src/core/verdict.js';
 
-let values: { runs?: string; seed?: string };
+let values: { json?: boolean; runs?: string; seed?: string };
 try {
-  ({ values } = parseArgs({ options: { runs: { type: 'string', default: '2000' }, seed: { type: 'string', default: '9' } } }));
+  ({ values } = parseArgs({ options: { json: { type: 'boolean' }, runs: { type: 'string', default: '2000' }, seed: { type: 'string', default: '9' } } }));
 } catch (err) {
   process.stderr.write(`bench:verdicts: ${(err as Error).message}\n`);
   process.exit(2);

@@ -8,7 +8,7 @@ import { DEFAULT_KB, embedderConfig, embedderOptions, llmConfig, llmOptions, num
 export function register(program: Command): void {
   const cmd = program
     .command('analyze')
-    .description('Audit an answer claim by claim against a knowledge base (or generate it with --llm-model)')
+    .description('Audit an answer claim by claim against a knowledge base (or generate it with --llm / --llm-model)')
     .option('--kb <dir>', 'knowledge base directory', DEFAULT_KB)
     .requiredOption('--query <text>', 'the user query')
     .option('--answer <text>', 'the answer to audit; without it the configured LLM generates one')
@@ -19,7 +19,7 @@ export function register(program: Command): void {
     if (!['count', 'report', 'off'].includes(o.details))
       throw new UsageError(`--details: expected count, report or off, found "${o.details}"`, { path: '--details' });
     const topK = numberFlag('--top-k', o.topK, { min: 1, max: 50 });
-    const llm = llmConfig(o);
+    const llm = await llmConfig(o);
     const engine = await createGroundingEngine({ kbDir: o.kb, embedderConfig: embedderConfig(o), llm, details: o.details });
     let report: GroundingReport;
     try {

@@ -123,6 +123,21 @@ describe('assay show', () => {
   });
 });
 
+describe('--help', () => {
+  it('commands whose exit codes go beyond 0 and 2 list them; run-id arguments say they take "latest" and a prefix', async () => {
+    for (const cmd of ['run', 'show', 'compare', 'guard', 'worker']) {
+      const r = await captureCli([cmd, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.out, cmd).toMatch(/Exit codes: 0 /);
+    }
+    expect((await captureCli(['show', '--help'])).out).toMatch(/130 the run is\s+interrupted/);
+    expect((await captureCli(['guard', '--help'])).out).toMatch(/3 the system could not be called/);
+    const compare = (await captureCli(['compare', '--help'])).out;
+    expect(compare).toMatch(/runA +baseline run: its id, "latest", or the start of an id/);
+    expect(compare).toMatch(/runB +candidate run: its id, "latest", or the start of an id/);
+  });
+});
+
 describe('terminal wording', () => {
   it('an inconclusive verdict says how many more samples; inputs and samples are numbered from 1', async () => {
     const r = await cli('run', tmp.config('inc.yaml', exp('inc', 0.65, 10, 'confident')), '--store', join(tmp.dir(), 'inc.db'), '--no-progress');

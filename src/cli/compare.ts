@@ -72,8 +72,8 @@ export function register(program: Command): void {
   program
     .command('compare')
     .description('compare two stored runs per validator and per input; exit 1 when any validator got significantly worse')
-    .argument('<runA>', 'baseline run id')
-    .argument('<runB>', 'candidate run id')
+    .argument('<runA>', 'baseline run: its id, "latest", or the start of an id (see: assay runs)')
+    .argument('<runB>', 'candidate run: its id, "latest", or the start of an id')
     .option(STORE_FLAG, STORE_HELP)
     .option('--json <file>', 'also write the comparison as JSON ("-" for stdout only)')
     .option('--level <p>', 'confidence level of the tests and intervals (default 0.95)')

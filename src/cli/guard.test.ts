@@ -101,6 +101,17 @@ describe('assay guard', () => {
     expect(r.out).toContain(`- ${REASON}`);
   });
 
+  it('exits 3, not 1, when the system cannot be called: an infrastructure error is no verdict on the outputs', async () => {
+    const file = join(dir, 'refused.yaml');
+    writeFileSync(
+      file,
+      `system:\n  openai: { model: m, baseURL: "http://127.0.0.1:9/v1" }\ninputs: ["Hi."]\ntimeoutMs: 2000\nvalidators:\n  - { name: short, check: { type: words, max: 20 }, minSuccess: 0.9 }\n`,
+    );
+    const r = await cli(['guard', file, '--input-index', '1', '--no-store']);
+    expect(r.out).toMatch(/^NO OUTPUT after 1 attempt\(s\): error \(the system failed: .*ECONNREFUSED/);
+    expect(r.code).toBe(3);
+  }, 30_000);
+
   it('rejects bad usage with exit 2', async () => {
     const bad = await cli(['guard', join(dir, 'exp.yaml'), '--input', 'x', '--max-attempts', '0']);
     expect(bad.code).toBe(2);

@@ -13,7 +13,8 @@ import { positiveIntFlag } from './run.js';
 /**
  * `assay guard <config> --input "..."`: one guarded call with an experiment's system, validators and verifiers
  * (white paper §4.1–4.2). The first verifier drives the retry with its reasons; further verifiers act as
- * validators whose reasons are fed back too. Exit 0 when an output was accepted, 1 when none was.
+ * validators whose reasons are fed back too. Exit 0 when an output was accepted, 1 when none was, 3 when the
+ * system could not be called.
  */
 
 interface GuardFlags {
@@ -64,6 +65,16 @@ export function formatGuardResult(r: GuardResult, verifierName = 'verifier'): st
   return lines.join('\n');
 }
 
+/**
+ * 0 accepted; 1 no output accepted (rejected every time, or out of time); 3 the system itself failed (connection
+ * refused, 401, a missing model… after the retries of transient errors): an infrastructure error, not a verdict.
+ */
+export function guardExitCode(r: GuardResult): number {
+  if (r.accepted) return ExitCode.OK;
+  if (r.reason === 'error' && r.attempts.at(-1)?.generationError !== undefined) return ExitCode.INTERNAL;
+  return ExitCode.VERDICT_FAILED;
+}
+
 // Node's timers hold at most 2^31 − 1 ms (about 24.8 days).
 const MAX_MS = 2 ** 31 - 1;
 
@@ -101,7 +112,7 @@ async function guardCommand(configPath: string, flags: GuardFlags): Promise<void
       inputIndex: idx >= 0 ? idx : 0,
     });
     process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatGuardResult(result, verifiers[0]?.name)}\n`);
-    process.exitCode = result.accepted ? ExitCode.OK : ExitCode.VERDICT_FAILED;
+    process.exitCode = guardExitCode(result);
   } finally {
     await system?.close?.();
     experiment?.dispose();
@@ -122,5 +133,9 @@ export function register(program: Command): void {
     .option('--store <location>', 'store for the attempt log: a SQLite file or a postgres:// URL (default: $ASSAY_STORE, else .assay/assay.db)')
     .option('--no-store', 'do not persist attempts')
     .option('--json', 'print the result as JSON')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 an output was accepted; 1 none was (every attempt rejected, or --timeout ran out);\n2 bad usage or config; 3 the system could not be called (connection refused, 401/403/404, …).',
+    )
     .action((config: string, flags: GuardFlags) => guardCommand(config, flags));
 }

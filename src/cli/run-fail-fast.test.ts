@@ -33,6 +33,31 @@ const config = (name: string, baseURL: string) =>
   );
 
 describe('assay run: fail fast', () => {
+  it('a small run stopped early: --resume --retry-errors runs the failed samples again, so the verdict is not left to the errors', async () => {
+    const store = join(tmp.dir(), 'small.db');
+    const small = (name: string, baseURL: string) =>
+      tmp.config(
+        `${name}.yaml`,
+        `name: ${name}\nsystem: { openai: { baseURL: "${baseURL}", model: m } }\ninputs: [a, b]\nsamples: 10\nconcurrency: 5\nvalidators:\n  - { name: any, predicate: "o => o.length > 0", minSuccess: 0.9 }\n`,
+      );
+    const r = await captureCli(['run', small('small', `http://127.0.0.1:${await closedPort()}/v1`), '--store', store, '--no-progress']);
+    expect(r.code).toBe(3);
+    expect(r.err).toContain('--retry-errors');
+    const runId = /run (\S+): 2 inputs/.exec(r.err)![1];
+    mock = await startMockOpenAI({ chat: () => ({ content: 'fine' }) });
+    const fixed = small('small-fixed', mock.baseURL);
+    expect((await captureCli(['run', fixed, '--retry-errors', '--store', store])).code).toBe(2); // only with --resume
+    const again = await captureCli(['run', fixed, '--resume', runId, '--retry-errors', '--store', store, '--no-progress']);
+    expect(again.err).toMatch(/--retry-errors: [5-9] sample\(s\) of run \S+ whose generation failed will run again/);
+    expect(again.code).toBe(0);
+    expect(mock.requests.length).toBe(20); // the failed ones again, and those never run
+    const s = openSqliteStore(store, { readonly: true });
+    const stored = await s.listSamples(runId);
+    await s.close();
+    expect(stored).toHaveLength(20);
+    expect(stored.filter((x) => x.generationError !== undefined)).toHaveLength(0);
+  });
+
   it('connection refused on every call: stops after 5 samples with one message, exit 3, and --resume finishes the run once fixed', async () => {
     const store = join(tmp.dir(), 'refused.db');
     const r = await captureCli(['run', config('refused', `http://127.0.0.1:${await closedPort()}/v1`), '--store', store, '--no-progress']);

@@ -46,6 +46,7 @@ interface RunFlags {
   cache?: boolean;
   cacheTtl?: string;
   maxCost?: string;
+  retryErrors?: boolean;
 }
 
 /** --max-errors: samples in a row failing the same way that stop a run (0: never); default DEFAULT_MAX_ERRORS. */
@@ -112,6 +113,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
   const stopping = stoppingFlag(flags.stopping);
   const maxCost = usdFlag('--max-cost', flags.maxCost);
   checkQueueFlags(flags);
+  if (flags.retryErrors && flags.resume === undefined)
+    throw new UsageError('--retry-errors: only with --resume <runId> (a new run has no failed samples to run again)', { path: '--retry-errors' });
   const queue = flags.queue !== undefined ? parseRedisUrl(flags.queue) : undefined;
   // Report paths are checked before any call is made: a run must not be lost to an unwritable report.
   const location = storeLocation(flags.store);
@@ -184,6 +187,12 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     ];
     if (stopRules.length && flags.detach)
       warn("stopping: sequential with --detach: nothing watches the samples to stop early, so every sample is run (the verdicts are still the sequence's)");
+    // --retry-errors: the samples whose generation failed (fail fast leaves some) are run again with the rest.
+    // Done last before the run starts, once the config, flags and store have all been checked.
+    if (flags.retryErrors && resume !== undefined) {
+      const n = await store.discardGenerationErrors(resume);
+      process.stderr.write(`assay: --retry-errors: ${n} sample(s) of run ${resume} whose generation failed will run again\n`);
+    }
     // Fail fast watches the samples as they are stored, locally or (with --queue) from the coordinator.
     const watched = maxErrors > 0 ? [...stopRules, new FailFastRule(maxErrors)] : stopRules;
     const progress = createProgressView(process.stderr, flags.progress === false ? false : undefined);
@@ -281,10 +290,14 @@ export function register(program: Command): void {
     .option('--cache', 'reuse stored answers of identical calls (same provider, model, request and sample j), and store new ones')
     .option('--no-cache', 'call the models even if the config turns the cache on')
     .option('--cache-ttl <duration>', 'ignore cached answers older than this (e.g. 12h, 7d); implies --cache')
+    .option(
+      '--retry-errors',
+      'with --resume: run again the samples whose generation failed (connection refused, 5xx, …; e.g. those of a run fail fast stopped)',
+    )
     .option('--max-cost <usd>', 'stop cleanly once the run has cost this much (resumable with --resume)')
     .addHelpText(
       'after',
-      '\nExit codes: 0 every validator passes; 1 a validator fails, is an error (more error cells than maxErrorShare)\nor is inconclusive (unless --allow-inconclusive); 2 bad config or usage; 3 internal error, or calls kept failing\nthe same way (see --max-errors; resume with --resume <runId>); 130 interrupted (resume with --resume <runId>).',
+      '\nExit codes: 0 every validator passes; 1 a validator fails, is an error (more error cells than maxErrorShare)\nor is inconclusive (unless --allow-inconclusive); 2 bad config or usage; 3 internal error, or calls kept failing\nthe same way (see --max-errors; resume with --resume <runId> [--retry-errors]); 130 interrupted (resume with --resume <runId>).',
     )
     .action(async (config: string | undefined, flags: RunFlags) => {
       await runCommand(config, flags);

@@ -90,6 +90,8 @@ describe('assay serve', () => {
     expect(await main(['serve', '--store', join(dir, 'nope.db'), '--port', '0'])).toBe(2);
     expect(await main(['serve', '--store', db, '--port', 'eighty'])).toBe(2);
     expect(await main(['serve', '--kb', kbDir, '--port', '0', '--llm-model', 'm', '--temperature', '0.5'])).toBe(2);
+    expect(await main(['serve', '--kb', kbDir, '--port', '0', '--llm', join(dir, 'no-llm.yaml')])).toBe(2);
+    expect(await main(['serve', '--kb', kbDir, '--port', '0', '--llm', join(dir, 'no-llm.yaml'), '--llm-model', 'm'])).toBe(2);
     expect(await main(['serve', '--kb', join(dir, 'docs', 'tower.md'), '--port', '0'])).toBe(2);
   });
 

@@ -19,6 +19,7 @@ interface ServeFlags {
   port: string;
   host: string;
   tokenEnv?: string;
+  llm?: string;
   llmModel?: string;
   llmBaseUrl?: string;
   temperature?: string;
@@ -64,7 +65,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   const timeout = numberFlag('--timeout', flags.timeout, { min: 1 });
   const rate = numberFlag('--rate', flags.rate, { min: 0.001, integer: false });
   const burst = numberFlag('--burst', flags.burst, { min: 1 });
-  const llm = llmConfig(flags);
+  const llm = await llmConfig(flags);
   if (maxBody) limits.maxBodyBytes = maxBody;
   if (timeout) limits.requestTimeoutMs = timeout;
   if (rate) limits.ratePerSecond = rate;

@@ -14,8 +14,8 @@ interface ShowFlags extends ReportTargets {
 }
 
 /**
- * `assay show <runId>`: a stored run's summary again, and any report written from it. Exits as `assay run` did
- * (0 every verdict accepted, 1 not, 130 the run was interrupted), so it can gate CI on a stored run.
+ * `assay show <runId>`: a stored run's summary again, and any report written from it. Exits on the stored verdict
+ * (0 every verdict accepted, 1 not, 130 the run is interrupted, whatever stopped it), so it can gate CI on a stored run.
  */
 export function register(program: Command): void {
   program
@@ -28,6 +28,10 @@ export function register(program: Command): void {
     .option('--html <file>', 'write a static HTML report')
     .option(STORE_FLAG, STORE_HELP)
     .option('--allow-inconclusive', 'treat inconclusive verdicts as accepted in the reports')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 every verdict accepted; 1 a validator fails, is an error or is inconclusive; 2 unknown or\nambiguous run id, bad flag; 3 the store cannot be read, or a report cannot be written; 130 the run is\ninterrupted (finish it with assay run --resume <runId>).',
+    )
     .action(async (runId: string, flags: ShowFlags) => {
       const location = storeLocation(flags.store);
       checkReportTargets(flags, { storeFile: storeFile(location) });

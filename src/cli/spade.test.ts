@@ -3,7 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { startMockAnthropic } from '../mock/anthropic.js';
 import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../mock/openai.js';
+import type { MockChatView } from '../mock/types.js';
 import { skipWithoutData, spadeFile } from '../spade/testing/benchmark-data.js';
 import { main } from './main.js';
 
@@ -335,5 +338,117 @@ describe('assay spade (CLI)', () => {
       ]);
       expect(r.validators.every((v) => v.counts.pass > 0)).toBe(true);
     }, 30_000);
+  });
+
+  describe('with --judge <file> on an Anthropic-wire mock', () => {
+    // The judge fails an output for the question it is asked: a price for "free of prices", "rude" for "friendly".
+    const judgeAnswer = (r: MockChatView) => {
+      const output = /<output-\w+>\n([\s\S]*?)\n<\/output-/.exec(r.messages.at(-1)?.content ?? '')?.[1] ?? '';
+      const fail = r.system?.includes('free of prices') ? /\$\d/.test(output) : r.system?.includes('friendly') ? output.includes('rude') : true;
+      return { content: JSON.stringify(fail ? { verdict: 'FAIL', reasons: ['scripted'] } : { verdict: 'PASS', reasons: [] }) };
+    };
+    const candidates = [
+      { id: 'max3', description: 'At most 3 bullets', form: { kind: 'check', check: { type: 'max-count', pattern: '^- ', flags: 'm', max: 3 } } },
+      { id: 'price_free', description: 'No prices', form: { kind: 'llm', question: 'Is the output free of prices?' } },
+      { id: 'friendly', description: 'Friendly', form: { kind: 'llm', question: 'Is the tone friendly?' } },
+    ];
+    const examples = [
+      { id: 'g1', output: '- a\n- b', label: 'good' },
+      { id: 'g2', output: '- thanks, a', label: 'good' },
+      { id: 'b1', output: 'costs $5', label: 'bad' },
+      { id: 'b2', output: '- rude reply', label: 'bad' },
+    ];
+    afterEach(() => {
+      delete process.env.ASSAY_TEST_JUDGE_KEY;
+    });
+
+    it('evaluate judges llm assertions through the file; select --export writes that judge; the config runs with assay run', async () => {
+      const anthropic = await startMockAnthropic({ apiKey: 'sk-judge-test', chat: judgeAnswer });
+      try {
+        process.env.ASSAY_TEST_JUDGE_KEY = 'sk-judge-test';
+        const judge = file(
+          'judge.yaml',
+          `anthropic:\n  model: claude-3-5-haiku-20241022\n  baseURL: "${anthropic.baseURL}"\n  apiKeyEnv: ASSAY_TEST_JUDGE_KEY\n`,
+        );
+        const cands = file('judge-cands.json', { candidates });
+        const ex = file('judge-ex.json', examples);
+        const matrix = join(dir, 'judge-matrix.json');
+        expect(await main(['spade', 'evaluate', '--candidates', cands, '--examples', ex, '--out', matrix, '--judge', judge])).toBe(0);
+        expect(stdout).toMatch(/3 candidates × 4 examples → /);
+        expect(JSON.parse(readFileSync(matrix, 'utf8')).results).toEqual({
+          max3: [true, true, true, true],
+          price_free: [true, true, false, true],
+          friendly: [true, true, true, false],
+        });
+        // One judgement per llm cell, on Anthropic's wire with the key from apiKeyEnv.
+        expect(anthropic.requests).toHaveLength(8);
+        expect(anthropic.requests.every((r) => r.path === '/v1/messages' && r.headers['x-api-key'] === 'sk-judge-test')).toBe(true);
+
+        const exported = join(dir, 'judge-selected.yaml');
+        stdout = '';
+        const select = ['spade', 'select', '--matrix', matrix, '--alpha', '1', '--tau', '0', '--candidates', cands, '--examples', ex];
+        expect(await main([...select, '--judge', judge, '--export', exported])).toBe(0);
+        expect(stdout).toMatch(/cov: 2 of 3 selected/);
+        const yaml = readFileSync(exported, 'utf8');
+        expect(yaml).not.toMatch(/[&*]a\d/); // each verifier its own judge object, no YAML aliases
+        const config = parseYaml(yaml) as { verifiers: { name: string; judge: unknown }[] };
+        expect(config.verifiers.map((v) => [v.name, v.judge])).toEqual(
+          ['price_free', 'friendly'].map((name) => [
+            name,
+            { anthropic: { model: 'claude-3-5-haiku-20241022', baseURL: anthropic.baseURL, apiKeyEnv: 'ASSAY_TEST_JUDGE_KEY' } },
+          ]),
+        );
+
+        const report = join(dir, 'judge-run.json');
+        stdout = '';
+        const code = await main(['run', exported, '--store', join(dir, 'judge-runs.db'), '--json', report, '--no-progress']);
+        expect(stderr).toContain(`wrote ${report}`);
+        expect(code).toBe(0);
+        const r = JSON.parse(readFileSync(report, 'utf8')) as { validators: { name: string; counts: { pass: number; fail: number; error: number } }[] };
+        expect(r.validators.map((v) => [v.name, v.counts])).toEqual([
+          ['price_free', { pass: 2, fail: 0, error: 0, pending: 0 }],
+          ['friendly', { pass: 2, fail: 0, error: 0, pending: 0 }],
+        ]);
+        expect(anthropic.requests.length).toBe(12); // the run's four judgements went to the same judge
+      } finally {
+        await anthropic.close();
+      }
+    }, 30_000);
+
+    it('--judge errors: with --judge-model, an unreadable or bad file, an unknown provider, a bad field (exit 2, naming flag and file)', async () => {
+      const cands = file('judge-cands2.json', { candidates });
+      const ex = file('judge-ex2.json', examples);
+      const ok = file('judge-ok.yaml', 'anthropic:\n  model: m\n  baseURL: "http://127.0.0.1:9"\n');
+      const evaluate = ['spade', 'evaluate', '--candidates', cands, '--examples', ex, '--out', join(dir, 'never.json')];
+      const select = [
+        'spade',
+        'select',
+        '--matrix',
+        file('judge-m.json', { assertions: ['friendly'], examples: [{ id: 'g', label: 'good' }], results: { friendly: [true] } }),
+      ];
+      const cases: [string[], RegExp][] = [
+        [[...evaluate, '--judge', ok, '--judge-model', 'm'], /--judge .*judge-ok\.yaml and --judge-model: expected one of them/],
+        [[...evaluate, '--judge', ok, '--judge-base-url', 'http://x'], /--judge .*judge-ok\.yaml and --judge-base-url: expected one of them/],
+        [[...evaluate, '--judge', join(dir, 'absent.yaml')], /--judge: cannot read .*absent\.yaml/],
+        [[...evaluate, '--judge', file('judge-bad.yaml', 'anthropic: [x\n')], /--judge: .*judge-bad\.yaml is not valid YAML/],
+        [
+          [...evaluate, '--judge', file('judge-gpt.yaml', 'gpt:\n  model: x\n')],
+          /judge-gpt\.yaml: --judge: expected exactly one of openai, anthropic.*found "gpt"/,
+        ],
+        [[...evaluate, '--judge', file('judge-sys.yaml', 'ollama:\n  model: x\n  system: hi\n')], /judge-sys\.yaml: --judge\.ollama\.system: unknown option/],
+        [
+          [...evaluate, '--judge', file('judge-nokey.yaml', 'mistral:\n  model: x\n')],
+          /judge-nokey\.yaml: --judge\.mistral: expected an API key in MISTRAL_API_KEY/,
+        ],
+        [[...select, '--judge', ok, '--judge-model', 'm'], /--judge .*judge-ok\.yaml and --judge-model: expected one of them/],
+        [[...select, '--judge', join(dir, 'judge-gpt.yaml')], /judge-gpt\.yaml: --judge: expected exactly one of/],
+      ];
+      for (const [args, message] of cases) {
+        stderr = '';
+        expect(await main(args), args.join(' ')).toBe(2);
+        expect(stderr, args.join(' ')).toMatch(message);
+      }
+      expect(existsSync(join(dir, 'never.json'))).toBe(false);
+    });
   });
 });

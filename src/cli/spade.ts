@@ -1,6 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
+import { judgeMakerFromConfig, parseJudgeConfig, type JudgeMaker } from '../judge/config.js';
+import { readProviderFile } from '../providers/provider-file.js';
+import { localLimiters } from '../run/rate-limit.js';
 import { createSandbox } from '../sandbox/index.js';
 import { formatDelta, promptDeltas, type PromptVersion } from '../spade/deltas.js';
 import { evaluateCandidates } from '../spade/evaluate.js';
@@ -66,6 +69,26 @@ function llmOptions(c: Command): Command {
     .option('--model <name>', 'model (else ASSAY_SPADE_MODEL)')
     .option('--base-url <url>', 'endpoint (for openai, else OPENAI_BASE_URL)');
 }
+
+/** `--judge <file>` and `--judge-model` both name the judge: one of them, never both. */
+function oneJudge(o: { judge?: string; judgeModel?: string; judgeBaseUrl?: string }): void {
+  const also = [o.judgeModel !== undefined && '--judge-model', o.judgeBaseUrl !== undefined && '--judge-base-url'].filter(Boolean);
+  if (o.judge !== undefined && also.length)
+    throw new UsageError(`--judge ${o.judge} and ${also.join(' and ')}: expected one of them (the file names the model and endpoint), found both`, {
+      path: '--judge',
+    });
+}
+
+/** Judges on any provider from `--judge <file>` (a provider object, as under a verifier's judge:); built now, so a bad file or missing key fails first. */
+async function judgeFromFile(file: string): Promise<JudgeMaker> {
+  const raw = await readProviderFile(file, '--judge');
+  return judgeMakerFromConfig(raw, { file, path: '--judge', limiters: localLimiters(), retry: { baseMs: 200, maxMs: 2000 } }, 'spade:judge');
+}
+
+const JUDGE_FILE = [
+  '--judge <file>',
+  "judge of llm assertions as a provider object in YAML/JSON, as under a verifier's judge: (e.g. anthropic: { model: claude-sonnet-4-5 })",
+] as const;
 
 async function writeJson(file: string | undefined, data: unknown): Promise<void> {
   if (file) await writeFile(file, JSON.stringify(data, null, 2) + '\n');
@@ -187,29 +210,33 @@ export function register(program: Command): void {
     .requiredOption('--candidates <file>', 'candidates (from synthesize)')
     .requiredOption('--examples <file>', 'labelled examples: [{output, label: good|bad, input?, id?}] (JSON, JSONL, YAML)')
     .requiredOption('--out <file>', 'write the matrix here (JSON)')
-    .option('--judge-model <name>', 'model answering llm assertions')
+    .option(...JUDGE_FILE)
+    .option('--judge-model <name>', 'or an OpenAI-compatible model answering llm assertions (key from OPENAI_API_KEY)')
     .option('--judge-base-url <url>', 'endpoint of that model (else OPENAI_BASE_URL)')
     .option('--js-timeout-ms <ms>', 'time limit of one JavaScript assertion on one example', '1000')
-    .action(async (o: { candidates: string; examples: string; out: string; judgeModel?: string; judgeBaseUrl?: string; jsTimeoutMs: string }) => {
-      const timeoutMs = positiveInt('--js-timeout-ms', o.jsTimeoutMs);
-      const candidates = await readCandidates(o.candidates);
-      const examples = await readExamples(o.examples);
-      const baseURL = o.judgeBaseUrl ?? process.env.OPENAI_BASE_URL;
-      const sandbox = createSandbox();
-      try {
-        const m = await evaluateCandidates(candidates, examples, {
-          sandbox,
-          sandboxLimits: { timeoutMs },
-          judge: o.judgeModel ? { model: o.judgeModel, baseURL, apiKey: process.env.OPENAI_API_KEY } : undefined,
-        });
-        await writeJson(o.out, matrixToJson(m));
-        const errors = Object.keys(m.errors ?? {}).length;
-        out(`${candidates.length} candidates × ${examples.length} examples → ${o.out}${errors ? ` (${errors} error cells, not counted as failures)` : ''}`);
-        for (const line of formatErrors(m)) out(line);
-      } finally {
-        sandbox.dispose();
-      }
-    });
+    .action(
+      async (o: { candidates: string; examples: string; out: string; judge?: string; judgeModel?: string; judgeBaseUrl?: string; jsTimeoutMs: string }) => {
+        const timeoutMs = positiveInt('--js-timeout-ms', o.jsTimeoutMs);
+        oneJudge(o);
+        const judge = o.judge
+          ? await judgeFromFile(o.judge)
+          : o.judgeModel
+            ? { model: o.judgeModel, baseURL: o.judgeBaseUrl ?? process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY }
+            : undefined;
+        const candidates = await readCandidates(o.candidates);
+        const examples = await readExamples(o.examples);
+        const sandbox = createSandbox();
+        try {
+          const m = await evaluateCandidates(candidates, examples, { sandbox, sandboxLimits: { timeoutMs }, judge });
+          await writeJson(o.out, matrixToJson(m));
+          const errors = Object.keys(m.errors ?? {}).length;
+          out(`${candidates.length} candidates × ${examples.length} examples → ${o.out}${errors ? ` (${errors} error cells, not counted as failures)` : ''}`);
+          for (const line of formatErrors(m)) out(line);
+        } finally {
+          sandbox.dispose();
+        }
+      },
+    );
 
   spade
     .command('select')
@@ -226,7 +253,8 @@ export function register(program: Command): void {
     .option('--examples <file>', 'labelled examples, replayed by the exported config as a self-check')
     .option('--export <file>', 'write the selected assertions as a config for assay run (YAML)')
     .option('--min-success <x>', 'minSuccess of exported validators', '0.9')
-    .option('--judge-model <name>', 'judge model for exported llm assertions')
+    .option(...JUDGE_FILE)
+    .option('--judge-model <name>', 'or an OpenAI model judging exported llm assertions')
     .option('--judge-base-url <url>', 'endpoint written into the exported judge config (default: OPENAI_BASE_URL, if set)')
     .option('--json <file>', 'also write the result as JSON')
     .action(async (o: Record<string, string | boolean | undefined>) => {
@@ -266,6 +294,13 @@ export function register(program: Command): void {
         });
       }
       if (o.export && !candidates) throw new UsageError('--export: expected --candidates <file> with the assertion definitions, found none');
+      oneJudge({ judge: o.judge as string | undefined, judgeModel: o.judgeModel as string | undefined, judgeBaseUrl: o.judgeBaseUrl as string | undefined });
+      // Checked as assay run will check it; the key is only needed where the config runs.
+      let judgeProvider: Record<string, unknown> | undefined;
+      if (typeof o.judge === 'string') {
+        judgeProvider = (await readProviderFile(o.judge, '--judge')) as Record<string, unknown>;
+        parseJudgeConfig(judgeProvider, ['--judge'], { file: o.judge });
+      }
       const r = await select(loaded.matrix, { method: method as Method, objective: objective as SubObjective, alpha, tau, subsumes: pairs });
       for (const line of formatSelection(r, loaded.matrix, { alpha, tau })) out(line);
       if (r.status === 'infeasible') process.exitCode = 1;
@@ -281,11 +316,15 @@ export function register(program: Command): void {
           yaml = selectionToConfig(r, candidates, loaded.matrix, {
             minSuccess,
             examples,
-            judge: o.judgeModel ? { model: String(o.judgeModel), ...(judgeBaseUrl ? { baseURL: judgeBaseUrl } : {}) } : undefined,
+            judge: judgeProvider
+              ? { provider: judgeProvider }
+              : o.judgeModel
+                ? { model: String(o.judgeModel), ...(judgeBaseUrl ? { baseURL: judgeBaseUrl } : {}) }
+                : undefined,
           }).yaml;
         } catch (err) {
           // missing judge model, examples or a candidate definition: all problems with what was given
-          throw new UsageError(`--export: ${(err as Error).message} (see --judge-model, --examples, --candidates)`);
+          throw new UsageError(`--export: ${(err as Error).message} (see --judge, --judge-model, --examples, --candidates)`);
         }
         await writeFile(String(o.export), yaml);
         out(`config for assay run → ${o.export}`);

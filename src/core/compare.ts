@@ -10,11 +10,17 @@
 import { compareProportions, type ProportionComparison } from './significance.js';
 import type { Counts, RunSummary } from './summary-types.js';
 import type { InputValue } from './validator.js';
+import { errorShareOf } from './views.js';
 
 export type PAdjust = 'none' | 'holm';
 
 export interface ComparisonRow extends ProportionComparison {
   label: string;
+  /**
+   * Share of each run's checked cells that are errors (null: nothing checked): left out of the rates, so a
+   * rate that looks better may only have lost its failures to errors. Shown beside every compared rate.
+   */
+  errorShare: { a: number | null; b: number | null };
   /** Holm-adjusted p-value, when the comparison was made with `adjust: 'holm'` (validators only). */
   adjustedP?: number | null;
 }
@@ -50,6 +56,10 @@ export interface ComparedRun {
 
 function decided(c: Counts): { pass: number; n: number } {
   return { pass: c.pass, n: c.pass + c.fail };
+}
+
+function errorShares(a: Counts, b: Counts): ComparisonRow['errorShare'] {
+  return { a: errorShareOf(a), b: errorShareOf(b) };
 }
 
 /** JSON with object keys sorted, so {a, b} and {b, a} are the same input. */
@@ -118,7 +128,8 @@ export function compareSummaries(a: ComparedRun, b: ComparedRun, options: { leve
   const validators: ComparisonRow[] = [];
   for (const va of sa.validators) {
     const vb = byNameB.get(va.name);
-    if (vb) validators.push({ label: va.name, ...compareProportions(decided(va.counts), decided(vb.counts), level) });
+    if (vb)
+      validators.push({ label: va.name, errorShare: errorShares(va.counts, vb.counts), ...compareProportions(decided(va.counts), decided(vb.counts), level) });
   }
   if (adjust === 'holm') {
     const adjusted = holmAdjust(validators.map((v) => v.pValue));
@@ -133,6 +144,7 @@ export function compareSummaries(a: ComparedRun, b: ComparedRun, options: { leve
     label: inputText(a.inputs[iA]),
     iA,
     iB,
+    errorShare: errorShares(sa.inputs[iA].counts, sb.inputs[iB].counts),
     ...compareProportions(decided(sa.inputs[iA].counts), decided(sb.inputs[iB].counts), level),
   }));
 

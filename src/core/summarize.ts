@@ -97,7 +97,6 @@ function sequentialSummary(
   const seq = sequenceBounds(c.pass, c.fail, opts.level, v.expect);
   const sequential = { reason: st.reason, rounds: st.rounds, outputs: c.pass + c.fail + c.error, counts: c };
   const base = { ci: seq ? { ...seq, method: 'confidence-sequence' as const, level: opts.level } : null, errorBounds: st.bounds, sequential };
-  const after = `after ${st.rounds} sample(s) per input`;
   if (st.decision === 'pass')
     return {
       ...base,
@@ -112,7 +111,8 @@ function sequentialSummary(
     };
   const n = c.pass + c.fail + c.error;
   const share = n > 0 ? c.error / n : 0;
-  const open = st.reason === 'samples' ? `undecided when every sample was run (${st.rounds} per input)` : `undecided ${after}; samples remain`;
+  const open =
+    st.reason === 'samples' ? `undecided after all ${t.M} samples per input` : `undecided after ${st.rounds} of ${t.M} samples per input; samples remain`;
   if (n > 0 && (c.pass + c.fail === 0 || share > maxErrorShare))
     return { ...base, verdict: 'error', reason: `${open}; error share ${pct(share)} > maxErrorShare ${pct(maxErrorShare)}` };
   return { ...base, verdict: 'inconclusive', reason: r.rate === null && n === 0 ? 'nothing checked' : open };

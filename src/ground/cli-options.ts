@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
+import { chatModelFromFile } from '../providers/provider-file.js';
 import type { EmbedderConfig } from './embedders/resolve.js';
-import type { OpenAIGeneratorOptions } from './llm.js';
+import type { AnswerGenerator } from './engine.js';
+import { createChatAnswerGenerator, type OpenAIGeneratorOptions } from './llm.js';
 
 /** Options shared by the grounding commands (kb, analyze, calibrate, bench grounding, serve). */
 export function embedderOptions(cmd: Command): Command {
@@ -18,16 +20,48 @@ export function embedderConfig(o: { modelDir?: string; allowRemote?: boolean; em
 /** The LLM that answers query-only requests (design §3.1: one call, temperature ≤ 0.3). */
 export function llmOptions(cmd: Command): Command {
   return cmd
-    .option('--llm-model <name>', 'OpenAI-compatible chat model that answers query-only requests (key from $OPENAI_API_KEY)')
+    .option('--llm <file>', 'the chat model that answers query-only requests: a provider object in YAML/JSON, as under system: (e.g. anthropic: { model: … })')
+    .option('--llm-model <name>', 'or an OpenAI-compatible chat model (key from $OPENAI_API_KEY)')
     .option('--llm-base-url <url>', 'base URL of that endpoint (default $OPENAI_BASE_URL)')
-    .option('--temperature <t>', 'generation temperature, 0–0.3 (default 0.2)');
+    .option('--temperature <t>', 'generation temperature, 0–0.3 (default 0.2, or that of the --llm file)');
 }
 
-export function llmConfig(o: { llmModel?: string; llmBaseUrl?: string; temperature?: string }): OpenAIGeneratorOptions | undefined {
+export interface LlmFlags {
+  llm?: string;
+  llmModel?: string;
+  llmBaseUrl?: string;
+  temperature?: string;
+}
+
+/** The answer generator from `--llm <file>` (any chat provider) or `--llm-model`/`--llm-base-url` (OpenAI-compatible). */
+export async function llmConfig(o: LlmFlags): Promise<AnswerGenerator | OpenAIGeneratorOptions | undefined> {
   const temperature = numberFlag('--temperature', o.temperature, { min: 0, max: 0.3, integer: false });
+  if (o.llm !== undefined) {
+    const also = [o.llmModel !== undefined && '--llm-model', o.llmBaseUrl !== undefined && '--llm-base-url'].filter(Boolean);
+    if (also.length)
+      throw new UsageError(`--llm ${o.llm} and ${also.join(' and ')}: expected one of them (the file names the model and endpoint), found both`, {
+        path: '--llm',
+      });
+    const { model, name, options } = await chatModelFromFile(o.llm, '--llm');
+    const at = `--llm.${name}`;
+    // A system-under-test prompt template has no place in answering one query; refused rather than ignored.
+    if (options.template !== undefined)
+      throw new UsageError(`${o.llm}: ${at}.template: not used to answer queries, remove it`, { file: o.llm, path: `${at}.template` });
+    if (options.temperature !== undefined && options.temperature > 0.3)
+      throw new UsageError(`${o.llm}: ${at}.temperature: expected a number from 0 to 0.3 (design §3.1), found ${options.temperature}`, {
+        file: o.llm,
+        path: `${at}.temperature`,
+      });
+    return createChatAnswerGenerator({
+      model,
+      temperature: temperature ?? options.temperature,
+      ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+      ...(options.system !== undefined ? { system: options.system } : {}),
+    });
+  }
   if (!o.llmModel) {
     if (o.temperature !== undefined || o.llmBaseUrl !== undefined)
-      throw new UsageError('--temperature and --llm-base-url need --llm-model', { path: '--llm-model' });
+      throw new UsageError('--temperature and --llm-base-url need --llm-model or --llm', { path: '--llm-model' });
     return undefined;
   }
   return { model: o.llmModel, baseURL: o.llmBaseUrl ?? process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY, temperature };

@@ -12,6 +12,7 @@ export interface ChatGeneratorOptions {
   model: ChatModel;
   /** Clamped to at most 0.3 (design §3.1). Default 0.2. */
   temperature?: number;
+  maxTokens?: number;
   /** Limit of the call in ms; default 60 000. */
   timeoutMs?: number;
   system?: string;
@@ -28,6 +29,7 @@ export function createChatAnswerGenerator(options: ChatGeneratorOptions): Answer
           model.generate(
             {
               temperature,
+              ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
               messages: [
                 { role: 'system', content: options.system ?? 'Answer the question factually and concisely.' },
                 { role: 'user', content: query },

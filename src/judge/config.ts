@@ -2,9 +2,9 @@ import { z } from 'zod';
 import type { CheckResult, InputValue, Validator } from '../core/validator.js';
 import { UsageError } from '../errors.js';
 import type { CacheSettings } from '../providers/cache.js';
-import { chatProviderOf, createChatModel, decorateModel } from '../providers/chat-factory.js';
+import { createChatModel, decorateModel } from '../providers/chat-factory.js';
 import type { PriceTable } from '../providers/prices.js';
-import { CHAT_PROVIDER_NAMES, chatOptionsShape, formatIssue, type ChatProviderConfig, type ChatProviderName } from '../providers/schemas.js';
+import { CHAT_PROVIDER_NAMES, chatOptionsShape, describeValue, formatIssue, type ChatProviderConfig, type ChatProviderName } from '../providers/schemas.js';
 import { limitModel, rateLimitSchema, type LimiterFactory, type RateLimitConfig } from '../run/rate-limit.js';
 import type { RetryOptions } from '../run/retry.js';
 import { createJudge } from './judge.js';
@@ -85,7 +85,45 @@ function usage(ctx: VerifierContext, path: readonly PropertyKey[], lines: string
   throw new UsageError(`${ctx.file ?? 'config'}: ${lines.join('\n')}`, { file: ctx.file, path: path.join('.') });
 }
 
-/** Validates a config entry and builds the verifier; throws UsageError naming file, field path, expected and found. */
+/** A `judge:` value, validated: one chat provider with its judge options, and an optional rate limit. */
+export interface JudgeConfig {
+  name: ChatProviderName;
+  options: JudgeProviderConfig;
+  rateLimit?: RateLimitConfig;
+}
+
+/** Validates a `judge:` value at field path `at` (exactly one provider, its options, an optional `rateLimit`). */
+export function parseJudgeConfig(raw: unknown, at: string[], ctx: VerifierContext = {}): JudgeConfig {
+  const obj = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
+  const keys = obj ? providerKeys(obj) : [];
+  if (!obj || keys.length !== 1 || !(CHAT_PROVIDER_NAMES as string[]).includes(keys[0])) {
+    const found = !obj ? describeValue(raw) : keys.length ? keys.map((k) => JSON.stringify(k)).join(', ') : 'no provider';
+    usage(ctx, at, [`${at.join('.')}: expected exactly one of ${CHAT_PROVIDER_NAMES.join(', ')} (and optionally rateLimit), found ${found}`]);
+  }
+  const name = keys[0] as ChatProviderName;
+  const o = judgeProviderSchemas[name].safeParse(obj[name] ?? {});
+  if (!o.success) {
+    usage(
+      ctx,
+      [...at, name, ...o.error.issues[0].path.map(String)],
+      o.error.issues.map((i) => formatIssue(i, obj[name], [...at, name])),
+    );
+  }
+  let rateLimit: RateLimitConfig | undefined;
+  if (obj.rateLimit !== undefined) {
+    const l = rateLimitSchema.safeParse(obj.rateLimit);
+    if (!l.success)
+      usage(
+        ctx,
+        [...at, 'rateLimit', ...l.error.issues[0].path.map(String)],
+        l.error.issues.map((i) => formatIssue(i, obj.rateLimit, [...at, 'rateLimit'])),
+      );
+    rateLimit = l.data;
+  }
+  return { name, options: o.data as JudgeProviderConfig, ...(rateLimit ? { rateLimit } : {}) };
+}
+
+/** Validates a config entry; throws UsageError naming file, field path, expected and found. */
 export function parseVerifierConfig(raw: unknown, ctx: VerifierContext = {}): VerifierConfig {
   const prefix = ctx.path ? ctx.path.split('.') : ['verifier'];
   const r = verifierConfigSchema.safeParse(raw);
@@ -95,41 +133,29 @@ export function parseVerifierConfig(raw: unknown, ctx: VerifierContext = {}): Ve
       [...prefix, ...r.error.issues[0].path],
       r.error.issues.map((i) => formatIssue(i, raw, prefix)),
     );
-  const name = providerKeys(r.data.judge)[0] as ChatProviderName;
-  const options = r.data.judge[name];
-  const o = judgeProviderSchemas[name].safeParse(options ?? {});
-  if (!o.success) {
-    const at = [...prefix, 'judge', name];
-    usage(
-      ctx,
-      [...at, ...o.error.issues[0].path],
-      o.error.issues.map((i) => formatIssue(i, options, at)),
-    );
-  }
-  let rateLimit: RateLimitConfig | undefined;
-  if (r.data.judge.rateLimit !== undefined) {
-    const l = rateLimitSchema.safeParse(r.data.judge.rateLimit);
-    const at = [...prefix, 'judge', 'rateLimit'];
-    if (!l.success)
-      usage(
-        ctx,
-        [...at, ...l.error.issues[0].path],
-        l.error.issues.map((i) => formatIssue(i, r.data.judge.rateLimit, at)),
-      );
-    rateLimit = l.data;
-  }
-  return { ...r.data, judge: { [name]: o.data, ...(rateLimit ? { rateLimit } : {}) } };
+  const j = parseJudgeConfig(r.data.judge, [...prefix, 'judge'], ctx);
+  return { ...r.data, judge: { [j.name]: j.options, ...(j.rateLimit ? { rateLimit: j.rateLimit } : {}) } };
 }
 
-export function verifierFromConfig(raw: unknown, ctx: VerifierContext = {}): VerifierValidator {
-  const c = parseVerifierConfig(raw, ctx);
-  const where = `${ctx.path ?? 'verifier'}.judge`;
-  const { rateLimit, ...provider } = c.judge as Record<string, unknown> & { rateLimit?: RateLimitConfig };
-  const { name, options } = chatProviderOf(provider, where, ctx);
-  const o = options as JudgeProviderConfig;
+/** What one judge made by a JudgeMaker judges by. */
+export interface JudgeSpec {
+  instructions: string | readonly string[];
+  /** Budget of one judgement in ms, retries included; default the context's, else 60 000. */
+  timeoutMs?: number;
+}
+
+export type JudgeMaker = (spec: JudgeSpec) => Judge;
+
+/**
+ * A `judge:` value (at `ctx.path`, default "judge") → judges over one model (prices, cache, rate limit under
+ * `scope`), one per instruction set. The model is built here, so a bad value or a missing key fails at once.
+ */
+export function judgeMakerFromConfig(raw: unknown, ctx: VerifierContext = {}, scope = 'judge'): JudgeMaker {
+  const where = ctx.path ?? 'judge';
+  const { name, options: o, rateLimit } = parseJudgeConfig(raw, where.split('.'), ctx);
   // The limiter spaces calls actually made: inside the prices and the cache (a cached verdict spends nothing).
   const bare = createChatModel(name, o, `${where}.${name}`, ctx);
-  const model = decorateModel(rateLimit && ctx.limiters ? limitModel(bare, ctx.limiters(`verifier:${c.name}`, rateLimit)) : bare, ctx);
+  const model = decorateModel(rateLimit && ctx.limiters ? limitModel(bare, ctx.limiters(scope, rateLimit)) : bare, ctx);
   if (o.mode === 'tool' && !model.capabilities.tools) {
     usage(
       ctx,
@@ -137,17 +163,23 @@ export function verifierFromConfig(raw: unknown, ctx: VerifierContext = {}): Ver
       [`${where}.${name}.mode: expected json_schema, json_object or text (${name} cannot be forced to call a tool), found "tool"`],
     );
   }
-  const judge = createJudge({
-    model,
-    instructions: c.instructions,
-    temperature: o.temperature,
-    maxTokens: o.maxTokens,
-    mode: o.mode,
-    timeoutMs: c.timeoutMs ?? ctx.timeoutMs,
-    attemptTimeoutMs: o.attemptTimeoutMs,
-    retry: { ...(o.retries !== undefined ? { retries: o.retries } : {}), ...ctx.retry },
-  });
-  return verifierFromJudge(judge, c);
+  return (spec) =>
+    createJudge({
+      model,
+      instructions: spec.instructions,
+      temperature: o.temperature,
+      maxTokens: o.maxTokens,
+      mode: o.mode,
+      timeoutMs: spec.timeoutMs ?? ctx.timeoutMs,
+      attemptTimeoutMs: o.attemptTimeoutMs,
+      retry: { ...(o.retries !== undefined ? { retries: o.retries } : {}), ...ctx.retry },
+    });
+}
+
+export function verifierFromConfig(raw: unknown, ctx: VerifierContext = {}): VerifierValidator {
+  const c = parseVerifierConfig(raw, ctx);
+  const make = judgeMakerFromConfig(c.judge, { ...ctx, path: `${ctx.path ?? 'verifier'}.judge` }, `verifier:${c.name}`);
+  return verifierFromJudge(make({ instructions: c.instructions, timeoutMs: c.timeoutMs }), c);
 }
 
 /** Wrap any Judge as a Validator (kind 'verifier'): `evaluate` returns the verdict with its reasons. */

@@ -5,10 +5,15 @@ export { parseVerdict, parseStructuredVerdict, jsonObjectCandidates, verdictFrom
 export { createOpenAIJudge, type OpenAIJudgeOptions } from './openai-judge.js';
 export {
   isVerifierConfig,
+  judgeMakerFromConfig,
+  parseJudgeConfig,
   parseVerifierConfig,
   verifierConfigSchema,
   verifierFromConfig,
   verifierFromJudge,
+  type JudgeConfig,
+  type JudgeMaker,
+  type JudgeSpec,
   type VerifierConfig,
   type VerifierContext,
   type VerifierValidator,

@@ -1,4 +1,4 @@
-import { contentText, startMockServer, toolInput, type Dialect } from './server.js';
+import { contentText, mockId, startMockServer, toolInput, type Dialect } from './server.js';
 import type { MockServer, MockServerOptions } from './types.js';
 
 /**
@@ -59,11 +59,11 @@ export const anthropicDialect: Dialect = {
         ? { name: view.forcedTool, input: toolInput(a.content) }
         : undefined;
     return {
-      id: `msg_mock_${n}`,
+      id: mockId('msg_', n),
       type: 'message',
       role: 'assistant',
       model: view.model,
-      content: call ? [{ type: 'tool_use', id: `toolu_mock_${n}`, name: call.name, input: call.input }] : [{ type: 'text', text: a.content }],
+      content: call ? [{ type: 'tool_use', id: mockId('toolu_', n), name: call.name, input: call.input }] : [{ type: 'text', text: a.content }],
       stop_reason: a.finishReason ?? (call ? 'tool_use' : 'end_turn'),
       stop_sequence: null,
       usage: { input_tokens: usage.prompt, output_tokens: usage.completion },

@@ -1,4 +1,4 @@
-import { startMockServer, toolInput, type Dialect } from './server.js';
+import { mockId, startMockServer, toolInput, type Dialect } from './server.js';
 import type { MockServer, MockServerOptions } from './types.js';
 
 /**
@@ -61,7 +61,7 @@ export const bedrockDialect: Dialect = {
         ? { name: view.forcedTool, input: toolInput(a.content) }
         : undefined;
     return {
-      output: { message: { role: 'assistant', content: [call ? { toolUse: { toolUseId: `tooluse_mock_${n}`, ...call } } : { text: a.content }] } },
+      output: { message: { role: 'assistant', content: [call ? { toolUse: { toolUseId: mockId('tooluse_', n), ...call } } : { text: a.content }] } },
       stopReason: a.finishReason ?? (call ? 'tool_use' : 'end_turn'),
       usage: { inputTokens: usage.prompt, outputTokens: usage.completion, totalTokens: usage.prompt + usage.completion },
       metrics: { latencyMs: 1 },

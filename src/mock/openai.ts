@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { bearer, contentText, roughTokens, startMockServer, type Dialect } from './server.js';
+import { bearer, contentText, mockId, roughTokens, startMockServer, type Dialect } from './server.js';
 import type { MockAnswer, MockChatView, MockEmbedView, MockReply, MockServer, MockServerOptions } from './types.js';
 
 /**
@@ -50,9 +50,9 @@ export function openaiChatView(raw: unknown): Omit<MockChatView, 'body' | 'path'
 export function openaiChatBody(a: MockAnswer, view: MockChatView, n: number, usage: { prompt: number; completion: number }): unknown {
   const call = a.toolCall ?? (view.forcedTool !== undefined ? { name: view.forcedTool, arguments: a.content } : undefined);
   const message: Record<string, unknown> = { role: 'assistant', content: call ? null : a.content };
-  if (call) message.tool_calls = [{ id: `call_${n}`, type: 'function', function: call }];
+  if (call) message.tool_calls = [{ id: mockId('call_', n), type: 'function', function: call }];
   return {
-    id: `chatcmpl-mock-${n}`,
+    id: mockId('chatcmpl-', n),
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: view.model,

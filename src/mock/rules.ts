@@ -14,17 +14,22 @@ import type { ChatHandler, MockChatView, MockReply } from './types.js';
 
 export const mockRuleSchema = z.strictObject({
   /** Matches when the last user message contains this text (case-insensitive). */
-  match: z.string().min(1).optional(),
+  match: z.string().min(1, { error: 'expected a non-empty string' }).optional(),
   /** Matches when this regular expression finds the last user message. */
-  regex: z.string().min(1).optional(),
+  regex: z.string().min(1, { error: 'expected a non-empty regular expression' }).optional(),
   /** Matches only requests for this model. */
-  model: z.string().min(1).optional(),
+  model: z.string().min(1, { error: 'expected a non-empty model name' }).optional(),
   /** The answer; `{{input}}` is the last user message. */
   reply: z.string().optional(),
   /** An HTTP error status instead of an answer. */
-  status: z.number().int().min(400).max(599).optional(),
-  retryAfterSeconds: z.number().min(0).optional(),
-  delayMs: z.number().min(0).optional(),
+  status: z
+    .number()
+    .int({ error: 'expected an HTTP error status from 400 to 599' })
+    .min(400, { error: 'expected an HTTP error status from 400 to 599' })
+    .max(599, { error: 'expected an HTTP error status from 400 to 599' })
+    .optional(),
+  retryAfterSeconds: z.number().min(0, { error: 'expected a number of seconds ≥ 0' }).optional(),
+  delayMs: z.number().min(0, { error: 'expected a number of milliseconds ≥ 0' }).optional(),
 });
 export type MockRule = z.output<typeof mockRuleSchema>;
 
@@ -84,6 +89,19 @@ export function mockResponder(options: MockResponderOptions = {}): ChatHandler {
   };
 }
 
+/** A rule's first problem as config errors read: the field, what was expected, what was found. */
+function explainRuleIssue(issue: z.core.$ZodIssue & { input?: unknown }): { field: string; message: string } {
+  if (issue.code === 'unrecognized_keys')
+    return { field: issue.keys[0], message: `unknown key (expected one of: ${Object.keys(mockRuleSchema.shape).join(', ')})` };
+  const expected = issue.message.startsWith('expected')
+    ? issue.message
+    : issue.code === 'invalid_type'
+      ? `expected ${issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}`
+      : issue.message;
+  const found = issue.input === undefined ? 'nothing' : JSON.stringify(issue.input);
+  return { field: issue.path.map(String).join('.'), message: `${expected}, found ${found}` };
+}
+
 /** Rules from a YAML file (a list, or { rules: [...] }) or JSON Lines (one rule a line); errors name file and line. */
 export function loadMockRules(file: string): MockRule[] {
   let text: string;
@@ -94,7 +112,8 @@ export function loadMockRules(file: string): MockRule[] {
   }
   const rows: { value: unknown; line: number }[] = [];
   const ext = extname(file).toLowerCase();
-  if (ext === '.jsonl' || ext === '.ndjson') {
+  const jsonLines = ext === '.jsonl' || ext === '.ndjson';
+  if (jsonLines) {
     text.split('\n').forEach((l, n) => {
       if (!l.trim()) return;
       try {
@@ -117,11 +136,12 @@ export function loadMockRules(file: string): MockRule[] {
     list.forEach((value, i) => rows.push({ value, line: i + 1 }));
   }
   return rows.map(({ value, line }) => {
-    const r = mockRuleSchema.safeParse(value);
-    const where = ext === '.jsonl' || ext === '.ndjson' ? `${file}:${line}` : `${file}: rules[${line - 1}]`;
+    const r = mockRuleSchema.safeParse(value, { reportInput: true });
+    const where = jsonLines ? `${file}:${line}` : `${file}: rules[${line - 1}]`;
     if (!r.success) {
-      const i = r.error.issues[0];
-      throw new UsageError(`${where}${i.path.length ? `.${i.path.join('.')}` : ''}: ${i.message}`, { file, ...(ext === '.jsonl' ? { line } : {}) });
+      // As config errors read: the field, what was expected, what was found.
+      const { field, message } = explainRuleIssue(r.error.issues[0]);
+      throw new UsageError(`${where}${field ? (jsonLines ? `: ${field}` : `.${field}`) : ''}: ${message}`, { file, ...(jsonLines ? { line } : {}) });
     }
     if (r.data.regex !== undefined) {
       try {

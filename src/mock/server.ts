@@ -56,6 +56,13 @@ export function pseudoEmbedding(text: string, dimension: number): number[] {
   return v.map((x) => x / norm);
 }
 
+/**
+ * A response or tool-call id shaped like the providers' own (`chatcmpl-…`, `msg_…`: a prefix, then a long tail
+ * with digits), numbered so a test can tell answers apart. Counters such as `chatcmpl-mock-7` would make every
+ * error that quotes an answer look different from the next; real ids are grouped as ids (src/run/error-groups.ts).
+ */
+export const mockId = (prefix: string, n: number) => `${prefix}mock${String(n).padStart(12, '0')}`;
+
 /** Roughly 4 characters a token, as the mocks count when a reply gives no usage. */
 export const roughTokens = (text: string) => Math.ceil(text.length / 4);
 

@@ -104,6 +104,12 @@ export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/**
+ * Marks the start of a quoted answer in an error message (`…: outputPath x is not in the answer (…); answer: {…}`):
+ * shown in full, left out of the error group's key, since it changes with every output while the cause does not.
+ */
+export const ANSWER = '; answer: ';
+
 /** A short single-line excerpt for messages. */
 export function excerpt(text: string, max = 200): string {
   const flat = text.replace(/\s+/g, ' ').trim();

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemContract } from './contract.case.js';
-import { HttpSystem } from './http.js';
+import { HttpSystem, whereMissing } from './http.js';
 import { ProviderError } from './types.js';
 
 /** A stand-in for the user's own app: a real HTTP server whose routes echo, delay and fail. */
@@ -143,5 +143,17 @@ describe('HttpSystem', () => {
     const e2 = await failure((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"other":1}}'), 'data.text');
     expect(e2.kind).toBe('invalid_response');
     expect(e2.message).toContain('data.text');
+    expect(e2.message).toContain('is not in the answer (data has other); answer: {"data":{"other":1}}');
+  });
+});
+
+describe('whereMissing', () => {
+  it('names where the path leaves the answer and what is there instead', () => {
+    const answer = { id: 'x', choices: [{ index: 0, message: { content: 'hi' } }] };
+    expect(whereMissing(answer, ['choices', 0, 'text'])).toBe('choices.0 has index, message');
+    expect(whereMissing(answer, ['output'])).toBe('the answer has id, choices');
+    expect(whereMissing(answer, ['choices', 3])).toBe('choices is an array of 1');
+    expect(whereMissing(answer, ['id', 'x'])).toBe('id is a string');
+    expect(whereMissing([], [0])).toBe('the answer is an array of 0');
   });
 });

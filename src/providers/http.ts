@@ -1,5 +1,5 @@
 import type { InputValue } from '../core/validator.js';
-import { abortError, excerpt, messageOf, networkError, statusError } from './errors.js';
+import { abortError, ANSWER, excerpt, messageOf, networkError, statusError } from './errors.js';
 import { sharedNodeFetch } from './transport.js';
 import { getPath, parsePath, renderJsonTemplate, renderTemplate } from './template.js';
 import { ProviderError, type GenerateOptions, type Generation, type SystemUnderTest } from './types.js';
@@ -95,12 +95,39 @@ export class HttpSystem implements SystemUnderTest {
     try {
       json = JSON.parse(raw);
     } catch {
-      throw new ProviderError('invalid_response', `${who}: the answer is not JSON, so outputPath ${this.options.outputPath} cannot be read: ${excerpt(raw)}`);
+      throw new ProviderError(
+        'invalid_response',
+        `${who}: the answer is not JSON, so outputPath ${this.options.outputPath} cannot be read${ANSWER}${excerpt(raw)}`,
+      );
     }
     const v = getPath(json, this.path);
     if (v === undefined || v === null) {
-      throw new ProviderError('invalid_response', `${who}: outputPath ${this.options.outputPath} is not in the answer: ${excerpt(raw)}`);
+      throw new ProviderError(
+        'invalid_response',
+        `${who}: outputPath ${this.options.outputPath} is not in the answer (${whereMissing(json, this.path!)})${ANSWER}${excerpt(raw)}`,
+      );
     }
     return typeof v === 'string' ? v : JSON.stringify(v);
   }
+}
+
+/**
+ * Where a path leaves the answer, e.g. "choices.0 has index, message, finish_reason": the same for every answer
+ * of one endpoint, so a wrong outputPath is one error group (and fails fast) however the answers' texts differ.
+ */
+export function whereMissing(json: unknown, parts: (string | number)[]): string {
+  let v = json;
+  let at = 0;
+  for (; at < parts.length; at++) {
+    const next = getPath(v, [parts[at]]);
+    if (next === undefined || next === null) break;
+    v = next;
+  }
+  const where = at === 0 ? 'the answer' : parts.slice(0, at).join('.');
+  if (Array.isArray(v)) return `${where} is an array of ${v.length}`;
+  if (v !== null && typeof v === 'object') {
+    const keys = Object.keys(v);
+    return keys.length ? `${where} has ${keys.slice(0, 12).join(', ')}${keys.length > 12 ? ', …' : ''}` : `${where} is an empty object`;
+  }
+  return `${where} is ${v === null ? 'null' : `a ${typeof v}`}`;
 }

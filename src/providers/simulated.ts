@@ -99,7 +99,8 @@ export class SimulatedSystem implements SystemUnderTest {
     if (errorRate > 0 && draw(STREAM.error) < errorRate) {
       const kind = this.options.errorKind ?? 'server';
       const status = kind === 'server' ? 503 : kind === 'rate_limit' ? 429 : undefined;
-      throw new ProviderError(kind, `simulated: injected ${kind} error (input ${inputIndex}, sample ${sample}, attempt ${attempt})`, { status });
+      // One message for every injected error of a kind, so they group in reports (the cell says which sample it was).
+      throw new ProviderError(kind, `simulated: injected ${kind} error`, { status });
     }
 
     const outputs = this.overrides.get(inputKey(input)) ?? this.options.outputs;

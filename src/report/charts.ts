@@ -89,6 +89,8 @@ export interface ProfileBar {
   rate: number | null;
   low: number | null;
   high: number | null;
+  /** Share of the entry's checked cells that are errors (left out of its rate): said in its tooltip when above 0. */
+  errorShare?: number | null;
   /** Threshold drawn as a tick on this bar (a validator's minSuccess). */
   threshold?: number;
   /** The bar's colour and glyph; default: from its interval against its threshold (or the chart's line). */
@@ -130,6 +132,7 @@ export function profileSvg(bars: ProfileBar[], options: { title: string; line?: 
   const describe = (r: (typeof rows)[number]) =>
     `${r.label}: ${pctLabel(r.rate)}` +
     (r.low !== null ? ` (interval ${pctLabel(r.low)}–${pctLabel(r.high)})` : '') +
+    (r.errorShare ? `, errors ${pctLabel(r.errorShare)}` : '') +
     (r.threshold !== undefined ? `, minimum ${pctLabel(r.threshold)}` : '') +
     (r.shown !== 'none' ? `: ${BAR_STYLE[r.shown].glyph} ${BAR_STYLE[r.shown].text}` : '');
   const common = { rows, decided: rows.filter((r) => r.rate !== null), describe, options };

@@ -1,6 +1,6 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { Outcome } from '../core/outcome.js';
+import { Outcome, type OutcomeCode } from '../core/outcome.js';
 import { summarize } from '../core/summarize.js';
 import { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue } from '../core/validator.js';
@@ -74,5 +74,33 @@ describe('verdictLine', () => {
     };
     expect(verdictLine(compareRuns(a, empty))).toBe('? no validator could be tested (no decided cell in A or B)');
     expect(verdictLine(compareRuns(a, a))).toBe('✓ no validator got significantly worse');
+  });
+});
+
+describe('a comparison shows the error shares its rates leave out', () => {
+  // A: 20 samples, 2 of them errors (the rule threw where B's outputs fail); B: the same two as failures.
+  function withErrors(id: string, bad: OutcomeCode) {
+    const base = stored(id, ['x'], (_i, j) => j < 2);
+    const validators = base.run.validators;
+    const tensor = new ReliabilityTensor(1, 20, 1);
+    for (let j = 0; j < 20; j++) tensor.set(0, j, 0, j < 2 ? bad : Outcome.PASS);
+    return { run: base.run, summary: summarize(tensor, validators) };
+  }
+  const c = compareRuns(withErrors('a', Outcome.ERROR), withErrors('b', Outcome.FAIL));
+
+  it('in the rows and in the terminal text', () => {
+    expect(c.validators[0].errorShare).toEqual({ a: 0.1, b: 0 });
+    expect(c.inputs[0].errorShare).toEqual({ a: 0.1, b: 0 });
+    const text = formatComparison(c);
+    expect(text).toContain('errors left out of these rates (share of checked cells): v A 10.0%, B 0.0%');
+  });
+
+  it('says nothing of errors when neither run had any', () => {
+    const clean = compareRuns(
+      stored('a', ['x'], () => false),
+      stored('b', ['x'], () => false),
+    );
+    expect(clean.validators[0].errorShare).toEqual({ a: 0, b: 0 });
+    expect(formatComparison(clean)).not.toContain('errors left out');
   });
 });

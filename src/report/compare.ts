@@ -90,6 +90,16 @@ function header(first: string, width: number, adjusted: boolean): string {
   ].join(' ');
 }
 
+/**
+ * The validators whose rates left errors out in either run, with both shares: a rate that "improved" may only
+ * have lost its failures to errors. '' when neither run had any.
+ */
+function errorsLine(rows: readonly ComparisonRow[]): string {
+  const withErrors = rows.filter((r) => r.errorShare.a || r.errorShare.b);
+  if (!withErrors.length) return '';
+  return `errors left out of these rates (share of checked cells): ${withErrors.map((r) => `${r.label} A ${pct(r.errorShare.a)}, B ${pct(r.errorShare.b)}`).join('; ')}`;
+}
+
 /** The comparison as terminal text: per validator, then the inputs that changed the most. */
 export function formatComparison(c: RunComparison, maxInputs = 15): string {
   const holm = c.adjust === 'holm';
@@ -103,6 +113,8 @@ export function formatComparison(c: RunComparison, maxInputs = 15): string {
   } else {
     lines.push('', 'no validator in common: nothing to compare');
   }
+  const errs = errorsLine(c.validators);
+  if (errs) lines.push(errs);
   if (c.onlyInA.length) lines.push(`validators only in A (not compared): ${c.onlyInA.join(', ')}`);
   if (c.onlyInB.length) lines.push(`validators only in B (not compared): ${c.onlyInB.join(', ')}`);
   if (c.untestable.length) lines.push(`not testable (no decided cell in A or B, e.g. all errors): ${c.untestable.join(', ')}`);

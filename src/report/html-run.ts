@@ -50,10 +50,19 @@ function ci(r: RateWithCI): string {
   return r.ci ? `${pct(r.ci.low)} – ${pct(r.ci.high)}` : 'n/a';
 }
 
+/** A rate's error share as a table cell: "8.0%", "0.0%", or "n/a" when nothing was checked. */
+function errorsCell(r: Pick<RateWithCI, 'errorShare'>): string {
+  return r.errorShare === null ? 'n/a' : pct(r.errorShare);
+}
+
+/** " · errors 8.0%" after a rate that left errors out; nothing when none did. */
+function errorsNote(r: Pick<RateWithCI, 'errorShare'>): string {
+  return r.errorShare ? ` <span class="muted nowrap">· ${errorShareText(r)}</span>` : '';
+}
+
 /** "64.8% 54.6% – 73.9%" with the interval muted (and the error share, when cells errored); "n/a" when nothing was decided. */
 function withCi(r: RateWithCI): string {
-  const errs = r.errorShare ? ` <span class="muted nowrap">· ${errorShareText(r)}</span>` : '';
-  return (r.ci ? `${pct(r.rate)} <span class="muted nowrap">${ci(r)}</span>` : pct(r.rate)) + errs;
+  return (r.ci ? `${pct(r.rate)} <span class="muted nowrap">${ci(r)}</span>` : pct(r.rate)) + errorsNote(r);
 }
 
 export function legendHtml(binned = false): string {
@@ -100,7 +109,7 @@ export function errorsHtml(e: ErrorSummary | undefined): string {
   const shown = e.groups.slice(0, ERRORS_SHOWN);
   const rows = shown.map((g) => [
     String(g.count),
-    g.variants > 1 ? `${g.variants} <span class="muted">(ids differ)</span>` : '1',
+    g.variants > 1 ? `${g.variants} <span class="muted">(ids or quoted answers differ)</span>` : '1',
     `<code>${esc(g.message)}</code>`,
   ]);
   const rest = e.total - shown.reduce((n, g) => n + g.count, 0);
@@ -139,7 +148,7 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
   const vRows = summary.validators.map((v) => [
     `<strong>${esc(v.name)}</strong>${v.kind === 'verifier' ? ' <span class="muted">(verifier)</span>' : ''}<br><span class="muted">${esc(v.message)}</span>`,
     // Why: the bound or rule that decided it, where a sequential validator stopped, what would decide it.
-    `${verdictBadge(v.verdict)}<br><span class="muted why">${esc([stoppedText(v, tensor.M), v.reason, toDecideText(v)].filter(Boolean).join('; '))}</span>`,
+    `${verdictBadge(v.verdict)}<br><span class="muted why">${esc([stoppedText(v, tensor.M), v.reason, toDecideText(v, tensor.N)].filter(Boolean).join('; '))}</span>`,
     pct(v.rate),
     ci(v),
     v.errorShare === null ? 'n/a' : pct(v.errorShare),
@@ -202,17 +211,24 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
       rate: v.rate,
       low: v.ci?.low ?? null,
       high: v.ci?.high ?? null,
+      errorShare: v.errorShare,
       threshold: v.minSuccess,
       status: v.verdict,
     })),
     { title: 'Validator reliability profile (VRP)' },
   );
   const irp = profileSvg(
-    summary.inputs.map((r) => ({ label: `${r.i + 1}. ${inputLabel(run.inputs[r.i], 28)}`, rate: r.rate, low: r.ci?.low ?? null, high: r.ci?.high ?? null })),
+    summary.inputs.map((r) => ({
+      label: `${r.i + 1}. ${inputLabel(run.inputs[r.i], 28)}`,
+      rate: r.rate,
+      low: r.ci?.low ?? null,
+      high: r.ci?.high ?? null,
+      errorShare: r.errorShare,
+    })),
     { title: 'Input reliability profile (IRP)', line: strictest, columns: run.inputs.length > 25, axis: 'input' },
   );
   const orp = profileSvg(
-    summary.iterations.map((r) => ({ label: `sample ${r.j + 1}`, rate: r.rate, low: r.ci?.low ?? null, high: r.ci?.high ?? null })),
+    summary.iterations.map((r) => ({ label: `sample ${r.j + 1}`, rate: r.rate, low: r.ci?.low ?? null, high: r.ci?.high ?? null, errorShare: r.errorShare })),
     { title: 'Output reliability profile (ORP)', line: strictest, columns: true, axis: 'sample' },
   );
   const key = (['pass', 'fail', 'inconclusive'] as const)
@@ -228,13 +244,13 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
   const tRows = (binned ? [] : summary.inputs)
     .map((r) => {
       const cells = Array.from({ length: tensor.M }, (_, j) => `<td>${glyphs(r.i, j)}</td>`).join('');
-      return `<tr><th scope="row">${r.i + 1}. ${esc(inputLabel(run.inputs[r.i], 60))}</th><td class="num">${pct(r.rate)}</td><td class="num">${ci(r)}</td><td class="num">${pct(r.allPass.rate)}</td>${cells}</tr>`;
+      return `<tr><th scope="row">${r.i + 1}. ${esc(inputLabel(run.inputs[r.i], 60))}</th><td class="num">${pct(r.rate)}</td><td class="num">${ci(r)}</td><td class="num">${errorsCell(r)}</td><td class="num">${pct(r.allPass.rate)}${errorsNote(r.allPass)}</td>${cells}</tr>`;
     })
     .join('');
   const table = binned
     ? `<p class="muted">No table view for a run this large (${tensor.N * tensor.M} samples): every cell is in the heatmaps' full-resolution blocks and in the JSON report.</p>`
     : `<details class="card"><summary>Table view (per input; glyphs per sample in validator order: ${esc(run.validators.map((v) => v.name).join(', '))})</summary>
-<div class="scroll"><table><thead><tr><th>input</th><th class="num">IRP</th><th class="num">interval</th><th class="num">all pass</th>${Array.from({ length: tensor.M }, (_, j) => `<th>s${j + 1}</th>`).join('')}</tr></thead><tbody>${tRows}</tbody></table></div></details>`;
+<div class="scroll"><table><thead><tr><th>input</th><th class="num">IRP</th><th class="num">interval</th><th class="num">errors</th><th class="num">all pass</th>${Array.from({ length: tensor.M }, (_, j) => `<th>s${j + 1}</th>`).join('')}</tr></thead><tbody>${tRows}</tbody></table></div></details>`;
 
   let embedded = '';
   if (options.samples) {

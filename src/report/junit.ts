@@ -70,7 +70,7 @@ export function renderJunitReport(s: RunSummary, meta: ReportMeta): string {
   s.validators.forEach((v, idx) => {
     const kind = kinds[idx];
     const text = describe(v);
-    const why = [stoppedText(v, s.M), v.reason, toDecideText(v)].filter(Boolean).join('; ');
+    const why = [stoppedText(v, s.M), v.reason, toDecideText(v, s.N)].filter(Boolean).join('; ');
     out.push(`    <testcase classname="assay.${suiteName}" name="${xmlEscape(v.name)}" time="0">`);
     if (kind === 'failure') {
       const type = v.verdict === 'fail' ? 'below-min-success' : 'inconclusive';

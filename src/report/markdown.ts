@@ -43,7 +43,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push(`| | Validator | Rate | ${level} ${sequential ? 'CS' : 'CI'} | Errors | Min success | Verdict | Why | Pass | Fail | Error |`);
   L.push('|---|---|--:|---|--:|--:|---|---|--:|--:|--:|');
   for (const v of s.validators) {
-    const why = [stoppedText(v, s.M), v.reason, toDecideText(v)].filter(Boolean).join('; ');
+    const why = [stoppedText(v, s.M), v.reason, toDecideText(v, s.N)].filter(Boolean).join('; ');
     L.push(
       `| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${pct(v.rate)} | ${ci(v)} | ${v.errorShare === null ? '–' : pct(v.errorShare)} | ${pct(v.minSuccess)} | ${v.verdict} | ${mdCell(why)} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`,
     );
@@ -87,7 +87,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
       L.push('');
       for (const e of st.topErrors.slice(0, 10))
         L.push(
-          `- ×${e.count}${e.variants > 1 ? ` (${e.variants} variants, ids differ)` : ''}: \`${e.message.replace(/\s+/g, ' ').replace(/`/g, "'").slice(0, 600)}\``,
+          `- ×${e.count}${e.variants > 1 ? ` (${e.variants} variants: ids or quoted answers differ)` : ''}: \`${e.message.replace(/\s+/g, ' ').replace(/`/g, "'").slice(0, 600)}\``,
         );
       const shown = st.topErrors.slice(0, 10).reduce((n, e) => n + e.count, 0);
       const rest = st.generationErrors + st.validatorErrors - shown;

@@ -69,21 +69,29 @@ export function errorShareText(r: Pick<RateWithCI, 'errorShare'>, digits = 1): s
   return r.errorShare ? `errors ${pct(r.errorShare, digits)}` : '';
 }
 
-/** An inconclusive verdict's next step: "~77 more samples decide it with 80% probability if the rates hold" (a sample is one output). */
-export function toDecideText(v: Pick<ValidatorSummary, 'toDecide' | 'errorShare'>): string {
+/**
+ * An inconclusive verdict's next step: "~77 more samples decide it with 80% probability if the rates hold".
+ * A sample is one output per input, as `samples:` counts them: with N inputs, the further outputs are spread
+ * over them — "~26 more samples … (77 outputs over 3 inputs)" — so nobody raises `samples` N times too far.
+ */
+export function toDecideText(v: Pick<ValidatorSummary, 'toDecide' | 'errorShare'>, N = 1): string {
   const t = v.toDecide;
   if (!t) return '';
   if (t.outputs === Infinity)
     return v.errorShare
       ? `no number of further outputs decides it while errors stay at ${pct(v.errorShare)}`
       : 'no number of further outputs decides it at the observed rate';
-  return `~${t.outputs} more samples decide it with ${Math.round(t.probability * 100)}% probability if the rates hold`;
+  const inputs = Math.max(1, N);
+  const spread = inputs > 1 ? ` (${t.outputs} outputs over ${inputs} inputs)` : '';
+  return `~${Math.ceil(t.outputs / inputs)} more samples decide it with ${Math.round(t.probability * 100)}% probability if the rates hold${spread}`;
 }
 
-/** Where a sequential validator stopped, e.g. "stopped after 12 of 50 samples per input (48 outputs)". */
+/**
+ * Where a sequential validator stopped, e.g. "stopped after 12 of 50 samples per input (48 outputs)"; '' for
+ * one still undecided, whose reason already says how far it got ("undecided after 10 of 50 samples per input").
+ */
 export function stoppedText(v: Pick<ValidatorSummary, 'sequential'>, M: number): string {
   const q = v.sequential;
-  if (!q) return '';
-  if (q.reason === 'lower-bound' || q.reason === 'upper-bound') return `stopped after ${q.rounds} of ${M} samples per input (${q.outputs} outputs)`;
-  return q.reason === 'samples' ? `undecided after all ${M} samples per input` : `undecided after ${q.rounds} of ${M} samples per input`;
+  if (!q || (q.reason !== 'lower-bound' && q.reason !== 'upper-bound')) return '';
+  return `stopped after ${q.rounds} of ${M} samples per input (${q.outputs} outputs)`;
 }

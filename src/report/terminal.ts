@@ -46,9 +46,12 @@ function table(rows: string[][], rightAlign: Set<number>): string[] {
   );
 }
 
-/** Lowest and highest entries of a profile, numbered from 1 as people count, e.g. "min 84.0% (#3)". */
-function extremes(entries: { idx: number; rate: number | null }[]): string {
-  const decided = entries.filter((e) => e.rate !== null) as { idx: number; rate: number }[];
+/**
+ * Lowest and highest entries of a profile, numbered from 1 as people count, each with its error share when
+ * it left errors out, e.g. "min 84.0% (#3, errors 8.0%)  max 94.0% (#4)".
+ */
+function extremes(entries: { idx: number; rate: number | null; errorShare: number | null }[]): string {
+  const decided = entries.filter((e) => e.rate !== null) as { idx: number; rate: number; errorShare: number | null }[];
   if (!decided.length) return 'nothing decided';
   let lo = decided[0];
   let hi = decided[0];
@@ -56,7 +59,8 @@ function extremes(entries: { idx: number; rate: number | null }[]): string {
     if (e.rate < lo.rate) lo = e;
     if (e.rate > hi.rate) hi = e;
   }
-  return `min ${pct(lo.rate)} (#${lo.idx + 1})  max ${pct(hi.rate)} (#${hi.idx + 1})`;
+  const at = (e: (typeof decided)[number]) => `(#${e.idx + 1}${e.errorShare ? `, ${errorShareText(e)}` : ''})`;
+  return `min ${pct(lo.rate)} ${at(lo)}  max ${pct(hi.rate)} ${at(hi)}`;
 }
 
 export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: TerminalOptions = {}): string {
@@ -87,20 +91,20 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   }
   lines.push(...table(rows, new Set([1, 3, 4, 6, 7, 8])));
   // Why each verdict: the bound or rule that decided it, where a sequential validator stopped, what would decide it.
-  for (const v of s.validators) lines.push(`  ${v.name}: ${[stoppedText(v, s.M), v.reason, toDecideText(v)].filter(Boolean).join('; ')}`);
+  for (const v of s.validators) lines.push(`  ${v.name}: ${[stoppedText(v, s.M), v.reason, toDecideText(v, s.N)].filter(Boolean).join('; ')}`);
   lines.push('');
   const errs = (r: { errorShare: number | null }) => (r.errorShare ? ` (${errorShareText(r)})` : '');
   lines.push(
     `IRP (per input)     ${sparkline(
       s.inputs.map((x) => x.rate),
       width,
-    )}  ${extremes(s.inputs.map((x) => ({ idx: x.i, rate: x.rate })))}`,
+    )}  ${extremes(s.inputs.map((x) => ({ idx: x.i, rate: x.rate, errorShare: x.errorShare })))}`,
   );
   lines.push(
     `ORP (per sample)    ${sparkline(
       s.iterations.map((x) => x.rate),
       width,
-    )}  ${extremes(s.iterations.map((x) => ({ idx: x.j, rate: x.rate })))}`,
+    )}  ${extremes(s.iterations.map((x) => ({ idx: x.j, rate: x.rate, errorShare: x.errorShare })))}`,
   );
   const worst = [...s.inputs].filter((x) => x.allPass.rate !== null).sort((a, b) => a.allPass.rate! - b.allPass.rate!)[0];
   if (worst && meta.inputs)

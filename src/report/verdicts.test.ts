@@ -159,3 +159,81 @@ describe('a sequential run shows where and why each validator stopped', () => {
     expect(r.s.validators.map((x) => x.verdict)).toEqual(['pass', 'fail']);
   });
 });
+
+/** N inputs × M samples; cell (i, j, k) from `rows[i][k][j]` (P, F, E, _). */
+function tensorOfInputs(rows: string[][]): ReliabilityTensor {
+  const M = rows[0][0].length;
+  const t = new ReliabilityTensor(rows.length, M, rows[0].length);
+  const code: Record<string, OutcomeCode> = { P, F, E, _ };
+  rows.forEach((cols, i) => cols.forEach((col, k) => [...col].forEach((c, j) => t.set(i, j, k, code[c]))));
+  return t;
+}
+
+describe('the per-input and per-sample profiles show their error shares', () => {
+  // Two inputs × 10 samples, one validator: input 1 passes all 10; input 2 passes 9 and errors once (10%).
+  const metas = [v('parser', 0.8)];
+  const t = tensorOfInputs([['P'.repeat(10)], ['P'.repeat(9) + 'E']]);
+  const s = summarize(t, metas, {});
+  const terminal = formatTerminalSummary(s, { ...meta, inputs: ['x', 'y'] });
+  const html = renderHtmlReport({ ...record(s, metas), inputs: ['x', 'y'] }, s, t);
+
+  it('terminal: the IRP and ORP extremes carry the error share of the entry they name', () => {
+    // Every rate is 100%: the first entry is both min and max; the entries that errored say so.
+    expect(terminal).toMatch(/IRP \(per input\) +\S+ {2}min 100\.0% \(#1\) {2}max 100\.0% \(#1\)/);
+    const t2 = tensorOfInputs([['P'.repeat(9) + 'E'], ['P'.repeat(10)]]);
+    const s2 = summarize(t2, metas, {});
+    const out = formatTerminalSummary(s2, { ...meta, inputs: ['x', 'y'] });
+    expect(out).toMatch(/IRP \(per input\) +\S+ {2}min 100\.0% \(#1, errors 10\.0%\) {2}max 100\.0% \(#1, errors 10\.0%\)/);
+    expect(out).toMatch(/ORP \(per sample\) +\S+ {2}min 100\.0% \(#1\) {2}max 100\.0% \(#1\)/);
+  });
+
+  it('HTML: profile bars name their error share, and the table view has an errors column', () => {
+    expect(html).toContain('<title>2. y: 100.0% (interval 66.4%–100.0%), errors 10.0%: ');
+    expect(html).toContain('<title>sample 10: 100.0% (interval 2.5%–100.0%), errors 50.0%: ');
+    expect(html).toContain('<title>parser: 100.0% (interval 82.4%–100.0%), errors 5.0%, minimum 80.0%');
+    expect(html).toMatch(/<th class="num">interval<\/th><th class="num">errors<\/th><th class="num">all pass<\/th>/);
+    expect(html).toMatch(
+      /<th scope="row">2\. y<\/th><td class="num">100\.0%<\/td><td class="num">[^<]+<\/td><td class="num">10\.0%<\/td><td class="num">100\.0% <span class="muted nowrap">· errors 10\.0%<\/span><\/td>/,
+    );
+  });
+});
+
+describe('an undecided sequential validator says how far it got once', () => {
+  // 150 samples of one input, 40 run: a rate near 0.95 is not decided by the sequence after 40.
+  const metas = [v('open', 0.95)];
+  const t = tensorOf(['P'.repeat(38) + 'FF' + '_'.repeat(110)]);
+  const r = all(t, metas, { stopping: 'sequential' });
+
+  it('in the summary and every report', () => {
+    expect(r.s.validators[0]).toMatchObject({ verdict: 'inconclusive', reason: 'undecided after 40 of 150 samples per input; samples remain' });
+    for (const text of [r.terminal, r.markdown, r.junit, r.html]) {
+      expect(text).toContain('undecided after 40 of 150 samples per input; samples remain');
+      expect(text.match(/undecided after/g)!.length).toBe(text === r.junit ? 2 : 1); // JUnit: the failure and system-out
+    }
+  });
+
+  it('when every sample was run', () => {
+    const full = summarize(tensorOf(['P'.repeat(38) + 'FF']), metas, { stopping: 'sequential' });
+    expect(full.validators[0]).toMatchObject({ verdict: 'inconclusive', reason: 'undecided after all 40 samples per input' });
+    expect(formatTerminalSummary(full, meta)).toContain('  open: undecided after all 40 samples per input\n');
+  });
+});
+
+describe('an inconclusive verdict counts the further samples per input', () => {
+  // Three inputs × 20 samples at 57 of 60 against 0.9: toDecide counts outputs, which three inputs share.
+  const metas = [v('close', 0.9)];
+  const t = tensorOfInputs([['P'.repeat(19) + 'F'], ['P'.repeat(19) + 'F'], ['P'.repeat(19) + 'F']]);
+  const s = summarize(t, metas, { verdict: 'confident' });
+  const outputs = s.validators[0].toDecide!.outputs;
+  const perInput = Math.ceil(outputs / 3);
+  const meta3 = { ...meta, inputs: ['x', 'y', 'z'] };
+
+  it('in every report, with the outputs beside', () => {
+    expect(outputs).toBeGreaterThan(3);
+    const text = `~${perInput} more samples decide it with 80% probability if the rates hold (${outputs} outputs over 3 inputs)`;
+    expect(formatTerminalSummary(s, meta3)).toContain(text);
+    expect(renderMarkdownReport(s, meta3)).toContain(text);
+    expect(renderJunitReport(s, meta3)).toContain(text);
+    expect(renderHtmlReport({ ...record(s, metas), inputs: ['x', 'y', 'z'] }, s, t)).toContain(text);
+  });
+});

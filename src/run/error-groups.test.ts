@@ -22,6 +22,15 @@ describe('error groups', () => {
     for (const [a, b] of different) expect(errorKey(a), a).not.toBe(errorKey(b));
   });
 
+  it('a quoted answer (after "; answer: ") is left out of the key: it changes with every output, the cause does not', () => {
+    const a = 'http: outputPath x is not in the answer (the answer has id, choices); answer: {"choices":[{"text":"Hello"}]}';
+    const b = 'http: outputPath x is not in the answer (the answer has id, choices); answer: {"choices":[{"text":"Goodbye, and thanks"}]}';
+    expect(errorKey(a)).toBe(errorKey(b));
+    expect(errorKey(a)).toBe('http: outputPath x is not in the answer (the answer has id, choices)');
+    // The stable part still tells causes apart.
+    expect(errorKey(a)).not.toBe(errorKey(b.replace('outputPath x', 'outputPath y')));
+  });
+
   it('counts per group, most frequent first, with variants and the first message kept whole', () => {
     const g = new ErrorGrouper();
     for (let i = 0; i < 3; i++) g.add(`answer: {"id":"chatcmpl-a${i}bcdef9"}`);

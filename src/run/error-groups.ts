@@ -4,6 +4,8 @@
  * group; status codes, indices and short numbers are kept, since they tell errors apart.
  */
 
+import { ANSWER } from '../providers/errors.js';
+
 export interface ErrorGroup {
   /** The first message seen in the group, whole. */
   message: string;
@@ -36,9 +38,10 @@ const VARIABLE = [
   /\b\d{6,}\b/g,
 ];
 
-/** The part of a message that says what went wrong: ids and long numbers replaced by "…". */
+/** The part of a message that says what went wrong: ids and long numbers replaced by "…", a quoted answer left out. */
 export function errorKey(message: string): string {
-  let key = message.replace(/\s+/g, ' ').trim();
+  const quoted = message.indexOf(ANSWER);
+  let key = (quoted >= 0 ? message.slice(0, quoted) : message).replace(/\s+/g, ' ').trim();
   for (const re of VARIABLE) key = key.replace(re, '…');
   return key;
 }
@@ -77,7 +80,7 @@ export function errorSummaryLines(s: ErrorSummary, options: { top?: number; inde
   const lines = s.groups.slice(0, top).map((g) => {
     const flat = g.message.replace(/\s+/g, ' ').trim();
     const text = flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-    return `${indent}error ×${g.count}${g.variants > 1 ? ` (${g.variants} variants, ids differ)` : ''}: ${text}`;
+    return `${indent}error ×${g.count}${g.variants > 1 ? ` (${g.variants} variants: ids or quoted answers differ)` : ''}: ${text}`;
   });
   const shownGroups = Math.min(top, s.groups.length);
   const rest = s.total - s.groups.slice(0, top).reduce((n, g) => n + g.count, 0);

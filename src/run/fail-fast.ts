@@ -63,7 +63,7 @@ export class FailFastRule implements StopRule {
       status: 'interrupted',
       cancelInFlight: true,
       exitCode: ExitCode.INTERNAL,
-      message: `stopped early: ${this.streak} samples in a row failed the same way (${this.first.generationErrorKind}): ${why}. Fix the cause, then finish the run with --resume (--max-errors N changes how many failures in a row stop a run; 0 never stops)`,
+      message: `stopped early: ${this.streak} samples in a row failed the same way (${this.first.generationErrorKind}): ${why}. Fix the cause, then finish the run with --resume (and --retry-errors to run these failed samples again; --max-errors N changes how many failures in a row stop a run; 0 never stops)`,
     };
   }
 }

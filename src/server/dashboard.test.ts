@@ -86,6 +86,8 @@ describe('dashboard data endpoints', () => {
     expect(b.overall.errorShare).toBeCloseTo(1 / 24, 12);
     expect(b.validators.map((v: { errorShare: number }) => v.errorShare)).toEqual([0, 1 / 12]);
     expect(b.verdict).toBe('error');
+    // The all-validators-at-once rate leaves out the one output with an error cell, and says so.
+    expect(b.allPassErrorShare).toBeCloseTo(1 / 12, 12);
     const filtered = await get('/api/runs?name=OTHER');
     expect(filtered.body.runs.map((r: { id: string }) => r.id)).toEqual([other.id]);
   });
@@ -102,6 +104,14 @@ describe('dashboard data endpoints', () => {
     const pending = await get(`/api/runs/${other.id}`);
     expect(pending.body.tensor.cells).toBe('10');
     expect((await get('/api/runs/nope')).status).toBe(404);
+    // A prefix of several ids: 404 saying so, with the candidates, as the CLI does (not "no run with id").
+    let common = 0;
+    while (base.id[common] === worse.id[common]) common++;
+    const ambiguous = await get(`/api/runs/${base.id.slice(0, common)}`);
+    expect(ambiguous.status).toBe(404);
+    expect(JSON.stringify(ambiguous.body)).toMatch(/starts \d+ run ids \(.*give more of the id/);
+    expect(JSON.stringify(ambiguous.body)).toContain(base.id);
+    expect(await (await fetch(`${server.url}/runs/${base.id.slice(0, common)}`)).text()).toContain('give more of the id');
   });
 
   it('serves one sample with input, output and every validator outcome', async () => {
@@ -178,6 +188,8 @@ describe('dashboard data endpoints', () => {
     // Stacked rows on a phone: each cell carries its column's name.
     expect(list).toContain('<table class="stack" aria-label="runs">');
     expect(list).toContain('data-label="verdict"');
+    // The all-pass column shows its error share as the other rates do.
+    expect(list).toMatch(/data-label="all pass"><div>[\d.]+% <span class="muted">errors 8\.3%<\/span>/);
     const run = await (await fetch(`${server.url}/runs/${base.id}`)).text();
     expect(run).toMatch(/<td class="num" data-label="error"><div>1<\/div><\/td>/);
     expect((await fetch(`${server.url}/favicon.ico`)).status).toBe(204);

@@ -86,7 +86,7 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
   });
   app.get('/api/runs/:id', async (c) => {
     const body = await data.runJson(c.req.param('id'));
-    return body ? c.json(body) : notFound(c, `no run with id "${c.req.param('id')}"`);
+    return body ? c.json(body) : notFound(c, await data.whyUnresolved(c.req.param('id')));
   });
   app.get('/api/runs/:id/samples/:i/:j', async (c) => {
     const [i, j] = [index(c.req.param('i')), index(c.req.param('j'))];
@@ -132,7 +132,8 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
       return c.html(cached);
     }
     const loaded = await data.load(id);
-    if (!loaded) return html(c, 'Not found', `<h1>No run with id “${esc(id)}”</h1><p><a href="/">All runs</a></p>`, undefined, 404);
+    if (!loaded)
+      return html(c, 'Not found', `<h1>No run “${esc(id)}”</h1><p>${esc(await data.whyUnresolved(id))}</p><p><a href="/">All runs</a></p>`, undefined, 404);
     const enc = encodeURIComponent;
     const links = `<p><a href="/trend/${enc(loaded.run.name)}">Trend of ${esc(loaded.run.name)}</a> · <a href="/api/runs/${enc(id)}">JSON</a></p>`;
     const stats = loaded.run.N * loaded.run.M <= STATS_SAMPLES_LIMIT ? computeStats(await store.listSamples(id)) : undefined;

@@ -33,6 +33,8 @@ export interface RunListItem {
   /** errorShare: share of checked cells that are errors (a rate is never shown without it). */
   overall: { method: string; value: number | null; mean: number | null; weighted: number | null; min: number | null; errorShare: number | null };
   allPass: number | null;
+  /** Share of outputs the all-pass rate leaves out because a cell of theirs is an error. */
+  allPassErrorShare: number | null;
   validators: { name: string; rate: number | null; verdict: string; errorShare: number | null }[];
 }
 
@@ -62,6 +64,17 @@ export class DashboardData {
       if (err instanceof UsageError) return undefined;
       throw err;
     });
+  }
+
+  /** Why `ref` names no run, as the CLI says it: unknown, or a prefix of several ids (listing some). */
+  async whyUnresolved(ref: string): Promise<string> {
+    try {
+      await resolveRunId(this.store, ref, 'run');
+      return `no run with id "${ref}"`;
+    } catch (err) {
+      if (err instanceof UsageError) return err.message.replace(/^run: /, '');
+      throw err;
+    }
   }
 
   async load(ref: string, known?: RunRecord): Promise<LoadedRun | undefined> {
@@ -103,6 +116,7 @@ export class DashboardData {
           verdict: 'unreadable',
           overall: { method: 'mean', value: null, mean: null, weighted: null, min: null, errorShare: null },
           allPass: null,
+          allPassErrorShare: null,
           validators: [],
         });
         continue;
@@ -119,6 +133,7 @@ export class DashboardData {
         verdict: summary.verdict,
         overall: { method: o.method, value: o.value, mean: o.mean, weighted: o.weighted, min: o.min, errorShare: o.errorShare },
         allPass: summary.allPass.rate,
+        allPassErrorShare: summary.allPass.errorShare,
         validators: summary.validators.map((v) => ({ name: v.name, rate: v.rate, verdict: v.verdict, errorShare: v.errorShare })),
       });
     }

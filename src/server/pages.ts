@@ -35,7 +35,7 @@ export function runsListBody(items: RunListItem[], filter: string | undefined, p
       `<a href="/runs/${enc(r.id)}"><strong>${esc(r.name)}</strong></a><br>${links}`,
       verdictBadge(r.verdict),
       `${pct(r.overall.value)}${errs(r.overall.errorShare)}`,
-      pct(r.allPass),
+      `${pct(r.allPass)}${errs(r.allPassErrorShare)}`,
       rates || '<span class="muted">none</span>',
       `${r.shape.N}×${r.shape.M}×${r.shape.K}`,
       `<span class="nowrap">${esc(shortDate(r.createdAt))}</span>`,

@@ -5,6 +5,7 @@
  */
 import { Outcome, type OutcomeCode } from '../core/outcome.js';
 import type { InputValue } from '../core/validator.js';
+import type { JudgeMaker } from '../judge/config.js';
 import { createOpenAIJudge } from '../judge/openai-judge.js';
 import type { Judge } from '../judge/types.js';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.js';
@@ -23,8 +24,11 @@ export interface EvaluateOptions {
   /** Runs `js` assertions; required when there are any. */
   sandbox?: Sandbox;
   sandboxLimits?: Partial<SandboxLimits>;
-  /** Answers `llm` yes/no assertions; without it their cells are ERROR. */
-  judge?: JudgeSettings;
+  /**
+   * Answers `llm` yes/no assertions: an OpenAI-compatible endpoint, or judges on any provider (judgeMakerFromConfig
+   * over a `judge:` provider object). Without it their cells are ERROR.
+   */
+  judge?: JudgeSettings | JudgeMaker;
   /** Parallel judge calls (default 4). */
   concurrency?: number;
 }
@@ -73,14 +77,18 @@ async function cellFor(c: CandidateAssertion, options: EvaluateOptions, judges: 
       if (!js) return async () => failure('no judge configured for llm assertions');
       let judge = judges.get(form.question);
       if (!judge) {
-        judge = createOpenAIJudge({
-          model: js.model,
-          baseURL: js.baseURL,
-          apiKey: js.apiKey,
-          timeoutMs: js.timeoutMs,
-          instructions: [llmInstruction(form.question)],
-          retry: { retries: 2, baseMs: 200, maxMs: 2000 },
-        });
+        const instructions = [llmInstruction(form.question)];
+        judge =
+          typeof js === 'function'
+            ? js({ instructions })
+            : createOpenAIJudge({
+                model: js.model,
+                baseURL: js.baseURL,
+                apiKey: js.apiKey,
+                timeoutMs: js.timeoutMs,
+                instructions,
+                retry: { retries: 2, baseMs: 200, maxMs: 2000 },
+              });
         judges.set(form.question, judge);
       }
       const j = judge;

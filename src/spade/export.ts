@@ -22,8 +22,11 @@ export interface ExportOptions {
   name?: string;
   /** minSuccess of every exported validator (default 0.9). */
   minSuccess?: number;
-  /** The judge for `llm` assertions (needed when any is selected). */
-  judge?: { model: string; baseURL?: string; apiKeyEnv?: string };
+  /**
+   * The judge for `llm` assertions (needed when any is selected): an OpenAI model, or a provider object as
+   * under a verifier's `judge:` (e.g. `{ anthropic: { model, baseURL } }`), written as it is.
+   */
+  judge?: { model: string; baseURL?: string; apiKeyEnv?: string } | { provider: Record<string, unknown> };
   /** Keys to keep from an existing config (system, inputs, samples, …); validators/verifiers are replaced. */
   base?: Record<string, unknown>;
   /** Without `base`: a simulated system replaying these examples' good outputs, as a self-check. */
@@ -57,6 +60,11 @@ const fmt = (r: AssertionReport) =>
   `, coverage ${r.coverage.value ?? 'n/a'} (${r.coverage.caught}/${r.coverage.n} bad caught; 95% Wilson ${r.coverage.ci95 ? `[${r.coverage.ci95.join(', ')}]` : 'n/a'})` +
   (r.errors ? `, ${r.errors} errors` : '');
 
+function judgeValue(j: NonNullable<ExportOptions['judge']>): Record<string, unknown> {
+  if ('provider' in j) return structuredClone(j.provider);
+  return { openai: { model: j.model, ...(j.baseURL ? { baseURL: j.baseURL } : {}), ...(j.apiKeyEnv ? { apiKeyEnv: j.apiKeyEnv } : {}) } };
+}
+
 export function selectionToConfig(
   selection: SelectionResult,
   candidates: CandidateAssertion[],
@@ -79,12 +87,7 @@ export function selectionToConfig(
     else if (c.form.kind === 'js') validators.push({ ...head, predicate: c.form.source });
     else {
       if (!options.judge) throw new Error(`assertion ${c.id} is an llm question: a judge model is needed to export it`);
-      const { model, baseURL, apiKeyEnv } = options.judge;
-      verifiers.push({
-        ...head,
-        instructions: llmInstruction(c.form.question),
-        judge: { openai: { model, ...(baseURL ? { baseURL } : {}), ...(apiKeyEnv ? { apiKeyEnv } : {}) } },
-      });
+      verifiers.push({ ...head, instructions: llmInstruction(c.form.question), judge: judgeValue(options.judge) });
     }
   }
   const good = (options.examples ?? []).filter((e) => e.label === 'good');

@@ -4,15 +4,13 @@
  * JSON schema derived from a zod schema) and checked against that schema on return. Retries happen in
  * callWithRetry, the one place; the tokens and cost of every call are added up in `usage`.
  */
-import { readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { chatModelFromConfig } from '../providers/chat-factory.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../providers/chat-model.js';
 import { OpenAIChatModel } from '../providers/openai.js';
 import { withPrices } from '../providers/prices.js';
+import { chatModelFromFile } from '../providers/provider-file.js';
 import { CHAT_PROVIDER_NAMES } from '../providers/schemas.js';
 import { ProviderError } from '../providers/types.js';
 import { callWithRetry, type RetryOptions } from '../run/retry.js';
@@ -146,16 +144,7 @@ export interface LlmChoice {
  * for openai, `--base-url`/OPENAI_BASE_URL and the key in OPENAI_API_KEY. Null when none is configured.
  */
 export async function llmFromOptions(o: LlmChoice, env: NodeJS.ProcessEnv = process.env): Promise<SpadeLlm | null> {
-  if (o.config) {
-    let raw: unknown;
-    try {
-      const text = await readFile(o.config, 'utf8');
-      raw = extname(o.config).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
-    } catch (err) {
-      throw new UsageError(`--llm: cannot read ${o.config}: ${(err as Error).message.split('\n')[0]}`, { file: o.config, path: '--llm' });
-    }
-    return createSpadeLlm({ model: chatModelFromConfig(raw, 'llm', { file: o.config, env }).model });
-  }
+  if (o.config) return createSpadeLlm({ model: (await chatModelFromFile(o.config, '--llm', { env })).model });
   const provider = o.provider ?? env.ASSAY_SPADE_PROVIDER;
   if (provider !== undefined && provider !== 'openai') {
     if (!(CHAT_PROVIDER_NAMES as string[]).includes(provider))

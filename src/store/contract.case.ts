@@ -126,6 +126,28 @@ export function storeContract(name: string, make: () => Promise<Store>, persiste
       expect(filled).toBe(4);
     });
 
+    it('discards the samples whose generation failed, and only those, so that a resume runs them again', async () => {
+      const run = await store.createRun(newRun());
+      await store.recordSample(run.id, sample(0, 0, [P, F]));
+      await store.recordSample(run.id, sample(0, 1, [E, E], { output: undefined, generationError: 'ECONNREFUSED' }));
+      await store.recordSample(run.id, sample(1, 0, [E, P])); // a validator error: the output was checked, kept
+      await store.recordSample(run.id, sample(1, 2, [E, E], { output: undefined, generationError: 'HTTP 401' }));
+      expect(await store.discardGenerationErrors(run.id)).toBe(2);
+      expect((await store.listSamples(run.id)).map((s) => [s.i, s.j])).toEqual([
+        [0, 0],
+        [1, 0],
+      ]);
+      const t = await store.loadTensor(run.id);
+      expect(t.get(0, 1, 0)).toBe(Outcome.PENDING);
+      expect(t.get(1, 2, 1)).toBe(Outcome.PENDING);
+      expect(t.get(1, 0, 0)).toBe(E);
+      // The cell can be stored again, once.
+      await store.recordSample(run.id, sample(0, 1, [P, P]));
+      expect((await store.getSample(run.id, 0, 1))!.outcomes).toEqual([P, P]);
+      expect(await store.discardGenerationErrors(run.id)).toBe(0);
+      await expect(store.discardGenerationErrors('nope')).rejects.toThrow(/nope/);
+    });
+
     it('refuses a duplicate (i, j) and keeps the first', async () => {
       const run = await store.createRun(newRun());
       await store.recordSample(run.id, sample(0, 1, [P, P], { output: 'first' }));

@@ -58,6 +58,14 @@ export class MemoryStore implements Store {
     m.set(key, structuredClone({ ...sample, finishedAt: sample.finishedAt ?? new Date().toISOString() }));
   }
 
+  async discardGenerationErrors(runId: string): Promise<number> {
+    this.run(runId);
+    const m = this.samples.get(runId)!;
+    let n = 0;
+    for (const [key, s] of m) if (s.generationError !== undefined && m.delete(key)) n++;
+    return n;
+  }
+
   async setStatus(runId: string, status: RunStatus): Promise<void> {
     const run = this.run(runId);
     run.status = status;

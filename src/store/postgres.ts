@@ -244,6 +244,12 @@ export class PostgresStore implements Store {
     }
   }
 
+  async discardGenerationErrors(runId: string): Promise<number> {
+    await this.settle();
+    if (!(await this.getRunNow(runId))) throw new UnknownRunError(runId);
+    return (await this.q('DELETE FROM samples WHERE run_id = $1 AND generation_error IS NOT NULL', [runId])).rowCount ?? 0;
+  }
+
   async setStatus(runId: string, status: RunStatus): Promise<void> {
     await this.settle();
     const res = await this.q('UPDATE runs SET status = $1, finished_at = $2 WHERE id = $3', [

@@ -214,6 +214,12 @@ export class SqliteStore implements Store {
     })();
   };
 
+  async discardGenerationErrors(runId: string): Promise<number> {
+    this.flush();
+    this.shape(runId); // an unknown run is an error, not 0
+    return this.db.prepare(`DELETE FROM samples WHERE run_id = ? AND generation_error IS NOT NULL`).run(runId).changes;
+  }
+
   async setStatus(runId: string, status: RunStatus): Promise<void> {
     this.flush();
     const res = this.stmts.setStatus.run(status, status === 'running' ? null : new Date().toISOString(), runId);

@@ -154,6 +154,11 @@ export interface Store {
   getSample(runId: string, i: number, j: number): Promise<SampleRecord | undefined>;
   /** All stored samples of a run, ordered by (i, j). */
   listSamples(runId: string): Promise<SampleRecord[]>;
+  /**
+   * Deletes the run's samples whose generation failed (an infrastructure error: no output was checked), so
+   * that a resume runs them again (`assay run --resume ID --retry-errors`); returns how many were deleted.
+   */
+  discardGenerationErrors(runId: string): Promise<number>;
   /** The response cache, shared by every run of the store. */
   readonly cache: ResponseCache;
   /** The guard's attempt log: an attempt is written when it ends; writing (callId, n) again replaces it. */
