@@ -7,7 +7,7 @@ import type { GuardResult } from '../guard/types.js';
 import { verifierFromConfig } from '../judge/config.js';
 import { createSystem } from '../providers/factory.js';
 import type { SystemUnderTest } from '../providers/types.js';
-import { storeLocation } from '../store/open.js';
+import { shownLocation, storeLocation } from '../store/open.js';
 import { positiveIntFlag } from './run.js';
 
 /**
@@ -112,6 +112,9 @@ async function guardCommand(configPath: string, flags: GuardFlags): Promise<void
       inputIndex: idx >= 0 ? idx : 0,
     });
     process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatGuardResult(result, verifiers[0]?.name)}\n`);
+    // The answer stands (the gate must not fail on logging), but a log that was asked for and not written is said.
+    if (result.logError)
+      process.stderr.write(`assay: warning: the guard's attempts were not logged to ${store ? shownLocation(store) : 'the store'}: ${result.logError}\n`);
     process.exitCode = guardExitCode(result);
   } finally {
     await system?.close?.();

@@ -246,6 +246,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     const meta = reportMeta(result.run, result.stats, {
       allowInconclusive: flags.allowInconclusive ?? false,
       ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}),
+      ...(queue ? { queue: queue.shown } : {}),
     });
     // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.
     const human = reportsToStdout(flags) ? process.stderr : process.stdout;

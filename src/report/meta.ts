@@ -20,9 +20,11 @@ export interface ReportMeta {
   allowInconclusive?: boolean;
   /** The `--store` the command was given, repeated in the resume hint so it finds the run. */
   store?: string;
+  /** The `--queue` the run was given (password hidden), repeated in the resume hint so the workers finish it. */
+  queue?: string;
 }
 
-export function reportMeta(run: RunRecord, stats?: RunStats, extra: { allowInconclusive?: boolean; store?: string } = {}): ReportMeta {
+export function reportMeta(run: RunRecord, stats?: RunStats, extra: { allowInconclusive?: boolean; store?: string; queue?: string } = {}): ReportMeta {
   return {
     runId: run.id,
     name: run.name,
@@ -35,6 +37,7 @@ export function reportMeta(run: RunRecord, stats?: RunStats, extra: { allowIncon
     ...(stats ? { stats } : {}),
     ...(extra.allowInconclusive !== undefined ? { allowInconclusive: extra.allowInconclusive } : {}),
     ...(extra.store !== undefined ? { store: extra.store } : {}),
+    ...(extra.queue !== undefined ? { queue: extra.queue } : {}),
   };
 }
 

@@ -199,6 +199,10 @@ describe('terminal summary', () => {
       `INTERRUPTED: partial results, 4 of 6 samples not run; resume with: assay run --resume ${meta.runId}`,
     );
     expect(formatTerminalSummary(partial, { ...meta, status: 'running' })).toContain('INCOMPLETE (running, or its process was killed)');
+    // A queued run resumes on the queue (else the hint would run it locally), with the store the workers use.
+    expect(
+      formatTerminalSummary(partial, { ...meta, status: 'interrupted', store: 'postgres://u:***@db/x', queue: 'redis://127.0.0.1:6379?prefix=team' }),
+    ).toContain(`resume with: assay run --resume ${meta.runId} --store 'postgres://u:***@db/x' --queue 'redis://127.0.0.1:6379?prefix=team'`);
   });
 
   it('sparkline maps 0..1 to eight bars and marks undecided', () => {

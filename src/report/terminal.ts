@@ -134,8 +134,9 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
 }
 
 /** The command that resumes the run, with the store it lives in when the command was given one. */
-export function resumeCommand(meta: Pick<ReportMeta, 'runId' | 'store'>): string {
-  return `assay run --resume ${meta.runId}${meta.store !== undefined ? ` --store ${shellWord(meta.store)}` : ''}`;
+export function resumeCommand(meta: Pick<ReportMeta, 'runId' | 'store' | 'queue'>): string {
+  const queue = meta.queue !== undefined ? ` --queue ${shellWord(meta.queue)}` : '';
+  return `assay run --resume ${meta.runId}${meta.store !== undefined ? ` --store ${shellWord(meta.store)}` : ''}${queue}`;
 }
 
 /** A word as a POSIX shell reads it back: as it is when plain, else in single quotes. */
