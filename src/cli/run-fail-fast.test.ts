@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../store/sqlite.js';
@@ -47,6 +48,15 @@ describe('assay run: fail fast', () => {
     mock = await startMockOpenAI({ chat: () => ({ content: 'fine' }) });
     const fixed = small('small-fixed', mock.baseURL);
     expect((await captureCli(['run', fixed, '--retry-errors', '--store', store])).code).toBe(2); // only with --resume
+    // A config that no longer matches the run is refused before anything is deleted.
+    const other = tmp.config('small-other.yaml', readFileSync(fixed, 'utf8').replace('inputs: [a, b]', 'inputs: [a, z]'));
+    const refused = await captureCli(['run', other, '--resume', runId, '--retry-errors', '--store', store, '--no-progress']);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/no longer matches the stored run/);
+    const kept = openSqliteStore(store, { readonly: true });
+    expect((await kept.listSamples(runId)).filter((x) => x.generationError !== undefined).length).toBeGreaterThanOrEqual(5);
+    await kept.close();
+    expect(mock.requests.length).toBe(0);
     const again = await captureCli(['run', fixed, '--resume', runId, '--retry-errors', '--store', store, '--no-progress']);
     expect(again.err).toMatch(/--retry-errors: [5-9] sample\(s\) of run \S+ whose generation failed will run again/);
     expect(again.code).toBe(0);

@@ -5,6 +5,7 @@ import { QueueError, type RedisLocation } from '../queue/connection.js';
 import { runOnQueue, type QueuedRunResult } from '../queue/coordinator.js';
 import { tensorColumns } from '../run/columns.js';
 import type { ProgressView } from '../run/progress.js';
+import type { RunProgress } from '../run/runner.js';
 import type { StopRule } from '../run/stop.js';
 import { isPostgresUrl } from '../store/open.js';
 import type { Store } from '../store/types.js';
@@ -22,6 +23,10 @@ export interface QueuedCommand {
   location: string;
   queue: RedisLocation;
   resume?: string;
+  /** With resume: the samples whose generation failed are queued again. */
+  retryErrors?: boolean;
+  /** Once the run is open (before the jobs are queued), with what it found. */
+  onStart?: (runId: string, p: RunProgress) => void;
   detach: boolean;
   signal: AbortSignal;
   progress: ProgressView;
@@ -52,11 +57,12 @@ export async function runQueued(c: QueuedCommand): Promise<QueuedRunResult> {
     systemId,
     store: c.store,
     queue: c.queue,
-    ...(c.resume !== undefined ? { runId: c.resume } : {}),
+    ...(c.resume !== undefined ? { runId: c.resume, retryErrors: c.retryErrors ?? false } : {}),
     detach: c.detach,
     signal: c.signal,
     ...(c.stopRules?.length ? { stopRules: c.stopRules } : {}),
     onStart: (run, p, queued) => {
+      c.onStart?.(run.id, p);
       const resumed = c.resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
       process.stderr.write(
         `assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${systemId}${resumed}; ${queued} sample job(s) queued on ${c.queue.shown}\n`,

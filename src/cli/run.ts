@@ -18,7 +18,7 @@ import { DEFAULT_MAX_ERRORS, FailFastRule } from '../run/fail-fast.js';
 import { createProgressView } from '../run/progress.js';
 import { tensorColumns } from '../run/columns.js';
 import { limitSystem, localLimiters, rateLimitOf } from '../run/rate-limit.js';
-import { runExperiment } from '../run/runner.js';
+import { runExperiment, type RunProgress } from '../run/runner.js';
 import { SequentialStopRule } from '../run/sequential.js';
 import { parseRedisUrl } from '../queue/connection.js';
 import type { QueuedRunResult } from '../queue/coordinator.js';
@@ -187,14 +187,12 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     ];
     if (stopRules.length && flags.detach)
       warn("stopping: sequential with --detach: nothing watches the samples to stop early, so every sample is run (the verdicts are still the sequence's)");
-    // --retry-errors: the samples whose generation failed (fail fast leaves some) are run again with the rest.
-    // Done last before the run starts, once the config, flags and store have all been checked.
-    if (flags.retryErrors && resume !== undefined) {
-      const n = await store.discardGenerationErrors(resume);
-      process.stderr.write(`assay: --retry-errors: ${n} sample(s) of run ${resume} whose generation failed will run again\n`);
-    }
     // Fail fast watches the samples as they are stored, locally or (with --queue) from the coordinator.
     const watched = maxErrors > 0 ? [...stopRules, new FailFastRule(maxErrors)] : stopRules;
+    const retried = (runId: string, p: RunProgress) => {
+      if (p.discarded !== undefined)
+        process.stderr.write(`assay: --retry-errors: ${p.discarded} sample(s) of run ${runId} whose generation failed will run again\n`);
+    };
     const progress = createProgressView(process.stderr, flags.progress === false ? false : undefined);
     process.on('SIGINT', onSigint);
     const queued = queue
@@ -208,7 +206,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
           signal: ac.signal,
           progress,
           stopRules: watched,
-          ...(resume !== undefined ? { resume } : {}),
+          ...(resume !== undefined ? { resume, retryErrors: flags.retryErrors ?? false } : {}),
+          onStart: retried,
         }
       : undefined;
     const result = await (
@@ -218,10 +217,11 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
             experiment: { ...experiment, validators },
             system: system!,
             store,
-            ...(resume !== undefined ? { runId: resume } : {}),
+            ...(resume !== undefined ? { runId: resume, retryErrors: flags.retryErrors ?? false } : {}),
             stopRules: watched,
             signal: ac.signal,
             onStart: (run, p) => {
+              retried(run.id, p);
               const resumed = resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
               process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
             },

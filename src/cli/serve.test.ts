@@ -91,7 +91,13 @@ describe('assay serve', () => {
     expect(await main(['serve', '--store', db, '--port', 'eighty'])).toBe(2);
     expect(await main(['serve', '--kb', kbDir, '--port', '0', '--llm-model', 'm', '--temperature', '0.5'])).toBe(2);
     expect(await main(['serve', '--kb', kbDir, '--port', '0', '--llm', join(dir, 'no-llm.yaml')])).toBe(2);
-    expect(await main(['serve', '--kb', kbDir, '--port', '0', '--llm', join(dir, 'no-llm.yaml'), '--llm-model', 'm'])).toBe(2);
+    // Both ways of naming the LLM at once, with a file that exists and is valid: refused for the conflict itself.
+    const llmFile = join(dir, 'llm.yaml');
+    writeFileSync(llmFile, 'openai: { model: m, baseURL: "http://127.0.0.1:9/v1" }\n');
+    const said = vi.mocked(process.stderr.write);
+    said.mockClear();
+    expect(await main(['serve', '--kb', kbDir, '--port', '0', '--llm', llmFile, '--llm-model', 'm'])).toBe(2);
+    expect(said.mock.calls.map((c) => String(c[0])).join('')).toMatch(/--llm .* and --llm-model: expected one of them/);
     expect(await main(['serve', '--kb', join(dir, 'docs', 'tower.md'), '--port', '0'])).toBe(2);
   });
 

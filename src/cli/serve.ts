@@ -111,7 +111,9 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   let handle: ServerHandle;
   let redis: Redis | undefined;
   try {
-    redis = flags.redis !== undefined ? await connectRedis(parseRedisUrl(flags.redis, '--redis'), 'the shared rate limit') : undefined;
+    // A command Redis never answers is dropped after 5 s, so a hung Redis cannot pile up pending commands.
+    redis =
+      flags.redis !== undefined ? await connectRedis(parseRedisUrl(flags.redis, '--redis'), 'the shared rate limit', { commandTimeoutMs: 5000 }) : undefined;
     const rateLimiter = redis && sharedLimiter(redis, flags.redis!, limits);
     handle = await startServer({
       host: flags.host,

@@ -144,6 +144,9 @@ describe('HttpSystem', () => {
     expect(e2.kind).toBe('invalid_response');
     expect(e2.message).toContain('data.text');
     expect(e2.message).toContain('is not in the answer (data has other); answer: {"data":{"other":1}}');
+    // Present but null (a tool call's content): said as such, not as missing.
+    const e3 = await failure((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"text":null,"tool":1}}'), 'data.text');
+    expect(e3.message).toContain('outputPath data.text is null in the answer; answer: {"data":{"text":null,"tool":1}}');
   });
 });
 

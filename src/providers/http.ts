@@ -104,7 +104,9 @@ export class HttpSystem implements SystemUnderTest {
     if (v === undefined || v === null) {
       throw new ProviderError(
         'invalid_response',
-        `${who}: outputPath ${this.options.outputPath} is not in the answer (${whereMissing(json, this.path!)})${ANSWER}${excerpt(raw)}`,
+        v === null
+          ? `${who}: outputPath ${this.options.outputPath} is null in the answer${ANSWER}${excerpt(raw)}`
+          : `${who}: outputPath ${this.options.outputPath} is not in the answer (${whereMissing(json, this.path!)})${ANSWER}${excerpt(raw)}`,
       );
     }
     return typeof v === 'string' ? v : JSON.stringify(v);

@@ -42,9 +42,15 @@ export function parseRedisUrl(url: string, flag = '--queue'): RedisLocation {
  * A Redis client that is known to answer: connects and PINGs, failing fast with a QueueError naming the
  * server when it does not. Afterwards it reconnects by itself (a restarted Redis is picked up again).
  */
-export async function connectRedis(loc: RedisLocation, what = 'the queue'): Promise<Redis> {
+export async function connectRedis(loc: RedisLocation, what = 'the queue', opts: { commandTimeoutMs?: number } = {}): Promise<Redis> {
   // No retries while connecting: a server that is not there is reported at once.
-  const client = new Redis(loc.url, { lazyConnect: true, connectTimeout: 5000, maxRetriesPerRequest: 3, retryStrategy: () => null });
+  const client = new Redis(loc.url, {
+    lazyConnect: true,
+    connectTimeout: 5000,
+    maxRetriesPerRequest: 3,
+    retryStrategy: () => null,
+    ...(opts.commandTimeoutMs !== undefined ? { commandTimeout: opts.commandTimeoutMs } : {}),
+  });
   let cause: Error | undefined;
   const onError = (err: Error) => (cause ??= err);
   client.on('error', onError);

@@ -20,6 +20,8 @@ export interface QueuedRunOptions {
   queue: RedisLocation;
   /** Resume this stored run: only its missing samples are queued. */
   runId?: string;
+  /** With `runId`: samples whose generation failed are deleted and queued again (`--retry-errors`), once the resume is accepted. */
+  retryErrors?: boolean;
   /** Queue the samples and return at once; the workers finish the run (and set its status). */
   detach?: boolean;
   /** Ctrl-C: the run is stopped on the board (workers skip its remaining jobs) and marked interrupted. */
@@ -68,10 +70,13 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
       ...(opts.runId !== undefined ? { runId: opts.runId } : {}),
     });
     const { N, M, K } = run;
+    const discarded = opts.retryErrors && opts.runId !== undefined ? await store.discardGenerationErrors(run.id) : 0;
     const tensor = await store.loadTensor(run.id);
     const have = storedSamples(tensor, N, M, K);
     const rules = opts.stopRules ?? [];
-    if (rules.length && opts.runId !== undefined) for (const s of await store.listSamples(run.id)) for (const r of rules) r.observe(s, tensor, true);
+    // Stored samples (outputs and all) are read only for rules that use them.
+    const readers = rules.filter((r) => !r.ignoresResumed);
+    if (readers.length && opts.runId !== undefined) for (const s of await store.listSamples(run.id)) for (const r of readers) r.observe(s, tensor, true);
     if (opts.runId !== undefined) await store.setStatus(run.id, 'running');
 
     // Listen before queuing, so that no stored sample goes unseen by the rules.
@@ -126,7 +131,15 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
       );
     }
     const skipped = N * M - pending.length;
-    const progress: RunProgress = { done: 0, skipped, total: N * M, generationErrors: 0, retries: 0, storedByOthers: 0 };
+    const progress: RunProgress = {
+      done: 0,
+      skipped,
+      total: N * M,
+      generationErrors: 0,
+      retries: 0,
+      storedByOthers: 0,
+      ...(opts.retryErrors ? { discarded } : {}),
+    };
     opts.onStart?.(run, { ...progress }, pending.length);
     if (opts.detach) return { run, status: 'running', tensor, stats: computeStats([]), storedByOthers: 0, queued: pending.length, detached: true, failed: 0 };
 

@@ -28,6 +28,7 @@ function failureKey(message: string): string {
 
 export class FailFastRule implements StopRule {
   readonly name = 'fail-fast';
+  readonly ignoresResumed = true;
   private streak = 0;
   private key: string | undefined;
   private first: SampleRecord | undefined;

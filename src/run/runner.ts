@@ -42,6 +42,8 @@ export interface RunProgress {
    * process kept theirs. Counted in `skipped`, not in `done`.
    */
   storedByOthers: number;
+  /** With `retryErrors`: stored samples whose generation had failed, deleted to run again. */
+  discarded?: number;
 }
 
 export interface RunOptions {
@@ -50,6 +52,8 @@ export interface RunOptions {
   store: Store;
   /** Resume this stored run: samples already stored are skipped, never redone or duplicated. */
   runId?: string;
+  /** With `runId`: samples whose generation failed are deleted and run again (`--retry-errors`), once the resume is accepted. */
+  retryErrors?: boolean;
   /** Most generation calls in flight at once. Default: experiment.concurrency ?? 8. */
   concurrency?: number;
   /** Per-call time limit (ms) for a generation and for a verifier's call (unless it sets its own). Default 60 000. */
@@ -144,6 +148,8 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   const run = await openRun(opts);
   const { N, M, K } = run;
   const inputs = run.inputs;
+  // Only now that openRun has accepted the resume (a config that no longer matches the run loses nothing).
+  const discarded = opts.retryErrors && opts.runId !== undefined ? await store.discardGenerationErrors(run.id) : 0;
 
   const rules = opts.stopRules ?? [];
   // What is already stored (resume): a bitmap over (i, j), and the stats of those samples.
@@ -158,7 +164,15 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
     }
   }
   let stopped = firstDecision(rules);
-  const progress: RunProgress = { done: 0, skipped: stats.count, total: N * M, generationErrors: 0, retries: 0, storedByOthers: 0 };
+  const progress: RunProgress = {
+    done: 0,
+    skipped: stats.count,
+    total: N * M,
+    generationErrors: 0,
+    retries: 0,
+    storedByOthers: 0,
+    ...(opts.retryErrors ? { discarded } : {}),
+  };
   if (opts.runId !== undefined) await store.setStatus(run.id, 'running');
   opts.onStart?.(run, { ...progress });
 

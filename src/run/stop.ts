@@ -38,6 +38,8 @@ export interface StopRule {
   check(): StopDecision | undefined;
   /** True when column k needs no further checks (its cells of later samples stay PENDING). Optional. */
   settled?(k: number): boolean;
+  /** True when `observe` ignores resumed samples: a queued resume need not read them all for this rule. */
+  readonly ignoresResumed?: boolean;
 }
 
 /** The first decision of any rule, in rule order. */

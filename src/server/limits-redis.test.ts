@@ -59,4 +59,18 @@ describe('the shared /analyze limit when Redis hangs', () => {
     // Redis is asked again a second later, not by every request in between (each would wait the timeout).
     expect(asked).toBe(1);
   });
+
+  it('requests that arrive together as Redis starts to hang do not all wait for it: one asks, the rest are limited here', async () => {
+    let asked = 0;
+    const hung: RedisEval = { eval: () => (asked++, new Promise(() => {})) };
+    const limiter = new RedisRateLimiter(hung, 100, 1, 'x', () => {}, 200);
+    let firstDone = false;
+    const first = limiter.take('c').finally(() => (firstDone = true));
+    await new Promise((r) => setTimeout(r, 60)); // the first call is now slow beyond a fifth of the timeout
+    const rest = await Promise.all(Array.from({ length: 50 }, () => limiter.take('c')));
+    expect(firstDone).toBe(false); // the 50 were answered while the first still waited for Redis
+    expect(rest.every((w) => w === 0)).toBe(true);
+    expect(asked).toBe(1);
+    expect(await first).toBe(0);
+  });
 });

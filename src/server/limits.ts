@@ -116,12 +116,16 @@ const REDIS_RETRY_MS = 1000;
  * `assay serve --redis`: replicas share each client's budget through Redis. If Redis cannot answer (refused,
  * or silent for `timeoutMs`: a hung server, a lost network), this replica falls back to its own in-process
  * bucket (still limited, per replica) and says so once in its log, rather than failing or holding requests;
- * it asks Redis again a second later, so an outage costs at most one timeout a second.
+ * it asks Redis again a second later, so an outage costs at most one timeout a second. While a call to Redis
+ * has gone unanswered for a fifth of the timeout, or while one request probes a Redis that failed, the
+ * others do not queue behind it: they are limited here at once.
  */
 export class RedisRateLimiter implements RequestLimiter {
   private fallback: RateLimiter;
   private warned = false;
   private localUntil = 0;
+  /** Start times (performance.now()) of the calls to Redis not yet answered. */
+  private outstanding = new Set<number>();
 
   constructor(
     private redis: RedisEval,
@@ -134,9 +138,23 @@ export class RedisRateLimiter implements RequestLimiter {
     this.fallback = new RateLimiter(burst, perSecond);
   }
 
+  /** Whether Redis looks stuck or down right now: then a request does not wait for it. */
+  private unhealthy(now: number): boolean {
+    if (now < this.localUntil) return true;
+    for (const t of this.outstanding) {
+      // After a failure only one request probes; in health, one call slow beyond a fifth of the timeout.
+      if (this.warned || now - t > this.timeoutMs / 5) return true;
+    }
+    return false;
+  }
+
   async take(client: string): Promise<number> {
-    if (performance.now() < this.localUntil) return this.fallback.take(client);
+    const now = performance.now();
+    if (this.unhealthy(now)) return this.fallback.take(client);
     let timer: NodeJS.Timeout | undefined;
+    let started = now;
+    while (this.outstanding.has(started)) started += 1e-6; // a key per call, even within one clock tick
+    this.outstanding.add(started);
     try {
       const answer = this.redis.eval(TAKE, 1, `${this.prefix}:assay:analyze-rate:${client}`, this.burst, this.perSecond);
       const silent = new Promise<never>((_, reject) => {
@@ -153,6 +171,7 @@ export class RedisRateLimiter implements RequestLimiter {
       return this.fallback.take(client);
     } finally {
       clearTimeout(timer);
+      this.outstanding.delete(started);
     }
   }
 }
