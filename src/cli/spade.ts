@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
 import { judgeMakerFromConfig, parseJudgeConfig, type JudgeMaker } from '../judge/config.js';
-import { readProviderFile } from '../providers/provider-file.js';
+import { fileFlagAlone, readProviderFile } from '../providers/provider-file.js';
 import { localLimiters } from '../run/rate-limit.js';
 import { createSandbox } from '../sandbox/index.js';
 import { formatDelta, promptDeltas, type PromptVersion } from '../spade/deltas.js';
@@ -72,11 +72,7 @@ function llmOptions(c: Command): Command {
 
 /** `--judge <file>` and `--judge-model` both name the judge: one of them, never both. */
 function oneJudge(o: { judge?: string; judgeModel?: string; judgeBaseUrl?: string }): void {
-  const also = [o.judgeModel !== undefined && '--judge-model', o.judgeBaseUrl !== undefined && '--judge-base-url'].filter(Boolean);
-  if (o.judge !== undefined && also.length)
-    throw new UsageError(`--judge ${o.judge} and ${also.join(' and ')}: expected one of them (the file names the model and endpoint), found both`, {
-      path: '--judge',
-    });
+  fileFlagAlone('--judge', o.judge, { '--judge-model': o.judgeModel, '--judge-base-url': o.judgeBaseUrl });
 }
 
 /** Judges on any provider from `--judge <file>` (a provider object, as under a verifier's judge:); built now, so a bad file or missing key fails first. */

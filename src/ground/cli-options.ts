@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { chatModelFromFile } from '../providers/provider-file.js';
+import { chatModelFromFile, fileFlagAlone } from '../providers/provider-file.js';
 import type { EmbedderConfig } from './embedders/resolve.js';
 import type { AnswerGenerator } from './engine.js';
 import { createChatAnswerGenerator, type OpenAIGeneratorOptions } from './llm.js';
@@ -37,11 +37,7 @@ export interface LlmFlags {
 export async function llmConfig(o: LlmFlags): Promise<AnswerGenerator | OpenAIGeneratorOptions | undefined> {
   const temperature = numberFlag('--temperature', o.temperature, { min: 0, max: 0.3, integer: false });
   if (o.llm !== undefined) {
-    const also = [o.llmModel !== undefined && '--llm-model', o.llmBaseUrl !== undefined && '--llm-base-url'].filter(Boolean);
-    if (also.length)
-      throw new UsageError(`--llm ${o.llm} and ${also.join(' and ')}: expected one of them (the file names the model and endpoint), found both`, {
-        path: '--llm',
-      });
+    fileFlagAlone('--llm', o.llm, { '--llm-model': o.llmModel, '--llm-base-url': o.llmBaseUrl });
     const { model, name, options } = await chatModelFromFile(o.llm, '--llm');
     const at = `--llm.${name}`;
     // A system-under-test prompt template has no place in answering one query; refused rather than ignored.

@@ -28,3 +28,13 @@ export async function readProviderFile(file: string, flag: string): Promise<unkn
 export async function chatModelFromFile(file: string, flag: string, ctx: Omit<ModelContext, 'file'> = {}): Promise<ReturnType<typeof chatModelFromConfig>> {
   return chatModelFromConfig(await readProviderFile(file, flag), flag, { ...ctx, file });
 }
+
+/**
+ * A provider file names the model and endpoint, so flags that name them another way cannot come with it:
+ * `--llm f.yaml --llm-model m` is a usage error naming both. `others` maps each such flag to its value.
+ */
+export function fileFlagAlone(flag: string, file: string | undefined, others: Record<string, string | undefined>): void {
+  const also = Object.keys(others).filter((k) => others[k] !== undefined);
+  if (file !== undefined && also.length)
+    throw new UsageError(`${flag} ${file} and ${also.join(' and ')}: expected one of them (the file names the model and endpoint), found both`, { path: flag });
+}
