@@ -40,6 +40,18 @@ describe('SPADE LLM on any provider', () => {
     await expect(llm.json('items', items, 'List.', 'x')).rejects.toMatchObject({ kind: 'invalid_response' });
   });
 
+  it("--llm: the file's temperature and maxTokens reach every call, as they would under system:", async () => {
+    const file = join(dir, 'llm-tuned.yaml');
+    // A model the AI SDK knows to take sampling parameters (it drops them for unknown claude-* ids).
+    writeFileSync(file, `anthropic:\n  model: claude-sonnet-4-5\n  baseURL: "${anthropic.baseURL}"\n  temperature: 0.1\n  maxTokens: 321\n`);
+    const llm = (await llmFromOptions({ config: file }, {}))!;
+    const before = anthropic.requests.length;
+    await llm.json('items', items, 'List.', 'Two letters.');
+    const body = anthropic.requests[before].body as { temperature?: number; max_tokens?: number };
+    expect(body.temperature).toBe(0.1);
+    expect(body.max_tokens).toBe(321);
+  });
+
   it('--provider with --model and --base-url; unknown providers and missing models are usage errors', async () => {
     const ollama = await startMockOllama({ chat: () => ({ content: 'plain words' }) });
     try {

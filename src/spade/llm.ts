@@ -21,6 +21,7 @@ export interface SpadeLlmOptions {
   baseURL?: string;
   apiKey?: string;
   temperature?: number;
+  maxTokens?: number;
   /** Limit of one attempt in ms (default 120 000). */
   timeoutMs?: number;
   /** Further attempts after a transient failure (default 2). */
@@ -91,6 +92,7 @@ export function createSpadeLlm(opts: SpadeLlmOptions): SpadeLlm {
         { role: 'user', content: user },
       ],
       ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
+      ...(opts.maxTokens !== undefined ? { maxTokens: opts.maxTokens } : {}),
       ...(responseFormat ? { responseFormat } : {}),
     };
     const r = await callWithRetry(
@@ -144,7 +146,15 @@ export interface LlmChoice {
  * for openai, `--base-url`/OPENAI_BASE_URL and the key in OPENAI_API_KEY. Null when none is configured.
  */
 export async function llmFromOptions(o: LlmChoice, env: NodeJS.ProcessEnv = process.env): Promise<SpadeLlm | null> {
-  if (o.config) return createSpadeLlm({ model: (await chatModelFromFile(o.config, '--llm', { env })).model });
+  if (o.config) {
+    // The file's temperature and maxTokens hold for every SPADE step, as they would under system:.
+    const { model, options } = await chatModelFromFile(o.config, '--llm', { env });
+    return createSpadeLlm({
+      model,
+      ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+      ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+    });
+  }
   const provider = o.provider ?? env.ASSAY_SPADE_PROVIDER;
   if (provider !== undefined && provider !== 'openai') {
     if (!(CHAT_PROVIDER_NAMES as string[]).includes(provider))
