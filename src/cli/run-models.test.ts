@@ -200,6 +200,19 @@ validators:
     expect(anthropic.requests[0].path).toBe('/v1/messages');
     expect(anthropic.requests[0].headers['anthropic-version']).toBeDefined();
   });
+
+  it('says once what the provider library did not apply (a temperature for a model id it takes to reject it), not per call', async () => {
+    const port = new URL(anthropic.url).port;
+    const file = tmp.config(
+      'anthropic-temp.yaml',
+      `system:\n  anthropic: { model: claude-test, baseURL: "http://127.0.0.1:${port}/v1", temperature: 0.3, maxTokens: 200 }\ninputs: ["a", "b"]\nsamples: 3\nvalidators:\n  - { name: any, check: { type: contains, value: "Claude" }, minSuccess: 1 }\n`,
+    );
+    const r = await cli('run', file, '--store', join(tmp.dir(), 'anthropic-temp.db'), '--no-progress');
+    expect(r.code).toBe(0);
+    const notes = r.err.split('\n').filter((l) => l.startsWith('assay: warning: anthropic:claude-test:'));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/temperature.*(not supported|ignored)/);
+  });
 });
 
 describe('assay mock', () => {

@@ -158,10 +158,11 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     const limiters = localLimiters();
     // The cache lives in the store, opened below: until then nothing calls a model, so it is reached lazily.
     const storeCache: ResponseCache = { get: (k) => store!.cache.get(k), set: (k, v) => store!.cache.set(k, v), clear: () => store!.cache.clear() };
-    const models = { prices: priceTable(experiment.prices), cache: cacheSettings(flags, experiment, storeCache) };
+    const warn = (m: string) => process.stderr.write(`assay: warning: ${m}\n`);
+    // warn: a provider's notes on its answers (e.g. a temperature the model does not take), each once.
+    const models = { prices: priceTable(experiment.prices), cache: cacheSettings(flags, experiment, storeCache), warn };
     // Built before the store is opened: a config that does not load leaves no trace.
     const validators = queue ? [] : tensorColumns(experiment, limiters, undefined, models);
-    const warn = (m: string) => process.stderr.write(`assay: warning: ${m}\n`);
     const base = queue
       ? undefined
       : createSystem(experiment.systemConfig, {
@@ -169,7 +170,6 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
           baseDir: experiment.baseDir,
           inputs: experiment.inputs,
           samples: experiment.samples,
-          warn,
           ...models,
         });
     system = base && systemLimit ? limitSystem(base, limiters('system', systemLimit)) : base;

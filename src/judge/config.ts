@@ -69,6 +69,8 @@ export interface VerifierContext {
   prices?: PriceTable;
   /** Serve verdicts from, and save them to, the response cache. */
   cache?: CacheSettings;
+  /** Where the judge model's notes on its answers go (a setting it did not apply), each once. */
+  warn?: (message: string) => void;
   /** Makes the limiter of a judge with a `rateLimit` (in-process for a local run, Redis for queue workers). */
   limiters?: LimiterFactory;
 }

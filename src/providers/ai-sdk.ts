@@ -100,6 +100,14 @@ function toResponse(who: string, r: LanguageModelV3GenerateResult, latencyMs: nu
     ...(toolCalls.length ? { toolCalls } : {}),
     ...(input !== undefined || output !== undefined ? { usage: { promptTokens: input ?? 0, completionTokens: output ?? 0 } } : {}),
     ...(r.finishReason?.raw !== undefined ? { finishReason: r.finishReason.raw } : {}),
+    ...(r.warnings?.length ? { warnings: r.warnings.map(warningText) } : {}),
     latencyMs,
   };
+}
+
+/** An AI SDK call warning as one line: "temperature: temperature is not supported by … and will be ignored". */
+function warningText(w: LanguageModelV3GenerateResult['warnings'][number]): string {
+  const o = w as { type: string; feature?: string; details?: string; message?: string };
+  const what = o.details ?? o.message ?? o.type;
+  return o.feature && !what.includes(o.feature) ? `${o.feature}: ${what}` : what;
 }

@@ -1,6 +1,7 @@
 import { UsageError } from '../errors.js';
 import { withResponseCache, type CacheSettings } from './cache.js';
 import type { ChatModel } from './chat-model.js';
+import { withWarnings } from './decorate.js';
 import { OllamaChatModel } from './ollama.js';
 import { OpenAIChatModel } from './openai.js';
 import { withPrices, type PriceTable } from './prices.js';
@@ -23,6 +24,8 @@ export interface ModelContext {
   prices?: PriceTable;
   /** Serve and save answers through the response cache. */
   cache?: CacheSettings;
+  /** Where a provider's notes on its answers go (a setting it did not apply), each once; none by default. */
+  warn?: (message: string) => void;
 }
 
 /** Where each provider's key is, unless `apiKeyEnv` says otherwise. */
@@ -129,8 +132,8 @@ export function createChatModel(name: ChatProviderName, o: ChatProviderConfig, p
 }
 
 /** Prices on every answer, then the response cache around that (a cached answer costs nothing). */
-export function decorateModel(model: ChatModel, ctx: Pick<ModelContext, 'prices' | 'cache'>): ChatModel {
-  const priced = withPrices(model, ctx.prices);
+export function decorateModel(model: ChatModel, ctx: Pick<ModelContext, 'prices' | 'cache' | 'warn'>): ChatModel {
+  const priced = withPrices(ctx.warn ? withWarnings(model, ctx.warn) : model, ctx.prices);
   return ctx.cache ? withResponseCache(priced, ctx.cache) : priced;
 }
 

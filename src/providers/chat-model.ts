@@ -81,6 +81,8 @@ export interface ChatResponse {
   costUsd?: number;
   /** Served from the response cache: no call was made. */
   cached?: boolean;
+  /** What the provider did not apply as asked (e.g. a temperature the model does not take), in its library's words. */
+  warnings?: string[];
 }
 
 export interface ChatModelCapabilities {

@@ -13,7 +13,7 @@ export function tensorColumns(
   x: Experiment,
   limiters?: LimiterFactory,
   env?: NodeJS.ProcessEnv,
-  models: { prices?: PriceTable; cache?: CacheSettings } = {},
+  models: { prices?: PriceTable; cache?: CacheSettings; warn?: (message: string) => void } = {},
 ): Validator[] {
   const verifiers = x.verifierConfigs.map((raw, i) => {
     const v = verifierFromConfig(raw, {
