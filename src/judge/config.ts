@@ -32,6 +32,9 @@ type JudgeProviderConfig = ChatProviderConfig & z.output<z.ZodObject<Pick<typeof
 
 /** The keys of a `judge:` value that name its provider (all but `rateLimit`). */
 const providerKeys = (o: Record<string, unknown>) => Object.keys(o).filter((k) => k !== 'rateLimit');
+/** A `judge:` value names exactly one chat provider (besides an optional rateLimit). */
+const oneProvider = (keys: string[]) => keys.length === 1 && (CHAT_PROVIDER_NAMES as string[]).includes(keys[0]);
+const ONE_PROVIDER = `exactly one of ${CHAT_PROVIDER_NAMES.join(', ')} (and optionally rateLimit)`;
 
 /** A verifier in a config file: one more column k of the tensor, judged by an LLM. */
 export const verifierConfigSchema = z.strictObject({
@@ -48,9 +51,7 @@ export const verifierConfigSchema = z.strictObject({
    * Exactly one chat provider, as under `system:` (checked by `judgeProviderSchemas`), and optionally
    * `rateLimit`, which spaces this judge's calls (src/run/rate-limit.ts), across every worker of a queued run.
    */
-  judge: z.record(z.string(), z.unknown()).refine((o) => providerKeys(o).length === 1 && (CHAT_PROVIDER_NAMES as string[]).includes(providerKeys(o)[0]), {
-    error: `expected exactly one of ${CHAT_PROVIDER_NAMES.join(', ')} (and optionally rateLimit)`,
-  }),
+  judge: z.record(z.string(), z.unknown()).refine((o) => oneProvider(providerKeys(o)), { error: `expected ${ONE_PROVIDER}` }),
 });
 export type VerifierConfig = z.output<typeof verifierConfigSchema>;
 
@@ -98,9 +99,9 @@ export interface JudgeConfig {
 export function parseJudgeConfig(raw: unknown, at: string[], ctx: VerifierContext = {}): JudgeConfig {
   const obj = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
   const keys = obj ? providerKeys(obj) : [];
-  if (!obj || keys.length !== 1 || !(CHAT_PROVIDER_NAMES as string[]).includes(keys[0])) {
+  if (!obj || !oneProvider(keys)) {
     const found = !obj ? describeValue(raw) : keys.length ? keys.map((k) => JSON.stringify(k)).join(', ') : 'no provider';
-    usage(ctx, at, [`${at.join('.')}: expected exactly one of ${CHAT_PROVIDER_NAMES.join(', ')} (and optionally rateLimit), found ${found}`]);
+    usage(ctx, at, [`${at.join('.')}: expected ${ONE_PROVIDER}, found ${found}`]);
   }
   const name = keys[0] as ChatProviderName;
   const o = judgeProviderSchemas[name].safeParse(obj[name] ?? {});

@@ -12,6 +12,8 @@ import type { ChatHandler, MockChatView, MockReply } from './types.js';
  * (a verdict schema gets PASS), so a config with verifiers runs offline as it is.
  */
 
+const ERROR_STATUS = 'expected an HTTP error status from 400 to 599';
+
 export const mockRuleSchema = z.strictObject({
   /** Matches when the last user message contains this text (case-insensitive). */
   match: z.string().min(1, { error: 'expected a non-empty string' }).optional(),
@@ -22,12 +24,7 @@ export const mockRuleSchema = z.strictObject({
   /** The answer; `{{input}}` is the last user message. */
   reply: z.string().optional(),
   /** An HTTP error status instead of an answer. */
-  status: z
-    .number()
-    .int({ error: 'expected an HTTP error status from 400 to 599' })
-    .min(400, { error: 'expected an HTTP error status from 400 to 599' })
-    .max(599, { error: 'expected an HTTP error status from 400 to 599' })
-    .optional(),
+  status: z.number().int({ error: ERROR_STATUS }).min(400, { error: ERROR_STATUS }).max(599, { error: ERROR_STATUS }).optional(),
   retryAfterSeconds: z.number().min(0, { error: 'expected a number of seconds ≥ 0' }).optional(),
   delayMs: z.number().min(0, { error: 'expected a number of milliseconds ≥ 0' }).optional(),
 });

@@ -124,8 +124,10 @@ export class RedisRateLimiter implements RequestLimiter {
   private fallback: RateLimiter;
   private warned = false;
   private localUntil = 0;
-  /** Start times (performance.now()) of the calls to Redis not yet answered. */
-  private outstanding = new Set<number>();
+  /** A call to Redis has gone unanswered for a fifth of the timeout: Redis looks stuck. */
+  private slow = false;
+  /** After a failure, the one request asking Redis whether it is back. */
+  private probing = false;
 
   constructor(
     private redis: RedisEval,
@@ -138,23 +140,13 @@ export class RedisRateLimiter implements RequestLimiter {
     this.fallback = new RateLimiter(burst, perSecond);
   }
 
-  /** Whether Redis looks stuck or down right now: then a request does not wait for it. */
-  private unhealthy(now: number): boolean {
-    if (now < this.localUntil) return true;
-    for (const t of this.outstanding) {
-      // After a failure only one request probes; in health, one call slow beyond a fifth of the timeout.
-      if (this.warned || now - t > this.timeoutMs / 5) return true;
-    }
-    return false;
-  }
-
   async take(client: string): Promise<number> {
-    const now = performance.now();
-    if (this.unhealthy(now)) return this.fallback.take(client);
+    // Down, stuck, or being probed after a failure: limited here at once rather than queued behind Redis.
+    if (performance.now() < this.localUntil || this.slow || (this.warned && this.probing)) return this.fallback.take(client);
+    const probe = this.warned;
+    if (probe) this.probing = true;
     let timer: NodeJS.Timeout | undefined;
-    let started = now;
-    while (this.outstanding.has(started)) started += 1e-6; // a key per call, even within one clock tick
-    this.outstanding.add(started);
+    const slowTimer = setTimeout(() => (this.slow = true), this.timeoutMs / 5);
     try {
       const answer = this.redis.eval(TAKE, 1, `${this.prefix}:assay:analyze-rate:${client}`, this.burst, this.perSecond);
       const silent = new Promise<never>((_, reject) => {
@@ -163,15 +155,18 @@ export class RedisRateLimiter implements RequestLimiter {
       answer.catch(() => {}); // answered (or failed) after the timeout: nobody waits for it any more
       const wait = Number(await Promise.race([answer, silent]));
       this.warned = false;
+      this.slow = false;
       return wait;
     } catch (err) {
       if (!this.warned) this.onFallback(err as Error);
       this.warned = true;
+      this.slow = false; // the local window below now covers the outage
       this.localUntil = performance.now() + REDIS_RETRY_MS;
       return this.fallback.take(client);
     } finally {
       clearTimeout(timer);
-      this.outstanding.delete(started);
+      clearTimeout(slowTimer);
+      if (probe) this.probing = false;
     }
   }
 }
