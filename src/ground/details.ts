@@ -10,7 +10,7 @@
  * - missing: the evidence does not mention it. That lowers support; it is not a contradiction.
  */
 import { segmentClaimSpans } from './claims.js';
-import { entities, initials } from './entities.js';
+import { MONTHS, entities, initials } from './entities.js';
 import { CARDINALS, ORDINALS, SCALES, sameCurrency } from './numbers.js';
 import { extractMentions, type DateMention, type DateReading, type Mention, type QuantityMention, type TextMentions } from './mentions.js';
 import { STOPWORDS, type Token } from './tokens.js';
@@ -48,6 +48,10 @@ export interface EvidenceDetails {
   acronyms: Set<string>;
   /** Letters and digits of every run of up to four tokens that mixes them ("gpt4o" for "GPT 4o"). */
   identifiers: Set<string>;
+  /** Roots of the words ("president" for "President's" and "Presidents'"). */
+  roots: Set<string>;
+  /** Months named anywhere (1–12). */
+  months: Set<number>;
 }
 
 const WORD_RE = /\p{L}[\p{L}\p{M}'’.-]*\p{L}|\p{L}/gu;
@@ -80,8 +84,14 @@ const CONTEXT = 4;
 const BOUNDARY = '\u0000';
 const ENDS = new Set(['.', '!', '?', ';', '\n']);
 
-/** Up to CONTEXT words on one side of [t0, t1), stopping at a sentence end (which counts as a context item). */
-function side(tokens: Token[], from: number, step: 1 | -1): string[] {
+/** Marks that end a clause or a list item: "68p for UKIP, 26p for Labour" gives each figure its own context. */
+const CLAUSE = new Set([',', ';', '(', ')', ':', '—', '[', ']']);
+
+/**
+ * Up to CONTEXT words on one side of a detail, within its clause: a sentence end counts as a context item,
+ * a clause mark just ends the context; words of other figures ("p" of "26p") are skipped.
+ */
+function side(tokens: Token[], from: number, step: 1 | -1, skip: Uint8Array): string[] {
   const out: string[] = [];
   for (let k = from; k >= 0 && k < tokens.length && out.length < CONTEXT; k += step) {
     const t = tokens[k];
@@ -89,7 +99,8 @@ function side(tokens: Token[], from: number, step: 1 | -1): string[] {
       out.push(BOUNDARY);
       return out;
     }
-    if (t.kind === 'word') out.push(root(t.text));
+    if (t.kind === 'mark' && CLAUSE.has(t.text)) return out;
+    if (t.kind === 'word' && !skip[k]) out.push(root(t.text));
   }
   if (out.length < CONTEXT) out.push(BOUNDARY);
   return out;
@@ -114,18 +125,21 @@ function locate(tm: TextMentions, sentences: { start: number; end: number }[] | 
     for (let x = from; x < k; x++) sentenceOf[x] = set;
   }
   const none = new Set<string>();
+  const figures = new Uint8Array(tokens.length);
+  for (const m of tm.mentions) if (m.kind !== 'name') figures.fill(1, m.t0, m.t1);
   return tm.mentions.map((mention) => ({
     mention,
-    left: side(tokens, mention.t0 - 1, -1),
-    right: side(tokens, mention.t1, 1),
+    left: side(tokens, mention.t0 - 1, -1, figures),
+    right: side(tokens, mention.t1, 1, figures),
     sentence: sentenceOf[mention.t0] ?? none,
   }));
 }
 
 export function evidenceDetails(evidence: string): EvidenceDetails {
-  const tm = extractMentions(evidence);
+  const tm = extractMentions(evidence, { anyCase: true });
   const located = locate(tm, segmentClaimSpans(evidence, { all: true }));
   const numbers = new Set<string>();
+  const months = new Set<number>();
   const add = (v: number) => numbers.add(String(Math.round(v * 1e6) / 1e6));
   for (const { mention: m } of located) {
     if (m.kind === 'quantity') m.raw.forEach(add);
@@ -134,7 +148,10 @@ export function evidenceDetails(evidence: string): EvidenceDetails {
       for (const r of m.readings) {
         if (r.year) (add(r.year[0]), add(r.year[1]));
         if (r.day) add(r.day);
+        if (r.month) months.add(r.month);
       }
+    // "Position 8", "Series 4": the number of a named identifier
+    if (m.kind === 'identifier' && /\s/.test(m.written)) add(Number(m.written.replace(/^.*\s/, '')));
   }
   const words = wordSet(evidence);
   // number words anywhere ("ninth", "hundred"), as before
@@ -154,7 +171,14 @@ export function evidenceDetails(evidence: string): EvidenceDetails {
       if (/\p{L}/u.test(s) && /[0-9]/.test(s)) identifiers.add(s);
     }
   }
-  return { located, numbers, words, acronyms, identifiers };
+  const roots = new Set<string>();
+  for (const w of words) roots.add(root(w));
+  // month names anywhere, in any case ("start of february")
+  for (const w of words) {
+    const m = MONTHS.get(w.replace(/\.$/, ''));
+    if (m !== undefined && w.length > 3) months.add(m);
+  }
+  return { located, numbers, months, words, acronyms, identifiers, roots };
 }
 
 type Relation = 'agree' | 'disjoint' | 'overlap';
@@ -168,20 +192,22 @@ function quantityRelation(c: QuantityMention, e: QuantityMention): Relation | nu
   if (c.dim !== e.dim) {
     const money = c.dim?.startsWith('money:') && e.dim?.startsWith('money:');
     if (money && !sameCurrency(c.dim!.slice(6), e.dim!.slice(6))) return 'disjoint';
-    // a bare number of the evidence may state a counted or measured value, but never contradicts one
-    if (!money) return e.dim === null && c.raw.some((v) => e.raw.includes(v)) ? 'agree' : null;
+    // a bare number of the evidence may state a counted or measured value ("she was 15"), but never contradicts one
+    if (!money) return e.dim === null && e.raw.length === c.raw.length && c.raw.every((v, k) => e.raw[k] === v) ? 'agree' : null;
   }
   if (c.unit && e.unit && c.unit !== e.unit && c.dim && (CROSS_SYSTEM.has(c.dim) || c.dim === 'data')) {
     conv = (c.dim === 'data' ? 0.025 : 0.01) * Math.max(...[c.lo, c.hi, e.lo, e.hi].filter(Number.isFinite).map(Math.abs), 0);
   }
   const point = (q: QuantityMention) => q.lo === q.hi;
-  const range = (q: QuantityMention) => q.lo < q.hi && Number.isFinite(q.lo) && Number.isFinite(q.hi);
+  // a range ("10–14") or a bound ("more than 50", "up to 20%"): stated figures, to be matched as stated
+  const range = (q: QuantityMention) => q.lo < q.hi;
   const tol = (x: number) => conv + EPS * Math.max(1, Math.abs(x));
   if (point(c) && point(e)) {
     if (Math.abs(c.lo - e.lo) <= Math.max(c.precision, e.precision) + tol(c.lo)) return 'agree';
   } else if (range(c) && range(e)) {
     const p = Math.max(c.precision, e.precision);
-    if (Math.abs(c.lo - e.lo) <= p + tol(c.lo) && Math.abs(c.hi - e.hi) <= p + tol(c.hi)) return 'agree';
+    const same = (x: number, y: number) => x === y || Math.abs(x - y) <= p + tol(x);
+    if (same(c.lo, e.lo) && same(c.hi, e.hi)) return 'agree';
   } else if (e.lo - e.precision >= c.lo - c.precision - tol(c.lo) && e.hi + e.precision <= c.hi + c.precision + tol(c.hi)) {
     // the evidence's value lies in the claim's range or bound ("10–14 days" for 12, "more than 50" for 60)
     return 'agree';
@@ -229,9 +255,13 @@ function relation(c: Mention, e: Mention): Relation | null {
     return c.readings.some((r) => r.year && r.month === undefined && r.year[0] === r.year[1] && e.raw.includes(r.year[0])) ? 'agree' : null;
   if (c.kind === 'identifier' && e.kind === 'identifier') return c.norm === e.norm ? 'agree' : c.family && c.family === e.family ? 'disjoint' : null;
   if (c.kind === 'name' && e.kind === 'name') {
-    const initialsOf = (parts: string[]) => parts.filter((p) => !/^(of|and|for|the|on|&)$/.test(p)).map((p) => p[0]).join('');
+    const initialsOf = (parts: string[]) =>
+      parts
+        .filter((p) => !/^(of|and|for|the|on|&)$/.test(p))
+        .map((p) => p[0])
+        .join('');
     if ((c.acronym && initialsOf(e.parts) === c.parts[0]) || (e.acronym && initialsOf(c.parts) === e.parts[0])) return 'agree';
-    return c.parts.some((p) => e.parts.includes(p)) ? 'overlap' : 'disjoint';
+    return c.parts.some((p) => e.parts.some((q) => root(q) === root(p))) ? 'overlap' : 'disjoint';
   }
   return null;
 }
@@ -240,26 +270,36 @@ function relation(c: Mention, e: Mention): Relation | null {
 function statedAnywhere(c: Mention, ev: EvidenceDetails): boolean {
   const has = (v: number) => ev.numbers.has(String(Math.round(v * 1e6) / 1e6));
   if (c.kind === 'name') {
-    if (c.parts.every((p) => ev.words.has(p))) return true;
+    if (c.parts.every((p) => ev.words.has(p) || ev.roots.has(root(p)))) return true;
     return c.parts.length === 1 && c.acronym && ev.acronyms.has(c.parts[0]);
   }
   if (c.kind === 'identifier') return ev.identifiers.has(c.norm);
+  // a date whose year, month and day each appear somewhere (a dateline "March 2, 2017" and "on the 1st")
+  if (c.kind === 'date')
+    return c.readings.some(
+      (r) => (!r.year || (has(r.year[0]) && has(r.year[1]))) && (r.month === undefined || ev.months.has(r.month)) && (r.day === undefined || has(r.day)),
+    );
   // a bare or counted number, as before: its value written anywhere, in digits or words
   if (c.kind === 'quantity' && (c.dim === null || c.dim.startsWith('noun:') || c.dim.startsWith('ordinal'))) return c.raw.every(has);
   return false;
 }
 
-/** How well two contexts line up: shared words either side (function words count little, a sentence edge a half). */
-function contextScore(a: Located, b: Located): number {
+/** How well one side of two contexts lines up: shared words (function words count little, a sentence edge a half). */
+function sideScore(x: string[], y: string[]): number {
   let s = 0;
-  for (const [x, y] of [
-    [a.left, b.left],
-    [a.right, b.right],
-  ]) {
-    const ys = new Set(y);
-    for (const w of new Set(x)) if (ys.has(w)) s += w === BOUNDARY ? 0.5 : STOPWORDS.has(w) ? 0.25 : 1;
-  }
+  const ys = new Set(y);
+  for (const w of new Set(x)) if (ys.has(w)) s += w === BOUNDARY ? 0.5 : STOPWORDS.has(w) ? 0.25 : 1;
   return s;
+}
+
+/** Whether a differing evidence detail stands where the claim's detail stands: enough shared context, on both sides for a name. */
+function samePlace(c: Located, e: Located): number | null {
+  const l = sideScore(c.left, e.left);
+  const r = sideScore(c.right, e.right);
+  const m = c.mention;
+  if (m.kind === 'name') return l >= 0.5 && r >= 0.5 && l + r >= 2 ? l + r : null;
+  const need = m.kind === 'quantity' && (m.dim === null || m.dim.startsWith('noun:')) ? 1.5 : 1;
+  return l + r >= need ? l + r : null;
 }
 
 function sentenceMatch(claim: Set<string>, sentence: Set<string>): number {
@@ -269,15 +309,41 @@ function sentenceMatch(claim: Set<string>, sentence: Set<string>): number {
   return n / claim.size;
 }
 
-/** Context needed before a differing detail is called a contradiction, by how much its kind says on its own. */
-function minContext(m: Mention): number {
-  if (m.kind === 'name') return 2;
-  if (m.kind === 'quantity' && (m.dim === null || m.dim.startsWith('noun:'))) return 1.5;
-  return 1;
+const significantDigits = (v: number) => String(Math.abs(v)).replace('.', '').replace(/^0+/, '').replace(/0+$/, '').length;
+
+/** Details that agree by chance rarely, when stated whole: a date with day, month and year; a figure of three or more significant digits. */
+function specific(m: Mention): boolean {
+  if (m.kind === 'date') return m.readings.every((r) => r.year && r.month !== undefined && r.day !== undefined);
+  return m.kind === 'quantity' && m.raw.every((v) => significantDigits(v) >= 3);
 }
 
 /** Share of the claim's content words its evidence sentence must hold for that sentence to "otherwise match". */
 const SENTENCE_MATCH = 0.3;
+
+/** Scores of every candidate (debugging aid, not exported from the package). */
+export function debugCandidates(claim: string, ev: EvidenceDetails): void {
+  for (const c of locate(extractMentions(claim), null))
+    for (const e of ev.located) {
+      const rel = relation(c.mention, e.mention);
+      if (rel === null) continue;
+      const match = sentenceMatch(c.sentence, e.sentence);
+      console.log(
+        c.mention.written,
+        '|',
+        e.mention.written,
+        rel,
+        'match',
+        match.toFixed(2),
+        'local',
+        sideScore(c.left, e.left),
+        sideScore(c.right, e.right),
+        c.left,
+        e.left,
+        c.right,
+        e.right,
+      );
+    }
+}
 
 /** The detail check of one claim against one evidence text. */
 export function checkDetails(claim: string, evidence: string | EvidenceDetails): DetailCheck {
@@ -288,22 +354,33 @@ export function checkDetails(claim: string, evidence: string | EvidenceDetails):
   const conflicts: Conflict[] = [];
   for (const c of located) {
     const stated = statedAnywhere(c.mention, ev);
-    // a name or identifier the evidence states is verified: who did what to whom is beyond a lexical check
-    if (stated && (c.mention.kind === 'name' || c.mention.kind === 'identifier')) continue;
+    // a name the evidence states is verified: who did what to whom is beyond a lexical check
+    if (stated && c.mention.kind === 'name') continue;
+    // An agreeing detail in a sentence that otherwise matches the claim verifies it. Stated only elsewhere
+    // (or as a bare number word, score 0), it verifies unless a differing detail stands clearly better placed:
+    // a year or a small number may recur by chance.
+    let verified = false;
     let agreeBest = stated ? 0 : -Infinity;
-    let conflictBest: { score: number; e: Located } | null = null;
+    let agreeAt = -Infinity;
     let otherBest = -Infinity;
+    let conflictBest: { score: number; e: Located } | null = null;
     for (const e of ev.located) {
       const rel = relation(c.mention, e.mention);
       if (rel === null) continue;
       const match = sentenceMatch(c.sentence, e.sentence);
-      const score = contextScore(c, e) + 2 * match;
-      if (rel === 'agree') agreeBest = Math.max(agreeBest, score);
-      else if (rel === 'overlap') otherBest = Math.max(otherBest, score);
-      else if (match >= SENTENCE_MATCH && contextScore(c, e) >= minContext(c.mention) && (!conflictBest || score > conflictBest.score)) conflictBest = { score, e };
+      const local = sideScore(c.left, e.left) + sideScore(c.right, e.right);
+      const score = local + 2 * match;
+      if (rel === 'agree') {
+        agreeBest = Math.max(agreeBest, score);
+        agreeAt = Math.max(agreeAt, score);
+        if (match >= SENTENCE_MATCH) verified = true;
+      } else if (rel === 'overlap') otherBest = Math.max(otherBest, score);
+      else if (match >= SENTENCE_MATCH && samePlace(c, e) !== null && (!conflictBest || score > conflictBest.score)) conflictBest = { score, e };
     }
+    // a detail too specific to recur by chance (a full date, a figure of three or more significant digits) is settled by any agreement
+    if (verified || (agreeAt > -Infinity && specific(c.mention))) continue;
     // a contradiction needs a differing detail better placed than any that agrees or might agree
-    if (conflictBest && conflictBest.score >= agreeBest + (agreeBest > -Infinity ? 1 : 0) && conflictBest.score > otherBest) {
+    if (conflictBest && conflictBest.score > otherBest && conflictBest.score >= agreeBest + (agreeBest > -Infinity ? 1 : 0)) {
       conflicts.push({ claim: c.mention.written, evidence: conflictBest.e.mention.written });
     } else if (agreeBest === -Infinity && !(c.mention.kind === 'quantity' && c.mention.implied)) {
       missing.push(c.mention.written);

@@ -3,34 +3,32 @@
  * first word of a sentence is a name only when it is an acronym or the name continues into the next word.
  */
 
-export const MONTHS = new Map<string, number>(
-  [
-    ['january', 1],
-    ['february', 2],
-    ['march', 3],
-    ['april', 4],
-    ['may', 5],
-    ['june', 6],
-    ['july', 7],
-    ['august', 8],
-    ['september', 9],
-    ['october', 10],
-    ['november', 11],
-    ['december', 12],
-    ['jan', 1],
-    ['feb', 2],
-    ['mar', 3],
-    ['apr', 4],
-    ['jun', 6],
-    ['jul', 7],
-    ['aug', 8],
-    ['sep', 9],
-    ['sept', 9],
-    ['oct', 10],
-    ['nov', 11],
-    ['dec', 12],
-  ] as const,
-);
+export const MONTHS = new Map<string, number>([
+  ['january', 1],
+  ['february', 2],
+  ['march', 3],
+  ['april', 4],
+  ['may', 5],
+  ['june', 6],
+  ['july', 7],
+  ['august', 8],
+  ['september', 9],
+  ['october', 10],
+  ['november', 11],
+  ['december', 12],
+  ['jan', 1],
+  ['feb', 2],
+  ['mar', 3],
+  ['apr', 4],
+  ['jun', 6],
+  ['jul', 7],
+  ['aug', 8],
+  ['sep', 9],
+  ['sept', 9],
+  ['oct', 10],
+  ['nov', 11],
+  ['dec', 12],
+] as const);
 
 /** Capitalised words that are not names (sentence starters, pronouns, titles of no identifying value). */
 export const NOT_NAMES = new Set(

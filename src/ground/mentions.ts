@@ -87,7 +87,15 @@ function gluedRun(tokens: Token[], i: number): number {
   while (j < tokens.length && !tokens[j].spaced) {
     const t = tokens[j];
     if (t.kind !== 'mark') j++;
-    else if (CONNECTORS.includes(t.text) && tokens[j + 1] && !tokens[j + 1].spaced && tokens[j + 1].kind !== 'mark') j++;
+    // a full stop before a capitalised word ends a sentence ("£1,027,339.The figures"), it joins nothing
+    else if (
+      CONNECTORS.includes(t.text) &&
+      tokens[j + 1] &&
+      !tokens[j + 1].spaced &&
+      tokens[j + 1].kind !== 'mark' &&
+      !(t.text === '.' && /^\p{Lu}\p{Ll}/u.test(tokens[j + 1].text))
+    )
+      j++;
     else break;
   }
   return j;
@@ -115,18 +123,29 @@ function qualifierBefore(tokens: Token[], i: number): { kind: 'about' | 'nearly'
 }
 
 /** Nouns a year-like number counts rather than dates ("1500 people", "2000 employees"): plural count nouns. */
-const countsNotYear = (u: UnitRead | null) => u !== null && (u.known || (/s$/.test(u.name) && !/ss$/.test(u.name)) || /^(people|men|women|children)$/.test(u.name));
+const countsNotYear = (u: UnitRead | null) =>
+  u !== null && (u.known || (/s$/.test(u.name) && !/ss$/.test(u.name)) || /^(people|men|women|children)$/.test(u.name));
 
-export function extractMentions(text: string): TextMentions {
+/** Month abbreviations that take a full stop ("Sept.", "Jan."). */
+const ABBREVIATED = new Set(['jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec']);
+
+/** `anyCase`: read lower-case month names too (evidence text may be lower-cased; a claim's "may" is a verb). */
+export function extractMentions(text: string, options: { anyCase?: boolean } = {}): TextMentions {
   const tokens = tokenize(text);
   const used = new Uint8Array(tokens.length);
   const mentions: Mention[] = [];
-  const span = (t0: number, t1: number) => ({ written: text.slice(tokens[t0].start, tokens[t1 - 1].end), start: tokens[t0].start, end: tokens[t1 - 1].end, t0, t1 });
+  const span = (t0: number, t1: number) => ({
+    written: text.slice(tokens[t0].start, tokens[t1 - 1].end),
+    start: tokens[t0].start,
+    end: tokens[t1 - 1].end,
+    t0,
+    t1,
+  });
   const use = (t0: number, t1: number) => used.fill(1, t0, t1);
   const sentenceStart = (i: number) => afterSentenceEnd(text, tokens[i].start);
 
   // 1. Glued runs holding digits: dates (2018-03-04, 03/04/2018), decades (1990s), identifiers (X200, 5G, GPT-4o).
-  for (let i = 0; i < tokens.length; ) {
+  for (let i = 0; i < tokens.length;) {
     const t = tokens[i];
     if (t.kind === 'mark') {
       i++;
@@ -174,7 +193,7 @@ export function extractMentions(text: string): TextMentions {
         (run.length === 2 &&
           (ORDINAL_SUFFIX.has(run[1].lower) ||
             unitAfter(tokens, i + 1, false)?.known ||
-            /^(bn|mn|mln|am|pm)$/i.test(run[1].text) ||
+            /^(bn|mn|mln|am|pm|p)$/i.test(run[1].text) ||
             (currencyBefore(tokens, i) !== null && /^[kmb]$/i.test(run[1].text)))) ||
         (run[1]?.text === '-' && run[2]?.kind === 'word'));
     if (quantityLike) {
@@ -192,14 +211,15 @@ export function extractMentions(text: string): TextMentions {
   }
 
   // 2. Dates around month names: "3 March 1866", "March 3, 1866", "3rd of March", "March 1866", "in March".
+  // A claim's months are capitalised ("march" and "may" are verbs); evidence may be lower-cased text.
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
-    if (used[i] || t.kind !== 'word' || !/^\p{Lu}/u.test(t.text)) continue;
+    if (used[i] || t.kind !== 'word' || !(/^\p{Lu}/u.test(t.text) || (options.anyCase && t.lower.length > 3 && t.lower !== 'march'))) continue;
     const month = MONTHS.get(t.lower);
     if (month === undefined) continue;
     let t0 = i;
     let t1 = i + 1;
-    if (isMark(tokens[t1], '.') && !tokens[t1].spaced && t.text.length <= 4) t1++;
+    if (isMark(tokens[t1], '.') && !tokens[t1].spaced && ABBREVIATED.has(t.lower)) t1++;
     let day: number | undefined;
     let year: number | undefined;
     const dayAt = (k: number): number | null => {
@@ -246,7 +266,8 @@ export function extractMentions(text: string): TextMentions {
     if (!/^\p{Lu}/u.test(w.text) || NOT_NAMES.has(w.lower) || MONTHS.has(w.lower) || (!acronym && (sentenceStart(i) || yearLike(d)))) continue;
     const after = tokens[i + 2];
     if (after && !after.spaced && (after.kind !== 'mark' || !/^[.,;:)!?]$/.test(after.text))) continue;
-    if (unitAfter(tokens, i + 2, false)?.known || isMark(after, '%') || (after?.kind === 'word' && /^(million|billion|thousand|hundred)$/i.test(after.text))) continue;
+    if (unitAfter(tokens, i + 2, false)?.known || isMark(after, '%') || (after?.kind === 'word' && /^(million|billion|thousand|hundred)$/i.test(after.text)))
+      continue;
     if (currencyBefore(tokens, i + 1)) continue;
     const norm = `${w.lower}${d.text}`;
     mentions.push({ kind: 'identifier', ...span(i, i + 2), norm, family: w.lower });
@@ -268,7 +289,16 @@ export function extractMentions(text: string): TextMentions {
   for (const s of nameSpans(masked)) {
     const t0 = tokenAt(tokens, s.start);
     const t1 = tokenAt(tokens, s.end - 1) + 1;
-    mentions.push({ kind: 'name', written: s.text, start: s.start, end: s.end, t0, t1, parts: s.text.toLowerCase().split(/\s+/), acronym: /^\p{Lu}{2,}$/u.test(s.text) });
+    mentions.push({
+      kind: 'name',
+      written: s.text,
+      start: s.start,
+      end: s.end,
+      t0,
+      t1,
+      parts: s.text.toLowerCase().split(/\s+/),
+      acronym: /^\p{Lu}{2,}$/u.test(s.text),
+    });
   }
   mentions.sort((a, b) => a.start - b.start);
   return { text, tokens, mentions };
@@ -353,7 +383,9 @@ function readQuantity(
   // a year: a bare four-digit number from 1000 to 2100 with no unit, currency or count noun
   let unitRead = cur ? null : (hyphenUnit(tokens, numEnd) ?? unitAfter(tokens, numEnd));
   const datePreposition = isWord(tokens[i - 1], 'in', 'since', 'by', 'from', 'until', 'till', 'of', 'during', 'before', 'after', 'early', 'late', 'mid');
-  if (!cur && !first.words && !ordinal && yearLike(tokens[i]) && first.end === i + 1 && (datePreposition || !countsNotYear(unitRead))) {
+  // "the 2018–19 academic year", "2019 fiscal year": a year names the year, where "1500 years" counts them
+  const namesYear = unitRead?.known === true && /^(year|season)$/.test(tokens[unitRead.end - 1]?.lower ?? '');
+  if (!cur && !first.words && !ordinal && yearLike(tokens[i]) && first.end === i + 1 && (datePreposition || namesYear || !countsNotYear(unitRead))) {
     let t1 = i + 1;
     let hi = first.value;
     if (second && (yearLike(tokens[second.start]) || /^[0-9]{2}$/.test(tokens[second.start].text)) && second.end === second.start + 1) {
@@ -370,6 +402,12 @@ function readQuantity(
     unitRead = { dim: `noun:${tokens[numEnd + 1].lower}`, factor: 1, name: tokens[numEnd + 1].lower, end: numEnd + 2, known: false };
   }
   if (unitRead && /^money:/.test(unitRead.dim) && cur) unitRead = null;
+  // "aged 15", "at the age of 15": years
+  if (!cur && !unitRead && !first.words && (isWord(tokens[i - 1], 'aged', 'ages') || (isWord(tokens[i - 1], 'of') && isWord(tokens[i - 2], 'age'))))
+    unitRead = { dim: 'calendar', factor: 12, name: 'years', end: numEnd, known: true };
+  // "68p": pence, glued to the number
+  if (!cur && !unitRead && tokens[numEnd]?.text === 'p' && !tokens[numEnd].spaced && tokens[i].kind === 'num')
+    unitRead = { dim: 'money:GBP', factor: 0.01, name: 'p', end: numEnd + 1, known: true };
   // a share with no unit ("half of the staff", "a third of voters") is a percentage
   const share = first.fraction === true && !second && !unitRead?.known;
   if (share) unitRead = null;

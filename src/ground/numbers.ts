@@ -271,7 +271,17 @@ unit('multiple', 1, 'times', 'x', 'fold');
 const CASE_SENSITIVE = new Set(['m', 't', 'h', 'g', 'l', 'W', 'kW', 'MW', 'GW', 'MHz', 'GHz', 'KB', 'kB', 'MB', 'GB', 'TB', 'ms', 'mi', 'ha', 'x']);
 
 /** Currency symbols and codes, to a currency ("$" and "dollars" name a dollar whose country is unsaid). */
-const CURRENCY_SYMBOLS: Record<string, string> = { $: 'dollar', '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₹': 'INR', '₩': 'KRW', '₽': 'RUB', '₺': 'TRY', '₪': 'ILS' };
+const CURRENCY_SYMBOLS: Record<string, string> = {
+  $: 'dollar',
+  '€': 'EUR',
+  '£': 'GBP',
+  '¥': 'JPY',
+  '₹': 'INR',
+  '₩': 'KRW',
+  '₽': 'RUB',
+  '₺': 'TRY',
+  '₪': 'ILS',
+};
 const CURRENCY_CODES: Record<string, string> = {
   USD: 'USD',
   US$: 'USD',

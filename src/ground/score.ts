@@ -72,7 +72,11 @@ export function classifySupport(score: number, t: SupportThresholds): 'STRONG' |
  * otherwise its similarity band. A claim with low similarity is UNSUPPORTED whatever its details: the
  * evidence does not otherwise match it, so a differing number there is no contradiction.
  */
-export function claimStatus(c: Pick<ScoredClaim, 'support' | 'unverified' | 'conflicts'>, thresholds: SupportThresholds, details: DetailMode = 'count'): SupportStatus {
+export function claimStatus(
+  c: Pick<ScoredClaim, 'support' | 'unverified' | 'conflicts'>,
+  thresholds: SupportThresholds,
+  details: DetailMode = 'count',
+): SupportStatus {
   if (c.support === null) return 'UNSUPPORTED';
   const band = classifySupport(c.support, thresholds);
   if (details === 'off' || band === 'UNSUPPORTED') return band;
