@@ -89,7 +89,7 @@ const CLAUSE = new Set([',', ';', '(', ')', ':', '—', '[', ']']);
 
 /**
  * Up to CONTEXT words on one side of a detail, within its clause: a sentence end counts as a context item,
- * a clause mark just ends the context; words of other figures ("p" of "26p") are skipped.
+ * a clause mark ends the context (past two words); words of other figures ("p" of "26p") are skipped.
  */
 function side(tokens: Token[], from: number, step: 1 | -1, skip: Uint8Array): string[] {
   const out: string[] = [];
@@ -99,7 +99,8 @@ function side(tokens: Token[], from: number, step: 1 | -1, skip: Uint8Array): st
       out.push(BOUNDARY);
       return out;
     }
-    if (t.kind === 'mark' && CLAUSE.has(t.text)) return out;
+    // a clause mark ends the context once it holds two words ("…, to October 18, 2015," still reaches "aired")
+    if (t.kind === 'mark' && CLAUSE.has(t.text) && out.length >= 2) return out;
     if (t.kind === 'word' && !skip[k]) out.push(root(t.text));
   }
   if (out.length < CONTEXT) out.push(BOUNDARY);
@@ -212,6 +213,12 @@ function quantityRelation(c: QuantityMention, e: QuantityMention): Relation | nu
     // the evidence's value lies in the claim's range or bound ("10–14 days" for 12, "more than 50" for 60)
     return 'agree';
   }
+  // two bounds the same way ("over 200" and "over 500") state figures: different figures differ
+  const bound = (q: QuantityMention) => (q.lo === -Infinity) !== (q.hi === Infinity);
+  if (bound(c) && bound(e) && (c.lo === -Infinity) === (e.lo === -Infinity)) {
+    const [x, y] = c.lo === -Infinity ? [c.hi, e.hi] : [c.lo, e.lo];
+    return Math.abs(x - y) > Math.max(c.slack, e.slack) + c.precision + e.precision + conv + EPS ? 'disjoint' : 'overlap';
+  }
   const cLo = c.lo - c.precision - c.slack - conv;
   const cHi = c.hi + c.precision + c.slack + conv;
   const eLo = e.lo - e.precision - e.slack - conv;
@@ -279,7 +286,8 @@ function statedAnywhere(c: Mention, ev: EvidenceDetails): boolean {
     return c.readings.some(
       (r) => (!r.year || (has(r.year[0]) && has(r.year[1]))) && (r.month === undefined || ev.months.has(r.month)) && (r.day === undefined || has(r.day)),
     );
-  // a bare or counted number, as before: its value written anywhere, in digits or words
+  // a bare or counted number, as before: its value written anywhere, in digits or words (the word after a
+  // number is too often an adjective, "77,984 confirmed cases", to demand the same noun)
   if (c.kind === 'quantity' && (c.dim === null || c.dim.startsWith('noun:') || c.dim.startsWith('ordinal'))) return c.raw.every(has);
   return false;
 }

@@ -76,7 +76,7 @@ export interface TextMentions {
 const isWord = (t: Token | undefined, ...w: string[]) => t !== undefined && t.kind === 'word' && w.includes(t.lower);
 const isMark = (t: Token | undefined, ...m: string[]) => t !== undefined && t.kind === 'mark' && m.includes(t.text);
 const CONNECTORS = ['-', '.', '/', '_', '+'];
-const DASHES = ['-', '–', '—'];
+const DASHES = ['-', '–', '—', '--'];
 const ORDINAL_SUFFIX = new Set(['st', 'nd', 'rd', 'th']);
 
 const yearLike = (t: Token | undefined) => t?.kind === 'num' && /^[0-9]{4}$/.test(t.text) && Number(t.text) >= 1000 && Number(t.text) <= 2100;
@@ -241,6 +241,14 @@ export function extractMentions(text: string, options: { anyCase?: boolean } = {
       t1++;
       if (ORDINAL_SUFFIX.has(tokens[t1]?.lower ?? '') && !tokens[t1].spaced) t1++;
     }
+    // "March 6–7", "6–7 March": days of a range name the month only
+    if (day !== undefined && isMark(tokens[t1], ...DASHES) && dayAt(t1 + 1) !== null && !yearLike(tokens[t1 + 1])) {
+      day = undefined;
+      t1 += 2;
+    } else if (day !== undefined && t0 < i && isMark(tokens[t0 - 1], ...DASHES) && dayAt(t0 - 2) !== null) {
+      day = undefined;
+      t0 -= 2;
+    }
     // year after: "March 1866", "March 3, 1866", "March of 1866"
     let y = t1;
     if (isMark(tokens[y], ',') || isWord(tokens[y], 'of')) y++;
@@ -372,12 +380,17 @@ function readQuantity(
   if (isWord(tokens[end], 'am', 'pm', 'a.m', 'p.m') || (isMark(tokens[end], ':') && tokens[end + 1]?.kind === 'num' && !tokens[end].spaced)) return null;
   // a range: "10–14", "10 to 14", "between 10 and 14", "from 10 to 14"
   let second: ReadNumber | null = null;
-  const between = isWord(tokens[i - 1], 'between');
+  const between = isWord(tokens[(cur ? cur.start : i) - 1], 'between');
   const sep = tokens[end];
   if (!ordinal && sep && (isMark(sep, ...DASHES) || isWord(sep, 'to') || (between && isWord(sep, 'and'))) && tokens[end + 1] && !used[end + 1]) {
     const cur2 = currencyBefore(tokens, end + 2) ? 1 : 0;
     const s = readNumber(tokens, end + 1 + (isMark(tokens[end + 1], '$', '€', '£') ? cur2 : 0), cur !== null, sentenceStart);
     if (s && (tokens[i].kind === 'num') === (tokens[end + 1].kind === 'num' || cur2 === 1)) second = s;
+  }
+  // "between £3.35 and £4.5 million", "2 to 3 billion": a scale written once applies to both ends
+  if (second && first.end === i + 1 && second.end > second.start + 1 && tokens[second.end - 1].kind === 'word') {
+    const scale = second.value / Number(tokens[second.start].text.replace(/,/g, ''));
+    if (scale >= 100 && Number.isFinite(scale)) first.value *= scale;
   }
   const numEnd = second ? second.end : end;
   // a year: a bare four-digit number from 1000 to 2100 with no unit, currency or count noun

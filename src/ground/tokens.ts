@@ -13,8 +13,8 @@ export interface Token {
   spaced: boolean;
 }
 
-/** Words (letters and marks, with inner apostrophes), numbers with thousands separators and decimals, vulgar fractions, single marks. */
-const TOKEN_RE = /\p{L}[\p{L}\p{M}]*(?:['’]\p{L}[\p{L}\p{M}]*)?|[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?|[½⅓⅔¼¾]|[^\s\p{L}\p{N}\p{M}]|\p{N}/gu;
+/** Words (letters and marks, with inner apostrophes), numbers with thousands separators and decimals, vulgar fractions, "--" (a dash in plain text), single marks. */
+const TOKEN_RE = /\p{L}[\p{L}\p{M}]*(?:['’]\p{L}[\p{L}\p{M}]*)?|[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?|[½⅓⅔¼¾]|--|[^\s\p{L}\p{N}\p{M}]|\p{N}/gu;
 
 export function tokenize(text: string): Token[] {
   const out: Token[] = [];
