@@ -9,7 +9,6 @@
  *   claim and in the same local context ("returned within 14 days" against "returned within 60 days");
  * - missing: the evidence does not mention it. That lowers support; it is not a contradiction.
  */
-import { segmentClaimSpans } from './claims.js';
 import { MONTHS, entities, initials } from './entities.js';
 import { CARDINALS, ORDINALS, SCALES, sameCurrency } from './numbers.js';
 import { extractMentions, type DateMention, type DateReading, type Mention, type QuantityMention, type TextMentions } from './mentions.js';
@@ -93,7 +92,8 @@ const CLAUSE = new Set([',', ';', '(', ')', ':', '—', '[', ']']);
  */
 function side(tokens: Token[], from: number, step: 1 | -1, skip: Uint8Array): string[] {
   const out: string[] = [];
-  for (let k = from; k >= 0 && k < tokens.length && out.length < CONTEXT; k += step) {
+  // at most a few tokens away, so a text of figures without words stays linear
+  for (let k = from, n = 0; k >= 0 && k < tokens.length && out.length < CONTEXT && n < 6 * CONTEXT; k += step, n++) {
     const t = tokens[k];
     if (t.kind === 'mark' && ENDS.has(t.text)) {
       out.push(BOUNDARY);
@@ -113,32 +113,35 @@ function contentStems(tokens: Token[], from: number, to: number): Set<string> {
   return s;
 }
 
-function locate(tm: TextMentions, sentences: { start: number; end: number }[] | null): Located[] {
+/**
+ * Each mention with its context and the content words of its sentence. Evidence sentences end at a
+ * full stop, question or exclamation mark followed by a spaced token (one linear pass over the tokens);
+ * a claim is one sentence.
+ */
+function locate(tm: TextMentions, split: boolean): Located[] {
   const { tokens } = tm;
-  // each token's sentence (evidence), or the whole text (a claim is one sentence)
   const sentenceOf: Set<string>[] = new Array(tokens.length);
-  let k = 0;
-  for (const sp of sentences ?? [{ start: 0, end: Infinity }]) {
-    while (k < tokens.length && tokens[k].start < sp.start) k++;
-    const from = k;
-    while (k < tokens.length && tokens[k].start < sp.end) k++;
+  let from = 0;
+  for (let k = 0; k <= tokens.length; k++) {
+    const end = k === tokens.length || (split && k > from && tokens[k].spaced && tokens[k - 1].kind === 'mark' && ENDS.has(tokens[k - 1].text));
+    if (!end) continue;
     const set = contentStems(tokens, from, k);
     for (let x = from; x < k; x++) sentenceOf[x] = set;
+    from = k;
   }
-  const none = new Set<string>();
   const figures = new Uint8Array(tokens.length);
   for (const m of tm.mentions) if (m.kind !== 'name') figures.fill(1, m.t0, m.t1);
   return tm.mentions.map((mention) => ({
     mention,
     left: side(tokens, mention.t0 - 1, -1, figures),
     right: side(tokens, mention.t1, 1, figures),
-    sentence: sentenceOf[mention.t0] ?? none,
+    sentence: sentenceOf[mention.t0] ?? new Set(),
   }));
 }
 
 export function evidenceDetails(evidence: string): EvidenceDetails {
   const tm = extractMentions(evidence, { anyCase: true });
-  const located = locate(tm, segmentClaimSpans(evidence, { all: true }));
+  const located = locate(tm, true);
   const numbers = new Set<string>();
   const months = new Set<number>();
   const add = (v: number) => numbers.add(String(Math.round(v * 1e6) / 1e6));
@@ -310,10 +313,13 @@ function samePlace(c: Located, e: Located): number | null {
   return l + r >= need ? l + r : null;
 }
 
+/** Share of the claim's content words that the evidence sentence holds (iterating the smaller set). */
 function sentenceMatch(claim: Set<string>, sentence: Set<string>): number {
   if (claim.size === 0) return 0;
   let n = 0;
-  for (const w of claim) if (sentence.has(w)) n++;
+  if (sentence.size < claim.size) {
+    for (const w of sentence) if (claim.has(w)) n++;
+  } else for (const w of claim) if (sentence.has(w)) n++;
   return n / claim.size;
 }
 
@@ -330,7 +336,7 @@ const SENTENCE_MATCH = 0.3;
 
 /** Scores of every candidate (debugging aid, not exported from the package). */
 export function debugCandidates(claim: string, ev: EvidenceDetails): void {
-  for (const c of locate(extractMentions(claim), null))
+  for (const c of locate(extractMentions(claim), false))
     for (const e of ev.located) {
       const rel = relation(c.mention, e.mention);
       if (rel === null) continue;
@@ -357,9 +363,15 @@ export function debugCandidates(claim: string, ev: EvidenceDetails): void {
 export function checkDetails(claim: string, evidence: string | EvidenceDetails): DetailCheck {
   const ev = typeof evidence === 'string' ? evidenceDetails(evidence) : evidence;
   const tm = extractMentions(claim);
-  const located = locate(tm, null);
+  const located = locate(tm, false);
   const missing: string[] = [];
   const conflicts: Conflict[] = [];
+  const matches = new Map<Set<string>, number>();
+  const matchOf = (claimSentence: Set<string>, sentence: Set<string>) => {
+    let m = matches.get(sentence);
+    if (m === undefined) matches.set(sentence, (m = sentenceMatch(claimSentence, sentence)));
+    return m;
+  };
   for (const c of located) {
     const stated = statedAnywhere(c.mention, ev);
     // a name the evidence states is verified: who did what to whom is beyond a lexical check
@@ -375,7 +387,7 @@ export function checkDetails(claim: string, evidence: string | EvidenceDetails):
     for (const e of ev.located) {
       const rel = relation(c.mention, e.mention);
       if (rel === null) continue;
-      const match = sentenceMatch(c.sentence, e.sentence);
+      const match = matchOf(c.sentence, e.sentence);
       const local = sideScore(c.left, e.left) + sideScore(c.right, e.right);
       const score = local + 2 * match;
       if (rel === 'agree') {
