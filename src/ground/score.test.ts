@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evidenceDetails, unverifiedDetails, entities } from './details.js';
-import { aggregate, classifyRisk, classifySupport, confidenceScore, type ScoredClaim } from './score.js';
+import { aggregate, claimStatus, classifyRisk, classifySupport, confidenceScore, type ScoredClaim } from './score.js';
 
 const T = { strong: 0.75, weak: 0.5 };
 const claim = (support: number | null, unverified: string[] = [], evidence = true): ScoredClaim => ({
@@ -54,6 +54,36 @@ describe('design formulas (hand-computed)', () => {
     expect(counted.unsupported_claims).toEqual(['claim 0.9']);
     const reported = aggregate(claims, { thresholds: T, details: 'report' });
     expect(reported.coverage).toBe(1);
+  });
+});
+
+describe('claimStatus: one function decides a claim status from similarity and details together', () => {
+  const conflict = [{ claim: '60 days', evidence: '14 days' }];
+  it('similar evidence stating a detail differently → CONTRADICTED, whatever the similarity band', () => {
+    expect(claimStatus({ support: 0.9, unverified: [], conflicts: conflict }, T)).toBe('CONTRADICTED');
+    expect(claimStatus({ support: 0.55, unverified: ['Boston'], conflicts: conflict }, T)).toBe('CONTRADICTED');
+    expect(claimStatus({ support: 0.9, unverified: [], conflicts: conflict }, T, 'report')).toBe('CONTRADICTED');
+  });
+  it('dissimilar evidence is no contradiction: UNSUPPORTED; a missing detail → UNSUPPORTED when counted', () => {
+    expect(claimStatus({ support: 0.3, unverified: [], conflicts: conflict }, T)).toBe('UNSUPPORTED');
+    expect(claimStatus({ support: 0.9, unverified: ['1999'] }, T)).toBe('UNSUPPORTED');
+    expect(claimStatus({ support: 0.9, unverified: ['1999'] }, T, 'report')).toBe('STRONG');
+    expect(claimStatus({ support: 0.6, unverified: [], conflicts: [] }, T)).toBe('WEAK');
+    expect(claimStatus({ support: 0.9, unverified: ['1999'], conflicts: conflict }, T, 'off')).toBe('STRONG');
+    expect(claimStatus({ support: null, unverified: [] }, T)).toBe('UNSUPPORTED');
+  });
+  it('a contradicted claim counts as unsupported, and one alone makes the risk at least MEDIUM', () => {
+    // nine well-supported claims and one contradicted: confidence 0.6 × 0.9 + 0.4 × 0.9 = 0.90 would be LOW
+    const claims = [...Array.from({ length: 9 }, () => claim(0.9)), { ...claim(0.9), conflicts: conflict }];
+    const a = aggregate(claims, { thresholds: T });
+    expect(a.confidence_score).toBeCloseTo(0.9, 12);
+    expect(classifyRisk(a.confidence_score)).toBe('LOW');
+    expect(a.hallucination_risk).toBe('MEDIUM');
+    expect([a.coverage, a.contradicted, a.evidence_coverage]).toEqual([0.9, 1, 'PARTIAL']);
+    expect(a.statuses.filter((s) => s === 'CONTRADICTED')).toHaveLength(1);
+    expect(a.unsupported_claims).toEqual(['claim 0.9']);
+    // without the contradiction the same figures are LOW
+    expect(aggregate(claims.slice(0, 9), { thresholds: T }).hallucination_risk).toBe('LOW');
   });
 });
 
