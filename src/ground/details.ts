@@ -334,31 +334,6 @@ function specific(m: Mention): boolean {
 /** Share of the claim's content words its evidence sentence must hold for that sentence to "otherwise match". */
 const SENTENCE_MATCH = 0.3;
 
-/** Scores of every candidate (debugging aid, not exported from the package). */
-export function debugCandidates(claim: string, ev: EvidenceDetails): void {
-  for (const c of locate(extractMentions(claim), false))
-    for (const e of ev.located) {
-      const rel = relation(c.mention, e.mention);
-      if (rel === null) continue;
-      const match = sentenceMatch(c.sentence, e.sentence);
-      console.log(
-        c.mention.written,
-        '|',
-        e.mention.written,
-        rel,
-        'match',
-        match.toFixed(2),
-        'local',
-        sideScore(c.left, e.left),
-        sideScore(c.right, e.right),
-        c.left,
-        e.left,
-        c.right,
-        e.right,
-      );
-    }
-}
-
 /** The detail check of one claim against one evidence text. */
 export function checkDetails(claim: string, evidence: string | EvidenceDetails): DetailCheck {
   const ev = typeof evidence === 'string' ? evidenceDetails(evidence) : evidence;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLexicalEmbedder } from '../ground/embedders/lexical.js';
 import { analyze } from '../ground/engine.js';
 import { knowledgeBaseFromTexts } from '../ground/kb.js';
-import type { GroundingEngine } from '../ground/types.js';
+import type { GroundingEngine, GroundingReport } from '../ground/types.js';
 import { startServer, type ServerHandle } from './start.js';
 
 /**
@@ -55,6 +55,23 @@ const rgb = (css: string) => (css.match(/\d+/g) ?? []).slice(0, 3).map(Number);
 const isRed = ([r, g, b]: number[]) => r >= 120 && r > 1.5 * g && r > 1.5 * b;
 /** A pale red background: red at full, green and blue clearly below it. */
 const isRedTint = ([r, g, b]: number[]) => r >= 240 && r - g >= 25 && r - b >= 25;
+
+describe('POST /analyze', () => {
+  it('answers each claim with its one status and, when contradicted, the conflicting details', async () => {
+    const res = await fetch(`${server.url}/analyze`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'returns', answer: RETURNS_ANSWER }),
+    });
+    expect(res.status).toBe(200);
+    const r = (await res.json()) as GroundingReport;
+    expect(r.claims_analysis.map((c) => c.status)).toEqual(['CONTRADICTED', 'CONTRADICTED', 'STRONG']);
+    expect(r.claims_analysis[0].contradicted_details).toEqual([{ claim: '60 days', evidence: '14 days' }]);
+    expect(r.claims_analysis[2].unverified_details).toEqual([]);
+    expect(r.unsupported_claims).toHaveLength(2);
+    expect(r.hallucination_risk).not.toBe('LOW');
+  });
+});
 
 describe('the grounding page in Chromium', () => {
   it('shows a contradicted claim CONTRADICTED in red with the conflicting detail, and no green for it anywhere', async () => {
