@@ -147,10 +147,10 @@ export function evidenceDetails(evidence: string): EvidenceDetails {
   const add = (v: number) => numbers.add(String(Math.round(v * 1e6) / 1e6));
   for (const { mention: m } of located) {
     if (m.kind === 'quantity') m.raw.forEach(add);
-    if (m.kind === 'quantity' && Number.isFinite(m.lo) && Number.isFinite(m.hi)) (add(m.lo), add(m.hi));
+    if (m.kind === 'quantity' && Number.isFinite(m.lo) && Number.isFinite(m.hi)) [m.lo, m.hi].forEach(add);
     if (m.kind === 'date')
       for (const r of m.readings) {
-        if (r.year) (add(r.year[0]), add(r.year[1]));
+        if (r.year) r.year.forEach(add);
         if (r.day) add(r.day);
         if (r.month) months.add(r.month);
       }
