@@ -24,7 +24,13 @@ export interface ToWorker {
 export function toWire(err: unknown): WireError {
   if (!(err instanceof Error)) return { name: 'Error', message: String(err) };
   const out: WireError = { name: err.name, message: err.message };
-  // Own enumerable fields that survive structured cloning (status, field, exitCode …).
-  for (const [k, v] of Object.entries(err)) if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) out[k] = v;
+  // Own enumerable fields that survive structured cloning (status, field, exitCode, where …).
+  for (const [k, v] of Object.entries(err)) {
+    try {
+      out[k] = structuredClone(v);
+    } catch {
+      // a function, a socket …: stays behind
+    }
+  }
   return out;
 }
