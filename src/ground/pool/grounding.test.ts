@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +72,18 @@ describe('createGroundingPool', () => {
     for (const request of requests) expect(await p.analyze(request)).toEqual(await local.analyze(request));
     expect((await p.analyze(requests[2])).answer_generated).toBe(true);
     expect(p.stats()).toMatchObject({ size: 2, started: 2, crashed: 0, terminated: 0 });
+  });
+
+  it.runIf(process.platform === 'linux')('runs its workers at a lower CPU priority than the main thread (nice +10)', async () => {
+    // field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value
+    const nice = (task: string) => Number(readFileSync(`/proc/self/task/${task}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
+    const mine = Number(readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' ')[16]);
+    const lowered = () => readdirSync('/proc/self/task').filter((t) => nice(t) === Math.min(19, mine + 10)).length;
+    const before = lowered();
+    const p = await pool({ workers: 2 });
+    expect(lowered()).toBe(before + 2);
+    await p.close();
+    await expect.poll(lowered, { timeout: 10_000 }).toBe(before);
   });
 
   it('returns the engine’s request errors as they were (400, 422, with the field)', async () => {

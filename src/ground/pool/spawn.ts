@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
@@ -23,4 +24,22 @@ function tsxEsmApi(): string {
   const pkgPath = createRequire(import.meta.url).resolve('tsx/package.json');
   const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
   return new URL(pkg.exports['./esm/api'].import.default, pathToFileURL(pkgPath)).href;
+}
+
+/**
+ * Lowers the CPU priority of the calling thread (a worker) by `by` nice levels, so that under load the main
+ * thread — a server's I/O, /healthz — is scheduled before the analyses. Linux only (a thread's id is read from
+ * /proc/thread-self, and setpriority on a thread id applies to that thread alone); elsewhere it does nothing.
+ * Returns whether it did.
+ */
+export function lowerThreadPriority(by = 10): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (!Number.isInteger(tid) || tid <= 0) return false;
+    setPriority(tid, Math.min(19, getPriority(tid) + by));
+    return true;
+  } catch {
+    return false; // not permitted, or no /proc: the worker runs at the process's priority
+  }
 }

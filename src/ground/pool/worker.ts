@@ -9,8 +9,11 @@ import { createGroundingEngine } from '../service.js';
 import type { GroundingReport } from '../types.js';
 import type { GroundingTask, GroundingWorkerData } from './grounding.js';
 import { serveTasks } from './serve-tasks.js';
+import { lowerThreadPriority } from './spawn.js';
 
 const data = workerData as GroundingWorkerData;
+// The main thread's I/O (other requests, /healthz) comes before analyses when the cores are busy.
+lowerThreadPriority();
 
 serveTasks<GroundingTask, GroundingReport>(async () => {
   let generated: string | undefined;
