@@ -103,15 +103,24 @@ const analyze = (url: string, answer: string) =>
   fetch(`${url}/analyze`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'q', answer }) });
 
 /** Polls /healthz every `everyMs` until `until` settles; latencies in ms. */
-async function pollHealthz(url: string, until: Promise<unknown>, everyMs = 10): Promise<number[]> {
+async function pollHealthz(url: string, until: Promise<unknown>, everyMs = 10, failures?: { count: number }): Promise<number[]> {
   let done = false;
-  void until.finally(() => (done = true));
+  void until.finally(() => (done = true)).catch(() => {});
   const lat: number[] = [];
   while (!done) {
     const t0 = performance.now();
-    const res = await fetch(`${url}/healthz`);
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`/healthz answered ${res.status}`);
+    // Without `failures`, a failed poll ends the benchmark; with it, it is counted (and its time kept).
+    const status = await fetch(`${url}/healthz`).then(
+      async (res) => (await res.arrayBuffer(), res.status),
+      (err: unknown) => {
+        if (!failures) throw err;
+        return 0;
+      },
+    );
+    if (status !== 200) {
+      if (!failures) throw new Error(`/healthz answered ${status}`);
+      failures.count++;
+    }
     lat.push(performance.now() - t0);
     await sleep(everyMs);
   }
@@ -183,13 +192,17 @@ async function corpus(url: string) {
       while (next < answers.length) {
         const p = answers[next++];
         const t0 = performance.now();
-        const res = await analyze(url, p.answer);
-        await res.arrayBuffer();
-        rows.push({ name: p.name, status: res.status, ms: r1(performance.now() - t0) });
+        // status 0: the server closed the connection without an answer
+        const status = await analyze(url, p.answer).then(
+          async (res) => (await res.arrayBuffer(), res.status),
+          () => 0,
+        );
+        rows.push({ name: p.name, status, ms: r1(performance.now() - t0) });
       }
     }),
   );
-  const lat = await pollHealthz(url, work);
+  const failures = { count: 0 };
+  const lat = await pollHealthz(url, work, 10, failures);
   await work;
   const statuses: Record<string, number> = {};
   for (const r of rows) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
@@ -197,7 +210,7 @@ async function corpus(url: string) {
   return {
     answers: answers.length,
     statuses,
-    healthz: { polls: lat.length, p50_ms: r1(pct(lat, 0.5)), p99_ms: r1(pct(lat, 0.99)), max_ms: r1(Math.max(...lat)) },
+    healthz: { polls: lat.length, failed: failures.count, p50_ms: r1(pct(lat, 0.5)), p99_ms: r1(pct(lat, 0.99)), max_ms: r1(Math.max(...lat)) },
     analyze_total_s: r1(rows.reduce((s, r) => s + r.ms, 0) / 1000),
     slowest,
     per_answer: rows,
