@@ -116,7 +116,7 @@ export function registerAnalyze(app: Hono, engine: GroundingEngine | undefined, 
 
       if (inFlight >= limits.maxInFlight) {
         c.header('Retry-After', '1');
-        return fail(c, 503, { error: 'overloaded', message: `${inFlight} analyses are already running; retry shortly` });
+        return fail(c, 503, { error: 'overloaded', message: `${inFlight} analyses are already in progress (running or waiting for a worker); retry shortly` });
       }
       inFlight++;
       const timeout = new AbortController();
