@@ -150,7 +150,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
     throw err;
   }
   process.stderr.write(
-    `assay: serving on ${handle.url} (${[engine ? 'POST /analyze' : '', store ? 'dashboard' : ''].filter(Boolean).join(', ')}); Ctrl-C to stop\n`,
+    `assay: serving on ${handle.url} (${[engine ? `POST /analyze, ${engine.workers} workers` : '', store ? 'dashboard' : ''].filter(Boolean).join(', ')}); Ctrl-C to stop\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => {
