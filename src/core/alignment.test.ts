@@ -84,8 +84,15 @@ describe('alignment: confusion matrix, exact rates and κ (reference values: Sci
     expect(() => alignment(pairs(1, 1, 1, 1), 1)).toThrow(/level must be in \(0, 1\)/);
     expect(() => alignment([{ judge: true, person: 'yes' as never }], 0.95)).toThrow(/pairs\[0\] must have boolean judge and person/);
     expect(() => alignment([{ judge: true, person: true, probability: 0 }], 0.95)).toThrow(/graded\[0\]\.probability must be in \(0, 1\]/);
-    expect(() => alignment([{ judge: true, person: true, probability: 0.5 }, { judge: false, person: true, probability: 0.1 }, { judge: true, person: true }], 0.95)).toThrow(
-      /every graded output carries its inclusion probability or none/,
-    );
+    expect(() =>
+      alignment(
+        [
+          { judge: true, person: true, probability: 0.5 },
+          { judge: false, person: true, probability: 0.1 },
+          { judge: true, person: true },
+        ],
+        0.95,
+      ),
+    ).toThrow(/every graded output carries its inclusion probability or none/);
   });
 });

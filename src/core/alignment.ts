@@ -66,7 +66,8 @@ export function inclusionWeights(pairs: readonly { probability?: number }[], wha
     max = Math.max(max, p.probability);
   });
   if (given === 0 || max <= min * (1 + 1e-9)) return null;
-  if (given < pairs.length) throw new RangeError(`${what}: either every graded output carries its inclusion probability or none does (${given} of ${pairs.length} do)`);
+  if (given < pairs.length)
+    throw new RangeError(`${what}: either every graded output carries its inclusion probability or none does (${given} of ${pairs.length} do)`);
   return Float64Array.from(pairs, (p) => 1 / p.probability!);
 }
 

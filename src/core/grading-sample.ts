@@ -134,7 +134,8 @@ export function gradesForWidth(args: GradesForWidthArgs): number {
     ['tnr', tnr],
   ] as const)
     if (v !== undefined && !(v >= 0 && v <= 1)) throw new RangeError(`gradesForWidth: ${name} must be in [0, 1], got ${v}`);
-  if (design !== 'uniform' && design !== 'stratified') throw new RangeError(`gradesForWidth: design must be "uniform" or "stratified", got ${JSON.stringify(design)}`);
+  if (design !== 'uniform' && design !== 'stratified')
+    throw new RangeError(`gradesForWidth: design must be "uniform" or "stratified", got ${JSON.stringify(design)}`);
   const q = judged.pass / judged.n;
   const sizes = [judged.pass, judged.n - judged.pass];
   // Each verdict's person-PASS share: from the judge's error rates, or the worst case ½.

@@ -112,7 +112,11 @@ function sumQuantile(pieces: Piece[], prob: number): number {
  * The corrected rate and its interval from the judged counts and each verdict's grades (pass verdict
  * first). Exported for the power analysis (core/grading-sample.ts), which calls it at expected counts.
  */
-export function stratifiedRate(judged: { pass: number; n: number }, strata: readonly [VerdictStratum, VerdictStratum], level: number): { rate: number; low: number; high: number } {
+export function stratifiedRate(
+  judged: { pass: number; n: number },
+  strata: readonly [VerdictStratum, VerdictStratum],
+  level: number,
+): { rate: number; low: number; high: number } {
   const q = judged.pass / judged.n;
   const graded = strata.filter((s) => s.m > 0);
   const pooled = graded.reduce((t, s) => t + s.x, 0) / graded.reduce((t, s) => t + s.m, 0);
@@ -148,7 +152,8 @@ export function stratifiedRate(judged: { pass: number; n: number }, strata: read
 function checkJudged(judged: { pass: number; n: number }, what: string): void {
   const { pass, n } = judged ?? ({} as { pass: number; n: number });
   if (!(Number.isInteger(n) && n > 0)) throw new RangeError(`${what}: judged.n must be a whole number > 0, got ${String(n)}`);
-  if (!(Number.isInteger(pass) && pass >= 0 && pass <= n)) throw new RangeError(`${what}: judged.pass must be a whole number in [0, ${n}], got ${String(pass)}`);
+  if (!(Number.isInteger(pass) && pass >= 0 && pass <= n))
+    throw new RangeError(`${what}: judged.pass must be a whole number in [0, ${n}], got ${String(pass)}`);
 }
 
 export function correctedRate(args: CorrectedRateArgs): CorrectedRate | null {
