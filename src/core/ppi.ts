@@ -7,8 +7,8 @@
  * subset of them (`graded`). The rate is p = P(Y = PASS).
  *
  * Estimate. PPI++ is θ̂_λ = λ·mean_N(Ŷ) + mean_n(Y − λŶ). When the graded outputs are part of the judged
- * ones, the variance-optimal λ is the regression slope of Y on Ŷ in the graded sample, and for a binary
- * judge that makes θ̂ the estimate post-stratified on the judge's verdict:
+ * ones, the variance-optimal λ is the slope of Y on Ŷ; estimated on the graded sample it is â − b̂ for a
+ * binary judge, and θ̂ with it is exactly the estimate post-stratified on the judge's verdict:
  *   p̂ = q̂·â + (1 − q̂)·b̂,   q̂ = judged PASS share (all N), â = person-PASS share of the graded judge-PASS
  *   outputs, b̂ = the same among the graded judge-FAIL outputs.
  * It is unbiased whenever the graded outputs of each judge verdict are a random sample of that verdict's
@@ -22,7 +22,7 @@
  * Interval ("ppi++-stratified-beta"). The plain normal PPI++ interval (ppiMeanCI below) fails at the grade
  * counts people have: at 30 grades and p = 0.99, a judge right 95% of the time agrees with all 30 graders
  * a fifth of the time, the rectifier's variance reads 0 and the interval shrinks to the judge's own rate
- * (measured coverage 0.20). Instead, exact pieces:
+ * (measured coverage 0.21). Instead, exact pieces:
  *  - each verdict's grade share is a binomial proportion with its Clopper–Pearson confidence distribution
  *    (Beta(x, m−x+1) below, Beta(x+1, m−x) above); as in Fay & Feuer's interval for weighted sums (1997)
  *    only one verdict takes the whole extra observation — the one with the largest weight per grade
@@ -34,8 +34,8 @@
  *  - the uncertainty of q̂ (N judged outputs) is added by MOVER (Zou & Donner 2008) from its own
  *    Clopper–Pearson interval, scaled by â − b̂;
  *  - a verdict without grades counts as anything in [0, 1].
- * Measured: coverage ≥ 0.95 at nominal 0.95 in every cell of bench:judges and of a wider grid (grades
- * 10–300, rates 0.5–0.999, N 200–20,000, both designs); see docs/judges.md.
+ * Measured: coverage ≥ 0.95 at nominal 0.95 in every cell of bench:judges and of its wider grid (--wide:
+ * grades 10–300, rates 0.5–0.999, N 500 and 5,000, both designs); see docs/judges.md.
  */
 import { betaQuantile, normalQuantile } from './distributions.js';
 import { clopperPearson } from './intervals.js';
