@@ -8,6 +8,7 @@ import type { MockServer } from '../mock/types.js';
 import type { JsonReport } from '../report/json.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { captureCli } from './testing/capture.js';
+import { judgeReply } from '../judge/testing/reply.js';
 import { useConfigDir } from './testing/config-dir.js';
 
 /** The model layer end to end through `assay run`: providers, the response cache, prices and --max-cost. */
@@ -22,7 +23,7 @@ beforeAll(async () => {
   // The system answers differently on every call (so cached answers are recognisable); the judge passes.
   mock = await startMockOpenAI({
     chat: (b: ChatRequestBody) => {
-      if (b.model === 'judge') return { content: '{"verdict":"PASS","reasons":[]}', usage: { prompt_tokens: 200, completion_tokens: 10 } };
+      if (b.model === 'judge') return { content: judgeReply(b, 'PASS'), usage: { prompt_tokens: 200, completion_tokens: 10 } };
       return { content: `answer ${++calls} to ${String(b.messages.at(-1)?.content)}`, usage: { prompt_tokens: 100, completion_tokens: 20 } };
     },
   });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../report/json.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { startMockOpenAI } from '../mock/openai.js';
+import { judgeReply } from '../judge/testing/reply.js';
 import { captureCli } from './testing/capture.js';
 import { useConfigDir } from './testing/config-dir.js';
 
@@ -187,7 +188,7 @@ validators:
         if (b.model === 'sut') return { content: String(b.messages.at(-1)?.content) === 'rude' ? 'Go away.' : 'Hello, happy to help!', usage };
         const text = JSON.stringify(b.messages);
         return {
-          content: JSON.stringify(text.includes('Go away') ? { verdict: 'FAIL', reasons: ['dismissive'] } : { verdict: 'PASS', reasons: ['friendly'] }),
+          content: text.includes('Go away') ? judgeReply(b, 'FAIL', ['dismissive']) : judgeReply(b, 'PASS', ['friendly']),
           usage,
         };
       },
