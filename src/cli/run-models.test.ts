@@ -38,12 +38,15 @@ const PRICES = `prices:
 const SYSTEM_USD = 0.0002;
 const JUDGE_USD = 0.0005;
 
+// These runs are about cost and the cache: four outputs, decided by the point rule (explicitly: a confident verdict
+// would need more outputs, and more calls, than the figures below count).
 function experiment(extra = ''): string {
   return `name: models
 system:
   openai: { model: sut, baseURL: "${mock.baseURL}" }
 inputs: ["alpha", "beta"]
 samples: 2
+verdict: point
 validators:
   - { name: short, check: { type: words, max: 20 }, minSuccess: 0.5 }
 verifiers:
@@ -151,7 +154,7 @@ ${PRICES}`,
     const store = join(tmp.dir(), 'unpriced.db');
     const file = tmp.config(
       'unpriced.yaml',
-      `system:\n  openai: { model: sut, baseURL: "${mock.baseURL}" }\ninputs: ["a"]\nvalidators:\n  - { name: short, check: { type: words, max: 20 }, minSuccess: 0.5 }\n`,
+      `system:\n  openai: { model: sut, baseURL: "${mock.baseURL}" }\ninputs: ["a"]\nverdict: point\nvalidators:\n  - { name: short, check: { type: words, max: 20 }, minSuccess: 0.5 }\n`,
     );
     const json = join(tmp.dir(), 'unpriced.json');
     const r = await cli('run', file, '--store', store, '--json', json, '--no-progress');
@@ -193,9 +196,10 @@ validators:
     const json = join(tmp.dir(), 'anthropic.json');
     const r = await cli('run', file, '--store', join(tmp.dir(), 'anthropic.db'), '--json', json, '--no-progress');
     expect(r.err).toMatch(/on anthropic:claude-test/);
-    expect(r.code).toBe(0);
+    // Every output passes, but no number of outputs shows minSuccess 1 with confidence: inconclusive, exit 1.
+    expect(r.code).toBe(1);
     const rep = report(json);
-    expect(rep.validators[0].counts).toMatchObject({ pass: 6, fail: 0, error: 0 });
+    expect(rep.validators[0]).toMatchObject({ verdict: 'inconclusive', counts: { pass: 6, fail: 0, error: 0 } });
     expect(rep.stats!.costUsd).toBeCloseTo(6 * ((1000 * 3 + 100 * 15) / 1e6), 12);
     expect(anthropic.requests).toHaveLength(6);
     expect(anthropic.requests[0].path).toBe('/v1/messages');
@@ -206,7 +210,7 @@ validators:
     const port = new URL(anthropic.url).port;
     const file = tmp.config(
       'anthropic-temp.yaml',
-      `system:\n  anthropic: { model: claude-test, baseURL: "http://127.0.0.1:${port}/v1", temperature: 0.3, maxTokens: 200 }\ninputs: ["a", "b"]\nsamples: 3\nvalidators:\n  - { name: any, check: { type: contains, value: "Claude" }, minSuccess: 1 }\n`,
+      `system:\n  anthropic: { model: claude-test, baseURL: "http://127.0.0.1:${port}/v1", temperature: 0.3, maxTokens: 200 }\ninputs: ["a", "b"]\nsamples: 3\nverdict: point\nvalidators:\n  - { name: any, check: { type: contains, value: "Claude" }, minSuccess: 1 }\n`,
     );
     const r = await cli('run', file, '--store', join(tmp.dir(), 'anthropic-temp.db'), '--no-progress');
     expect(r.code).toBe(0);
