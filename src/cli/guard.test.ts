@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../store/sqlite.js';
 import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../mock/openai.js';
-import { judgeReply } from '../judge/testing/reply.js';
+import { judgeReply } from '../mock/judge.js';
 import { captureCli } from './testing/capture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-guard-cli-'));

@@ -8,7 +8,7 @@ import type { MockServer } from '../mock/types.js';
 import type { JsonReport } from '../report/json.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { captureCli } from './testing/capture.js';
-import { judgeReply } from '../judge/testing/reply.js';
+import { judgeReply } from '../mock/judge.js';
 import { useConfigDir } from './testing/config-dir.js';
 
 /** The model layer end to end through `assay run`: providers, the response cache, prices and --max-cost. */

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../report/json.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { startMockOpenAI } from '../mock/openai.js';
-import { judgeReply } from '../judge/testing/reply.js';
+import { judgeReply } from '../mock/judge.js';
 import { captureCli } from './testing/capture.js';
 import { useConfigDir } from './testing/config-dir.js';
 

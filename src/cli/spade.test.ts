@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { startMockAnthropic } from '../mock/anthropic.js';
 import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../mock/openai.js';
 import type { MockChatView } from '../mock/types.js';
-import { judgeReply } from '../judge/testing/reply.js';
+import { judgeReply } from '../mock/judge.js';
 import { skipWithoutData, spadeFile } from '../spade/testing/benchmark-data.js';
 import { main } from './main.js';
 

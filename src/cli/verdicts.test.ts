@@ -7,7 +7,7 @@ import type { JsonReport } from '../report/json.js';
 import { tensorColumns } from '../run/columns.js';
 import { runExperiment } from '../run/runner.js';
 import { openSqliteStore } from '../store/sqlite.js';
-import { judgeReply } from '../judge/testing/reply.js';
+import { judgeReply } from '../mock/judge.js';
 import { startMock } from '../mock/index.js';
 import { startMockOpenAI } from '../mock/openai.js';
 import { mockResponder } from '../mock/rules.js';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenAIJudge } from '../judge/openai-judge.js';
 import { verifierFromConfig } from '../judge/config.js';
 import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../mock/openai.js';
-import { judgeReply } from '../judge/testing/reply.js';
+import { judgeReply } from '../mock/judge.js';
 import { guardedCall } from './guard.js';
 import { noDigits, scripted } from './testing/scripted.js';
 

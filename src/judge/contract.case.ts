@@ -149,7 +149,7 @@ export function judgeContract(name: string, fixture: JudgeFixture): void {
 
     it('injection cases do not flip a verdict, in every structured mode and in free text', async () => {
       for (const mode of modes()) {
-        const count = await countFlips(judgeWith({ mode }));
+        const count = await countFlips(judgeWith({ mode }), ECHO_CASES);
         expect(count.flipped, mode).toEqual([]);
         // The judge's own verdict is the one bound to the call: nothing quoted beside it makes it ambiguous.
         expect(count.errors, mode).toBe(0);

@@ -5,7 +5,7 @@ import { OpenAIChatModel } from '../providers/openai.js';
 import { MemoryStore } from '../store/memory.js';
 import { NOT_BOUND } from './binding.js';
 import { createJudge } from './judge.js';
-import { judgeReply } from './testing/reply.js';
+import { judgeReply } from '../mock/judge.js';
 import type { StructuredMode } from './types.js';
 
 let mock: MockOpenAI | undefined;

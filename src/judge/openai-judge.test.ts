@@ -3,7 +3,7 @@ import { startMockOpenAI, type ChatRequestBody, type MockOpenAI, type MockReply 
 import { UsageError } from '../errors.js';
 import { verifierFromConfig } from './config.js';
 import { createOpenAIJudge, type OpenAIJudgeOptions } from './openai-judge.js';
-import { judgeReply } from './testing/reply.js';
+import { judgeReply } from '../mock/judge.js';
 import { verify } from './types.js';
 
 let mock: MockOpenAI | undefined;

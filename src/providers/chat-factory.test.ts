@@ -5,7 +5,7 @@ import { startMockBedrock } from '../mock/bedrock.js';
 import { startMockGemini } from '../mock/gemini.js';
 import { chatModelFromConfig, DEFAULT_KEY_ENV } from './chat-factory.js';
 import { ChatSystem } from './chat-system.js';
-import { judgeReply } from '../judge/testing/reply.js';
+import { judgeReply } from '../mock/judge.js';
 import { createSystem } from './factory.js';
 
 /** Every provider from config: keys from the environment variable it names (or its default), errors naming file and field. */

@@ -12,7 +12,7 @@ import { evaluateCandidates } from './evaluate.js';
 import { assertionReports, selectionToConfig } from './export.js';
 import { matrixToJson, readMatrix } from './io.js';
 import { select } from './select.js';
-import { judgeReply } from '../judge/testing/reply.js';
+import { judgeReply } from '../mock/judge.js';
 import type { CandidateAssertion, LabelledExample } from './types.js';
 
 const examples: LabelledExample[] = [

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { judgeReply } from '../judge/testing/reply.js';
+import { judgeReply } from '../mock/judge.js';
 import { startMockOpenAI } from '../mock/openai.js';
 
 /**

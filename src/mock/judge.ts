@@ -1,6 +1,6 @@
-import type { MockChatView } from '../../mock/types.js';
-import { contentText } from '../../mock/server.js';
-import { boundAnswer, judgeCallOf } from '../binding.js';
+import { boundAnswer, judgeCallOf } from '../judge/binding.js';
+import type { MockChatView } from './types.js';
+import { contentText } from './server.js';
 
 /** A judge request as tests hold it: the mock's view, an OpenAI-shaped body, or the prompt text itself. */
 export type JudgeRequestLike = Pick<MockChatView, 'system' | 'messages'> | { messages: { role: string; content: unknown }[] } | string;
@@ -18,8 +18,9 @@ export function isJudgeRequest(request: JudgeRequestLike): boolean {
 
 /**
  * What a cooperating judge answers to `request`: `verdict` with `reasons`, bound to the nonce its prompt states,
- * in the format it asks for (a JSON object, or a verdict line). Test doubles answer judges through it; a
- * request that is not a judge's is a mistake in the test, so it throws.
+ * in the format it asks for (a JSON object, or a verdict line) — for a scripted `chat` handler playing an
+ * assay judge (`{ content: judgeReply(request, 'FAIL', ['Too curt.']) }`). A request that is not a judge's
+ * is a mistake in the script, so it throws.
  */
 export function judgeReply(request: JudgeRequestLike, verdict: 'PASS' | 'FAIL', reasons: readonly string[] = []): string {
   const call = judgeCallOf(promptOf(request));
