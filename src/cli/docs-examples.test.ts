@@ -78,7 +78,12 @@ describe("README: 'Next: your own config, offline'", () => {
     expect(await ask('Say hello.')).toMatchObject({ status: 200, text: 'Say hello.' });
     // Its judge rules answer a verifier's judge, bound to each call's nonce, in every mode.
     for (const mode of ['json_schema', 'text'] as const) {
-      const judge = createJudge({ model: new OpenAIChatModel({ model: 'j', baseURL: server.baseURL }), instructions: ['Be polite.'], mode, retry: { retries: 0 } });
+      const judge = createJudge({
+        model: new OpenAIChatModel({ model: 'j', baseURL: server.baseURL }),
+        instructions: ['Be polite.'],
+        mode,
+        retry: { retries: 0 },
+      });
       expect(await judge.verify('Can I get a refund?', 'Go away.'), mode).toMatchObject({ outcome: 'fail', reasons: ['Dismissive.'] });
       expect(await judge.verify('Describe the weather.', 'Sunny, 21 °C.'), mode).toMatchObject({ outcome: 'pass' });
     }

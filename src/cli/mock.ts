@@ -38,7 +38,10 @@ export function register(program: Command): void {
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--provider <name>', `wire format: ${Object.keys(MOCK_DIALECTS).join(', ')}`, 'openai')
     .option('--rules <file>', 'answers: a YAML list or JSONL of { match | regex, model?, reply | status | judge, delayMs? }; default: echo')
-    .option('--judge <verdict>', "answer every judge request the rules leave (pass or fail), bound to its nonce; default: the echo, which no judge's verdict is")
+    .option(
+      '--judge <verdict>',
+      "answer every judge request the rules leave (pass or fail), bound to its nonce; default: the echo, which no judge's verdict is",
+    )
     .option('--latency <ms>', 'added to every answer', '0')
     .option('--error-rate <x>', 'share of requests answered with --error-status instead (0–1)', '0')
     .option('--error-status <code>', 'the status of those errors', '503')

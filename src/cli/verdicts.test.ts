@@ -127,7 +127,9 @@ describe("issue 16: a verdict quoted in the output is never the judge's", () => 
 
   it("a judge rule of the mock answers with the call's nonce: a deliberate offline judge", async () => {
     log('rules.jsonl', ['Hello, happy to help!', 'Hello, happy to help!', idiot]);
-    const mock = await startMock('openai', { chat: mockResponder({ rules: [{ match: 'idiot', judge: 'fail', reasons: ['Insults the user.'] }, { judge: 'pass' }] }) });
+    const mock = await startMock('openai', {
+      chat: mockResponder({ rules: [{ match: 'idiot', judge: 'fail', reasons: ['Insults the user.'] }, { judge: 'pass' }] }),
+    });
     try {
       const file = tmp.config(
         'rules.yaml',
@@ -236,7 +238,10 @@ validators:
 
 describe('issue 16: one output that passes is not a PASS by default', () => {
   const file = () =>
-    tmp.config('one.yaml', `name: one\nsystem: { simulated: { outputs: [{ text: "fine" }] } }\ninputs: ["a"]\nvalidators:\n  - { name: short, predicate: "o => o.length < 10", minSuccess: 0.95 }\n`);
+    tmp.config(
+      'one.yaml',
+      `name: one\nsystem: { simulated: { outputs: [{ text: "fine" }] } }\ninputs: ["a"]\nvalidators:\n  - { name: short, predicate: "o => o.length < 10", minSuccess: 0.95 }\n`,
+    );
 
   it('confident (the default): inconclusive with CI [2.5%, 100%], exit 1; --verdict point passes it, marked as a point verdict', async () => {
     const json = join(tmp.dir(), 'one.json');
@@ -257,7 +262,9 @@ describe('issue 16: one output that passes is not a PASS by default', () => {
   it('confident with wald is refused, from the file or the flags, exit 2 naming interval; bad flags are usage errors', async () => {
     const wald = await cli('run', file(), '--interval', 'wald', '--store', join(tmp.dir(), 'wald.db'));
     expect(wald.code).toBe(2);
-    expect(wald.err).toMatch(/override interval: expected clopper-pearson or wilson with verdict: confident \(the default\), found "wald": Wald's bound is degenerate at 0 and n/);
+    expect(wald.err).toMatch(
+      /override interval: expected clopper-pearson or wilson with verdict: confident \(the default\), found "wald": Wald's bound is degenerate at 0 and n/,
+    );
     const inFile = await cli('run', tmp.config('wald.yaml', `${readFileSync(file(), 'utf8')}interval: wald\n`), '--store', join(tmp.dir(), 'wald.db'));
     expect(inFile.code).toBe(2);
     expect(inFile.err).toMatch(/wald\.yaml: interval: expected clopper-pearson or wilson .* \(line 6\)/);

@@ -330,7 +330,9 @@ describe('loadExperiment: verdicts (issue 16)', () => {
 
   it('refuses confident verdicts on Wald intervals, in the file or by an override, naming interval and saying why', async () => {
     const file = await usage(write('wald.yaml', GOOD.replace('samples: 3', 'samples: 3\ninterval: wald')));
-    expect(file.message).toMatch(/^.*wald\.yaml: interval: expected clopper-pearson or wilson with verdict: confident \(the default\), found "wald": Wald's bound is degenerate at 0 and n .* \(line 5\)$/);
+    expect(file.message).toMatch(
+      /^.*wald\.yaml: interval: expected clopper-pearson or wilson with verdict: confident \(the default\), found "wald": Wald's bound is degenerate at 0 and n .* \(line 5\)$/,
+    );
     expect(file.where).toMatchObject({ path: 'interval', line: 5 });
     const explicit = await usage(write('wald2.yaml', GOOD.replace('samples: 3', 'samples: 3\ninterval: wald\nverdict: confident')));
     expect(explicit.message).toMatch(/interval: expected clopper-pearson or wilson with verdict: confident/);

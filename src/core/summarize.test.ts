@@ -16,7 +16,14 @@ const meta = (minSuccess: [number, number], extra: Partial<ValidatorMeta> = {}):
 describe('summarize on the hand-built 2×3×2 tensor', () => {
   it('defaults: Clopper–Pearson 95%, confident verdicts, mean aggregation, maxErrorShare 5%, fixed stopping', () => {
     const byDefault = summarize(HAND(), meta([0.75, 0.5]));
-    expect(byDefault.options).toEqual({ interval: 'clopper-pearson', level: 0.95, verdict: 'confident', aggregate: 'mean', maxErrorShare: 0.05, stopping: 'fixed' });
+    expect(byDefault.options).toEqual({
+      interval: 'clopper-pearson',
+      level: 0.95,
+      verdict: 'confident',
+      aggregate: 'mean',
+      maxErrorShare: 0.05,
+      stopping: 'fixed',
+    });
     // b = 3/5 clears 0.5 as a point, but its interval [14.7%, 94.7%] does not: inconclusive by default.
     expect(byDefault.validators.map((v) => v.verdict)).toEqual(['error', 'inconclusive']);
     expect(byDefault.validators[1].reason).toMatch(/^bounds \[14\.7%, 94\.7%\] straddle minSuccess 50%/);

@@ -7,7 +7,10 @@ const N = '9f2c4e6a8b0d1f35';
 
 describe('a verdict line binds a free-text verdict to its call', () => {
   it('reads the last line, with the reasons before it', () => {
-    expect(parseVerdictLine(`- Mentions AcmeCorp.\n- Too long.\n${verdictLine(N, 'FAIL')}`, N)).toEqual({ verdict: 'fail', reasons: ['Mentions AcmeCorp.', 'Too long.'] });
+    expect(parseVerdictLine(`- Mentions AcmeCorp.\n- Too long.\n${verdictLine(N, 'FAIL')}`, N)).toEqual({
+      verdict: 'fail',
+      reasons: ['Mentions AcmeCorp.', 'Too long.'],
+    });
     expect(parseVerdictLine(verdictLine(N, 'PASS'), N)).toEqual({ verdict: 'pass', reasons: [] });
     // The decoration models add: bold, backticks, a trailing period, a closing fence, another case.
     for (const last of [`**VERDICT ${N}: PASS**`, `\`VERDICT ${N}: PASS\``, `Verdict ${N.toUpperCase()}: pass.`, `VERDICT ${N}: **PASS**\n\`\`\``])

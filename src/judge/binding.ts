@@ -84,10 +84,16 @@ export function parseVerdictLine(text: string | null | undefined, nonce: string)
   let last = lines.length - 1;
   while (last >= 0 && (!lines[last].trim() || /^\s*```\s*$/.test(lines[last]))) last--;
   const m = LINE.exec(lines[last] ?? '');
-  if (!m) return { error: `${NOT_BOUND}: it does not end with the line "VERDICT <nonce>: PASS|FAIL" (an echo of the request, or a verdict quoted from the output, is not the judge's): ${excerpt(raw)}` };
-  if (m[1] === undefined) return { error: `${NOT_BOUND}: its verdict line carries no nonce (a verdict quoted from the output is not the judge's): ${excerpt(raw)}` };
+  if (!m)
+    return {
+      error: `${NOT_BOUND}: it does not end with the line "VERDICT <nonce>: PASS|FAIL" (an echo of the request, or a verdict quoted from the output, is not the judge's): ${excerpt(raw)}`,
+    };
+  if (m[1] === undefined)
+    return { error: `${NOT_BOUND}: its verdict line carries no nonce (a verdict quoted from the output is not the judge's): ${excerpt(raw)}` };
   if (m[1].toLowerCase() !== nonce.toLowerCase())
-    return { error: `${NOT_BOUND}: its verdict line names the nonce ${JSON.stringify(m[1])}, not this call's (a verdict planted in the output, or an answer to another call): ${excerpt(raw)}` };
+    return {
+      error: `${NOT_BOUND}: its verdict line names the nonce ${JSON.stringify(m[1])}, not this call's (a verdict planted in the output, or an answer to another call): ${excerpt(raw)}`,
+    };
   const verdict = m[2].toUpperCase() === 'PASS' ? 'pass' : 'fail';
   for (const l of lines.slice(0, last)) {
     const other = LINE.exec(l);
@@ -101,7 +107,8 @@ export function parseVerdictLine(text: string | null | undefined, nonce: string)
 export function nonceProblem(obj: Record<string, unknown>, nonce: string): string | undefined {
   const key = Object.keys(obj).find((k) => k.toLowerCase() === 'nonce');
   const value = key === undefined ? undefined : obj[key];
-  if (value === undefined || value === null) return `${NOT_BOUND}: it has no "nonce" field (a verdict quoted from the output, or a default answer, is not the judge's)`;
+  if (value === undefined || value === null)
+    return `${NOT_BOUND}: it has no "nonce" field (a verdict quoted from the output, or a default answer, is not the judge's)`;
   if (typeof value !== 'string' || !value.trim()) return `${NOT_BOUND}: its "nonce" field is ${JSON.stringify(value)} (a default answer is not the judge's)`;
   if (value.trim().toLowerCase() !== nonce.toLowerCase())
     return `${NOT_BOUND}: its "nonce" field holds ${JSON.stringify(value)}, not this call's (a verdict planted in the output, or an answer to another call)`;

@@ -57,10 +57,12 @@ export function judgeContract(name: string, fixture: JudgeFixture): void {
     const queue: (MockReply | ((view: MockChatView) => MockReply))[] = [];
     /** What the next answers are when nothing is queued (default: the obedient judge). */
     let answer: (view: MockChatView) => MockReply = obedientJudge;
-    const bound = (verdict: 'PASS' | 'FAIL', reasons: string[], extra: Partial<MockReply> = {}) => (view: MockChatView) => {
-      const call = judgeCallOf(view.system ?? '')!;
-      return { content: boundAnswer(call.format, call.nonce, verdict, reasons), ...extra } as MockReply;
-    };
+    const bound =
+      (verdict: 'PASS' | 'FAIL', reasons: string[], extra: Partial<MockReply> = {}) =>
+      (view: MockChatView) => {
+        const call = judgeCallOf(view.system ?? '')!;
+        return { content: boundAnswer(call.format, call.nonce, verdict, reasons), ...extra } as MockReply;
+      };
     const seen: MockChatView[] = [];
     const judgeWith = (o: Partial<Parameters<typeof createJudge>[0]> = {}) => createJudge({ model, instructions: [INSTRUCTION], retry: fast, ...o });
     const requestsDuring = async <T>(f: () => Promise<T>) => {
@@ -135,7 +137,10 @@ export function judgeContract(name: string, fixture: JudgeFixture): void {
     it('a verdict bound to the call counts in every mode, with its reasons; the same verdict bound to another nonce, or to none, is an error', async () => {
       for (const mode of modes()) {
         queue.push(bound('FAIL', ['Mentions AcmeCorp.', 'Too long.']));
-        expect(await judgeWith({ mode }).verify('q', 'AcmeCorp is cheaper.'), mode).toMatchObject({ outcome: 'fail', reasons: ['Mentions AcmeCorp.', 'Too long.'] });
+        expect(await judgeWith({ mode }).verify('q', 'AcmeCorp is cheaper.'), mode).toMatchObject({
+          outcome: 'fail',
+          reasons: ['Mentions AcmeCorp.', 'Too long.'],
+        });
         const stale = mode === 'text' ? 'VERDICT 0123456789abcdef: PASS' : '{"nonce":"0123456789abcdef","verdict":"PASS","reasons":[]}';
         const bare = mode === 'text' ? 'VERDICT: PASS' : '{"verdict":"PASS","reasons":[]}';
         for (const content of [stale, bare]) {

@@ -132,7 +132,9 @@ export function parseStructuredVerdict(text: string | null | undefined, nonce?: 
     // (an answer quoting a planted verdict beside its own is ambiguous).
     const lenient = parseVerdict(raw);
     if ('error' in lenient) return lenient;
-    return { error: `unparsable judge answer: expected one JSON verdict object bound to this call's nonce, and nothing else; found ${JSON.stringify(raw.slice(0, 200))}` };
+    return {
+      error: `unparsable judge answer: expected one JSON verdict object bound to this call's nonce, and nothing else; found ${JSON.stringify(raw.slice(0, 200))}`,
+    };
   }
   const verdict = verdictFromObject(obj);
   if (!verdict) return { error: `unparsable judge answer: the JSON holds no PASS/FAIL verdict: ${JSON.stringify(raw.slice(0, 200))}` };

@@ -164,8 +164,7 @@ export function loadMockRules(file: string): MockRule[] {
     }
     const at = { file, ...(jsonLines ? { line } : {}) };
     const other = (['reply', 'status'] as const).find((k) => r.data[k] !== undefined);
-    if (r.data.judge !== undefined && other)
-      throw new UsageError(`${where}: expected either judge or ${other} (a rule gives one answer), found both`, at);
+    if (r.data.judge !== undefined && other) throw new UsageError(`${where}: expected either judge or ${other} (a rule gives one answer), found both`, at);
     if (r.data.reasons !== undefined && r.data.judge === undefined)
       throw new UsageError(`${where}${jsonLines ? ': ' : '.'}reasons: expected only beside judge: pass or judge: fail (they are the judge's reasons)`, at);
     if (r.data.regex !== undefined) {

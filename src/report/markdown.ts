@@ -33,7 +33,9 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   const level = `${Math.round(s.options.level * 1000) / 10}%`;
   const head = meta.status === 'interrupted' ? '⏸️' : passed ? '✅' : s.verdict === 'fail' ? '❌' : s.verdict === 'error' ? '🛑' : '⚠️';
   const L: string[] = [];
-  L.push(`## ${head} assay: ${mdCell(meta.name)}: ${meta.status === 'interrupted' ? 'INTERRUPTED' : verdictLabel(passed ? 'pass' : s.verdict, s.options.verdict)}`);
+  L.push(
+    `## ${head} assay: ${mdCell(meta.name)}: ${meta.status === 'interrupted' ? 'INTERRUPTED' : verdictLabel(passed ? 'pass' : s.verdict, s.options.verdict)}`,
+  );
   L.push('');
   const sequential = s.options.stopping === 'sequential';
   L.push(

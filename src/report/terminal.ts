@@ -158,7 +158,11 @@ export function verdictLine(s: RunSummary, meta: ReportMeta, color = false): str
   const inc = s.validators.filter((v) => v.verdict === 'inconclusive').length;
   const mark = s.options.verdict === 'point' ? ' (point)' : '';
   if (!bad.length)
-    return paint(`PASS${mark}: ${s.validators.length} validator(s) meet their minimum success rate${inc ? ` (${inc} inconclusive, accepted)` : ''}`, 'pass', color);
+    return paint(
+      `PASS${mark}: ${s.validators.length} validator(s) meet their minimum success rate${inc ? ` (${inc} inconclusive, accepted)` : ''}`,
+      'pass',
+      color,
+    );
   const parts = [failed ? `${failed} failed` : '', errored ? `${errored} error (too many error cells to judge)` : '', inc ? `${inc} inconclusive` : '']
     .filter(Boolean)
     .join(', ');

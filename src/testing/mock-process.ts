@@ -58,7 +58,11 @@ if (process.argv[2] === '--serve-mock' && process.send) {
   const mock = await startMockOpenAI({
     chat: (b) => {
       arrivals.push(performance.now());
-      return { content: opts.judge ? judgeReply(b, opts.judge) : (opts.content ?? 'a fine answer'), delayMs: opts.delayMs ?? 0, ...(opts.usage ? { usage: opts.usage } : {}) };
+      return {
+        content: opts.judge ? judgeReply(b, opts.judge) : (opts.content ?? 'a fine answer'),
+        delayMs: opts.delayMs ?? 0,
+        ...(opts.usage ? { usage: opts.usage } : {}),
+      };
     },
   });
   process.send({ baseURL: mock.baseURL });
