@@ -2,9 +2,11 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createJudge } from '../judge/judge.js';
 import { startMockAnthropic } from '../mock/anthropic.js';
 import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../mock/openai.js';
 import type { MockServer } from '../mock/types.js';
+import { OpenAIChatModel } from '../providers/openai.js';
 import type { JsonReport } from '../report/json.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { captureCli } from './testing/capture.js';
@@ -250,6 +252,35 @@ describe('assay mock', () => {
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(out).toMatch(/stopped after 3 requests/);
+  });
+
+  it('--judge answers the judge requests the rules leave, bound to their nonce; the echo answers the rest', async () => {
+    const rules = tmp.config('judge-rules.yaml', '- { match: "Go away", judge: fail, reasons: ["Dismissive."] }\n');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mock', '--port', '0', '--rules', rules, '--judge', 'pass'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += String(c)));
+    const baseURL = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', () => {
+        const m = /mock server at (\S+)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+      child.on('exit', (code) => reject(new Error(`assay mock exited ${code}: ${out}`)));
+    });
+    try {
+      expect(out).toMatch(/\(1 rule from \S+judge-rules\.yaml, else echo; judges: PASS;/);
+      const judge = createJudge({ model: new OpenAIChatModel({ model: 'j', baseURL }), instructions: ['Be polite.'], mode: 'text', retry: { retries: 0 } });
+      expect(await judge.verify('Greet me.', 'Go away.')).toMatchObject({ outcome: 'fail', reasons: ['Dismissive.'] });
+      expect(await judge.verify('Greet me.', 'Hello!')).toMatchObject({ outcome: 'pass' });
+    } finally {
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      child.kill('SIGINT');
+      await exited;
+    }
+    const bad = await cli('mock', '--judge', 'maybe', '--port', '0');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--judge: expected pass or fail, found "maybe"');
   });
 
   it('names a bad rules file and line', async () => {
