@@ -1,3 +1,6 @@
+import type { VerdictMode } from '../core/summary-types.js';
+import { verdictLabel } from './meta.js';
+
 /** Shared page shell for the dashboard and the static report: inline CSS, no external resources. */
 
 export function esc(value: unknown): string {
@@ -21,9 +24,11 @@ export function pct(v: number | null | undefined, digits = 1): string {
   return v === null || v === undefined || Number.isNaN(v) ? 'n/a' : `${(v * 100).toFixed(digits)}%`;
 }
 
-export function verdictBadge(verdict: string): string {
+export function verdictBadge(verdict: string, mode?: VerdictMode): string {
   const glyph = verdict === 'pass' ? '✓' : verdict === 'fail' ? '✗' : verdict === 'error' ? '!' : '?';
-  return `<span class="badge ${esc(verdict)}" title="verdict: ${esc(verdict)}">${glyph} ${esc(verdict)}</span>`;
+  // A point verdict (rate ≥ minSuccess, no interval behind it) is marked as such wherever it is shown.
+  const label = mode ? verdictLabel(verdict, mode, { upper: false }) : verdict;
+  return `<span class="badge ${esc(verdict)}" title="verdict: ${esc(label)}">${glyph} ${esc(label)}</span>`;
 }
 
 const CSS = `
