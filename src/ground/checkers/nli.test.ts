@@ -170,7 +170,7 @@ describe('labels and logits', () => {
   it('gives the most probable verdict and P(entailment), by hand', () => {
     const layout = { kind: 'labels' as const, verdicts: ['contradicted', 'entailed', 'neutral'] as const };
     const c = checkOfLogits([0, Math.log(3), 0], { ...layout, verdicts: [...layout.verdicts] });
-    expect(c.verdict).toBe('entailed');
+    expect((c as { verdict: string }).verdict).toBe('entailed');
     expect((c as { score: number }).score).toBeCloseTo(0.6, 12); // e^ln3 / (1 + 3 + 1)
     expect(checkOfLogits([0, 0, 0], { ...layout, verdicts: [...layout.verdicts] })).toMatchObject({ verdict: 'contradicted' }); // ties: the cautious verdict
     expect(checkOfLogits([0], { kind: 'score' })).toEqual({ verdict: 'entailed', score: 0.5 });
