@@ -1,3 +1,4 @@
+import { judgeMakerFromConfig, type VerifierContext } from '../../judge/config.js';
 import type { Judge, JudgeVerdict } from '../../judge/types.js';
 import type { ClaimCheck, ClaimCheckBatch, ClaimCheckItem, ClaimChecker } from './types.js';
 
@@ -68,4 +69,16 @@ export function createLlmClaimChecker(options: LlmCheckerOptions): ClaimChecker 
       };
     },
   };
+}
+
+/**
+ * The LLM claim checker of a `judge:` value (a provider object, as a verifier's judge), checked now: a bad value
+ * or a missing key is a usage error naming `ctx.path`. Calls are priced (`ctx.prices`, else the built-in table).
+ */
+export function llmClaimCheckerFromConfig(raw: unknown, ctx: VerifierContext = {}, concurrency?: number): ClaimChecker {
+  const make = judgeMakerFromConfig(raw, ctx, 'grounding:judge');
+  return createLlmClaimChecker({
+    judge: make({ instructions: CLAIM_CHECK_INSTRUCTIONS, ...(ctx.timeoutMs ? { timeoutMs: ctx.timeoutMs } : {}) }),
+    concurrency,
+  });
 }
