@@ -127,3 +127,43 @@ export function readAnswersFile(file: string, o: { generate: boolean; maxClaims?
   if (rows.length === 0) throw new UsageError(`${file}: expected at least one line {"query": …, "answer": …}, found none`, { file, path: flag });
   return rows;
 }
+
+/** What makes an output fail the `grounded` check (its options). */
+export interface GroundedCriteria {
+  /** The highest risk that passes. */
+  maxRisk?: Risk;
+  /** The least evidence coverage (share of claims supported) that passes. */
+  minSupport?: number;
+  /** One CONTRADICTED claim fails. */
+  noContradiction?: boolean;
+}
+
+const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+
+/**
+ * The `grounded` check's outcome for one report: `fail` with a reason per unmet criterion, or `pass`. A partial
+ * report (claims that could not be scored) is an `error`: those claims could have raised or lowered the risk and
+ * the coverage — unless a contradicted claim already fails it, which no other claim can undo.
+ */
+export function groundedOutcome(r: GroundingReport, c: GroundedCriteria): { outcome: 'pass' | 'fail' | 'error'; reasons: string[] } {
+  const contradicted = r.claims_analysis.filter((x) => x.status === 'CONTRADICTED');
+  const coverage = Number(r.coverage);
+  const reasons: string[] = [];
+  if (c.noContradiction && contradicted.length)
+    reasons.push(
+      `${contradicted.length} contradicted claim${contradicted.length === 1 ? '' : 's'}: ${contradicted.map((x) => JSON.stringify(x.claim)).join(', ')}`,
+    );
+  if (r.partial && !reasons.length) {
+    const errors = r.claims_analysis.filter((x) => x.error);
+    return {
+      outcome: 'error',
+      reasons: [`${errors.length} of ${r.claims_analysis.length} claims could not be scored (${errors[0]?.error ?? 'unknown'}): the audit is partial`],
+    };
+  }
+  if (!r.partial) {
+    if (c.maxRisk && riskAtOrAbove(r.hallucination_risk, c.maxRisk) && r.hallucination_risk !== c.maxRisk)
+      reasons.push(`risk ${r.hallucination_risk} (confidence ${r.confidence_score.toFixed(2)}) above maxRisk ${c.maxRisk}`);
+    if (c.minSupport !== undefined && coverage < c.minSupport) reasons.push(`${pct(coverage)} of the claims supported, below minSupport ${pct(c.minSupport)}`);
+  }
+  return { outcome: reasons.length ? 'fail' : 'pass', reasons };
+}

@@ -42,7 +42,7 @@ export interface JsonReport {
   verdict: Verdict;
   /** Whether the run's verdicts let CI pass (the exit code is 0 exactly when this is true and the run finished). */
   passed: boolean;
-  /** Verifiers carry `costUsd`: what their judge's priced calls cost. */
+  /** Verifiers carry `costUsd`: what their judge's priced calls cost (and so does a check that calls a judge, e.g. grounded). */
   validators: (JsonValidator & { costUsd?: number })[];
   /** IRP: one entry per input i, with the input itself. */
   inputs: (InputSummary & { input?: InputValue })[];
@@ -91,7 +91,10 @@ export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonRepo
         ? { toDecide: { outputs: Number.isFinite(v.toDecide.outputs) ? v.toDecide.outputs : null, probability: v.toDecide.probability } }
         : {}),
       ...(v.sequential !== undefined ? { sequential: v.sequential } : {}),
-      ...(v.kind === 'verifier' && meta.stats?.checkCostUsd?.[v.k] !== undefined ? { costUsd: meta.stats.checkCostUsd[v.k] } : {}),
+      // a verifier's judge, or a rule whose check calls one (grounded with a judge)
+      ...(meta.stats?.checkCostUsd?.[v.k] !== undefined && (v.kind === 'verifier' || meta.stats.checkCostUsd[v.k] > 0)
+        ? { costUsd: meta.stats.checkCostUsd[v.k] }
+        : {}),
     })),
     inputs: summary.inputs.map((s) => ({
       i: s.i,
