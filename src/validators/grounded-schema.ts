@@ -6,7 +6,7 @@ import { checkSchema } from './builtin.js';
  * (src/ground) and passes or fails by these options. Written like the other checks, `check: { type: grounded,
  * kb: ./kb, maxRisk: medium }`; its validator is built in grounded.ts (it opens the KB, so it is async).
  */
-const risk = z.enum(['low', 'medium', 'high', 'LOW', 'MEDIUM', 'HIGH'], { error: 'expected low, medium or high' });
+const risk = z.enum(['low', 'medium', 'high']);
 const E01 = 'expected a number between 0 and 1';
 const path = z.string({ error: 'expected a path (relative to the config file)' }).min(1, { error: 'expected a path (relative to the config file)' });
 
