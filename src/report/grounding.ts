@@ -126,6 +126,8 @@ function footer(b: GroundingBatch, s: BatchSummary): string {
 }
 
 const MARK: Record<AnswerOutcome, string> = { pass: 'ok', fail: 'FAIL', error: 'ERROR' };
+/** Columns of figures, right-aligned: confidence, claims, unsupported, contradicted. */
+const NUMERIC = new Set([3, 5, 6, 7]);
 
 /** The terminal summary: one row per answer, the flagged claims of failed and undecided answers, a footer. */
 export function formatBatchTable(b: GroundingBatch, o: { color?: boolean } = {}): string {
@@ -150,7 +152,7 @@ export function formatBatchTable(b: GroundingBatch, o: { color?: boolean } = {})
     r
       .map((cell, c) => {
         const pad = ' '.repeat(widths[c] - stringWidth(cell));
-        const text = c >= 3 ? pad + cell : cell + pad;
+        const text = NUMERIC.has(c) ? pad + cell : cell + pad;
         return c === 0 && i > 0 ? paint(text, b.results[i - 1].outcome) : text;
       })
       .join('  ')
