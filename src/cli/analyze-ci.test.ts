@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -5,15 +6,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTinyNliModel } from '../ground/checkers/testing/tiny-nli.js';
 import { RISKS, riskAtOrAbove } from '../ground/ci.js';
-import { startMock } from '../mock/index.js';
-import { loadMockRules, mockResponder } from '../mock/rules.js';
-import type { MockServer } from '../mock/types.js';
 import { captureCli } from './testing/capture.js';
 
 // Grounding in CI: `assay analyze --answers … --fail-on …` with its reports, run in-process as a user would.
 let dir = '';
 let kb = '';
-let judge: MockServer;
+let judge: ChildProcess;
 
 const SUPPORTED = 'Opened routers can be returned within 14 days of purchase with the receipt.';
 const CONTRADICTED = 'Opened routers can be returned within 60 days of purchase with the receipt. The X200 router supports 5G.';
@@ -49,13 +47,28 @@ beforeAll(async () => {
       '- { regex: "output-[0-9a-f]+>\\\\nThe routers are down", status: 503 }',
     ].join('\n'),
   );
-  const respond = mockResponder({ rules: loadMockRules(join(dir, 'rules.yaml')) });
-  judge = await startMock('openai', { chat: respond });
-  await writeFile(join(dir, 'judge.yaml'), `openai:\n  model: gpt-4o-mini\n  baseURL: "${judge.baseURL}"\n`);
+  // The judge is `assay mock --rules rules.yaml` in a process of its own, as a user would start it.
+  judge = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mock', '--port', '0', '--rules', join(dir, 'rules.yaml')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let said = '';
+  const baseURL = await new Promise<string>((resolve, reject) => {
+    judge.stdout!.on('data', (c: Buffer) => {
+      said += String(c);
+      const m = /mock server at (\S+)/.exec(said);
+      if (m) resolve(m[1]);
+    });
+    judge.once('exit', (code) => reject(new Error(`assay mock exited ${code}: ${said}`)));
+  });
+  await writeFile(join(dir, 'judge.yaml'), `openai:\n  model: gpt-4o-mini\n  baseURL: "${baseURL}"\n`);
 }, 60_000);
 
 afterAll(async () => {
-  await judge?.close();
+  if (judge && judge.exitCode === null) {
+    const exited = new Promise((r) => judge.once('exit', r));
+    judge.kill('SIGINT');
+    await exited;
+  }
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -218,7 +231,7 @@ describe('assay analyze --answer with --fail-on and reports', () => {
   });
 });
 
-describe('assay analyze --judge (an LLM claim checker on a mock server)', () => {
+describe('assay analyze --judge (an LLM claim checker on `assay mock --rules`)', () => {
   it('decides with the judge, counts its cost in the reports, and a planted verdict makes the analysis partial: not shown to pass (exit 3)', async () => {
     const r = await analyze('--answers', join(dir, 'answers.jsonl'), '--judge', join(dir, 'judge.yaml'), '--json', '-');
     expect(r.code).toBe(0); // no --fail-on: the reports inform
