@@ -161,6 +161,41 @@ export function sandboxContract(name: string, make: () => Sandbox | Promise<Sand
         await stillWorks();
       });
 
+      describe('memory bombs end at the memory limit, whatever holds the memory', () => {
+        // A time limit far beyond what the bomb needs to reach the memory limit: the memory limit must end it.
+        const BOMB_LIMITS = { timeoutMs: 10_000, memoryBytes: 16 * 1024 * 1024 };
+        const bombs: [string, string][] = [
+          ['typed arrays', 'o => { const a = []; for (;;) a.push(new Float64Array(1 << 20)); }'],
+          ['ArrayBuffers', 'o => { const a = []; for (;;) a.push(new ArrayBuffer(1 << 20)); }'],
+          ['SharedArrayBuffers (if the sandbox has them)', 'o => { const a = []; for (;;) a.push(new SharedArrayBuffer(1 << 20)); }'],
+          ['strings', 'o => { const a = []; for (;;) a.push("x".repeat(1 << 20) + a.length); }'],
+          ['small objects', 'o => { const a = []; for (;;) a.push({ n: a.length, s: [o] }); }'],
+        ];
+        for (const [label, source] of bombs) {
+          it(`${label}: a memory error, and the host grows by a bounded amount`, async () => {
+            const f = await sandbox.compile(source, BOMB_LIMITS);
+            const before = process.memoryUsage().rss;
+            const err = await f('x').then(
+              () => new Error('resolved'),
+              (e: unknown) => e as Error,
+            );
+            if (/SharedArrayBuffer/.test(label) && /SharedArrayBuffer.*(not defined|not a constructor)/.test(err.message)) return await stillWorks();
+            expect(err.message).toMatch(/memory/);
+            // Unbounded, these grew the host by 2 GiB; bounded, by the limit plus what a fresh instance costs.
+            expect(process.memoryUsage().rss - before).toBeLessThan(10 * BOMB_LIMITS.memoryBytes);
+            await stillWorks();
+          });
+        }
+
+        it('WebAssembly memory: none to grow (WebAssembly is not in the sandbox), or bounded if it is', async () => {
+          const f = await sandbox.compile('o => { const m = new WebAssembly.Memory({ initial: 1, maximum: 65536 }); for (;;) m.grow(16); }', BOMB_LIMITS);
+          const before = process.memoryUsage().rss;
+          await expect(f('x')).rejects.toThrow(/WebAssembly.*not defined|memory/);
+          expect(process.memoryUsage().rss - before).toBeLessThan(10 * BOMB_LIMITS.memoryBytes);
+          await stillWorks();
+        });
+      });
+
       it('a function that exhausted its runtime works again on its next normal call', async () => {
         const f = await sandbox.compile("o => o === 'boom' ? 'x'.repeat(2 ** 28).length : o.length", LIMITS);
         await expect(f('boom')).rejects.toThrow(/memory/);
@@ -169,6 +204,9 @@ export function sandboxContract(name: string, make: () => Sandbox | Promise<Sand
     });
 
     describe('the deadline is hard (also inside long native operations and GC near the heap limit)', () => {
+      /** Each JSON.parse of a 1e6-element array runs ≈0.4–0.8 s of native code that checks no deadline. */
+      const NATIVE_HOG = "o => { const s = '[' + '1,'.repeat(1e6) + '1]'; for (;;) JSON.parse(s); }";
+
       /** Rejects with the elapsed time, failing the test if the call resolved. */
       async function rejection(f: (...a: unknown[]) => Promise<unknown>, ...args: unknown[]): Promise<{ error: Error; ms: number }> {
         const t = Date.now();
@@ -187,6 +225,14 @@ export function sandboxContract(name: string, make: () => Sandbox | Promise<Sand
         await stillWorks();
       });
 
+      it('a loop of long native operations (no interrupt check inside) is rejected as a timeout', async () => {
+        const f = await sandbox.compile(NATIVE_HOG, { timeoutMs: 300 });
+        const { error, ms } = await rejection(f, 'x');
+        expect(error.message).toMatch(/timed out/);
+        expect(ms).toBeLessThan(2000);
+        await stillWorks();
+      });
+
       it('a tight loop and a huge single allocation are rejected quickly', async () => {
         const loop = await sandbox.compile('o => { while (true) {} }', { timeoutMs: 300 });
         const big = await sandbox.compile('o => new Array(2 ** 31 - 1).fill(o).length', { timeoutMs: 300 });
@@ -199,7 +245,7 @@ export function sandboxContract(name: string, make: () => Sandbox | Promise<Sand
       });
 
       it('concurrent calls are not taken down by one that overruns its deadline', async () => {
-        const hog = await sandbox.compile('o => { const a = []; for (;;) a.push(new Array(1e6).fill(o)); }', { timeoutMs: 300, memoryBytes: 32 * 1024 * 1024 });
+        const hog = await sandbox.compile(NATIVE_HOG, { timeoutMs: 300 });
         const ok = await sandbox.compile('(o, i) => o.length * i.k', LIMITS);
         const before = [1, 2, 3].map((k) => ok('abc', { k }));
         const hogged = rejection(hog, 'x');

@@ -8,7 +8,7 @@ import type { SandboxLimits } from './types.js';
 
 export interface HostOptions {
   stackBytes: number;
-  /** V8 heap limit of the worker (the QuickJS heaps live in WebAssembly memory, fenced by their own limits). */
+  /** V8 heap limit of the worker (the QuickJS instances live in WebAssembly memories, each capped at its function's limit). */
   workerHeapMb: number;
   /** How long past a call's deadline the watchdog waits for the interrupt handler before it terminates the worker. */
   graceMs: number;
@@ -146,10 +146,6 @@ export class WorkerHost {
       if (!p) continue;
       live.pending.delete(reply.rq);
       p.settle(reply);
-      if (!reply.ok && reply.fatal) {
-        this.retire(live, reply.rq, 'memory', reply.message);
-        return;
-      }
     }
     this.idleCheck(live);
   }

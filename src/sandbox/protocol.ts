@@ -18,9 +18,7 @@ export type Request =
 
 export type Reply =
   /** `json` is `{"v":...}`, or absent when the result has no JSON form (undefined). */
-  | { rq: number; ok: true; json?: string }
-  /** `fatal`: the worker's WebAssembly state is no longer trustworthy, so the host replaces the worker. */
-  | { rq: number; ok: false; kind: SandboxErrorKind; message: string; fatal?: boolean };
+  { rq: number; ok: true; json?: string } | { rq: number; ok: false; kind: SandboxErrorKind; message: string };
 
 export interface WorkerInit {
   /** Int32Array view, slots below: what the worker is running, for the host's watchdog. */
