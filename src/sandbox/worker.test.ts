@@ -96,6 +96,50 @@ describe('the sandbox compiled to JavaScript (as in dist/, worker entry worker.j
     expect(after.after).toBe(3);
   });
 
+  it.runIf(process.platform === 'linux')('a call kept waiting for a core is not timed out: its limit counts the CPU time it got, not the wait', () => {
+    // The sandbox's threads are reniced to 19 under busy processes at normal priority (that end themselves
+    // after 20 s), so the call's thread gets a sliver of a core: its ~≤100 ms of work takes seconds of wall time
+    // against a 400 ms limit. Counted on the wall clock, that was "timed out after 400 ms".
+    const r = runCompiled(
+      `
+      import { spawn } from 'node:child_process';
+      import { readdirSync } from 'node:fs';
+      import { availableParallelism, setPriority } from 'node:os';
+      import { QuickJSSandbox } from './quickjs.js';
+      const sb = new QuickJSSandbox({ maxWorkers: 1 });
+      const source = 'n => { let x = 0; for (let i = 0; i < n; i++) x = (x + i * 7) % 1000003; return x >= 0 }';
+      const calibrate = await sb.compile(source, { timeoutMs: 60000 });
+      // Iterations for about 100 ms measured on the wall clock, so at most 100 ms of CPU.
+      let n = 100000;
+      for (;;) {
+        const t = Date.now();
+        await calibrate(n);
+        const ms = Date.now() - t;
+        if (ms >= 50) { n = Math.round((n * 100) / ms); break; }
+        n *= 2;
+      }
+      const f = await sb.compile(source, { timeoutMs: 400 });
+      await f(10);
+      const hogs = Array.from({ length: availableParallelism() + 1 }, () =>
+        spawn(process.execPath, ['-e', 'const end = Date.now() + 20000; while (Date.now() < end) {}'], { stdio: 'ignore' }));
+      await new Promise((r) => setTimeout(r, 200));
+      for (const tid of readdirSync('/proc/self/task')) try { setPriority(Number(tid), 19); } catch {}
+      const t = Date.now();
+      const outcome = await f(n).then(() => 'resolved', (e) => e.kind);
+      const ms = Date.now() - t;
+      for (const h of hogs) h.kill('SIGKILL');
+      console.log(JSON.stringify({ outcome, ms }));
+      sb.dispose();
+    `,
+      120_000,
+    );
+    expect(r.stderr).toBe('');
+    const [{ outcome, ms }] = r.lines as [{ outcome: string; ms: number }];
+    expect(outcome).toBe('resolved');
+    // The scenario happened: the call took longer on the wall clock than its limit and the watchdog's grace.
+    expect(ms, 'the busy processes did not keep the sandbox thread waiting').toBeGreaterThan(400 + 250);
+  });
+
   it('a process that never calls dispose() still exits when its work is done', () => {
     const r = runCompiled(`
       import { QuickJSSandbox } from './quickjs.js';

@@ -12,7 +12,8 @@ import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_thread
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { SandboxError } from './errors.js';
 import { compileQuickJSWasm, instanceMemory } from './memory.js';
-import { DEADLINE, nowInt32, RUNNING, type Reply, type Request, type WorkerInit } from './protocol.js';
+import { GuestClock, ownThreadId, ThreadCpuClock } from './cpu-time.js';
+import { CPU_KNOWN, CPU_START, DEADLINE, nowInt32, RUNNING, TID, type Reply, type Request, type WorkerInit } from './protocol.js';
 import { Instance } from './runtime.js';
 import type { SandboxLimits } from './types.js';
 
@@ -39,9 +40,16 @@ function newModule(memoryBytes: number): Promise<QuickJSWASMModule> {
   return newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmModule: wasm, wasmMemory: instanceMemory(memoryBytes) }));
 }
 
-/** Guest code for request `rq` runs from now until `timeoutMs` later; the watchdog kills it after that. */
+/** How long the guest running now has run (its CPU time where Linux reports it), for its interrupt handler. */
+const clock = new GuestClock(new ThreadCpuClock());
+Atomics.store(watch, TID, ownThreadId());
+
+/** Guest code for request `rq` runs from now for `timeoutMs` of its own time; the watchdog kills it after that. */
 function enter(rq: number, timeoutMs: number): void {
+  const cpu = clock.start(timeoutMs);
   Atomics.store(watch, DEADLINE, (nowInt32() + timeoutMs) | 0);
+  Atomics.store(watch, CPU_KNOWN, cpu === undefined ? 0 : 1);
+  Atomics.store(watch, CPU_START, cpu === undefined ? 0 : Math.floor(cpu) | 0);
   Atomics.store(watch, RUNNING, rq);
 }
 const leave = (): void => void Atomics.store(watch, RUNNING, 0);
@@ -60,9 +68,17 @@ function failure(rq: number, fn: Fn, err: unknown): Reply {
 
 function build(rq: number, fn: Fn): Reply | undefined {
   if (fn.instance) return undefined;
+  let instance: Instance;
+  try {
+    // The runtime and context are the sandbox's own work, not the guest's: made before its clock starts.
+    instance = new Instance(fn.module!, fn.source, fn.limits, init.stackBytes, clock);
+  } catch (err) {
+    return failure(rq, fn, err);
+  }
   enter(rq, fn.limits.timeoutMs);
   try {
-    fn.instance = new Instance(fn.module!, fn.source, fn.limits, init.stackBytes);
+    instance.compile();
+    fn.instance = instance;
     return undefined;
   } catch (err) {
     if (err instanceof SandboxError) return { rq, ok: false, kind: err.kind, message: err.message };
@@ -245,9 +261,12 @@ port.on('message', (batch: Request[]) => {
  */
 async function warmUp(): Promise<void> {
   const m = await newModule(0);
+  const warmClock = new GuestClock(new ThreadCpuClock());
   for (const source of ["(o, i) => (o.match(/'/g) ?? []).length + JSON.stringify(i).length", 'async (o) => { await null; return [o, { o }] }']) {
     try {
-      const warm = new Instance(m, source, { timeoutMs: 60_000, memoryBytes: 8 * 1024 * 1024 }, init.stackBytes);
+      const warm = new Instance(m, source, { timeoutMs: 60_000, memoryBytes: 8 * 1024 * 1024 }, init.stackBytes, warmClock);
+      warmClock.start(60_000);
+      warm.compile();
       warm.call('["it\'s", {"a": [1, 2]}]');
       warm.dispose();
     } catch {
