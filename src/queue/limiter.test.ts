@@ -49,7 +49,7 @@ describe.skipIf(!redis)('RedisCallLimiter: one budget for every worker', () => {
     expect(sends.length).toBeGreaterThanOrEqual(120);
     // 1200 a minute: at most 20 requests leave in any one second, counted from the very first.
     expect(maxInWindow(sends)).toBeLessThanOrEqual(20);
-  }, 60_000);
+  });
 
   it('a permit whose worker died (never reported) gives its place back after its TTL', async () => {
     const key = `${redis!.prefix}:rate:ttl`;
@@ -63,7 +63,7 @@ describe.skipIf(!redis)('RedisCallLimiter: one budget for every worker', () => {
     // One request a second: the place comes back after the TTL (500 ms), the permit after the spacing (1.1 s).
     expect(performance.now() - t).toBeGreaterThanOrEqual(1000);
     permit!.done();
-  }, 30_000);
+  });
 
   it('the budget is in Redis: permits in flight on one worker hold the other back', async () => {
     const key = `${redis!.prefix}:rate:shared`;
@@ -80,5 +80,5 @@ describe.skipIf(!redis)('RedisCallLimiter: one budget for every worker', () => {
     const p3 = await third;
     expect(performance.now() - t).toBeGreaterThanOrEqual(300 + 1000);
     p3.done();
-  }, 30_000);
+  });
 });

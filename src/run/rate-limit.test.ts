@@ -257,7 +257,7 @@ verifiers:
     expect(span(judged)).toBeGreaterThan(23 * 125 * HEADROOM - 1000);
     expect(maxInWindow(calls)).toBeLessThanOrEqual(10);
     expect(maxInWindow(judged)).toBeLessThanOrEqual(8);
-  }, 30_000);
+  });
 
   it('tokensPerMinute: the tokens spent never run ahead of the budget by more than the calls in flight', async () => {
     const system = await timedMock('fine', { prompt_tokens: 60, completion_tokens: 40 });
@@ -281,7 +281,7 @@ validators:
     const t = await system.arrivals();
     expect(t).toHaveLength(12);
     for (let k = 0; k < t.length; k++) expect(k * 100).toBeLessThanOrEqual(((t[k] - t[0]) / 1000) * 200 + 4 * 100);
-  }, 30_000);
+  });
 
   it('a malformed rateLimit is exit 2 naming the field', async () => {
     const file = tmp.config(

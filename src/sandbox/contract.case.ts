@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from './types.js';
+import { PROMPTLY_MS } from '../testing/time.js';
 
 /**
  * The contract every Sandbox adapter passes: functions run on JSON copies, results are copied out,
@@ -138,7 +139,7 @@ export function sandboxContract(name: string, make: () => Sandbox | Promise<Sand
         const f = await sandbox.compile('o => { while (true) {} }', LIMITS);
         const t = Date.now();
         await expect(f('x')).rejects.toThrow(/timed out/);
-        expect(Date.now() - t).toBeLessThan(LIMITS.timeoutMs + 2000);
+        expect(Date.now() - t).toBeLessThan(PROMPTLY_MS);
         await expect(f('x')).rejects.toThrow(/timed out/);
         await stillWorks();
       });
@@ -217,11 +218,11 @@ export function sandboxContract(name: string, make: () => Sandbox | Promise<Sand
         return { error, ms: Date.now() - t };
       }
 
-      it('an allocation loop with timeoutMs 300 is rejected within 2 s and the sandbox still works', async () => {
+      it('an allocation loop with timeoutMs 300 is rejected promptly and the sandbox still works', async () => {
         const f = await sandbox.compile('o => { const a = []; for (;;) a.push(new Array(1e6).fill(o)); }', { timeoutMs: 300, memoryBytes: 32 * 1024 * 1024 });
         const { error, ms } = await rejection(f, 'x');
         expect(error.message).toMatch(/timed out|memory/);
-        expect(ms).toBeLessThan(2000);
+        expect(ms).toBeLessThan(PROMPTLY_MS);
         await stillWorks();
       });
 
@@ -229,7 +230,7 @@ export function sandboxContract(name: string, make: () => Sandbox | Promise<Sand
         const f = await sandbox.compile(NATIVE_HOG, { timeoutMs: 300 });
         const { error, ms } = await rejection(f, 'x');
         expect(error.message).toMatch(/timed out/);
-        expect(ms).toBeLessThan(2000);
+        expect(ms).toBeLessThan(PROMPTLY_MS);
         await stillWorks();
       });
 
@@ -239,7 +240,7 @@ export function sandboxContract(name: string, make: () => Sandbox | Promise<Sand
         for (const f of [loop, big]) {
           const { error, ms } = await rejection(f, 'x');
           expect(error.message).toMatch(/timed out|memory/);
-          expect(ms).toBeLessThan(2000);
+          expect(ms).toBeLessThan(PROMPTLY_MS);
         }
         await stillWorks();
       });
@@ -253,19 +254,19 @@ export function sandboxContract(name: string, make: () => Sandbox | Promise<Sand
         expect(await Promise.all([...before, ...after])).toEqual([3, 6, 9, 12, 15, 18]);
         const { error, ms } = await hogged;
         expect(error.message).toMatch(/timed out|memory/);
-        expect(ms).toBeLessThan(2000);
+        expect(ms).toBeLessThan(PROMPTLY_MS);
         // Both functions keep working, the overrunning one included.
         expect(await ok('ab', { k: 10 })).toBe(20);
         await expect(hog('x')).rejects.toThrow(/timed out|memory/);
         await stillWorks();
       });
 
-      it('a compile-time allocation loop is rejected within 2 s', async () => {
+      it('a compile-time allocation loop is rejected promptly', async () => {
         const t = Date.now();
         await expect(
           sandbox.compile('(() => { const a = []; for (;;) a.push(new Array(1e6).fill(1)); })()', { timeoutMs: 300, memoryBytes: 32 * 1024 * 1024 }),
         ).rejects.toThrow(/timed out|memory/);
-        expect(Date.now() - t).toBeLessThan(2000);
+        expect(Date.now() - t).toBeLessThan(PROMPTLY_MS);
         await stillWorks();
       });
     });

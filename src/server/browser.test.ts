@@ -306,7 +306,7 @@ describe('dashboard at real run sizes (1400 px screen)', () => {
     expect(irp.glyphs).toBe(60);
     await pageObj.screenshot({ path: join(OUT, 'run-60x40x3-1400.png'), fullPage: true });
     await pageObj.close();
-  }, 60_000);
+  });
 
   it('500 inputs × 100 samples × 3: full-width binned heatmaps; a bin opens its block at full resolution, a cell there its detail', async () => {
     const pageObj = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -332,5 +332,5 @@ describe('dashboard at real run sizes (1400 px screen)', () => {
     await zoom.locator('button[data-close-zoom]').click();
     await expect(zoom.isHidden()).resolves.toBe(true);
     await pageObj.close();
-  }, 90_000);
+  });
 });

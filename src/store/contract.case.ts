@@ -503,6 +503,6 @@ ${loop}
       } finally {
         await after.close();
       }
-    }, 60_000);
+    });
   }
 }
