@@ -32,10 +32,10 @@ inputs:
   - Welcome a returning customer.
 
 samples: 20              # M: outputs per input; rates come with confidence intervals
-interval: wilson         # wilson (default) | clopper-pearson | wald (the paper's formula)
-confidence: 0.95
+interval: clopper-pearson  # clopper-pearson (default: exact, holds its level) | wilson | wald (the paper's formula)
+confidence: 0.95         # level of the intervals (default 0.95)
 verdict: point           # point: rate >= minSuccess; confident: the interval must clear minSuccess
-aggregate: mean          # mean | weighted | min
+aggregate: mean          # mean (default) | weighted | min: how validator rates combine into the overall figure
 
 validators:
   # A JavaScript arrow function (run in a sandbox): (output) => boolean, or (output, input) => boolean.
