@@ -2,6 +2,7 @@ import { outcomeName } from '../core/outcome.js';
 import type { RunSummary, RateWithCI } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue } from '../core/validator.js';
+import { inputLabel } from '../core/show.js';
 import type { ErrorSummary } from '../run/error-groups.js';
 import type { RunStats } from '../run/stats.js';
 import type { RunRecord, SampleRecord } from '../store/types.js';
@@ -39,11 +40,6 @@ export function sampleView(run: RunRecord, s: SampleRecord): SampleView {
     latencyMs: s.latencyMs,
     attempts: s.attempts,
   };
-}
-
-export function inputLabel(input: InputValue | undefined, max = 80): string {
-  const text = typeof input === 'string' ? input : JSON.stringify(input ?? null);
-  return text.length > max ? text.slice(0, max - 1) + '…' : text;
 }
 
 function ci(r: RateWithCI): string {
