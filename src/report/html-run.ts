@@ -215,13 +215,14 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
   );
   const irp = profileSvg(
     summary.inputs.map((r) => ({
-      label: `${r.i + 1}. ${inputLabel(run.inputs[r.i], 28)}`,
+      label: `${r.i + 1}. ${inputLabel(run.inputs[r.i], 80)}`,
       rate: r.rate,
       low: r.ci?.low ?? null,
       high: r.ci?.high ?? null,
       errorShare: r.errorShare,
     })),
-    { title: 'Input reliability profile (IRP)', line: strictest, columns: run.inputs.length > 25, axis: 'input' },
+    // In a card of its own up to 12 inputs: labels above the bars, drawn at the card's size.
+    { title: 'Input reliability profile (IRP)', line: strictest, columns: run.inputs.length > 25, axis: 'input', labelsAbove: run.inputs.length <= 12 },
   );
   const orp = profileSvg(
     summary.iterations.map((r) => ({ label: `sample ${r.j + 1}`, rate: r.rate, low: r.ci?.low ?? null, high: r.ci?.high ?? null, errorShare: r.errorShare })),
