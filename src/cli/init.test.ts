@@ -7,6 +7,9 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { loadExperiment } from '../config/load.js';
 import { experimentConfigSchema } from '../config/schema.js';
+import { summarize } from '../core/summarize.js';
+import { ReliabilityTensor } from '../core/tensor.js';
+import { summaryOptionsOf } from '../run/options.js';
 import { parseSystemConfig } from '../providers/factory.js';
 import { CHECK_TYPES } from '../validators/builtin.js';
 import { STARTER_CONFIG } from './init.js';
@@ -61,7 +64,20 @@ describe('the starter config says only what is true', () => {
   const shape = experimentConfigSchema.shape as Record<string, z.ZodType>;
 
   it('every "X (default…)" comment names the default the schema applies, and "a | b | c" lists exactly its choices', () => {
-    const defaults = experimentConfigSchema.parse({ system: { simulated: {} }, inputs: ['x'] }) as Record<string, unknown>;
+    // The defaults a run applies: the schema's, and where it leaves a key unset (verdict), the summary's.
+    const parsed = experimentConfigSchema.parse({ system: { simulated: {} }, inputs: ['x'] });
+    const applied = summarize(
+      new ReliabilityTensor(1, 1, 1),
+      [{ name: 'v', message: 'm', minSuccess: 0.5, weight: 1, kind: 'validator' }],
+      summaryOptionsOf(parsed),
+    ).options;
+    const defaults: Record<string, unknown> = {
+      ...parsed,
+      interval: applied.interval,
+      confidence: applied.level,
+      verdict: applied.verdict,
+      aggregate: applied.aggregate,
+    };
     let checked = 0;
     for (const line of lines) {
       const m = /^([a-zA-Z]+):\s*(\S+)\s+#\s*(.*)$/.exec(line);
