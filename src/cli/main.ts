@@ -26,6 +26,7 @@ const COMMANDS: { name: string; load: () => Promise<{ register(program: Command)
   { name: 'worker', load: () => import('./worker.js') },
   { name: 'mock', load: () => import('./mock.js') },
   { name: 'cache', load: () => import('./cache.js') },
+  { name: 'grades', load: () => import('./grades.js') },
 ];
 
 const VERSION_ONLY = new Set(['--version', '-V']);

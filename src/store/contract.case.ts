@@ -470,7 +470,9 @@ function gradeContract(name: string, make: () => Promise<Store>) {
     });
 
     it('stores a batch all or none', async () => {
-      await expect(store.recordGrades(runId, [grade(0, 0), grade(1, 0), grade(0, 0, { rule: 'nope' })])).rejects.toThrow(/rule "nope"/);
+      const err = await store.recordGrades(runId, [grade(0, 0), grade(1, 0), grade(0, 0, { rule: 'nope' })]).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(GradeError);
+      expect(err).toMatchObject({ field: 'rule', index: 2, message: expect.stringMatching(/rule "nope"/) });
       expect(await store.listGrades(runId)).toEqual([]);
       const ok = await store.recordGrades(runId, [grade(0, 0), grade(1, 0, { grade: 'pass' }), grade(1, 2)]);
       expect(ok.map((g) => [g.i, g.j, g.grade])).toEqual([

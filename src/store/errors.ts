@@ -37,6 +37,8 @@ export class GradeError extends AssayError {
     message: string,
     /** The NewGrade field at fault, when one is. */
     readonly field?: string,
+    /** Its position in a batch (recordGrades), so an import can name the line. */
+    readonly index?: number,
   ) {
     super(message, ExitCode.USAGE);
     this.name = 'GradeError';

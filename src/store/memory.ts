@@ -16,7 +16,7 @@ import type {
 } from './types.js';
 import {
   byGradedAt,
-  checkGrade,
+  checkGrades,
   checkSample,
   checkShape,
   DuplicateSampleError,
@@ -144,7 +144,7 @@ export class MemoryStore implements Store {
     const run = this.run(runId);
     const samples = this.samples.get(runId)!;
     // Every grade is checked before any is stored: all or none.
-    const checked = grades.map((g) => checkGrade(run, g, samples.get(`${g?.i},${g?.j}`)));
+    const checked = checkGrades(run, grades, (i, j) => samples.get(`${i},${j}`));
     const list = this.grades.get(runId) ?? [];
     this.grades.set(runId, list);
     const stored = checked.map((g) => ({ ...g, id: ++this.gradeIds, runId }));

@@ -30,7 +30,7 @@ import type {
   SampleRecord,
   Store,
 } from './types.js';
-import { checkGrade, checkSample, checkShape, DuplicateSampleError, newRunId, pageBounds, UnknownRunError } from './validate.js';
+import { checkGrades, checkSample, checkShape, DuplicateSampleError, newRunId, pageBounds, UnknownRunError } from './validate.js';
 
 export interface PostgresStoreOptions {
   /** Read only (dashboard, reports): every transaction is read-only, nothing is created or migrated. */
@@ -363,7 +363,7 @@ export class PostgresStore implements Store {
           ...(r.generation_error !== null ? { generationError: jsonText(r.generation_error)! } : {}),
         });
     }
-    const checked = grades.map((g) => checkGrade(run, g, stored.get(`${g?.i},${g?.j}`)));
+    const checked = checkGrades(run, grades, (i, j) => stored.get(`${i},${j}`));
     if (!checked.length) return [];
     const values: unknown[] = [];
     const rows = checked.map((g) => {

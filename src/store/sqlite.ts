@@ -41,7 +41,7 @@ import type {
   SampleRecord,
   Store,
 } from './types.js';
-import { checkGrade, checkSample, checkShape, DuplicateSampleError, newRunId, pageBounds, UnknownRunError } from './validate.js';
+import { checkGrades, checkSample, checkShape, DuplicateSampleError, newRunId, pageBounds, UnknownRunError } from './validate.js';
 
 /** Where runs live unless configured: `.assay/assay.db` under the working directory. */
 export function defaultStorePath(cwd: string = process.cwd()): string {
@@ -329,15 +329,13 @@ export class SqliteStore implements Store {
     const run = this.run(runId);
     const output = this.db.prepare(`SELECT output, generation_error FROM samples WHERE run_id = ? AND i = ? AND j = ?`);
     // Every grade is checked before any is stored, and all are stored in one transaction: all or none.
-    const checked = grades.map((g) => {
+    const checked = checkGrades(run, grades, (i, j) => {
       const row =
-        Number.isInteger(g?.i) && Number.isInteger(g?.j)
-          ? (output.get(runId, g.i, g.j) as { output: string | null; generation_error: string | null } | undefined)
+        Number.isInteger(i) && Number.isInteger(j)
+          ? (output.get(runId, i, j) as { output: string | null; generation_error: string | null } | undefined)
           : undefined;
-      return checkGrade(
-        run,
-        g,
-        row && { ...(row.output !== null ? { output: row.output } : {}), ...(row.generation_error !== null ? { generationError: row.generation_error } : {}) },
+      return (
+        row && { ...(row.output !== null ? { output: row.output } : {}), ...(row.generation_error !== null ? { generationError: row.generation_error } : {}) }
       );
     });
     this.insertGradeStmt ??= this.db.prepare(`INSERT INTO grades (${GRADE_COLUMNS.join(', ')}) VALUES (${GRADE_COLUMNS.map(() => '?').join(', ')})`);

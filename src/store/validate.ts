@@ -105,6 +105,23 @@ export function checkGrade(
   };
 }
 
+/** checkGrade over a batch; a refused grade's GradeError carries its position in the batch. */
+export function checkGrades(
+  run: RunRecord,
+  grades: readonly NewGrade[],
+  sampleAt: (i: number, j: number) => Pick<SampleRecord, 'output' | 'generationError'> | undefined,
+): (NewGrade & { gradedAt: string })[] {
+  const now = new Date();
+  return grades.map((g, n) => {
+    try {
+      return checkGrade(run, g, sampleAt(g?.i, g?.j), now);
+    } catch (err) {
+      if (err instanceof GradeError) throw new GradeError(err.message, err.field, n);
+      throw err;
+    }
+  });
+}
+
 /** The grade filter as the memory store applies it; the SQL adapters say the same in SQL. */
 export function matchesGradeFilter(g: GradeRecord, f: GradeFilter): boolean {
   return (
