@@ -111,3 +111,69 @@ describe('assay grades import / export', () => {
     expect(r.err).toMatch(/used stopping: sequential, which takes no grades: .*confidence sequence .*grade a run of the same experiment with stopping: fixed/);
   });
 });
+
+describe('grades in the reports of a stored run', () => {
+  it('assay show reflects grades given after the run: not checked, then corrected (and the verdict follows)', async () => {
+    // polite's judge passes every output (minSuccess 0.8): PASS on the judge's word alone.
+    const path = join(tmp.dir(), 'show.db');
+    const store = openSqliteStore(path);
+    const run = await writeGradedFixture(store, { N: 20, M: 5, cell: () => Outcome.PASS, config: { verdict: 'confident' } });
+    await store.close();
+    const before = await cli('show', run.id, '--store', path, '--json', '-');
+    expect(before.code).toBe(0);
+    expect(before.err).toContain("polite: judge's rate · judge not checked against people; lower bound");
+    const j0 = JSON.parse(before.out) as { validators: { name: string; figure?: string; corrected?: unknown }[] };
+    expect(j0.validators[1]).toMatchObject({ name: 'polite', figure: "judge's rate · judge not checked against people" });
+    expect(j0.validators[1].corrected).toBeUndefined();
+
+    // People grade 40 outputs drawn at random: half of them are rude.
+    const lines = Array.from({ length: 40 }, (_, n) =>
+      line(Math.floor(n / 2), n % 2, n % 2 ? 'fail' : 'pass', ', "probability": 0.4, "design": "uniform, seed 1"'),
+    );
+    expect((await cli('grades', 'import', tmp.config('half.jsonl', lines.join('\n')), '--run', run.id, '--store', path)).code).toBe(0);
+    const after = await cli('show', run.id, '--store', path, '--json', '-', '--markdown', join(tmp.dir(), 'show.md'));
+    expect(after.code).toBe(1);
+    expect(after.err).toMatch(
+      /polite: corrected by 40 grades \(judge's rate 100\.0% \[\S+, 100\.0%\]\); upper bound \S+ \(corrected by 40 grades\) < minSuccess 80%/,
+    );
+    expect(after.err).toContain('polite (verifier) against people: 40 grade(s): 20 agree, 20 disagree');
+    expect(after.err).toContain('(i=0, j=1) judge PASS, people FAIL: judge says polite (0.1)');
+    const j1 = JSON.parse(after.out) as { validators: { verdict: string; corrected: { grades: number; rate: number } }[] };
+    expect(j1.validators[1].verdict).toBe('fail');
+    expect(j1.validators[1].corrected.grades).toBe(40);
+    expect(j1.validators[1].corrected.rate).toBeCloseTo(0.5, 6);
+    expect(readFileSync(join(tmp.dir(), 'show.md'), 'utf8')).toContain('### polite against people: 40 grade(s): 20 agree, 20 disagree');
+  });
+
+  it('a sequential run that holds grades (stored through the library) is not resumed: exit 2, saying why', async () => {
+    const path = join(tmp.dir(), 'seq.db');
+    const cfg = tmp.config(
+      'seq.yaml',
+      `name: seq
+system:
+  simulated:
+    seed: 3
+    outputs:
+      - { text: "It is fine.", weight: 1 }
+inputs: ["a", "b"]
+samples: 30
+stopping: sequential
+validators:
+  - name: no_contractions
+    predicate: "o => !o.includes(\\"'\\")"
+    minSuccess: 0.5
+`,
+    );
+    const first = await cli('run', cfg, '--store', path, '--no-progress', '--json', '-');
+    const runId = (JSON.parse(first.out) as { runId: string }).runId;
+    const store = openSqliteStore(path);
+    await store.recordGrade(runId, { i: 0, j: 0, rule: 'no_contractions', grade: 'pass', grader: 'lib' });
+    await store.close();
+    const resumed = await cli('run', '--resume', runId, '--store', path, '--no-progress');
+    expect(resumed.code).toBe(2);
+    expect(resumed.err).toMatch(/--resume \S+: run \S+ used stopping: sequential, which takes no grades, and it has some: .*confidence sequence/);
+    // show still reads it: alignment shown, the verdict the sequence's
+    const shown = await cli('show', runId, '--store', path);
+    expect(shown.out).toMatch(/no_contractions: rule's rate · its 1 grades are not used: a sequential run's verdict rests on its confidence sequence/);
+  });
+});

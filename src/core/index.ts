@@ -21,3 +21,5 @@ export * from './stopping.js';
 export * from './sample-size.js';
 export * from './coverage.js';
 export * from './intersection.js';
+export * from './grades.js';
+export * from './grading-summary.js';

@@ -72,7 +72,7 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
   }
   const data = new DashboardData(store);
   // A finished run's page never changes and a 200×10×3 run takes ~0.6 s to draw: keep the last few.
-  const runPages = new Map<string, string>();
+  const runPages = new Map<string, { gradesKey: string | undefined; html: string }>();
 
   // JSON data endpoints.
   const paging = (c: Context) => ({ offset: whole(c.req.query('offset'), 0, 0, 1e9), limit: whole(c.req.query('limit'), RUNS_PAGE, 1, 500) });
@@ -126,10 +126,11 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
   app.get('/runs/:id', async (c) => {
     // `latest` and id prefixes name a run too; pages are cached by the id they resolve to.
     const id = (await data.resolve(c.req.param('id'))) ?? c.req.param('id');
+    // A grade given since (here, or by the CLI) changes the page.
     const cached = runPages.get(id);
-    if (cached) {
+    if (cached && cached.gradesKey === (await data.gradesKey(id))) {
       c.header('Content-Security-Policy', CSP);
-      return c.html(cached);
+      return c.html(cached.html);
     }
     const loaded = await data.load(id);
     if (!loaded)
@@ -146,7 +147,7 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
     const rendered = page({ title: `${loaded.run.name} · assay`, body, script: CELL_DETAIL_SCRIPT, nav: true });
     if (loaded.run.status !== 'running') {
       if (runPages.size >= 20) runPages.delete(runPages.keys().next().value!);
-      runPages.set(id, rendered);
+      runPages.set(id, { gradesKey: loaded.gradesKey, html: rendered });
     }
     c.header('Content-Security-Policy', CSP);
     return c.html(rendered);
