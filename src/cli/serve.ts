@@ -10,12 +10,13 @@ import { RedisRateLimiter, resolveLimits, type ServerLimits } from '../server/li
 import type { Redis } from 'ioredis';
 import { connectRedis, parseRedisUrl } from '../queue/connection.js';
 import { startServer, type ServerHandle } from '../server/start.js';
-import { openStore, storeLocation } from '../store/open.js';
+import { isPostgresUrl, openStore, storeLocation } from '../store/open.js';
 import type { Store } from '../store/types.js';
 
 interface ServeFlags {
   kb?: string;
   store?: string;
+  grading?: boolean;
   port: string;
   host: string;
   tokenEnv?: string;
@@ -100,7 +101,12 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   // The dashboard reads the store; without --store (or ASSAY_STORE) a missing default store just means no dashboard data.
   let store: Store | undefined;
   const location = storeLocation(flags.store);
-  if (flags.store || process.env.ASSAY_STORE || existsSync(location)) store = await openStore(location, { readonly: true });
+  // --grading: the grading page stores people's grades, so the store is opened for writing (runs stay untouched).
+  if (flags.grading && !isPostgresUrl(location) && !existsSync(location))
+    throw new UsageError(`--grading: expected an assay store at ${location}, found no file (runs are stored there by: assay run <config>)`, {
+      path: '--store',
+    });
+  if (flags.store || process.env.ASSAY_STORE || existsSync(location) || flags.grading) store = await openStore(location, { readonly: !flags.grading });
   if (!engine && !store) {
     throw new UsageError(
       'nothing to serve: give --kb <dir> for POST /analyze and/or --store LOCATION (default $ASSAY_STORE, else .assay/assay.db) for the dashboard',
@@ -121,6 +127,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
       token,
       engine,
       store,
+      grading: Boolean(flags.grading && store),
       limits,
       connections,
       allowHosts: flags.allowHost,
@@ -132,7 +139,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
     throw err;
   }
   process.stderr.write(
-    `assay: serving on ${handle.url} (${[engine ? 'POST /analyze' : '', store ? 'dashboard' : ''].filter(Boolean).join(', ')}); Ctrl-C to stop\n`,
+    `assay: serving on ${handle.url} (${[engine ? 'POST /analyze' : '', store ? (flags.grading ? 'dashboard, grading' : 'dashboard') : ''].filter(Boolean).join(', ')}); Ctrl-C to stop\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -163,6 +170,7 @@ export function register(program: Command): void {
     .description('serve POST /analyze (with --kb) and the dashboard over the store, in one process')
     .option('--kb <dir>', 'knowledge base directory (from assay kb ingest) for POST /analyze')
     .option('--store <location>', 'store the dashboard reads: a SQLite file or a postgres:// URL (default: $ASSAY_STORE, else .assay/assay.db)')
+    .option('--grading', "let the dashboard's grading page store people's grades (opens the store for writing; see docs/judges.md)")
     .option('--port <n>', 'port (0 picks a free one)', '8787')
     .option('--host <host>', 'address to bind; anything but loopback requires --token-env', '127.0.0.1')
     .option('--token-env <var>', 'environment variable holding the API token (then every request needs Authorization: Bearer)')
