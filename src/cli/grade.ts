@@ -60,6 +60,8 @@ async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
     const run = (await store.getRun(runId))!;
     const refusal = gradingRefusal(run);
     if (refusal) throw new UsageError(refusal, { path: 'run' });
+    if (run.status !== 'complete')
+      process.stderr.write(`assay: warning: run ${runId} is ${run.status}: the queue is drawn from the outputs decided so far, not from the finished run's\n`);
     const k = ruleOf(run, flags.rule);
     const rule = run.validators[k];
     const tensor = await store.loadTensor(runId);

@@ -39,7 +39,8 @@ export interface RunListItem {
   allPass: number | null;
   /** Share of outputs the all-pass rate leaves out because a cell of theirs is an error. */
   allPassErrorShare: number | null;
-  validators: { name: string; rate: number | null; verdict: string; errorShare: number | null }[];
+  /** `rate` is the rule's own; `corrected` the rate people's grades corrected it to, and `figure` which one the verdict rests on (docs/judges.md). */
+  validators: { name: string; rate: number | null; verdict: string; errorShare: number | null; corrected?: number; figure?: string }[];
 }
 
 /** Runs per page of the list (`?offset=` pages through the rest). */
@@ -164,7 +165,14 @@ export class DashboardData {
         overall: { method: o.method, value: o.value, mean: o.mean, weighted: o.weighted, min: o.min, errorShare: o.errorShare },
         allPass: summary.allPass.rate,
         allPassErrorShare: summary.allPass.errorShare,
-        validators: summary.validators.map((v) => ({ name: v.name, rate: v.rate, verdict: v.verdict, errorShare: v.errorShare })),
+        validators: summary.validators.map((v) => ({
+          name: v.name,
+          rate: v.rate,
+          verdict: v.verdict,
+          errorShare: v.errorShare,
+          ...(v.grading?.corrected ? { corrected: v.grading.corrected.rate } : {}),
+          ...(v.figure !== undefined ? { figure: v.figure } : {}),
+        })),
       });
     }
     return { runs: items, total, offset, limit };

@@ -52,6 +52,18 @@ describe('grading API', () => {
     }
     expect((await api(server, `/api/runs/${run.id}/grading?count=8&seed=5`)).body.items).toEqual(q.body.items);
     expect((await api(server, `/api/runs/${run.id}/grading?count=8&seed=5&design=stratified`)).body.queue.design).toMatch(/stratified/);
+    // The runs list says which figure each rate is.
+    const listed = (await api(server, '/api/runs')).body.runs.find((r: { id: string }) => r.id === run.id);
+    expect(listed.validators[1]).toEqual({
+      name: 'polite',
+      rate: 0.5,
+      verdict: 'fail',
+      errorShare: 0,
+      figure: "judge's rate · judge not checked against people",
+    });
+    expect(await (await fetch(`${server.url}/`)).text()).toContain(
+      'polite 50.0%</span> <span class="muted">· judge&#39;s rate · judge not checked against people</span>',
+    );
   });
 
   it('stores a grade and answers with the verdict and agreement; the queue and the run summary then show it', async () => {
