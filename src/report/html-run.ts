@@ -242,12 +242,11 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
 <div class="layout"><div class="heatmaps">${heatmaps}</div><aside class="card" id="cell-detail" tabindex="-1" aria-live="polite" aria-label="selected cell"${detailAttrs}></aside></div>${zoom}`;
 
   const strictest = Math.max(...run.validators.map((v) => v.minSuccess), 0);
+  // The figure each verdict rests on: corrected, where people's grades corrected the rate.
   const vrp = profileSvg(
     summary.validators.map((v) => ({
       label: v.name,
-      rate: v.rate,
-      low: v.ci?.low ?? null,
-      high: v.ci?.high ?? null,
+      ...shownRate(v),
       errorShare: v.errorShare,
       threshold: v.minSuccess,
       status: v.verdict,

@@ -385,11 +385,14 @@ export class PostgresStore implements Store {
     return ((await this.q('DELETE FROM grades WHERE run_id = $1 AND id = $2', [runId, id])).rowCount ?? 0) > 0;
   }
 
+  private gradesTable = false;
+
   async listGrades(runId: string, filter: GradeFilter = {}): Promise<GradeRecord[]> {
     await this.settle();
     await this.run(runId);
-    // A store from before grades (opened read-only, so not migrated) has none.
-    if ((await this.q<{ t: string | null }>(`SELECT to_regclass('grades') AS t`)).rows[0].t === null) return [];
+    // A store from before grades (opened read-only, so not migrated) has none; once there, the table stays.
+    this.gradesTable ||= (await this.q<{ t: string | null }>(`SELECT to_regclass('grades') AS t`)).rows[0].t !== null;
+    if (!this.gradesTable) return [];
     const clauses = ['run_id = $1'];
     const values: unknown[] = [runId];
     for (const key of ['rule', 'grader', 'i', 'j'] as const) {
