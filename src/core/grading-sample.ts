@@ -23,7 +23,12 @@ export function suggestGrading(
   const pool = outputs.filter((o) => !opts.exclude?.has(o.id));
   if (opts.design === 'uniform') {
     const take = Math.min(count, pool.length);
-    return { picks: shuffled(pool, rnd).slice(0, take).map((o) => ({ id: o.id, probability: take / pool.length })), design: `uniform, seed ${opts.seed}` };
+    return {
+      picks: shuffled(pool, rnd)
+        .slice(0, take)
+        .map((o) => ({ id: o.id, probability: take / pool.length })),
+      design: `uniform, seed ${opts.seed}`,
+    };
   }
   const strata = new Map<string, typeof pool>();
   for (const o of pool) {
