@@ -21,5 +21,8 @@ export * from './stopping.js';
 export * from './sample-size.js';
 export * from './coverage.js';
 export * from './intersection.js';
+export * from './alignment.js';
+export * from './ppi.js';
+export * from './grading-sample.js';
 export * from './grades.js';
 export * from './grading-summary.js';
