@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { findDefaultConfig } from '../config/default-file.js';
 import { loadExperiment, type Experiment } from '../config/index.js';
 import type { IntervalMethod, StoppingRule, VerdictMode } from '../core/summary-types.js';
+import { gradingRefusal } from '../grades/gradable.js';
+import { loadGrading } from '../grades/load.js';
 import { DURATION_EXPECTED, parseDuration } from '../config/duration.js';
 import { ExitCode, UsageError } from '../errors.js';
 import type { CacheSettings } from '../providers/cache.js';
@@ -24,7 +26,7 @@ import type { QueuedRunResult } from '../queue/coordinator.js';
 import { checkQueueFlags, queueFailure, runQueued } from './run-queue.js';
 import { openStore, shownLocation, storeFailure, storeFile, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
-import type { ResponseCache, Store } from '../store/types.js';
+import type { ResponseCache, RunRecord, Store } from '../store/types.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface RunFlags {
@@ -95,6 +97,13 @@ function stoppingFlag(value: string | undefined): StoppingRule | undefined {
   return value;
 }
 
+/** A sequential run with grades is not resumed: its sequence cannot take them (grades refuses them; a library could store some). */
+async function checkResumedGrades(store: Store, prior: RunRecord): Promise<void> {
+  const refusal = gradingRefusal(prior);
+  if (refusal && (await store.listGrades(prior.id)).length)
+    throw new UsageError(`--resume ${prior.id}: ${refusal.replace(/which takes no grades/, 'which takes no grades, and it has some')}`, { path: '--resume' });
+}
+
 /** A flag that takes one of a few words (`--verdict`, `--interval`). */
 function oneOfFlag<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
   if (value === undefined) return undefined;
@@ -158,6 +167,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     // here, before anything is written (openRun checks again for other callers), and the stop rules use the stored ones.
     const prior = resume !== undefined ? (await store!.getRun(resume))! : undefined;
     if (prior) checkResumedDecision(prior, experiment.decision, configPath);
+    if (prior) await checkResumedGrades(store!, prior);
     const decision = prior ? decisionOfRun(prior) : experiment.decision;
     const systemLimit = rateLimitOf(experiment.systemConfig, { file: configPath, path: 'system' });
     const limiters = localLimiters();
@@ -244,8 +254,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
         `assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`,
       );
     }
-    // Decided by the run's stored parameters, as `assay show` decides it.
-    const summary = summarizeRun(result.run, result.tensor);
+    // Decided by the run's stored parameters, as `assay show` decides it, with the grades given to it meanwhile.
+    const summary = summarizeRun(result.run, result.tensor, {}, await loadGrading(store, result.run));
     const meta = reportMeta(result.run, result.stats, {
       allowInconclusive: flags.allowInconclusive ?? false,
       ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}),
