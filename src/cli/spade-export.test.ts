@@ -68,7 +68,7 @@ describe('spade select --export: the self-check replays each labelled output wit
   it('string inputs, repeated inputs and examples without an input: each good output once, with the input it was evaluated with', async () => {
     // Two good outputs share one input; two have none (evaluated with the empty input). The assertion passes
     // exactly when the output quotes its own input, so a replay that mixes outputs and inputs fails it.
-    const { run, report, yaml, exported } = await roundTrip(
+    const { run, report, yaml, exported, selectOut } = await roundTrip(
       'strings',
       [{ id: 'quotes_input', description: 'Quotes the question', form: { kind: 'js', source: '(o, i) => o.startsWith("[" + i + "]")' } }],
       [
@@ -86,6 +86,9 @@ describe('spade select --export: the self-check replays each labelled output wit
     const config = parseYaml(yaml) as { inputs: unknown[]; samples?: number };
     expect(config.inputs).toEqual(['refund?', 'refund?', 'hours?', '', '']);
     expect(config.samples ?? 1).toBe(1);
-    expect(exported).toMatch(/selected\.yaml$/);
+    // The recorded outputs sit beside the config, named after it, and the header says what the self-check does.
+    expect(selectOut).toMatch(/self-check: 5 labelled outputs, each with its own input → .*strings-selected\.replay\.jsonl/);
+    expect(readFileSync(exported.replace(/\.yaml$/, '.replay.jsonl'), 'utf8').trim().split('\n')).toHaveLength(5);
+    expect(yaml).toMatch(/# Self-check: replays the 5 labelled good outputs from strings-selected\.replay\.jsonl, each once with its own input/);
   });
 });

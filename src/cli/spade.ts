@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
 import { judgeMakerFromConfig, parseJudgeConfig, type JudgeMaker } from '../judge/config.js';
@@ -307,23 +308,32 @@ export function register(program: Command): void {
         const minSuccess = unit('--min-success', String(o.minSuccess));
         // assay run's judge config needs a key or a baseURL: a local endpoint used here is written in.
         const judgeBaseUrl = o.judgeBaseUrl ? String(o.judgeBaseUrl) : process.env.OPENAI_BASE_URL;
-        let yaml: string;
+        // The self-check's recorded outputs go beside the config: selected.yaml → selected.replay.jsonl.
+        const exportFile = String(o.export);
+        const replayName = `${basename(exportFile).replace(/\.(ya?ml|json)$/i, '')}.replay.jsonl`;
+        let exported: ReturnType<typeof selectionToConfig>;
         try {
-          yaml = selectionToConfig(r, candidates, loaded.matrix, {
+          exported = selectionToConfig(r, candidates, loaded.matrix, {
             minSuccess,
             examples,
+            replayFile: replayName,
             judge: judgeProvider
               ? { provider: judgeProvider }
               : o.judgeModel
                 ? { model: String(o.judgeModel), ...(judgeBaseUrl ? { baseURL: judgeBaseUrl } : {}) }
                 : undefined,
-          }).yaml;
+          });
         } catch (err) {
           // missing judge model, examples or a candidate definition: all problems with what was given
           throw new UsageError(`--export: ${(err as Error).message} (see --judge, --judge-model, --examples, --candidates)`);
         }
-        await writeFile(String(o.export), yaml);
-        out(`config for assay run → ${o.export}`);
+        if (exported.replay) {
+          const replayPath = join(dirname(exportFile), exported.replay.file);
+          await writeFile(replayPath, exported.replay.jsonl);
+          out(`self-check: ${exported.replay.jsonl.split('\n').length - 1} labelled outputs, each with its own input → ${replayPath}`);
+        }
+        await writeFile(exportFile, exported.yaml);
+        out(`config for assay run → ${exportFile}`);
       }
     });
 }
