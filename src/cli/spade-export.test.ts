@@ -88,7 +88,11 @@ describe('spade select --export: the self-check replays each labelled output wit
     expect(config.samples ?? 1).toBe(1);
     // The recorded outputs sit beside the config, named after it, and the header says what the self-check does.
     expect(selectOut).toMatch(/self-check: 5 labelled outputs, each with its own input → .*strings-selected\.replay\.jsonl/);
-    expect(readFileSync(exported.replace(/\.yaml$/, '.replay.jsonl'), 'utf8').trim().split('\n')).toHaveLength(5);
+    expect(
+      readFileSync(exported.replace(/\.yaml$/, '.replay.jsonl'), 'utf8')
+        .trim()
+        .split('\n'),
+    ).toHaveLength(5);
     expect(yaml).toMatch(/# Self-check: replays the 5 labelled good outputs from strings-selected\.replay\.jsonl, each once with its own input/);
   });
 });

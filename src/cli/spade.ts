@@ -15,7 +15,7 @@ import { proposeSubsumptions } from '../spade/propose.js';
 import { select, type Method, type SubObjective } from '../spade/select.js';
 import { formatErrors, formatSelection } from '../spade/report.js';
 import { pruneSubsumptions, subsumptionRoots } from '../spade/subsumption.js';
-import { synthesizeCandidates } from '../spade/synthesize.js';
+import { synthesizeCandidates, whyNoCandidates } from '../spade/synthesize.js';
 import { categoriseDelta, evaluateTaxonomy, type AnnotatedDelta } from '../spade/taxonomy.js';
 import { gitVersions, readVersionsFile } from '../spade/versions.js';
 
@@ -171,6 +171,15 @@ export function register(program: Command): void {
     .option('--subsumptions', 'also ask the LLM for subsumption pairs among the candidates');
   llmOptions(synthesize).action(async (file: string | undefined, o: LlmFlags & { git?: string; initial?: boolean; out: string; subsumptions?: boolean }) => {
     const { versions, deltas } = await deltasFrom(file, o);
+    // Nothing added or removed anywhere: no LLM call could find a criterion, so none is made.
+    if (!deltas.some((d) => d.added.length || d.deleted.length)) {
+      const what = deltas.length ? `${deltas.length} delta${deltas.length === 1 ? '' : 's'}, none adding or removing a sentence` : 'no delta';
+      throw new UsageError(
+        `${file ?? o.git}: expected a prompt delta that adds or removes a sentence, found ${what} (${versions.length} version${versions.length === 1 ? '' : 's'}${o.initial === false ? ', --no-initial' : ''}); ` +
+          (o.initial === false ? "leave out --no-initial to synthesize from the first version's sentences" : 'give the prompt history with its changes'),
+        { file: file ?? o.git },
+      );
+    }
     const llm = await requireLlm(o);
     const sandbox = createSandbox();
     try {
@@ -194,8 +203,12 @@ export function register(program: Command): void {
       );
       for (const x of r.rejected) out(`  rejected ${x.name}: ${x.reason}`);
       for (const e of r.errors) out(`  error (${e.step}${e.delta !== undefined ? `, delta ${e.delta}` : ''}): ${e.error}`);
+      const why = whyNoCandidates(r, deltas);
+      if (why) out(why);
       out(usageLine(llm));
+      // Failed calls first (3); else a synthesis that gave nothing to evaluate is a result that failed (1).
       if (r.errors.length) process.exitCode = ExitCode.INTERNAL;
+      else if (why) process.exitCode = ExitCode.VERDICT_FAILED;
     } finally {
       sandbox.dispose();
     }

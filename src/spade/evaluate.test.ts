@@ -136,7 +136,12 @@ describe('export', () => {
     expect(parsed.inputs).toEqual(['', '']);
     expect(parsed.samples).toBe(1);
     expect(replay!.file).toBe('spade-replay.jsonl');
-    expect(replay!.jsonl.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+    expect(
+      replay!.jsonl
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
       { i: 0, j: 0, id: 'g1', input: '', output: '- a\n- b' },
       { i: 1, j: 0, id: 'g2', input: '', output: '- only one point' },
     ]);
