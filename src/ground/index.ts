@@ -11,6 +11,7 @@ export { openKnowledgeBase, saveKnowledgeBase, readManifest, writeCalibration, t
 export { ingest, collectFiles, type IngestOptions, type IngestSummary } from './ingest.js';
 export { extractText, htmlToText, pdfToText, SUPPORTED_EXTENSIONS } from './extract.js';
 export { createGroundingEngine, type GroundingEngineOptions, type OpenGroundingEngine } from './service.js';
+export { createGroundingPool, type GroundingPool, type GroundingPoolOptions } from './pool/grounding.js';
 export { calibrate, readLabelledSet, type LabelledClaim } from './calibrate.js';
 export { runGroundingBench, crossValidateGrounding, type GroundingBenchResult, type CrossValidation } from './bench-grounding.js';
 export { FlatIPIndex, naiveSearch, type VectorIndex, type SearchHit, type FlatIndexOptions } from './index/flat.js';
