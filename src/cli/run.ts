@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { findDefaultConfig } from '../config/default-file.js';
 import { loadExperiment, type Experiment } from '../config/index.js';
 import { summarize } from '../core/summarize.js';
+import { gradingRefusal } from '../grades/gradable.js';
+import { loadGrading } from '../grades/load.js';
 import type { StoppingRule } from '../core/summary-types.js';
 import { DURATION_EXPECTED, parseDuration } from '../config/duration.js';
 import { ExitCode, UsageError } from '../errors.js';
@@ -94,9 +96,20 @@ function stoppingFlag(value: string | undefined): StoppingRule | undefined {
   return value;
 }
 
-/** A resumed run keeps the stopping rule it was started with: its decisions depend on it. */
+/**
+ * A resumed run keeps the stopping rule it was started with: its decisions depend on it. A sequential run
+ * with grades is not resumed: its sequence cannot take them (grades refuses them; a library could store some).
+ */
 async function checkResumedStopping(store: Store, runId: string, stopping: StoppingRule): Promise<void> {
   const prior = await store.getRun(runId);
+  if (prior && stopping === 'sequential' && (await store.listGrades(runId)).length) {
+    throw new UsageError(
+      `--resume ${runId}: ${gradingRefusal({ ...prior, config: { stopping } })!.replace(/which takes no grades/, 'which takes no grades, and it has some')}`,
+      {
+        path: '--stopping',
+      },
+    );
+  }
   const was = (prior?.config as { stopping?: unknown } | null | undefined)?.stopping === 'sequential' ? 'sequential' : 'fixed';
   if (prior && was !== stopping) {
     throw new UsageError(
@@ -242,7 +255,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
         `assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`,
       );
     }
-    const summary = summarize(result.tensor, result.run.validators, summaryOptionsOf(experiment));
+    // A resumed run keeps the grades given to it meanwhile.
+    const summary = summarize(result.tensor, result.run.validators, summaryOptionsOf(experiment), await loadGrading(store, result.run));
     const meta = reportMeta(result.run, result.stats, {
       allowInconclusive: flags.allowInconclusive ?? false,
       ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}),

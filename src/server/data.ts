@@ -10,7 +10,9 @@ import { compareRuns, type RunComparison } from '../report/compare.js';
 import { sampleView, type SampleView } from '../report/html-run.js';
 import { UsageError } from '../errors.js';
 import { resolveRunId } from '../store/resolve.js';
-import type { RunRecord, Store } from '../store/types.js';
+import type { GradeRecord, RunRecord, Store } from '../store/types.js';
+import { UnknownRunError } from '../store/errors.js';
+import { loadGrading } from '../grades/load.js';
 import { buildTrend, type Trend } from './trend.js';
 
 /** The data behind every dashboard page, read from the store (never written). Also the /api/… bodies. */
@@ -21,6 +23,8 @@ export interface LoadedRun {
   summary: RunSummary;
   /** Why cells are errors (read from the samples only when the tensor has an error cell). */
   errors?: ErrorSummary;
+  /** The grades the summary was made with (their count and newest id): a new grade makes it stale. */
+  gradesKey?: string;
 }
 
 export interface RunListItem {
@@ -35,7 +39,8 @@ export interface RunListItem {
   allPass: number | null;
   /** Share of outputs the all-pass rate leaves out because a cell of theirs is an error. */
   allPassErrorShare: number | null;
-  validators: { name: string; rate: number | null; verdict: string; errorShare: number | null }[];
+  /** `rate` is the rule's own; `corrected` the rate people's grades corrected it to, and `figure` which one the verdict rests on (docs/judges.md). */
+  validators: { name: string; rate: number | null; verdict: string; errorShare: number | null; corrected?: number; figure?: string }[];
 }
 
 /** Runs per page of the list (`?offset=` pages through the rest). */
@@ -51,6 +56,9 @@ export interface RunPage {
   offset: number;
   limit: number;
 }
+
+/** Grades as a cache key: their number and newest id (an undo lowers the one, a new grade raises the other). */
+const keyOf = (grades: readonly GradeRecord[]): string => `${grades.length}:${grades.reduce((m, g) => Math.max(m, g.id), 0)}`;
 
 export class DashboardData {
   /** Finished runs never change, so their summaries are kept; running ones are recomputed each time. */
@@ -80,18 +88,41 @@ export class DashboardData {
   async load(ref: string, known?: RunRecord): Promise<LoadedRun | undefined> {
     const id = known?.id ?? (await this.resolve(ref));
     if (id === undefined) return undefined;
+    // Grades may be given at any time (here, or by the CLI): a kept summary is used only while they are the same.
+    const grades = await this.grades(id);
+    if (grades === undefined) return undefined;
+    const gradesKey = keyOf(grades);
     const cached = this.cache.get(id);
-    if (cached) return cached;
+    if (cached && cached.gradesKey === gradesKey) return cached;
     // A record just listed is used as it is (one query fewer per run of a page).
     const run = known ?? (await this.store.getRun(id));
     if (!run) return undefined;
     const tensor = await this.store.loadTensor(id);
     // The options the run was configured with (interval, level, verdict mode), as `assay show` uses.
-    const summary = summarize(tensor, run.validators, summaryOptionsOf(run.config as Record<string, unknown> | null));
+    const summary = summarize(
+      tensor,
+      run.validators,
+      summaryOptionsOf(run.config as Record<string, unknown> | null),
+      await loadGrading(this.store, run, grades),
+    );
     const errors = tensor.cells.includes(Outcome.ERROR) ? errorSummaryOf(computeStats(await this.store.listSamples(id))) : undefined;
-    const loaded = { run, tensor, summary, ...(errors ? { errors } : {}) };
-    if (run.status !== 'running' && this.cache.size < 500) this.cache.set(id, loaded);
+    const loaded = { run, tensor, summary, gradesKey, ...(errors ? { errors } : {}) };
+    if (run.status !== 'running' && (this.cache.size < 500 || this.cache.has(id))) this.cache.set(id, loaded);
     return loaded;
+  }
+
+  /** The run's grades; undefined for an unknown run. */
+  private async grades(id: string): Promise<GradeRecord[] | undefined> {
+    return this.store.listGrades(id).catch((err: unknown) => {
+      if (err instanceof UnknownRunError) return undefined;
+      throw err;
+    });
+  }
+
+  /** What changes when a grade is given or undone (for pages kept between requests); undefined for an unknown run. */
+  async gradesKey(id: string): Promise<string | undefined> {
+    const grades = await this.grades(id);
+    return grades && keyOf(grades);
   }
 
   /** One page of runs, newest first, whose name contains `name` (case-insensitive); the store pages, so a page costs the same however many runs there are. */
@@ -134,7 +165,14 @@ export class DashboardData {
         overall: { method: o.method, value: o.value, mean: o.mean, weighted: o.weighted, min: o.min, errorShare: o.errorShare },
         allPass: summary.allPass.rate,
         allPassErrorShare: summary.allPass.errorShare,
-        validators: summary.validators.map((v) => ({ name: v.name, rate: v.rate, verdict: v.verdict, errorShare: v.errorShare })),
+        validators: summary.validators.map((v) => ({
+          name: v.name,
+          rate: v.rate,
+          verdict: v.verdict,
+          errorShare: v.errorShare,
+          ...(v.grading?.corrected ? { corrected: v.grading.corrected.rate } : {}),
+          ...(v.figure !== undefined ? { figure: v.figure } : {}),
+        })),
       });
     }
     return { runs: items, total, offset, limit };
