@@ -8,7 +8,7 @@ import { graderName } from '../grades/grader.js';
 import { personGrades } from '../grades/load.js';
 import { DEFAULT_QUEUE, defaultSeed, designFlag, gradesNeeded, gradingQueue, seedFlag, widthFlag } from '../grades/queue.js';
 import { GradingSession, parseKeys } from '../grades/session.js';
-import { summaryOptionsOf } from '../run/options.js';
+import { decisionOfRun } from '../run/decision.js';
 import { storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import type { RunRecord } from '../store/types.js';
@@ -66,20 +66,31 @@ async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
     const rule = run.validators[k];
     const tensor = await store.loadTensor(runId);
     const seed = seedGiven ?? defaultSeed(runId, rule.name);
-    const queue = gradingQueue(tensor, k, { count, design, seed });
+    const grades = await store.listGrades(runId, { rule: rule.name });
+    // A new batch from the outputs nobody graded for this rule yet (docs/judges.md, "The queue").
+    const queue = gradingQueue(tensor, k, { count, design, seed, graded: grades });
     if (!queue.items.length)
-      throw new UsageError(`run ${runId}: rule ${rule.name} decided no output (every cell an error or not run): nothing to grade`, { path: '--rule' });
+      throw new UsageError(
+        `run ${runId}: rule ${rule.name} has no output left to grade (${grades.length ? 'every output it decided is graded' : 'it decided none: every cell an error or not run'})`,
+        { path: '--rule' },
+      );
     // The grades a target width needs, from the rule's verdicts and (once there are grades) its measured error rates.
-    const level = summaryOptionsOf(run.config as Record<string, unknown> | null).level ?? 0.95;
-    const pairs = combineGrades(personGrades(run, await store.listGrades(runId, { rule: rule.name })), run.K)[k].flatMap((o) => {
+    const level = decisionOfRun(run).confidence;
+    const pairs = combineGrades(personGrades(run, grades), run.K)[k].flatMap((o) => {
       const c = tensor.get(o.i, o.j, k);
-      return c === Outcome.PASS || c === Outcome.FAIL ? [{ judge: c === Outcome.PASS, person: o.person }] : [];
+      return c === Outcome.PASS || c === Outcome.FAIL
+        ? [{ judge: c === Outcome.PASS, person: o.person, ...(o.probability !== undefined ? { probability: o.probability } : {}) }]
+        : [];
     });
     const a = alignment(pairs, level);
-    const need = gradesNeeded(tensor, k, width, level, { ...(a.tpr ? { tpr: a.tpr.rate } : {}), ...(a.tnr ? { tnr: a.tnr.rate } : {}) });
-    const plan = `a corrected interval ${Math.round(width * 1000) / 10} points wide at ${Math.round(level * 1000) / 10}% needs about ${need} grades of ${rule.name} (${pairs.length} so far)`;
+    const need = gradesNeeded(tensor, k, width, level, { tpr: a.tpr?.rate, tnr: a.tnr?.rate, design });
+    const wide = `a corrected interval ${Math.round(width * 1000) / 10} points wide at ${Math.round(level * 1000) / 10}%`;
+    const plan =
+      need === undefined || !Number.isFinite(need)
+        ? `${wide} would need more grades than the outputs ${rule.name} decided (${pairs.length} graded so far)`
+        : `${wide} needs about ${need} grades of ${rule.name}, drawn ${design} (${pairs.length} so far)`;
     process.stderr.write(
-      `assay: queue of ${queue.items.length} of the ${queue.population} outputs ${rule.name} decided, drawn ${queue.design} (--seed ${seed} draws it again); ${plan}\n`,
+      `assay: queue of ${queue.items.length} of the ${queue.population} outputs ${rule.name} decided that nobody graded yet, drawn ${queue.design} (--seed ${seed} draws it again); ${plan}\n`,
     );
     if (flags.print) {
       // The picks in the import format, to grade elsewhere: add "grade" and "grader", then assay grades import.
@@ -130,8 +141,8 @@ export function register(program: Command): void {
     .option('--rule <name>', 'the rule to grade (default: the first verifier, else the first rule)')
     .option('--grader <name>', 'who grades (default: git config user.name, else $USER)')
     .option('--suggest <n>', `outputs in the queue, drawn at random with known probabilities (default ${DEFAULT_QUEUE})`)
-    .option('--design <design>', "uniform (default) or stratified by the rule's verdict (weights kept)")
-    .option('--seed <n>', 'seed of the draw (default: one fixed by the run and the rule, so the queue is the same every time)')
+    .option('--design <design>', "stratified by the rule's verdict (default; square-root allocation, weights kept) or uniform")
+    .option('--seed <n>', 'seed of the draw (default: one fixed by the run and the rule, so the queue is the same until someone grades)')
     .option('--width <w>', 'target width of the corrected interval for the grades-needed estimate (default 0.1)')
     .option('--print', 'print the queue as JSONL in the import format instead of grading (to grade elsewhere)')
     .option(STORE_FLAG, STORE_HELP)

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import { findDefaultConfig } from '../config/default-file.js';
 import { loadExperiment, type Experiment } from '../config/index.js';
-import { summarize } from '../core/summarize.js';
+import type { IntervalMethod, StoppingRule, VerdictMode } from '../core/summary-types.js';
 import { gradingRefusal } from '../grades/gradable.js';
 import { loadGrading } from '../grades/load.js';
-import type { StoppingRule } from '../core/summary-types.js';
 import { DURATION_EXPECTED, parseDuration } from '../config/duration.js';
 import { ExitCode, UsageError } from '../errors.js';
 import type { CacheSettings } from '../providers/cache.js';
@@ -14,7 +13,7 @@ import { exitCodeFor, reportMeta } from '../report/meta.js';
 import { formatTerminalSummary } from '../report/terminal.js';
 import { checkReportTargets } from '../report/targets.js';
 import { reportsToStdout, writeReports } from '../report/write.js';
-import { summaryOptionsOf } from '../run/options.js';
+import { checkResumedDecision, decisionOfRun, summarizeRun } from '../run/decision.js';
 import { maxCostRule } from '../run/cost.js';
 import { DEFAULT_MAX_ERRORS, FailFastRule } from '../run/fail-fast.js';
 import { createProgressView } from '../run/progress.js';
@@ -27,7 +26,7 @@ import type { QueuedRunResult } from '../queue/coordinator.js';
 import { checkQueueFlags, queueFailure, runQueued } from './run-queue.js';
 import { openStore, shownLocation, storeFailure, storeFile, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
-import type { ResponseCache, Store } from '../store/types.js';
+import type { ResponseCache, RunRecord, Store } from '../store/types.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface RunFlags {
@@ -45,6 +44,8 @@ interface RunFlags {
   progress?: boolean;
   maxErrors?: string;
   stopping?: string;
+  verdict?: string;
+  interval?: string;
   cache?: boolean;
   cacheTtl?: string;
   maxCost?: string;
@@ -96,27 +97,19 @@ function stoppingFlag(value: string | undefined): StoppingRule | undefined {
   return value;
 }
 
-/**
- * A resumed run keeps the stopping rule it was started with: its decisions depend on it. A sequential run
- * with grades is not resumed: its sequence cannot take them (grades refuses them; a library could store some).
- */
-async function checkResumedStopping(store: Store, runId: string, stopping: StoppingRule): Promise<void> {
-  const prior = await store.getRun(runId);
-  if (prior && stopping === 'sequential' && (await store.listGrades(runId)).length) {
-    throw new UsageError(
-      `--resume ${runId}: ${gradingRefusal({ ...prior, config: { stopping } })!.replace(/which takes no grades/, 'which takes no grades, and it has some')}`,
-      {
-        path: '--stopping',
-      },
-    );
-  }
-  const was = (prior?.config as { stopping?: unknown } | null | undefined)?.stopping === 'sequential' ? 'sequential' : 'fixed';
-  if (prior && was !== stopping) {
-    throw new UsageError(
-      `--resume ${runId}: the run was started with stopping: ${was}, the config (or --stopping) now says ${stopping}; resume it with stopping: ${was}`,
-      { path: '--stopping' },
-    );
-  }
+/** A sequential run with grades is not resumed: its sequence cannot take them (grades refuses them; a library could store some). */
+async function checkResumedGrades(store: Store, prior: RunRecord): Promise<void> {
+  const refusal = gradingRefusal(prior);
+  if (refusal && (await store.listGrades(prior.id)).length)
+    throw new UsageError(`--resume ${prior.id}: ${refusal.replace(/which takes no grades/, 'which takes no grades, and it has some')}`, { path: '--resume' });
+}
+
+/** A flag that takes one of a few words (`--verdict`, `--interval`). */
+function oneOfFlag<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`${flag}: expected ${allowed.join(' or ')}, found ${JSON.stringify(value)}`, { path: flag });
+  return value as T;
 }
 
 async function runCommand(configArg: string | undefined, flags: RunFlags): Promise<void> {
@@ -124,6 +117,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
   const samples = positiveIntFlag('--samples', flags.samples);
   const maxErrors = maxErrorsFlag(flags.maxErrors);
   const stopping = stoppingFlag(flags.stopping);
+  const verdict = oneOfFlag<VerdictMode>('--verdict', flags.verdict, ['confident', 'point']);
+  const interval = oneOfFlag<IntervalMethod>('--interval', flags.interval, ['clopper-pearson', 'wilson', 'wald']);
   const maxCost = usdFlag('--max-cost', flags.maxCost);
   checkQueueFlags(flags);
   if (flags.retryErrors && flags.resume === undefined)
@@ -165,8 +160,15 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       ...(samples !== undefined ? { samples } : {}),
       ...(concurrency !== undefined ? { concurrency } : {}),
       ...(stopping !== undefined ? { stopping } : {}),
+      ...(verdict !== undefined ? { verdict } : {}),
+      ...(interval !== undefined ? { interval } : {}),
     });
-    if (resume !== undefined) await checkResumedStopping(store!, resume, experiment.stopping);
+    // A resumed run is decided by the parameters it was started with: a config or flag that changes them is refused
+    // here, before anything is written (openRun checks again for other callers), and the stop rules use the stored ones.
+    const prior = resume !== undefined ? (await store!.getRun(resume))! : undefined;
+    if (prior) checkResumedDecision(prior, experiment.decision, configPath);
+    if (prior) await checkResumedGrades(store!, prior);
+    const decision = prior ? decisionOfRun(prior) : experiment.decision;
     const systemLimit = rateLimitOf(experiment.systemConfig, { file: configPath, path: 'system' });
     const limiters = localLimiters();
     // The cache lives in the store, opened below: until then nothing calls a model, so it is reached lazily.
@@ -189,13 +191,10 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     store ??= await openStore(location);
     // stopping: sequential — each validator stops being checked once its confidence sequence decides it;
     // decided from the stored samples, here or (with --queue) by the coordinator that watches the workers.
-    const columns = [...experiment.validators, ...experiment.verifierConfigs].map((v) => ({
-      minSuccess: v.minSuccess,
-      ...(v.expect !== undefined ? { expect: v.expect } : {}),
-    }));
+    const columns = decision.rules.map((r) => ({ minSuccess: r.minSuccess, ...(r.expect !== undefined ? { expect: r.expect } : {}) }));
     const budget = maxCost ?? experiment.maxCostUsd;
     const stopRules = [
-      ...(experiment.stopping === 'sequential' ? [new SequentialStopRule(columns, experiment.confidence)] : []),
+      ...(decision.stopping === 'sequential' ? [new SequentialStopRule(columns, decision.confidence)] : []),
       ...(budget !== undefined ? [maxCostRule(budget)] : []),
     ];
     if (stopRules.length && flags.detach)
@@ -255,8 +254,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
         `assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`,
       );
     }
-    // A resumed run keeps the grades given to it meanwhile.
-    const summary = summarize(result.tensor, result.run.validators, summaryOptionsOf(experiment), await loadGrading(store, result.run));
+    // Decided by the run's stored parameters, as `assay show` decides it, with the grades given to it meanwhile.
+    const summary = summarizeRun(result.run, result.tensor, {}, await loadGrading(store, result.run));
     const meta = reportMeta(result.run, result.stats, {
       allowInconclusive: flags.allowInconclusive ?? false,
       ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}),
@@ -301,6 +300,8 @@ export function register(program: Command): void {
     )
     .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode); an `error` verdict still exits 1')
     .option('--stopping <rule>', 'fixed (every sample) or sequential (stop each validator once its confidence sequence decides it); overrides the config')
+    .option('--verdict <mode>', 'confident (the default: the interval must clear minSuccess) or point (rate ≥ minSuccess); overrides the config')
+    .option('--interval <method>', 'clopper-pearson (the default), wilson, or wald (only with --verdict point); overrides the config')
     .option('--no-progress', 'no progress bar, plain progress lines')
     .option('--cache', 'reuse stored answers of identical calls (same provider, model, request and sample j), and store new ones')
     .option('--no-cache', 'call the models even if the config turns the cache on')

@@ -26,14 +26,14 @@ import type {
 } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 import type { ValidatorMeta } from './validator.js';
-import { checkVerdictArguments, correctedVerdict, DEFAULT_MAX_ERROR_SHARE, pctBeside, validatorVerdict } from './verdict.js';
+import { checkVerdictArguments, correctedVerdict, DEFAULT_MAX_ERROR_SHARE, DEFAULT_VERDICT_MODE, pctBeside, validatorVerdict } from './verdict.js';
 import { errorShareOf, rateOf, tensorViews } from './views.js';
 
-/** Clopper–Pearson by default: it holds its level for every p and n (docs/verdicts.md). */
+/** Clopper–Pearson and confident verdicts by default: they hold their level for every p and n (docs/verdicts.md). */
 export const DEFAULT_SUMMARY_OPTIONS: SummaryOptions = {
   interval: 'clopper-pearson',
   level: 0.95,
-  verdict: 'point',
+  verdict: DEFAULT_VERDICT_MODE,
   aggregate: 'mean',
   maxErrorShare: DEFAULT_MAX_ERROR_SHARE,
   stopping: 'fixed',
@@ -160,16 +160,19 @@ export function summarize(
     if (toDecide !== undefined) s.toDecide = toDecide;
     if (corrected && verdict === 'inconclusive') {
       // The interval must shrink until it no longer straddles minSuccess: a width of twice the distance.
-      const width = 2 * Math.abs(corrected.rate - v.minSuccess);
+      const width = Math.min(1, 2 * Math.abs(corrected.rate - v.minSuccess));
       const a = grading!.alignment;
-      if (width >= 0.002)
-        s.gradesToDecide = gradesForWidth({
-          judged: { pass: r.counts.pass, n: r.counts.pass + r.counts.fail },
-          ...(a.tpr ? { tpr: a.tpr.rate } : {}),
-          ...(a.tnr ? { tnr: a.tnr.rate } : {}),
-          width,
-          level: opts.level,
-        });
+      const need =
+        width >= 0.002
+          ? gradesForWidth({
+              judged: { pass: r.counts.pass, n: r.counts.pass + r.counts.fail },
+              ...(a.tpr && a.tnr ? { tpr: a.tpr.rate, tnr: a.tnr.rate } : {}),
+              width,
+              level: opts.level,
+            })
+          : Infinity;
+      // Infinity: no number of grades of these outputs would decide it; nothing to suggest then.
+      if (Number.isFinite(need)) s.gradesToDecide = need;
     }
     return s;
   });

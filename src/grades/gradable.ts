@@ -1,4 +1,4 @@
-import { summaryOptionsOf } from '../run/options.js';
+import { decisionOfRun } from '../run/decision.js';
 import type { RunRecord } from '../store/types.js';
 
 /**
@@ -7,7 +7,7 @@ import type { RunRecord } from '../store/types.js';
  * correction by grades at it has no interval known to hold its level, so grades are refused rather than used
  * with a bound that may not hold (docs/judges.md). The run's rules are graded on a run with `stopping: fixed`.
  */
-export function gradingRefusal(run: RunRecord): string | undefined {
-  if (summaryOptionsOf(run.config as Record<string, unknown> | null).stopping !== 'sequential') return undefined;
+export function gradingRefusal(run: Pick<RunRecord, 'id' | 'config' | 'validators'>): string | undefined {
+  if (decisionOfRun(run).stopping !== 'sequential') return undefined;
   return `run ${run.id} used stopping: sequential, which takes no grades: it stopped when its confidence sequence over the judge's verdicts decided, and a correction by people's grades at a stopping time chosen by the data has no interval known to hold its level; grade a run of the same experiment with stopping: fixed (see docs/judges.md)`;
 }

@@ -29,10 +29,26 @@ describe('grading queue', () => {
     expect(gradingQueue(t, 0, { count: 100, design: 'stratified', seed: 4 }).items).toHaveLength(population);
   });
 
+  it('draws each new batch from the outputs nobody graded yet', () => {
+    const first = gradingQueue(t, 0, { count: 8, design: 'stratified', seed: 4 });
+    const graded = first.items.slice(0, 5);
+    const next = gradingQueue(t, 0, { count: 100, design: 'stratified', seed: 4, graded });
+    expect(next.population).toBe(first.population - 5);
+    expect(next.items).toHaveLength(first.population - 5);
+    for (const g of graded) expect(next.items.some((it) => it.i === g.i && it.j === g.j)).toBe(false);
+    // stratified: each verdict's picks carry that verdict's probability
+    const byVerdict = new Map<boolean, Set<number>>();
+    for (const it of first.items) {
+      const v = t.get(it.i, it.j, 0) === Outcome.PASS;
+      byVerdict.set(v, (byVerdict.get(v) ?? new Set()).add(it.probability));
+    }
+    expect([...byVerdict.values()].map((ps) => ps.size)).toEqual([1, 1]);
+  });
+
   it('seeds by run and rule when no seed is given, and checks its flags', () => {
     expect(defaultSeed('r1', 'polite')).toBe(defaultSeed('r1', 'polite'));
     expect(defaultSeed('r1', 'polite')).not.toBe(defaultSeed('r1', 'short'));
-    expect(designFlag(undefined)).toBe('uniform');
+    expect(designFlag(undefined)).toBe('stratified');
     expect(() => designFlag('x')).toThrow(/--design/);
     expect(seedFlag(' 12 ')).toBe(12);
     expect(() => seedFlag('-1')).toThrow(/--seed/);

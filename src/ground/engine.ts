@@ -1,9 +1,9 @@
 import { GroundingUnavailableError } from './types.js';
 import { extractClaims } from './claims.js';
-import { evidenceDetails, unverifiedDetails, type EvidenceDetails } from './details.js';
+import { checkDetails, evidenceDetails, type EvidenceDetails } from './details.js';
 import type { SearchHit } from './index/flat.js';
 import type { KnowledgeBase } from './kb.js';
-import { aggregate, classifySupport, type DetailMode, type ScoredClaim } from './score.js';
+import { aggregate, type DetailMode, type ScoredClaim } from './score.js';
 import { GroundingRequestError, type AnalyzeRequest, type ClaimAnalysis, type EvidenceRef, type GroundingReport, type SupportThresholds } from './types.js';
 
 /** The design's "LLM Response Generator": one call, low temperature, no chaining. */
@@ -201,19 +201,19 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
       ? { chunk_id: kb.chunks[best.chunk].id, source: kb.documents[kb.chunks[best.chunk].doc].source, text: kb.windowText(best.window), score: round(support) }
       : null;
     const scope = has ? (options.detailScope === 'window' ? ref!.text : kb.chunkText(best.chunk)) : '';
-    scored.push({ claim, support, evidence: has, unverified: details === 'off' ? [] : unverifiedDetails(claim, detailsOf(scope)) });
+    const check = details === 'off' ? { missing: [], conflicts: [] } : checkDetails(claim, detailsOf(scope));
+    scored.push({ claim, support, evidence: has, unverified: check.missing, conflicts: check.conflicts });
     refs.push(ref);
   }
 
   const agg = aggregate(scored, { thresholds, details });
   const claims_analysis: ClaimAnalysis[] = scored.map((c, i) => {
-    const a: ClaimAnalysis = {
-      claim: c.claim,
-      support_score: round(c.support ?? 0),
-      status: c.support === null ? 'UNSUPPORTED' : classifySupport(c.support, thresholds),
-      evidence: refs[i],
-    };
-    if (details !== 'off') a.unverified_details = c.unverified;
+    const status = agg.statuses[i];
+    const a: ClaimAnalysis = { claim: c.claim, support_score: round(c.support ?? 0), status, evidence: refs[i] };
+    const conflicts = c.conflicts ?? [];
+    // A contradiction is shown as one; otherwise a differing detail is just one the evidence does not state.
+    if (details !== 'off') a.unverified_details = status === 'CONTRADICTED' ? c.unverified : [...new Set([...c.unverified, ...conflicts.map((x) => x.claim)])];
+    if (status === 'CONTRADICTED') a.contradicted_details = conflicts;
     if (c.error) a.error = c.error;
     return a;
   });

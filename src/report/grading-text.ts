@@ -33,10 +33,11 @@ export function figureText(v: Pick<ValidatorSummary, 'figure' | 'grading' | 'rat
 
 const interval = (r: RateInterval | null) => (r ? `${pct(r.rate)} [${pct(r.low)}, ${pct(r.high)}]` : '–');
 
-/** "TPR 98.0% [89.1%, 99.9%] · TNR 50.0% [15.7%, 84.3%] · agreement 91.2% · κ 0.57" */
+/** "TPR 98.0% [89.1%, 99.9%] · TNR 50.0% [15.7%, 84.3%] · agreement 91.2% · κ 0.57", and whether a stratified draw weighted them. */
 export function alignmentText(g: GradingSummary): string {
   const a = g.alignment;
-  return `TPR ${interval(a.tpr)} · TNR ${interval(a.tnr)} · agreement ${a.agreement ? pct(a.agreement.rate) : '–'} · κ ${a.kappa === null ? '–' : a.kappa.toFixed(2)}`;
+  const weighted = a.weighted ? ' (weighted by the draw’s probabilities)' : '';
+  return `TPR ${interval(a.tpr)} · TNR ${interval(a.tnr)} · agreement ${a.agreement ? pct(a.agreement.rate) : '–'} · κ ${a.kappa === null ? '–' : a.kappa.toFixed(2)}${weighted}`;
 }
 
 /** The confusion matrix as rows: a header, then the rule's PASS and FAIL against the people's. */

@@ -88,6 +88,13 @@ describe('every report format says which figure it shows and how the rule fares 
     expect(text).toMatch(/TPR 100\.0% \[\S+, 100\.0%\] · TNR 0\.0% \[0\.0%, \S+\] · agreement 80\.0% · κ 0\.00/);
     expect(text).toContain('  (i=0, j=0) judge PASS, people FAIL: Polite & <b>calm</b> (0.0)');
     expect(text).not.toMatch(/^short against people/m);
+    expect(text).not.toContain('weighted by the draw');
+    // Grades drawn with unequal probabilities (a stratified draw): the rates are weighted, and it says so.
+    const strat = combineGrades(
+      grades.map((g, n) => ({ ...g, probability: n % 2 ? 0.1 : 0.4 })),
+      3,
+    );
+    expect(formatTerminalSummary(summarize(t, rules, { verdict: 'confident' }, strat), meta)).toMatch(/κ \S+ \(weighted by the draw’s probabilities\)/);
   });
 
   it('JSON: alignment and corrected per graded rule, the figure per rule, valid against the schema', () => {

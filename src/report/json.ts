@@ -38,6 +38,8 @@ export type JsonPooledRate = PooledRate;
 /** toDecide with JSON's limits: `outputs` null when no number of outputs decides it (Infinity). */
 export type JsonValidator = Omit<ValidatorSummary, 'toDecide' | 'grading'> & {
   toDecide?: { outputs: number | null; probability: number };
+  /** How the verdict was decided: `point` (rate ≥ minSuccess, no interval) or `confident` (bounds; sequential runs too). */
+  verdictMode: SummaryOptions['verdict'];
   /** A rule with grades: its confusion matrix against people, TPR and TNR with exact intervals, agreement, Cohen's κ. */
   alignment?: Alignment;
   /** A rule with grades: its rate corrected by them (null when they did not correct it: `figure` says why). */
@@ -109,6 +111,7 @@ export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonRepo
       ...rate(v),
       errorBounds: v.errorBounds,
       verdict: v.verdict,
+      verdictMode: summary.options.verdict,
       reason: v.reason,
       ...(v.toDecide !== undefined
         ? { toDecide: { outputs: Number.isFinite(v.toDecide.outputs) ? v.toDecide.outputs : null, probability: v.toDecide.probability } }

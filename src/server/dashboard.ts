@@ -79,7 +79,7 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
   const data = new DashboardData(store);
   registerGrading(app, store, data, grading);
   // A finished run's page never changes and a 200×10×3 run takes ~0.6 s to draw: keep the last few.
-  const runPages = new Map<string, { gradesKey: string | undefined; html: string }>();
+  const runPages = new Map<string, { gradesKey: string | undefined; gradesVersion: string | undefined; html: string }>();
 
   // JSON data endpoints.
   const paging = (c: Context) => ({ offset: whole(c.req.query('offset'), 0, 0, 1e9), limit: whole(c.req.query('limit'), RUNS_PAGE, 1, 500) });
@@ -135,7 +135,9 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
     const id = (await data.resolve(c.req.param('id'))) ?? c.req.param('id');
     // A grade given since (here, or by the CLI) changes the page.
     const cached = runPages.get(id);
-    if (cached && cached.gradesKey === (await data.gradesKey(id))) {
+    const version = await data.gradesVersion();
+    if (cached && (cached.gradesVersion === version || cached.gradesKey === (await data.gradesKey(id)))) {
+      cached.gradesVersion = version;
       c.header('Content-Security-Policy', CSP);
       return c.html(cached.html);
     }
@@ -154,7 +156,7 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
     const rendered = page({ title: `${loaded.run.name} · assay`, body, script: CELL_DETAIL_SCRIPT, nav: true });
     if (loaded.run.status !== 'running') {
       if (runPages.size >= 20) runPages.delete(runPages.keys().next().value!);
-      runPages.set(id, { gradesKey: loaded.gradesKey, html: rendered });
+      runPages.set(id, { gradesKey: loaded.gradesKey, gradesVersion: loaded.gradesVersion, html: rendered });
     }
     c.header('Content-Security-Policy', CSP);
     return c.html(rendered);

@@ -1,9 +1,8 @@
 import { Outcome } from '../core/outcome.js';
-import { summarize } from '../core/summarize.js';
-import type { RunSummary } from '../core/summary-types.js';
+import type { RunSummary, VerdictMode } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { ErrorSummary } from '../run/error-groups.js';
-import { summaryOptionsOf } from '../run/options.js';
+import { summarizeRun } from '../run/decision.js';
 import { computeStats, errorSummaryOf } from '../run/stats.js';
 import type { PAdjust } from '../core/compare.js';
 import { compareRuns, type RunComparison } from '../report/compare.js';
@@ -25,6 +24,8 @@ export interface LoadedRun {
   errors?: ErrorSummary;
   /** The grades the summary was made with (their count and newest id): a new grade makes it stale. */
   gradesKey?: string;
+  /** The store's gradesVersion when the summary was last known current. */
+  gradesVersion?: string;
 }
 
 export interface RunListItem {
@@ -34,6 +35,8 @@ export interface RunListItem {
   status: string;
   shape: { N: number; M: number; K: number };
   verdict: string;
+  /** How the run's verdicts were decided; a point verdict is marked as such. Absent for an unreadable run. */
+  verdictMode?: VerdictMode;
   /** errorShare: share of checked cells that are errors (a rate is never shown without it). */
   overall: { method: string; value: number | null; mean: number | null; weighted: number | null; min: number | null; errorShare: number | null };
   allPass: number | null;
@@ -85,28 +88,31 @@ export class DashboardData {
     }
   }
 
-  async load(ref: string, known?: RunRecord): Promise<LoadedRun | undefined> {
+  /**
+   * A run with its summary. Grades may be given at any time (here, or by the CLI): a kept summary is used while
+   * the store's grades are unchanged (`version`, one query for a whole page of runs), or this run's are.
+   */
+  async load(ref: string, known?: RunRecord, version?: string): Promise<LoadedRun | undefined> {
     const id = known?.id ?? (await this.resolve(ref));
     if (id === undefined) return undefined;
-    // Grades may be given at any time (here, or by the CLI): a kept summary is used only while they are the same.
+    const gradesVersion = version ?? (await this.store.gradesVersion());
+    const cached = this.cache.get(id);
+    if (cached && cached.gradesVersion === gradesVersion) return cached;
     const grades = await this.grades(id);
     if (grades === undefined) return undefined;
     const gradesKey = keyOf(grades);
-    const cached = this.cache.get(id);
-    if (cached && cached.gradesKey === gradesKey) return cached;
+    if (cached && cached.gradesKey === gradesKey) {
+      cached.gradesVersion = gradesVersion;
+      return cached;
+    }
     // A record just listed is used as it is (one query fewer per run of a page).
     const run = known ?? (await this.store.getRun(id));
     if (!run) return undefined;
     const tensor = await this.store.loadTensor(id);
-    // The options the run was configured with (interval, level, verdict mode), as `assay show` uses.
-    const summary = summarize(
-      tensor,
-      run.validators,
-      summaryOptionsOf(run.config as Record<string, unknown> | null),
-      await loadGrading(this.store, run, grades),
-    );
+    // Decided by the parameters stored with the run, as `assay show` decides it, with people's grades.
+    const summary = summarizeRun(run, tensor, {}, await loadGrading(this.store, run, grades));
     const errors = tensor.cells.includes(Outcome.ERROR) ? errorSummaryOf(computeStats(await this.store.listSamples(id))) : undefined;
-    const loaded = { run, tensor, summary, gradesKey, ...(errors ? { errors } : {}) };
+    const loaded = { run, tensor, summary, gradesKey, gradesVersion, ...(errors ? { errors } : {}) };
     if (run.status !== 'running' && (this.cache.size < 500 || this.cache.has(id))) this.cache.set(id, loaded);
     return loaded;
   }
@@ -119,7 +125,12 @@ export class DashboardData {
     });
   }
 
-  /** What changes when a grade is given or undone (for pages kept between requests); undefined for an unknown run. */
+  /** The store's gradesVersion: unchanged, no run's grades changed. */
+  gradesVersion(): Promise<string> {
+    return this.store.gradesVersion();
+  }
+
+  /** What changes when a grade of the run is given or undone (for pages kept between requests); undefined for an unknown run. */
   async gradesKey(id: string): Promise<string | undefined> {
     const grades = await this.grades(id);
     return grades && keyOf(grades);
@@ -130,12 +141,16 @@ export class DashboardData {
     const needle = name?.trim() || undefined;
     const filter = needle ? { nameContains: needle } : {};
     const [offset, limit] = [page.offset ?? 0, page.limit ?? RUNS_PAGE];
-    const [picked, total] = await Promise.all([this.store.listRuns({ ...filter, offset, limit }), this.store.countRuns(filter)]);
+    const [picked, total, version] = await Promise.all([
+      this.store.listRuns({ ...filter, offset, limit }),
+      this.store.countRuns(filter),
+      this.store.gradesVersion(),
+    ]);
     const items: RunListItem[] = [];
     for (const r of picked) {
       let loaded: LoadedRun | undefined;
       try {
-        loaded = await this.load(r.id, r);
+        loaded = await this.load(r.id, r, version);
       } catch {
         // One unreadable record (e.g. written by a crashed or older assay) must not take the list down.
         items.push({
@@ -162,6 +177,7 @@ export class DashboardData {
         status: r.status,
         shape: { N: r.N, M: r.M, K: r.K },
         verdict: summary.verdict,
+        verdictMode: summary.options.verdict,
         overall: { method: o.method, value: o.value, mean: o.mean, weighted: o.weighted, min: o.min, errorShare: o.errorShare },
         allPass: summary.allPass.rate,
         allPassErrorShare: summary.allPass.errorShare,
@@ -208,11 +224,11 @@ export class DashboardData {
 
   /** The trend of the newest `limit` runs of one name; `totalRuns` says how many it has in all. */
   async trend(name: string, limit = TREND_RUNS): Promise<(Trend & { totalRuns: number }) | undefined> {
-    const [runs, totalRuns] = await Promise.all([this.store.listRuns({ name, limit }), this.store.countRuns({ name })]);
+    const [runs, totalRuns, version] = await Promise.all([this.store.listRuns({ name, limit }), this.store.countRuns({ name }), this.store.gradesVersion()]);
     if (!runs.length) return undefined;
     const loaded: LoadedRun[] = [];
     for (const r of runs) {
-      const l = await this.load(r.id, r).catch(() => undefined); // an unreadable run is left out of the trend
+      const l = await this.load(r.id, r, version).catch(() => undefined); // an unreadable run is left out of the trend
       if (l) loaded.push(l);
     }
     return { ...buildTrend(name, loaded), totalRuns };

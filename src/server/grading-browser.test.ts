@@ -64,10 +64,10 @@ describe('grading page in Chromium', () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const requests: string[] = [];
     page.on('request', (r) => requests.push(r.url()));
-    await page.goto(`${server.url}/runs/${run.id}/grade?count=5&seed=3`);
+    await page.goto(`${server.url}/runs/${run.id}/grade?count=5&seed=3&design=uniform`);
     await page.locator('#g-progress', { hasText: 'Output 1 of 5' }).waitFor();
     await expect(page.locator('#g-asks').textContent()).resolves.toBe('answers politely — LLM judge mock: Is the answer polite?');
-    await expect(page.locator('#g-queue').textContent()).resolves.toMatch(/^Queue: 5 of the 50 outputs the rule decided, drawn uniform/);
+    await expect(page.locator('#g-queue').textContent()).resolves.toMatch(/^Queue: 5 of the 50 outputs the rule decided that nobody graded yet, drawn uniform/);
     const [i0, j0] = await shown(page);
     await expect(page.locator('[data-testid="grading-output"]').textContent()).resolves.toBe(`Answer ${i0}.${j0}: open Settings, then Security.`);
     await expect(page.locator('#g-input').textContent()).resolves.toBe(`Question ${i0}: how do I reset my password?`);
@@ -120,9 +120,12 @@ describe('grading page in Chromium', () => {
     expect(grades.every((g) => /uniform/.test(g.design ?? ''))).toBe(true);
     expect(requests.every((u) => u.startsWith(server.url))).toBe(true);
 
-    // A reload finds the same queue, at the first output not graded yet, and remembers the grader.
+    // A reload draws a new batch from the outputs nobody graded yet, and remembers the grader.
     await page.reload();
-    await page.locator('#g-progress', { hasText: 'Output 2 of 5' }).waitFor();
+    await page.locator('#g-queue', { hasText: 'Queue: 5 of the 48 outputs' }).waitFor();
+    await page.locator('#g-progress', { hasText: 'Output 1 of 5' }).waitFor();
+    const next = await shown(page);
+    expect(grades.some((g) => g.i === next[0] && g.j === next[1])).toBe(false);
     await expect(page.locator('#g-grader').inputValue()).resolves.toBe('Ada');
 
     // The run page now shows polite against people.

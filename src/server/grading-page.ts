@@ -14,7 +14,7 @@ export function gradingBody(runId: string, writable: boolean): string {
 <section class="card" aria-label="grading settings"><form class="inline" id="g-form">
 <label>Your name (grader)<input type="text" id="g-grader" name="grader" autocomplete="name" required></label>
 <label>Rule<select id="g-rule" name="rule"></select></label>
-<label>Queue<select id="g-design" name="design"><option value="uniform">uniform random</option><option value="stratified">stratified by the rule's verdict</option></select></label>
+<label>Queue<select id="g-design" name="design"><option value="stratified">stratified by the rule's verdict</option><option value="uniform">uniform random</option></select></label>
 <label>Outputs<input type="text" inputmode="numeric" id="g-count" name="count" size="4"></label>
 <button type="submit">Load queue</button></form>
 <p class="muted" id="g-queue"></p></section>
@@ -37,7 +37,7 @@ function $(id){return document.getElementById(id);}
 function el(tag,text,cls){var e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}
 var params=new URLSearchParams(location.search);
 var graderEl=$('g-grader');graderEl.value=params.get('grader')||localStorage.getItem('assay-grader')||'';
-$('g-design').value=params.get('design')==='stratified'?'stratified':'uniform';
+$('g-design').value=params.get('design')==='uniform'?'uniform':'stratified';
 $('g-count').value=params.get('count')||'';
 var Q=null,pos=0,given=[];
 function status(t,bad){var s=$('g-status');s.textContent=t;s.className=bad?'worse':'muted';}
@@ -64,7 +64,7 @@ Q=r.b;$('g-run').textContent=Q.run.name+' · '+Q.run.id;
 var sel=$('g-rule');sel.textContent='';Q.rules.forEach(function(x){var o=el('option',x.name+(x.kind==='verifier'?' (verifier)':''));o.value=x.name;if(x.name===Q.rule.name)o.selected=true;sel.appendChild(o);});
 $('g-asks').textContent=Q.rule.message+(Q.rule.source?' — '+Q.rule.source:'');
 $('g-queue').textContent=Q.queue.population===null?'One output picked by hand: its grade is stored without a draw probability (the corrected rate then assumes it was drawn at random).':
-'Queue: '+Q.queue.count+' of the '+Q.queue.population+' outputs the rule decided, drawn '+Q.queue.design+'. About '+Q.gradesNeeded.grades+' grades give a corrected interval '+Math.round(Q.gradesNeeded.width*100)+' points wide.';
+'Queue: '+Q.queue.count+' of the '+Q.queue.population+' outputs the rule decided that nobody graded yet, drawn '+Q.queue.design+'.'+(Q.gradesNeeded.grades===null?'':' About '+Q.gradesNeeded.grades+' grades give a corrected interval '+Math.round(Q.gradesNeeded.width*100)+' points wide.');
 var first=Q.items.findIndex(function(x){return !x.mine;});pos=first<0?0:first;show();status(first<0&&Q.items.length?'Every output of this queue is graded by you.':'Ready: p pass · f fail · s skip · u undo · ←/→ move');},function(e){status('Request failed: '+e,true);});}
 function lastCard(it){var c=$('g-last');c.textContent='';c.hidden=false;c.appendChild(el('h2','Just graded: output (i='+it.i+', j='+it.j+')'));c.appendChild(verdictNode(it));}
 function move(d){if(!Q||!Q.items.length)return;var n=pos+d;if(n<0){status('This is the first output.');return;}

@@ -7,7 +7,7 @@ import { gradingRefusal } from '../grades/gradable.js';
 import { DEFAULT_QUEUE, defaultSeed, gradesNeeded, gradingQueue, type QueueItem } from '../grades/queue.js';
 import { GradeError, UnknownRunError } from '../store/errors.js';
 import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
-import { summaryOptionsOf } from '../run/options.js';
+import { decisionOfRun } from '../run/decision.js';
 import { checkMediaType } from './analyze.js';
 import type { DashboardData } from './data.js';
 
@@ -100,7 +100,7 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
     const rule = run.validators[k];
     const count = whole(q('count'), DEFAULT_QUEUE, MAX_QUEUE);
     if (!count) return bad(c, 'count', `query parameter "count" must be a whole number from 1 to ${MAX_QUEUE}`);
-    const design = q('design') || 'uniform';
+    const design = q('design') || 'stratified';
     if (design !== 'uniform' && design !== 'stratified') return bad(c, 'design', 'query parameter "design" must be "uniform" or "stratified"');
     const seed = whole(q('seed'), defaultSeed(run.id, rule.name), 999_999_999);
     if (seed === null || seed === undefined) return bad(c, 'seed', 'query parameter "seed" must be a whole number');
@@ -112,13 +112,15 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
         `query parameters "i" and "j" name one output together: i in 0..${run.N - 1}, j in 0..${run.M - 1}`,
       );
     const tensor = await store.loadTensor(run.id);
+    const ruleGrades = await store.listGrades(run.id, { rule: rule.name });
+    // A new batch from the outputs nobody graded for this rule yet (docs/judges.md, "The queue").
     const queue =
       pi !== undefined && pj !== undefined
         ? { items: [{ i: pi, j: pj } as Omit<QueueItem, 'probability' | 'design'>], design: 'picked by hand', seed: null, population: null }
-        : gradingQueue(tensor, k, { count, design, seed });
+        : gradingQueue(tensor, k, { count, design, seed, graded: ruleGrades });
     const grader = q('grader')?.trim();
     const mine = new Map<string, GradeRecord>();
-    if (grader) for (const g of await store.listGrades(run.id, { rule: rule.name, grader })) mine.set(`${g.i},${g.j}`, g);
+    if (grader) for (const g of ruleGrades) if (g.grader === grader) mine.set(`${g.i},${g.j}`, g);
     const items = [];
     for (const it of queue.items) {
       const s = await store.getSample(run.id, it.i, it.j);
@@ -132,13 +134,15 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
         ...(g && v ? { mine: { id: g.id, grade: g.grade }, rule: { ...v, agree: agreeOf(v, g.grade) } } : {}),
       });
     }
-    const level = summaryOptionsOf(run.config as Record<string, unknown> | null).level ?? 0.95;
+    const level = decisionOfRun(run).confidence;
+    const need = gradesNeeded(tensor, k, 0.1, level, { design });
     return c.json({
       run: { id: run.id, name: run.name, N: run.N, M: run.M },
       rule: { name: rule.name, kind: rule.kind, message: rule.message, ...(rule.source ? { source: rule.source } : {}) },
       rules: run.validators.map((v) => ({ name: v.name, kind: v.kind })),
       queue: { design: queue.design, seed: queue.seed, population: queue.population, count: queue.items.length },
-      gradesNeeded: { width: 0.1, level, grades: gradesNeeded(tensor, k, 0.1, level) },
+      // null: no output decided, or more grades than there are outputs
+      gradesNeeded: { width: 0.1, level, design, grades: need === undefined || !Number.isFinite(need) ? null : need },
       writable,
       items,
     });

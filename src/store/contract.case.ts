@@ -497,6 +497,34 @@ function gradeContract(name: string, make: () => Promise<Store>) {
       await expect(store.listGrades('nope')).rejects.toBeInstanceOf(UnknownRunError);
     });
 
+    it('gradesVersion changes whenever the grades of any run change (ids are never reused)', async () => {
+      const seen = new Set([await store.gradesVersion()]);
+      const changed = async () => {
+        const v = await store.gradesVersion();
+        expect(seen.has(v), v).toBe(false);
+        seen.add(v);
+        return v;
+      };
+      const a = await store.recordGrade(runId, grade(0, 0));
+      await changed();
+      const b = await store.recordGrade(runId, grade(0, 1));
+      await changed();
+      await store.deleteGrade(runId, a.id); // one grade again, but another one
+      await changed();
+      const c = await store.recordGrade(runId, grade(1, 0));
+      const withC = await changed();
+      await store.deleteGrade(runId, c.id); // the grades are {b} again: so may the version be
+      expect(await store.gradesVersion()).not.toBe(withC);
+      const other = (await store.createRun(newRun())).id;
+      await store.recordSample(other, sample(0, 0, [P, P]));
+      const before = await store.gradesVersion();
+      await store.recordSample(other, sample(0, 1, [P, P])); // samples do not change it
+      expect(await store.gradesVersion()).toBe(before);
+      await store.recordGrade(other, grade(0, 0));
+      expect(await store.gradesVersion()).not.toBe(before);
+      expect(b.id).not.toBe(c.id);
+    });
+
     it('keeps the grades of runs apart, and an id of one run cannot delete a grade of another', async () => {
       const other = (await store.createRun(newRun())).id;
       await store.recordSample(other, sample(0, 0, [P, P]));

@@ -166,6 +166,18 @@ export class MemoryStore implements Store {
     return structuredClone((this.grades.get(runId) ?? []).filter((g) => matchesGradeFilter(g, filter)).sort(byGradedAt));
   }
 
+  async gradesVersion(): Promise<string> {
+    let n = 0;
+    let max = 0;
+    for (const list of this.grades.values())
+      for (const g of list) {
+        n++;
+        max = Math.max(max, g.id);
+      }
+    // Ids are never reused, so the same pair means the same grades.
+    return `${n}:${max}`;
+  }
+
   async recordGuardAttempt(a: GuardAttemptRecord): Promise<void> {
     let m = this.guardAttempts.get(a.callId);
     if (!m) this.guardAttempts.set(a.callId, (m = new Map()));

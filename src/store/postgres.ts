@@ -389,7 +389,8 @@ export class PostgresStore implements Store {
 
   async listGrades(runId: string, filter: GradeFilter = {}): Promise<GradeRecord[]> {
     await this.settle();
-    await this.run(runId);
+    // Every report reads a run's grades: the run's existence is checked without reading its record.
+    if (!(await this.q('SELECT 1 FROM runs WHERE id = $1', [runId])).rowCount) throw new UnknownRunError(runId);
     // A store from before grades (opened read-only, so not migrated) has none; once there, the table stays.
     this.gradesTable ||= (await this.q<{ t: string | null }>(`SELECT to_regclass('grades') AS t`)).rows[0].t !== null;
     if (!this.gradesTable) return [];
@@ -405,6 +406,14 @@ export class PostgresStore implements Store {
       values,
     );
     return rows.map((r) => toGrade({ ...r, rule: JSON.parse(r.rule) as string }));
+  }
+
+  async gradesVersion(): Promise<string> {
+    await this.settle();
+    this.gradesTable ||= (await this.q<{ t: string | null }>(`SELECT to_regclass('grades') AS t`)).rows[0].t !== null;
+    if (!this.gradesTable) return '0:0';
+    const { rows } = await this.q<{ n: string; m: string }>('SELECT count(*) AS n, coalesce(max(id), 0) AS m FROM grades');
+    return `${rows[0].n}:${rows[0].m}`;
   }
 
   async recordGuardAttempt(a: GuardAttemptRecord): Promise<void> {

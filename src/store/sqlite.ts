@@ -349,11 +349,25 @@ export class SqliteStore implements Store {
     return this.db.prepare(`DELETE FROM grades WHERE run_id = ? AND id = ?`).run(runId, id).changes > 0;
   }
 
+  // Every report reads a run's grades: the statements are prepared once, and the run's existence checked without parsing it.
+  private gradeStmts = new Map<string, Database.Statement>();
+  private gradesTable = false;
+
+  private gradeStmt(sql: string): Database.Statement {
+    let st = this.gradeStmts.get(sql);
+    if (!st) this.gradeStmts.set(sql, (st = this.db.prepare(sql)));
+    return st;
+  }
+
+  /** Whether the grades table exists (a store from before grades, opened read-only, has none); once there, it stays. */
+  private hasGrades(): boolean {
+    return (this.gradesTable ||= Boolean(this.gradeStmt(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grades'`).get()));
+  }
+
   async listGrades(runId: string, filter: GradeFilter = {}): Promise<GradeRecord[]> {
     this.flush();
-    this.run(runId);
-    // A store from before grades (opened read-only, so not migrated) has none.
-    if (!this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grades'`).get()) return [];
+    if (!this.gradeStmt(`SELECT 1 FROM runs WHERE id = ?`).get(runId)) throw new UnknownRunError(runId);
+    if (!this.hasGrades()) return [];
     const clauses = ['run_id = ?'];
     const params: (string | number)[] = [runId];
     for (const key of ['rule', 'grader', 'i', 'j'] as const) {
@@ -361,8 +375,15 @@ export class SqliteStore implements Store {
       clauses.push(`${key} = ?`);
       params.push(filter[key]);
     }
-    const rows = this.db.prepare(`SELECT * FROM grades WHERE ${clauses.join(' AND ')} ORDER BY graded_at, id`).all(...params) as GradeRow[];
+    const rows = this.gradeStmt(`SELECT * FROM grades WHERE ${clauses.join(' AND ')} ORDER BY graded_at, id`).all(...params) as GradeRow[];
     return rows.map(toGrade);
+  }
+
+  async gradesVersion(): Promise<string> {
+    this.flush();
+    if (!this.hasGrades()) return '0:0';
+    const r = this.gradeStmt(`SELECT count(*) AS n, coalesce(max(id), 0) AS m FROM grades`).get() as { n: number; m: number };
+    return `${r.n}:${r.m}`;
   }
 
   private cacheStmts?: { get: Database.Statement; set: Database.Statement; count: Database.Statement; clear: Database.Statement };

@@ -212,6 +212,11 @@ export interface Store {
   deleteGrade(runId: string, id: number): Promise<boolean>;
   /** The run's grades, oldest first (gradedAt, then id); a store from before grades existed has none. */
   listGrades(runId: string, filter?: GradeFilter): Promise<GradeRecord[]>;
+  /**
+   * A token that changes whenever a grade of any run is recorded or deleted (the number of grades and the
+   * largest id, which is never reused): one cheap query tells a cache whether any run's grades changed.
+   */
+  gradesVersion(): Promise<string>;
   /** The response cache, shared by every run of the store. */
   readonly cache: ResponseCache;
   /** The guard's attempt log: an attempt is written when it ends; writing (callId, n) again replaces it. */
