@@ -20,13 +20,15 @@ import { tensorColumns } from '../run/columns.js';
 import { limitSystem, localLimiters, rateLimitOf } from '../run/rate-limit.js';
 import { runExperiment, type RunProgress } from '../run/runner.js';
 import { SequentialStopRule } from '../run/sequential.js';
-import { parseRedisUrl } from '../queue/connection.js';
+import type { Redis } from 'ioredis';
+import { OutageError, outageTimeout } from '../outage.js';
+import { connectRedis, parseRedisUrl } from '../queue/connection.js';
 import type { QueuedRunResult } from '../queue/coordinator.js';
 import { checkQueueFlags, queueFailure, runQueued } from './run-queue.js';
-import { openStore, shownLocation, storeFailure, storeFile, storeLocation } from '../store/open.js';
+import { openStore, shownLocation, storeFailure, storeFile, storeLocation, storeOutage, StoreError } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
-import type { ResponseCache, Store } from '../store/types.js';
-import { STORE_FLAG, STORE_HELP } from './store-flag.js';
+import type { ResponseCache, RunRecord, Store } from '../store/types.js';
+import { OUTAGE_FLAG, OUTAGE_HELP, STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface RunFlags {
   json?: string;
@@ -47,6 +49,7 @@ interface RunFlags {
   cacheTtl?: string;
   maxCost?: string;
   retryErrors?: boolean;
+  outageTimeout?: string;
 }
 
 /** --max-errors: samples in a row failing the same way that stop a run (0: never); default DEFAULT_MAX_ERRORS. */
@@ -95,10 +98,10 @@ function stoppingFlag(value: string | undefined): StoppingRule | undefined {
 }
 
 /** A resumed run keeps the stopping rule it was started with: its decisions depend on it. */
-async function checkResumedStopping(store: Store, runId: string, stopping: StoppingRule): Promise<void> {
-  const prior = await store.getRun(runId);
-  const was = (prior?.config as { stopping?: unknown } | null | undefined)?.stopping === 'sequential' ? 'sequential' : 'fixed';
-  if (prior && was !== stopping) {
+function checkResumedStopping(prior: RunRecord, stopping: StoppingRule): void {
+  const runId = prior.id;
+  const was = (prior.config as { stopping?: unknown } | null | undefined)?.stopping === 'sequential' ? 'sequential' : 'fixed';
+  if (was !== stopping) {
     throw new UsageError(
       `--resume ${runId}: the run was started with stopping: ${was}, the config (or --stopping) now says ${stopping}; resume it with stopping: ${was}`,
       { path: '--stopping' },
@@ -116,9 +119,17 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
   if (flags.retryErrors && flags.resume === undefined)
     throw new UsageError('--retry-errors: only with --resume <runId> (a new run has no failed samples to run again)', { path: '--retry-errors' });
   const queue = flags.queue !== undefined ? parseRedisUrl(flags.queue) : undefined;
+  const outageMs = outageTimeout(flags.outageTimeout);
   // Report paths are checked before any call is made: a run must not be lost to an unwritable report.
   const location = storeLocation(flags.store);
   checkReportTargets(flags, { storeFile: storeFile(location) });
+  const say = (line: string) => process.stderr.write(`assay: ${line}\n`);
+  // A queued run reaches its queue before it touches the store: a queue it cannot reach leaves no trace there.
+  let redis: Redis | undefined;
+  const reachQueue = async () => {
+    if (queue) redis ??= await connectRedis(queue);
+  };
+  let runId: string | undefined;
   // A config that does not load should leave no trace: the store (and .assay/) is opened once it has,
   // except for `--resume` without a config, which reads the config's path from the store.
   let store: Store | undefined;
@@ -136,15 +147,23 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     let configPath = configArg;
     // `latest` or the start of an id name the run to resume; the store is opened for it before the config loads.
     let resume: string | undefined;
+    let prior: RunRecord | undefined;
     if (flags.resume !== undefined) {
-      store = await openStore(location);
-      resume = await resolveRunId(store, flags.resume, '--resume');
+      await reachQueue();
+      // Looking the run up only reads: an unknown id creates nothing (no .assay/assay.db, no schema).
+      const lookup = await openStore(location, { readonly: true });
+      try {
+        resume = await resolveRunId(lookup, flags.resume, '--resume');
+        prior = (await lookup.getRun(resume))!;
+      } finally {
+        await lookup.close();
+      }
     }
     if (configPath === undefined) {
-      if (resume === undefined) configPath = findDefaultConfig(process.cwd());
+      if (prior === undefined) configPath = findDefaultConfig(process.cwd());
       else {
-        const prior = (await store!.getRun(resume))!;
-        if (!prior.configPath) throw new UsageError(`--resume ${resume}: the run has no config file on record; give it: assay run <config> --resume ${resume}`);
+        if (!prior.configPath)
+          throw new UsageError(`--resume ${prior.id}: the run has no config file on record; give it: assay run <config> --resume ${prior.id}`);
         configPath = prior.configPath;
       }
     }
@@ -153,7 +172,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       ...(concurrency !== undefined ? { concurrency } : {}),
       ...(stopping !== undefined ? { stopping } : {}),
     });
-    if (resume !== undefined) await checkResumedStopping(store!, resume, experiment.stopping);
+    if (prior !== undefined) checkResumedStopping(prior, experiment.stopping);
     const systemLimit = rateLimitOf(experiment.systemConfig, { file: configPath, path: 'system' });
     const limiters = localLimiters();
     // The cache lives in the store, opened below: until then nothing calls a model, so it is reached lazily.
@@ -173,7 +192,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
           ...models,
         });
     system = base && systemLimit ? limitSystem(base, limiters('system', systemLimit)) : base;
-    store ??= await openStore(location);
+    await reachQueue();
+    store = await openStore(location, { outage: storeOutage(location, { boundMs: outageMs, log: say }) });
     // stopping: sequential — each validator stops being checked once its confidence sequence decides it;
     // decided from the stored samples, here or (with --queue) by the coordinator that watches the workers.
     const columns = [...experiment.validators, ...experiment.verifierConfigs].map((v) => ({
@@ -198,6 +218,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     const queued = queue
       ? {
           queue,
+          redis: redis!,
+          outageMs,
           location,
           configPath,
           experiment,
@@ -221,6 +243,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
             stopRules: watched,
             signal: ac.signal,
             onStart: (run, p) => {
+              runId = run.id;
               retried(run.id, p);
               const resumed = resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
               process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
@@ -228,6 +251,11 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
             onProgress: (p) => progress.update(p),
           }).finally(() => progress.stop())
     ).catch((err: unknown) => {
+      // The store stayed away past the bound: say how to finish the run once it is back.
+      if (err instanceof OutageError && runId !== undefined)
+        throw new StoreError(`${err.message}; run ${runId} is not finished: finish it with: assay run --resume ${runId} --store ${shownLocation(location)}`, {
+          cause: err,
+        });
       throw storeFailure(location, err) ?? err;
     });
     if ('detached' in result && result.detached) {
@@ -262,6 +290,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     await system?.close?.();
     experiment?.dispose();
     await store?.close();
+    redis?.disconnect();
   }
 }
 
@@ -296,6 +325,7 @@ export function register(program: Command): void {
       'with --resume: run again the samples whose generation failed (connection refused, 5xx, …; e.g. those of a run fail fast stopped)',
     )
     .option('--max-cost <usd>', 'stop cleanly once the run has cost this much (resumable with --resume)')
+    .option(OUTAGE_FLAG, OUTAGE_HELP)
     .addHelpText(
       'after',
       '\nExit codes: 0 every validator passes; 1 a validator fails, is an error (more error cells than maxErrorShare)\nor is inconclusive (unless --allow-inconclusive); 2 bad config or usage; 3 internal error, or calls kept failing\nthe same way (see --max-errors; resume with --resume <runId> [--retry-errors]); 130 interrupted (resume with --resume <runId>).',

@@ -6,9 +6,13 @@ import { AssayError, ExitCode } from '../errors.js';
  * reported in one line naming the store (a URL's password is never shown).
  */
 export class StoreError extends AssayError {
-  constructor(message: string, options?: ErrorOptions) {
+  /** A lost connection (the server down, restarting, silent), which may mend; not a refusal (a password, a missing database). */
+  readonly transient: boolean;
+
+  constructor(message: string, options?: ErrorOptions & { transient?: boolean }) {
     super(message, ExitCode.INTERNAL, options);
     this.name = 'StoreError';
+    this.transient = options?.transient ?? false;
   }
 }
 

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { ReliabilityTensor } from '../core/tensor.js';
 import {
   GUARD_ATTEMPT_COLUMNS,
@@ -20,6 +20,14 @@ import { checkSample, checkShape, DuplicateSampleError, newRunId, pageBounds, Un
 /** Where runs live unless configured: `.assay/assay.db` under the working directory. */
 export function defaultStorePath(cwd: string = process.cwd()): string {
   return join(cwd, '.assay', 'assay.db');
+}
+
+/**
+ * `.assay/` in the working directory is assay's own folder (as `.git/` is git's): it is created when a store
+ * in it is first written. Any other folder of a store must exist, so that a mistyped path creates nothing.
+ */
+export function isDefaultStoreFolder(folder: string, cwd: string = process.cwd()): boolean {
+  return resolve(folder) === dirname(defaultStorePath(resolve(cwd)));
 }
 
 export interface SqliteStoreOptions {
@@ -55,7 +63,7 @@ export class SqliteStore implements Store {
     readonly path: string,
     options: SqliteStoreOptions = {},
   ) {
-    if (!options.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (!options.readonly && path !== ':memory:' && !existsSync(dirname(path)) && isDefaultStoreFolder(dirname(path))) mkdirSync(dirname(path));
     try {
       this.db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
     } catch (err) {
