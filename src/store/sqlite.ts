@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ReliabilityTensor } from '../core/tensor.js';
 import {
@@ -63,7 +63,8 @@ export class SqliteStore implements Store {
     readonly path: string,
     options: SqliteStoreOptions = {},
   ) {
-    if (!options.readonly && path !== ':memory:' && !existsSync(dirname(path)) && isDefaultStoreFolder(dirname(path))) mkdirSync(dirname(path));
+    // A path given in code gets its folder; one given on the command line is checked first (openStore).
+    if (!options.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     try {
       this.db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
     } catch (err) {
