@@ -172,7 +172,9 @@ describe.skipIf(!pg || !sharedRedis)('a PostgreSQL store restarted in the middle
     expect(await storedOnce(store('queued'), runId)).toEqual({ samples: N * M, status: 'complete' });
     const logs = [a.log(), b.log()];
     // A worker with samples in hand during the crash said so once, and once that it was back.
-    expect(logs.some((l) => /lost the store at postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres\?schema=queued \(.+\); trying again for up to 60 s/.test(l))).toBe(true);
+    expect(
+      logs.some((l) => /lost the store at postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres\?schema=queued \(.+\); trying again for up to 60 s/.test(l)),
+    ).toBe(true);
     for (const l of logs) {
       expect(count(l, /lost the store at/)).toBeLessThanOrEqual(1);
       expect(count(l, /the store at \S+ is back/)).toBe(count(l, /lost the store at/));
