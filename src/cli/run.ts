@@ -25,7 +25,7 @@ import { OutageError, outageTimeout } from '../outage.js';
 import { connectRedis, parseRedisUrl } from '../queue/connection.js';
 import type { QueuedRunResult } from '../queue/coordinator.js';
 import { checkQueueFlags, queueFailure, runQueued } from './run-queue.js';
-import { openStore, shownLocation, storeFailure, storeFile, storeLocation, storeOutage, StoreError } from '../store/open.js';
+import { NoStoreError, openStore, shownLocation, storeFailure, storeFile, storeLocation, storeOutage, StoreError } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import type { ResponseCache, RunRecord, Store } from '../store/types.js';
 import { OUTAGE_FLAG, OUTAGE_HELP, STORE_FLAG, STORE_HELP } from './store-flag.js';
@@ -151,7 +151,16 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     if (flags.resume !== undefined) {
       await reachQueue();
       // Looking the run up only reads: an unknown id creates nothing (no .assay/assay.db, no schema).
-      const lookup = await openStore(location, { readonly: true });
+      const lookup = await openStore(location, { readonly: true }).catch((err: unknown) => {
+        if (err instanceof NoStoreError)
+          throw new UsageError(
+            `--resume: no run with id "${flags.resume}": there is no store at ${err.shown} yet (runs are stored there by: assay run <config>)`,
+            {
+              path: '--resume',
+            },
+          );
+        throw err;
+      });
       try {
         resume = await resolveRunId(lookup, flags.resume, '--resume');
         prior = (await lookup.getRun(resume))!;

@@ -2,13 +2,13 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { Outage, type OutageOptions } from '../outage.js';
-import { StoreError } from './errors.js';
+import { NoStoreError, StoreError } from './errors.js';
 import { PostgresStore } from './postgres.js';
 import { isPostgresUrl, parsePostgresUrl, redactPassword } from './postgres-schema.js';
 import { defaultStorePath, isDefaultStoreFolder, openSqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
-export { StoreError } from './errors.js';
+export { NoStoreError, StoreError } from './errors.js';
 export { isPostgresUrl, redactPassword } from './postgres-schema.js';
 
 /**
@@ -107,10 +107,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
     return store;
   }
   if (readonly && !existsSync(location)) {
-    throw new UsageError(`--store: expected an assay store at ${location}, found no file (runs are stored there by: assay run <config>)`, {
-      file: location,
-      path: '--store',
-    });
+    throw new NoStoreError(location, `--store: expected an assay store at ${location}, found no file (runs are stored there by: assay run <config>)`);
   }
   // Only assay's own folder (.assay/ in the working directory) is made; any other must exist: a typo makes no folders.
   const folder = dirname(resolve(location));

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { ReliabilityTensor } from '../core/tensor.js';
 import { UsageError } from '../errors.js';
 import type { Outage } from '../outage.js';
-import { StoreError } from './errors.js';
+import { NoStoreError, StoreError } from './errors.js';
 import {
   GUARD_ATTEMPT_COLUMNS,
   GUARD_CALL_COLUMNS,
@@ -150,9 +150,9 @@ export class PostgresStore implements Store {
   private async checkSchema(): Promise<void> {
     const { rows } = await this.pool.query(`SELECT to_regclass('assay_migrations') AS t`);
     if (rows[0].t === null) {
-      throw new UsageError(
+      throw new NoStoreError(
+        this.location.shown,
         `--store: expected an assay store at ${this.location.shown} (schema "${this.location.schema}"), found no assay tables there (runs are stored there by: assay run <config> --store URL)`,
-        { path: '--store' },
       );
     }
     const v = Number((await this.pool.query('SELECT max(version) AS v FROM assay_migrations')).rows[0].v);
