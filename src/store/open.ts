@@ -18,22 +18,34 @@ export { isPostgresUrl, redactPassword } from './postgres-schema.js';
  * the path of a SQLite file.
  */
 export function storeLocation(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
-  if (flag !== undefined && flag !== '') return checkStoreLocation(flag, '--store');
+  if (flag !== undefined && flag !== '') return checkStoreLocation(flag, '--store', cwd);
   const fromEnv = env.ASSAY_STORE;
-  return fromEnv !== undefined && fromEnv !== '' ? checkStoreLocation(fromEnv, 'ASSAY_STORE') : defaultStorePath(cwd);
+  return fromEnv !== undefined && fromEnv !== '' ? checkStoreLocation(fromEnv, 'ASSAY_STORE', cwd) : defaultStorePath(cwd);
 }
 
 /** `scheme://…`: what a user means as a URL, never as a file name. */
 const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i;
 
-/** A location that looks like a URL must be a PostgreSQL one: `mysql://…` is a mistake, not a SQLite file to create. */
-export function checkStoreLocation(location: string, name = '--store'): string {
+/**
+ * A location that looks like a URL must be a PostgreSQL one: `mysql://…` is a mistake, not a SQLite file to
+ * create. With `cwd` (a location a user gave: --store, ASSAY_STORE), a SQLite file's folder must exist: a
+ * mistyped path creates no folders. Only `.assay/` in the working directory, assay's own, is made when missing.
+ */
+export function checkStoreLocation(location: string, name = '--store', cwd?: string): string {
   if (URL_LIKE.test(location) && !isPostgresUrl(location)) {
     const scheme = location.slice(0, location.indexOf(':') + 1);
     throw new UsageError(
       `${name}: expected a postgres:// or postgresql:// URL, or the path of a SQLite file, found ${JSON.stringify(redactPassword(location))} (a ${scheme} URL: assay keeps runs in PostgreSQL or SQLite only)`,
       { path: name },
     );
+  }
+  if (cwd !== undefined && !isPostgresUrl(location) && location !== ':memory:') {
+    const folder = dirname(resolve(cwd, location));
+    if (!existsSync(folder) && !isDefaultStoreFolder(folder, cwd))
+      throw new UsageError(
+        `${name}: the folder ${folder} of the SQLite store ${location} does not exist; create it first, or give a store path in a folder that exists`,
+        { file: location, path: name },
+      );
   }
   return location;
 }
@@ -108,14 +120,6 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
   }
   if (readonly && !existsSync(location)) {
     throw new NoStoreError(location, `--store: expected an assay store at ${location}, found no file (runs are stored there by: assay run <config>)`);
-  }
-  // Only assay's own folder (.assay/ in the working directory) is made; any other must exist: a typo makes no folders.
-  const folder = dirname(resolve(location));
-  if (!readonly && location !== ':memory:' && !existsSync(folder) && !isDefaultStoreFolder(folder)) {
-    throw new UsageError(
-      `--store: the folder ${folder} of the SQLite store ${location} does not exist; create it first, or give a store path in a folder that exists`,
-      { file: location, path: '--store' },
-    );
   }
   try {
     return openSqliteStore(location, { readonly });

@@ -14,13 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const freshPath = () => join(dir, `s${n++}`, 'assay.db');
 
-// openStore (what the contract's persistence tests open a location with) makes no folder but assay's own .assay/.
-const freshFolder = () => {
-  const path = freshPath();
-  mkdirSync(dirname(path));
-  return path;
-};
-storeContract('sqlite (file)', async () => openSqliteStore(freshPath()), { fresh: async () => freshFolder() });
+storeContract('sqlite (file)', async () => openSqliteStore(freshPath()), { fresh: async () => freshPath() });
 storeContract('sqlite (:memory:)', async () => new SqliteStore(':memory:'));
 
 describe('SqliteStore persistence', () => {

@@ -24,7 +24,8 @@ export function defaultStorePath(cwd: string = process.cwd()): string {
 
 /**
  * `.assay/` in the working directory is assay's own folder (as `.git/` is git's): it is created when a store
- * in it is first written. Any other folder of a store must exist, so that a mistyped path creates nothing.
+ * in it is first written. Any other folder of a store a user names must exist, so that a mistyped path
+ * creates nothing (storeLocation).
  */
 export function isDefaultStoreFolder(folder: string, cwd: string = process.cwd()): boolean {
   return resolve(folder) === dirname(defaultStorePath(resolve(cwd)));
@@ -63,7 +64,7 @@ export class SqliteStore implements Store {
     readonly path: string,
     options: SqliteStoreOptions = {},
   ) {
-    // A path given in code gets its folder; one given on the command line is checked first (openStore).
+    // A path given in code gets its folder; one a user gave (--store, ASSAY_STORE) was checked first (storeLocation).
     if (!options.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     try {
       this.db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
