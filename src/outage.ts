@@ -51,6 +51,8 @@ export class Outage {
   /** When the service was first found unreachable in this outage; undefined while it answers. */
   private since?: number;
   private said = false;
+  /** Outages ended so far: a call that was waiting through one starts afresh once it is over. */
+  private ended = 0;
   private gaveUp?: OutageError;
   private readonly now: () => number;
   private readonly pause: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -80,6 +82,7 @@ export class Outage {
    */
   async ride<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     let first = true;
+    let ended = this.ended;
     for (;;) {
       if (this.gaveUp) throw this.gaveUp;
       try {
@@ -88,6 +91,8 @@ export class Outage {
         return value;
       } catch (err) {
         if (!this.opts.transient(err)) throw err;
+        // The outage this call waited through is over (another call got an answer): this failure is a first one.
+        if (ended !== this.ended) [first, ended] = [true, this.ended];
         this.lost(err, !first);
         if (!first) await this.pause(this.opts.retryMs ?? 1000, signal);
         first = false;
@@ -119,6 +124,7 @@ export class Outage {
     if (this.said) this.opts.log?.(`${this.what} is back (after ${seconds(this.now() - this.since)})`);
     this.since = undefined;
     this.said = false;
+    this.ended++;
   }
 
   private reason(err: unknown): string {
