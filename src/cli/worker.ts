@@ -73,7 +73,8 @@ async function workerCommand(flags: WorkerFlags): Promise<void> {
         w.close().then(resolve, resolve);
       };
       fatal = (err) => {
-        const said = new QueueError(`${err.message}: the worker stops; restart it once that is back (the samples it held go to other workers)`, { cause: err });
+        const what = / refused us: /.test(err.message) ? 'fix the URL and restart it' : 'restart it once that is back';
+        const said = new QueueError(`${err.message}: the worker stops; ${what} (the samples it held go to other workers)`, { cause: err });
         w.close(true).finally(() => reject(said));
       };
       if (gone) fatal(gone);

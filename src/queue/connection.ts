@@ -144,6 +144,7 @@ const lastErrors = new WeakMap<Redis, Error>();
 export function redisReason(client: Redis): (err: unknown) => string {
   return (err) => {
     const msg = message(err).split('\n')[0];
+    if (/^NOAUTH\b/.test(msg)) return `NOAUTH, authentication required (the server now requires a password: give it in the URL, redis://:password@host:6379)`;
     if (!/Stream isn't writeable|Connection is closed|max retries per request/i.test(msg)) return msg;
     const last = lastErrors.get(client);
     return last ? message(last).split('\n')[0] : 'the connection was closed';

@@ -149,6 +149,18 @@ describe.skipIf(!db || !redis)('a Redis lost in the middle of a queued run', () 
     expect(resumed.err).toContain(`resuming: ${kept.samples} of ${N * M} samples already stored`);
     expect(await storedOnce(store(), runId)).toEqual({ samples: N * M, status: 'complete' });
   }, 120_000);
+
+  it('back but asking for a password it did not ask before: no wait mends that, the worker exits 3 at once saying so', async () => {
+    const w = start(queue('password'), store());
+    await w.ready;
+    await redis!.kill();
+    await redis!.start(['--requirepass', 'now-needed']);
+    expect((await w.exited).code).toBe(3);
+    expect(w.log()).toMatch(
+      /^assay: the queue at \S+ refused us: NOAUTH, authentication required \(the server now requires a password: give it in the URL, redis:\/\/:password@host:6379\): the worker stops; fix the URL and restart it/m,
+    );
+    noDumps(w.log());
+  }, 120_000);
 });
 
 describe.skipIf(!pg || !sharedRedis)('a PostgreSQL store restarted in the middle of a run', () => {

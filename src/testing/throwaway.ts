@@ -62,8 +62,8 @@ async function answers(port: number, probe: string, expect: RegExp, deadlineMs =
 export interface ThrowawayRedis {
   port: number;
   url: string;
-  /** Start it (again), empty: nothing is kept on disk. */
-  start(): Promise<void>;
+  /** Start it (again), empty: nothing is kept on disk. `args`: more redis-server options (e.g. --requirepass). */
+  start(args?: string[]): Promise<void>;
   /** kill -9: a crash, everything in it lost. */
   kill(): Promise<void>;
   /** Stop it for good (afterAll). */
@@ -87,9 +87,9 @@ export async function throwawayRedis(): Promise<ThrowawayRedis | undefined> {
   const redis: ThrowawayRedis = {
     port,
     url: `redis://127.0.0.1:${port}`,
-    async start() {
-      child = spawn(bin, ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-      await answers(port, 'PING\r\n', /\+PONG/);
+    async start(args = []) {
+      child = spawn(bin, ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', ...args], { stdio: 'ignore' });
+      await answers(port, 'PING\r\n', /\+PONG|-NOAUTH/);
     },
     kill,
     destroy: kill,
