@@ -71,6 +71,8 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
   redis.on('error', (err: Error) => {
     if (redisRefused(err)) ignore(() => outage.refuse(err));
   });
+  /** Kinds of BullMQ errors already logged (see worker.on('error') below). */
+  const errorsSaid = new Set<string>();
   // The heartbeat: one line when the queue is lost and one when it is back, whether or not a job needs it meanwhile.
   let beating = false;
   const heartbeat = setInterval(() => {
@@ -80,7 +82,10 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       .ping()
       .then(
         () => outage.back(),
-        (err: unknown) => ignore(() => (redisRefused(err) ? outage.refuse(err) : redisLost(err) ? outage.lost(err) : undefined)),
+        (err: unknown) => {
+          errorsSaid.delete('lost job'); // each outage may lose jobs in hand: say so once after each
+          ignore(() => (redisRefused(err) ? outage.refuse(err) : redisLost(err) ? outage.lost(err) : undefined));
+        },
       )
       .finally(() => (beating = false));
   }, HEARTBEAT_MS);
@@ -227,16 +232,17 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
     removeOnFail: { count: 0 },
   });
   // A lost connection is the heartbeat's to report, once; any other error once per kind, not once per job.
-  const errorsSaid = new Set<string>();
   worker.on('error', (err) => {
     if (redisLost(err) || redisRefused(err)) return;
-    const kind = err.message.replace(/job \S+/g, 'job …').replace(/\. \w+$/, '');
+    const lost = /^Missing (key|lock) for job/.test(err.message);
+    // One kind per message with its job ids taken out; a job the queue no longer has is one kind whatever step found it.
+    const kind = lost ? 'lost job' : err.message.replace(/job \S+/g, 'job …');
     if (errorsSaid.has(kind)) return;
     errorsSaid.add(kind);
-    const lostJob = /^Missing (key|lock) for job/.test(err.message)
-      ? ' (the queue no longer has a job this worker held: Redis restarted without its data, or the job went to another worker while Redis was away; its sample is stored, or queued again by the waiting assay run)'
+    const why = lost
+      ? '; the queue no longer has a job this worker held (Redis restarted without its data, or the job went to another worker while Redis was away): its sample is stored, or queued again by the waiting assay run'
       : '';
-    log(`queue error: ${err.message}${lostJob} (more like it are not logged)`);
+    log(`queue error: ${err.message}${why}; more like it are not logged`);
   });
   // One line per run and cause: a run this worker cannot build fails all its jobs the same way.
   const said = new Map<string, Set<string>>();
