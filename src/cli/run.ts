@@ -337,7 +337,7 @@ export function register(program: Command): void {
     .option(OUTAGE_FLAG, OUTAGE_HELP)
     .addHelpText(
       'after',
-      '\nExit codes: 0 every validator passes; 1 a validator fails, is an error (more error cells than maxErrorShare)\nor is inconclusive (unless --allow-inconclusive); 2 bad config or usage; 3 internal error, or calls kept failing\nthe same way (see --max-errors; resume with --resume <runId> [--retry-errors]); 130 interrupted (resume with --resume <runId>).',
+      '\nExit codes: 0 every validator passes; 1 a validator fails, is an error (more error cells than maxErrorShare)\nor is inconclusive (unless --allow-inconclusive); 2 bad config or usage; 3 internal error, the store or queue lost\nfor longer than --outage-timeout, or calls kept failing the same way (see --max-errors; resume with --resume <runId>\n[--retry-errors]); 130 interrupted (resume with --resume <runId>).',
     )
     .action(async (config: string | undefined, flags: RunFlags) => {
       await runCommand(config, flags);
