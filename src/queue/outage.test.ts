@@ -210,4 +210,32 @@ describe.skipIf(!pg || !sharedRedis)('a PostgreSQL store restarted in the middle
     const runId = /run (\S+):/.exec(r.err)![1];
     expect(await storedOnce(store('local'), runId)).toEqual({ samples: N * M, status: 'complete' });
   }, 120_000);
+
+  it('a local run past --outage-timeout exits 3 naming the resume command, which finishes the run once the store is back', async () => {
+    const before = mock.requests.length;
+    const running = cli('run', config('pg-gone'), '--store', store('gone'), '--no-progress', '--concurrency', '8', '--outage-timeout', '2s');
+    await requestsReach(before, 40);
+    await pg!.stop('immediate');
+    let r: Awaited<typeof running>;
+    try {
+      r = await running;
+    } finally {
+      await pg!.start();
+    }
+    expect(r.code, r.err).toBe(3);
+    noDumps(r.err);
+    const runId = /run (\S+):/.exec(r.err)![1];
+    const last = r.err.trim().split('\n').at(-1)!;
+    expect(last).toMatch(
+      new RegExp(
+        `^assay: the store at postgres://postgres@127\\.0\\.0\\.1:\\d+/postgres\\?schema=gone has been unreachable for [\\d.]+ s \\(.+\\); run ${runId} is not finished: finish it with: assay run --resume ${runId} --store (\\S+)$`,
+      ),
+    );
+    const kept = await storedOnce(store('gone'), runId);
+    expect(kept.samples).toBeLessThan(N * M);
+    const resumed = await cli('run', '--resume', runId, '--store', / --store (\S+)$/.exec(last)![1], '--no-progress');
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(resumed.err).toContain(`resuming: ${kept.samples} of ${N * M} samples already stored`);
+    expect(await storedOnce(store('gone'), runId)).toEqual({ samples: N * M, status: 'complete' });
+  }, 120_000);
 });
