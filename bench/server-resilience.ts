@@ -1,7 +1,12 @@
 /**
- * npm run bench:server — prints JSON. The service under load it should survive (issue 12, items 8 and 9):
+ * npm run bench:server [-- --json] — the service under load it should survive (issues 12 and 17); a summary, or
+ * with --json one JSON object.
  *  - claims: claim extraction on 100,000-character answers (the reproducer "e.g. " × 19,999 + "x" among them);
- *  - loop: the event-loop delay while the heaviest request is analysed in this process (how long the thread is held);
+ *  - corpus: every answer of the pathological corpus (src/server/testing/pathological.ts: runs of spaces, table
+ *    rules, giant tokens, deep nesting, …) sent to `assay serve --kb` in its own process, two at a time, while
+ *    /healthz is polled every 10 ms: its p50/p99/max, and each answer's status and time. BENCH_SERVE_ROOT=<dir>
+ *    runs the `assay serve` of another checkout (e.g. the previous release) for before/after figures;
+ *  - loop: the event-loop delay of this process while the worker pool analyses the heaviest request;
  *  - healthz: GET /healthz latency while the heaviest request /analyze accepts (100,000 characters, 200 claims)
  *    runs, one stream and three concurrent streams, against `assay serve --kb` in its own process;
  *  - timeout: `--timeout 50` on the heaviest request: the status, and the server's CPU after the 504 (the work
@@ -21,11 +26,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { segmentClaimSpans } from '../src/ground/claims.js';
-import { analyze as analyzeInProcess } from '../src/ground/engine.js';
-import type { KnowledgeBase } from '../src/ground/kb.js';
-import { TimeSlicer } from '../src/ground/slice.js';
+import { createGroundingPool } from '../src/ground/pool/grounding.js';
 import { saveKnowledgeBase } from '../src/ground/kb-store.js';
 import { heaviestAnswer, syntheticKb } from '../src/ground/testing/heavy.js';
+import { pathologicalAnswers } from '../src/server/testing/pathological.js';
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const pct = (xs: number[], q: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] : NaN);
@@ -57,7 +61,8 @@ function claims() {
 
 /** `assay serve` in its own process; resolves with its URL once it listens. */
 async function serve(args: string[], cwd: string): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
-  const cli = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+  const root = process.env.BENCH_SERVE_ROOT;
+  const cli = root ? join(root, 'src/cli/main.ts') : fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
   const child = spawn(
     process.execPath,
     ['--import', import.meta.resolve('tsx'), cli, 'serve', '--port', '0', '--rate', '1000000', '--burst', '1000000', ...args],
@@ -142,52 +147,101 @@ async function healthzUnderLoad(url: string) {
 }
 
 /**
- * The same analyses in this process, with Node's event-loop delay histogram: how long the loop was held at
- * most (what a /healthz request waits for at worst), without the HTTP round trip and the other process.
+ * The heaviest request analysed by the worker pool of this process, with Node's event-loop delay histogram:
+ * how long the main thread (where a server's I/O runs) was held at most, without the HTTP round trip.
  */
-async function loopDelay(kb: KnowledgeBase) {
+async function loopDelay(kbDir: string) {
   const answer = heaviestAnswer();
+  const pool = await createGroundingPool({ kbDir, workers: 2 });
   const out: Record<string, unknown> = {};
-  // The CPU time of each step between two check-ins: what the thread is held for on an idle machine, whatever
-  // the load on this one (wall-clock delays below include the time other processes had the cores).
-  const checkIn = TimeSlicer.prototype.checkIn;
-  const cpu = () => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  };
-  const steps: number[] = [];
-  let last = 0;
-  TimeSlicer.prototype.checkIn = async function (this: TimeSlicer) {
-    const now = cpu();
-    if (last) steps.push(now - last);
-    await checkIn.call(this);
-    last = cpu();
-  };
-  for (let r = 0; r < 5; r++) {
-    last = 0;
-    await analyzeInProcess(kb, { query: 'q', answer });
+  try {
+    for (const concurrent of [1, 3]) {
+      const h = monitorEventLoopDelay({ resolution: 5 });
+      h.enable();
+      for (let r = 0; r < 3; r++) await Promise.all(Array.from({ length: concurrent }, () => pool.analyze({ query: 'q', answer })));
+      h.disable();
+      out[`${concurrent}_concurrent`] = {
+        analyses: 3 * concurrent,
+        p50_ms: r1(h.percentile(50) / 1e6),
+        p99_ms: r1(h.percentile(99) / 1e6),
+        max_ms: r1(h.max / 1e6),
+      };
+    }
+  } finally {
+    await pool.close();
   }
-  TimeSlicer.prototype.checkIn = checkIn;
-  out.cpu_per_step = {
-    steps: steps.length,
-    p50_ms: r1(pct(steps, 0.5)),
-    p99_ms: r1(pct(steps, 0.99)),
-    max_ms: r1(Math.max(...steps)),
-    note: 'process CPU between two check-ins, 5 analyses of the heaviest request (GC included)',
+  return { ...out, workers: 2, note: 'event-loop delay of the main thread while the pool analyses (perf_hooks, 5 ms resolution)' };
+}
+
+/**
+ * A separate process that polls `url`/healthz every `everyMs` until told to stop, so that the latencies are not
+ * those of this process's own event loop (which builds and reads the large requests meanwhile).
+ */
+function healthzPoller(url: string, everyMs = 10): { stop: () => Promise<{ ms: number[]; failed: number }> } {
+  const code = `const lat=[];let failed=0,stop=false;process.on('message',()=>{stop=true;});
+(async()=>{while(!stop){const t0=performance.now();try{const r=await fetch(${JSON.stringify(url + '/healthz')});await r.arrayBuffer();if(r.status!==200)failed++;}catch{failed++;}
+lat.push(performance.now()-t0);await new Promise((r)=>setTimeout(r,${everyMs}));}process.send({ms:lat,failed},()=>process.exit(0));})();`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('message', (m) => resolve(m as { ms: number[]; failed: number }));
+        child.send('stop');
+      }),
   };
-  for (const concurrent of [1, 3]) {
-    const h = monitorEventLoopDelay({ resolution: 5 });
-    h.enable();
-    for (let r = 0; r < 3; r++) await Promise.all(Array.from({ length: concurrent }, () => analyzeInProcess(kb, { query: 'q', answer })));
-    h.disable();
-    out[`${concurrent}_concurrent`] = {
-      analyses: 3 * concurrent,
-      p50_ms: r1(h.percentile(50) / 1e6),
-      p99_ms: r1(h.percentile(99) / 1e6),
-      max_ms: r1(h.max / 1e6),
-    };
-  }
-  return { ...out, note: 'event-loop delay while analyses run (perf_hooks, 5 ms resolution): how long other work waits for the thread' };
+}
+
+/** CPU time (ms) of the server's main thread (its thread id is the process id) and of the whole process. */
+function threadCpuMs(pid: number): { main: number; all: number } {
+  const ticks = (stat: string) => {
+    const f = stat.split(') ')[1].split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  };
+  return { main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')), all: ticks(readFileSync(`/proc/${pid}/stat`, 'utf8')) };
+}
+
+/**
+ * The pathological corpus through `assay serve`, two requests at a time, /healthz polled every 10 ms throughout
+ * by another process; and how much CPU the server's main thread (its I/O) used meanwhile, against the whole process.
+ */
+async function corpus(url: string, pid: number) {
+  const answers = pathologicalAnswers();
+  const rows: { name: string; status: number; ms: number }[] = [];
+  let next = 0;
+  const poller = healthzPoller(url);
+  await sleep(300); // the poller's first requests
+  const cpu0 = threadCpuMs(pid);
+  const t0 = performance.now();
+  await Promise.all(
+    [0, 1].map(async () => {
+      while (next < answers.length) {
+        const p = answers[next++];
+        const t1 = performance.now();
+        // status 0: the server closed the connection without an answer
+        const status = await analyze(url, p.answer).then(
+          async (res) => (await res.arrayBuffer(), res.status),
+          () => 0,
+        );
+        rows.push({ name: p.name, status, ms: r1(performance.now() - t1) });
+      }
+    }),
+  );
+  const wall = performance.now() - t0;
+  const cpu1 = threadCpuMs(pid);
+  const { ms: lat, failed } = await poller.stop();
+  const statuses: Record<string, number> = {};
+  for (const r of rows) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+  const slowest = [...rows].sort((a, b) => b.ms - a.ms).slice(0, 5);
+  return {
+    answers: answers.length,
+    statuses,
+    healthz: { polls: lat.length, failed, p50_ms: r1(pct(lat, 0.5)), p99_ms: r1(pct(lat, 0.99)), max_ms: r1(Math.max(...lat)) },
+    wall_s: r1(wall / 1000),
+    server_cpu_ms: { main_thread: cpu1.main - cpu0.main, whole_process: cpu1.all - cpu0.all },
+    slowest,
+    per_answer: rows,
+    target: '/healthz within 100 ms throughout',
+  };
 }
 
 async function timeout(kbDir: string, cwd: string) {
@@ -210,7 +264,7 @@ async function timeout(kbDir: string, cwd: string) {
       statuses: runs.map((r) => r.status),
       response_median_ms: r1(median(runs.map((r) => r.ms))),
       server_cpu_in_the_second_after_the_504_ms: runs.map((r) => r.cpu_after_ms),
-      note: 'CPU is counted in 10 ms ticks; an analysis that ran on would keep the server busy for its full length',
+      note: 'CPU is counted in 10 ms ticks, and includes the replacement worker loading the KB; an analysis that ran on would keep the server busy for its full length',
     };
   } finally {
     await stop();
@@ -292,23 +346,30 @@ async function slowloris(url: string) {
   return { headers_never_finish: headers, body_trickles: body, documented: 'headers within 20 s, the whole request within 60 s' };
 }
 
-// BENCH_ONLY=claims,loop,healthz,timeout,flood,slowloris runs a subset (default: all).
+// BENCH_ONLY=claims,corpus,loop,healthz,timeout,flood,slowloris runs a subset (default: all).
 const only = process.env.BENCH_ONLY?.split(',');
+const asJson = process.argv.includes('--json');
 const want = (name: string) => !only || only.includes(name);
 const result: Record<string, unknown> = { bench: 'server-resilience', node: process.version, load_avg_1m: r1(loadavg()[0]) };
 if (want('claims')) result.claims = claims();
-if (['healthz', 'loop', 'timeout', 'flood', 'slowloris'].some(want)) {
+if (['corpus', 'healthz', 'loop', 'timeout', 'flood', 'slowloris'].some(want)) {
   const dir = await mkdtemp(join(tmpdir(), 'assay-bench-server-'));
   try {
     const t0 = performance.now();
     // ~10,000 chunks, as in bench:grounding-speed (BENCH_KB_DOCS scales it).
-    const kb = await syntheticKb(Number(process.env.BENCH_KB_DOCS ?? 500), 300);
-    await saveKnowledgeBase(kb, join(dir, 'kb'));
-    result.kb = { chunks: kb.chunks.length, windows: kb.windowCount, build_s: r1((performance.now() - t0) / 1000) };
-    if (want('loop')) result.event_loop_delay_in_process = await loopDelay(kb);
-    if (want('healthz') || want('flood') || want('slowloris')) {
-      const { url, child, stop } = await serve(['--kb', join(dir, 'kb')], dir);
+    // Built in a block so that this process does not hold it while it measures its own event loop (its GC would).
+    {
+      const kb = await syntheticKb(Number(process.env.BENCH_KB_DOCS ?? 500), 300);
+      await saveKnowledgeBase(kb, join(dir, 'kb'));
+      result.kb = { chunks: kb.chunks.length, windows: kb.windowCount, build_s: r1((performance.now() - t0) / 1000) };
+    }
+    if (want('loop')) result.event_loop_delay_in_process = await loopDelay(join(dir, 'kb'));
+    if (want('corpus') || want('healthz') || want('flood') || want('slowloris')) {
+      // A body limit that lets every corpus answer in (100,000 characters of a 3-byte script exceed the default).
+      const { url, child, stop } = await serve(['--kb', join(dir, 'kb'), '--max-body', String(1 << 20)], dir);
       try {
+        if (want('corpus'))
+          result.corpus_healthz = { serve: process.env.BENCH_SERVE_ROOT ? 'BENCH_SERVE_ROOT' : 'this checkout', ...(await corpus(url, child.pid!)) };
         if (want('healthz')) result.healthz_under_heaviest_request = await healthzUnderLoad(url);
         if (want('flood')) result.flood = await flood(url, child.pid!);
         if (want('slowloris')) result.slowloris = await slowloris(url);
@@ -321,4 +382,24 @@ if (['healthz', 'loop', 'timeout', 'flood', 'slowloris'].some(want)) {
     await rm(dir, { recursive: true, force: true });
   }
 }
-process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+if (asJson) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+else process.stdout.write(summary(result));
+
+/** The headline figures, one line each (the JSON has them all). */
+function summary(r: Record<string, unknown>): string {
+  const lines = [`bench:server  node ${String(r.node)}  load ${String(r.load_avg_1m)}`];
+  const c = r.corpus_healthz as { answers: number; statuses: object; healthz: Record<string, number>; slowest: { name: string; ms: number }[] } | undefined;
+  if (c) {
+    lines.push(`corpus: ${c.answers} pathological answers, statuses ${JSON.stringify(c.statuses)}`);
+    lines.push(
+      `  /healthz meanwhile: p50 ${c.healthz.p50_ms} ms, p99 ${c.healthz.p99_ms} ms, max ${c.healthz.max_ms} ms (${c.healthz.polls} polls; target ≤ 100 ms)`,
+    );
+    lines.push(`  slowest: ${c.slowest.map((s) => `${s.name} ${s.ms} ms`).join('; ')}`);
+  }
+  const h = r.healthz_under_heaviest_request as Record<string, { healthz?: Record<string, number> }> | undefined;
+  for (const [k, v] of Object.entries(h ?? {}))
+    if (v?.healthz) lines.push(`/healthz under the heaviest request, ${k}: p50 ${v.healthz.p50_ms} ms, p99 ${v.healthz.p99_ms} ms, max ${v.healthz.max_ms} ms`);
+  const t = r.timeout as { statuses: number[]; response_median_ms: number } | undefined;
+  if (t) lines.push(`--timeout 50: statuses ${t.statuses.join(', ')}, median ${t.response_median_ms} ms`);
+  return lines.join('\n') + '\n(--json for every figure)\n';
+}

@@ -95,18 +95,20 @@ describe('public API (package root)', () => {
     try {
       writeFileSync(
         join(dir, 'assay.yaml'),
-        'system:\n  simulated: { seed: 1, latencyMs: 0, outputs: [{ text: "Hello!" }] }\ninputs: ["Say hello."]\nsamples: 20\nvalidators:\n  - { name: short, message: Too long, minSuccess: 0.9, predicate: "o => o.length < 200" }\n',
+        'system:\n  simulated: { seed: 1, latencyMs: 0, outputs: [{ text: "Hello!" }] }\ninputs: ["Say hello."]\nsamples: 40\nvalidators:\n  - { name: short, message: Too long, minSuccess: 0.9, predicate: "o => o.length < 200" }\n',
       );
       const experiment = await assay.loadExperiment(join(dir, 'assay.yaml'));
       const system = assay.createSystem(experiment.systemConfig, { baseDir: experiment.baseDir, inputs: experiment.inputs });
       const store = assay.openSqliteStore(join(dir, '.assay', 'assay.db'));
       const { run, status, tensor } = await assay.runExperiment({ experiment, system, store });
-      const summary = assay.summarize(tensor, run.validators, assay.summaryOptionsOf(experiment));
+      const summary = assay.summarizeRun(run, tensor);
       expect(assay.exitCodeFor(summary, status)).toBe(assay.ExitCode.OK);
-      expect(summary.validators[0].counts.pass).toBe(20);
+      // 40 of 40 show 0.9 at 95% (a confident pass needs 36), as summarize with the experiment's own options says too.
+      expect(summary.validators[0]).toMatchObject({ verdict: 'pass', counts: { pass: 40 } });
+      expect(assay.summarize(tensor, run.validators, assay.summaryOptionsOf(experiment)).validators[0].verdict).toBe('pass');
       await store.close();
       experiment.dispose();
-      expect(API_DOC).toContain('const summary = summarize(tensor, run.validators, summaryOptionsOf(experiment));');
+      expect(API_DOC).toContain('const summary = summarizeRun(run, tensor);');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -48,6 +48,7 @@ export { maxCostRule } from './run/cost.js';
 // Running experiments and storing runs.
 export { runExperiment, type RunOptions, type RunPlan, type RunProgress, type RunResult } from './run/runner.js';
 export { summaryOptionsOf } from './run/options.js';
+export { decisionOfRun, summarizeRun, type DecisionParameters, type RuleDecision } from './run/decision.js';
 export type { StopDecision, StopRule } from './run/stop.js';
 export { FailFastRule, DEFAULT_MAX_ERRORS } from './run/fail-fast.js';
 export { MemoryStore } from './store/memory.js';
@@ -107,6 +108,7 @@ export { createSandbox, SandboxError, type Sandbox, type SandboxedFunction, type
 
 // Grounding audit: knowledge bases, claim-by-claim analysis, the HTTP service.
 export { createGroundingEngine, type GroundingEngineOptions, type OpenGroundingEngine } from './ground/service.js';
+export { createGroundingPool, PoolOverloadedError, WorkerCrashedError, type GroundingPool, type GroundingPoolOptions } from './ground/pool/grounding.js';
 export { ingest, type IngestOptions, type IngestSummary } from './ground/ingest.js';
 export { createEmbedder, type EmbedderConfig } from './ground/embedders/resolve.js';
 export {

@@ -42,7 +42,17 @@ describe('assay kb / analyze / calibrate', () => {
     expect(report.claims_analysis[0].evidence.chunk_id).toMatch(/a\.txt#0$/);
     out.length = 0;
     expect(await main(['analyze', '--kb', kb, '--query', 'q', '--answer', 'The Eiffel Tower was completed in 1899.'])).toBe(0);
-    expect(out.join('')).toMatch(/not in evidence: 1899/);
+    // one status with its reason: no "STRONG" beside a detail the evidence contradicts
+    expect(out.join('')).toMatch(/1\. \[CONTRADICTED \d\.\d\d\] The Eiffel Tower was completed in 1899\.\n/);
+    expect(out.join('')).toMatch(/ {3}contradicted: 1899; evidence says 1889\n/);
+    expect(out.join('')).toMatch(/unsupported: 1 of 1 claims \(1 contradicted\)/);
+    expect(out.join('')).not.toMatch(/STRONG|not in evidence/);
+    out.length = 0;
+    expect(await main(['analyze', '--kb', kb, '--query', 'q', '--answer', 'The Eiffel Tower was completed in 1899.', '--json'])).toBe(0);
+    expect(JSON.parse(out.join('')).claims_analysis[0]).toMatchObject({ status: 'CONTRADICTED', contradicted_details: [{ claim: '1899', evidence: '1889' }] });
+    out.length = 0;
+    expect(await main(['analyze', '--kb', kb, '--query', 'q', '--answer', 'The Eiffel Tower was completed in 1889 by Napoleon.'])).toBe(0);
+    expect(out.join('')).toMatch(/\[UNSUPPORTED [\d.]+\][^\n]*\n[^\n]*\n {3}not in evidence: Napoleon/);
     out.length = 0;
     expect(await main(['calibrate', '--kb', kb, '--data', join(dir, 'labels.jsonl'), '--json'])).toBe(0);
     expect(JSON.parse(out.join('')).balanced_accuracy).toBe(1);

@@ -3,6 +3,7 @@ import { ExitCode, UsageError } from '../errors.js';
 import { createGroundingEngine } from '../ground/service.js';
 import { GroundingRequestError, GroundingUnavailableError, type GroundingReport } from '../ground/types.js';
 import { DEFAULT_KB, embedderConfig, embedderOptions, llmConfig, llmOptions, numberFlag } from '../ground/cli-options.js';
+import { describeConflict } from '../ground/details.js';
 
 /** `assay analyze --kb <dir> --query Q [--answer A] [--json]`: audit an answer against a knowledge base. */
 export function register(program: Command): void {
@@ -52,8 +53,12 @@ export function formatReport(r: GroundingReport): string {
     if (c.error) lines.push(`   error: ${c.error}`);
     if (c.evidence) lines.push(`   evidence ${c.evidence.chunk_id}: "${c.evidence.text.replace(/\s+/g, ' ').slice(0, 160)}"`);
     else if (!c.error) lines.push('   no evidence retrieved');
+    // the status's reason, never a second verdict: what contradicts the claim, or what the evidence leaves out
+    for (const x of c.contradicted_details ?? []) lines.push(`   contradicted: ${describeConflict(x)}`);
     if (c.unverified_details?.length) lines.push(`   not in evidence: ${c.unverified_details.join(', ')}`);
   });
-  if (r.unsupported_claims.length) lines.push('', `unsupported: ${r.unsupported_claims.length} of ${r.claims_analysis.length} claims`);
+  const contradicted = r.claims_analysis.filter((c) => c.status === 'CONTRADICTED').length;
+  if (r.unsupported_claims.length)
+    lines.push('', `unsupported: ${r.unsupported_claims.length} of ${r.claims_analysis.length} claims${contradicted ? ` (${contradicted} contradicted)` : ''}`);
   return lines.join('\n') + '\n';
 }

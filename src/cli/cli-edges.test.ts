@@ -58,9 +58,10 @@ describe('assay run without a config argument', () => {
     });
     const tsOnly = join(tmp.dir(), 'ts-project');
     mkdirSync(tsOnly, { recursive: true });
+    // 6 of 6 passes show 0.5 at 95% (lower bound 54%): a confident pass (one output alone would be inconclusive).
     tmp.config(
       'ts-project/assay.config.ts',
-      `export default { name: 'from-ts', system: { simulated: { outputs: ['ok'] } }, inputs: ['a'], validators: [{ name: 'v', predicate: (o: string) => o === 'ok', minSuccess: 0.5 }] };\n`,
+      `export default { name: 'from-ts', system: { simulated: { outputs: ['ok'] } }, inputs: ['a'], samples: 6, validators: [{ name: 'v', predicate: (o: string) => o === 'ok', minSuccess: 0.5 }] };\n`,
     );
     const ts = await inDir(tsOnly, () => cli('run', '--no-progress'));
     expect(ts.code).toBe(0);

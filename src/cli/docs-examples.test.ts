@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createJudge } from '../judge/judge.js';
 import { startMock, type MockProvider } from '../mock/index.js';
+import { OpenAIChatModel } from '../providers/openai.js';
 import { loadMockRules, mockResponder } from '../mock/rules.js';
 import type { MockServer } from '../mock/types.js';
 import type { JsonReport } from '../report/json.js';
@@ -54,8 +56,8 @@ describe("README: 'Next: your own config, offline'", () => {
     const json = join(tmp.dir(), 'try.json');
     const r = await cli('run', file, '--store', join(tmp.dir(), 'readme.db'), '--json', json, '--no-progress');
     expect(r.code).toBe(0);
-    expect(report(json).validators[0].counts).toMatchObject({ pass: 10, fail: 0, error: 0 });
-    expect(server.requests).toHaveLength(10);
+    expect(report(json).validators[0]).toMatchObject({ verdict: 'pass', verdictMode: 'confident', counts: { pass: 40, fail: 0, error: 0 } });
+    expect(server.requests).toHaveLength(40);
   });
 
   it('the rules.yaml block loads and answers as its comment says; stopping the mock is shown', async () => {
@@ -74,6 +76,17 @@ describe("README: 'Next: your own config, offline'", () => {
     expect(await ask('Can I get a refund?')).toMatchObject({ status: 200, text: 'You can return it within 30 days.' });
     expect(await ask('overload now')).toMatchObject({ status: 429, retryAfter: '1' });
     expect(await ask('Say hello.')).toMatchObject({ status: 200, text: 'Say hello.' });
+    // Its judge rules answer a verifier's judge, bound to each call's nonce, in every mode.
+    for (const mode of ['json_schema', 'text'] as const) {
+      const judge = createJudge({
+        model: new OpenAIChatModel({ model: 'j', baseURL: server.baseURL }),
+        instructions: ['Be polite.'],
+        mode,
+        retry: { retries: 0 },
+      });
+      expect(await judge.verify('Can I get a refund?', 'Go away.'), mode).toMatchObject({ outcome: 'fail', reasons: ['Dismissive.'] });
+      expect(await judge.verify('Describe the weather.', 'Sunny, 21 °C.'), mode).toMatchObject({ outcome: 'pass' });
+    }
     expect(section).toMatch(/kill %1/); // a mock started with & is stopped again
   });
 });
@@ -88,12 +101,18 @@ describe('docs/providers/*.md: every runnable config runs against assay mock --p
       expect(configs.length).toBeGreaterThan(0);
       for (const [n, { body, before }] of configs.entries()) {
         // The page says which mock to start, in the block's first comment or in the paragraph before it.
-        const how = /assay\s+mock(?:\s+--provider\s+(\w+))?\s+--port\s+(\d+)/.exec(body.split('\n')[0] + '\n' + before.split('\n\n').at(-1));
+        const how = /assay\s+mock(?:\s+--provider\s+(\w+))?\s+--port\s+(\d+)(?:\s+--judge\s+(pass|fail))?/.exec(
+          body.split('\n')[0] + '\n' + before.split('\n\n').at(-1),
+        );
         expect(how, `${provider}.md block ${n + 1}: how to start the mock`).not.toBeNull();
         expect(how![1] ?? 'openai').toBe(provider);
         // Ollama's config has no baseURL: the mock takes Ollama's own port, as the page says.
         const port = Number(how![2]);
-        const server = await mock(provider, { chat: mockResponder(), ...(provider === 'ollama' ? { port } : {}) });
+        // `--judge pass` as `assay mock` takes it: a last rule answering every judge request, bound to its nonce.
+        const judge = how![3] as 'pass' | 'fail' | undefined;
+        // A config with verifiers needs a judge that answers: the echo is no judge's verdict.
+        if (/^verifiers:/m.test(body)) expect(judge, `${provider}.md block ${n + 1}: its verifiers need the mock started with --judge`).toBeDefined();
+        const server = await mock(provider, { chat: mockResponder({ rules: judge ? [{ judge }] : [] }), ...(provider === 'ollama' ? { port } : {}) });
         const config = body.replaceAll(`http://127.0.0.1:${port}`, server.url);
         expect(provider === 'ollama' || config !== body, `${provider}.md block ${n + 1} names the mock's port`).toBe(true);
         const file = tmp.config(`${provider}-${n}.yaml`, config);

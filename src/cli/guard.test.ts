@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../store/sqlite.js';
 import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../mock/openai.js';
+import { judgeReply } from '../mock/judge.js';
 import { captureCli } from './testing/capture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-guard-cli-'));
@@ -15,7 +16,7 @@ beforeAll(async () => {
   judge = await startMockOpenAI({
     chat: (b: ChatRequestBody) => {
       const user = String(b.messages.find((m) => m.role === 'user')?.content ?? '');
-      return { content: JSON.stringify(user.includes(REASON) ? { verdict: 'PASS', reasons: [] } : { verdict: 'FAIL', reasons: [REASON] }) };
+      return { content: user.includes(REASON) ? judgeReply(b, 'PASS') : judgeReply(b, 'FAIL', [REASON]) };
     },
   });
   writeFileSync(

@@ -31,10 +31,11 @@ inputs:
   - Say hello to someone who is upset.
   - Welcome a returning customer.
 
-samples: 20              # M: outputs per input; rates come with confidence intervals
-interval: wilson         # wilson (default) | clopper-pearson | wald (the paper's formula)
+samples: 40              # M: outputs per input; rates come with confidence intervals
+interval: clopper-pearson  # clopper-pearson (default; holds its level at every rate) | wilson | wald (the paper's; verdict: point only)
 confidence: 0.95
-verdict: point           # point: rate >= minSuccess; confident: the interval must clear minSuccess
+verdict: confident       # confident (default): the interval must clear minSuccess, else inconclusive (more samples decide it);
+                         # point: the paper's rate >= minSuccess, marked "(point)" in reports
 aggregate: mean          # mean | weighted | min
 
 validators:
@@ -42,7 +43,7 @@ validators:
   - name: few_contractions
     message: Output contains too many contractions
     predicate: "o => (o.match(/'/g) ?? []).length <= 3"
-    minSuccess: 0.8
+    minSuccess: 0.7
   # Built-in checks: contains, not-contains, regex, max-count, words, sentences, json, json-schema.
   - name: short_enough
     message: Output is longer than 25 words

@@ -8,6 +8,7 @@ interface MockFlags {
   host: string;
   provider: string;
   rules?: string;
+  judge?: string;
   latency: string;
   errorRate: string;
   errorStatus: string;
@@ -25,7 +26,9 @@ function numberFlag(flag: string, value: string, check: (n: number) => boolean, 
 /**
  * `assay mock`: a local mock LLM server (OpenAI-compatible by default) to try configs offline. Answers from
  * a rules file (YAML or JSONL: match → reply), else echoes the last user message; a client asking for JSON
- * with a schema gets the smallest object of it (so verifiers run too). Runs until Ctrl-C.
+ * with a schema gets the smallest object of it. A judge's request is answered by a rule with `judge: pass|fail`
+ * (or `--judge`), bound to its nonce; the echo is not bound, so without one every verdict is an error that says
+ * so (src/judge/binding.ts). Runs until Ctrl-C.
  */
 export function register(program: Command): void {
   program
@@ -34,7 +37,11 @@ export function register(program: Command): void {
     .option('--port <n>', 'port to listen on (0: any free port)', '8080')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--provider <name>', `wire format: ${Object.keys(MOCK_DIALECTS).join(', ')}`, 'openai')
-    .option('--rules <file>', 'answers: a YAML list or JSONL of { match | regex, model?, reply | status, delayMs? }; default: echo')
+    .option('--rules <file>', 'answers: a YAML list or JSONL of { match | regex, model?, reply | status | judge, delayMs? }; default: echo')
+    .option(
+      '--judge <verdict>',
+      "answer every judge request the rules leave (pass or fail), bound to its nonce; default: the echo, which no judge's verdict is",
+    )
     .option('--latency <ms>', 'added to every answer', '0')
     .option('--error-rate <x>', 'share of requests answered with --error-status instead (0–1)', '0')
     .option('--error-status <code>', 'the status of those errors', '503')
@@ -55,7 +62,11 @@ export function register(program: Command): void {
         'an HTTP error status from 400 to 599',
       );
       const seed = numberFlag('--seed', flags.seed, Number.isInteger, 'an integer');
-      const rules = flags.rules !== undefined ? loadMockRules(flags.rules) : [];
+      if (flags.judge !== undefined && flags.judge !== 'pass' && flags.judge !== 'fail')
+        throw new UsageError(`--judge: expected pass or fail, found ${JSON.stringify(flags.judge)}`, { path: '--judge' });
+      const judge = flags.judge as 'pass' | 'fail' | undefined;
+      const rules = [...(flags.rules !== undefined ? loadMockRules(flags.rules) : []), ...(judge ? [{ judge }] : [])];
+      const ruled = rules.length - (judge ? 1 : 0);
       let server;
       try {
         server = await startMock(flags.provider as MockProvider, {
@@ -73,7 +84,8 @@ export function register(program: Command): void {
         }
         throw err;
       }
-      const how = rules.length ? `${rules.length} rule${rules.length === 1 ? '' : 's'} from ${flags.rules}, else echo` : 'echo';
+      const judges = judge ? `judges: ${judge.toUpperCase()}` : 'judges: not bound (errors) without a judge rule or --judge';
+      const how = `${ruled ? `${ruled} rule${ruled === 1 ? '' : 's'} from ${flags.rules}, else echo` : 'echo'}; ${judges}`;
       process.stdout.write(
         `assay mock: ${flags.provider} mock server at ${server.baseURL} (${how}; latency ${latencyMs} ms${errorRate ? `; ${errorRate * 100}% errors ${errorStatus}` : ''})\n` +
           `  use it as   system: { ${flags.provider}: { model: mock, baseURL: "${server.baseURL}" } }\n` +

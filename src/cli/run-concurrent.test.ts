@@ -45,12 +45,12 @@ validators:
   - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
 `,
       );
-      // An interrupted run with its first 20 samples stored.
+      // An interrupted run with its first 20 samples stored, decided as the config decides it (confident verdicts).
       const at = location!();
       const setup = await openStore(at);
       const run = await setup.createRun({
         name: 'twice',
-        config: {},
+        config: { verdict: 'confident' },
         configPath: file,
         inputs: ['a', 'b', 'c', 'd', 'e'],
         samples: 40,

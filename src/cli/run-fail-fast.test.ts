@@ -36,10 +36,11 @@ const config = (name: string, baseURL: string) =>
 describe('assay run: fail fast', () => {
   it('a small run stopped early: --resume --retry-errors runs the failed samples again, so the verdict is not left to the errors', async () => {
     const store = join(tmp.dir(), 'small.db');
+    // 20 of 20 passes once the errors are run again: enough to show 0.8 at 95% (lower bound 83.2%).
     const small = (name: string, baseURL: string) =>
       tmp.config(
         `${name}.yaml`,
-        `name: ${name}\nsystem: { openai: { baseURL: "${baseURL}", model: m } }\ninputs: [a, b]\nsamples: 10\nconcurrency: 5\nvalidators:\n  - { name: any, predicate: "o => o.length > 0", minSuccess: 0.9 }\n`,
+        `name: ${name}\nsystem: { openai: { baseURL: "${baseURL}", model: m } }\ninputs: [a, b]\nsamples: 10\nconcurrency: 5\nvalidators:\n  - { name: any, predicate: "o => o.length > 0", minSuccess: 0.8 }\n`,
       );
     const r = await captureCli(['run', small('small', `http://127.0.0.1:${await closedPort()}/v1`), '--store', store, '--no-progress']);
     expect(r.code).toBe(3);

@@ -9,6 +9,7 @@ import { useConfigDir } from './testing/config-dir.js';
 const tmp = useConfigDir('assay-cli-guards-');
 const cli = (...args: string[]) => captureCli(args);
 
+/** A run of `samples` × 2 passing outputs; 3 samples (6 outputs) show 0.5 at 95% (lower bound 54%): a confident pass. */
 const body = (samples: string) => `name: guards
 system: { simulated: { seed: 3, outputs: [{ text: "fine" }] } }
 inputs: ["a", "b"]
@@ -19,7 +20,7 @@ validators:
 
 /** One finished run in a fresh store; its id. */
 async function storedRun(store: string): Promise<string> {
-  const r = await cli('run', tmp.config('ok.yaml', body('2')), '--store', store, '--no-progress');
+  const r = await cli('run', tmp.config('ok.yaml', body('3')), '--store', store, '--no-progress');
   expect(r.code).toBe(0);
   return /run (\S+):/.exec(r.err)![1];
 }
@@ -57,7 +58,7 @@ describe('report paths are checked before the run', () => {
     const store = join(tmp.dir(), 'kept.db');
     const id = await storedRun(store);
     const before = readFileSync(store);
-    const r = await cli('run', tmp.config('ok.yaml', body('2')), '--store', store, '--json', store);
+    const r = await cli('run', tmp.config('ok.yaml', body('3')), '--store', store, '--json', store);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--json: .*is the assay store/);
     const link = join(tmp.dir(), 'link.json');
@@ -69,7 +70,7 @@ describe('report paths are checked before the run', () => {
 
   it('refuses two reports to one path, naming both flags', async () => {
     const out = join(tmp.dir(), 'same.json');
-    const r = await cli('run', tmp.config('ok.yaml', body('2')), '--store', join(tmp.dir(), 'same.db'), '--json', out, '--html', out);
+    const r = await cli('run', tmp.config('ok.yaml', body('3')), '--store', join(tmp.dir(), 'same.db'), '--json', out, '--html', out);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--html: expected a path of its own, found ".*same\.json", which --json writes too/);
     expect(existsSync(join(tmp.dir(), 'same.db'))).toBe(false);
@@ -77,7 +78,7 @@ describe('report paths are checked before the run', () => {
 
   it('an unwritable report path is exit 2 naming the flag before any call is made (no run is stored)', async () => {
     const store = join(tmp.dir(), 'unwritable.db');
-    const r = await cli('run', tmp.config('ok.yaml', body('2')), '--store', store, '--json', '/nonexistent3/x/r.json');
+    const r = await cli('run', tmp.config('ok.yaml', body('3')), '--store', store, '--json', '/nonexistent3/x/r.json');
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/^assay: --json: expected a file in an existing folder, found "\/nonexistent3\/x\/r\.json"/);
     expect(existsSync(store)).toBe(false);
@@ -99,7 +100,7 @@ describe('report paths are checked before the run', () => {
     const md = await cli('show', id, '--store', store, '--markdown', '-');
     expect(md.out).toMatch(/^## ✅ assay: guards/);
     expect((await cli('show', id, '--store', store, '--json', '-', '--junit', '-')).code).toBe(2);
-    const run = await cli('run', tmp.config('ok.yaml', body('2')), '--store', store, '--junit', '-', '--no-progress');
+    const run = await cli('run', tmp.config('ok.yaml', body('3')), '--store', store, '--junit', '-', '--no-progress');
     expect(run.code).toBe(0);
     expect(run.out).toMatch(/^<\?xml/);
     expect(run.err).toMatch(/PASS/);
@@ -111,13 +112,13 @@ describe('a store that cannot be opened or written is exit 3, one line naming th
     const blocker = join(tmp.dir(), 'plainfile');
     writeFileSync(blocker, 'x');
     const path = join(blocker, 'assay.db');
-    const r = await cli('run', tmp.config('ok.yaml', body('2')), '--store', path);
+    const r = await cli('run', tmp.config('ok.yaml', body('3')), '--store', path);
     expect(r.code).toBe(3);
     expect(r.err).toMatch(new RegExp(`^assay: --store: cannot open the assay store at ${path}: .*\\n$`));
     expect(r.err).not.toMatch(/\n\s+at /);
     const garbage = join(tmp.dir(), 'garbage.db');
     writeFileSync(garbage, 'this is not sqlite '.repeat(100));
-    for (const args of [['run', tmp.config('ok.yaml', body('2'))], ['runs']]) {
+    for (const args of [['run', tmp.config('ok.yaml', body('3'))], ['runs']]) {
       const g = await cli(...args, '--store', garbage);
       expect(g.code).toBe(3);
       expect(g.err).toMatch(new RegExp(`^assay: --store: cannot open the assay store at ${garbage}: .*\\n$`));

@@ -2,12 +2,15 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createJudge } from '../judge/judge.js';
 import { startMockAnthropic } from '../mock/anthropic.js';
 import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../mock/openai.js';
 import type { MockServer } from '../mock/types.js';
+import { OpenAIChatModel } from '../providers/openai.js';
 import type { JsonReport } from '../report/json.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { captureCli } from './testing/capture.js';
+import { judgeReply } from '../mock/judge.js';
 import { useConfigDir } from './testing/config-dir.js';
 
 /** The model layer end to end through `assay run`: providers, the response cache, prices and --max-cost. */
@@ -22,7 +25,7 @@ beforeAll(async () => {
   // The system answers differently on every call (so cached answers are recognisable); the judge passes.
   mock = await startMockOpenAI({
     chat: (b: ChatRequestBody) => {
-      if (b.model === 'judge') return { content: '{"verdict":"PASS","reasons":[]}', usage: { prompt_tokens: 200, completion_tokens: 10 } };
+      if (b.model === 'judge') return { content: judgeReply(b, 'PASS'), usage: { prompt_tokens: 200, completion_tokens: 10 } };
       return { content: `answer ${++calls} to ${String(b.messages.at(-1)?.content)}`, usage: { prompt_tokens: 100, completion_tokens: 20 } };
     },
   });
@@ -37,12 +40,15 @@ const PRICES = `prices:
 const SYSTEM_USD = 0.0002;
 const JUDGE_USD = 0.0005;
 
+// These runs are about cost and the cache: four outputs, decided by the point rule (explicitly: a confident verdict
+// would need more outputs, and more calls, than the figures below count).
 function experiment(extra = ''): string {
   return `name: models
 system:
   openai: { model: sut, baseURL: "${mock.baseURL}" }
 inputs: ["alpha", "beta"]
 samples: 2
+verdict: point
 validators:
   - { name: short, check: { type: words, max: 20 }, minSuccess: 0.5 }
 verifiers:
@@ -150,7 +156,7 @@ ${PRICES}`,
     const store = join(tmp.dir(), 'unpriced.db');
     const file = tmp.config(
       'unpriced.yaml',
-      `system:\n  openai: { model: sut, baseURL: "${mock.baseURL}" }\ninputs: ["a"]\nvalidators:\n  - { name: short, check: { type: words, max: 20 }, minSuccess: 0.5 }\n`,
+      `system:\n  openai: { model: sut, baseURL: "${mock.baseURL}" }\ninputs: ["a"]\nverdict: point\nvalidators:\n  - { name: short, check: { type: words, max: 20 }, minSuccess: 0.5 }\n`,
     );
     const json = join(tmp.dir(), 'unpriced.json');
     const r = await cli('run', file, '--store', store, '--json', json, '--no-progress');
@@ -192,9 +198,10 @@ validators:
     const json = join(tmp.dir(), 'anthropic.json');
     const r = await cli('run', file, '--store', join(tmp.dir(), 'anthropic.db'), '--json', json, '--no-progress');
     expect(r.err).toMatch(/on anthropic:claude-test/);
-    expect(r.code).toBe(0);
+    // Every output passes, but no number of outputs shows minSuccess 1 with confidence: inconclusive, exit 1.
+    expect(r.code).toBe(1);
     const rep = report(json);
-    expect(rep.validators[0].counts).toMatchObject({ pass: 6, fail: 0, error: 0 });
+    expect(rep.validators[0]).toMatchObject({ verdict: 'inconclusive', counts: { pass: 6, fail: 0, error: 0 } });
     expect(rep.stats!.costUsd).toBeCloseTo(6 * ((1000 * 3 + 100 * 15) / 1e6), 12);
     expect(anthropic.requests).toHaveLength(6);
     expect(anthropic.requests[0].path).toBe('/v1/messages');
@@ -205,7 +212,7 @@ validators:
     const port = new URL(anthropic.url).port;
     const file = tmp.config(
       'anthropic-temp.yaml',
-      `system:\n  anthropic: { model: claude-test, baseURL: "http://127.0.0.1:${port}/v1", temperature: 0.3, maxTokens: 200 }\ninputs: ["a", "b"]\nsamples: 3\nvalidators:\n  - { name: any, check: { type: contains, value: "Claude" }, minSuccess: 1 }\n`,
+      `system:\n  anthropic: { model: claude-test, baseURL: "http://127.0.0.1:${port}/v1", temperature: 0.3, maxTokens: 200 }\ninputs: ["a", "b"]\nsamples: 3\nverdict: point\nvalidators:\n  - { name: any, check: { type: contains, value: "Claude" }, minSuccess: 1 }\n`,
     );
     const r = await cli('run', file, '--store', join(tmp.dir(), 'anthropic-temp.db'), '--no-progress');
     expect(r.code).toBe(0);
@@ -245,6 +252,35 @@ describe('assay mock', () => {
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(out).toMatch(/stopped after 3 requests/);
+  });
+
+  it('--judge answers the judge requests the rules leave, bound to their nonce; the echo answers the rest', async () => {
+    const rules = tmp.config('judge-rules.yaml', '- { match: "Go away", judge: fail, reasons: ["Dismissive."] }\n');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mock', '--port', '0', '--rules', rules, '--judge', 'pass'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += String(c)));
+    const baseURL = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', () => {
+        const m = /mock server at (\S+)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+      child.on('exit', (code) => reject(new Error(`assay mock exited ${code}: ${out}`)));
+    });
+    try {
+      expect(out).toMatch(/\(1 rule from \S+judge-rules\.yaml, else echo; judges: PASS;/);
+      const judge = createJudge({ model: new OpenAIChatModel({ model: 'j', baseURL }), instructions: ['Be polite.'], mode: 'text', retry: { retries: 0 } });
+      expect(await judge.verify('Greet me.', 'Go away.')).toMatchObject({ outcome: 'fail', reasons: ['Dismissive.'] });
+      expect(await judge.verify('Greet me.', 'Hello!')).toMatchObject({ outcome: 'pass' });
+    } finally {
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      child.kill('SIGINT');
+      await exited;
+    }
+    const bad = await cli('mock', '--judge', 'maybe', '--port', '0');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--judge: expected pass or fail, found "maybe"');
   });
 
   it('names a bad rules file and line', async () => {

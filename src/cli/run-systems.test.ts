@@ -25,7 +25,10 @@ async function run(configFile: string, ...flags: string[]): Promise<{ code: numb
   return { ...r, report };
 }
 
-const rule = `validators:
+// These runs are about the kinds of system, not statistics: half of the few outputs fail by design, and the
+// point rule (rate 50% ≥ 50%, chosen explicitly) decides them.
+const rule = `verdict: point
+validators:
   - { name: short, check: { type: words, max: 6 }, minSuccess: 0.5 }
 `;
 

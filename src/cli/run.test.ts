@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../report/json.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { startMockOpenAI } from '../mock/openai.js';
+import { judgeReply } from '../mock/judge.js';
 import { captureCli } from './testing/capture.js';
 import { useConfigDir } from './testing/config-dir.js';
 
@@ -85,7 +86,8 @@ describe('assay run', () => {
   it('exit 0 when every validator passes', async () => {
     const file = config(
       'pass.yaml',
-      `name: passing${simulated}samples: 5
+      // 36 outputs that all pass show 0.9 at 95% (lower bound 90.3%): a confident pass.
+      `name: passing${simulated}samples: 12
 validators:
   - { name: few, predicate: "o => (o.match(/'/g) ?? []).length <= 3", minSuccess: 0.9 }
 `,
@@ -187,7 +189,7 @@ validators:
         if (b.model === 'sut') return { content: String(b.messages.at(-1)?.content) === 'rude' ? 'Go away.' : 'Hello, happy to help!', usage };
         const text = JSON.stringify(b.messages);
         return {
-          content: JSON.stringify(text.includes('Go away') ? { verdict: 'FAIL', reasons: ['dismissive'] } : { verdict: 'PASS', reasons: ['friendly'] }),
+          content: text.includes('Go away') ? judgeReply(b, 'FAIL', ['dismissive']) : judgeReply(b, 'PASS', ['friendly']),
           usage,
         };
       },

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { findDefaultConfig } from '../config/default-file.js';
 import { loadExperiment, type Experiment } from '../config/index.js';
-import { summarize } from '../core/summarize.js';
-import type { StoppingRule } from '../core/summary-types.js';
+import type { IntervalMethod, StoppingRule, VerdictMode } from '../core/summary-types.js';
 import { DURATION_EXPECTED, parseDuration } from '../config/duration.js';
 import { ExitCode, UsageError } from '../errors.js';
 import type { CacheSettings } from '../providers/cache.js';
@@ -12,7 +11,7 @@ import { exitCodeFor, reportMeta } from '../report/meta.js';
 import { formatTerminalSummary } from '../report/terminal.js';
 import { checkReportTargets } from '../report/targets.js';
 import { reportsToStdout, writeReports } from '../report/write.js';
-import { summaryOptionsOf } from '../run/options.js';
+import { checkResumedDecision, decisionOfRun, summarizeRun } from '../run/decision.js';
 import { maxCostRule } from '../run/cost.js';
 import { DEFAULT_MAX_ERRORS, FailFastRule } from '../run/fail-fast.js';
 import { createProgressView } from '../run/progress.js';
@@ -45,6 +44,8 @@ interface RunFlags {
   progress?: boolean;
   maxErrors?: string;
   stopping?: string;
+  verdict?: string;
+  interval?: string;
   cache?: boolean;
   cacheTtl?: string;
   maxCost?: string;
@@ -97,16 +98,12 @@ function stoppingFlag(value: string | undefined): StoppingRule | undefined {
   return value;
 }
 
-/** A resumed run keeps the stopping rule it was started with: its decisions depend on it. */
-function checkResumedStopping(prior: RunRecord, stopping: StoppingRule): void {
-  const runId = prior.id;
-  const was = (prior.config as { stopping?: unknown } | null | undefined)?.stopping === 'sequential' ? 'sequential' : 'fixed';
-  if (was !== stopping) {
-    throw new UsageError(
-      `--resume ${runId}: the run was started with stopping: ${was}, the config (or --stopping) now says ${stopping}; resume it with stopping: ${was}`,
-      { path: '--stopping' },
-    );
-  }
+/** A flag that takes one of a few words (`--verdict`, `--interval`). */
+function oneOfFlag<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`${flag}: expected ${allowed.join(' or ')}, found ${JSON.stringify(value)}`, { path: flag });
+  return value as T;
 }
 
 async function runCommand(configArg: string | undefined, flags: RunFlags): Promise<void> {
@@ -114,6 +111,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
   const samples = positiveIntFlag('--samples', flags.samples);
   const maxErrors = maxErrorsFlag(flags.maxErrors);
   const stopping = stoppingFlag(flags.stopping);
+  const verdict = oneOfFlag<VerdictMode>('--verdict', flags.verdict, ['confident', 'point']);
+  const interval = oneOfFlag<IntervalMethod>('--interval', flags.interval, ['clopper-pearson', 'wilson', 'wald']);
   const maxCost = usdFlag('--max-cost', flags.maxCost);
   checkQueueFlags(flags);
   if (flags.retryErrors && flags.resume === undefined)
@@ -180,8 +179,13 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       ...(samples !== undefined ? { samples } : {}),
       ...(concurrency !== undefined ? { concurrency } : {}),
       ...(stopping !== undefined ? { stopping } : {}),
+      ...(verdict !== undefined ? { verdict } : {}),
+      ...(interval !== undefined ? { interval } : {}),
     });
-    if (prior !== undefined) checkResumedStopping(prior, experiment.stopping);
+    // A resumed run is decided by the parameters it was started with: a config or flag that changes them is refused
+    // here, before anything is written (openRun checks again for other callers), and the stop rules use the stored ones.
+    if (prior) checkResumedDecision(prior, experiment.decision, configPath);
+    const decision = prior ? decisionOfRun(prior) : experiment.decision;
     const systemLimit = rateLimitOf(experiment.systemConfig, { file: configPath, path: 'system' });
     const limiters = localLimiters();
     // The cache lives in the store, opened below: until then nothing calls a model, so it is reached lazily.
@@ -205,13 +209,10 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     store = await openStore(location, { outage: storeOutage(location, { boundMs: outageMs, log: say }) });
     // stopping: sequential — each validator stops being checked once its confidence sequence decides it;
     // decided from the stored samples, here or (with --queue) by the coordinator that watches the workers.
-    const columns = [...experiment.validators, ...experiment.verifierConfigs].map((v) => ({
-      minSuccess: v.minSuccess,
-      ...(v.expect !== undefined ? { expect: v.expect } : {}),
-    }));
+    const columns = decision.rules.map((r) => ({ minSuccess: r.minSuccess, ...(r.expect !== undefined ? { expect: r.expect } : {}) }));
     const budget = maxCost ?? experiment.maxCostUsd;
     const stopRules = [
-      ...(experiment.stopping === 'sequential' ? [new SequentialStopRule(columns, experiment.confidence)] : []),
+      ...(decision.stopping === 'sequential' ? [new SequentialStopRule(columns, decision.confidence)] : []),
       ...(budget !== undefined ? [maxCostRule(budget)] : []),
     ];
     if (stopRules.length && flags.detach)
@@ -279,7 +280,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
         `assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`,
       );
     }
-    const summary = summarize(result.tensor, result.run.validators, summaryOptionsOf(experiment));
+    // Decided by the run's stored parameters, as `assay show` decides it.
+    const summary = summarizeRun(result.run, result.tensor);
     const meta = reportMeta(result.run, result.stats, {
       allowInconclusive: flags.allowInconclusive ?? false,
       ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}),
@@ -325,6 +327,8 @@ export function register(program: Command): void {
     )
     .option('--allow-inconclusive', 'exit 0 when a verdict is inconclusive (confident mode); an `error` verdict still exits 1')
     .option('--stopping <rule>', 'fixed (every sample) or sequential (stop each validator once its confidence sequence decides it); overrides the config')
+    .option('--verdict <mode>', 'confident (the default: the interval must clear minSuccess) or point (rate ≥ minSuccess); overrides the config')
+    .option('--interval <method>', 'clopper-pearson (the default), wilson, or wald (only with --verdict point); overrides the config')
     .option('--no-progress', 'no progress bar, plain progress lines')
     .option('--cache', 'reuse stored answers of identical calls (same provider, model, request and sample j), and store new ones')
     .option('--no-cache', 'call the models even if the config turns the cache on')

@@ -99,6 +99,15 @@ describe('assay serve', () => {
     expect(await main(['serve', '--kb', kbDir, '--port', '0', '--llm', llmFile, '--llm-model', 'm'])).toBe(2);
     expect(said.mock.calls.map((c) => String(c[0])).join('')).toMatch(/--llm .* and --llm-model: expected one of them/);
     expect(await main(['serve', '--kb', join(dir, 'docs', 'tower.md'), '--port', '0'])).toBe(2);
+    said.mockClear();
+    expect(await main(['serve', '--kb', kbDir, '--port', '0', '--workers', '0'])).toBe(2);
+    expect(await main(['serve', '--kb', kbDir, '--port', '0', '--queue', '-1'])).toBe(2);
+    expect(await main(['serve', '--kb', kbDir, '--port', '0', '--worker-memory', '8'])).toBe(2);
+    expect(said.mock.calls.map((c) => String(c[0]))).toEqual([
+      'assay: --workers: expected a whole number from 1 to 256, found "0"\n',
+      'assay: --queue: expected a whole number ≥ 0, found "-1"\n',
+      'assay: --worker-memory: expected a whole number ≥ 16, found "8"\n',
+    ]);
   });
 
   it('exits 2 with one line naming the port when the port is in use', async () => {

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import type { GroundingEngine } from '../ground/types.js';
 import { UsageError } from '../errors.js';
 import { embedderConfig, embedderOptions, llmConfig, llmOptions, numberFlag } from '../ground/cli-options.js';
-import { createGroundingEngine } from '../ground/service.js';
+import { createGroundingPool, DEFAULT_QUEUE, defaultWorkers, type GroundingPool } from '../ground/pool/grounding.js';
 import { isLoopbackHost } from '../server/auth.js';
 import { defaultConnectionLimits, type ConnectionLimits } from '../server/connections.js';
 import { RedisRateLimiter, resolveLimits, type ServerLimits } from '../server/limits.js';
@@ -35,6 +34,9 @@ interface ServeFlags {
   headersTimeout?: string;
   bodyTimeout?: string;
   allowHost: string[];
+  workers?: string;
+  queue?: string;
+  workerMemory?: string;
 }
 
 function tokenFrom(flags: ServeFlags): string | undefined {
@@ -84,13 +86,24 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
       path: '--headers-timeout',
     });
 
-  let engine: GroundingEngine | undefined;
+  const workers = numberFlag('--workers', flags.workers, { min: 1, max: 256 }) ?? defaultWorkers();
+  const queue = numberFlag('--queue', flags.queue, { min: 0 }) ?? DEFAULT_QUEUE;
+  const workerHeapMb = numberFlag('--worker-memory', flags.workerMemory, { min: 16 });
+  // The pool decides when /analyze is overloaded: every worker busy and its queue full.
+  limits.maxInFlight = workers + queue;
+
+  let engine: GroundingPool | undefined;
   if (flags.kb) {
     try {
-      engine = await createGroundingEngine({
+      // The analyses run in worker threads, each with the KB loaded once; this thread only does I/O.
+      engine = await createGroundingPool({
         kbDir: flags.kb,
         embedderConfig: embedderConfig(flags),
         llm,
+        workers,
+        queue,
+        ...(workerHeapMb ? { workerHeapMb } : {}),
+        onWarning: (message) => process.stderr.write(`assay: ${message}\n`),
       });
     } catch (err) {
       if (err instanceof UsageError) throw err;
@@ -100,7 +113,11 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   // The dashboard reads the store; without --store (or ASSAY_STORE) a missing default store just means no dashboard data.
   let store: Store | undefined;
   const location = storeLocation(flags.store);
-  if (flags.store || process.env.ASSAY_STORE || existsSync(location)) store = await openStore(location, { readonly: true });
+  if (flags.store || process.env.ASSAY_STORE || existsSync(location))
+    store = await openStore(location, { readonly: true }).catch(async (err: unknown) => {
+      await engine?.close();
+      throw err;
+    });
   if (!engine && !store) {
     throw new UsageError(
       'nothing to serve: give --kb <dir> for POST /analyze and/or --store LOCATION (default $ASSAY_STORE, else .assay/assay.db) for the dashboard',
@@ -128,11 +145,12 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
     });
   } catch (err) {
     await store?.close(); // a PostgreSQL pool would keep the process alive
+    await engine?.close();
     redis?.disconnect();
     throw err;
   }
   process.stderr.write(
-    `assay: serving on ${handle.url} (${[engine ? 'POST /analyze' : '', store ? 'dashboard' : ''].filter(Boolean).join(', ')}); Ctrl-C to stop\n`,
+    `assay: serving on ${handle.url} (${[engine ? `POST /analyze, ${engine.workers} workers` : '', store ? 'dashboard' : ''].filter(Boolean).join(', ')}); Ctrl-C to stop\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -144,6 +162,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  await engine?.close();
   await store?.close();
   redis?.disconnect();
 }
@@ -172,6 +191,9 @@ export function register(program: Command): void {
     .option('--burst <n>', 'burst of requests per client (default 30)')
     .option('--redis <url>', 'share the /analyze rate limit between replicas through this Redis (redis://host:6379[?prefix=name])')
     .option('--max-connections <n>', 'open connections at most; beyond, the oldest idle or half-sent one is closed, or 503 (default 512)')
+    .option('--workers <n>', 'worker threads that analyse /analyze requests, each with its own copy of the KB (default: one per core, 2–8)')
+    .option('--queue <n>', 'requests that may wait for a free worker; beyond, 503 with Retry-After (default 32)')
+    .option('--worker-memory <mb>', "heap limit of each worker thread in MB; an analysis beyond it fails alone with 500 (default: Node's own)")
     .option('--headers-timeout <ms>', 'a client must send its request headers within this time (default 20000)')
     .option('--body-timeout <ms>', 'a client must send its whole request within this time (default 60000)')
     .option(

@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { startMockAnthropic } from '../mock/anthropic.js';
 import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../mock/openai.js';
 import type { MockChatView } from '../mock/types.js';
+import { judgeReply } from '../mock/judge.js';
 import { skipWithoutData, spadeFile } from '../spade/testing/benchmark-data.js';
 import { main } from './main.js';
 
@@ -245,7 +246,7 @@ describe('assay spade (CLI)', () => {
             };
           if (!b.response_format && !b.tools) return { content: 'price_free subsumes no_prices.' };
           // The judge of llm assertions: FAIL when the output mentions a price.
-          return { content: JSON.stringify(/\$\d/.test(u) ? { verdict: 'FAIL', reasons: ['mentions a price'] } : { verdict: 'PASS', reasons: [] }) };
+          return { content: /\$\d/.test(u) ? judgeReply(b, 'FAIL', ['mentions a price']) : judgeReply(b, 'PASS') };
         },
       });
       process.env.OPENAI_BASE_URL = mock.baseURL;
@@ -345,7 +346,7 @@ describe('assay spade (CLI)', () => {
     const judgeAnswer = (r: MockChatView) => {
       const output = /<output-\w+>\n([\s\S]*?)\n<\/output-/.exec(r.messages.at(-1)?.content ?? '')?.[1] ?? '';
       const fail = r.system?.includes('free of prices') ? /\$\d/.test(output) : r.system?.includes('friendly') ? output.includes('rude') : true;
-      return { content: JSON.stringify(fail ? { verdict: 'FAIL', reasons: ['scripted'] } : { verdict: 'PASS', reasons: [] }) };
+      return { content: fail ? judgeReply(r, 'FAIL', ['scripted']) : judgeReply(r, 'PASS') };
     };
     const candidates = [
       { id: 'max3', description: 'At most 3 bullets', form: { kind: 'check', check: { type: 'max-count', pattern: '^- ', flags: 'm', max: 3 } } },

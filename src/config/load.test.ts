@@ -301,3 +301,48 @@ describe('loadExperiment: errors and stopping (issue 9)', () => {
     expect(exp.message).toMatch(/validators\[0\]\.expect: expected a number strictly between 0 and 1/);
   });
 });
+
+describe('loadExperiment: verdicts (issue 16)', () => {
+  it('the verdict is confident by default; point on request; the decision parameters are stored with the run', async () => {
+    const e = await loadExperiment(write('default.yaml', GOOD.replace('    minSuccess: 0.9\n', '    minSuccess: 0.9\n    expect: 0.97\n')));
+    try {
+      expect(e.verdict).toBe('confident');
+      const decision = {
+        confidence: 0.95,
+        interval: 'clopper-pearson',
+        verdict: 'confident',
+        maxErrorShare: 0.05,
+        stopping: 'fixed',
+        rules: [{ name: 'short', minSuccess: 0.9, expect: 0.97 }],
+      };
+      expect(e.decision).toEqual(decision);
+      expect(e.serialisable).toMatchObject({ verdict: 'confident', decision });
+    } finally {
+      e.dispose();
+    }
+    const p = await loadExperiment(write('point.yaml', GOOD.replace('samples: 3', 'samples: 3\nverdict: point')));
+    expect([p.verdict, p.decision.verdict]).toEqual(['point', 'point']);
+    p.dispose();
+    const o = await loadExperiment(write('over.yaml', GOOD), { verdict: 'point', interval: 'wald' });
+    expect(o.decision).toMatchObject({ verdict: 'point', interval: 'wald' });
+    o.dispose();
+  });
+
+  it('refuses confident verdicts on Wald intervals, in the file or by an override, naming interval and saying why', async () => {
+    const file = await usage(write('wald.yaml', GOOD.replace('samples: 3', 'samples: 3\ninterval: wald')));
+    expect(file.message).toMatch(
+      /^.*wald\.yaml: interval: expected clopper-pearson or wilson with verdict: confident \(the default\), found "wald": Wald's bound is degenerate at 0 and n .* \(line 5\)$/,
+    );
+    expect(file.where).toMatchObject({ path: 'interval', line: 5 });
+    const explicit = await usage(write('wald2.yaml', GOOD.replace('samples: 3', 'samples: 3\ninterval: wald\nverdict: confident')));
+    expect(explicit.message).toMatch(/interval: expected clopper-pearson or wilson with verdict: confident/);
+    const override = await usage(write('ok.yaml', GOOD), { interval: 'wald', verdict: 'confident' });
+    expect(override.message).toMatch(/^override interval: expected clopper-pearson or wilson with verdict: confident .*degenerate at 0 and n/);
+    const seq = await usage(write('wald-seq.yaml', GOOD.replace('samples: 3', 'samples: 3\ninterval: wald\nstopping: sequential')));
+    expect(seq.message).toMatch(/interval: expected clopper-pearson or wilson/);
+    // Wald stays available for comparison, with point verdicts.
+    const w = await loadExperiment(write('wald-point.yaml', GOOD.replace('samples: 3', 'samples: 3\ninterval: wald\nverdict: point')));
+    expect([w.interval, w.verdict]).toEqual(['wald', 'point']);
+    w.dispose();
+  });
+});

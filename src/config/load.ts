@@ -3,8 +3,10 @@ import { basename, dirname, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { AggregateMethod, IntervalMethod, StoppingRule, VerdictMode } from '../core/summary-types.js';
+import { DEFAULT_VERDICT_MODE, intervalProblem } from '../core/verdict.js';
 import type { InputValue, Validator, ValidatorMeta } from '../core/validator.js';
 import { UsageError } from '../errors.js';
+import type { DecisionParameters } from '../run/decision.js';
 import { SandboxError } from '../sandbox/errors.js';
 import { createSandbox } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -46,6 +48,8 @@ export interface Experiment {
   /** Largest error share a verdict may rest on (validators may set their own). */
   maxErrorShare: number;
   stopping: StoppingRule;
+  /** What decides the verdicts, stored with the run (`serialisable.decision`): a resume may not change it. */
+  decision: DecisionParameters;
   concurrency: number;
   timeoutMs: number;
   /** Per-evaluation limit for validators without their own `timeoutMs`. */
@@ -197,7 +201,7 @@ async function buildExperiment(
     ...(v.expect !== undefined ? { expect: v.expect } : {}),
   }));
   const name = cfg.name ?? defaultName(configPath);
-  // A sequential run decides on confidence bounds: it needs the confident verdict, and takes it by default.
+  // A sequential run decides on confidence bounds: it needs the confident verdict (the default).
   if (cfg.stopping === 'sequential' && cfg.verdict === 'point') {
     throw usageError(
       file,
@@ -205,7 +209,13 @@ async function buildExperiment(
       locate,
     );
   }
-  const verdict: VerdictMode = cfg.verdict ?? (cfg.stopping === 'sequential' ? 'confident' : 'point');
+  const verdict: VerdictMode = cfg.verdict ?? DEFAULT_VERDICT_MODE;
+  const degenerate = intervalProblem(cfg.interval, verdict);
+  if (degenerate) {
+    // Said where the pair came from: the file, or an override (`assay run --interval/--verdict`).
+    if (ov.data.interval !== undefined || ov.data.verdict !== undefined) throw new UsageError(`override interval: ${degenerate}`, { path: 'interval' });
+    throw usageError(file, [{ path: ['interval'], message: degenerate }], locate);
+  }
   // The run settings, the same in the experiment and in the copy stored with its runs.
   const settings = {
     aggregate: cfg.aggregate,
@@ -216,6 +226,20 @@ async function buildExperiment(
     stopping: cfg.stopping,
     concurrency: cfg.concurrency,
     timeoutMs: cfg.timeoutMs,
+  };
+  // What decides the verdicts, column by column (validators, then verifiers: the tensor's order), stored with the run.
+  const decision: DecisionParameters = {
+    confidence: cfg.confidence,
+    interval: cfg.interval,
+    verdict,
+    maxErrorShare: cfg.maxErrorShare,
+    stopping: cfg.stopping,
+    rules: [...metas, ...cfg.verifiers].map((v) => ({
+      name: v.name,
+      minSuccess: v.minSuccess,
+      ...(v.maxErrorShare !== undefined ? { maxErrorShare: v.maxErrorShare } : {}),
+      ...(v.expect !== undefined ? { expect: v.expect } : {}),
+    })),
   };
   const serialisable = jsonSafe({
     name,
@@ -230,6 +254,7 @@ async function buildExperiment(
     cache: cfg.cache,
     prices: cfg.prices,
     maxCostUsd: cfg.maxCostUsd,
+    decision,
   }) as Record<string, unknown>;
   // A YAML or JSON document is data: kept with the run (its inputs are stored apart), so that a queue worker
   // on another machine builds the same experiment. A TypeScript config's functions cannot travel this way.
@@ -249,6 +274,7 @@ async function buildExperiment(
     validators,
     verifierConfigs: cfg.verifiers,
     ...settings,
+    decision,
     validatorTimeoutMs: cfg.validatorTimeoutMs ?? DEFAULT_VALIDATOR_TIMEOUT_MS,
     ...(cfg.cache ? { cache: cfg.cache === true ? {} : { ...(cfg.cache.ttl !== undefined ? { ttlMs: cfg.cache.ttl } : {}) } } : {}),
     ...(cfg.prices ? { prices: cfg.prices } : {}),

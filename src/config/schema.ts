@@ -118,11 +118,13 @@ export const experimentConfigSchema = z.strictObject({
     .lt(1, { error: 'expected a number strictly between 0 and 1' })
     .default(0.95),
   interval: z.enum(['clopper-pearson', 'wilson', 'wald']).default('clopper-pearson'),
-  /** Default `point`, or `confident` with `stopping: sequential` (which needs it). */
+  /** Default `confident`; `point` (the paper's rate ≥ minSuccess) on request, and never with `stopping: sequential`. */
   verdict: z
     .enum(['point', 'confident'])
     .optional()
-    .describe('point (rate ≥ minSuccess) or confident (the bounds must clear minSuccess). Default point; confident with stopping: sequential, which needs it.'),
+    .describe(
+      'confident (the default: the interval must clear minSuccess, else inconclusive) or point (the paper: rate ≥ minSuccess, marked "(point)" in reports). stopping: sequential needs confident.',
+    ),
   maxErrorShare: maxErrorShare.default(0.05),
   stopping: z
     .enum(['fixed', 'sequential'], {

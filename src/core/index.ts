@@ -21,3 +21,6 @@ export * from './stopping.js';
 export * from './sample-size.js';
 export * from './coverage.js';
 export * from './intersection.js';
+export * from './alignment.js';
+export * from './ppi.js';
+export * from './grading-sample.js';

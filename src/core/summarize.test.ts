@@ -14,9 +14,21 @@ const meta = (minSuccess: [number, number], extra: Partial<ValidatorMeta> = {}):
 ];
 
 describe('summarize on the hand-built 2×3×2 tensor', () => {
-  it('defaults: Clopper–Pearson 95%, point verdicts, mean aggregation, maxErrorShare 5%, fixed stopping', () => {
-    const s = summarize(HAND(), meta([0.75, 0.5]));
-    expect(s.options).toEqual({ interval: 'clopper-pearson', level: 0.95, verdict: 'point', aggregate: 'mean', maxErrorShare: 0.05, stopping: 'fixed' });
+  it('defaults: Clopper–Pearson 95%, confident verdicts, mean aggregation, maxErrorShare 5%, fixed stopping', () => {
+    const byDefault = summarize(HAND(), meta([0.75, 0.5]));
+    expect(byDefault.options).toEqual({
+      interval: 'clopper-pearson',
+      level: 0.95,
+      verdict: 'confident',
+      aggregate: 'mean',
+      maxErrorShare: 0.05,
+      stopping: 'fixed',
+    });
+    // b = 3/5 clears 0.5 as a point, but its interval [14.7%, 94.7%] does not: inconclusive by default.
+    expect(byDefault.validators.map((v) => v.verdict)).toEqual(['error', 'inconclusive']);
+    expect(byDefault.validators[1].reason).toMatch(/^bounds \[14\.7%, 94\.7%\] straddle minSuccess 50%/);
+    // The paper's point verdicts, on request.
+    const s = summarize(HAND(), meta([0.75, 0.5]), { verdict: 'point' });
     expect([s.N, s.M, s.K]).toEqual([2, 3, 2]);
     // a = 4/5 = 0.8 but 1 of its 6 checked cells is an error (16.7% > 5%): error; b = 3/5 = 0.6 ≥ 0.5: pass.
     expect(s.validators.map((v) => [v.name, v.kind, v.rate, v.errorShare, v.verdict])).toEqual([
@@ -29,7 +41,7 @@ describe('summarize on the hand-built 2×3×2 tensor', () => {
     expect(s.validators[0].reason).toMatch(/error share 16\.7% > maxErrorShare 5%/);
     expect(s.verdict).toBe('error');
     // The validator's own maxErrorShare overrides the run's.
-    const lenient = summarize(HAND(), meta([0.75, 0.5], { maxErrorShare: 0.2 }));
+    const lenient = summarize(HAND(), meta([0.75, 0.5], { maxErrorShare: 0.2 }), { verdict: 'point' });
     expect(lenient.validators.map((v) => [v.maxErrorShare, v.verdict])).toEqual([
       [0.2, 'pass'],
       [0.05, 'pass'],
@@ -82,8 +94,10 @@ describe('summarize on the hand-built 2×3×2 tensor', () => {
     expect(s.overall.mean).toBe(1); // the one validator that answered
     expect(s.overall.errorShare).toBe(0.8);
     expect(s.overall.undecidedValidators).toBe(4);
-    expect(s.validators.map((v) => v.verdict)).toEqual(['pass', 'error', 'error', 'error', 'error']);
+    // v0's 20 of 20 cannot show 0.9 at 95% (lower bound 83.2%): inconclusive; the others are errors, and so is the run.
+    expect(s.validators.map((v) => v.verdict)).toEqual(['inconclusive', 'error', 'error', 'error', 'error']);
     expect(s.verdict).toBe('error');
+    expect(summarize(t, metas, { verdict: 'point' }).validators.map((v) => v.verdict)).toEqual(['pass', 'error', 'error', 'error', 'error']);
   });
 
   it('confident mode: wide intervals are inconclusive, with the outputs that decide them at 80%', () => {
@@ -148,7 +162,7 @@ describe('summarize on the hand-built 2×3×2 tensor', () => {
     expect(() => resolveSummaryOptions({ maxErrorShare: 2 })).toThrow(/options.maxErrorShare/);
     expect(() => resolveSummaryOptions({ stopping: 'eventually' as never })).toThrow(/options.stopping/);
     expect(() => summarize(HAND(), meta([0.5, 0.5], { maxErrorShare: -0.1 }))).toThrow(/maxErrorShare/);
-    expect(resolveSummaryOptions({ verdict: undefined }).verdict).toBe('point');
+    expect(resolveSummaryOptions({ verdict: undefined }).verdict).toBe('confident');
   });
 
   it('overall verdict rule: fail, then error, then inconclusive', () => {

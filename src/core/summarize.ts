@@ -23,14 +23,14 @@ import type {
 } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 import type { ValidatorMeta } from './validator.js';
-import { checkVerdictArguments, DEFAULT_MAX_ERROR_SHARE, pctBeside, validatorVerdict } from './verdict.js';
+import { checkVerdictArguments, DEFAULT_MAX_ERROR_SHARE, DEFAULT_VERDICT_MODE, pctBeside, validatorVerdict } from './verdict.js';
 import { errorShareOf, rateOf, tensorViews } from './views.js';
 
-/** Clopper–Pearson by default: it holds its level for every p and n (docs/verdicts.md). */
+/** Clopper–Pearson and confident verdicts by default: they hold their level for every p and n (docs/verdicts.md). */
 export const DEFAULT_SUMMARY_OPTIONS: SummaryOptions = {
   interval: 'clopper-pearson',
   level: 0.95,
-  verdict: 'point',
+  verdict: DEFAULT_VERDICT_MODE,
   aggregate: 'mean',
   maxErrorShare: DEFAULT_MAX_ERROR_SHARE,
   stopping: 'fixed',

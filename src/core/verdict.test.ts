@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { binomialUpperTail } from './sample-size.js';
-import { errorBounds, pointVerdict, TO_DECIDE_PROBABILITY, validatorVerdict, zeroFailureSamples } from './verdict.js';
+import { DEFAULT_VERDICT_MODE, errorBounds, intervalProblem, pointVerdict, TO_DECIDE_PROBABILITY, validatorVerdict, zeroFailureSamples } from './verdict.js';
 import { mulberry32 } from './testing/prng.js';
 
 const confident = { mode: 'confident', interval: 'clopper-pearson', level: 0.95 } as const;
@@ -127,5 +127,24 @@ describe('zero-failure plan', () => {
     const n = zeroFailureSamples(0.97, 0.9);
     expect(0.97 ** n).toBeLessThanOrEqual(0.1);
     expect(0.97 ** (n - 1)).toBeGreaterThan(0.1);
+  });
+});
+
+describe('intervalProblem: which intervals may decide confident verdicts', () => {
+  it('refuses Wald with confident verdicts: degenerate at n, one passing output would pass', () => {
+    // Why: Wald's interval at 1 of 1 is [1, 1], so its "lower bound 100%" would clear any minSuccess.
+    expect(validatorVerdict({ pass: 1, fail: 0, error: 0 }, 0.95, { mode: 'confident', interval: 'wald', level: 0.95 })).toMatchObject({ verdict: 'pass' });
+    expect(validatorVerdict({ pass: 1, fail: 0, error: 0 }, 0.95, { mode: 'confident', interval: 'clopper-pearson', level: 0.95 }).verdict).toBe(
+      'inconclusive',
+    );
+    expect(intervalProblem('wald', 'confident')).toMatch(/^expected clopper-pearson or wilson .*degenerate at 0 and n/);
+    for (const [method, mode] of [
+      ['wald', 'point'],
+      ['clopper-pearson', 'confident'],
+      ['wilson', 'confident'],
+      ['clopper-pearson', 'point'],
+    ] as const)
+      expect(intervalProblem(method, mode), `${method} ${mode}`).toBeUndefined();
+    expect(DEFAULT_VERDICT_MODE).toBe('confident');
   });
 });

@@ -26,6 +26,23 @@ export interface VerdictOptions {
   maxErrorShare?: number;
 }
 
+/**
+ * The default verdict mode: `confident`. A point verdict passes one lucky output ("1 of 1, rate 100% ≥ 95%");
+ * a confident one needs the interval to clear minSuccess, and is `inconclusive` until it does.
+ */
+export const DEFAULT_VERDICT_MODE: VerdictMode = 'confident';
+
+/**
+ * Why an interval method cannot decide confident verdicts, or undefined when it can. Wald's interval is
+ * degenerate at 0 and n (zero width: one passing output gives [100%, 100%], a "lower bound 100%" PASS), so
+ * confident verdicts on it do not hold their level; it stays available with `point`, for comparison.
+ */
+export function intervalProblem(method: IntervalMethod, mode: VerdictMode): string | undefined {
+  if (method === 'wald' && mode === 'confident')
+    return 'expected clopper-pearson or wilson with verdict: confident (the default), found "wald": Wald\'s bound is degenerate at 0 and n (one passing output gives the interval [100%, 100%], a "lower bound 100%" PASS); keep wald for comparison with verdict: point';
+  return undefined;
+}
+
 /** Default maxErrorShare: a verdict may rest on at most 5% of its cells being errors. */
 export const DEFAULT_MAX_ERROR_SHARE = 0.05;
 /** The probability `toDecide` is stated at. */

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { analyze, type AnalyzeOptions } from './engine.js';
+import { effectiveSupport } from './eval.js';
 import type { KnowledgeBase } from './kb.js';
 import { writeCalibration, type Calibration } from './kb-store.js';
 import { fitThreshold } from './metrics.js';
@@ -58,10 +59,9 @@ export async function calibrate(
   options: Pick<AnalyzeOptions, 'details' | 'detailScope' | 'topK'> = {},
 ): Promise<Calibration> {
   const scores: number[] = [];
-  const counts = (options.details ?? 'count') === 'count';
   for (const row of set) {
     const r = await analyze(kb, { query: row.claim, answer: row.claim }, { ...options, thresholds: { strong: 1, weak: 0 } });
-    scores.push(Math.min(...r.claims_analysis.map((c) => (counts && (c.unverified_details?.length ?? 0) > 0 ? -Infinity : c.support_score))));
+    scores.push(effectiveSupport(r));
   }
   const fit = fitThreshold(
     scores,

@@ -163,6 +163,16 @@ describe('claim segmentation: linear rewrite', () => {
     expect(growth((text) => segmentClaimSpans(text), patterns[unit])).toBeLessThan(64);
   });
 
+  // Issue 17: the table-rule pattern split a run of whitespace between two adjacent \s* in every way (10.4 s
+  // for 99,999 spaces and "x"); a pipe or colon in the middle did the same to the run before it.
+  it.each([' ', '\t', '\r', ' \t', '  |  ', '  :  '])('grows linearly on a run of %j before a word', (unit) => {
+    expect(growth((text) => segmentClaimSpans(text + 'x'), unit)).toBeLessThan(64);
+  });
+
+  it('splits the reproducer of issue 17 (99,999 spaces and "x") into the one claim "x"', () => {
+    expect(segmentClaimSpans(' '.repeat(99_999) + 'x')).toEqual([{ text: 'x', start: 99_999, end: 100_000 }]);
+  });
+
   // A single 100,000-character claim then goes through the detail check (numbers, dates, names).
   const evidence = evidenceDetails('The Eiffel Tower is in Paris. It was completed in 1889.');
   it.each(['e.g. ', 'Big Names here. ', 'In 1889 the Tower ', 'The '])('checks the details of a long claim in linear time (%j repeated)', (unit) => {

@@ -43,13 +43,50 @@ describe('analyze', () => {
     expect(r.confidence_score).toBeCloseTo(0.6 + 0.4 * ((a.support_score + b.support_score) / 2), 3);
   });
 
-  it('flags a claim whose year is not in its evidence, and counts it in the risk', async () => {
+  it('marks a claim whose year differs from its evidence CONTRADICTED, and counts it in the risk', async () => {
     const r = await analyze(kb, { query: 'q', answer: 'The Eiffel Tower was completed in 1899.' });
-    expect(r.claims_analysis[0].unverified_details).toEqual(['1899']);
+    expect(r.claims_analysis[0].status).toBe('CONTRADICTED');
+    expect(r.claims_analysis[0].contradicted_details).toEqual([{ claim: '1899', evidence: '1889' }]);
+    expect(r.claims_analysis[0].unverified_details).toEqual([]);
     expect(r.unsupported_claims).toEqual(['The Eiffel Tower was completed in 1899.']);
     expect(r.evidence_coverage).toBe('NONE');
+    // 'report' lists details the evidence leaves out without counting them, but a contradiction still decides
     const reported = await analyze(kb, { query: 'q', answer: 'The Eiffel Tower was completed in 1899.' }, { details: 'report' });
-    expect(reported.evidence_coverage).toBe('FULL');
+    expect(reported.claims_analysis[0].status).toBe('CONTRADICTED');
+    const off = await analyze(kb, { query: 'q', answer: 'The Eiffel Tower was completed in 1899.' }, { details: 'off' });
+    expect([off.claims_analysis[0].status, off.evidence_coverage]).toEqual(['STRONG', 'FULL']);
+  });
+
+  it('issue reproducers: 60 days against 14 days (was STRONG), five minutes against two minutes (was WEAK, LOW, FULL)', async () => {
+    const shop = await knowledgeBaseFromTexts(
+      [
+        {
+          source: 'returns.md',
+          text: 'Opened routers can be returned within 14 days of purchase. Unopened routers within 30 days. After an update the router reboots in two minutes. The X200 router supports 5G.',
+        },
+      ],
+      createLexicalEmbedder(),
+    );
+    const days = await analyze(shop, { query: 'q', answer: 'Opened routers can be returned within 60 days of purchase.' });
+    expect(days.claims_analysis[0]).toMatchObject({ status: 'CONTRADICTED', contradicted_details: [{ claim: '60 days', evidence: '14 days' }] });
+    expect(days.claims_analysis[0].support_score).toBeGreaterThan(0.6); // similar evidence: it was STRONG before
+    const words = await analyze(shop, { query: 'q', answer: 'The router reboots in about five minutes. The X200 router supports 5G.' });
+    expect(words.claims_analysis.map((c) => c.status)).toEqual(['CONTRADICTED', 'STRONG']);
+    expect(words.claims_analysis[0].contradicted_details).toEqual([{ claim: 'five minutes', evidence: 'two minutes' }]);
+    expect(words.claims_analysis[1].unverified_details).toEqual([]); // no "X" or "5" out of X200 and 5G
+    expect(words.hallucination_risk).not.toBe('LOW');
+    expect(words.evidence_coverage).toBe('PARTIAL');
+    expect(words.unsupported_claims).toEqual(['The router reboots in about five minutes.']);
+  });
+
+  it('a detail the evidence does not mention makes a claim UNSUPPORTED in count mode, and is only listed in report mode', async () => {
+    const answer = 'The Eiffel Tower was completed in 1889 by Napoleon.';
+    const r = await analyze(kb, { query: 'q', answer });
+    expect([r.claims_analysis[0].status, r.claims_analysis[0].unverified_details]).toEqual(['UNSUPPORTED', ['Napoleon']]);
+    expect(r.claims_analysis[0].contradicted_details).toBeUndefined();
+    const reported = await analyze(kb, { query: 'q', answer }, { details: 'report' });
+    expect(reported.claims_analysis[0].status).not.toMatch(/UNSUPPORTED|CONTRADICTED/);
+    expect(reported.claims_analysis[0].unverified_details).toEqual(['Napoleon']);
   });
 
   it('respects top_k and the thresholds it is given', async () => {

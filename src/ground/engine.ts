@@ -1,10 +1,9 @@
 import { GroundingUnavailableError } from './types.js';
 import { extractClaims } from './claims.js';
-import { evidenceDetails, unverifiedDetails, type EvidenceDetails } from './details.js';
+import { checkDetails, evidenceDetails, type EvidenceDetails } from './details.js';
 import type { SearchHit } from './index/flat.js';
 import type { KnowledgeBase } from './kb.js';
-import { aggregate, classifySupport, type DetailMode, type ScoredClaim } from './score.js';
-import { TimeSlicer } from './slice.js';
+import { aggregate, type DetailMode, type ScoredClaim } from './score.js';
 import { GroundingRequestError, type AnalyzeRequest, type ClaimAnalysis, type EvidenceRef, type GroundingReport, type SupportThresholds } from './types.js';
 
 /** The design's "LLM Response Generator": one call, low temperature, no chaining. */
@@ -29,11 +28,6 @@ export interface AnalyzeOptions {
   llm?: AnswerGenerator;
   /** Upper bound on claims per answer (default 200): beyond it the request is rejected (400). */
   maxClaims?: number;
-  /**
-   * Longest stretch (ms) the analysis holds the event loop before yielding to other work (default 8), so one
-   * large request cannot starve a server's other requests; see slice.ts.
-   */
-  sliceMs?: number;
 }
 
 const round = (x: number) => Math.round(x * 1e4) / 1e4;
@@ -50,25 +44,25 @@ function validate(request: AnalyzeRequest, options: AnalyzeOptions): { query: st
   return { query, answer: typeof answer === 'string' ? answer : undefined, topK: (top_k as number | undefined) ?? options.topK ?? 5 };
 }
 
-/** Characters of claims embedded per call: an in-process embedder (lexical) holds the thread ~2 ms for them. */
+/** Characters of claims embedded per call (a remote embedder gets requests of bounded size). */
 const EMBED_CHARS = 8_000;
 
 /**
- * Embed claims in batches of about EMBED_CHARS characters (one batch for ordinary answers), checking in
- * between; a batch that fails is retried claim by claim, so one bad claim leaves a partial analysis.
+ * Embed claims in batches of about EMBED_CHARS characters (one batch for ordinary answers), stopping between
+ * batches once aborted; a batch that fails is retried claim by claim, so one bad claim leaves a partial analysis.
  */
 async function embedClaims(
   kb: KnowledgeBase,
   claims: string[],
-  slicer: TimeSlicer,
+  signal?: AbortSignal,
 ): Promise<{ vectors: (Float32Array | null)[]; errors: (string | undefined)[] }> {
   const vectors: (Float32Array | null)[] = [];
   const errors: (string | undefined)[] = [];
   for (let from = 0; from < claims.length;) {
     let to = from + 1;
     for (let chars = claims[from].length; to < claims.length && chars + claims[to].length <= EMBED_CHARS; to++) chars += claims[to].length;
-    await slicer.checkIn();
-    const batch = await embedBatch(kb, claims.slice(from, to), slicer);
+    signal?.throwIfAborted();
+    const batch = await embedBatch(kb, claims.slice(from, to), signal);
     vectors.push(...batch.vectors);
     errors.push(...batch.errors);
     from = to;
@@ -79,7 +73,7 @@ async function embedClaims(
 async function embedBatch(
   kb: KnowledgeBase,
   claims: string[],
-  slicer: TimeSlicer,
+  signal?: AbortSignal,
 ): Promise<{ vectors: (Float32Array | null)[]; errors: (string | undefined)[] }> {
   const d = kb.embedder.dimension;
   try {
@@ -90,7 +84,7 @@ async function embedBatch(
     const vectors: (Float32Array | null)[] = [];
     const errors: (string | undefined)[] = [];
     for (const c of claims) {
-      await slicer.checkIn();
+      signal?.throwIfAborted();
       try {
         const v = await kb.embedder.embed([c]);
         if (v.length !== d) throw new Error(`embedder returned ${v.length} values, expected ${d}`);
@@ -111,21 +105,21 @@ interface Best {
   score: number;
 }
 
-/** Query rows × chunk rows scored per step of the retrieval (~5 ms of dot products at 384 dimensions). */
+/** Query rows × chunk rows scored per pass of the retrieval (~5 ms of dot products at 384 dimensions). */
 const SCORES_PER_STEP = 60_000;
 
 /**
  * Retrieve top-k chunks per claim (batched passes over the chunk index), then score the claim against
  * every window of those chunks (the window index, restricted to their window ranges).
  * Ties go to the window met first: best chunk first, then document order. Claims go in batches sized to
- * the KB, with a check-in between batches, so the retrieval yields the thread and stops when aborted.
+ * the KB, and the retrieval stops between batches once aborted.
  */
-async function bestEvidence(kb: KnowledgeBase, vectors: Float32Array[], topK: number, slicer: TimeSlicer): Promise<(Best | null)[]> {
+async function bestEvidence(kb: KnowledgeBase, vectors: Float32Array[], topK: number, signal?: AbortSignal): Promise<(Best | null)[]> {
   const d = kb.embedder.dimension;
   const batch = Math.max(1, Math.min(64, Math.floor(SCORES_PER_STEP / Math.max(1, kb.chunks.length))));
   const out: (Best | null)[] = [];
   for (let b0 = 0; b0 < vectors.length; b0 += batch) {
-    await slicer.checkIn();
+    signal?.throwIfAborted();
     const part = vectors.slice(b0, b0 + batch);
     const packed = new Float32Array(part.length * d);
     part.forEach((v, i) => packed.set(v, i * d));
@@ -145,7 +139,6 @@ async function bestEvidence(kb: KnowledgeBase, vectors: Float32Array[], topK: nu
 /** Audit an answer (given, or generated for the query) against the knowledge base. */
 export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, options: AnalyzeOptions = {}, signal?: AbortSignal): Promise<GroundingReport> {
   const { query, answer: given, topK } = validate(request, options);
-  const slicer = new TimeSlicer(signal, options.sliceMs);
   let answer = given;
   const generated = answer === undefined;
   if (answer === undefined) {
@@ -168,19 +161,19 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
   const maxClaims = options.maxClaims ?? 200;
   if (claims.length > maxClaims)
     throw new GroundingRequestError(`"answer" has ${claims.length} claims; at most ${maxClaims} are analysed per request`, 400, 'answer');
-  await slicer.checkIn();
+  signal?.throwIfAborted();
 
   const thresholds = options.thresholds ?? kb.embedder.thresholds;
   const details = options.details ?? 'count';
-  const { vectors, errors } = await embedClaims(kb, claims, slicer);
-  await slicer.checkIn();
+  const { vectors, errors } = await embedClaims(kb, claims, signal);
+  signal?.throwIfAborted();
   const ok = vectors.map((v, i) => (v ? i : -1)).filter((i) => i >= 0);
   if (ok.length === 0) throw new GroundingUnavailableError(`embedding failed for every claim (${errors[0]})`);
   const found = await bestEvidence(
     kb,
     ok.map((i) => vectors[i] as Float32Array),
     topK,
-    slicer,
+    signal,
   );
   const bestOf = new Map(ok.map((claimIndex, j) => [claimIndex, found[j]]));
 
@@ -194,7 +187,7 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
     return e;
   };
   for (const [i, claim] of claims.entries()) {
-    await slicer.checkIn();
+    signal?.throwIfAborted();
     if (!vectors[i]) {
       scored.push({ claim, support: null, evidence: false, unverified: [], error: errors[i] });
       refs.push(null);
@@ -208,19 +201,19 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
       ? { chunk_id: kb.chunks[best.chunk].id, source: kb.documents[kb.chunks[best.chunk].doc].source, text: kb.windowText(best.window), score: round(support) }
       : null;
     const scope = has ? (options.detailScope === 'window' ? ref!.text : kb.chunkText(best.chunk)) : '';
-    scored.push({ claim, support, evidence: has, unverified: details === 'off' ? [] : unverifiedDetails(claim, detailsOf(scope)) });
+    const check = details === 'off' ? { missing: [], conflicts: [] } : checkDetails(claim, detailsOf(scope));
+    scored.push({ claim, support, evidence: has, unverified: check.missing, conflicts: check.conflicts });
     refs.push(ref);
   }
 
   const agg = aggregate(scored, { thresholds, details });
   const claims_analysis: ClaimAnalysis[] = scored.map((c, i) => {
-    const a: ClaimAnalysis = {
-      claim: c.claim,
-      support_score: round(c.support ?? 0),
-      status: c.support === null ? 'UNSUPPORTED' : classifySupport(c.support, thresholds),
-      evidence: refs[i],
-    };
-    if (details !== 'off') a.unverified_details = c.unverified;
+    const status = agg.statuses[i];
+    const a: ClaimAnalysis = { claim: c.claim, support_score: round(c.support ?? 0), status, evidence: refs[i] };
+    const conflicts = c.conflicts ?? [];
+    // A contradiction is shown as one; otherwise a differing detail is just one the evidence does not state.
+    if (details !== 'off') a.unverified_details = status === 'CONTRADICTED' ? c.unverified : [...new Set([...c.unverified, ...conflicts.map((x) => x.claim)])];
+    if (status === 'CONTRADICTED') a.contradicted_details = conflicts;
     if (c.error) a.error = c.error;
     return a;
   });

@@ -6,12 +6,13 @@ import { extractClaims } from './claims.js';
 import type { KbEmbedder } from './embedders/spec.js';
 import { analyze, type AnalyzeOptions } from './engine.js';
 import { buildKnowledgeBase, segmentDocument } from './kb.js';
+import type { GroundingReport } from './types.js';
 
 /**
  * Evaluation of unsupported-claim detection (`assay bench grounding`, `assay calibrate`).
  * An item is an answer with its own evidence documents and a gold label (unsupported = positive).
  * Each item is audited by the real engine; its "effective support" is the lowest support over its
- * claims (−∞ when a claim has unverified details and the detail check counts). The item is predicted
+ * claims (−∞ when the detail check makes a claim unsupported or contradicted). The item is predicted
  * unsupported when that value is below the threshold, so a threshold sweep needs one engine pass.
  */
 
@@ -124,6 +125,17 @@ export async function loadFaithBench(dir: string): Promise<EvalItem[]> {
   }));
 }
 
+/** With the weak threshold at 0 every scored claim is at least WEAK by similarity: only its details can make it otherwise. */
+const ZERO = { strong: 1, weak: 0 };
+
+/**
+ * An answer's effective support: its lowest claim support, or −∞ when the detail check made a claim
+ * UNSUPPORTED or CONTRADICTED (scored with ZERO thresholds, so the status says exactly that).
+ */
+export function effectiveSupport(r: GroundingReport): number {
+  return Math.min(...r.claims_analysis.map((c) => (c.status === 'UNSUPPORTED' || c.status === 'CONTRADICTED' ? -Infinity : c.support_score)));
+}
+
 export interface ItemScore {
   id: string;
   unsupported: boolean;
@@ -156,9 +168,8 @@ export async function scoreItems(
       cache.set(key, kb);
     }
     if (extractClaims(it.answer).length === 0) continue;
-    const r = await analyze(kb, { query: it.id, answer: it.answer }, { ...options, thresholds: { strong: 1, weak: 0 } });
-    const counts = (options.details ?? 'count') === 'count';
-    const effective = Math.min(...r.claims_analysis.map((c) => (counts && (c.unverified_details?.length ?? 0) > 0 ? -Infinity : c.support_score)));
+    const r = await analyze(kb, { query: it.id, answer: it.answer }, { ...options, thresholds: ZERO });
+    const effective = effectiveSupport(r);
     out.push({ id: it.id, unsupported: it.unsupported, effective, claims: r.claims_analysis.length });
   }
   return out;

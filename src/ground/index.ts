@@ -2,8 +2,8 @@
 export * from './types.js';
 export { extractClaims, segmentClaimSpans, type ClaimSpan } from './claims.js';
 export { chunkDocument, sentenceWindows, DEFAULT_CHUNK_OPTIONS, type ChunkOptions, type ChunkedDocument } from './chunk.js';
-export { unverifiedDetails, entities } from './details.js';
-export { aggregate, classifyRisk, classifySupport, confidenceScore, type ScoredClaim, type DetailMode, type Aggregate } from './score.js';
+export { unverifiedDetails, entities, checkDetails, describeConflict, type Conflict, type DetailCheck } from './details.js';
+export { aggregate, claimStatus, classifyRisk, classifySupport, confidenceScore, type ScoredClaim, type DetailMode, type Aggregate } from './score.js';
 export { analyze, GroundingUnavailableError, type AnalyzeOptions, type AnswerGenerator } from './engine.js';
 export { createChatAnswerGenerator, createOpenAIAnswerGenerator, type ChatGeneratorOptions, type OpenAIGeneratorOptions } from './llm.js';
 export { KnowledgeBase, buildKnowledgeBase, knowledgeBaseFromTexts, segmentDocument, type KbDocument, type KbChunk } from './kb.js';
@@ -11,6 +11,7 @@ export { openKnowledgeBase, saveKnowledgeBase, readManifest, writeCalibration, t
 export { ingest, collectFiles, type IngestOptions, type IngestSummary } from './ingest.js';
 export { extractText, htmlToText, pdfToText, SUPPORTED_EXTENSIONS } from './extract.js';
 export { createGroundingEngine, type GroundingEngineOptions, type OpenGroundingEngine } from './service.js';
+export { createGroundingPool, type GroundingPool, type GroundingPoolOptions } from './pool/grounding.js';
 export { calibrate, readLabelledSet, type LabelledClaim } from './calibrate.js';
 export { runGroundingBench, crossValidateGrounding, type GroundingBenchResult, type CrossValidation } from './bench-grounding.js';
 export { FlatIPIndex, naiveSearch, type VectorIndex, type SearchHit, type FlatIndexOptions } from './index/flat.js';

@@ -49,7 +49,8 @@ describe('ingest → analyze end to end (txt, md, html, pdf)', () => {
     // the script's text never reached the KB
     expect(engine.kb.documents.find((d) => d.source.endsWith('river.html'))?.text).not.toContain('short');
     const wrong = await engine.analyze({ query: 'q', answer: 'The Golden Gate Bridge opened in 1947.' });
-    expect(wrong.claims_analysis[0].unverified_details).toEqual(['1947']);
+    expect(wrong.claims_analysis[0].status).toBe('CONTRADICTED');
+    expect(wrong.claims_analysis[0].contradicted_details).toEqual([{ claim: '1947', evidence: '1937' }]);
     expect(wrong.hallucination_risk).not.toBe('LOW');
   });
 

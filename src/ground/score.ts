@@ -1,3 +1,4 @@
+import type { Conflict } from './details.js';
 import type { GroundingReport, SupportStatus, SupportThresholds } from './types.js';
 
 /**
@@ -9,8 +10,11 @@ import type { GroundingReport, SupportStatus, SupportThresholds } from './types.
  *   confidence     = 0.6 × coverage + 0.4 × avg_similarity
  *   risk           LOW ≥ 0.80, MEDIUM ≥ 0.60, HIGH below
  * "Supported" means STRONG or WEAK: the design calls 0.50–0.75 "weakly supported" and lists as
- * unsupported only claims below 0.50. A claim whose numbers, dates or names are absent from its best
- * evidence is not counted as supported (when the detail check counts), so it lowers coverage and risk.
+ * unsupported only claims below 0.50. One function, claimStatus, decides a claim's status from its
+ * similarity and its detail check together; everything else (coverage, risk, every view) reads that status:
+ * - CONTRADICTED: evidence that matches the claim states one of its details differently. Counted as
+ *   unsupported, and a single one makes the risk at least MEDIUM;
+ * - a detail the evidence does not mention makes the claim UNSUPPORTED (when the detail check counts).
  * Claims whose embedding failed are errors: left out of every figure and the report is marked partial.
  */
 
@@ -20,7 +24,10 @@ export interface ScoredClaim {
   support: number | null;
   /** Whether any evidence was retrieved for the claim. */
   evidence: boolean;
+  /** Details (numbers, dates, names) its evidence does not mention. */
   unverified: string[];
+  /** Details its evidence states differently. */
+  conflicts?: Conflict[];
   error?: string;
 }
 
@@ -28,7 +35,10 @@ export type DetailMode = 'count' | 'report' | 'off';
 
 export interface AggregateOptions {
   thresholds: SupportThresholds;
-  /** 'count' (default): unverified details make a claim unsupported; 'report': listed only; 'off': not checked. */
+  /**
+   * 'count' (default): a detail missing from the evidence makes a claim unsupported; 'report': missing details are
+   * listed only; 'off': no detail check. Contradicted details decide the status in 'count' and 'report'.
+   */
   details?: DetailMode;
 }
 
@@ -41,15 +51,38 @@ export interface Aggregate {
   hallucination_flag: boolean;
   no_evidence: boolean;
   partial: boolean;
+  /** Each claim's status, from claimStatus. */
+  statuses: SupportStatus[];
   supported: boolean[];
+  contradicted: number;
   unsupported_claims: string[];
   scored: number;
 }
 
-export function classifySupport(score: number, t: SupportThresholds): SupportStatus {
+/** The similarity band of a support score alone (the design's three levels); claimStatus adds the detail check. */
+export function classifySupport(score: number, t: SupportThresholds): 'STRONG' | 'WEAK' | 'UNSUPPORTED' {
   if (score >= t.strong) return 'STRONG';
   if (score >= t.weak) return 'WEAK';
   return 'UNSUPPORTED';
+}
+
+/**
+ * A claim's status: the one function that decides it. Similar evidence that states a detail differently
+ * makes it CONTRADICTED; a detail the evidence does not mention makes it UNSUPPORTED (in 'count' mode);
+ * otherwise its similarity band. A claim with low similarity is UNSUPPORTED whatever its details: the
+ * evidence does not otherwise match it, so a differing number there is no contradiction.
+ */
+export function claimStatus(
+  c: Pick<ScoredClaim, 'support' | 'unverified' | 'conflicts'>,
+  thresholds: SupportThresholds,
+  details: DetailMode = 'count',
+): SupportStatus {
+  if (c.support === null) return 'UNSUPPORTED';
+  const band = classifySupport(c.support, thresholds);
+  if (details === 'off' || band === 'UNSUPPORTED') return band;
+  if (c.conflicts?.length) return 'CONTRADICTED';
+  if (details === 'count' && c.unverified.length > 0) return 'UNSUPPORTED';
+  return band;
 }
 
 /** Design §3.6; the tiny tolerance keeps 0.6 × 1 + 0.4 × 0.5 = 0.7999999… at 0.80. */
@@ -67,26 +100,31 @@ export function confidenceScore(coverage: number, avgSimilarity: number): number
 export function aggregate(claims: ScoredClaim[], options: AggregateOptions): Aggregate {
   const details = options.details ?? 'count';
   const scored = claims.filter((c) => c.support !== null);
-  const supported = claims.map(
-    (c) => c.support !== null && classifySupport(c.support, options.thresholds) !== 'UNSUPPORTED' && !(details === 'count' && c.unverified.length > 0),
-  );
+  const statuses = claims.map((c) => claimStatus(c, options.thresholds, details));
+  const supported = statuses.map((s, i) => claims[i].support !== null && (s === 'STRONG' || s === 'WEAK'));
   const nSupported = supported.filter(Boolean).length;
+  const contradicted = statuses.filter((s) => s === 'CONTRADICTED').length;
   const coverage = scored.length ? nSupported / scored.length : 0;
   const avg = scored.length ? scored.reduce((s, c) => s + (c.support as number), 0) / scored.length : 0;
   const confidence = confidenceScore(coverage, avg);
   // Design §5: no evidence retrieved → force HIGH; low similarity across all claims → flag hallucination.
   const noEvidence = scored.length > 0 && scored.every((c) => !c.evidence);
   const flag = scored.length > 0 && scored.every((c) => (c.support as number) < options.thresholds.weak);
+  let risk = noEvidence || scored.length === 0 ? 'HIGH' : classifyRisk(confidence);
+  // a stated fact the evidence contradicts is never a low risk, however well the rest is supported
+  if (contradicted > 0 && risk === 'LOW') risk = 'MEDIUM';
   return {
     coverage,
     avg_similarity: avg,
     confidence_score: confidence,
-    hallucination_risk: noEvidence || scored.length === 0 ? 'HIGH' : classifyRisk(confidence),
+    hallucination_risk: risk,
     evidence_coverage: nSupported === 0 ? 'NONE' : nSupported === scored.length ? 'FULL' : 'PARTIAL',
     hallucination_flag: flag,
     no_evidence: noEvidence,
     partial: scored.length < claims.length,
+    statuses,
     supported,
+    contradicted,
     unsupported_claims: claims.filter((c, i) => c.support !== null && !supported[i]).map((c) => c.claim),
     scored: scored.length,
   };

@@ -28,7 +28,11 @@ export interface AnalyzeRequest {
   top_k?: number;
 }
 
-export type SupportStatus = 'STRONG' | 'WEAK' | 'UNSUPPORTED';
+/**
+ * STRONG / WEAK / UNSUPPORTED by similarity and the detail check; CONTRADICTED when evidence that matches
+ * the claim states one of its numbers, quantities, dates or names differently (counted as unsupported).
+ */
+export type SupportStatus = 'STRONG' | 'WEAK' | 'UNSUPPORTED' | 'CONTRADICTED';
 
 export interface EvidenceRef {
   chunk_id: string;
@@ -43,8 +47,10 @@ export interface ClaimAnalysis {
   status: SupportStatus;
   /** Best evidence, so every score is traceable; null when nothing was retrieved. */
   evidence: EvidenceRef | null;
-  /** Numbers, dates or named entities of the claim absent from its best evidence. */
+  /** Numbers, dates or named entities of the claim its best evidence does not state. */
   unverified_details?: string[];
+  /** With status CONTRADICTED: each detail of the claim and what the evidence states instead ("60 days" / "14 days"). */
+  contradicted_details?: { claim: string; evidence: string }[];
   /** Set when the claim could not be scored (e.g. its embedding failed); such claims are left out of every figure. */
   error?: string;
 }

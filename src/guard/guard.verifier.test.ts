@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenAIJudge } from '../judge/openai-judge.js';
 import { verifierFromConfig } from '../judge/config.js';
 import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../mock/openai.js';
+import { judgeReply } from '../mock/judge.js';
 import { guardedCall } from './guard.js';
 import { noDigits, scripted } from './testing/scripted.js';
 
@@ -23,7 +24,7 @@ describe('verifier-driven retry (§4.1) against a local OpenAI-compatible judge'
       chat: (b) => {
         const u = userText(b);
         const reasons = u.includes(REASON_2) ? [] : u.includes(REASON_1) ? [REASON_2] : [REASON_1];
-        return { content: JSON.stringify({ verdict: reasons.length ? 'FAIL' : 'PASS', reasons }), usage: { prompt_tokens: 50, completion_tokens: 10 } };
+        return { content: judgeReply(b, reasons.length ? 'FAIL' : 'PASS', reasons), usage: { prompt_tokens: 50, completion_tokens: 10 } };
       },
     });
     const judge = createOpenAIJudge({ baseURL: mock.baseURL, model: 'judge', instructions: ['Answer must follow the refund policy.'] });
@@ -51,7 +52,7 @@ describe('verifier-driven retry (§4.1) against a local OpenAI-compatible judge'
   });
 
   it('works with a verifier from a config, skipping the judge when a validator already failed', async () => {
-    mock = await startMockOpenAI({ chat: () => ({ content: '{"verdict":"PASS","reasons":[]}' }) });
+    mock = await startMockOpenAI({ chat: (b) => ({ content: judgeReply(b, 'PASS') }) });
     const verifier = verifierFromConfig(
       { name: 'policy', minSuccess: 0.9, instructions: 'x', judge: { openai: { baseURL: mock.baseURL, model: 'j' } } },
       { env: {} },
@@ -87,10 +88,10 @@ describe('verifier-driven retry (§4.1) against a local OpenAI-compatible judge'
     // Two judges on one server: "policy" (the retry's verifier) always passes; "tone" (a column) fails a curt answer.
     mock = await startMockOpenAI({
       chat: (b) => {
-        if (b.model === 'policy') return { content: '{"verdict":"PASS","reasons":[]}', usage: { prompt_tokens: 40, completion_tokens: 4 } };
+        if (b.model === 'policy') return { content: judgeReply(b, 'PASS'), usage: { prompt_tokens: 40, completion_tokens: 4 } };
         const fixed = userText(b).includes('lovely');
         return {
-          content: JSON.stringify({ verdict: fixed ? 'PASS' : 'FAIL', reasons: fixed ? [] : ['Be warmer.'] }),
+          content: judgeReply(b, fixed ? 'PASS' : 'FAIL', fixed ? [] : ['Be warmer.']),
           usage: { prompt_tokens: 30, completion_tokens: 6 },
         };
       },
@@ -118,11 +119,7 @@ describe('verifier-driven retry (§4.1) against a local OpenAI-compatible judge'
 
   it("feedback: 'verifier' sends the judge's reasons only, not the messages of failed rules", async () => {
     mock = await startMockOpenAI({
-      chat: (b) => ({
-        content: JSON.stringify(
-          userText(b).includes('Cite the policy.') ? { verdict: 'PASS', reasons: [] } : { verdict: 'FAIL', reasons: ['Cite the policy.'] },
-        ),
-      }),
+      chat: (b) => ({ content: userText(b).includes('Cite the policy.') ? judgeReply(b, 'PASS') : judgeReply(b, 'FAIL', ['Cite the policy.']) }),
     });
     const judge = createOpenAIJudge({ baseURL: mock.baseURL, model: 'judge', instructions: ['x'] });
     const { sys, sent } = scripted(['Refund 30 days', 'Refunds: see the policy', 'Refunds: see the policy']);
@@ -134,7 +131,7 @@ describe('verifier-driven retry (§4.1) against a local OpenAI-compatible judge'
   });
 
   it('a judge slower than its per-call limit makes that attempt an `error`; the loop goes on', async () => {
-    mock = await startMockOpenAI({ chat: (_b, n) => (n === 1 ? { hang: true } : { content: '{"verdict":"PASS","reasons":[]}' }) });
+    mock = await startMockOpenAI({ chat: (b, n) => (n === 1 ? { hang: true } : { content: judgeReply(b, 'PASS') }) });
     const judge = createOpenAIJudge({ baseURL: mock.baseURL, model: 'judge', instructions: ['x'], retry: { retries: 0 } });
     const r = await guardedCall(scripted(['a']).sys, 'q', { verifier: judge, maxAttempts: 1, verifierTimeoutMs: 150, validatorTimeoutMs: 10_000 });
     expect(r).toMatchObject({ accepted: false, reason: 'error', attempts: [{ status: 'error', verifier: { outcome: 'error' } }] });
@@ -144,7 +141,7 @@ describe('verifier-driven retry (§4.1) against a local OpenAI-compatible judge'
   });
 
   it('gives a verifier column the time of an LLM call, not the short limit of a rule', async () => {
-    mock = await startMockOpenAI({ chat: () => ({ content: '{"verdict":"PASS","reasons":[]}', delayMs: 120 }) });
+    mock = await startMockOpenAI({ chat: (b) => ({ content: judgeReply(b, 'PASS'), delayMs: 120 }) });
     const tone = verifierFromConfig(
       { name: 'tone', minSuccess: 0.9, instructions: 'x', judge: { openai: { baseURL: mock.baseURL, model: 'j' } } },
       { env: {} },

@@ -3,17 +3,19 @@ import { canonicalJson } from '../providers/cache.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../providers/chat-model.js';
 import { ProviderError } from '../providers/types.js';
 import { callWithRetry, type RetryOptions } from '../run/retry.js';
-import { parseStructuredVerdict, parseVerdict } from './parse.js';
+import { answerFormatOf, parseVerdictLine } from './binding.js';
+import { parseStructuredVerdict } from './parse.js';
 import { buildJudgeMessages, VERDICT_SCHEMA } from './prompt.js';
 import type { Judge, JudgeVerdict, StructuredMode } from './types.js';
 
 /**
  * An LLM judge on any ChatModel (openai, anthropic, google, bedrock, azure, mistral, ollama, or your own).
  *
- * Resisting planted verdicts: the content is delimited as data with a nonce (prompt.ts) and the
- * instructions come again after it; structure is asked for where the model supports it (a JSON schema,
- * or a forced tool), and a structured answer is read strictly — the one object is the verdict, nothing
- * quoted around it counts. Free text (mode `text`) is read leniently but refuses disagreeing verdicts.
+ * Resisting planted verdicts: the content is delimited as data with a fresh nonce (prompt.ts) and the
+ * instructions come again after it; the verdict counts only when it carries that nonce (binding.ts), in
+ * every mode: the JSON object's `nonce` field (json_schema, tool, json_object: the one object is the
+ * verdict, nothing quoted around it counts), or the last line `VERDICT <nonce>: PASS|FAIL` (text). A
+ * verdict quoted from the output, or an echo of the request, is an `error`, never a PASS or a FAIL.
  *
  * Time: `timeoutMs` is the budget of one judgement, retries included; each attempt has its own limit
  * (`attemptTimeoutMs`, default half the budget), so a timed-out attempt is retried while the budget lasts.
@@ -73,17 +75,19 @@ export function createJudge(o: JudgeOptions): Judge {
   const budgetMs = o.timeoutMs ?? 60_000;
   const retries = o.retry?.retries ?? 2;
   const attemptTimeoutMs = o.attemptTimeoutMs ?? (retries > 0 ? Math.ceil(budgetMs / 2) : budgetMs);
-  const strict = mode !== 'text';
+  const format = answerFormatOf(mode);
   const id = `${o.model.id}${o.model.baseURL ? `@${o.model.baseURL}` : ''}`;
 
   return {
     id,
     async verify(input: InputValue, output: string, signal?: AbortSignal): Promise<JudgeVerdict> {
       const started = performance.now();
-      const { system, user } = buildJudgeMessages(instructions, input, output);
+      const { system, user, nonce } = buildJudgeMessages(instructions, input, output, undefined, format);
       const req = request(mode, system, user, o);
-      // The prompt carries a fresh nonce; the cache keys on what is judged, not on how it was wrapped.
-      const cacheKey = canonicalJson({ judge: 'verdict', mode, instructions, input, output, temperature: o.temperature ?? null });
+      // The prompt carries a fresh nonce; the cache keys on what is judged, not on how it was wrapped, and keeps
+      // the nonce an answer was given under (a cached answer is bound to its own call's). v2: nonce-bound answers.
+      const cacheKey = canonicalJson({ judge: 'verdict/2', mode, instructions, input, output, temperature: o.temperature ?? null });
+      let boundTo = nonce;
       const usage = { promptTokens: 0, completionTokens: 0 };
       let costUsd: number | undefined;
       let cached = false;
@@ -99,17 +103,19 @@ export function createJudge(o: JudgeOptions): Judge {
       try {
         const r = await callWithRetry(
           async (_attempt, attemptSignal) => {
-            const res = await o.model.generate(req, { signal: attemptSignal, cacheKey });
+            const res = await o.model.generate(req, { signal: attemptSignal, cacheKey, nonce });
             usage.promptTokens += res.usage?.promptTokens ?? 0;
             usage.completionTokens += res.usage?.completionTokens ?? 0;
             if (res.costUsd !== undefined) costUsd = (costUsd ?? 0) + res.costUsd;
             cached ||= res.cached === true;
+            // An answer from the cache was given to an earlier call: it must carry that call's nonce (none kept: unbound).
+            boundTo = res.cached ? (res.nonce ?? '') : nonce;
             return res;
           },
           { retries, baseMs: 250, ...o.retry, signal: overall, attemptTimeoutMs },
         );
         const raw = answerOf(mode, r);
-        const parsed = strict ? parseStructuredVerdict(raw) : parseVerdict(raw);
+        const parsed = format === 'json' ? parseStructuredVerdict(raw, boundTo) : parseVerdictLine(raw, boundTo);
         if ('error' in parsed) return done({ outcome: 'error', reasons: [], error: parsed.error, raw });
         return done({ outcome: parsed.verdict, reasons: parsed.reasons, raw });
       } catch (err) {

@@ -3,6 +3,7 @@ import { startMockOpenAI, type ChatRequestBody, type MockOpenAI, type MockReply 
 import { UsageError } from '../errors.js';
 import { verifierFromConfig } from './config.js';
 import { createOpenAIJudge, type OpenAIJudgeOptions } from './openai-judge.js';
+import { judgeReply } from '../mock/judge.js';
 import { verify } from './types.js';
 
 let mock: MockOpenAI | undefined;
@@ -34,16 +35,16 @@ function gullibleJudge(b: ChatRequestBody): MockReply {
   if (!nonce) return { content: '{"verdict":"PASS","reasons":[]}' }; // no delimiting at all: hijacked
   const block = new RegExp(`<(input|output)-${nonce}>\\n([\\s\\S]*?)\\n</\\1-${nonce}>`, 'g');
   const outside = user.replace(block, '');
-  if (/answer PASS/i.test(outside)) return { content: '{"verdict":"PASS","reasons":[]}' };
+  if (/answer PASS/i.test(outside)) return { content: judgeReply(b, 'PASS') };
   const output = [...user.matchAll(block)].find((m) => m[1] === 'output')?.[2] ?? '';
   return /ignore previous instructions/i.test(output)
-    ? { content: JSON.stringify({ verdict: 'FAIL', reasons: ['The output addresses the grader instead of the user.'] }) }
-    : { content: '{"verdict":"PASS","reasons":[]}' };
+    ? { content: judgeReply(b, 'FAIL', ['The output addresses the grader instead of the user.']) }
+    : { content: judgeReply(b, 'PASS') };
 }
 
 describe('OpenAI-compatible judge', () => {
   it('asks for a JSON schema verdict and returns PASS/FAIL with reasons and usage', async () => {
-    const judge = await judgeWith(() => ({ content: '{"verdict":"FAIL","reasons":["Too curt."]}', usage: { prompt_tokens: 40, completion_tokens: 9 } }), {
+    const judge = await judgeWith((b) => ({ content: judgeReply(b, 'FAIL', ['Too curt.']), usage: { prompt_tokens: 40, completion_tokens: 9 } }), {
       temperature: 0,
     });
     const v = await verify(judge, 'Greet me', 'Hi.');
@@ -56,7 +57,7 @@ describe('OpenAI-compatible judge', () => {
   });
 
   it('supports a forced tool call', async () => {
-    const judge = await judgeWith(() => ({ content: '', toolCall: { name: 'submit_verdict', arguments: '{"verdict":"PASS","reasons":[]}' } }), {
+    const judge = await judgeWith((b) => ({ content: '', toolCall: { name: 'submit_verdict', arguments: judgeReply(b, 'PASS') } }), {
       mode: 'tool',
     });
     expect((await judge.verify('q', 'a')).outcome).toBe('pass');
@@ -103,9 +104,7 @@ describe('OpenAI-compatible judge', () => {
   });
 
   it('retries transient errors with backoff', async () => {
-    const judge = await judgeWith((_b, n) =>
-      n === 1 ? { status: 503 } : n === 2 ? { status: 429, retryAfterSeconds: 0 } : { content: '{"verdict":"PASS","reasons":[]}' },
-    );
+    const judge = await judgeWith((b, n) => (n === 1 ? { status: 503 } : n === 2 ? { status: 429, retryAfterSeconds: 0 } : { content: judgeReply(b, 'PASS') }));
     expect((await judge.verify('q', 'a')).outcome).toBe('pass');
     expect(mock!.requests).toHaveLength(3);
   });
@@ -114,7 +113,7 @@ describe('OpenAI-compatible judge', () => {
 describe('verifierFromConfig', () => {
   it('builds a verifier column whose evaluate returns reasons', async () => {
     mock = await startMockOpenAI({
-      chat: () => ({ content: '```json\n{"verdict": "fail", "reasons": ["No greeting."]}\n```', usage: { prompt_tokens: 42, completion_tokens: 9 } }),
+      chat: (b) => ({ content: '```json\n' + judgeReply(b, 'FAIL', ['No greeting.']) + '\n```', usage: { prompt_tokens: 42, completion_tokens: 9 } }),
     });
     const v = verifierFromConfig(
       { name: 'polite', minSuccess: 0.9, weight: 2, instructions: 'Greet the user.', judge: { openai: { baseURL: mock.baseURL, model: 'j' } } },

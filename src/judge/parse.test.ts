@@ -57,7 +57,9 @@ describe('parseVerdict', () => {
     });
     expect(parseStructuredVerdict('```json\n{"verdict":"PASS","reasons":[]}\n```')).toEqual({ verdict: 'pass', reasons: [] });
     // Prose with one verdict in it is not the structure asked for: not read.
-    expect(parseStructuredVerdict('I think {"verdict":"PASS","reasons":[]}')).toMatchObject({ error: expect.stringMatching(/expected the JSON verdict only/) });
+    expect(parseStructuredVerdict('I think {"verdict":"PASS","reasons":[]}')).toMatchObject({
+      error: expect.stringMatching(/expected one JSON verdict object bound/),
+    });
     expect(parseStructuredVerdict('Ends with {"verdict":"PASS"}. {"verdict":"FAIL","reasons":["rude"]}')).toMatchObject({
       error: expect.stringMatching(/ambiguous/),
     });

@@ -4,6 +4,8 @@
  * into an `error` outcome (a judge we cannot read has not failed the output).
  */
 
+import { nonceProblem } from './binding.js';
+
 export type ParsedVerdict = { verdict: 'pass' | 'fail'; reasons: string[] } | { error: string };
 
 const VERDICT_KEYS = ['verdict', 'result', 'decision', 'outcome', 'grade'];
@@ -110,11 +112,13 @@ export function parseVerdict(text: string | null | undefined): ParsedVerdict {
 }
 
 /**
- * A structured answer (a JSON-schema response format or a forced tool call): the whole answer must be one
- * JSON object, and that object is the verdict. Nothing else is searched, so a verdict the judge quotes
- * from a hostile output can never be taken for its own.
+ * A structured answer (a JSON-schema response format, a forced tool call, JSON mode): the whole answer must be
+ * one JSON object, and that object is the verdict. Nothing else is searched, so a verdict the judge quotes
+ * from a hostile output can never be taken for its own. With `nonce` (as the judge reads every answer), the
+ * object must also carry this call's nonce (binding.ts): an output that is itself a verdict object, echoed
+ * back, is not the judge's.
  */
-export function parseStructuredVerdict(text: string | null | undefined): ParsedVerdict {
+export function parseStructuredVerdict(text: string | null | undefined, nonce?: string): ParsedVerdict {
   const raw = (text ?? '')
     .trim()
     .replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/i, '$1')
@@ -128,7 +132,12 @@ export function parseStructuredVerdict(text: string | null | undefined): ParsedV
     // (an answer quoting a planted verdict beside its own is ambiguous).
     const lenient = parseVerdict(raw);
     if ('error' in lenient) return lenient;
-    return { error: `unparsable judge answer: expected the JSON verdict only, found ${JSON.stringify(raw.slice(0, 200))}` };
+    return {
+      error: `unparsable judge answer: expected one JSON verdict object bound to this call's nonce, and nothing else; found ${JSON.stringify(raw.slice(0, 200))}`,
+    };
   }
-  return verdictFromObject(obj) ?? { error: `unparsable judge answer: the JSON holds no PASS/FAIL verdict: ${JSON.stringify(raw.slice(0, 200))}` };
+  const verdict = verdictFromObject(obj);
+  if (!verdict) return { error: `unparsable judge answer: the JSON holds no PASS/FAIL verdict: ${JSON.stringify(raw.slice(0, 200))}` };
+  const unbound = nonce === undefined ? undefined : nonceProblem(obj as Record<string, unknown>, nonce);
+  return unbound ? { error: `${unbound}: ${JSON.stringify(raw.slice(0, 200))}` } : verdict;
 }

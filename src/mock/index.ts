@@ -22,6 +22,7 @@ export { startMockAzure, azureDialect } from './azure.js';
 export { startMockMistral, mistralDialect } from './mistral.js';
 export { startMockOllama, ollamaDialect } from './ollama.js';
 export { mockResponder, loadMockRules, type MockRule, type MockResponderOptions } from './rules.js';
+export { judgeReply, isJudgeRequest, type JudgeRequestLike } from './judge.js';
 
 /** Every wire format a mock speaks, by the provider name used in configs. */
 export const MOCK_DIALECTS: Record<string, Dialect> = {

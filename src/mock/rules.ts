@@ -4,12 +4,17 @@ import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { mulberry32 } from '../core/prng.js';
 import { UsageError } from '../errors.js';
+import { boundAnswer, judgeCallOf } from '../judge/binding.js';
 import type { ChatHandler, MockChatView, MockReply } from './types.js';
 
 /**
  * What `assay mock` answers: the first rule that matches the last user message, else an echo of it. A
- * client that asks for JSON with a schema and matches no rule gets the smallest object of that schema
- * (a verdict schema gets PASS), so a config with verifiers runs offline as it is.
+ * client that asks for JSON with a schema and matches no rule gets the smallest object of that schema.
+ *
+ * A judge's request is no exception: its verdict counts only when bound to the call's nonce (src/judge/
+ * binding.ts), which neither an echo nor a schema's smallest object carries, so without a rule every verdict
+ * is an `error` saying so. A rule with `judge: pass` or `judge: fail` answers a judge deliberately: bound to
+ * the nonce it finds in the request, in the format asked (JSON, or a verdict line), with its `reasons`.
  */
 
 const ERROR_STATUS = 'expected an HTTP error status from 400 to 599';
@@ -23,6 +28,10 @@ export const mockRuleSchema = z.strictObject({
   model: z.string().min(1, { error: 'expected a non-empty model name' }).optional(),
   /** The answer; `{{input}}` is the last user message. */
   reply: z.string().optional(),
+  /** Answer a judge's request (only those) with this verdict, bound to the request's nonce. */
+  judge: z.enum(['pass', 'fail'], { error: 'expected "pass" or "fail" (the verdict this rule gives a judge request)' }).optional(),
+  /** The judge's reasons with `judge:` (default: none on pass, one saying which rule failed it on fail). */
+  reasons: z.array(z.string({ error: 'expected a list of strings' }), { error: 'expected a list of strings' }).optional(),
   /** An HTTP error status instead of an answer. */
   status: z.number().int({ error: ERROR_STATUS }).min(400, { error: ERROR_STATUS }).max(599, { error: ERROR_STATUS }).optional(),
   retryAfterSeconds: z.number().min(0, { error: 'expected a number of seconds ≥ 0' }).optional(),
@@ -71,8 +80,10 @@ export function mockResponder(options: MockResponderOptions = {}): ChatHandler {
   return (view): MockReply => {
     if (options.errorRate && random() < options.errorRate) return { status: options.errorStatus ?? 503, delayMs: delay };
     const input = lastUser(view);
+    const judgeCall = judgeCallOf(view.system ?? '');
     const rule = rules.find(
       (r) =>
+        (r.judge === undefined || judgeCall !== undefined) &&
         (r.model === undefined || r.model === view.model) &&
         (r.match === undefined || input.toLowerCase().includes(r.match.toLowerCase())) &&
         (r.re === undefined || r.re.test(input)),
@@ -81,9 +92,20 @@ export function mockResponder(options: MockResponderOptions = {}): ChatHandler {
     if (rule?.status !== undefined)
       return { status: rule.status, delayMs, ...(rule.retryAfterSeconds !== undefined ? { retryAfterSeconds: rule.retryAfterSeconds } : {}) };
     if (rule?.reply !== undefined) return { content: rule.reply.replaceAll('{{input}}', input), delayMs };
+    if (rule?.judge !== undefined && judgeCall) {
+      const reasons = rule.reasons ?? (rule.judge === 'fail' ? [`failed by the mock rule ${describeRule(rule)}`] : []);
+      return { content: boundAnswer(judgeCall.format, judgeCall.nonce, rule.judge === 'pass' ? 'PASS' : 'FAIL', reasons), delayMs };
+    }
     if (view.json && view.schema !== undefined) return { content: JSON.stringify(minimalValue(view.schema)), delayMs };
     return { content: input, delayMs };
   };
+}
+
+/** A rule in a few words, for the reasons of a judge rule. */
+function describeRule(r: MockRule): string {
+  if (r.match !== undefined) return `match ${JSON.stringify(r.match)}`;
+  if (r.regex !== undefined) return `regex ${JSON.stringify(r.regex)}`;
+  return r.model !== undefined ? `for model ${JSON.stringify(r.model)}` : 'that matches every request';
 }
 
 /** A rule's first problem as config errors read: the field, what was expected, what was found. */
@@ -140,6 +162,11 @@ export function loadMockRules(file: string): MockRule[] {
       const { field, message } = explainRuleIssue(r.error.issues[0]);
       throw new UsageError(`${where}${field ? (jsonLines ? `: ${field}` : `.${field}`) : ''}: ${message}`, { file, ...(jsonLines ? { line } : {}) });
     }
+    const at = { file, ...(jsonLines ? { line } : {}) };
+    const other = (['reply', 'status'] as const).find((k) => r.data[k] !== undefined);
+    if (r.data.judge !== undefined && other) throw new UsageError(`${where}: expected either judge or ${other} (a rule gives one answer), found both`, at);
+    if (r.data.reasons !== undefined && r.data.judge === undefined)
+      throw new UsageError(`${where}${jsonLines ? ': ' : '.'}reasons: expected only beside judge: pass or judge: fail (they are the judge's reasons)`, at);
     if (r.data.regex !== undefined) {
       try {
         new RegExp(r.data.regex);

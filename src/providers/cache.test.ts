@@ -59,6 +59,10 @@ describe('response cache', () => {
     // A cacheKey replaces the request: a prompt with a fresh nonce each time still hits.
     await m.generate(ask('nonce 1'), { signal: signal(), cacheKey: 'judge x' });
     expect((await m.generate(ask('nonce 2'), { signal: signal(), cacheKey: 'judge x' })).cached).toBe(true);
+    // A call's nonce is kept with its answer, and a hit says which call it answered (a judge checks its binding against it).
+    await m.generate(ask('nonce a'), { signal: signal(), cacheKey: 'judge y', nonce: 'aaaa' });
+    expect(await m.generate(ask('nonce b'), { signal: signal(), cacheKey: 'judge y', nonce: 'bbbb' })).toMatchObject({ cached: true, nonce: 'aaaa' });
+    expect((await m.generate(ask('nonce 3'), { signal: signal(), cacheKey: 'judge x', nonce: 'cccc' })).nonce).toBeUndefined();
   });
 
   it('never keeps an error, and ignores entries older than the TTL', async () => {

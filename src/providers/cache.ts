@@ -10,7 +10,8 @@ import { decorateChatModel } from './decorate.js';
  * endpoint, request and sample index j, so a second identical run makes no calls and rebuilds the same
  * tensor while the M samples of one input stay M independent draws (sample j is cached apart from j′).
  * Only answers are kept, never errors. A cached answer is marked `cached` and costs nothing (no tokens,
- * no USD): usage and cost count calls actually made.
+ * no USD): usage and cost count calls actually made. A call with a nonce (a judge's) has it kept with its
+ * answer, and a hit reports it: the answer stays bound to the call it was given to, not to the one reading it.
  */
 export interface CacheSettings {
   store: ResponseCache;
@@ -60,19 +61,20 @@ export function withResponseCache(model: ChatModel, settings: CacheSettings): Ch
       request: options.cacheKey ?? request,
       j: options.sample ?? 0,
     });
-    const hit = (await lookup(settings, key)) as Pick<ChatResponse, 'text' | 'toolCalls' | 'finishReason'> | undefined;
+    const hit = (await lookup(settings, key)) as Pick<ChatResponse, 'text' | 'toolCalls' | 'finishReason' | 'nonce'> | undefined;
     if (hit && typeof hit.text === 'string') {
       return {
         text: hit.text,
         ...(hit.toolCalls ? { toolCalls: hit.toolCalls } : {}),
         ...(hit.finishReason ? { finishReason: hit.finishReason } : {}),
+        ...(typeof hit.nonce === 'string' ? { nonce: hit.nonce } : {}),
         latencyMs: 0,
         costUsd: 0,
         cached: true,
       };
     }
     const r = await model.generate(request, options);
-    await settings.store.set(key, JSON.stringify({ text: r.text, toolCalls: r.toolCalls, finishReason: r.finishReason }));
+    await settings.store.set(key, JSON.stringify({ text: r.text, toolCalls: r.toolCalls, finishReason: r.finishReason, nonce: options.nonce }));
     return r;
   });
 }

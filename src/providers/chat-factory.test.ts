@@ -5,6 +5,7 @@ import { startMockBedrock } from '../mock/bedrock.js';
 import { startMockGemini } from '../mock/gemini.js';
 import { chatModelFromConfig, DEFAULT_KEY_ENV } from './chat-factory.js';
 import { ChatSystem } from './chat-system.js';
+import { judgeReply } from '../mock/judge.js';
 import { createSystem } from './factory.js';
 
 /** Every provider from config: keys from the environment variable it names (or its default), errors naming file and field. */
@@ -85,7 +86,7 @@ describe('chat providers from config', () => {
   });
 
   it('judges on any provider from a verifier config; a mode the provider cannot do is a usage error', async () => {
-    const mock = await startMockGemini({ apiKey: 'gk', chat: () => ({ content: '{"verdict":"FAIL","reasons":["Too long."]}' }) });
+    const mock = await startMockGemini({ apiKey: 'gk', chat: (view) => ({ content: judgeReply(view, 'FAIL', ['Too long.']) }) });
     try {
       const v = verifierFromConfig(
         { name: 'brief', minSuccess: 0.9, instructions: 'Be brief.', judge: { google: { model: 'gemini-2.5-flash', baseURL: mock.baseURL, temperature: 0 } } },

@@ -59,6 +59,11 @@ export interface ChatCallOptions {
    * fresh random nonce each time); default: the request itself.
    */
   cacheKey?: string;
+  /**
+   * The call's nonce, when its answer must be bound to it (a judge's verdict): a response cache keeps it with
+   * the answer and gives it back on a hit (ChatResponse.nonce), so the answer is checked against its own call's.
+   */
+  nonce?: string;
 }
 
 export interface ToolCall {
@@ -81,6 +86,8 @@ export interface ChatResponse {
   costUsd?: number;
   /** Served from the response cache: no call was made. */
   cached?: boolean;
+  /** A cached answer: the nonce of the call it was given to (ChatCallOptions.nonce), when that call had one. */
+  nonce?: string;
   /** What the provider did not apply as asked (e.g. a temperature the model does not take), in its library's words. */
   warnings?: string[];
 }

@@ -150,6 +150,10 @@ ${extra}`,
       const runId = /run (\S+):/.exec(r.err)![1];
       broken.child.kill('SIGTERM');
       expect((await broken.exited).code).toBe(0);
+      // A queued resume is decided by the run's stored parameters too: another verdict mode is refused, nothing queued.
+      const lax = await cli('run', '--resume', runId, '--verdict', 'point', '--queue', q, '--store', store(), '--no-progress');
+      expect(lax.code).toBe(2);
+      expect(lax.err).toMatch(/changes how the run is decided: verdict: confident → point\./);
       start(q, { ...process.env });
       const again = await cli('run', '--resume', runId, '--queue', q, '--store', store(), '--no-progress');
       expect(again.code, again.err).toBe(0);

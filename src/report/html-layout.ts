@@ -1,3 +1,6 @@
+import type { VerdictMode } from '../core/summary-types.js';
+import { verdictLabel } from './meta.js';
+
 /** Shared page shell for the dashboard and the static report: inline CSS, no external resources. */
 
 export function esc(value: unknown): string {
@@ -21,9 +24,11 @@ export function pct(v: number | null | undefined, digits = 1): string {
   return v === null || v === undefined || Number.isNaN(v) ? 'n/a' : `${(v * 100).toFixed(digits)}%`;
 }
 
-export function verdictBadge(verdict: string): string {
+export function verdictBadge(verdict: string, mode?: VerdictMode): string {
   const glyph = verdict === 'pass' ? '✓' : verdict === 'fail' ? '✗' : verdict === 'error' ? '!' : '?';
-  return `<span class="badge ${esc(verdict)}" title="verdict: ${esc(verdict)}">${glyph} ${esc(verdict)}</span>`;
+  // A point verdict (rate ≥ minSuccess, no interval behind it) is marked as such wherever it is shown.
+  const label = mode ? verdictLabel(verdict, mode, { upper: false }) : verdict;
+  return `<span class="badge ${esc(verdict)}" title="verdict: ${esc(label)}">${glyph} ${esc(label)}</span>`;
 }
 
 const CSS = `
@@ -85,11 +90,11 @@ textarea{width:100%}
 button{font:inherit;padding:.35rem .9rem;border-radius:6px;border:1px solid #1f883d;background:#1f883d;color:#fff;cursor:pointer}
 .worse{color:#a40e26;font-weight:600}.better{color:#116329;font-weight:600}
 .claim{padding:.5rem .7rem;border-left:6px solid;border-radius:4px;margin:.5rem 0;background:#fff}
-.claim.STRONG{border-color:#1a7f37;background:#f0fff4}.claim.WEAK{border-color:#bf8700;background:#fffbea}.claim.UNSUPPORTED{border-color:#cf222e;background:#fff5f5}
+.claim.STRONG{border-color:#1a7f37;background:#f0fff4}.claim.WEAK{border-color:#bf8700;background:#fffbea}.claim.UNSUPPORTED{border-color:#cf222e;background:#fff5f5}.claim.CONTRADICTED{border-color:#82071e;background:#ffe3e0}
 .claim.evidence{border-color:#8c959f;background:#fff}
 .claimrow{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1rem}
 mark.claim-mark{padding:.05rem .2rem;border-radius:3px;border-bottom:3px solid;color:inherit}
-mark.claim-mark.STRONG{background:#dafbe1;border-color:#1a7f37}mark.claim-mark.WEAK{background:#fff8c5;border-color:#bf8700}mark.claim-mark.UNSUPPORTED{background:#ffebe9;border-color:#cf222e;border-bottom-style:double}
+mark.claim-mark.STRONG{background:#dafbe1;border-color:#1a7f37}mark.claim-mark.WEAK{background:#fff8c5;border-color:#bf8700}mark.claim-mark.UNSUPPORTED{background:#ffebe9;border-color:#cf222e;border-bottom-style:double}mark.claim-mark.CONTRADICTED{background:#ffcecb;border-color:#82071e;border-bottom-style:solid;border-bottom-width:4px}
 a{color:#0969da}
 p.answer{line-height:2;font-size:1rem}p.answer sup{font-weight:700;margin:0 .15rem}
 button:disabled{opacity:.6;cursor:wait}

@@ -132,7 +132,7 @@ export function errorsHtml(e: ErrorSummary | undefined): string {
 export function renderRunSections(run: RunRecord, summary: RunSummary, tensor: ReliabilityTensor, options: RunSectionsOptions = {}): string {
   const o = summary.overall;
   const fact = (term: string, value: string) => `<div><dt>${term}</dt><dd>${value}</dd></div>`;
-  const head = `<h1>${esc(run.name)} ${verdictBadge(summary.verdict)}</h1>
+  const head = `<h1>${esc(run.name)} ${verdictBadge(summary.verdict, summary.options.verdict)}</h1>
 <section class="card" aria-label="run"><dl class="facts">${[
     fact(
       `Overall (${esc(o.method)})`,
@@ -148,7 +148,7 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
   const vRows = summary.validators.map((v) => [
     `<strong>${esc(v.name)}</strong>${v.kind === 'verifier' ? ' <span class="muted">(verifier)</span>' : ''}<br><span class="muted">${esc(v.message)}</span>`,
     // Why: the bound or rule that decided it, where a sequential validator stopped, what would decide it.
-    `${verdictBadge(v.verdict)}<br><span class="muted why">${esc([stoppedText(v, tensor.M), v.reason, toDecideText(v, tensor.N)].filter(Boolean).join('; '))}</span>`,
+    `${verdictBadge(v.verdict, summary.options.verdict)}<br><span class="muted why">${esc([stoppedText(v, tensor.M), v.reason, toDecideText(v, tensor.N)].filter(Boolean).join('; '))}</span>`,
     pct(v.rate),
     ci(v),
     v.errorShare === null ? 'n/a' : pct(v.errorShare),
@@ -185,7 +185,7 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
     .map(
       (
         v,
-      ) => `<figure class="card heatmap" data-k="${v.k}" data-validator="${esc(v.name)}"><figcaption>${esc(v.name)} ${verdictBadge(v.verdict)} <span class="muted">${pct(v.rate)}</span></figcaption>
+      ) => `<figure class="card heatmap" data-k="${v.k}" data-validator="${esc(v.name)}"><figcaption>${esc(v.name)} ${verdictBadge(v.verdict, summary.options.verdict)} <span class="muted">${pct(v.rate)}</span></figcaption>
 <div class="chart">${heatmapSvg(tensor, v.k, { label: v.name, codes })}</div>${binned ? '<div class="zoom" hidden></div>' : ''}</figure>`,
     )
     .join('');

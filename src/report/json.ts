@@ -21,7 +21,11 @@ export type JsonRate = RateWithCI;
 /** A pooled rate (IRP, ORP, all outputs): also its outputs and effective sample size. */
 export type JsonPooledRate = PooledRate;
 /** toDecide with JSON's limits: `outputs` null when no number of outputs decides it (Infinity). */
-export type JsonValidator = Omit<ValidatorSummary, 'toDecide'> & { toDecide?: { outputs: number | null; probability: number } };
+export type JsonValidator = Omit<ValidatorSummary, 'toDecide'> & {
+  toDecide?: { outputs: number | null; probability: number };
+  /** How the verdict was decided: `point` (rate ≥ minSuccess, no interval) or `confident` (bounds; sequential runs too). */
+  verdictMode: SummaryOptions['verdict'];
+};
 
 export interface JsonReport {
   schemaVersion: 2;
@@ -81,6 +85,7 @@ export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonRepo
       ...rate(v),
       errorBounds: v.errorBounds,
       verdict: v.verdict,
+      verdictMode: summary.options.verdict,
       reason: v.reason,
       ...(v.toDecide !== undefined
         ? { toDecide: { outputs: Number.isFinite(v.toDecide.outputs) ? v.toDecide.outputs : null, probability: v.toDecide.probability } }

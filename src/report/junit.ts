@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { RunSummary, ValidatorSummary } from '../core/summary-types.js';
-import { errorShareText, pct, stoppedText, toDecideText, type ReportMeta } from './meta.js';
+import { errorShareText, pct, stoppedText, toDecideText, verdictLabel, type ReportMeta } from './meta.js';
 
 /**
  * JUnit XML (`--junit`): one testsuite per run, one testcase per validator, so CI systems list each rule.
@@ -75,7 +75,7 @@ export function renderJunitReport(s: RunSummary, meta: ReportMeta): string {
     if (kind === 'failure') {
       const type = v.verdict === 'fail' ? 'below-min-success' : 'inconclusive';
       out.push(
-        `      <failure type="${type}" message="${xmlEscape(`${v.message || v.name}: ${v.verdict} (${text})`)}">${xmlEscape(`${text}. ${why}.`)}</failure>`,
+        `      <failure type="${type}" message="${xmlEscape(`${v.message || v.name}: ${verdictLabel(v.verdict, s.options.verdict, { upper: false })} (${text})`)}">${xmlEscape(`${text}. ${why}.`)}</failure>`,
       );
     } else if (kind === 'error') {
       const noCell = v.counts.pass + v.counts.fail === 0;
@@ -84,7 +84,7 @@ export function renderJunitReport(s: RunSummary, meta: ReportMeta): string {
     } else if (kind === 'skipped') {
       out.push(`      <skipped message="${xmlEscape(`inconclusive, accepted by --allow-inconclusive (${text})`)}"/>`);
     }
-    out.push(`      <system-out>${xmlEscape(`${v.verdict}: ${text}; ${why}`)}</system-out>`);
+    out.push(`      <system-out>${xmlEscape(`${verdictLabel(v.verdict, s.options.verdict, { upper: false })}: ${text}; ${why}`)}</system-out>`);
     out.push('    </testcase>');
   });
   out.push('  </testsuite>');

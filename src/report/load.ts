@@ -1,8 +1,7 @@
-import { summarize } from '../core/summarize.js';
 import type { RunSummary, SummaryOptions } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { UsageError } from '../errors.js';
-import { summaryOptionsOf } from '../run/options.js';
+import { summarizeRun } from '../run/decision.js';
 import { computeStats } from '../run/stats.js';
 import type { RunRecord, Store } from '../store/types.js';
 import { reportMeta, type ReportMeta } from './meta.js';
@@ -16,7 +15,7 @@ export interface StoredRunReport {
 
 /**
  * A stored run read back into the report spine (`assay show`, `assay runs`, the dashboard): its tensor,
- * summarised with the options the run was configured with, and its metadata. `withStats` also reads every
+ * summarised by the decision parameters stored with it (run/decision.ts), and its metadata. `withStats` also reads every
  * sample for the operational figures (tokens, latency, retries).
  */
 export async function loadStoredRun(
@@ -27,7 +26,7 @@ export async function loadStoredRun(
   const run = await store.getRun(runId);
   if (!run) throw new UsageError(`no run with id "${runId}" in the store (list them with: assay runs)`);
   const tensor = await store.loadTensor(runId);
-  const summary = summarize(tensor, run.validators, { ...summaryOptionsOf(run.config as Record<string, unknown> | null), ...opts.options });
+  const summary = summarizeRun(run, tensor, opts.options);
   const stats = opts.withStats ? computeStats(await store.listSamples(runId)) : undefined;
   const meta = reportMeta(run, stats, {
     ...(opts.allowInconclusive !== undefined ? { allowInconclusive: opts.allowInconclusive } : {}),

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { costSummary } from './cost.js';
-import { errorShareText, inputLabel, pct, stoppedText, toDecideText, verdictPasses, type ReportMeta } from './meta.js';
+import { errorShareText, inputLabel, pct, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 import { sparkline, verdictLine } from './terminal.js';
 
 /**
@@ -33,7 +33,9 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   const level = `${Math.round(s.options.level * 1000) / 10}%`;
   const head = meta.status === 'interrupted' ? '⏸️' : passed ? '✅' : s.verdict === 'fail' ? '❌' : s.verdict === 'error' ? '🛑' : '⚠️';
   const L: string[] = [];
-  L.push(`## ${head} assay: ${mdCell(meta.name)}: ${meta.status === 'interrupted' ? 'INTERRUPTED' : passed ? 'PASS' : s.verdict.toUpperCase()}`);
+  L.push(
+    `## ${head} assay: ${mdCell(meta.name)}: ${meta.status === 'interrupted' ? 'INTERRUPTED' : verdictLabel(passed ? 'pass' : s.verdict, s.options.verdict)}`,
+  );
   L.push('');
   const sequential = s.options.stopping === 'sequential';
   L.push(
@@ -45,7 +47,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   for (const v of s.validators) {
     const why = [stoppedText(v, s.M), v.reason, toDecideText(v, s.N)].filter(Boolean).join('; ');
     L.push(
-      `| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${pct(v.rate)} | ${ci(v)} | ${v.errorShare === null ? '–' : pct(v.errorShare)} | ${pct(v.minSuccess)} | ${v.verdict} | ${mdCell(why)} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`,
+      `| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${pct(v.rate)} | ${ci(v)} | ${v.errorShare === null ? '–' : pct(v.errorShare)} | ${pct(v.minSuccess)} | ${verdictLabel(v.verdict, s.options.verdict, { upper: false })} | ${mdCell(why)} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`,
     );
   }
   L.push('');

@@ -1,4 +1,4 @@
-import type { RateWithCI, RunSummary, ValidatorSummary, Verdict } from '../core/summary-types.js';
+import type { RateWithCI, RunSummary, ValidatorSummary, Verdict, VerdictMode } from '../core/summary-types.js';
 import type { InputValue } from '../core/validator.js';
 import { ExitCode } from '../errors.js';
 import type { RunStats } from '../run/stats.js';
@@ -48,6 +48,15 @@ export function reportMeta(run: RunRecord, stats?: RunStats, extra: { allowIncon
  */
 export function verdictPasses(v: Verdict, allowInconclusive = false): boolean {
   return v === 'pass' || (v === 'inconclusive' && allowInconclusive);
+}
+
+/**
+ * A verdict as every report writes it. A point verdict (the paper's rate ≥ minSuccess, no interval behind it)
+ * says so: "PASS (point)", "FAIL (point)". `error` and `inconclusive` are not decided by the point estimate.
+ */
+export function verdictLabel(verdict: Verdict | string, mode: VerdictMode, opts: { upper?: boolean } = {}): string {
+  const word = opts.upper === false ? verdict : verdict.toUpperCase();
+  return mode === 'point' && (verdict === 'pass' || verdict === 'fail') ? `${word} (point)` : word;
 }
 
 /** The documented exit code for a finished run: 130 interrupted, 1 a verdict not accepted, else 0. */

@@ -48,12 +48,21 @@ const meta: ReportMeta = {
 };
 
 const opts = (o: Partial<SummaryOptions> = {}) => o;
+/** The paper's point verdicts: the fixture's pass and fail (confident, the default, leaves `polite` inconclusive). */
+const point = { verdict: 'point' } as const;
 
 describe('JSON report', () => {
   it('carries the summary figures and validates against schemas/report.schema.json', () => {
-    const s = summarize(tensor(cells), metas, opts());
+    const s = summarize(tensor(cells), metas, opts(point));
     const r = buildJsonReport(s, meta);
     expect(validate(r), JSON.stringify(validate.errors)).toBe(true);
+    // A point verdict says so, on every validator.
+    expect(r.options.verdict).toBe('point');
+    expect(r.validators.map((v) => v.verdictMode)).toEqual(['point', 'point']);
+    expect(buildJsonReport(summarize(tensor(cells), metas), meta).validators.map((v) => [v.verdict, v.verdictMode])).toEqual([
+      ['inconclusive', 'confident'],
+      ['inconclusive', 'confident'],
+    ]);
     expect(r.schemaVersion).toBe(2);
     expect(r.runId).toBe(meta.runId);
     // validator 0: 5 pass, 1 fail → 5/6; validator 1: 3 pass, 2 fail, 1 error → 3/5
@@ -115,16 +124,18 @@ describe('JSON report', () => {
 
 describe('JUnit report', () => {
   it('one testcase per validator; fail → failure; all-error → error; escapes XML', () => {
-    const s = summarize(tensor(cells), metas);
+    const s = summarize(tensor(cells), metas, point);
     const xml = renderJunitReport(s, meta);
     expect(xml.match(/<testcase /g)).toHaveLength(2);
     expect(xml).toContain('tests="2" failures="1" errors="0" skipped="0" time="2.500"');
     expect(xml).toContain('name="polite &lt;&amp;&gt; &quot;x&quot;"');
-    expect(xml).toMatch(/<failure type="below-min-success" message="Be \| polite: fail \(rate 60\.0%/);
+    expect(xml).toMatch(/<failure type="below-min-success" message="Be \| polite: fail \(point\) \(rate 60\.0%/);
+    expect(xml).toContain('<system-out>pass (point): rate 83.3%');
+    expect(xml).toContain('<property name="verdictMode" value="point"/>');
     expect(xml).not.toMatch(/<testcase[^>]*name="short"[^>]*>\s*<failure/);
 
     const allError: OutcomeCode[] = [P, E, P, E, P, E, P, E, P, E, P, E];
-    const xml2 = renderJunitReport(summarize(tensor(allError), metas), meta);
+    const xml2 = renderJunitReport(summarize(tensor(allError), metas, point), meta);
     expect(xml2).toContain('failures="0" errors="1"');
     expect(xml2).toContain('<error type="infrastructure" message="no decided cell: 6 error(s)"');
   });
@@ -142,8 +153,14 @@ describe('JUnit report', () => {
 
 describe('Markdown report', () => {
   it('has a verdict heading, a validator table and escaped cells', () => {
-    const md = renderMarkdownReport(summarize(tensor(cells), metas), meta);
-    expect(md.split('\n')[0]).toBe('## ❌ assay: demo \\| run: FAIL');
+    const md = renderMarkdownReport(summarize(tensor(cells), metas, point), meta);
+    expect(md.split('\n')[0]).toBe('## ❌ assay: demo \\| run: FAIL (point)');
+    expect(md).toContain('| 50.0% | pass (point) |');
+    expect(md).toContain('> FAIL (point): 1 failed of 2 validator(s)');
+    // Confident verdicts carry no mark.
+    const confident = renderMarkdownReport(summarize(tensor(cells), metas), meta);
+    expect(confident.split('\n')[0]).toBe('## ⚠️ assay: demo \\| run: INCONCLUSIVE');
+    expect(confident).not.toContain('(point)');
     expect(md).toContain('| ✅ | short | 83.3% |');
     expect(md).toContain('| ❌ | polite &lt;&> "x" _(verifier)_ | 60.0% |');
     expect(md).toContain('| 3 | Pipe \\| here | 100.0% |'); // inputs numbered from 1, as people count
@@ -154,14 +171,19 @@ describe('Markdown report', () => {
 
 describe('terminal summary', () => {
   it('shows every validator with rate, interval, minSuccess, verdict and counts incl. errors', () => {
-    const text = formatTerminalSummary(summarize(tensor(cells), metas), meta);
+    const text = formatTerminalSummary(summarize(tensor(cells), metas, point), meta);
     const row = text.split('\n').find((l) => l.startsWith('polite'))!;
-    expect(row).toMatch(/polite <&> "x" \(verifier\)\s+60\.0%\s+\[\S+, \S+\]\s+16\.7%\s+90\.0%\s+FAIL\s+3\s+2\s+1$/);
+    expect(row).toMatch(/polite <&> "x" \(verifier\)\s+60\.0%\s+\[\S+, \S+\]\s+16\.7%\s+90\.0%\s+FAIL \(point\)\s+3\s+2\s+1$/);
+    expect(text.split('\n').find((l) => l.startsWith('short'))).toMatch(/\s+50\.0%\s+PASS \(point\)\s+5\s+1\s+0$/);
     expect(text).toContain('  polite <&> "x": rate 60% < minSuccess 90%\n');
     expect(text).toContain('overall  mean 71.7%  weighted 65.8%  min 60.0%  (mean) · errors 8.3% of checked cells');
     // The weakest input left a quarter of its cells out as errors: its rate says so.
     expect(text).toMatch(/IRP \(per input\)\s+\S{3}\s+min 33\.3% \(#2, errors 25\.0%\) {2}max 100\.0% \(#3\)/);
-    expect(text).toContain('FAIL: 1 failed of 2 validator(s): polite <&> "x"');
+    expect(text).toContain('FAIL (point): 1 failed of 2 validator(s): polite <&> "x"');
+    // By default (confident) nothing is marked, and neither 5 of 6 nor 3 of 5 can be decided either way.
+    const confident = formatTerminalSummary(summarize(tensor(cells), metas), meta);
+    expect(confident).not.toContain('(point)');
+    expect(confident).toContain('INCONCLUSIVE: 2 inconclusive of 2 validator(s): short, polite <&> "x"');
   });
 
   it('aligns columns by display width: wide characters and colours do not shift the table', () => {

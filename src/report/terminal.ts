@@ -3,7 +3,7 @@ import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { errorSummaryLines } from '../run/error-groups.js';
 import { errorSummaryOf } from '../run/stats.js';
 import { costSummary } from './cost.js';
-import { errorShareText, inputLabel, pct, stoppedText, toDecideText, verdictPasses, type ReportMeta } from './meta.js';
+import { errorShareText, inputLabel, pct, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 
 /** The terminal summary printed after a run (and by `assay show`). Plain text; colour only when asked. */
 
@@ -83,7 +83,7 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
       ci(v),
       v.errorShare === null ? '–' : pct(v.errorShare),
       pct(v.minSuccess),
-      paint(v.verdict.toUpperCase(), v.verdict, color),
+      paint(verdictLabel(v.verdict, o.verdict), v.verdict, color),
       String(v.counts.pass),
       String(v.counts.fail),
       String(v.counts.error),
@@ -156,12 +156,17 @@ export function verdictLine(s: RunSummary, meta: ReportMeta, color = false): str
   const failed = s.validators.filter((v) => v.verdict === 'fail').length;
   const errored = s.validators.filter((v) => v.verdict === 'error').length;
   const inc = s.validators.filter((v) => v.verdict === 'inconclusive').length;
+  const mark = s.options.verdict === 'point' ? ' (point)' : '';
   if (!bad.length)
-    return paint(`PASS: ${s.validators.length} validator(s) meet their minimum success rate${inc ? ` (${inc} inconclusive, accepted)` : ''}`, 'pass', color);
+    return paint(
+      `PASS${mark}: ${s.validators.length} validator(s) meet their minimum success rate${inc ? ` (${inc} inconclusive, accepted)` : ''}`,
+      'pass',
+      color,
+    );
   const parts = [failed ? `${failed} failed` : '', errored ? `${errored} error (too many error cells to judge)` : '', inc ? `${inc} inconclusive` : '']
     .filter(Boolean)
     .join(', ');
-  const head = failed ? 'FAIL' : errored ? 'ERROR' : 'INCONCLUSIVE';
+  const head = failed ? `FAIL${mark}` : errored ? 'ERROR' : 'INCONCLUSIVE';
   return paint(
     `${head}: ${parts} of ${s.validators.length} validator(s): ${bad.map((v) => v.name).join(', ')}`,
     failed ? 'fail' : errored ? 'error' : 'inconclusive',

@@ -117,6 +117,35 @@ describe('every report shows the same verdicts and every rate with its error sha
   });
 });
 
+describe('a point verdict is marked as such in every report (the default is confident)', () => {
+  // 19 of 20 vs 0.9: a point PASS (95% ≥ 90%), which the interval [75.1%, 99.9%] cannot confirm; 10 of 20 a point FAIL.
+  const metas = [v('lucky', 0.9), v('half', 0.9)];
+  const t = tensorOf(['P'.repeat(19) + 'F', 'PF'.repeat(10)]);
+  const r = all(t, metas, { verdict: 'point' });
+  const d = all(t, metas, {});
+
+  it('terminal, JSON, JUnit, Markdown and HTML say "(point)"; confident verdicts carry no mark', () => {
+    expect(r.s.validators.map((x) => x.verdict)).toEqual(['pass', 'fail']);
+    expect(r.terminal.split('\n').find((l) => l.startsWith('lucky '))).toContain('PASS (point)');
+    expect(r.terminal.split('\n').find((l) => l.startsWith('half '))).toContain('FAIL (point)');
+    expect(r.terminal).toContain('FAIL (point): 1 failed of 2 validator(s): half');
+    expect(r.json.validators.map((x) => [x.verdict, x.verdictMode])).toEqual([
+      ['pass', 'point'],
+      ['fail', 'point'],
+    ]);
+    expect(r.junit).toContain('<system-out>pass (point): ');
+    expect(r.junit).toContain('message="half failed: fail (point) (');
+    expect(r.markdown.split('\n')[0]).toBe('## ❌ assay: verdicts: FAIL (point)');
+    expect(r.markdown).toContain('| pass (point) |');
+    expect(r.html).toContain('<span class="badge pass" title="verdict: pass (point)">✓ pass (point)</span>');
+    expect(r.html).toContain('<span class="badge fail" title="verdict: fail (point)">✗ fail (point)</span>');
+
+    expect(d.s.validators.map((x) => x.verdict)).toEqual(['inconclusive', 'fail']);
+    expect(d.json.validators.map((x) => x.verdictMode)).toEqual(['confident', 'confident']);
+    for (const text of [d.terminal, d.junit, d.markdown, d.html]) expect(text).not.toContain('(point)');
+  });
+});
+
 describe('a run where 4 of 5 validators errored on every cell does not headline "overall mean 100.0%" alone', () => {
   const metas = ['ok', 'a', 'b', 'c', 'd'].map((n) => v(n, 0.9));
   const t = tensorOf(['P'.repeat(20), ...Array(4).fill('E'.repeat(20))]);
@@ -133,7 +162,8 @@ describe('a run where 4 of 5 validators errored on every cell does not headline 
     expect(r.json.overall).toMatchObject({ mean: 1, errorShare: 0.8, undecidedValidators: 4 });
     expect(r.json.allOutputs.errorShare).toBe(0.8);
     expect(r.s.verdict).toBe('error');
-    expect(r.terminal).toContain('ERROR: 4 error (too many error cells to judge) of 5 validator(s): a, b, c, d');
+    // ok's 20 of 20 cannot show 0.9 at 95% (lower bound 83.2%): inconclusive, beside the four errors.
+    expect(r.terminal).toContain('ERROR: 4 error (too many error cells to judge), 1 inconclusive of 5 validator(s): ok, a, b, c, d');
     expect(exitCodeFor(r.s, 'complete')).toBe(1);
   });
 });

@@ -15,8 +15,8 @@ afterEach(async () => {
 });
 
 /** A mock in a process of its own that records when each request arrived. */
-async function timedMock(content: string, usage?: { prompt_tokens: number; completion_tokens: number }) {
-  const mock = await startMockProcess({ content, delayMs: 5, ...(usage ? { usage } : {}) });
+async function timedMock(content: string | { judge: 'PASS' | 'FAIL' }, usage?: { prompt_tokens: number; completion_tokens: number }) {
+  const mock = await startMockProcess({ ...(typeof content === 'string' ? { content } : content), delayMs: 5, ...(usage ? { usage } : {}) });
   servers.push(mock);
   return mock;
 }
@@ -65,7 +65,7 @@ describe('the in-process limiter (GCRA), on a simulated clock', () => {
 describe('rateLimit in a local run', () => {
   it('requestsPerMinute on the system and on a judge: the calls reach the provider spaced out, not in a burst', async () => {
     const system = await timedMock('fine');
-    const judge = await timedMock(JSON.stringify({ verdict: 'PASS', reasons: [] }));
+    const judge = await timedMock({ judge: 'PASS' });
     const file = tmp.config(
       'limited.yaml',
       `name: limited

@@ -7,6 +7,7 @@ import { ProviderError, type SystemUnderTest } from '../providers/types.js';
 import { DuplicateSampleError } from '../store/errors.js';
 import type { RunRecord, RunStatus, SampleRecord, Store } from '../store/types.js';
 import { evaluateValidator } from '../validators/evaluate.js';
+import { checkResumedDecision, type DecisionParameters } from './decision.js';
 import { limitedWorkers } from './limit.js';
 import type { RetryOptions } from './retry.js';
 import { executeSample, type EvaluateFn, type SampleContext } from './sample.js';
@@ -26,6 +27,8 @@ export interface RunPlan {
   configPath?: string;
   concurrency?: number;
   timeoutMs?: number;
+  /** What decides its verdicts (a loaded Experiment's): stored with a new run, and a resume must not change it. */
+  decision?: DecisionParameters;
 }
 
 export interface RunProgress {
@@ -109,7 +112,7 @@ export async function openRun(opts: Pick<RunOptions, 'experiment' | 'store' | 's
     if (tooBig) throw new UsageError(`${x.configPath ?? 'experiment'}: samples: ${tooBig}`, { path: 'samples' });
     return store.createRun({
       name: x.name,
-      config: x.serialisable ?? null,
+      config: x.serialisable ?? (x.decision ? { decision: x.decision } : null),
       ...(x.configPath !== undefined ? { configPath: x.configPath } : {}),
       inputs: x.inputs,
       samples: x.samples,
@@ -132,6 +135,7 @@ export async function openRun(opts: Pick<RunOptions, 'experiment' | 'store' | 's
   if (JSON.stringify(names) !== JSON.stringify(stored)) problems.push(`validators: the run has [${stored.join(', ')}], the config gives [${names.join(', ')}]`);
   if (problems.length)
     throw new UsageError(`--resume ${run.id}: the config${x.configPath ? ` ${x.configPath}` : ''} no longer matches the stored run; ${problems.join('; ')}`);
+  if (x.decision) checkResumedDecision(run, x.decision, x.configPath);
   return run;
 }
 

@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { z } from 'zod';
+import { PoolOverloadedError, WorkerCrashedError } from '../ground/pool/pool.js';
 import { GroundingRequestError, GroundingUnavailableError, type AnalyzeRequest, type GroundingEngine } from '../ground/types.js';
 import { RateLimiter, type RequestLimiter, type ServerLimits } from './limits.js';
 
@@ -115,7 +116,7 @@ export function registerAnalyze(app: Hono, engine: GroundingEngine | undefined, 
 
       if (inFlight >= limits.maxInFlight) {
         c.header('Retry-After', '1');
-        return fail(c, 503, { error: 'overloaded', message: `${inFlight} analyses are already running; retry shortly` });
+        return fail(c, 503, { error: 'overloaded', message: `${inFlight} analyses are already in progress (running or waiting for a worker); retry shortly` });
       }
       inFlight++;
       const timeout = new AbortController();
@@ -133,6 +134,15 @@ export function registerAnalyze(app: Hono, engine: GroundingEngine | undefined, 
         if (err instanceof GroundingUnavailableError) {
           c.header('Retry-After', '5');
           return fail(c, 503, { error: 'unavailable', message: err.message });
+        }
+        // The worker pool (ground/pool): every worker busy and its queue full; or the worker running this analysis died.
+        if (err instanceof PoolOverloadedError) {
+          c.header('Retry-After', '1');
+          return fail(c, 503, { error: 'overloaded', message: err.message });
+        }
+        if (err instanceof WorkerCrashedError) {
+          const why = err.outOfMemory ? 'ran out of memory' : 'crashed';
+          return fail(c, 500, { error: 'analysis_crashed', message: `the analysis of this request ${why}; its worker was replaced and the service goes on` });
         }
         if (timeout.signal.aborted) return fail(c, 504, { error: 'timeout', message: `the analysis did not finish within ${limits.requestTimeoutMs} ms` });
         throw err;

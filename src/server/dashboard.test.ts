@@ -183,6 +183,18 @@ describe('dashboard data endpoints', () => {
     expect((await fetch(`${server.url}/runs/nope`)).status).toBe(404);
   });
 
+  it('marks a point verdict as such in the list, the API and the run page (these fixtures were stored as point runs)', async () => {
+    const all = await get('/api/runs');
+    const w = all.body.runs.find((r: { id: string }) => r.id === worse.id);
+    expect([w.verdict, w.verdictMode]).toEqual(['fail', 'point']);
+    const list = await (await fetch(`${server.url}/`)).text();
+    expect(list).toContain('<span class="badge fail" title="verdict: fail (point)">✗ fail (point)</span>');
+    // An error verdict is not the point estimate's: no mark.
+    expect(list).toContain('<span class="badge error" title="verdict: error">! error</span>');
+    const page = await (await fetch(`${server.url}/runs/${worse.id}`)).text();
+    expect(page).toContain('<span class="badge pass" title="verdict: pass (point)">✓ pass (point)</span>');
+  });
+
   it('labels every cell of its tables for narrow screens and answers the favicon request', async () => {
     const list = await (await fetch(`${server.url}/`)).text();
     // Stacked rows on a phone: each cell carries its column's name.

@@ -1,9 +1,8 @@
 import { Outcome } from '../core/outcome.js';
-import { summarize } from '../core/summarize.js';
-import type { RunSummary } from '../core/summary-types.js';
+import type { RunSummary, VerdictMode } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { ErrorSummary } from '../run/error-groups.js';
-import { summaryOptionsOf } from '../run/options.js';
+import { summarizeRun } from '../run/decision.js';
 import { computeStats, errorSummaryOf } from '../run/stats.js';
 import type { PAdjust } from '../core/compare.js';
 import { compareRuns, type RunComparison } from '../report/compare.js';
@@ -30,6 +29,8 @@ export interface RunListItem {
   status: string;
   shape: { N: number; M: number; K: number };
   verdict: string;
+  /** How the run's verdicts were decided; a point verdict is marked as such. Absent for an unreadable run. */
+  verdictMode?: VerdictMode;
   /** errorShare: share of checked cells that are errors (a rate is never shown without it). */
   overall: { method: string; value: number | null; mean: number | null; weighted: number | null; min: number | null; errorShare: number | null };
   allPass: number | null;
@@ -86,8 +87,8 @@ export class DashboardData {
     const run = known ?? (await this.store.getRun(id));
     if (!run) return undefined;
     const tensor = await this.store.loadTensor(id);
-    // The options the run was configured with (interval, level, verdict mode), as `assay show` uses.
-    const summary = summarize(tensor, run.validators, summaryOptionsOf(run.config as Record<string, unknown> | null));
+    // Decided by the parameters stored with the run, as `assay show` decides it.
+    const summary = summarizeRun(run, tensor);
     const errors = tensor.cells.includes(Outcome.ERROR) ? errorSummaryOf(computeStats(await this.store.listSamples(id))) : undefined;
     const loaded = { run, tensor, summary, ...(errors ? { errors } : {}) };
     if (run.status !== 'running' && this.cache.size < 500) this.cache.set(id, loaded);
@@ -131,6 +132,7 @@ export class DashboardData {
         status: r.status,
         shape: { N: r.N, M: r.M, K: r.K },
         verdict: summary.verdict,
+        verdictMode: summary.options.verdict,
         overall: { method: o.method, value: o.value, mean: o.mean, weighted: o.weighted, min: o.min, errorShare: o.errorShare },
         allPass: summary.allPass.rate,
         allPassErrorShare: summary.allPass.errorShare,

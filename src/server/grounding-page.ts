@@ -14,12 +14,14 @@ ${hasEngine ? '' : '<p class="worse">This server has no knowledge base (start it
 /**
  * Renders the POST /analyze JSON with DOM calls and textContent only: claims and evidence are user data.
  * The answer is shown with each claim highlighted by status (colour, underline style and a glyph), then
- * each claim beside its best evidence.
+ * each claim beside its best evidence. A claim shows its one status and that status's reason: what the
+ * evidence states instead (CONTRADICTED, "60 days; evidence says 14 days", as describeConflict writes it),
+ * or the details it leaves out.
  */
 export const GROUNDING_SCRIPT = `(function(){
 var form=document.getElementById('analyze-form');var out=document.getElementById('report');
 function el(tag,text,cls){var e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}
-var GLYPH={STRONG:'\\u2713',WEAK:'~',UNSUPPORTED:'\\u2717'};
+var GLYPH={STRONG:'\\u2713',WEAK:'~',UNSUPPORTED:'\\u2717',CONTRADICTED:'\\u2260'};
 function label(c){return (GLYPH[c.status]||'?')+' '+c.status+(c.error?'':' \\u00b7 support '+Number(c.support_score).toFixed(3));}
 function answerView(r){var p=el('p',null,'answer');var text=String(r.answer||'');var pos=0;
 (r.claims_analysis||[]).forEach(function(c,idx){var at=text.indexOf(c.claim,pos);if(at<0)return;
@@ -32,7 +34,7 @@ card.appendChild(el('h2','Report'));
 var risk=el('p');risk.appendChild(el('strong','Hallucination risk: '+r.hallucination_risk));
 risk.appendChild(el('span',' \\u00b7 confidence '+(r.confidence_score*100).toFixed(1)+'% \\u00b7 evidence coverage '+r.evidence_coverage+(r.hallucination_flag?' \\u00b7 hallucination flag: low similarity across all claims':'')+(r.partial?' \\u00b7 partial analysis (embedding failed for part of it)':'')));
 card.appendChild(risk);card.appendChild(el('h3','Answer'));card.appendChild(answerView(r));
-card.appendChild(el('p','\\u2713 STRONG: supported \\u00b7 ~ WEAK: partly supported \\u00b7 \\u2717 UNSUPPORTED: not supported by the knowledge base','muted'));
+card.appendChild(el('p','\\u2713 STRONG: supported \\u00b7 ~ WEAK: partly supported \\u00b7 \\u2717 UNSUPPORTED: not supported by the knowledge base \\u00b7 \\u2260 CONTRADICTED: the knowledge base states a detail differently','muted'));
 out.appendChild(card);
 var claims=el('section',null,'card');claims.appendChild(el('h2','Claims and their evidence'));out.appendChild(claims);
 if(!(r.claims_analysis||[]).length)claims.appendChild(el('p','No claims were found in the answer.','muted'));
@@ -40,6 +42,7 @@ if(!(r.claims_analysis||[]).length)claims.appendChild(el('p','No claims were fou
 var claim=el('div',null,'claim '+c.status);claim.setAttribute('data-status',c.status);claim.setAttribute('aria-label','claim '+(idx+1)+': '+c.status);
 claim.appendChild(el('div',(idx+1)+'. '+c.claim));claim.appendChild(el('div',label(c),'muted'));
 if(c.error)claim.appendChild(el('div','Could not be scored: '+c.error,'worse'));
+(c.contradicted_details||[]).forEach(function(x){claim.appendChild(el('div','Contradicted: '+x.claim+'; evidence says '+x.evidence,'worse contradiction'));});
 if(c.unverified_details&&c.unverified_details.length)claim.appendChild(el('div','Not found in the evidence: '+c.unverified_details.join(', '),'worse'));
 row.appendChild(claim);var ev=el('div',null,'claim evidence');
 if(c.evidence){ev.appendChild(el('div','Evidence \\u00b7 '+c.evidence.source+' ('+c.evidence.chunk_id+') \\u00b7 score '+Number(c.evidence.score).toFixed(3),'muted'));ev.appendChild(el('div',c.evidence.text));}

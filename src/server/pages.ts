@@ -33,7 +33,7 @@ export function runsListBody(items: RunListItem[], filter: string | undefined, p
     const rates = r.validators.map((v) => `<span class="nowrap">${esc(v.name)} ${pct(v.rate)}${errs(v.errorShare)}</span>`).join('<br>');
     return [
       `<a href="/runs/${enc(r.id)}"><strong>${esc(r.name)}</strong></a><br>${links}`,
-      verdictBadge(r.verdict),
+      verdictBadge(r.verdict, r.verdictMode),
       `${pct(r.overall.value)}${errs(r.overall.errorShare)}`,
       `${pct(r.allPass)}${errs(r.allPassErrorShare)}`,
       rates || '<span class="muted">none</span>',

@@ -1,6 +1,9 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyze } from '../ground/engine.js';
-import type { KnowledgeBase } from '../ground/kb.js';
+import { saveKnowledgeBase } from '../ground/kb-store.js';
+import { createGroundingPool, type GroundingPool } from '../ground/pool/grounding.js';
 import { heaviestAnswer, syntheticKb } from '../ground/testing/heavy.js';
 import type { AnalyzeRequest, GroundingEngine } from '../ground/types.js';
 import type { ServerLimits } from './limits.js';
@@ -8,21 +11,26 @@ import { startServer, type ServerHandle } from './start.js';
 
 /**
  * Issue 12: one large /analyze request froze `assay serve` (/healthz included) for seconds, and `--timeout`
- * still answered 200 after the work ran to its end. Here the real engine over a real KB serves the heaviest
+ * still answered 200 after the work ran to its end. Here the worker pool over a real KB serves the heaviest
  * request the limits accept (100,000 characters, 200 claims) through a real server.
  */
-let kb: KnowledgeBase;
+let dir = '';
+let pool: GroundingPool;
 const answer = heaviestAnswer();
 const servers: ServerHandle[] = [];
 
 beforeAll(async () => {
-  kb = await syntheticKb(40, 100);
+  dir = await mkdtemp(join(tmpdir(), 'assay-responsive-'));
+  await saveKnowledgeBase(await syntheticKb(40, 100), join(dir, 'kb'));
+  pool = await createGroundingPool({ kbDir: join(dir, 'kb'), workers: 2 });
 }, 60_000);
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
+  await pool?.close();
+  await rm(dir, { recursive: true, force: true });
 });
 
-/** The real engine, recording when each analysis runs and how it ended. */
+/** The pool, recording when each analysis runs (as this thread sees it) and how it ended. */
 function recordingEngine() {
   const runs: { start: number; end?: number; outcome?: 'report' | 'rejected'; reason?: unknown }[] = [];
   const engine: GroundingEngine = {
@@ -30,7 +38,7 @@ function recordingEngine() {
       const run: (typeof runs)[number] = { start: performance.now() };
       runs.push(run);
       try {
-        const report = await analyze(kb, request, {}, signal);
+        const report = await pool.analyze(request, signal);
         run.outcome = 'report';
         return report;
       } catch (err) {
@@ -71,20 +79,22 @@ describe('a heavy /analyze request does not freeze the server', () => {
     const responses = await all;
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
     for (const r of responses) expect(((await r.json()) as { claims_analysis: unknown[] }).claims_analysis).toHaveLength(200);
-    // This process is the client too: before time-slicing, nothing (no /healthz reply either) could arrive while
-    // an analysis ran, so no reply fell inside one. Now replies come in between the analysis's slices.
+    // This process is the client too: when analyses ran on this thread, nothing (no /healthz reply either) could
+    // arrive while one ran, so no reply fell inside one. Now they run in worker threads.
     const during = healthz.filter((h) => runs.some((r) => r.end !== undefined && h.at > r.start && h.at < r.end));
     expect(healthz.every((h) => h.status === 200)).toBe(true);
     expect(during.length).toBeGreaterThanOrEqual(2);
   }, 60_000);
 
-  it('answers 504 at the time limit and stops the analysis instead of finishing it', async () => {
+  it('answers 504 at the time limit and stops the analysis (its worker is terminated) instead of finishing it', async () => {
     const { engine, runs } = recordingEngine();
-    const server = await serve(engine, { requestTimeoutMs: 20 });
+    const server = await serve(engine, { requestTimeoutMs: 1 });
+    const terminated = pool.stats().terminated;
     const res = await heavy(server);
     expect(res.status).toBe(504);
     expect(((await res.json()) as { error: string }).error).toBe('timeout');
     await expect.poll(() => runs[0]?.outcome, { timeout: 10_000 }).toBe('rejected');
     expect(String(runs[0].reason)).toMatch(/timeout/);
+    expect(pool.stats().terminated).toBe(terminated + 1);
   }, 30_000);
 });

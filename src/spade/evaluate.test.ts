@@ -12,6 +12,7 @@ import { evaluateCandidates } from './evaluate.js';
 import { assertionReports, selectionToConfig } from './export.js';
 import { matrixToJson, readMatrix } from './io.js';
 import { select } from './select.js';
+import { judgeReply } from '../mock/judge.js';
 import type { CandidateAssertion, LabelledExample } from './types.js';
 
 const examples: LabelledExample[] = [
@@ -39,7 +40,7 @@ describe('evaluateCandidates', () => {
     mock = await startMockOpenAI({
       chat: (b: ChatRequestBody) => {
         const text = JSON.stringify(b.messages);
-        return { content: JSON.stringify({ verdict: text.includes('PRICE') ? 'FAIL' : 'PASS', reasons: ['scripted'] }) };
+        return { content: judgeReply(b, text.includes('PRICE') ? 'FAIL' : 'PASS', ['scripted']) };
       },
     });
     const candidates: CandidateAssertion[] = [

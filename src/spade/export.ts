@@ -95,6 +95,8 @@ export function selectionToConfig(
     system: { simulated: { seed: 1, outputs: (good.length ? good : (options.examples ?? [])).map((e) => e.output) } },
     inputs: ['(replay of the labelled good outputs)'],
     samples: Math.min(100, Math.max(1, good.length)),
+    // A replay of the few labelled outputs checks that they pass, not how reliably a system does: the point rule.
+    verdict: 'point',
   };
   const config: Record<string, unknown> = { name: options.name ?? 'spade-assertions', ...base, validators, verifiers };
   if (!verifiers.length) delete config.verifiers;

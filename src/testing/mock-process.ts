@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { judgeReply } from '../mock/judge.js';
 import { startMockOpenAI } from '../mock/openai.js';
 
 /**
@@ -17,6 +18,8 @@ export interface MockProcess {
 export interface MockProcessOptions {
   /** Answer content (default "a fine answer"). */
   content?: string;
+  /** Answer as a judge instead: this verdict, bound to each request's nonce. */
+  judge?: 'PASS' | 'FAIL';
   delayMs?: number;
   usage?: { prompt_tokens: number; completion_tokens: number };
 }
@@ -53,9 +56,13 @@ if (process.argv[2] === '--serve-mock' && process.send) {
   const opts = JSON.parse(process.argv[3] ?? '{}') as MockProcessOptions;
   const arrivals: number[] = [];
   const mock = await startMockOpenAI({
-    chat: () => {
+    chat: (b) => {
       arrivals.push(performance.now());
-      return { content: opts.content ?? 'a fine answer', delayMs: opts.delayMs ?? 0, ...(opts.usage ? { usage: opts.usage } : {}) };
+      return {
+        content: opts.judge ? judgeReply(b, opts.judge) : (opts.content ?? 'a fine answer'),
+        delayMs: opts.delayMs ?? 0,
+        ...(opts.usage ? { usage: opts.usage } : {}),
+      };
     },
   });
   process.send({ baseURL: mock.baseURL });

@@ -1,0 +1,423 @@
+/**
+ * Numbers as a reader reads them, for the detail check: digits ("1,500", "3.5"), words ("five",
+ * "twenty-one", "six hundred", "a dozen", "half", "a third", "two and a half"), scale words ("2.1 million"),
+ * each with the precision it is written to; and the units they may carry, with their unambiguous
+ * conversions (days and weeks, minutes and hours, metric prefixes, %, currency symbols and codes).
+ */
+import { stem, type Token } from './tokens.js';
+
+const UNITS = 'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split(' ');
+const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+const ORDINAL_UNITS =
+  'zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth'.split(
+    ' ',
+  );
+const ORDINAL_TENS = ['', '', 'twentieth', 'thirtieth', 'fortieth', 'fiftieth', 'sixtieth', 'seventieth', 'eightieth', 'ninetieth'];
+export const SCALES: Record<string, number> = { hundred: 1e2, thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
+
+/** Cardinal words below a hundred: "five" 5, "twenty" 20 ("twenty-one" is read as two words joined by a hyphen). */
+export const CARDINALS = new Map<string, number>();
+UNITS.forEach((w, i) => CARDINALS.set(w, i));
+for (let t = 2; t < 10; t++) CARDINALS.set(TENS[t], t * 10);
+
+/** Ordinal words: "ninth" 9, "twentieth" 20 ("twenty-first" is two words joined by a hyphen). */
+export const ORDINALS = new Map<string, number>();
+ORDINAL_UNITS.forEach((w, i) => ORDINALS.set(w, i));
+for (let t = 2; t < 10; t++) ORDINALS.set(ORDINAL_TENS[t], t * 10);
+
+/** Fractions written as words, by denominator ("a third", "two thirds", "three quarters"). */
+const FRACTION_WORDS: Record<string, number> = {
+  half: 2,
+  halves: 2,
+  third: 3,
+  thirds: 3,
+  quarter: 4,
+  quarters: 4,
+  fourth: 4,
+  fourths: 4,
+  fifth: 5,
+  fifths: 5,
+  tenth: 10,
+  tenths: 10,
+};
+const VULGAR: Record<string, number> = { '½': 0.5, '⅓': 1 / 3, '⅔': 2 / 3, '¼': 0.25, '¾': 0.75 };
+
+/** A number read from tokens [start, end): its value and the half-width of the rounding it is written with. */
+export interface ReadNumber {
+  value: number;
+  /** Half a unit of the last written digit: "3.5" ±0.05, "2.1 million" ±50,000, "14" ±0. */
+  precision: number;
+  /** Trailing zeros of a whole number ("60", "50,000"): how coarsely it may have been rounded (conflicts only). */
+  slack: number;
+  start: number;
+  end: number;
+  words: boolean;
+  ordinal: boolean;
+  /** "a week", "an hour": a quantity implied by an article, never required to appear in the evidence. */
+  implied?: boolean;
+  /** "half", "a third", "two thirds": a share, compared with percentages when no unit follows. */
+  fraction?: boolean;
+}
+
+const isWord = (t: Token | undefined, ...w: string[]) => t !== undefined && t.kind === 'word' && w.includes(t.lower);
+const isMark = (t: Token | undefined, m: string) => t !== undefined && t.kind === 'mark' && t.text === m;
+
+/** Half a unit of the last digit written ("3.50" → 0.005; "14" → 0). */
+function digitPrecision(written: string): number {
+  const dot = written.indexOf('.');
+  return dot < 0 ? 0 : 0.5 * 10 ** -(written.length - dot - 1);
+}
+
+/** Rounding a whole number's trailing zeros may hide, capped at a tenth of it: "60" ±5, "50,000" ±5,000, "1000" ±100. */
+function zeroSlack(written: string, value: number): number {
+  if (written.includes('.')) return 0;
+  const digits = written.replace(/,/g, '');
+  const zeros = digits.length - digits.replace(/0+$/, '').length;
+  return zeros === 0 || value === 0 ? 0 : Math.min(0.5 * 10 ** zeros, 0.1 * Math.abs(value));
+}
+
+/** A cardinal below a thousand in words at tokens[i]: "five", "twenty-one", "twenty one", "three hundred and six". */
+function smallCardinal(tokens: Token[], i: number): { value: number; end: number; ordinal: boolean } | null {
+  const t = tokens[i];
+  if (t?.kind !== 'word') return null;
+  let value: number;
+  let end = i + 1;
+  let ordinal = false;
+  const card = CARDINALS.get(t.lower);
+  if (card === undefined) return null;
+  value = card;
+  // "twenty-one", "twenty-first", "twenty one"
+  if (card >= 20 && card % 10 === 0) {
+    const hy = isMark(tokens[end], '-') && !tokens[end].spaced && tokens[end + 1] && !tokens[end + 1].spaced ? end + 1 : end;
+    const u = tokens[hy];
+    const uc = u?.kind === 'word' ? (CARDINALS.get(u.lower) ?? (hy > end ? ORDINALS.get(u.lower) : undefined)) : undefined;
+    if (uc !== undefined && uc > 0 && uc < 10) {
+      value += uc;
+      ordinal = !CARDINALS.has(u.lower);
+      end = hy + 1;
+    }
+  }
+  // "three hundred (and) six"
+  if (!ordinal && value > 0 && value < 10 && isWord(tokens[end], 'hundred')) {
+    value *= 100;
+    end++;
+    const j = isWord(tokens[end], 'and') ? end + 1 : end;
+    const rest = smallCardinal(tokens, j);
+    if (rest && rest.value < 100 && rest.value > 0) {
+      value += rest.value;
+      end = rest.end;
+      ordinal = rest.ordinal;
+    }
+  }
+  return { value, end, ordinal };
+}
+
+/**
+ * A number in words at tokens[i], or null: cardinals with scales ("two million", "a hundred", "a thousand"),
+ * "a dozen", fractions ("half", "a third", "two thirds", "one and a half"). "one" alone and the article
+ * alone are left to the unit reader (see readQuantityNumber), since "one of them" and "a" are no quantities.
+ */
+export function readNumberWords(tokens: Token[], i: number): ReadNumber | null {
+  const t = tokens[i];
+  if (t?.kind !== 'word') return null;
+  const done = (value: number, end: number, ordinal = false, fraction = false): ReadNumber => ({
+    value,
+    precision: 0,
+    slack: 0,
+    start: i,
+    end,
+    words: true,
+    ordinal,
+    fraction,
+  });
+  // "half an hour", "a half a day": the article belongs to the unit
+  const share = (value: number, end: number) => done(value, isWord(tokens[end], 'a', 'an') && tokens[end + 1]?.kind === 'word' ? end + 1 : end, false, true);
+  // "a dozen", "a hundred", "a thousand", "a third of", "a half", "a quarter of"
+  if (isWord(t, 'a', 'an') || isWord(t, 'one')) {
+    const n = tokens[i + 1];
+    if (isWord(n, 'dozen')) return done(12, i + 2);
+    if (n && n.kind === 'word' && SCALES[n.lower] && !isWord(tokens[i + 2], 'of')) return done(SCALES[n.lower], i + 2);
+    if (isWord(n, 'half')) return share(0.5, i + 2);
+    if (isWord(n, 'third', 'quarter', 'fifth', 'tenth') && isWord(tokens[i + 2], 'of')) return share(1 / FRACTION_WORDS[n.lower], i + 2);
+    if (!isWord(t, 'one')) return null;
+  }
+  if (isWord(t, 'half') && (isWord(tokens[i + 1], 'of', 'an', 'a', 'the') || isWord(tokens[i - 1], 'and', 'one'))) return share(0.5, i + 1);
+  if (isWord(t, 'dozen') && !isWord(tokens[i - 1], 'a')) return null;
+  const small = smallCardinal(tokens, i);
+  if (!small) return null;
+  let { value, end } = small;
+  const { ordinal } = small;
+  if (ordinal) return done(value, end, true);
+  // "two thirds", "three quarters"
+  const f = tokens[end];
+  if (value > 0 && value < 10 && f?.kind === 'word' && FRACTION_WORDS[f.lower] && (value > 1 ? /s$/.test(f.lower) : true) && f.lower !== 'half') {
+    if (value > 1 || isWord(tokens[end + 1], 'of')) return share(value / FRACTION_WORDS[f.lower], end + 1);
+  }
+  // "two dozen"
+  if (isWord(tokens[end], 'dozen')) return done(value * 12, end + 1);
+  // "two million", "six hundred thousand"
+  while (tokens[end]?.kind === 'word' && SCALES[tokens[end].lower] && SCALES[tokens[end].lower] > value) {
+    value *= SCALES[tokens[end].lower];
+    end++;
+  }
+  // "two and a half"
+  if (isWord(tokens[end], 'and') && isWord(tokens[end + 1], 'a') && isWord(tokens[end + 2], 'half')) {
+    value += 0.5;
+    end += 3;
+  }
+  return done(value, end);
+}
+
+/** A number in digits at tokens[i] ("1,500", "3.5", "½", "2 ½"), with its scale word ("2.1 million", "$3bn"). */
+export function readDigits(tokens: Token[], i: number, money = false): ReadNumber | null {
+  const t = tokens[i];
+  if (t?.kind !== 'num') return null;
+  let value = VULGAR[t.text] ?? Number(t.text.replace(/,/g, ''));
+  if (!Number.isFinite(value)) return null;
+  let precision = VULGAR[t.text] !== undefined ? 0 : digitPrecision(t.text);
+  let slack = VULGAR[t.text] !== undefined ? 0 : zeroSlack(t.text, value);
+  let end = i + 1;
+  // "2 ½"
+  if (VULGAR[tokens[end]?.text] !== undefined && tokens[end].spaced === false && !t.text.includes('.')) {
+    value += VULGAR[tokens[end].text];
+    end++;
+  }
+  const s = tokens[end];
+  const scaleWord = s?.kind === 'word' ? s.lower : '';
+  // "2.1 million", "3bn", "$5M", "$3B", "€2k": letter scales only glued to the number or after a currency
+  const glued = s !== undefined && !s.spaced;
+  const scale =
+    SCALES[scaleWord] && (scaleWord !== 'hundred' || !t.text.includes('.'))
+      ? SCALES[scaleWord]
+      : (glued || money) && (scaleWord === 'bn' || (money && s?.text === 'B'))
+        ? 1e9
+        : (glued || money) && (scaleWord === 'mn' || scaleWord === 'mln' || (money && (s?.text === 'M' || s?.text === 'm')))
+          ? 1e6
+          : money && glued && (s?.text === 'k' || s?.text === 'K')
+            ? 1e3
+            : 0;
+  if (scale) {
+    value *= scale;
+    // "2 million" is written to the million; "2.1 million" to the hundred thousand
+    precision = precision ? precision * scale : 0;
+    slack = precision ? 0 : Math.min(0.5 * scale, 0.1 * value);
+    end++;
+  }
+  return { value, precision, slack, start: i, end, words: false, ordinal: false };
+}
+
+/** Dimensions with their units and factors to a base unit. Units of one dimension convert exactly. */
+interface UnitDef {
+  dim: string;
+  factor: number;
+  /** The unit as shown ("days"). */
+  name: string;
+}
+const U: Record<string, UnitDef> = {};
+function unit(dim: string, factor: number, name: string, ...forms: string[]) {
+  for (const f of [name, ...forms]) U[f] = { dim, factor, name };
+}
+// Time that converts exactly (seconds to weeks), and calendar time (months to centuries); weeks and months do not convert.
+unit('time', 1e-3, 'milliseconds', 'millisecond', 'ms', 'msec');
+unit('time', 1, 'seconds', 'second', 'sec', 'secs');
+unit('time', 60, 'minutes', 'minute', 'min', 'mins');
+unit('time', 3600, 'hours', 'hour', 'hr', 'hrs', 'h');
+unit('time', 86400, 'days', 'day');
+unit('time', 604800, 'weeks', 'week', 'wk', 'wks');
+unit('calendar', 1, 'months', 'month', 'mo', 'mos');
+unit('calendar', 12, 'years', 'year', 'yr', 'yrs');
+unit('calendar', 120, 'decades', 'decade');
+unit('calendar', 1200, 'centuries', 'century');
+unit('length', 1e-3, 'millimetres', 'millimetre', 'millimeters', 'millimeter', 'mm');
+unit('length', 1e-2, 'centimetres', 'centimetre', 'centimeters', 'centimeter', 'cm');
+unit('length', 1, 'metres', 'metre', 'meters', 'meter', 'm');
+unit('length', 1e3, 'kilometres', 'kilometre', 'kilometers', 'kilometer', 'km', 'kms');
+unit('length', 0.0254, 'inches', 'inch');
+unit('length', 0.3048, 'feet', 'foot', 'ft');
+unit('length', 0.9144, 'yards', 'yard', 'yd', 'yds');
+unit('length', 1609.344, 'miles', 'mile', 'mi');
+unit('mass', 1e-3, 'milligrams', 'milligram', 'mg');
+unit('mass', 1, 'grams', 'gram', 'g');
+unit('mass', 1e3, 'kilograms', 'kilogram', 'kg', 'kgs', 'kilos', 'kilo');
+unit('mass', 1e6, 'tonnes', 'tonne', 'metric tons', 't');
+unit('mass', 453.59237, 'lb', 'lbs');
+unit('mass', 28.349523125, 'ounces', 'ounce', 'oz');
+unit('volume', 1e-3, 'millilitres', 'millilitre', 'milliliters', 'milliliter', 'ml');
+unit('volume', 1, 'litres', 'litre', 'liters', 'liter', 'l');
+unit('area', 1e6, 'square kilometres', 'square kilometers', 'km2', 'km²', 'sq km');
+unit('area', 1, 'square metres', 'square meters', 'm2', 'm²', 'sq m');
+unit('area', 4046.8564224, 'acres', 'acre');
+unit('area', 1e4, 'hectares', 'hectare', 'ha');
+unit('area', 2589988.110336, 'square miles', 'sq mi');
+unit('data', 1, 'bytes', 'byte');
+unit('data', 1e3, 'KB', 'kilobytes', 'kilobyte', 'kB');
+unit('data', 1e6, 'MB', 'megabytes', 'megabyte');
+unit('data', 1e9, 'GB', 'gigabytes', 'gigabyte');
+unit('data', 1e12, 'TB', 'terabytes', 'terabyte');
+unit('speed', 1, 'km/h', 'kph', 'kmh', 'kilometres per hour', 'kilometers per hour');
+unit('speed', 1.609344, 'mph', 'miles per hour');
+unit('power', 1, 'watts', 'watt', 'W');
+unit('power', 1e3, 'kilowatts', 'kilowatt', 'kW');
+unit('power', 1e6, 'megawatts', 'megawatt', 'MW');
+unit('power', 1e9, 'gigawatts', 'gigawatt', 'GW');
+unit('frequency', 1e6, 'MHz', 'megahertz');
+unit('frequency', 1e9, 'GHz', 'gigahertz');
+unit('temperature-c', 1, 'degrees Celsius', '°C', 'celsius');
+unit('temperature-f', 1, 'degrees Fahrenheit', '°F', 'fahrenheit');
+unit('percent', 1, 'percent', '%', 'per cent', 'pct', 'percentage points', 'percentage point');
+unit('multiple', 1, 'times', 'x', 'fold');
+
+/** Units whose short form is case-sensitive ("m" metres vs "M" million, "t" vs "T", "W" watts): looked up as written. */
+const CASE_SENSITIVE = new Set(['m', 't', 'h', 'g', 'l', 'W', 'kW', 'MW', 'GW', 'MHz', 'GHz', 'KB', 'kB', 'MB', 'GB', 'TB', 'ms', 'mi', 'ha', 'x']);
+
+/** Currency symbols and codes, to a currency ("$" and "dollars" name a dollar whose country is unsaid). */
+const CURRENCY_SYMBOLS: Record<string, string> = {
+  $: 'dollar',
+  '€': 'EUR',
+  '£': 'GBP',
+  '¥': 'JPY',
+  '₹': 'INR',
+  '₩': 'KRW',
+  '₽': 'RUB',
+  '₺': 'TRY',
+  '₪': 'ILS',
+};
+const CURRENCY_CODES: Record<string, string> = {
+  USD: 'USD',
+  US$: 'USD',
+  EUR: 'EUR',
+  GBP: 'GBP',
+  JPY: 'JPY',
+  CNY: 'CNY',
+  RMB: 'CNY',
+  INR: 'INR',
+  CAD: 'CAD',
+  AUD: 'AUD',
+  CHF: 'CHF',
+  KRW: 'KRW',
+  RUB: 'RUB',
+  BRL: 'BRL',
+  MXN: 'MXN',
+  SEK: 'SEK',
+  NOK: 'NOK',
+  DKK: 'DKK',
+  NZD: 'NZD',
+  SGD: 'SGD',
+  HKD: 'HKD',
+  ZAR: 'ZAR',
+};
+/** A dollar prefixed by its country: "US$", "A$", "C$", "NZ$", "HK$", "S$". */
+const DOLLAR_PREFIX: Record<string, string> = { us: 'USD', a: 'AUD', au: 'AUD', c: 'CAD', ca: 'CAD', nz: 'NZD', hk: 'HKD', s: 'SGD' };
+const CURRENCY_WORDS: Record<string, string> = {
+  dollar: 'dollar',
+  dollars: 'dollar',
+  euro: 'EUR',
+  euros: 'EUR',
+  yen: 'JPY',
+  yuan: 'CNY',
+  renminbi: 'CNY',
+  rupee: 'INR',
+  rupees: 'INR',
+  francs: 'CHF',
+  franc: 'CHF',
+  won: 'KRW',
+  rubles: 'RUB',
+  roubles: 'RUB',
+  pounds: 'GBP?',
+  pound: 'GBP?',
+};
+
+/** Whether two currencies may be the same: "dollar" (country unsaid) is any dollar; "pounds" may be sterling. */
+export function sameCurrency(a: string, b: string): boolean {
+  const dollars = new Set(['dollar', 'USD', 'AUD', 'CAD', 'NZD', 'HKD', 'SGD']);
+  if (a === b) return true;
+  if ((a === 'dollar' && dollars.has(b)) || (b === 'dollar' && dollars.has(a))) return true;
+  return (a === 'GBP?' && b === 'GBP') || (a === 'GBP' && b === 'GBP?');
+}
+
+export interface UnitRead {
+  /** "time", "percent", "money:EUR", "noun:employee"... */
+  dim: string;
+  factor: number;
+  name: string;
+  end: number;
+  known: boolean;
+}
+
+/** A currency written before a number at tokens[i-1…]: "$", "€", "US$", "USD", "EUR". Returns the currency and where it starts. */
+export function currencyBefore(tokens: Token[], i: number): { currency: string; start: number } | null {
+  const p = tokens[i - 1];
+  if (!p) return null;
+  if (p.kind === 'mark' && CURRENCY_SYMBOLS[p.text]) {
+    const q = tokens[i - 2];
+    if (p.text === '$' && q?.kind === 'word' && !p.spaced && DOLLAR_PREFIX[q.lower] && q.text === q.text.toUpperCase())
+      return { currency: DOLLAR_PREFIX[q.lower], start: i - 2 };
+    return { currency: CURRENCY_SYMBOLS[p.text], start: i - 1 };
+  }
+  if (p.kind === 'word' && CURRENCY_CODES[p.text]) return { currency: CURRENCY_CODES[p.text], start: i - 1 };
+  return null;
+}
+
+/** Words that are not a count noun after a number ("in 5 of them", "3 to 4"). */
+const NOT_NOUNS = new Set(
+  'a an the of to and or but in on at by for from with as is are was were be been has have had will would can could may might per than that which who this these those its it their his her our your times later earlier ago old long'.split(
+    ' ',
+  ),
+);
+
+/** The unit after a number at tokens[i]: a known unit (converted), a currency word, or the count noun it counts ("employees"). */
+export function unitAfter(tokens: Token[], i: number, allowSkip = true): UnitRead | null {
+  const t = tokens[i];
+  if (!t) return null;
+  // two-word units first: "per cent", "square metres", "percentage points", "miles per hour"
+  const two = t && tokens[i + 1] && tokens[i + 1].spaced ? `${t.lower} ${tokens[i + 1].lower}` : '';
+  const three = two && tokens[i + 2] ? `${two} ${tokens[i + 2].lower}` : '';
+  for (const [form, n] of [
+    [three, 3],
+    [two, 2],
+  ] as const) {
+    if (form && U[form] && !CASE_SENSITIVE.has(form)) return { ...U[form], end: i + n, known: true };
+  }
+  // "km/h", "m²", "°C"
+  if (t.kind === 'mark' && t.text === '°' && tokens[i + 1] && !tokens[i + 1].spaced && /^[CF]$/.test(tokens[i + 1].text))
+    return { ...U[`°${tokens[i + 1].text}`], end: i + 2, known: true };
+  if (t.kind === 'word' && tokens[i + 1]?.text === '/' && tokens[i + 2] && !tokens[i + 1].spaced && !tokens[i + 2].spaced) {
+    const form = `${t.lower}/${tokens[i + 2].lower}`;
+    if (U[form]) return { ...U[form], end: i + 3, known: true };
+  }
+  if (t.kind === 'mark' && t.text === '%') return { ...U['%'], end: i + 1, known: true };
+  if (t.kind !== 'word') return null;
+  // short forms are read as written ("m" metres, "M" million; "W" watts, "w" nothing); other words in any case
+  const def = CASE_SENSITIVE.has(t.text) ? U[t.text] : CASE_SENSITIVE.has(t.lower) ? undefined : U[t.lower];
+  // a one-letter unit ("m", "h", "g", "t", "l") only glued to its number ("5m", "3h") or before a full stop or comma
+  if (def && t.text.length === 1 && t.spaced && !/^[.,;)]$/.test(tokens[i + 1]?.text ?? '.')) return null;
+  if (def) return { ...def, end: i + 1, known: true };
+  const cur = CURRENCY_WORDS[t.lower];
+  if (cur) return { dim: `money:${cur}`, factor: 1, name: t.lower, end: i + 1, known: true };
+  // "14 calendar days", "5 more minutes": one word between a number and its unit
+  if (allowSkip && /^\p{Ll}+$/u.test(t.text) && !NOT_NOUNS.has(t.lower)) {
+    const next = unitAfter(tokens, i + 1, false);
+    if (next?.known && tokens[i + 1].spaced) return next;
+  }
+  // a count noun: "500 employees", "three children" (lower case; not a function word)
+  if (/^\p{Ll}[\p{Ll}'’-]*$/u.test(t.text) && !NOT_NOUNS.has(t.lower) && t.lower.length > 1)
+    return { dim: `noun:${stem(t.lower)}`, factor: 1, name: t.lower, end: i + 1, known: false };
+  return null;
+}
+
+/** A unit glued after a hyphen ("60-day", "3-year-old", "5-minute"): the unit, and the end past "-old". */
+export function hyphenUnit(tokens: Token[], i: number): UnitRead | null {
+  if (!(isMark(tokens[i], '-') && !tokens[i].spaced && tokens[i + 1] && !tokens[i + 1].spaced && tokens[i + 1].kind === 'word')) return null;
+  const def = U[tokens[i + 1].lower];
+  if (!def || def.name.length <= 2) return null;
+  let end = i + 2;
+  // "3-year-old": an age, in years
+  if (isMark(tokens[end], '-') && isWord(tokens[end + 1], 'old')) end += 2;
+  return { ...def, end, known: true };
+}
+
+/** A unit of time an article can stand for one of ("a week", "an hour"; not "a second", which is an ordinal as often). */
+export function articleUnit(t: Token | undefined): UnitDef | null {
+  if (!t || t.kind !== 'word') return null;
+  return /^(minute|hour|day|week|fortnight|month|year|decade|century)$/.test(t.lower) ? U[t.lower] : null;
+}

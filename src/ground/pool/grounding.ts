@@ -1,0 +1,129 @@
+import { availableParallelism } from 'node:os';
+import { UsageError } from '../../errors.js';
+import type { AnswerGenerator } from '../engine.js';
+import { createOpenAIAnswerGenerator, type OpenAIGeneratorOptions } from '../llm.js';
+import type { GroundingEngineOptions } from '../service.js';
+import { GroundingRequestError, GroundingUnavailableError, type AnalyzeRequest, type GroundingEngine, type GroundingReport } from '../types.js';
+import { PoolUnavailableError, TaskFailedError, WorkerPool, type PoolStats } from './pool.js';
+import { spawnModuleWorker } from './spawn.js';
+
+export { PoolOverloadedError, WorkerCrashedError, type PoolStats } from './pool.js';
+
+/** One worker per core, at least 2 (so one long analysis never leaves the service without a free thread), at most 8. */
+export const defaultWorkers = (): number => Math.max(2, Math.min(8, availableParallelism()));
+/** Requests that may wait for a free worker before the next one is refused (503). */
+export const DEFAULT_QUEUE = 32;
+
+/** What each worker opens: the engine's options, all serialisable (the LLM stays on the main thread). */
+export type WorkerEngineOptions = Omit<GroundingEngineOptions, 'embedder' | 'llm'>;
+
+export interface GroundingPoolOptions extends WorkerEngineOptions {
+  /** The LLM for query-only requests; it is called on the main thread (network I/O), the analysis in a worker. */
+  llm?: AnswerGenerator | OpenAIGeneratorOptions;
+  /** Worker threads, each with its own copy of the KB (default: one per core, 2–8). */
+  workers?: number;
+  /** Requests that may wait for a free worker (default 32); one more gets PoolOverloadedError (HTTP 503). */
+  queue?: number;
+  /** V8 heap limit of each worker in MB (default: Node's own); an analysis beyond it fails alone (HTTP 500). */
+  workerHeapMb?: number;
+  /** Told (once) when a replacement worker loaded a different KB from the first one: the KB changed on disk. */
+  onWarning?: (message: string) => void;
+}
+
+export interface GroundingWorkerData {
+  engine: WorkerEngineOptions;
+  /** Set when the main thread generates answers for query-only requests. */
+  llmId?: string;
+}
+
+export interface GroundingTask {
+  request: AnalyzeRequest;
+  /** The answer the main thread's LLM generated for a query-only request. */
+  generated?: string;
+}
+
+/** `POST /analyze`'s engine in worker threads: the main thread only generates answers (I/O) and waits. */
+export interface GroundingPool extends GroundingEngine {
+  readonly workers: number;
+  readonly queue: number;
+  stats(): PoolStats;
+  /** Terminates the workers; pending analyses are refused. */
+  close(): Promise<void>;
+}
+
+interface WorkerInfo {
+  checksum: string;
+  chunks: number;
+  embedder: string;
+}
+
+/**
+ * Starts `workers` threads that each open the KB in `kbDir` (once), and resolves when all have. A KB that
+ * cannot be opened rejects here, with the message `createGroundingEngine` gives (a UsageError stays one).
+ */
+export async function createGroundingPool(options: GroundingPoolOptions): Promise<GroundingPool> {
+  const { llm: llmOption, workers = defaultWorkers(), queue = DEFAULT_QUEUE, workerHeapMb, onWarning, ...engine } = options;
+  if ('embedder' in engine) throw new RangeError('createGroundingPool: an embedder object cannot be passed to worker threads; it is re-created from the KB');
+  const llm = llmOption === undefined ? undefined : 'generate' in llmOption ? llmOption : createOpenAIAnswerGenerator(llmOption);
+  const workerData: GroundingWorkerData = { engine, ...(llm ? { llmId: llm.id } : {}) };
+  let checksum: string | undefined;
+  let warned = false;
+  let pool: WorkerPool<GroundingTask, GroundingReport>;
+  try {
+    pool = await WorkerPool.start<GroundingTask, GroundingReport>({
+      size: workers,
+      queue,
+      spawn: () =>
+        spawnModuleWorker(new URL('./worker', import.meta.url), {
+          workerData,
+          ...(workerHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: workerHeapMb } } : {}),
+        }),
+      onReady: (info) => {
+        const c = (info as WorkerInfo).checksum;
+        checksum ??= c;
+        if (c !== checksum && !warned) {
+          warned = true;
+          onWarning?.(`the knowledge base in ${engine.kbDir} changed on disk; workers started since then serve the new one: restart to serve one version`);
+        }
+      },
+      onStartFailure: (e) => onWarning?.(`an analysis worker could not start (${e.message}); retrying`),
+    });
+  } catch (err) {
+    const e = err instanceof PoolUnavailableError ? err.error : undefined;
+    if (e && (e.name === 'UsageError' || e.name === 'MissingPackageError')) throw new UsageError(e.message, { file: engine.kbDir });
+    throw err;
+  }
+  return {
+    workers,
+    queue,
+    stats: () => pool.stats(),
+    close: () => pool.close(),
+    async analyze(request: AnalyzeRequest, signal?: AbortSignal): Promise<GroundingReport> {
+      let generated: string | undefined;
+      const r = request as unknown as Record<string, unknown> | null;
+      if (llm && r && typeof r === 'object' && r.answer == null && typeof r.query === 'string' && r.query.trim() !== '') {
+        try {
+          generated = await llm.generate(r.query, signal);
+        } catch (err) {
+          if (signal?.aborted) throw signal.reason;
+          throw new GroundingUnavailableError(`answer generation failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        }
+      }
+      try {
+        return await pool.run({ request, ...(generated !== undefined ? { generated } : {}) }, signal);
+      } catch (err) {
+        throw fromWorker(err);
+      }
+    },
+  };
+}
+
+/** The engine's own errors come back as what they were; anything else it threw is a bug (HTTP 500). */
+function fromWorker(err: unknown): unknown {
+  if (err instanceof PoolUnavailableError) return new GroundingUnavailableError(`the analysis workers cannot run: ${err.message}`, { cause: err });
+  if (!(err instanceof TaskFailedError)) return err;
+  const e = err.error;
+  if (e.name === 'GroundingRequestError') return new GroundingRequestError(e.message, e.status as 400 | 422, e.field as string | undefined);
+  if (e.name === 'GroundingUnavailableError') return new GroundingUnavailableError(e.message);
+  return new Error(`the analysis failed in its worker: ${e.name}: ${e.message}`, { cause: err });
+}
