@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { findDefaultConfig } from '../config/default-file.js';
 import { loadExperiment, type Experiment } from '../config/index.js';
 import type { IntervalMethod, StoppingRule, VerdictMode } from '../core/summary-types.js';
+import { gradingRefusal } from '../grades/gradable.js';
+import { loadGrading } from '../grades/load.js';
 import { DURATION_EXPECTED, parseDuration } from '../config/duration.js';
 import { ExitCode, UsageError } from '../errors.js';
 import type { CacheSettings } from '../providers/cache.js';
@@ -96,6 +98,13 @@ function stoppingFlag(value: string | undefined): StoppingRule | undefined {
   if (value !== 'fixed' && value !== 'sequential')
     throw new UsageError(`--stopping: expected fixed or sequential, found ${JSON.stringify(value)}`, { path: '--stopping' });
   return value;
+}
+
+/** A sequential run with grades is not resumed: its sequence cannot take them (grades refuses them; a library could store some). */
+async function checkResumedGrades(store: Store, prior: RunRecord): Promise<void> {
+  const refusal = gradingRefusal(prior);
+  if (refusal && (await store.listGrades(prior.id)).length)
+    throw new UsageError(`--resume ${prior.id}: ${refusal.replace(/which takes no grades/, 'which takes no grades, and it has some')}`, { path: '--resume' });
 }
 
 /** A flag that takes one of a few words (`--verdict`, `--interval`). */
@@ -207,6 +216,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     system = base && systemLimit ? limitSystem(base, limiters('system', systemLimit)) : base;
     await reachQueue();
     store = await openStore(location, { outage: storeOutage(location, { boundMs: outageMs, log: say }) });
+    // Before anything of the run is written (the store is open for writing only now: the lookup above only read).
+    if (prior) await checkResumedGrades(store, prior);
     // stopping: sequential — each validator stops being checked once its confidence sequence decides it;
     // decided from the stored samples, here or (with --queue) by the coordinator that watches the workers.
     const columns = decision.rules.map((r) => ({ minSuccess: r.minSuccess, ...(r.expect !== undefined ? { expect: r.expect } : {}) }));
@@ -280,8 +291,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
         `assay: ${result.storedByOthers} sample(s) of run ${result.run.id} were stored by another process working on it at the same time; theirs were kept\n`,
       );
     }
-    // Decided by the run's stored parameters, as `assay show` decides it.
-    const summary = summarizeRun(result.run, result.tensor);
+    // Decided by the run's stored parameters, as `assay show` decides it, with the grades given to it meanwhile.
+    const summary = summarizeRun(result.run, result.tensor, {}, await loadGrading(store, result.run));
     const meta = reportMeta(result.run, result.stats, {
       allowInconclusive: flags.allowInconclusive ?? false,
       ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}),

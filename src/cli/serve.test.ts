@@ -110,6 +110,45 @@ describe('assay serve', () => {
     ]);
   });
 
+  it('--grading opens the store for writing: the grading page stores grades (and a missing store is exit 2)', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--store', db, '--grading', '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stdout.resume();
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 20_000);
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        const m = /serving on (http:\/\/\S+) \(dashboard, grading\)/.exec(stderr);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+    });
+    try {
+      const runs = await (await fetch(`${url}/api/runs`)).json();
+      const id = runs.runs[0].id as string;
+      const res = await fetch(`${url}/api/runs/${id}/grades`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ i: 1, j: 2, rule: 'v', grade: 'fail', grader: 'ada' }),
+      });
+      expect(res.status).toBe(201);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)))).toBe(0);
+    const store = openSqliteStore(db, { readonly: true });
+    const [run] = await store.listRuns();
+    expect((await store.listGrades(run.id)).map((g) => [g.i, g.j, g.grade, g.grader])).toEqual([[1, 2, 'fail', 'ada']]);
+    await store.close();
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    expect(await main(['serve', '--store', join(dir, 'none.db'), '--grading', '--port', '0'])).toBe(2);
+  }, 40_000);
+
   it('exits 2 with one line naming the port when the port is in use', async () => {
     const blocker = createNetServer();
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));

@@ -107,3 +107,12 @@ export function stoppedText(v: Pick<ValidatorSummary, 'sequential'>, M: number):
   if (!q || (q.reason !== 'lower-bound' && q.reason !== 'upper-bound')) return '';
   return `stopped after ${q.rounds} of ${M} samples per input (${q.outputs} outputs)`;
 }
+
+/** A corrected verdict, inconclusive: "about 240 grades in all would likely decide it if the rates hold"; '' otherwise. */
+export function gradesToDecideText(v: Pick<ValidatorSummary, 'gradesToDecide' | 'grading'>): string {
+  if (v.gradesToDecide === undefined) return '';
+  const have = v.grading?.grades ?? 0;
+  return v.gradesToDecide > have
+    ? `about ${v.gradesToDecide} grades in all (${v.gradesToDecide - have} more) would narrow the corrected interval enough to decide it if the rates hold`
+    : '';
+}

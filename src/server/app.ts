@@ -14,6 +14,8 @@ export interface AppOptions {
   engine?: GroundingEngine;
   /** The store the dashboard reads (read-only); without it the dashboard says so. */
   store?: Store;
+  /** The dashboard takes people's grades (POST/DELETE under /api/runs/:id/grades): the store must be writable. */
+  grading?: boolean;
   /** When set, every route but /healthz requires `Authorization: Bearer <token>`. */
   token?: string;
   limits?: Partial<ServerLimits>;
@@ -46,7 +48,7 @@ export function createApp(options: AppOptions = {}): Hono {
 
   app.get('/healthz', (c) => c.json({ status: 'ok', analyze: Boolean(options.engine), store: Boolean(options.store) }));
   registerAnalyze(app, options.engine, limits, options.rateLimiter);
-  registerDashboard(app, options.store, Boolean(options.engine));
+  registerDashboard(app, options.store, Boolean(options.engine), options.grading ?? false);
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

@@ -46,3 +46,17 @@ export class NoStoreError extends UsageError {
     this.name = 'NoStoreError';
   }
 }
+
+/** A grade the store refuses (an output outside the run, a rule it does not have, a malformed field): exit 2. */
+export class GradeError extends AssayError {
+  constructor(
+    message: string,
+    /** The NewGrade field at fault, when one is. */
+    readonly field?: string,
+    /** Its position in a batch (recordGrades), so an import can name the line. */
+    readonly index?: number,
+  ) {
+    super(message, ExitCode.USAGE);
+    this.name = 'GradeError';
+  }
+}
