@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { direct, type Ride } from '../outage.js';
 import { intervals, type CallLimiter, type LimiterFactory, type RateLimitConfig } from '../run/rate-limit.js';
 import { sleep } from '../run/retry.js';
 
@@ -41,6 +42,8 @@ export class RedisCallLimiter implements CallLimiter {
     /** Key of this budget, without the :req / :tok suffix. */
     private key: string,
     config: RateLimitConfig,
+    /** How each step reaches Redis: riding out a lost connection on a worker (outage.ts). */
+    private ride: Ride = direct,
   ) {
     const { requestMs, tokenMs } = intervals(config);
     this.requestUs = Math.round(requestMs * 1000);
@@ -50,7 +53,7 @@ export class RedisCallLimiter implements CallLimiter {
   async acquire(signal?: AbortSignal): Promise<void> {
     for (;;) {
       signal?.throwIfAborted();
-      const waitUs = Number(await this.redis.eval(ACQUIRE, 2, `${this.key}:req`, `${this.key}:tok`, this.requestUs));
+      const waitUs = Number(await this.ride(() => this.redis.eval(ACQUIRE, 2, `${this.key}:req`, `${this.key}:tok`, this.requestUs)));
       if (waitUs <= 0) return;
       // A little jitter, so that the workers waiting for the same moment do not all ask at once.
       await sleep(waitUs / 1000 + Math.random() * Math.min(5, this.requestUs / 4000), signal);
@@ -58,11 +61,11 @@ export class RedisCallLimiter implements CallLimiter {
   }
 
   async spend(tokens: number): Promise<void> {
-    if (this.tokenUs > 0 && tokens > 0) await this.redis.eval(SPEND, 1, `${this.key}:tok`, Math.round(tokens * this.tokenUs));
+    if (this.tokenUs > 0 && tokens > 0) await this.ride(() => this.redis.eval(SPEND, 1, `${this.key}:tok`, Math.round(tokens * this.tokenUs)));
   }
 }
 
 /** The limiters of one queued run: `<prefix>:assay:rate:<runId>:<scope>`, or a budget named by `key` shared across runs. */
-export function redisLimiters(redis: Redis, prefix: string, runId: string): LimiterFactory {
-  return (scope, config) => new RedisCallLimiter(redis, `${prefix}:assay:rate:${config.key ? `shared:${config.key}` : `${runId}:${scope}`}`, config);
+export function redisLimiters(redis: Redis, prefix: string, runId: string, ride: Ride = direct): LimiterFactory {
+  return (scope, config) => new RedisCallLimiter(redis, `${prefix}:assay:rate:${config.key ? `shared:${config.key}` : `${runId}:${scope}`}`, config, ride);
 }
