@@ -108,10 +108,10 @@ describe('report paths are checked before the run', () => {
 });
 
 describe('a store that cannot be opened or written is exit 3, one line naming the path', () => {
-  it('a store whose folder cannot be made, or a file that is not a database', async () => {
+  it('a store whose folder is a file, or a file that is not a database', async () => {
     const blocker = join(tmp.dir(), 'plainfile');
     writeFileSync(blocker, 'x');
-    const path = join(blocker, 'sub', 'assay.db');
+    const path = join(blocker, 'assay.db');
     const r = await cli('run', tmp.config('ok.yaml', body('3')), '--store', path);
     expect(r.code).toBe(3);
     expect(r.err).toMatch(new RegExp(`^assay: --store: cannot open the assay store at ${path}: .*\\n$`));

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { redisForTests } from '../testing/services.js';
+import { direct } from '../outage.js';
 import { RedisCallLimiter } from './limiter.js';
 import { maxInWindow } from './testing/workers.js';
 
@@ -53,8 +54,8 @@ describe.skipIf(!redis)('RedisCallLimiter: one budget for every worker', () => {
 
   it('a permit whose worker died (never reported) gives its place back after its TTL', async () => {
     const key = `${redis!.prefix}:rate:ttl`;
-    const dead = new RedisCallLimiter(connect(), key, { requestsPerMinute: 60 }, 500);
-    const alive = new RedisCallLimiter(connect(), key, { requestsPerMinute: 60 }, 500);
+    const dead = new RedisCallLimiter(connect(), key, { requestsPerMinute: 60 }, direct, 500);
+    const alive = new RedisCallLimiter(connect(), key, { requestsPerMinute: 60 }, direct, 500);
     await dead.acquire(); // never sent, never done: the worker is gone
     const t = performance.now();
     // Held for good, the place would never come back (the acquire would wait forever): bounded here at 20 s.

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { direct, type Ride } from '../outage.js';
 import { budgetOf, PERMIT_TTL_MS, type Budget, type CallLimiter, type LimiterFactory, type Permit, type RateLimitConfig } from '../run/rate-limit.js';
 import { abortReason, sleep } from '../run/retry.js';
 
@@ -75,6 +76,8 @@ export class RedisCallLimiter implements CallLimiter {
     /** Key of this budget, without the :sent / :flight / :req / :tok suffixes. */
     key: string,
     config: RateLimitConfig,
+    /** How each step reaches Redis: riding out a lost connection on a worker (outage.ts). */
+    private ride: Ride = direct,
     /** How long an unreported permit holds its place (tests shorten it). */
     private readonly permitTtlMs = PERMIT_TTL_MS,
   ) {
@@ -88,7 +91,7 @@ export class RedisCallLimiter implements CallLimiter {
     const us = (ms: number) => Math.round(ms * 1000);
     for (;;) {
       if (signal?.aborted) throw abortReason(signal);
-      const waitUs = Number(await this.redis.eval(ACQUIRE, 4, ...this.keys, count, us(windowMs), us(spacingMs), id, us(this.permitTtlMs)));
+      const waitUs = Number(await this.ride(() => this.redis.eval(ACQUIRE, 4, ...this.keys, count, us(windowMs), us(spacingMs), id, us(this.permitTtlMs))));
       if (waitUs === 0) return count > 0 ? this.permit(id) : { sent: () => {}, done: () => {} };
       // A little jitter, so that the workers waiting for the same moment do not all ask at once.
       const waitMs = waitUs < 0 ? IN_FLIGHT_POLL_MS : waitUs / 1000;
@@ -101,18 +104,19 @@ export class RedisCallLimiter implements CallLimiter {
     const count = () => {
       if (counted) return;
       counted = true;
-      // If Redis does not take it, the permit keeps its place until its TTL: slower, never over the limit.
-      this.redis.eval(SENT, 2, this.keys[0], this.keys[1], id, Math.round(this.budget.windowMs * 1000)).catch(() => undefined);
+      // If Redis does not take it (even after riding out an outage), the permit keeps its place until its TTL:
+      // slower, never over the limit.
+      this.ride(() => this.redis.eval(SENT, 2, this.keys[0], this.keys[1], id, Math.round(this.budget.windowMs * 1000))).catch(() => undefined);
     };
     return { sent: count, done: count };
   }
 
   async spend(tokens: number): Promise<void> {
-    if (this.budget.tokenMs > 0 && tokens > 0) await this.redis.eval(SPEND, 1, this.keys[3], Math.round(tokens * this.budget.tokenMs * 1000));
+    if (this.budget.tokenMs > 0 && tokens > 0) await this.ride(() => this.redis.eval(SPEND, 1, this.keys[3], Math.round(tokens * this.budget.tokenMs * 1000)));
   }
 }
 
 /** The limiters of one queued run: `<prefix>:assay:rate:<runId>:<scope>`, or a budget named by `key` shared across runs. */
-export function redisLimiters(redis: Redis, prefix: string, runId: string): LimiterFactory {
-  return (scope, config) => new RedisCallLimiter(redis, `${prefix}:assay:rate:${config.key ? `shared:${config.key}` : `${runId}:${scope}`}`, config);
+export function redisLimiters(redis: Redis, prefix: string, runId: string, ride: Ride = direct): LimiterFactory {
+  return (scope, config) => new RedisCallLimiter(redis, `${prefix}:assay:rate:${config.key ? `shared:${config.key}` : `${runId}:${scope}`}`, config, ride);
 }
