@@ -42,7 +42,7 @@ describe('a server that accepts connections and never answers', () => {
     }
     expect(existsSync(runStore)).toBe(false);
     expect(existsSync(workerStore)).toBe(false);
-  }, 90_000);
+  });
 
   it('as PostgreSQL: runs and run exit 3 within the connect timeout, in one line', async () => {
     const store = `postgres://alice:s3cret@127.0.0.1:${silent.port}/assay`;
@@ -53,5 +53,5 @@ describe('a server that accepts connections and never answers', () => {
         new RegExp(`^assay: cannot use the assay store at postgres://alice:\\*\\*\\*@127\\.0\\.0\\.1:${silent.port}/assay: .*(timeout|terminated).*\\n$`),
       );
     }
-  }, 90_000);
+  });
 });

@@ -70,7 +70,7 @@ describe('bad input writes nothing', () => {
       expect(r.err).not.toContain(':pw@');
       expect(readdirSync(dirs[n])).toEqual([]);
     });
-  }, 90_000);
+  });
 
   it('a SQLite store in a folder that does not exist is a usage error, and no folder is made; the default .assay/ folder is', async () => {
     const cwd = emptyDir();
@@ -86,7 +86,7 @@ describe('bad input writes nothing', () => {
     // assay's own folder in the working directory is made, as git makes .git.
     expect(byDefault.code, byDefault.err).toBe(0);
     expect(readdirSync(folders.at(-1)!)).toEqual(['.assay']);
-  }, 90_000);
+  });
 
   it('an unknown run id (run --resume, show, plan --run) is exit 2 and creates no store', async () => {
     const commands = [
@@ -106,7 +106,7 @@ describe('bad input writes nothing', () => {
       );
       expect(readdirSync(dirs[n])).toEqual([]);
     });
-  }, 90_000);
+  });
 
   describe.skipIf(!db)('on PostgreSQL', () => {
     it('run --resume of an unknown id creates no schema; nor does a run or worker whose queue cannot be reached', async () => {
@@ -128,6 +128,6 @@ describe('bad input writes nothing', () => {
       const made = await cli('run', config(), '--store', `${db!.url}?schema=queued`, '--no-progress', '--allow-inconclusive');
       expect(made.code, made.err).toBe(0);
       expect(await schemaExists(db!.url, 'queued')).toBe(true);
-    }, 90_000);
+    });
   });
 });
