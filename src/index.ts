@@ -55,8 +55,9 @@ export { MemoryStore } from './store/memory.js';
 export { openSqliteStore, defaultStorePath, type SqliteStoreOptions } from './store/sqlite.js';
 export { openStore, storeLocation, type OpenStoreOptions } from './store/open.js';
 export { openPostgresStore, type PostgresStoreOptions } from './store/postgres.js';
-export { StoreError, DuplicateSampleError } from './store/errors.js';
+export { StoreError, DuplicateSampleError, GradeError } from './store/errors.js';
 export type { RunRecord, RunStatus, SampleRecord, Store, RunFilter, GuardAttemptRecord, GuardCallRecord, ResponseCache, CacheEntry } from './store/types.js';
+export type { NewGrade, GradeRecord, GradeFilter } from './store/types.js';
 export { ReliabilityTensor } from './core/tensor.js';
 
 // Statistics: summaries, intervals, verdicts, comparisons.
@@ -81,6 +82,9 @@ export { sequenceBounds } from './core/sequence.js';
 export { sequentialStatus } from './core/stopping.js';
 export { SequentialStopRule } from './run/sequential.js';
 export { compareProportions, type ProportionComparison } from './core/significance.js';
+export { combineGrades, type PersonGrade, type GradedOutput } from './core/grades.js';
+export { loadGrading } from './grades/load.js';
+export type { GradingSummary, Disagreement } from './core/summary-types.js';
 
 // Reports and CI gating.
 export { loadStoredRun, type StoredRunReport } from './report/load.js';

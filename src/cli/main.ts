@@ -26,6 +26,8 @@ const COMMANDS: { name: string; load: () => Promise<{ register(program: Command)
   { name: 'worker', load: () => import('./worker.js') },
   { name: 'mock', load: () => import('./mock.js') },
   { name: 'cache', load: () => import('./cache.js') },
+  { name: 'grades', load: () => import('./grades.js') },
+  { name: 'grade', load: () => import('./grade.js') },
 ];
 
 const VERSION_ONLY = new Set(['--version', '-V']);

@@ -10,6 +10,7 @@ import { ingest } from '../ground/ingest.js';
 import { writeFixtureRun } from '../server/testing/fixtures.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { main } from './main.js';
+import { START_MS } from '../testing/time.js';
 
 let dir: string;
 let kbDir: string;
@@ -26,7 +27,7 @@ beforeAll(async () => {
   const store = openSqliteStore(db);
   await writeFixtureRun(store, { name: 'served', inputs: ['q1', 'q2'], samples: 3, validators: [{ name: 'v' }], cell: () => Outcome.PASS });
   await store.close();
-}, 60_000);
+});
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => {
@@ -109,7 +110,7 @@ describe('assay serve', () => {
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), START_MS);
       child.stderr.on('data', (d) => {
         stderr += d;
         const m = /serving on (http:\/\/\S+)/.exec(stderr);
@@ -145,7 +146,7 @@ describe('assay serve', () => {
     expect(lines.filter((l) => l.path === '/analyze').map((l) => l.status)).toEqual([200, 400]);
     expect(lines.some((l) => l.event === 'stopped')).toBe(true);
     expect(stdout).not.toContain('Eiffel');
-  }, 40_000);
+  });
 
   it('exits 2 when asked to listen beyond loopback without a token, or with an unset token variable', async () => {
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
@@ -173,6 +174,45 @@ describe('assay serve', () => {
       'assay: --queue: expected a whole number ≥ 0, found "-1"\n',
       'assay: --worker-memory: expected a whole number ≥ 16, found "8"\n',
     ]);
+  });
+
+  it('--grading opens the store for writing: the grading page stores grades (and a missing store is exit 2)', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--store', db, '--grading', '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stdout.resume();
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), START_MS);
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        const m = /serving on (http:\/\/\S+) \(dashboard, grading\)/.exec(stderr);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+    });
+    try {
+      const runs = await (await fetch(`${url}/api/runs`)).json();
+      const id = runs.runs[0].id as string;
+      const res = await fetch(`${url}/api/runs/${id}/grades`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ i: 1, j: 2, rule: 'v', grade: 'fail', grader: 'ada' }),
+      });
+      expect(res.status).toBe(201);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)))).toBe(0);
+    const store = openSqliteStore(db, { readonly: true });
+    const [run] = await store.listRuns();
+    expect((await store.listGrades(run.id)).map((g) => [g.i, g.j, g.grade, g.grader])).toEqual([[1, 2, 'fail', 'ada']]);
+    await store.close();
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    expect(await main(['serve', '--store', join(dir, 'none.db'), '--grading', '--port', '0'])).toBe(2);
   });
 
   it('exits 2 with one line naming the port when the port is in use', async () => {

@@ -9,15 +9,17 @@ import { RedisRateLimiter, resolveLimits, type ServerLimits } from '../server/li
 import type { Redis } from 'ioredis';
 import { connectRedis, parseRedisUrl } from '../queue/connection.js';
 import { startServer, type ServerHandle } from '../server/start.js';
-import { openStore, storeLocation } from '../store/open.js';
+import { isPostgresUrl, openStore, storeLocation } from '../store/open.js';
 import type { Store } from '../store/types.js';
 
 interface ServeFlags extends CheckerFlags {
   kb?: string;
   store?: string;
+  grading?: boolean;
   port: string;
   host: string;
   tokenEnv?: string;
+  trustProxy?: boolean;
   llm?: string;
   llmModel?: string;
   llmBaseUrl?: string;
@@ -116,8 +118,15 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   // The dashboard reads the store; without --store (or ASSAY_STORE) a missing default store just means no dashboard data.
   let store: Store | undefined;
   const location = storeLocation(flags.store);
-  if (flags.store || process.env.ASSAY_STORE || existsSync(location))
-    store = await openStore(location, { readonly: true }).catch(async (err: unknown) => {
+  // --grading: the grading page stores people's grades, so the store is opened for writing (runs stay untouched).
+  if (flags.grading && !isPostgresUrl(location) && !existsSync(location)) {
+    await engine?.close();
+    throw new UsageError(`--grading: expected an assay store at ${location}, found no file (runs are stored there by: assay run <config>)`, {
+      path: '--store',
+    });
+  }
+  if (flags.store || process.env.ASSAY_STORE || existsSync(location) || flags.grading)
+    store = await openStore(location, { readonly: !flags.grading }).catch(async (err: unknown) => {
       await engine?.close();
       throw err;
     });
@@ -141,9 +150,11 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
       token,
       engine,
       store,
+      grading: Boolean(flags.grading && store),
       limits,
       connections,
       allowHosts: flags.allowHost,
+      trustProxy: flags.trustProxy === true,
       ...(rateLimiter ? { rateLimiter } : {}),
     });
   } catch (err) {
@@ -153,7 +164,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
     throw err;
   }
   process.stderr.write(
-    `assay: serving on ${handle.url} (${[engine ? `POST /analyze, ${engine.workers} workers` : '', store ? 'dashboard' : ''].filter(Boolean).join(', ')}); Ctrl-C to stop\n`,
+    `assay: serving on ${handle.url} (${[engine ? `POST /analyze, ${engine.workers} workers` : '', store ? (flags.grading ? 'dashboard, grading' : 'dashboard') : ''].filter(Boolean).join(', ')}); Ctrl-C to stop\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -185,6 +196,7 @@ export function register(program: Command): void {
     .description('serve POST /analyze (with --kb) and the dashboard over the store, in one process')
     .option('--kb <dir>', 'knowledge base directory (from assay kb ingest) for POST /analyze')
     .option('--store <location>', 'store the dashboard reads: a SQLite file or a postgres:// URL (default: $ASSAY_STORE, else .assay/assay.db)')
+    .option('--grading', "let the dashboard's grading page store people's grades (opens the store for writing; see docs/judges.md)")
     .option('--port <n>', 'port (0 picks a free one)', '8787')
     .option('--host <host>', 'address to bind; anything but loopback requires --token-env', '127.0.0.1')
     .option('--token-env <var>', 'environment variable holding the API token (then every request needs Authorization: Bearer)')
@@ -204,6 +216,7 @@ export function register(program: Command): void {
       'without a token, also answer this Host name besides localhost and loopback addresses (repeatable)',
       (v: string, all: string[]) => [...all, v],
       [] as string[],
-    );
+    )
+    .option('--trust-proxy', 'behind a reverse proxy that terminates TLS: believe its X-Forwarded-Proto (the login cookie is then Secure)');
   checkerOptions(llmOptions(embedderOptions(cmd))).action(async (flags: ServeFlags) => serveCommand(flags));
 }

@@ -1,22 +1,24 @@
 import { writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
-import { judgeMakerFromConfig, parseJudgeConfig, type JudgeMaker } from '../judge/config.js';
+import { parseJudgeConfig } from '../judge/config.js';
 import { fileFlagAlone, readProviderFile } from '../providers/provider-file.js';
-import { localLimiters } from '../run/rate-limit.js';
 import { createSandbox } from '../sandbox/index.js';
 import { formatDelta, promptDeltas, type PromptVersion } from '../spade/deltas.js';
-import { evaluateCandidates } from '../spade/evaluate.js';
+import { assertionAgreement, formatAgreement, setAgreement } from '../spade/agreement.js';
 import { selectionToConfig } from '../spade/export.js';
-import { matrixToJson, readCandidates, readData, readExamples, readMatrix, readSubsumptions } from '../spade/io.js';
+import { matrixToJson, readCandidates, readData, readMatrix, readSubsumptions } from '../spade/io.js';
 import { llmFromOptions, NO_LLM_MESSAGE, usageLine, type SpadeLlm } from '../spade/llm.js';
 import { proposeSubsumptions } from '../spade/propose.js';
 import { select, type Method, type SubObjective } from '../spade/select.js';
 import { formatErrors, formatSelection } from '../spade/report.js';
 import { pruneSubsumptions, subsumptionRoots } from '../spade/subsumption.js';
-import { synthesizeCandidates } from '../spade/synthesize.js';
+import { synthesizeCandidates, whyNoCandidates } from '../spade/synthesize.js';
 import { categoriseDelta, evaluateTaxonomy, type AnnotatedDelta } from '../spade/taxonomy.js';
 import { gitVersions, readVersionsFile } from '../spade/versions.js';
+import { evaluateOn, evaluationJudge, labelledExamples, type EvalFlags, type LabelFlags } from './spade-labels.js';
+import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 /** `assay spade …`: SPADE's steps, from prompt history to a selected validator config. */
 
@@ -75,11 +77,8 @@ function oneJudge(o: { judge?: string; judgeModel?: string; judgeBaseUrl?: strin
   fileFlagAlone('--judge', o.judge, { '--judge-model': o.judgeModel, '--judge-base-url': o.judgeBaseUrl });
 }
 
-/** Judges on any provider from `--judge <file>` (a provider object, as under a verifier's judge:); built now, so a bad file or missing key fails first. */
-async function judgeFromFile(file: string): Promise<JudgeMaker> {
-  const raw = await readProviderFile(file, '--judge');
-  return judgeMakerFromConfig(raw, { file, path: '--judge', limiters: localLimiters(), retry: { baseMs: 200, maxMs: 2000 } }, 'spade:judge');
-}
+const RUN_FLAG = ['--run <run>', 'people\'s grades of this stored run as the labelled examples: its id, "latest" or the start of its id'] as const;
+const RULE_FLAG = ['--rule <name>', "with --run: only this rule's grades (default: every rule's; a FAIL on any makes an output bad)"] as const;
 
 const JUDGE_FILE = [
   '--judge <file>',
@@ -170,6 +169,15 @@ export function register(program: Command): void {
     .option('--subsumptions', 'also ask the LLM for subsumption pairs among the candidates');
   llmOptions(synthesize).action(async (file: string | undefined, o: LlmFlags & { git?: string; initial?: boolean; out: string; subsumptions?: boolean }) => {
     const { versions, deltas } = await deltasFrom(file, o);
+    // Nothing added or removed anywhere: no LLM call could find a criterion, so none is made.
+    if (!deltas.some((d) => d.added.length || d.deleted.length)) {
+      const what = deltas.length ? `${deltas.length} delta${deltas.length === 1 ? '' : 's'}, none adding or removing a sentence` : 'no delta';
+      throw new UsageError(
+        `${file ?? o.git}: expected a prompt delta that adds or removes a sentence, found ${what} (${versions.length} version${versions.length === 1 ? '' : 's'}${o.initial === false ? ', --no-initial' : ''}); ` +
+          (o.initial === false ? "leave out --no-initial to synthesize from the first version's sentences" : 'give the prompt history with its changes'),
+        { file: file ?? o.git },
+      );
+    }
     const llm = await requireLlm(o);
     const sandbox = createSandbox();
     try {
@@ -193,8 +201,12 @@ export function register(program: Command): void {
       );
       for (const x of r.rejected) out(`  rejected ${x.name}: ${x.reason}`);
       for (const e of r.errors) out(`  error (${e.step}${e.delta !== undefined ? `, delta ${e.delta}` : ''}): ${e.error}`);
+      const why = whyNoCandidates(r, deltas);
+      if (why) out(why);
       out(usageLine(llm));
+      // Failed calls first (3); else a synthesis that gave nothing to evaluate is a result that failed (1).
       if (r.errors.length) process.exitCode = ExitCode.INTERNAL;
+      else if (why) process.exitCode = ExitCode.VERDICT_FAILED;
     } finally {
       sandbox.dispose();
     }
@@ -204,35 +216,31 @@ export function register(program: Command): void {
     .command('evaluate')
     .description('run candidates over labelled examples → assertion × example matrix (errors kept apart)')
     .requiredOption('--candidates <file>', 'candidates (from synthesize)')
-    .requiredOption('--examples <file>', 'labelled examples: [{output, label: good|bad, input?, id?}] (JSON, JSONL, YAML)')
+    .option('--examples <file>', 'labelled examples: [{output, label: good|bad, input?, id?}] (JSON, JSONL, YAML)')
+    .option(...RUN_FLAG)
+    .option(...RULE_FLAG)
+    .option(STORE_FLAG, STORE_HELP)
     .requiredOption('--out <file>', 'write the matrix here (JSON)')
     .option(...JUDGE_FILE)
     .option('--judge-model <name>', 'or an OpenAI-compatible model answering llm assertions (key from OPENAI_API_KEY)')
     .option('--judge-base-url <url>', 'endpoint of that model (else OPENAI_BASE_URL)')
     .option('--js-timeout-ms <ms>', 'time limit of one JavaScript assertion on one example', '1000')
-    .action(
-      async (o: { candidates: string; examples: string; out: string; judge?: string; judgeModel?: string; judgeBaseUrl?: string; jsTimeoutMs: string }) => {
-        const timeoutMs = positiveInt('--js-timeout-ms', o.jsTimeoutMs);
-        oneJudge(o);
-        const judge = o.judge
-          ? await judgeFromFile(o.judge)
-          : o.judgeModel
-            ? { model: o.judgeModel, baseURL: o.judgeBaseUrl ?? process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY }
-            : undefined;
-        const candidates = await readCandidates(o.candidates);
-        const examples = await readExamples(o.examples);
-        const sandbox = createSandbox();
-        try {
-          const m = await evaluateCandidates(candidates, examples, { sandbox, sandboxLimits: { timeoutMs }, judge });
-          await writeJson(o.out, matrixToJson(m));
-          const errors = Object.keys(m.errors ?? {}).length;
-          out(`${candidates.length} candidates × ${examples.length} examples → ${o.out}${errors ? ` (${errors} error cells, not counted as failures)` : ''}`);
-          for (const line of formatErrors(m)) out(line);
-        } finally {
-          sandbox.dispose();
-        }
-      },
-    );
+    .action(async (o: LabelFlags & EvalFlags & { candidates: string; out: string; jsTimeoutMs: string }) => {
+      const timeoutMs = positiveInt('--js-timeout-ms', o.jsTimeoutMs);
+      oneJudge(o);
+      const judge = await evaluationJudge(o);
+      const candidates = await readCandidates(o.candidates);
+      const labelled = await labelledExamples(o);
+      if (!labelled) throw new UsageError("expected --examples <file> or --run <run> (people's grades as the labels), found neither", { path: '--examples' });
+      for (const line of labelled.notes) out(line);
+      const m = await evaluateOn(candidates, labelled, judge, timeoutMs);
+      await writeJson(o.out, matrixToJson(m));
+      const errors = Object.keys(m.errors ?? {}).length;
+      out(
+        `${candidates.length} candidates × ${labelled.examples.length} examples → ${o.out}${errors ? ` (${errors} error cells, not counted as failures)` : ''}`,
+      );
+      for (const line of formatErrors(m)) out(line);
+    });
 
   spade
     .command('select')
@@ -245,8 +253,13 @@ export function register(program: Command): void {
     .option('--subsumes <file>', 'subsumption pairs [{subsumer, subsumed}] (else those of the matrix or candidates file)')
     .option('--prune', "prune subsumption pairs by the paper's heuristics first")
     .option('--labels <variant>', 'benchmark files: optimizer | csv labels', 'optimizer')
-    .option('--candidates <file>', 'candidate definitions (needed for --export and for roots without a matrix)')
+    .option('--candidates <file>', 'candidate definitions (needed for --run, --export and for roots without a matrix)')
     .option('--examples <file>', 'labelled examples, replayed by the exported config as a self-check')
+    .option(RUN_FLAG[0], `${RUN_FLAG[1]}; the candidates are evaluated on them here, in place of --matrix`)
+    .option(...RULE_FLAG)
+    .option(STORE_FLAG, STORE_HELP)
+    .option('--js-timeout-ms <ms>', 'with --run: time limit of one JavaScript assertion on one example', '1000')
+    .option('--agreement', 'print how well each assertion agrees with the labels (always with grades as the labels)')
     .option('--export <file>', 'write the selected assertions as a config for assay run (YAML)')
     .option('--min-success <x>', 'minSuccess of exported validators', '0.9')
     .option(...JUDGE_FILE)
@@ -263,8 +276,32 @@ export function register(program: Command): void {
       if (labels !== 'optimizer' && labels !== 'csv') throw new UsageError(`--labels: expected optimizer or csv, found ${JSON.stringify(labels)}`);
       const alpha = unit('--alpha', String(o.alpha));
       const tau = unit('--tau', String(o.tau));
-      const loaded = o.matrix ? await readMatrix(String(o.matrix), labels) : undefined;
+      const flags = o as LabelFlags & EvalFlags;
+      if (flags.run !== undefined) {
+        if (o.matrix)
+          throw new UsageError(
+            `expected --matrix or --run, found both: with --run the candidates are evaluated on the graded outputs here (to select on a matrix written by evaluate --run, leave out --run)`,
+            { path: '--run' },
+          );
+        if (method === 'roots') throw new UsageError('--method roots uses no labelled examples: leave out --run', { path: '--run' });
+        if (!o.candidates)
+          throw new UsageError('--run: expected --candidates <file>, the assertions to check against the grades, found none', { path: '--run' });
+      }
       const candidates = o.candidates ? await readCandidates(String(o.candidates)) : undefined;
+      const labelled = await labelledExamples(flags);
+      let loaded = o.matrix ? await readMatrix(String(o.matrix), labels) : undefined;
+      if (labelled?.graded) {
+        oneJudge(flags);
+        const timeoutMs = positiveInt('--js-timeout-ms', String(o.jsTimeoutMs));
+        for (const line of labelled.notes) out(line);
+        const m = await evaluateOn(candidates!, labelled, await evaluationJudge(flags), timeoutMs);
+        const errors = Object.keys(m.errors ?? {}).length;
+        out(
+          `${candidates!.length} candidates evaluated on ${labelled.examples.length} graded outputs${errors ? ` (${errors} error cells, not counted as failures)` : ''}`,
+        );
+        for (const line of formatErrors(m)) out(line);
+        loaded = { matrix: m };
+      }
       let pairs = o.subsumes ? await readSubsumptions(String(o.subsumes)) : loaded?.subsumes;
       if (!pairs && o.candidates) pairs = ((await readData(String(o.candidates))) as { subsumes?: typeof pairs })?.subsumes;
       pairs ??= [];
@@ -283,7 +320,7 @@ export function register(program: Command): void {
         await writeJson(typeof o.json === 'string' ? o.json : undefined, r);
         return;
       }
-      if (!loaded) throw new UsageError(`--method ${method}: expected --matrix <file>, found none`);
+      if (!loaded) throw new UsageError(`--method ${method}: expected --matrix <file>, or --run <run> with --candidates, found neither`);
       if (!loaded.matrix.examples.length) {
         throw new UsageError(`${o.matrix}: the matrix has no labelled examples, so coverage and FFR are undefined; use --method roots with subsumption pairs`, {
           file: String(o.matrix),
@@ -300,30 +337,52 @@ export function register(program: Command): void {
       const r = await select(loaded.matrix, { method: method as Method, objective: objective as SubObjective, alpha, tau, subsumes: pairs });
       for (const line of formatSelection(r, loaded.matrix, { alpha, tau })) out(line);
       if (r.status === 'infeasible') process.exitCode = 1;
-      await writeJson(typeof o.json === 'string' ? o.json : undefined, r);
+      const agreement = assertionAgreement(loaded.matrix);
+      const set = r.status === 'ok' ? setAgreement(loaded.matrix, r.selected) : undefined;
+      const source = loaded.matrix.labels;
+      if (source || o.agreement) {
+        const heading = source
+          ? `agreement with people's grades of run ${source.run}${source.rule ? ` (rule ${source.rule})` : ''} (PASS = good; TPR = 1 − FFR, TNR = coverage, over non-error cells):`
+          : 'agreement with the labels (PASS = good; TPR = 1 − FFR, TNR = coverage, over non-error cells):';
+        for (const line of formatAgreement(agreement, set, r.selected, heading)) out(line);
+      }
+      await writeJson(typeof o.json === 'string' ? o.json : undefined, {
+        ...r,
+        ...(source ? { labels: source } : {}),
+        agreement: { assertions: agreement, set: set ?? null },
+      });
       if (o.export && r.status !== 'ok') out(`nothing selected: no config written to ${o.export}`);
       if (o.export && r.status === 'ok' && candidates) {
-        const examples = o.examples ? await readExamples(String(o.examples)) : undefined;
+        const examples = labelled?.examples;
         const minSuccess = unit('--min-success', String(o.minSuccess));
         // assay run's judge config needs a key or a baseURL: a local endpoint used here is written in.
         const judgeBaseUrl = o.judgeBaseUrl ? String(o.judgeBaseUrl) : process.env.OPENAI_BASE_URL;
-        let yaml: string;
+        // The self-check's recorded outputs go beside the config: selected.yaml → selected.replay.jsonl.
+        const exportFile = String(o.export);
+        const replayName = `${basename(exportFile).replace(/\.(ya?ml|json)$/i, '')}.replay.jsonl`;
+        let exported: ReturnType<typeof selectionToConfig>;
         try {
-          yaml = selectionToConfig(r, candidates, loaded.matrix, {
+          exported = selectionToConfig(r, candidates, loaded.matrix, {
             minSuccess,
             examples,
+            replayFile: replayName,
             judge: judgeProvider
               ? { provider: judgeProvider }
               : o.judgeModel
                 ? { model: String(o.judgeModel), ...(judgeBaseUrl ? { baseURL: judgeBaseUrl } : {}) }
                 : undefined,
-          }).yaml;
+          });
         } catch (err) {
           // missing judge model, examples or a candidate definition: all problems with what was given
           throw new UsageError(`--export: ${(err as Error).message} (see --judge, --judge-model, --examples, --candidates)`);
         }
-        await writeFile(String(o.export), yaml);
-        out(`config for assay run → ${o.export}`);
+        if (exported.replay) {
+          const replayPath = join(dirname(exportFile), exported.replay.file);
+          await writeFile(replayPath, exported.replay.jsonl);
+          out(`self-check: ${exported.replay.jsonl.split('\n').length - 1} labelled outputs, each with its own input → ${replayPath}`);
+        }
+        await writeFile(exportFile, exported.yaml);
+        out(`config for assay run → ${exportFile}`);
       }
     });
 }

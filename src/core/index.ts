@@ -24,3 +24,5 @@ export * from './intersection.js';
 export * from './alignment.js';
 export * from './ppi.js';
 export * from './grading-sample.js';
+export * from './grades.js';
+export * from './grading-summary.js';

@@ -4,6 +4,9 @@
  */
 import { aggregateRates, aggregateTensor, pickAggregate } from './aggregate.js';
 import { clusteredInterval, type ClusterSums } from './cluster.js';
+import type { GradedOutput } from './grades.js';
+import { gradesForWidth } from './grading-sample.js';
+import { figureOf, gradingSummary } from './grading-summary.js';
 import { INTERVAL_METHODS, interval } from './intervals.js';
 import { sequenceBounds } from './sequence.js';
 import { sequentialStatus } from './stopping.js';
@@ -23,7 +26,7 @@ import type {
 } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 import type { ValidatorMeta } from './validator.js';
-import { checkVerdictArguments, DEFAULT_MAX_ERROR_SHARE, DEFAULT_VERDICT_MODE, pctBeside, validatorVerdict } from './verdict.js';
+import { checkVerdictArguments, correctedVerdict, DEFAULT_MAX_ERROR_SHARE, DEFAULT_VERDICT_MODE, pctBeside, validatorVerdict } from './verdict.js';
 import { errorShareOf, rateOf, tensorViews } from './views.js';
 
 /** Clopper–Pearson and confident verdicts by default: they hold their level for every p and n (docs/verdicts.md). */
@@ -118,10 +121,21 @@ function sequentialSummary(
   return { ...base, verdict: 'inconclusive', reason: r.rate === null && n === 0 ? 'nothing checked' : open };
 }
 
-export function summarize(t: ReliabilityTensor, validators: readonly ValidatorMeta[], options?: Partial<SummaryOptions>): RunSummary {
+/**
+ * The report model of a tensor. `grades`, one list per rule k (core/grades.ts combineGrades), checks each
+ * graded rule against people: its alignment, and its rate and verdict corrected by the grades (docs/judges.md).
+ */
+export function summarize(
+  t: ReliabilityTensor,
+  validators: readonly ValidatorMeta[],
+  options?: Partial<SummaryOptions>,
+  grades?: readonly (readonly GradedOutput[])[],
+): RunSummary {
   if (validators.length !== t.K) {
     throw new RangeError(`summarize: the tensor has K = ${t.K} validator columns but ${validators.length} validators were given`);
   }
+  if (grades !== undefined && grades.length !== t.K)
+    throw new RangeError(`summarize: grades must hold one list per validator (K = ${t.K}), got ${grades.length}`);
   const opts = resolveSummaryOptions(options);
   const views = tensorViews(t);
   const rc = (c: Counts): RateWithCI => rateWithCI(c, opts.interval, opts.level);
@@ -131,15 +145,35 @@ export function summarize(t: ReliabilityTensor, validators: readonly ValidatorMe
     const maxErrorShare = v.maxErrorShare ?? opts.maxErrorShare;
     checkVerdictArguments(v.minSuccess, maxErrorShare);
     const head = { k, name: v.name, message: v.message, kind: v.kind, minSuccess: v.minSuccess, weight: v.weight, maxErrorShare };
-    if (opts.stopping === 'sequential') return { ...head, ...r, ...sequentialSummary(t, k, v, r, opts, maxErrorShare) };
-    const { verdict, reason, errorBounds, toDecide } = validatorVerdict(r.counts, v.minSuccess, {
-      mode: opts.verdict,
-      interval: opts.interval,
-      level: opts.level,
-      maxErrorShare,
-    });
-    const s: ValidatorSummary = { ...head, ...r, errorBounds, verdict, reason };
+    const sequential = opts.stopping === 'sequential';
+    // A sequential run's verdict is its confidence sequence's: grades are shown against it, never used to correct it.
+    const grading = grades?.[k]?.length ? gradingSummary(t, k, grades[k], r.counts, opts.level, !sequential) : undefined;
+    const figure = figureOf(v.kind, grading, sequential);
+    const graded = { ...(figure !== undefined ? { figure } : {}), ...(grading ? { grading } : {}) };
+    if (sequential) return { ...head, ...r, ...sequentialSummary(t, k, v, r, opts, maxErrorShare), ...graded };
+    const verdictOptions = { mode: opts.verdict, interval: opts.interval, level: opts.level, maxErrorShare };
+    const corrected = grading?.corrected;
+    const { verdict, reason, errorBounds, toDecide } = corrected
+      ? correctedVerdict(r.counts, corrected, v.minSuccess, verdictOptions)
+      : validatorVerdict(r.counts, v.minSuccess, verdictOptions);
+    const s: ValidatorSummary = { ...head, ...r, errorBounds, verdict, reason, ...graded };
     if (toDecide !== undefined) s.toDecide = toDecide;
+    if (corrected && verdict === 'inconclusive') {
+      // The interval must shrink until it no longer straddles minSuccess: a width of twice the distance.
+      const width = Math.min(1, 2 * Math.abs(corrected.rate - v.minSuccess));
+      const a = grading!.alignment;
+      const need =
+        width >= 0.002
+          ? gradesForWidth({
+              judged: { pass: r.counts.pass, n: r.counts.pass + r.counts.fail },
+              ...(a.tpr && a.tnr ? { tpr: a.tpr.rate, tnr: a.tnr.rate } : {}),
+              width,
+              level: opts.level,
+            })
+          : Infinity;
+      // Infinity: no number of grades of these outputs would decide it; nothing to suggest then.
+      if (Number.isFinite(need)) s.gradesToDecide = need;
+    }
     return s;
   });
 

@@ -1,3 +1,6 @@
+import type { Alignment } from './alignment.js';
+import type { CorrectedRate } from './ppi.js';
+
 /**
  * The report model: what statistics make of a reliability tensor. Built by core/summarize.ts
  * (pure), read by the JSON/JUnit/Markdown/HTML reports, the terminal table and the dashboard.
@@ -65,6 +68,39 @@ export interface SequentialSummary {
   counts: { pass: number; fail: number; error: number };
 }
 
+/** An output where the rule's verdict and the people's grade differ, with the judge's reasons beside it. */
+export interface Disagreement {
+  i: number;
+  j: number;
+  /** The rule's verdict (the judge's, for a verifier): true for PASS. */
+  judge: boolean;
+  /** The people's grade. */
+  person: boolean;
+  /** Its graders disagreed among themselves. */
+  disputed: boolean;
+  reasons?: string[];
+}
+
+/** A rule checked against people's grades (docs/judges.md). */
+export interface GradingSummary {
+  /** Graded outputs the rule decided (PASS or FAIL): the pairs behind the alignment and the correction. */
+  grades: number;
+  /** Of them, graded without a known random draw (hand-picked, imported without a probability). */
+  notRandom: number;
+  /** Of them, outputs whose graders disagreed. */
+  disputed: number;
+  /** Graded outputs the rule did not decide (an error, or not checked): left out. */
+  undecided: number;
+  /** The confusion matrix against people, TPR and TNR with exact intervals, agreement and Cohen's κ. */
+  alignment: Alignment;
+  /** The rate corrected by the grades (prediction-powered inference); null when not corrected (see `figure`). */
+  corrected: CorrectedRate | null;
+  /** Every output where the rule and the people differ. */
+  disagreements: Disagreement[];
+  /** What a reader must know about these grades (not drawn at random, disputed, left out), one sentence each. */
+  caveats: string[];
+}
+
 export interface ValidatorSummary extends RateWithCI {
   k: number;
   name: string;
@@ -90,6 +126,16 @@ export interface ValidatorSummary extends RateWithCI {
   toDecide?: { outputs: number; probability: number };
   /** stopping: sequential — where it stopped and why. */
   sequential?: SequentialSummary;
+  /**
+   * Which figure the verdict rests on, as every report says it: "corrected by 57 grades", "judge's rate ·
+   * judge not checked against people" (a verifier without grades), "judge's rate · …" (grades not used, and
+   * why); absent for a code validator without grades.
+   */
+  figure?: string;
+  /** The rule checked against people's grades, when it has any. */
+  grading?: GradingSummary;
+  /** A corrected verdict, inconclusive: about this many grades in all would narrow its interval enough to decide it if the rates hold. */
+  gradesToDecide?: number;
 }
 
 export interface InputSummary extends PooledRate {

@@ -147,3 +147,50 @@ export function zeroFailureSamples(p0: number, level = 0.95): number {
   // Guard against a ratio that is an integer in exact arithmetic landing a hair above it.
   return Math.max(1, Math.ceil(exact - 1e-9));
 }
+
+/**
+ * A graded rule's verdict on its corrected rate (core/ppi.ts). The corrected interval is over the outputs the
+ * rule decided; errors are missing data as above: over all n checked outputs the rate lies in
+ * [low·(1 − e), high·(1 − e) + e] for an error share e, whatever the errored outputs were. `confident` passes on
+ * the first bound and fails on the second; `point` compares the corrected rate.
+ */
+export function correctedVerdict(
+  c: VerdictCounts,
+  corrected: { rate: number; low: number; high: number; grades: number },
+  minSuccess: number,
+  options: VerdictOptions,
+): VerdictResult {
+  const maxErrorShare = options.maxErrorShare ?? DEFAULT_MAX_ERROR_SHARE;
+  checkVerdictArguments(minSuccess, maxErrorShare);
+  const n = c.pass + c.fail + c.error;
+  if (n === 0 || c.pass + c.fail === 0) return validatorVerdict(c, minSuccess, options);
+  const share = c.error / n;
+  const bounds = { low: corrected.low * (1 - share), high: corrected.high * (1 - share) + share };
+  const by = `corrected by ${corrected.grades} grades`;
+  const tooManyErrors = share > maxErrorShare;
+  const errorReason = `error share ${pct(share)} > maxErrorShare ${pct(maxErrorShare)}: the errors could hide failures`;
+  if (options.mode === 'point') {
+    if (tooManyErrors) return { verdict: 'error', reason: errorReason, errorBounds: bounds };
+    const ok = corrected.rate >= minSuccess;
+    return {
+      verdict: ok ? 'pass' : 'fail',
+      reason: `rate ${pctBeside(corrected.rate, minSuccess)} (${by}) ${ok ? '≥' : '<'} minSuccess ${pct(minSuccess)}`,
+      errorBounds: bounds,
+    };
+  }
+  if (bounds.low >= minSuccess)
+    return {
+      verdict: 'pass',
+      reason: `lower bound ${pctBeside(bounds.low, minSuccess)} (${by}) ≥ minSuccess ${pct(minSuccess)}${c.error ? ', errors counted as failures' : ''}`,
+      errorBounds: bounds,
+    };
+  if (bounds.high < minSuccess)
+    return {
+      verdict: 'fail',
+      reason: `upper bound ${pctBeside(bounds.high, minSuccess)} (${by}) < minSuccess ${pct(minSuccess)}${c.error ? ', errors counted as passes' : ''}`,
+      errorBounds: bounds,
+    };
+  const straddle = `bounds [${pct(bounds.low)}, ${pct(bounds.high)}] (${by}) straddle minSuccess`;
+  if (tooManyErrors) return { verdict: 'error', reason: `${errorReason}; ${straddle}`, errorBounds: bounds };
+  return { verdict: 'inconclusive', reason: `${straddle} ${pct(minSuccess)}`, errorBounds: bounds };
+}

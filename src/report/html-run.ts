@@ -2,6 +2,7 @@ import { outcomeName } from '../core/outcome.js';
 import type { RunSummary, RateWithCI } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue } from '../core/validator.js';
+import { inputLabel } from '../core/show.js';
 import type { ErrorSummary } from '../run/error-groups.js';
 import type { RunStats } from '../run/stats.js';
 import type { RunRecord, SampleRecord } from '../store/types.js';
@@ -9,7 +10,8 @@ import { BAR_STYLE, OUTCOME_STYLE, profileSvg } from './charts.js';
 import { heatmapSvg, isBinned, tensorCodes, zoomData } from './charts-heatmap.js';
 import { costSummary } from './cost.js';
 import { esc, pct, scriptJson, tableHtml, verdictBadge } from './html-layout.js';
-import { errorShareText, stoppedText, toDecideText } from './meta.js';
+import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
+import { errorShareText, gradesToDecideText, stoppedText, toDecideText } from './meta.js';
 
 /** What the cell-detail view shows for one sample (also the body of GET /api/runs/:id/samples/:i/:j). */
 export interface SampleView {
@@ -39,11 +41,6 @@ export function sampleView(run: RunRecord, s: SampleRecord): SampleView {
     latencyMs: s.latencyMs,
     attempts: s.attempts,
   };
-}
-
-export function inputLabel(input: InputValue | undefined, max = 80): string {
-  const text = typeof input === 'string' ? input : JSON.stringify(input ?? null);
-  return text.length > max ? text.slice(0, max - 1) + '…' : text;
 }
 
 function ci(r: RateWithCI): string {
@@ -128,6 +125,42 @@ export function errorsHtml(e: ErrorSummary | undefined): string {
   )}${tail}</section>`;
 }
 
+/** Disagreements listed per rule on the page (all are in the JSON report). */
+const DISAGREEMENTS_SHOWN = 50;
+
+/** Each graded rule against people: figure, confusion matrix, TPR/TNR, κ, the disagreements with the judge's reasons, caveats. */
+export function gradingHtml(run: RunRecord, summary: RunSummary): string {
+  const cards = summary.validators.flatMap((v) => {
+    const g = v.grading;
+    if (!g) return [];
+    const [head, ...rows] = confusionRows(v, g);
+    const matrix = `<table class="confusion" aria-label="${esc(v.name)}: confusion matrix against people" style="width:auto"><thead><tr>${head.map((h) => `<th${h ? ' class="num"' : ''}>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
+      .map((r) => `<tr><th scope="row">${esc(r[0])}</th><td class="num">${esc(r[1])}</td><td class="num">${esc(r[2])}</td></tr>`)
+      .join('')}</tbody></table>`;
+    const shown = g.disagreements.slice(0, DISAGREEMENTS_SHOWN);
+    const disagreements = shown.length
+      ? tableHtml(
+          [{ label: 'output (i, j)' }, { label: 'input' }, { label: 'disagreement' }, { label: v.kind === 'verifier' ? "judge's reasons" : 'reasons' }],
+          shown.map((d) => {
+            const [, what] = /^\([^)]*\) (.*)$/.exec(disagreementHead(v, d)) ?? [];
+            return [`${d.i}, ${d.j}`, esc(inputLabel(run.inputs[d.i], 60)), esc(what ?? ''), esc(reasonsText(d, 400))];
+          }),
+          { label: `${v.name}: disagreements with people`, caption: 'Where the rule and the people differ, with the reasons the judge gave.' },
+        ) + (g.disagreements.length > shown.length ? `<p class="muted">and ${g.disagreements.length - shown.length} more in the JSON report.</p>` : '')
+      : '<p class="muted">No disagreement.</p>';
+    const caveats = g.caveats.map((c) => `<p class="muted caveat">Note: ${esc(c)}</p>`).join('');
+    return [
+      `<section class="card grading" data-rule="${esc(v.name)}" aria-label="${esc(v.name)} against people"><h3>${esc(v.name)} against people: ${esc(gradesText(g))}</h3><p><strong>${esc(figureText(v))}</strong> · ${esc(alignmentText(g))}</p>${matrix}${disagreements}${caveats}</section>`,
+    ];
+  });
+  const unchecked = summary.validators.filter((v) => v.kind === 'verifier' && !v.grading?.grades).map((v) => v.name);
+  const none = unchecked.length
+    ? `<p class="muted" data-testid="unchecked">${esc(unchecked.join(', '))}: judge not checked against people (no grades); grade outputs to measure and correct it (docs/judges.md).</p>`
+    : '';
+  if (!cards.length && !none) return '';
+  return `<h2>Rules against people's grades</h2>${none}${cards.join('')}`;
+}
+
 /** The run page's content, shared by the dashboard and the static report (one rendering, two hosts). */
 export function renderRunSections(run: RunRecord, summary: RunSummary, tensor: ReliabilityTensor, options: RunSectionsOptions = {}): string {
   const o = summary.overall;
@@ -147,10 +180,10 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
 
   const vRows = summary.validators.map((v) => [
     `<strong>${esc(v.name)}</strong>${v.kind === 'verifier' ? ' <span class="muted">(verifier)</span>' : ''}<br><span class="muted">${esc(v.message)}</span>`,
-    // Why: the bound or rule that decided it, where a sequential validator stopped, what would decide it.
-    `${verdictBadge(v.verdict, summary.options.verdict)}<br><span class="muted why">${esc([stoppedText(v, tensor.M), v.reason, toDecideText(v, tensor.N)].filter(Boolean).join('; '))}</span>`,
-    pct(v.rate),
-    ci(v),
+    // Why: which figure, the bound or rule that decided it, where a sequential validator stopped, what would decide it.
+    `${verdictBadge(v.verdict, summary.options.verdict)}<br><span class="muted why">${esc([figureText(v), stoppedText(v, tensor.M), v.reason, toDecideText(v, tensor.N), gradesToDecideText(v)].filter(Boolean).join('; '))}</span>`,
+    pct(shownRate(v).rate),
+    shownRate(v).low === null ? 'n/a' : `${pct(shownRate(v).low)} – ${pct(shownRate(v).high)}`,
     v.errorShare === null ? 'n/a' : pct(v.errorShare),
     pct(v.minSuccess),
     String(v.counts.pass),
@@ -205,12 +238,11 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
 <div class="layout"><div class="heatmaps">${heatmaps}</div><aside class="card" id="cell-detail" tabindex="-1" aria-live="polite" aria-label="selected cell"${detailAttrs}></aside></div>${zoom}`;
 
   const strictest = Math.max(...run.validators.map((v) => v.minSuccess), 0);
+  // The figure each verdict rests on: corrected, where people's grades corrected the rate.
   const vrp = profileSvg(
     summary.validators.map((v) => ({
       label: v.name,
-      rate: v.rate,
-      low: v.ci?.low ?? null,
-      high: v.ci?.high ?? null,
+      ...shownRate(v),
       errorShare: v.errorShare,
       threshold: v.minSuccess,
       status: v.verdict,
@@ -219,13 +251,14 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
   );
   const irp = profileSvg(
     summary.inputs.map((r) => ({
-      label: `${r.i + 1}. ${inputLabel(run.inputs[r.i], 28)}`,
+      label: `${r.i + 1}. ${inputLabel(run.inputs[r.i], 80)}`,
       rate: r.rate,
       low: r.ci?.low ?? null,
       high: r.ci?.high ?? null,
       errorShare: r.errorShare,
     })),
-    { title: 'Input reliability profile (IRP)', line: strictest, columns: run.inputs.length > 25, axis: 'input' },
+    // In a card of its own up to 12 inputs: labels above the bars, drawn at the card's size.
+    { title: 'Input reliability profile (IRP)', line: strictest, columns: run.inputs.length > 25, axis: 'input', labelsAbove: run.inputs.length <= 12 },
   );
   const orp = profileSvg(
     summary.iterations.map((r) => ({ label: `sample ${r.j + 1}`, rate: r.rate, low: r.ci?.low ?? null, high: r.ci?.high ?? null, errorShare: r.errorShare })),
@@ -258,5 +291,5 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
     for (const s of options.samples) byCell[`${s.i},${s.j}`] = sampleView(run, s);
     embedded = `<script type="application/json" id="assay-samples">${scriptJson(byCell)}</script>`;
   }
-  return head + vTable + errorsHtml(options.errors) + tensorSection + profiles + table + embedded;
+  return head + vTable + gradingHtml(run, summary) + errorsHtml(options.errors) + tensorSection + profiles + table + embedded;
 }

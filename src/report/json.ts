@@ -1,5 +1,17 @@
 import { writeFile } from 'node:fs/promises';
-import type { InputSummary, IterationSummary, PooledRate, RateWithCI, RunSummary, SummaryOptions, ValidatorSummary, Verdict } from '../core/summary-types.js';
+import type { Alignment } from '../core/alignment.js';
+import type { CorrectedRate } from '../core/ppi.js';
+import type {
+  GradingSummary,
+  InputSummary,
+  IterationSummary,
+  PooledRate,
+  RateWithCI,
+  RunSummary,
+  SummaryOptions,
+  ValidatorSummary,
+  Verdict,
+} from '../core/summary-types.js';
 import type { InputValue } from '../core/validator.js';
 import type { RunStats } from '../run/stats.js';
 import type { RunStatus } from '../store/types.js';
@@ -13,6 +25,9 @@ import { verdictPasses, type ReportMeta } from './meta.js';
  * failures and as passes), maxErrorShare, reason, toDecide (replacing samplesToDecide) and, in a
  * sequential run, where and why they stopped; the verdict may be `error`; pooled rates give the number of
  * outputs and the effective sample size behind their interval; the default interval is Clopper–Pearson.
+ * Added within version 2 (issue 16): per rule, `figure` (which figure its verdict rests on: "corrected by 57
+ * grades", "judge's rate · judge not checked against people"), and for a rule with people's grades `alignment`,
+ * `corrected`, `grading` and, when inconclusive, `gradesToDecide`. `rate` and `ci` stay the rule's own.
  */
 export const REPORT_SCHEMA_VERSION = 2;
 
@@ -21,10 +36,16 @@ export type JsonRate = RateWithCI;
 /** A pooled rate (IRP, ORP, all outputs): also its outputs and effective sample size. */
 export type JsonPooledRate = PooledRate;
 /** toDecide with JSON's limits: `outputs` null when no number of outputs decides it (Infinity). */
-export type JsonValidator = Omit<ValidatorSummary, 'toDecide'> & {
+export type JsonValidator = Omit<ValidatorSummary, 'toDecide' | 'grading'> & {
   toDecide?: { outputs: number | null; probability: number };
   /** How the verdict was decided: `point` (rate ≥ minSuccess, no interval) or `confident` (bounds; sequential runs too). */
   verdictMode: SummaryOptions['verdict'];
+  /** A rule with grades: its confusion matrix against people, TPR and TNR with exact intervals, agreement, Cohen's κ. */
+  alignment?: Alignment;
+  /** A rule with grades: its rate corrected by them (null when they did not correct it: `figure` says why). */
+  corrected?: CorrectedRate | null;
+  /** A rule with grades: how many, and what a reader must know about them; the disagreements with the judge's reasons. */
+  grading?: Omit<GradingSummary, 'alignment' | 'corrected'>;
 };
 
 export interface JsonReport {
@@ -54,6 +75,11 @@ export interface JsonReport {
   /** stopping: sequential — samples per input run before every validator was decided (or all of them). */
   stoppedAfter?: number;
   stats?: RunStats;
+}
+
+function gradingJson(g: GradingSummary): Pick<JsonValidator, 'alignment' | 'corrected' | 'grading'> {
+  const { alignment, corrected, ...rest } = g;
+  return { alignment, corrected, grading: rest };
 }
 
 const rate = (r: RateWithCI): JsonRate => ({ rate: r.rate, ci: r.ci, counts: r.counts, errorShare: r.errorShare });
@@ -91,6 +117,9 @@ export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonRepo
         ? { toDecide: { outputs: Number.isFinite(v.toDecide.outputs) ? v.toDecide.outputs : null, probability: v.toDecide.probability } }
         : {}),
       ...(v.sequential !== undefined ? { sequential: v.sequential } : {}),
+      ...(v.figure !== undefined ? { figure: v.figure } : {}),
+      ...(v.grading ? gradingJson(v.grading) : {}),
+      ...(v.gradesToDecide !== undefined ? { gradesToDecide: v.gradesToDecide } : {}),
       // a verifier's judge, or a rule whose check calls one (grounded with a judge)
       ...(meta.stats?.checkCostUsd?.[v.k] !== undefined && (v.kind === 'verifier' || meta.stats.checkCostUsd[v.k] > 0)
         ? { costUsd: meta.stats.checkCostUsd[v.k] }

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { RunSummary, ValidatorSummary } from '../core/summary-types.js';
-import { errorShareText, pct, stoppedText, toDecideText, verdictLabel, type ReportMeta } from './meta.js';
+import { alignmentText, figureText, gradesText, shownRate } from './grading-text.js';
+import { errorShareText, gradesToDecideText, pct, stoppedText, toDecideText, verdictLabel, type ReportMeta } from './meta.js';
 
 /**
  * JUnit XML (`--junit`): one testsuite per run, one testcase per validator, so CI systems list each rule.
@@ -27,9 +28,11 @@ export function xmlEscape(s: string): string {
 }
 
 function describe(v: ValidatorSummary): string {
-  const ci = v.ci ? ` [${pct(v.ci.low)}, ${pct(v.ci.high)}]` : '';
+  const shown = shownRate(v);
+  const ci = shown.low !== null ? ` [${pct(shown.low)}, ${pct(shown.high)}]` : '';
   const errs = errorShareText(v);
-  return `rate ${pct(v.rate)}${ci}${errs ? ` (${errs})` : ''}, minSuccess ${pct(v.minSuccess)}; ${v.counts.pass} pass, ${v.counts.fail} fail, ${v.counts.error} error${v.counts.pending ? `, ${v.counts.pending} pending` : ''}`;
+  const figure = figureText(v);
+  return `rate ${pct(shown.rate)}${ci}${errs ? ` (${errs})` : ''}${figure ? ` (${figure})` : ''}, minSuccess ${pct(v.minSuccess)}; ${v.counts.pass} pass, ${v.counts.fail} fail, ${v.counts.error} error${v.counts.pending ? `, ${v.counts.pending} pending` : ''}`;
 }
 
 type Kind = 'passed' | 'failure' | 'error' | 'skipped';
@@ -70,7 +73,8 @@ export function renderJunitReport(s: RunSummary, meta: ReportMeta): string {
   s.validators.forEach((v, idx) => {
     const kind = kinds[idx];
     const text = describe(v);
-    const why = [stoppedText(v, s.M), v.reason, toDecideText(v, s.N)].filter(Boolean).join('; ');
+    const why = [stoppedText(v, s.M), v.reason, toDecideText(v, s.N), gradesToDecideText(v)].filter(Boolean).join('; ');
+    const people = v.grading ? `; against people: ${gradesText(v.grading)}, ${alignmentText(v.grading)}` : '';
     out.push(`    <testcase classname="assay.${suiteName}" name="${xmlEscape(v.name)}" time="0">`);
     if (kind === 'failure') {
       const type = v.verdict === 'fail' ? 'below-min-success' : 'inconclusive';
@@ -84,7 +88,7 @@ export function renderJunitReport(s: RunSummary, meta: ReportMeta): string {
     } else if (kind === 'skipped') {
       out.push(`      <skipped message="${xmlEscape(`inconclusive, accepted by --allow-inconclusive (${text})`)}"/>`);
     }
-    out.push(`      <system-out>${xmlEscape(`${verdictLabel(v.verdict, s.options.verdict, { upper: false })}: ${text}; ${why}`)}</system-out>`);
+    out.push(`      <system-out>${xmlEscape(`${verdictLabel(v.verdict, s.options.verdict, { upper: false })}: ${text}; ${why}${people}`)}</system-out>`);
     out.push('    </testcase>');
   });
   out.push('  </testsuite>');

@@ -1,6 +1,7 @@
 import type { RunSummary, SummaryOptions } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { UsageError } from '../errors.js';
+import { loadGrading } from '../grades/load.js';
 import { summarizeRun } from '../run/decision.js';
 import { computeStats } from '../run/stats.js';
 import type { RunRecord, Store } from '../store/types.js';
@@ -16,7 +17,8 @@ export interface StoredRunReport {
 /**
  * A stored run read back into the report spine (`assay show`, `assay runs`, the dashboard): its tensor,
  * summarised by the decision parameters stored with it (run/decision.ts), and its metadata. `withStats` also reads every
- * sample for the operational figures (tokens, latency, retries).
+ * sample for the operational figures (tokens, latency, retries). People's grades of its outputs (docs/judges.md)
+ * check its rules against people and correct their rates.
  */
 export async function loadStoredRun(
   store: Store,
@@ -26,7 +28,8 @@ export async function loadStoredRun(
   const run = await store.getRun(runId);
   if (!run) throw new UsageError(`no run with id "${runId}" in the store (list them with: assay runs)`);
   const tensor = await store.loadTensor(runId);
-  const summary = summarizeRun(run, tensor, opts.options);
+  // Grades given after the run count too: `assay show` reflects them.
+  const summary = summarizeRun(run, tensor, opts.options, await loadGrading(store, run));
   const stats = opts.withStats ? computeStats(await store.listSamples(runId)) : undefined;
   const meta = reportMeta(run, stats, {
     ...(opts.allowInconclusive !== undefined ? { allowInconclusive: opts.allowInconclusive } : {}),

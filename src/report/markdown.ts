@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { costSummary } from './cost.js';
-import { errorShareText, inputLabel, pct, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
+import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
+import { errorShareText, gradesToDecideText, inputLabel, pct, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 import { sparkline, verdictLine } from './terminal.js';
 
 /**
@@ -27,6 +28,36 @@ function ci(r: RateWithCI): string {
   return r.ci ? `${pct(r.ci.low)} – ${pct(r.ci.high)}` : '–';
 }
 
+/** Disagreements listed per rule (all are in the JSON report). */
+const DISAGREEMENTS_SHOWN = 20;
+
+/** Each graded rule against people: the confusion matrix, TPR/TNR, κ, the disagreements with the judge's reasons, caveats. */
+function gradingMarkdown(s: RunSummary): string[] {
+  const L: string[] = [];
+  for (const v of s.validators) {
+    const g = v.grading;
+    if (!g) continue;
+    L.push(`### ${mdCell(v.name)} against people: ${mdCell(gradesText(g))}`);
+    L.push('');
+    L.push(`${mdCell(figureText(v))} · ${mdCell(alignmentText(g))}`);
+    L.push('');
+    const [head, ...rows] = confusionRows(v, g);
+    L.push(`| ${head.join(' | ')} |`, '|---|--:|--:|', ...rows.map((r) => `| ${r.join(' | ')} |`));
+    L.push('');
+    if (g.disagreements.length) {
+      L.push(`| Output | Disagreement | ${v.kind === 'verifier' ? "Judge's reasons" : 'Reasons'} |`, '|---|---|---|');
+      for (const d of g.disagreements.slice(0, DISAGREEMENTS_SHOWN)) {
+        const [where, ...rest] = disagreementHead(v, d).split(') ');
+        L.push(`| ${mdCell(`${where})`)} | ${mdCell(rest.join(') '))} | ${mdCell(reasonsText(d, 300))} |`);
+      }
+      if (g.disagreements.length > DISAGREEMENTS_SHOWN) L.push('', `_${g.disagreements.length - DISAGREEMENTS_SHOWN} more disagreements in the JSON report._`);
+      L.push('');
+    }
+    for (const c of g.caveats) L.push(`> ${mdCell(`Note: ${c}`)}`, '');
+  }
+  return L;
+}
+
 export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   const allow = meta.allowInconclusive ?? false;
   const passed = meta.status !== 'interrupted' && s.validators.every((v) => verdictPasses(v.verdict, allow));
@@ -45,9 +76,10 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push(`| | Validator | Rate | ${level} ${sequential ? 'CS' : 'CI'} | Errors | Min success | Verdict | Why | Pass | Fail | Error |`);
   L.push('|---|---|--:|---|--:|--:|---|---|--:|--:|--:|');
   for (const v of s.validators) {
-    const why = [stoppedText(v, s.M), v.reason, toDecideText(v, s.N)].filter(Boolean).join('; ');
+    const why = [figureText(v), stoppedText(v, s.M), v.reason, toDecideText(v, s.N), gradesToDecideText(v)].filter(Boolean).join('; ');
+    const shown = shownRate(v);
     L.push(
-      `| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${pct(v.rate)} | ${ci(v)} | ${v.errorShare === null ? '–' : pct(v.errorShare)} | ${pct(v.minSuccess)} | ${verdictLabel(v.verdict, s.options.verdict, { upper: false })} | ${mdCell(why)} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`,
+      `| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${pct(shown.rate)} | ${shown.low === null ? '–' : `${pct(shown.low)} – ${pct(shown.high)}`} | ${v.errorShare === null ? '–' : pct(v.errorShare)} | ${pct(v.minSuccess)} | ${verdictLabel(v.verdict, s.options.verdict, { upper: false })} | ${mdCell(why)} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`,
     );
   }
   L.push('');
@@ -59,6 +91,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push('');
   L.push(`> ${mdCell(verdictLine(s, meta))}`);
   L.push('');
+  L.push(...gradingMarkdown(s));
   L.push(`<details><summary>Per input (IRP) <code>${sparkline(s.inputs.map((x) => x.rate))}</code></summary>`);
   L.push('');
   L.push(`| # | Input | Rate | ${level} CI (per output) | All validators | Error | Errors |`);

@@ -65,12 +65,8 @@ export function exitCodeFor(summary: RunSummary, status: RunStatus, allowInconcl
   return summary.validators.every((v) => verdictPasses(v.verdict, allowInconclusive)) ? ExitCode.OK : ExitCode.VERDICT_FAILED;
 }
 
-/** Short text of an input for a table cell. */
-export function inputLabel(input: InputValue | undefined, max = 60): string {
-  if (input === undefined) return '';
-  const s = (typeof input === 'string' ? input : JSON.stringify(input)).replace(/\s+/g, ' ').trim();
-  return s.length > max ? s.slice(0, max - 1) + '…' : s;
-}
+/** Short text of an input for a table cell or a line: the one way inputs are shown (core/show.ts). */
+export { inputLabel } from '../core/show.js';
 
 export function pct(x: number | null | undefined, digits = 1): string {
   return x === null || x === undefined ? '–' : `${(x * 100).toFixed(digits)}%`;
@@ -106,4 +102,13 @@ export function stoppedText(v: Pick<ValidatorSummary, 'sequential'>, M: number):
   const q = v.sequential;
   if (!q || (q.reason !== 'lower-bound' && q.reason !== 'upper-bound')) return '';
   return `stopped after ${q.rounds} of ${M} samples per input (${q.outputs} outputs)`;
+}
+
+/** A corrected verdict, inconclusive: "about 240 grades in all would likely decide it if the rates hold"; '' otherwise. */
+export function gradesToDecideText(v: Pick<ValidatorSummary, 'gradesToDecide' | 'grading'>): string {
+  if (v.gradesToDecide === undefined) return '';
+  const have = v.grading?.grades ?? 0;
+  return v.gradesToDecide > have
+    ? `about ${v.gradesToDecide} grades in all (${v.gradesToDecide - have} more) would narrow the corrected interval enough to decide it if the rates hold`
+    : '';
 }

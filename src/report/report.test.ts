@@ -175,10 +175,13 @@ describe('terminal summary', () => {
     const row = text.split('\n').find((l) => l.startsWith('polite'))!;
     expect(row).toMatch(/polite <&> "x" \(verifier\)\s+60\.0%\s+\[\S+, \S+\]\s+16\.7%\s+90\.0%\s+FAIL \(point\)\s+3\s+2\s+1$/);
     expect(text.split('\n').find((l) => l.startsWith('short'))).toMatch(/\s+50\.0%\s+PASS \(point\)\s+5\s+1\s+0$/);
-    expect(text).toContain('  polite <&> "x": rate 60% < minSuccess 90%\n');
+    // A verifier without grades says its rate is its judge's, never checked against people.
+    expect(text).toContain(`  polite <&> "x": judge's rate · judge not checked against people; rate 60% < minSuccess 90%\n`);
     expect(text).toContain('overall  mean 71.7%  weighted 65.8%  min 60.0%  (mean) · errors 8.3% of checked cells');
     // The weakest input left a quarter of its cells out as errors: its rate says so.
     expect(text).toMatch(/IRP \(per input\)\s+\S{3}\s+min 33\.3% \(#2, errors 25\.0%\) {2}max 100\.0% \(#3\)/);
+    // An object input is shown as its JSON, not wrapped in quotes as if it were a string.
+    expect(text).toMatch(/weakest input\s+#2 .* {2}\{"topic":"weather"\}\n/);
     expect(text).toContain('FAIL (point): 1 failed of 2 validator(s): polite <&> "x"');
     // By default (confident) nothing is marked, and neither 5 of 6 nor 3 of 5 can be decided either way.
     const confident = formatTerminalSummary(summarize(tensor(cells), metas), meta);

@@ -3,7 +3,9 @@ import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { errorSummaryLines } from '../run/error-groups.js';
 import { errorSummaryOf } from '../run/stats.js';
 import { costSummary } from './cost.js';
-import { errorShareText, inputLabel, pct, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
+import { inputInline } from '../core/show.js';
+import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
+import { errorShareText, gradesToDecideText, pct, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 
 /** The terminal summary printed after a run (and by `assay show`). Plain text; colour only when asked. */
 
@@ -24,6 +26,26 @@ export function sparkline(rates: (number | null)[], width = 60): string {
 
 function ci(r: RateWithCI): string {
   return r.ci ? `[${pct(r.ci.low)}, ${pct(r.ci.high)}]` : '–';
+}
+
+/** Disagreements listed per rule in the terminal (all are in the JSON report). */
+const DISAGREEMENTS_SHOWN = 10;
+
+/** Each graded rule against people: figure, confusion matrix, TPR/TNR, κ, disagreements with reasons, caveats. */
+export function gradingLines(s: RunSummary): string[] {
+  const lines: string[] = [];
+  for (const v of s.validators) {
+    const g = v.grading;
+    if (!g) continue;
+    lines.push(`${v.name}${v.kind === 'verifier' ? ' (verifier)' : ''} against people: ${gradesText(g)} · ${figureText(v)}`);
+    lines.push(...table(confusionRows(v, g), new Set([1, 2])).map((l) => `  ${l}`));
+    lines.push(`  ${alignmentText(g)}`);
+    for (const d of g.disagreements.slice(0, DISAGREEMENTS_SHOWN)) lines.push(`  ${disagreementHead(v, d)}: ${reasonsText(d, 120)}`);
+    if (g.disagreements.length > DISAGREEMENTS_SHOWN)
+      lines.push(`  and ${g.disagreements.length - DISAGREEMENTS_SHOWN} more disagreement(s) in the JSON report`);
+    for (const c of g.caveats) lines.push(`  note: ${c}`);
+  }
+  return lines;
 }
 
 function paint(text: string, v: Verdict, color: boolean): string {
@@ -77,10 +99,11 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   lines.push('');
   const rows: string[][] = [['validator', 'rate', `${level} ${sequential ? 'CS' : 'CI'}`, 'errors', 'min', 'verdict', 'pass', 'fail', 'error']];
   for (const v of s.validators) {
+    const shown = shownRate(v);
     rows.push([
       v.kind === 'verifier' ? `${v.name} (verifier)` : v.name,
-      pct(v.rate),
-      ci(v),
+      pct(shown.rate),
+      shown.low === null ? '–' : `[${pct(shown.low)}, ${pct(shown.high)}]`,
       v.errorShare === null ? '–' : pct(v.errorShare),
       pct(v.minSuccess),
       paint(verdictLabel(v.verdict, o.verdict), v.verdict, color),
@@ -91,8 +114,11 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   }
   lines.push(...table(rows, new Set([1, 3, 4, 6, 7, 8])));
   // Why each verdict: the bound or rule that decided it, where a sequential validator stopped, what would decide it.
-  for (const v of s.validators) lines.push(`  ${v.name}: ${[stoppedText(v, s.M), v.reason, toDecideText(v, s.N)].filter(Boolean).join('; ')}`);
+  for (const v of s.validators)
+    lines.push(`  ${v.name}: ${[figureText(v), stoppedText(v, s.M), v.reason, toDecideText(v, s.N), gradesToDecideText(v)].filter(Boolean).join('; ')}`);
   lines.push('');
+  const graded = gradingLines(s);
+  if (graded.length) lines.push(...graded, '');
   const errs = (r: { errorShare: number | null }) => (r.errorShare ? ` (${errorShareText(r)})` : '');
   lines.push(
     `IRP (per input)     ${sparkline(
@@ -108,7 +134,7 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   );
   const worst = [...s.inputs].filter((x) => x.allPass.rate !== null).sort((a, b) => a.allPass.rate! - b.allPass.rate!)[0];
   if (worst && meta.inputs)
-    lines.push(`weakest input       #${worst.i + 1} all-pass ${pct(worst.allPass.rate)}${errs(worst.allPass)}  "${inputLabel(meta.inputs[worst.i], 50)}"`);
+    lines.push(`weakest input       #${worst.i + 1} all-pass ${pct(worst.allPass.rate)}${errs(worst.allPass)}  ${inputInline(meta.inputs[worst.i], 52)}`);
   lines.push(
     `all validators at once  ${pct(s.allPass.rate)} ${ci(s.allPass)}${errs(s.allPass)}   pooled cells ${pct(s.allOutputs.rate)} ${ci(s.allOutputs)}${errs(s.allOutputs)}`,
   );

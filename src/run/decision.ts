@@ -1,3 +1,4 @@
+import type { GradedOutput } from '../core/grades.js';
 import { summarize } from '../core/summarize.js';
 import type { IntervalMethod, RunSummary, StoppingRule, SummaryOptions, VerdictMode } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
@@ -99,7 +100,13 @@ export function summaryOptionsOfDecision(d: DecisionParameters, config?: unknown
  * dashboard and the reports all summarise a run through here, so they print the same verdicts. `options`
  * may only change how it is shown (tests, the dashboard's what-ifs), never a stored parameter silently.
  */
-export function summarizeRun(run: Pick<RunRecord, 'config' | 'validators'>, tensor: ReliabilityTensor, options: Partial<SummaryOptions> = {}): RunSummary {
+export function summarizeRun(
+  run: Pick<RunRecord, 'config' | 'validators'>,
+  tensor: ReliabilityTensor,
+  options: Partial<SummaryOptions> = {},
+  /** People's grades of its outputs, one list per rule (grades/load.ts loadGrading; docs/judges.md). */
+  grades?: readonly (readonly GradedOutput[])[],
+): RunSummary {
   const d = decisionOfRun(run);
   const validators = run.validators.map((v, k) => {
     const r = d.rules[k];
@@ -107,7 +114,7 @@ export function summarizeRun(run: Pick<RunRecord, 'config' | 'validators'>, tens
     const { maxErrorShare: _m, expect: _e, ...rest } = v;
     return { ...rest, ...r };
   });
-  return summarize(tensor, validators, { ...summaryOptionsOfDecision(d, run.config), ...options });
+  return summarize(tensor, validators, { ...summaryOptionsOfDecision(d, run.config), ...options }, grades);
 }
 
 const show = (x: unknown) => (x === undefined ? 'unset' : typeof x === 'string' ? x : JSON.stringify(x));

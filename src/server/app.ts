@@ -14,8 +14,12 @@ export interface AppOptions {
   engine?: GroundingEngine;
   /** The store the dashboard reads (read-only); without it the dashboard says so. */
   store?: Store;
-  /** When set, every route but /healthz requires `Authorization: Bearer <token>`. */
+  /** The dashboard takes people's grades (POST/DELETE under /api/runs/:id/grades): the store must be writable. */
+  grading?: boolean;
+  /** When set, every route but /healthz requires `Authorization: Bearer <token>` (or a /login session). */
   token?: string;
+  /** Behind a reverse proxy that terminates TLS: believe its X-Forwarded-Proto / Forwarded (the login cookie is then Secure). */
+  trustProxy?: boolean;
   limits?: Partial<ServerLimits>;
   /** The /analyze rate limiter, when it is shared between replicas (RedisRateLimiter); else one per process. */
   rateLimiter?: RequestLimiter;
@@ -41,12 +45,12 @@ export function createApp(options: AppOptions = {}): Hono {
   if (options.allowedHosts) app.use(requireLocalHost(options.allowedHosts));
   if (options.token !== undefined) {
     if (options.token.length < 16) throw new RangeError('the API token must be at least 16 characters');
-    app.use(requireToken(options.token));
+    app.use(requireToken(options.token, { trustProxy: options.trustProxy }));
   }
 
   app.get('/healthz', (c) => c.json({ status: 'ok', analyze: Boolean(options.engine), store: Boolean(options.store) }));
   registerAnalyze(app, options.engine, limits, options.rateLimiter);
-  registerDashboard(app, options.store, Boolean(options.engine));
+  registerDashboard(app, options.store, Boolean(options.engine), options.grading ?? false);
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

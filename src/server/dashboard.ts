@@ -9,6 +9,9 @@ import { GROUNDING_SCRIPT, groundingBody } from './grounding-page.js';
 import { compareBody, defaultPair } from './compare-page.js';
 import { runsListBody, trendBody } from './pages.js';
 import type { PAdjust } from '../core/compare.js';
+import { gradingRefusal } from '../grades/gradable.js';
+import { registerGrading } from './grading.js';
+import { GRADING_SCRIPT, gradingBody } from './grading-page.js';
 
 /** Tokens, cost and cache figures read every sample of a run: shown on run pages up to this size. */
 const STATS_SAMPLES_LIMIT = 20_000;
@@ -60,8 +63,11 @@ function adjustOf(s: string | undefined): PAdjust | undefined {
   return s === undefined || s === '' || s === 'none' ? 'none' : s === 'holm' ? 'holm' : undefined;
 }
 
-/** The read-only dashboard: HTML pages and the JSON they are built from under /api. */
-export function registerDashboard(app: Hono, store: Store | undefined, hasEngine = false): void {
+/**
+ * The dashboard: HTML pages and the JSON they are built from under /api. It only reads the store, but for
+ * people's grades when `grading` is on (assay serve --grading: the store is then opened for writing).
+ */
+export function registerDashboard(app: Hono, store: Store | undefined, hasEngine = false, grading = false): void {
   // Browsers ask for it on every page; an empty answer keeps the console clean.
   app.get('/favicon.ico', (c) => c.body(null, 204));
   app.get('/grounding', (c) => html(c, 'Grounding', groundingBody(hasEngine), GROUNDING_SCRIPT));
@@ -71,8 +77,9 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
     return;
   }
   const data = new DashboardData(store);
+  registerGrading(app, store, data, grading);
   // A finished run's page never changes and a 200×10×3 run takes ~0.6 s to draw: keep the last few.
-  const runPages = new Map<string, string>();
+  const runPages = new Map<string, { gradesKey: string | undefined; gradesVersion: string | undefined; html: string }>();
 
   // JSON data endpoints.
   const paging = (c: Context) => ({ offset: whole(c.req.query('offset'), 0, 0, 1e9), limit: whole(c.req.query('limit'), RUNS_PAGE, 1, 500) });
@@ -126,16 +133,19 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
   app.get('/runs/:id', async (c) => {
     // `latest` and id prefixes name a run too; pages are cached by the id they resolve to.
     const id = (await data.resolve(c.req.param('id'))) ?? c.req.param('id');
+    // A grade given since (here, or by the CLI) changes the page.
     const cached = runPages.get(id);
-    if (cached) {
+    const version = await data.gradesVersion();
+    if (cached && (cached.gradesVersion === version || cached.gradesKey === (await data.gradesKey(id)))) {
+      cached.gradesVersion = version;
       c.header('Content-Security-Policy', CSP);
-      return c.html(cached);
+      return c.html(cached.html);
     }
     const loaded = await data.load(id);
     if (!loaded)
       return html(c, 'Not found', `<h1>No run “${esc(id)}”</h1><p>${esc(await data.whyUnresolved(id))}</p><p><a href="/">All runs</a></p>`, undefined, 404);
     const enc = encodeURIComponent;
-    const links = `<p><a href="/trend/${enc(loaded.run.name)}">Trend of ${esc(loaded.run.name)}</a> · <a href="/api/runs/${enc(id)}">JSON</a></p>`;
+    const links = `<p><a href="/trend/${enc(loaded.run.name)}">Trend of ${esc(loaded.run.name)}</a> · <a href="/api/runs/${enc(id)}">JSON</a> · <a href="/runs/${enc(id)}/grade">Grade outputs</a></p>`;
     const stats = loaded.run.N * loaded.run.M <= STATS_SAMPLES_LIMIT ? computeStats(await store.listSamples(id)) : undefined;
     const body = renderRunSections(loaded.run, loaded.summary, loaded.tensor, {
       sampleBase: `/api/runs/${enc(id)}/samples`,
@@ -146,10 +156,30 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
     const rendered = page({ title: `${loaded.run.name} · assay`, body, script: CELL_DETAIL_SCRIPT, nav: true });
     if (loaded.run.status !== 'running') {
       if (runPages.size >= 20) runPages.delete(runPages.keys().next().value!);
-      runPages.set(id, rendered);
+      runPages.set(id, { gradesKey: loaded.gradesKey, gradesVersion: loaded.gradesVersion, html: rendered });
     }
     c.header('Content-Security-Policy', CSP);
     return c.html(rendered);
+  });
+  app.get('/runs/:id/grade', async (c) => {
+    const id = await data.resolve(c.req.param('id'));
+    const run = id === undefined ? undefined : await store.getRun(id);
+    if (!run)
+      return html(
+        c,
+        'Not found',
+        `<h1>No run “${esc(c.req.param('id'))}”</h1><p>${esc(await data.whyUnresolved(c.req.param('id')))}</p><p><a href="/">All runs</a></p>`,
+        undefined,
+        404,
+      );
+    const refusal = gradingRefusal(run);
+    if (refusal)
+      return html(
+        c,
+        'Grade',
+        `<h1>Grade outputs</h1><p class="worse">${esc(refusal)}</p><p><a href="/runs/${encodeURIComponent(run.id)}">Back to the run</a></p>`,
+      );
+    return html(c, `Grade ${run.name}`, gradingBody(run.id, grading), GRADING_SCRIPT);
   });
   app.get('/trend/:name', async (c) => {
     const limit = whole(c.req.query('limit'), TREND_RUNS, 1, MAX_TREND_RUNS);

@@ -9,7 +9,9 @@ import { compareRuns, type RunComparison } from '../report/compare.js';
 import { sampleView, type SampleView } from '../report/html-run.js';
 import { UsageError } from '../errors.js';
 import { resolveRunId } from '../store/resolve.js';
-import type { RunRecord, Store } from '../store/types.js';
+import type { GradeRecord, RunRecord, Store } from '../store/types.js';
+import { UnknownRunError } from '../store/errors.js';
+import { loadGrading } from '../grades/load.js';
 import { buildTrend, type Trend } from './trend.js';
 
 /** The data behind every dashboard page, read from the store (never written). Also the /api/… bodies. */
@@ -20,6 +22,10 @@ export interface LoadedRun {
   summary: RunSummary;
   /** Why cells are errors (read from the samples only when the tensor has an error cell). */
   errors?: ErrorSummary;
+  /** The grades the summary was made with (their count and newest id): a new grade makes it stale. */
+  gradesKey?: string;
+  /** The store's gradesVersion when the summary was last known current. */
+  gradesVersion?: string;
 }
 
 export interface RunListItem {
@@ -36,7 +42,8 @@ export interface RunListItem {
   allPass: number | null;
   /** Share of outputs the all-pass rate leaves out because a cell of theirs is an error. */
   allPassErrorShare: number | null;
-  validators: { name: string; rate: number | null; verdict: string; errorShare: number | null }[];
+  /** `rate` is the rule's own; `corrected` the rate people's grades corrected it to, and `figure` which one the verdict rests on (docs/judges.md). */
+  validators: { name: string; rate: number | null; verdict: string; errorShare: number | null; corrected?: number; figure?: string }[];
 }
 
 /** Runs per page of the list (`?offset=` pages through the rest). */
@@ -52,6 +59,9 @@ export interface RunPage {
   offset: number;
   limit: number;
 }
+
+/** Grades as a cache key: their number and newest id (an undo lowers the one, a new grade raises the other). */
+const keyOf = (grades: readonly GradeRecord[]): string => `${grades.length}:${grades.reduce((m, g) => Math.max(m, g.id), 0)}`;
 
 export class DashboardData {
   /** Finished runs never change, so their summaries are kept; running ones are recomputed each time. */
@@ -78,21 +88,52 @@ export class DashboardData {
     }
   }
 
-  async load(ref: string, known?: RunRecord): Promise<LoadedRun | undefined> {
+  /**
+   * A run with its summary. Grades may be given at any time (here, or by the CLI): a kept summary is used while
+   * the store's grades are unchanged (`version`, one query for a whole page of runs), or this run's are.
+   */
+  async load(ref: string, known?: RunRecord, version?: string): Promise<LoadedRun | undefined> {
     const id = known?.id ?? (await this.resolve(ref));
     if (id === undefined) return undefined;
+    const gradesVersion = version ?? (await this.store.gradesVersion());
     const cached = this.cache.get(id);
-    if (cached) return cached;
+    if (cached && cached.gradesVersion === gradesVersion) return cached;
+    const grades = await this.grades(id);
+    if (grades === undefined) return undefined;
+    const gradesKey = keyOf(grades);
+    if (cached && cached.gradesKey === gradesKey) {
+      cached.gradesVersion = gradesVersion;
+      return cached;
+    }
     // A record just listed is used as it is (one query fewer per run of a page).
     const run = known ?? (await this.store.getRun(id));
     if (!run) return undefined;
     const tensor = await this.store.loadTensor(id);
-    // Decided by the parameters stored with the run, as `assay show` decides it.
-    const summary = summarizeRun(run, tensor);
+    // Decided by the parameters stored with the run, as `assay show` decides it, with people's grades.
+    const summary = summarizeRun(run, tensor, {}, await loadGrading(this.store, run, grades));
     const errors = tensor.cells.includes(Outcome.ERROR) ? errorSummaryOf(computeStats(await this.store.listSamples(id))) : undefined;
-    const loaded = { run, tensor, summary, ...(errors ? { errors } : {}) };
-    if (run.status !== 'running' && this.cache.size < 500) this.cache.set(id, loaded);
+    const loaded = { run, tensor, summary, gradesKey, gradesVersion, ...(errors ? { errors } : {}) };
+    if (run.status !== 'running' && (this.cache.size < 500 || this.cache.has(id))) this.cache.set(id, loaded);
     return loaded;
+  }
+
+  /** The run's grades; undefined for an unknown run. */
+  private async grades(id: string): Promise<GradeRecord[] | undefined> {
+    return this.store.listGrades(id).catch((err: unknown) => {
+      if (err instanceof UnknownRunError) return undefined;
+      throw err;
+    });
+  }
+
+  /** The store's gradesVersion: unchanged, no run's grades changed. */
+  gradesVersion(): Promise<string> {
+    return this.store.gradesVersion();
+  }
+
+  /** What changes when a grade of the run is given or undone (for pages kept between requests); undefined for an unknown run. */
+  async gradesKey(id: string): Promise<string | undefined> {
+    const grades = await this.grades(id);
+    return grades && keyOf(grades);
   }
 
   /** One page of runs, newest first, whose name contains `name` (case-insensitive); the store pages, so a page costs the same however many runs there are. */
@@ -100,12 +141,16 @@ export class DashboardData {
     const needle = name?.trim() || undefined;
     const filter = needle ? { nameContains: needle } : {};
     const [offset, limit] = [page.offset ?? 0, page.limit ?? RUNS_PAGE];
-    const [picked, total] = await Promise.all([this.store.listRuns({ ...filter, offset, limit }), this.store.countRuns(filter)]);
+    const [picked, total, version] = await Promise.all([
+      this.store.listRuns({ ...filter, offset, limit }),
+      this.store.countRuns(filter),
+      this.store.gradesVersion(),
+    ]);
     const items: RunListItem[] = [];
     for (const r of picked) {
       let loaded: LoadedRun | undefined;
       try {
-        loaded = await this.load(r.id, r);
+        loaded = await this.load(r.id, r, version);
       } catch {
         // One unreadable record (e.g. written by a crashed or older assay) must not take the list down.
         items.push({
@@ -136,7 +181,14 @@ export class DashboardData {
         overall: { method: o.method, value: o.value, mean: o.mean, weighted: o.weighted, min: o.min, errorShare: o.errorShare },
         allPass: summary.allPass.rate,
         allPassErrorShare: summary.allPass.errorShare,
-        validators: summary.validators.map((v) => ({ name: v.name, rate: v.rate, verdict: v.verdict, errorShare: v.errorShare })),
+        validators: summary.validators.map((v) => ({
+          name: v.name,
+          rate: v.rate,
+          verdict: v.verdict,
+          errorShare: v.errorShare,
+          ...(v.grading?.corrected ? { corrected: v.grading.corrected.rate } : {}),
+          ...(v.figure !== undefined ? { figure: v.figure } : {}),
+        })),
       });
     }
     return { runs: items, total, offset, limit };
@@ -172,11 +224,11 @@ export class DashboardData {
 
   /** The trend of the newest `limit` runs of one name; `totalRuns` says how many it has in all. */
   async trend(name: string, limit = TREND_RUNS): Promise<(Trend & { totalRuns: number }) | undefined> {
-    const [runs, totalRuns] = await Promise.all([this.store.listRuns({ name, limit }), this.store.countRuns({ name })]);
+    const [runs, totalRuns, version] = await Promise.all([this.store.listRuns({ name, limit }), this.store.countRuns({ name }), this.store.gradesVersion()]);
     if (!runs.length) return undefined;
     const loaded: LoadedRun[] = [];
     for (const r of runs) {
-      const l = await this.load(r.id, r).catch(() => undefined); // an unreadable run is left out of the trend
+      const l = await this.load(r.id, r, version).catch(() => undefined); // an unreadable run is left out of the trend
       if (l) loaded.push(l);
     }
     return { ...buildTrend(name, loaded), totalRuns };

@@ -30,7 +30,11 @@ export function runsListBody(items: RunListItem[], filter: string | undefined, p
     const links = `<a class="muted" href="/trend/${enc(r.name)}">trend</a>${prev ? ` · <a class="muted" href="/compare?a=${enc(prev)}&amp;b=${enc(r.id)}">vs previous</a>` : ''}`;
     // Every rate with its error share: a rate over the cells that answered says nothing of those that did not.
     const errs = (share: number | null) => (share ? ` <span class="muted">errors ${pct(share)}</span>` : '');
-    const rates = r.validators.map((v) => `<span class="nowrap">${esc(v.name)} ${pct(v.rate)}${errs(v.errorShare)}</span>`).join('<br>');
+    // The rate a verdict rests on (corrected, where people's grades corrected it), and which figure it is.
+    const figure = (f: string | undefined) => (f ? ` <span class="muted">· ${esc(f)}</span>` : '');
+    const rates = r.validators
+      .map((v) => `<span class="nowrap">${esc(v.name)} ${pct(v.corrected ?? v.rate)}${errs(v.errorShare)}</span>${figure(v.figure)}`)
+      .join('<br>');
     return [
       `<a href="/runs/${enc(r.id)}"><strong>${esc(r.name)}</strong></a><br>${links}`,
       verdictBadge(r.verdict, r.verdictMode),

@@ -14,6 +14,7 @@ import { matrixToJson, readMatrix } from './io.js';
 import { select } from './select.js';
 import { judgeReply } from '../mock/judge.js';
 import type { CandidateAssertion, LabelledExample } from './types.js';
+import { PROMPTLY_MS } from '../testing/time.js';
 
 const examples: LabelledExample[] = [
   { id: 'g1', output: '- a\n- b', label: 'good' },
@@ -93,7 +94,7 @@ describe('evaluateCandidates', () => {
     const c: CandidateAssertion[] = Object.entries(attempts).map(([id, source]) => ({ id, description: id, form: { kind: 'js', source } }));
     const t0 = Date.now();
     const m = await evaluateCandidates(c, examples.slice(0, 1), { sandbox, sandboxLimits: { timeoutMs: 300, memoryBytes: 16 * 1024 * 1024 } });
-    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(Date.now() - t0).toBeLessThan(PROMPTLY_MS);
     for (const id of Object.keys(attempts).filter((k) => k !== 'healthy')) expect(cell(m, 0, id), id).toBe(Outcome.ERROR);
     expect(cell(m, 0, 'healthy')).toBe(Outcome.PASS);
     expect(typeof process.exit).toBe('function');
@@ -128,12 +129,27 @@ describe('export', () => {
     expect(reports[0]).toMatchObject({ id: 'max3', ffr: { value: 0, failed: 0, n: 2 }, coverage: { value: 0.5, caught: 1, n: 2 } });
     // Wilson 95% for 1/2: [0.095, 0.905]
     expect(reports[0].coverage.ci95).toEqual([0.095, 0.905]);
-    const { yaml } = selectionToConfig(sel, candidates, m, { examples });
+    const { yaml, replay } = selectionToConfig(sel, candidates, m, { examples });
     expect(yaml).toMatch(/# FFR 0 \(0\/2 good flagged; 95% Wilson \[0, 0\.658\]\), coverage 0\.5/);
     const parsed = parseYaml(yaml);
     expect(parsed.validators.map((v: { name: string }) => v.name)).toEqual(['max3', 'no_price']);
+    // The self-check: each good output once, by input index, with the input it was evaluated with ('' for none).
+    expect(parsed.system).toEqual({ replay: { file: 'spade-replay.jsonl' } });
+    expect(parsed.inputs).toEqual(['', '']);
+    expect(parsed.samples).toBe(1);
+    expect(replay!.file).toBe('spade-replay.jsonl');
+    expect(
+      replay!.jsonl
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
+      { i: 0, j: 0, id: 'g1', input: '', output: '- a\n- b' },
+      { i: 1, j: 0, id: 'g2', input: '', output: '- only one point' },
+    ]);
     const file = join(dir, 'selected.yaml');
     writeFileSync(file, yaml);
+    writeFileSync(join(dir, replay!.file), replay!.jsonl);
     const exp = await loadExperiment(file, {}, { sandbox });
     try {
       expect(exp.validators.map((v) => v.name)).toEqual(['max3', 'no_price']);

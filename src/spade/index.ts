@@ -23,5 +23,7 @@ export { evaluateCandidates, type EvaluateOptions, type JudgeSettings } from './
 export { assertionStats, matrixFromResults, setMetrics, type AssertionStats, type SetMetrics } from './metrics.js';
 export { select, type Method, type SelectionResult, type SelectOptions, type SubObjective } from './select.js';
 export { pruneSubsumptions, subsumptionRoots, type PruneReport, type RootsResult } from './subsumption.js';
-export { selectionToConfig, type ExportOptions } from './export.js';
+export { selectionToConfig, type ExportOptions, type ReplayExport } from './export.js';
+export { gradedExamples, type GradedExamples } from './graded.js';
+export { assertionAgreement, setAgreement, type AssertionAgreement } from './agreement.js';
 export { matrixToJson, readCandidates, readExamples, readMatrix, readSubsumptions } from './io.js';

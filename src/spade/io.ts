@@ -118,7 +118,7 @@ export function matrixToJson(m: EvaluationMatrix): Record<string, unknown> {
     const [e, a] = key.split(':').map(Number);
     return { example: m.examples[e]?.id ?? String(e), assertion: m.assertions[a] ?? String(a), error };
   });
-  return { assertions: m.assertions, examples: m.examples, results, errors };
+  return { assertions: m.assertions, examples: m.examples, results, errors, ...(m.labels ? { labels: m.labels } : {}) };
 }
 
 const matrixSchema = z.object({
@@ -126,6 +126,7 @@ const matrixSchema = z.object({
   examples: z.array(z.object({ id: z.string(), label: z.enum(['good', 'bad']) })),
   results: z.record(z.string(), z.array(z.boolean().nullable())),
   errors: z.union([z.array(z.object({ example: z.string(), assertion: z.string(), error: z.string() })), z.record(z.string(), z.string())]).optional(),
+  labels: z.object({ run: z.string(), rule: z.string().optional() }).optional(),
 });
 
 /** A matrix file written by `assay spade evaluate`, or a benchmark pipeline file (with its subsumption pairs). */
@@ -142,7 +143,7 @@ export async function readMatrix(file: string, labels: LabelVariant = 'optimizer
   }
   const parsed = matrixSchema.safeParse(data);
   if (!parsed.success) throw issue(file, parsed.error, '');
-  const { assertions, examples, results, errors } = parsed.data;
+  const { assertions, examples, results, errors, labels: graded } = parsed.data;
   const twice = assertions.find((x, k) => assertions.indexOf(x) !== k);
   if (twice !== undefined)
     throw new UsageError(`${file}: assertions: expected unique names, found ${JSON.stringify(twice)} twice`, { file, path: 'assertions' });
@@ -165,7 +166,7 @@ export async function readMatrix(file: string, labels: LabelVariant = 'optimizer
     const as = new Map(assertions.map((x, k) => [x, k]));
     for (const r of errors) if (ex.has(r.example) && as.has(r.assertion)) byIndex[`${ex.get(r.example)}:${as.get(r.assertion)}`] = r.error;
   } else byIndex = errors ?? {};
-  return { matrix: { assertions, examples, cells, errors: byIndex } };
+  return { matrix: { assertions, examples, cells, errors: byIndex, ...(graded ? { labels: graded } : {}) } };
 }
 
 const pairsSchema = z.array(z.object({ subsumer: z.string(), subsumed: z.string() }));

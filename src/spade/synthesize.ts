@@ -175,3 +175,24 @@ export async function synthesizeCandidates(
   }
   return out;
 }
+
+/**
+ * Why a synthesis produced no candidate, and what to try; null when it produced some. Failed LLM calls are
+ * reported on their own (exit 3); this says what the answers that did come back amounted to.
+ */
+export function whyNoCandidates(r: SynthesisResult, deltas: PromptDelta[]): string | null {
+  if (r.candidates.length) return null;
+  const n = deltas.length;
+  const asked = `${n} delta${n === 1 ? '' : 's'}`;
+  if (r.errors.length && !r.criteria.length)
+    return `no candidate assertions: the LLM calls failed (${r.errors.length} error${r.errors.length === 1 ? '' : 's'} above); fix the connection or the model and run again`;
+  const offline =
+    'a stronger model (--model, --llm); with assay mock, whose default answer to a structured request is the schema\'s smallest object (empty lists), give it --rules with criteria and assertions (docs/spade.md, "Offline with assay mock")';
+  if (!r.criteria.length) return `no candidate assertions: the LLM listed no criteria for any of the ${asked}; try ${offline}`;
+  if (r.rejected.length)
+    return (
+      `no candidate assertions: the LLM listed ${r.criteria.length} criteria, but all ${r.rejected.length} assertions it wrote were rejected (reasons above); ` +
+      'try a stronger model (--model, --llm), or write the candidates file by hand (docs/spade.md, "Candidate synthesis")'
+    );
+  return `no candidate assertions: the LLM listed ${r.criteria.length} criteria but wrote no assertion for any of them${r.errors.length ? ' that came back' : ''}; try ${offline}`;
+}

@@ -59,6 +59,8 @@ export interface EvaluationMatrix {
   cells: Uint8Array;
   /** Why a cell is ERROR, keyed `${example}:${assertion}` by index. */
   errors?: Record<string, string>;
+  /** Set when the labels are people's grades of a stored run (`--run`), of one rule or of all. */
+  labels?: { run: string; rule?: string };
 }
 
 /** K[i][j] = 1: assertion `subsumer` fails whenever `subsumed` fails, so selecting the subsumer covers it. */

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Outcome, type OutcomeCode } from '../core/outcome.js';
-import { DuplicateSampleError } from './errors.js';
+import { DuplicateSampleError, GradeError, UnknownRunError } from './errors.js';
 import { openStore } from './open.js';
-import type { GuardAttemptRecord, GuardCallRecord, NewRun, SampleRecord, Store } from './types.js';
+import type { GuardAttemptRecord, GuardCallRecord, NewGrade, NewRun, SampleRecord, Store } from './types.js';
 
 const P = Outcome.PASS;
 const F = Outcome.FAIL;
@@ -68,6 +68,10 @@ export function guardCall(callId: string, extra: Partial<GuardCallRecord> = {}):
     finishedAt: '2026-01-02T03:04:06.000Z',
     ...extra,
   };
+}
+
+export function grade(i: number, j: number, extra: Partial<NewGrade> = {}): NewGrade {
+  return { i, j, rule: 'v1', grade: 'fail', grader: 'reviewer-1', ...extra };
 }
 
 /** For persistent adapters: where a fresh, empty store can be made (a SQLite path, a postgres:// URL). */
@@ -372,7 +376,165 @@ export function storeContract(name: string, make: () => Promise<Store>, persiste
     });
   });
 
+  gradeContract(name, make);
   if (persistent) persistentContract(name, persistent);
+}
+
+/** People's grades of outputs: a log per run, checked against the run, all-or-none in batches. */
+function gradeContract(name: string, make: () => Promise<Store>) {
+  describe(`Store contract: ${name}, grades`, () => {
+    let store: Store;
+    let runId: string;
+    beforeEach(async () => {
+      store = await make();
+      runId = (await store.createRun(newRun())).id;
+      for (const [i, j] of [
+        [0, 0],
+        [0, 1],
+        [1, 0],
+        [1, 2],
+      ])
+        await store.recordSample(runId, sample(i, j, [P, F]));
+      await store.recordSample(runId, sample(1, 1, [E, E], { output: undefined, generationError: 'HTTP 503' }));
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it('stores grades with every field and lists them oldest first, filtered by rule, grader and output', async () => {
+      const a = await store.recordGrade(runId, grade(0, 1, { gradedAt: '2026-03-01T10:00:00.000Z', probability: 0.25, design: 'uniform, seed 7' }));
+      expect(a).toEqual({
+        id: expect.any(Number),
+        runId,
+        i: 0,
+        j: 1,
+        rule: 'v1',
+        grade: 'fail',
+        grader: 'reviewer-1',
+        gradedAt: '2026-03-01T10:00:00.000Z',
+        probability: 0.25,
+        design: 'uniform, seed 7',
+      });
+      const before = Date.now();
+      const b = await store.recordGrade(runId, grade(1, 2, { rule: 'v0', grade: 'pass', grader: '  Ada Lovelace ' }));
+      expect(b.grader).toBe('Ada Lovelace');
+      expect(b.probability).toBeUndefined();
+      expect(b.design).toBeUndefined();
+      expect(Date.parse(b.gradedAt)).toBeGreaterThanOrEqual(before - 1000);
+      const c = await store.recordGrade(runId, grade(0, 1, { grade: 'pass', grader: 'reviewer-2', gradedAt: '2026-02-01T00:00:00+02:00' }));
+      expect(c.gradedAt).toBe('2026-01-31T22:00:00.000Z');
+      expect(new Set([a.id, b.id, c.id]).size).toBe(3);
+      const all = await store.listGrades(runId);
+      expect(all.map((g) => g.id)).toEqual([c.id, a.id, b.id]);
+      expect(all[1]).toEqual(a);
+      expect((await store.listGrades(runId, { rule: 'v0' })).map((g) => g.id)).toEqual([b.id]);
+      expect((await store.listGrades(runId, { grader: 'reviewer-2' })).map((g) => g.id)).toEqual([c.id]);
+      expect((await store.listGrades(runId, { i: 0, j: 1 })).map((g) => g.id)).toEqual([c.id, a.id]);
+      expect(await store.listGrades(runId, { i: 1, j: 0 })).toEqual([]);
+    });
+
+    it('keeps every grade of one output as a log (a second grade is a new row)', async () => {
+      await store.recordGrade(runId, grade(0, 0, { gradedAt: '2026-01-01T00:00:00.000Z' }));
+      await store.recordGrade(runId, grade(0, 0, { grade: 'pass', gradedAt: '2026-01-01T00:00:01.000Z' }));
+      expect((await store.listGrades(runId)).map((g) => g.grade)).toEqual(['fail', 'pass']);
+    });
+
+    it('refuses grades outside the run, of unknown rules, of missing outputs or malformed, naming the field, storing nothing', async () => {
+      const refused = async (g: NewGrade, field: string, text: RegExp) => {
+        const err = await store.recordGrade(runId, g).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err, JSON.stringify(g)).toBeInstanceOf(GradeError);
+        expect((err as GradeError).field).toBe(field);
+        expect((err as GradeError).exitCode).toBe(2);
+        expect((err as Error).message).toMatch(text);
+      };
+      await refused(grade(2, 0), 'i', /i must be a whole number in 0\.\.1/);
+      await refused(grade(-1, 0), 'i', /0\.\.1/);
+      await refused(grade(0, 3), 'j', /j must be a whole number in 0\.\.2/);
+      await refused(grade(0.5, 0), 'i', /whole number/);
+      await refused(grade(0, 0, { rule: 'polite' }), 'rule', /rule "polite" is not one of the run's \("v0", "v1"\)/);
+      await refused(grade(0, 0, { grade: 'maybe' as 'pass' }), 'grade', /"pass" or "fail", found "maybe"/);
+      await refused(grade(0, 0, { grader: ' ' }), 'grader', /grader/);
+      await refused(grade(0, 0, { grader: 'a\u0000b' }), 'grader', /control characters/);
+      await refused(grade(0, 0, { grader: 'x'.repeat(201) }), 'grader', /200/);
+      await refused(grade(0, 0, { gradedAt: 'yesterday' }), 'gradedAt', /ISO 8601/);
+      await refused(grade(0, 0, { probability: 0 }), 'probability', /\(0, 1\]/);
+      await refused(grade(0, 0, { probability: 1.5 }), 'probability', /\(0, 1\]/);
+      await refused(grade(0, 0, { design: 'uniform' }), 'probability', /needs the probability/);
+      await refused(grade(0, 2), 'i', /no stored output there/);
+      await refused(grade(1, 1), 'i', /generation failed \(HTTP 503\).*no output to grade/);
+      await expect(store.recordGrade('nope', grade(0, 0))).rejects.toBeInstanceOf(UnknownRunError);
+      expect(await store.listGrades(runId)).toEqual([]);
+    });
+
+    it('stores a batch all or none', async () => {
+      const err = await store.recordGrades(runId, [grade(0, 0), grade(1, 0), grade(0, 0, { rule: 'nope' })]).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(GradeError);
+      expect(err).toMatchObject({ field: 'rule', index: 2, message: expect.stringMatching(/rule "nope"/) });
+      expect(await store.listGrades(runId)).toEqual([]);
+      const ok = await store.recordGrades(runId, [grade(0, 0), grade(1, 0, { grade: 'pass' }), grade(1, 2)]);
+      expect(ok.map((g) => [g.i, g.j, g.grade])).toEqual([
+        [0, 0, 'fail'],
+        [1, 0, 'pass'],
+        [1, 2, 'fail'],
+      ]);
+      expect((await store.listGrades(runId)).map((g) => g.id)).toEqual(ok.map((g) => g.id));
+      expect(await store.recordGrades(runId, [])).toEqual([]);
+    });
+
+    it('deletes one grade (undo); a deleted id is never given again', async () => {
+      const a = await store.recordGrade(runId, grade(0, 0));
+      const b = await store.recordGrade(runId, grade(0, 1));
+      expect(await store.deleteGrade(runId, b.id)).toBe(true);
+      expect(await store.deleteGrade(runId, b.id)).toBe(false);
+      expect(await store.deleteGrade(runId, 987654321)).toBe(false);
+      const c = await store.recordGrade(runId, grade(1, 0));
+      expect(c.id).not.toBe(b.id);
+      expect((await store.listGrades(runId)).map((g) => g.id)).toEqual([a.id, c.id]);
+      await expect(store.deleteGrade('nope', a.id)).rejects.toBeInstanceOf(UnknownRunError);
+      await expect(store.listGrades('nope')).rejects.toBeInstanceOf(UnknownRunError);
+    });
+
+    it('gradesVersion changes whenever the grades of any run change (ids are never reused)', async () => {
+      const seen = new Set([await store.gradesVersion()]);
+      const changed = async () => {
+        const v = await store.gradesVersion();
+        expect(seen.has(v), v).toBe(false);
+        seen.add(v);
+        return v;
+      };
+      const a = await store.recordGrade(runId, grade(0, 0));
+      await changed();
+      const b = await store.recordGrade(runId, grade(0, 1));
+      await changed();
+      await store.deleteGrade(runId, a.id); // one grade again, but another one
+      await changed();
+      const c = await store.recordGrade(runId, grade(1, 0));
+      const withC = await changed();
+      await store.deleteGrade(runId, c.id); // the grades are {b} again: so may the version be
+      expect(await store.gradesVersion()).not.toBe(withC);
+      const other = (await store.createRun(newRun())).id;
+      await store.recordSample(other, sample(0, 0, [P, P]));
+      const before = await store.gradesVersion();
+      await store.recordSample(other, sample(0, 1, [P, P])); // samples do not change it
+      expect(await store.gradesVersion()).toBe(before);
+      await store.recordGrade(other, grade(0, 0));
+      expect(await store.gradesVersion()).not.toBe(before);
+      expect(b.id).not.toBe(c.id);
+    });
+
+    it('keeps the grades of runs apart, and an id of one run cannot delete a grade of another', async () => {
+      const other = (await store.createRun(newRun())).id;
+      await store.recordSample(other, sample(0, 0, [P, P]));
+      const mine = await store.recordGrade(runId, grade(0, 0));
+      await store.recordGrade(other, grade(0, 0, { grade: 'pass' }));
+      expect(await store.deleteGrade(other, mine.id)).toBe(false);
+      expect((await store.listGrades(runId)).map((g) => g.grade)).toEqual(['fail']);
+      expect((await store.listGrades(other)).map((g) => g.grade)).toEqual(['pass']);
+    });
+  });
 }
 
 function persistentContract(name: string, { fresh }: PersistentStoreOptions) {
@@ -383,10 +545,12 @@ function persistentContract(name: string, { fresh }: PersistentStoreOptions) {
       const run = await s1.createRun(newRun());
       await s1.recordSample(run.id, sample(1, 1, [P, F]));
       await s1.recordGuardCall(guardCall('c1'));
+      const g = await s1.recordGrade(run.id, grade(1, 1, { probability: 0.5, design: 'uniform, seed 1' }));
       await s1.close();
       const ro = await openStore(at, { readonly: true });
       try {
         expect((await ro.getRun(run.id))!.name).toBe('exp');
+        expect(await ro.listGrades(run.id)).toEqual([g]);
         expect((await ro.loadTensor(run.id)).get(1, 1, 1)).toBe(F);
         expect((await ro.getGuardCall('c1'))!.output).toBe('Call us');
         await expect(ro.createRun(newRun())).rejects.toThrow(/read-?only/i);
@@ -432,6 +596,52 @@ function persistentContract(name: string, { fresh }: PersistentStoreOptions) {
     });
 
     killedWriterTests(fresh);
+    killedGraderTest(fresh);
+  });
+}
+
+// A child stores grades one by one (as a person grading does), printing each id once recordGrade has resolved.
+function killedGraderTest(fresh: () => Promise<string>) {
+  it('loses no acknowledged grade when the process storing them is killed with SIGKILL', async () => {
+    const at = await fresh();
+    const setup = await openStore(at);
+    const run = await setup.createRun(newRun({ inputs: Array.from({ length: 20 }, (_, i) => `in ${i}`), samples: 5 }));
+    for (let i = 0; i < 20; i++) for (let j = 0; j < 5; j++) await setup.recordSample(run.id, sample(i, j, [P, F]));
+    await setup.close();
+    const script = join(scratch, `grader-${scripts++}.mts`);
+    writeFileSync(
+      script,
+      `import { openStore } from ${JSON.stringify(new URL('./open.ts', import.meta.url).pathname)};
+const s = await openStore(${JSON.stringify(at)});
+for (let n = 0; n < 100000; n++) {
+  const g = await s.recordGrade(${JSON.stringify(run.id)}, { i: n % 20, j: Math.floor(n / 20) % 5, rule: 'v1', grade: n % 3 ? 'pass' : 'fail', grader: 'g' + (n % 4) });
+  process.stdout.write(g.id + '\\n');
+}
+`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const acked: number[] = [];
+    let buf = '';
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', (d: Buffer) => {
+        buf += d.toString();
+        const lines = buf.split('\n');
+        buf = lines.pop()!;
+        acked.push(...lines.map(Number));
+        if (acked.length >= 200 && !child.killed) child.kill('SIGKILL');
+      });
+      child.on('exit', () => resolve());
+    });
+    expect(acked.length).toBeGreaterThanOrEqual(200);
+    expect(acked.length).toBeLessThan(100000);
+    const after = await openStore(at);
+    try {
+      const ids = new Set((await after.listGrades(run.id)).map((g) => g.id));
+      for (const id of acked) expect(ids.has(id)).toBe(true);
+      await after.recordGrade(run.id, grade(0, 0)); // still writable after the crash
+    } finally {
+      await after.close();
+    }
   });
 }
 
@@ -503,6 +713,6 @@ ${loop}
       } finally {
         await after.close();
       }
-    }, 60_000);
+    });
   }
 }

@@ -1,6 +1,31 @@
 import { ReliabilityTensor } from '../core/tensor.js';
-import type { CacheEntry, GuardAttemptRecord, GuardCallRecord, NewRun, ResponseCache, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
-import { checkSample, checkShape, DuplicateSampleError, matchesRunFilter, newRunId, page, UnknownRunError } from './validate.js';
+import type {
+  CacheEntry,
+  GradeFilter,
+  GradeRecord,
+  GuardAttemptRecord,
+  GuardCallRecord,
+  NewGrade,
+  NewRun,
+  ResponseCache,
+  RunFilter,
+  RunRecord,
+  RunStatus,
+  SampleRecord,
+  Store,
+} from './types.js';
+import {
+  byGradedAt,
+  checkGrades,
+  checkSample,
+  checkShape,
+  DuplicateSampleError,
+  matchesGradeFilter,
+  matchesRunFilter,
+  newRunId,
+  page,
+  UnknownRunError,
+} from './validate.js';
 
 /** In-process store (tests, library use without persistence). Same contract as the SQLite store. */
 export class MemoryStore implements Store {
@@ -106,6 +131,51 @@ export class MemoryStore implements Store {
   async listSamples(runId: string): Promise<SampleRecord[]> {
     this.run(runId);
     return structuredClone([...this.samples.get(runId)!.values()].sort((a, b) => a.i - b.i || a.j - b.j));
+  }
+
+  private grades = new Map<string, GradeRecord[]>();
+  private gradeIds = 0;
+
+  async recordGrade(runId: string, grade: NewGrade): Promise<GradeRecord> {
+    return (await this.recordGrades(runId, [grade]))[0];
+  }
+
+  async recordGrades(runId: string, grades: readonly NewGrade[]): Promise<GradeRecord[]> {
+    const run = this.run(runId);
+    const samples = this.samples.get(runId)!;
+    // Every grade is checked before any is stored: all or none.
+    const checked = checkGrades(run, grades, (i, j) => samples.get(`${i},${j}`));
+    const list = this.grades.get(runId) ?? [];
+    this.grades.set(runId, list);
+    const stored = checked.map((g) => ({ ...g, id: ++this.gradeIds, runId }));
+    list.push(...stored);
+    return structuredClone(stored);
+  }
+
+  async deleteGrade(runId: string, id: number): Promise<boolean> {
+    this.run(runId);
+    const list = this.grades.get(runId) ?? [];
+    const at = list.findIndex((g) => g.id === id);
+    if (at < 0) return false;
+    list.splice(at, 1);
+    return true;
+  }
+
+  async listGrades(runId: string, filter: GradeFilter = {}): Promise<GradeRecord[]> {
+    this.run(runId);
+    return structuredClone((this.grades.get(runId) ?? []).filter((g) => matchesGradeFilter(g, filter)).sort(byGradedAt));
+  }
+
+  async gradesVersion(): Promise<string> {
+    let n = 0;
+    let max = 0;
+    for (const list of this.grades.values())
+      for (const g of list) {
+        n++;
+        max = Math.max(max, g.id);
+      }
+    // Ids are never reused, so the same pair means the same grades.
+    return `${n}:${max}`;
   }
 
   async recordGuardAttempt(a: GuardAttemptRecord): Promise<void> {

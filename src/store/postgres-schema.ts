@@ -96,6 +96,27 @@ CREATE TABLE response_cache (
 );
 `,
   },
+  {
+    version: 3,
+    name: "people's grades of outputs",
+    // A log: every grade is a row (undo deletes one). Grader and design are refused with control characters
+    // before they get here, so text holds them.
+    sql: `
+CREATE TABLE grades (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  run_id text NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  i integer NOT NULL,
+  j integer NOT NULL,
+  rule json NOT NULL,
+  grade text NOT NULL CHECK (grade IN ('pass', 'fail')),
+  grader text NOT NULL,
+  graded_at timestamptz NOT NULL,
+  probability double precision,
+  design text
+);
+CREATE INDEX grades_by_run ON grades (run_id, graded_at, id);
+`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

@@ -25,7 +25,15 @@ describe.skipIf(!db)('PostgreSQL store', () => {
       const { rows } = await c.query(`SELECT version, name FROM s${n - 1}.assay_migrations ORDER BY version`);
       expect(rows.map((r) => r.version)).toEqual(Array.from({ length: PG_SCHEMA_VERSION }, (_, k) => k + 1));
       const tables = await c.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, [`s${n - 1}`]);
-      expect(tables.rows.map((r) => r.table_name)).toEqual(['assay_migrations', 'guard_attempts', 'guard_calls', 'response_cache', 'runs', 'samples']);
+      expect(tables.rows.map((r) => r.table_name)).toEqual([
+        'assay_migrations',
+        'grades',
+        'guard_attempts',
+        'guard_calls',
+        'response_cache',
+        'runs',
+        'samples',
+      ]);
     } finally {
       await c.end();
     }

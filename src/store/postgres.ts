@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { ReliabilityTensor } from '../core/tensor.js';
 import { UsageError } from '../errors.js';
-import { StoreError } from './errors.js';
+import type { Outage } from '../outage.js';
+import { NoStoreError, StoreError } from './errors.js';
 import {
   GUARD_ATTEMPT_COLUMNS,
   GUARD_CALL_COLUMNS,
@@ -14,14 +15,61 @@ import {
 } from './guard-rows.js';
 import { parsePostgresUrl, PG_MIGRATIONS, PG_SCHEMA_VERSION, type PostgresLocation } from './postgres-schema.js';
 import { pgRunValues, pgSampleValues, RUN_COLUMNS, SAMPLE_COLUMNS, textOf, toPgRun, toPgSample, type PgRunRow, type PgSampleRow } from './postgres-rows.js';
-import type { CacheEntry, GuardAttemptRecord, GuardCallRecord, NewRun, ResponseCache, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
-import { checkSample, checkShape, DuplicateSampleError, newRunId, pageBounds, UnknownRunError } from './validate.js';
+import { GRADE_COLUMNS, gradeValues, toGrade, type GradeRow } from './sqlite-rows.js';
+import type {
+  CacheEntry,
+  GradeFilter,
+  GradeRecord,
+  GuardAttemptRecord,
+  GuardCallRecord,
+  NewGrade,
+  NewRun,
+  ResponseCache,
+  RunFilter,
+  RunRecord,
+  RunStatus,
+  SampleRecord,
+  Store,
+} from './types.js';
+import { checkGrades, checkSample, checkShape, DuplicateSampleError, newRunId, pageBounds, UnknownRunError } from './validate.js';
 
 export interface PostgresStoreOptions {
   /** Read only (dashboard, reports): every transaction is read-only, nothing is created or migrated. */
   readonly?: boolean;
   /** Connections in the pool (default 10). */
   poolSize?: number;
+  /**
+   * Ride out a lost server: every query that fails for a lost connection is tried again until the server
+   * answers or the outage's bound passes (assay run, assay worker). Without it such a query fails at once.
+   */
+  outage?: Outage;
+}
+
+/** A server that does not finish the start of a connection within this long is reported (ms). */
+export const PG_CONNECT_TIMEOUT_MS = 10_000;
+/** A query whose answer has not come within this long is given up, and its connection closed (ms). */
+export const PG_QUERY_TIMEOUT_MS = 60_000;
+
+/**
+ * pg-pool drops a client whose connection failed without closing its socket: a login the client itself
+ * gives up on (SCRAM with no password) leaves the socket open until the server's authentication_timeout
+ * (60 s), which keeps the process alive that long. Close it at once.
+ */
+class Client extends pg.Client {
+  override connect(): Promise<pg.Client>;
+  override connect(callback: (err: Error) => void): void;
+  override connect(callback?: (err: Error) => void): Promise<pg.Client> | void {
+    const close = () => (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    if (!callback)
+      return super.connect().catch((err: unknown) => {
+        close();
+        throw err;
+      });
+    super.connect((err: Error | null) => {
+      if (err) close();
+      callback(err as Error);
+    });
+  }
 }
 
 // json columns come back as their text, parsed by the row mappers like SQLite's JSON text.
@@ -65,9 +113,12 @@ export class PostgresStore implements Store {
       connectionString: this.location.connectionString,
       options: settings.filter(Boolean).join(' '),
       max: options.poolSize ?? 10,
-      connectionTimeoutMillis: 10_000,
+      connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+      query_timeout: PG_QUERY_TIMEOUT_MS,
+      keepAlive: true,
       application_name: 'assay',
       types,
+      Client,
     });
     // A pooled connection the server dropped while idle: the pool discards it and the next query reconnects.
     this.pool.on('error', () => {});
@@ -114,9 +165,9 @@ export class PostgresStore implements Store {
   private async checkSchema(): Promise<void> {
     const { rows } = await this.pool.query(`SELECT to_regclass('assay_migrations') AS t`);
     if (rows[0].t === null) {
-      throw new UsageError(
+      throw new NoStoreError(
+        this.location.shown,
         `--store: expected an assay store at ${this.location.shown} (schema "${this.location.schema}"), found no assay tables there (runs are stored there by: assay run <config> --store URL)`,
-        { path: '--store' },
       );
     }
     const v = Number((await this.pool.query('SELECT max(version) AS v FROM assay_migrations')).rows[0].v);
@@ -127,24 +178,26 @@ export class PostgresStore implements Store {
   /** Connection-level failures become a one-line StoreError naming the store; anything else passes through. */
   private wrap(err: unknown): unknown {
     if (err instanceof StoreError || err instanceof UsageError) return err;
+    const kind = pgFailure(err);
+    if (!kind) return err;
     const code = String((err as { code?: unknown }).code ?? '');
-    const msg = err instanceof Error ? err.message : String(err);
-    const unreachable =
-      /^(ECONN|ENOTFOUND|EAI_|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE)/.test(code) ||
-      /^(08|28|3D|53|57|58)/.test(code) ||
-      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(msg);
-    if (!unreachable) return err;
-    return new StoreError(`cannot use the assay store at ${this.location.shown}: ${msg.split('\n')[0]}${code ? ` (${code})` : ''}`, { cause: err });
+    return new StoreError(`cannot use the assay store at ${this.location.shown}: ${firstLine(err)}${code ? ` (${code})` : ''}`, {
+      cause: err,
+      transient: kind === 'lost',
+    });
   }
 
   private async q<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
-    if (this.closed) throw new StoreError(`the assay store at ${this.location.shown} is closed`);
-    await this.open();
-    try {
-      return await this.pool.query<R>(text, values);
-    } catch (err) {
-      throw this.wrap(err);
-    }
+    const once = async () => {
+      if (this.closed) throw new StoreError(`the assay store at ${this.location.shown} is closed`);
+      await this.open();
+      try {
+        return await this.pool.query<R>(text, values);
+      } catch (err) {
+        throw this.wrap(err);
+      }
+    };
+    return this.options.outage ? this.options.outage.ride(once) : once();
   }
 
   // recordSample runs once per sample: keep each run's shape instead of reading its row again.
@@ -327,6 +380,80 @@ export class PostgresStore implements Store {
     return rows.map(toPgSample);
   }
 
+  async recordGrade(runId: string, grade: NewGrade): Promise<GradeRecord> {
+    return (await this.recordGrades(runId, [grade]))[0];
+  }
+
+  async recordGrades(runId: string, grades: readonly NewGrade[]): Promise<GradeRecord[]> {
+    await this.settle();
+    const run = await this.run(runId);
+    // The outputs graded, read at once; every grade is checked before any is stored.
+    const cells = grades.filter((g) => Number.isInteger(g?.i) && Number.isInteger(g?.j) && g.i >= 0 && g.j >= 0 && g.i < run.N && g.j < run.M);
+    const stored = new Map<string, { output?: string; generationError?: string }>();
+    if (cells.length) {
+      const { rows } = await this.q<{ i: number; j: number; output: string | null; generation_error: string | null }>(
+        'SELECT s.i, s.j, s.output::text AS output, s.generation_error::text AS generation_error FROM samples s JOIN unnest($2::int[], $3::int[]) AS c (i, j) ON s.i = c.i AND s.j = c.j WHERE s.run_id = $1',
+        [runId, cells.map((g) => g.i), cells.map((g) => g.j)],
+      );
+      for (const r of rows)
+        stored.set(`${r.i},${r.j}`, {
+          ...(r.output !== null ? { output: jsonText(r.output)! } : {}),
+          ...(r.generation_error !== null ? { generationError: jsonText(r.generation_error)! } : {}),
+        });
+    }
+    const checked = checkGrades(run, grades, (i, j) => stored.get(`${i},${j}`));
+    if (!checked.length) return [];
+    const values: unknown[] = [];
+    const rows = checked.map((g) => {
+      const row = gradeValues(runId, g);
+      row[3] = JSON.stringify(g.rule); // a json column: any name a config allows, U+0000 included
+      const marks = row.map((_, c) => `$${values.length + c + 1}`);
+      values.push(...row);
+      return `(${marks.join(', ')})`;
+    });
+    // One statement is one transaction: all are stored or none.
+    const { rows: ids } = await this.q<{ id: string }>(`INSERT INTO grades (${GRADE_COLUMNS.join(', ')}) VALUES ${rows.join(', ')} RETURNING id`, values);
+    return checked.map((g, n) => ({ ...g, id: Number(ids[n].id), runId }));
+  }
+
+  async deleteGrade(runId: string, id: number): Promise<boolean> {
+    await this.settle();
+    await this.run(runId);
+    if (!Number.isSafeInteger(id)) return false;
+    return ((await this.q('DELETE FROM grades WHERE run_id = $1 AND id = $2', [runId, id])).rowCount ?? 0) > 0;
+  }
+
+  private gradesTable = false;
+
+  async listGrades(runId: string, filter: GradeFilter = {}): Promise<GradeRecord[]> {
+    await this.settle();
+    // Every report reads a run's grades: the run's existence is checked without reading its record.
+    if (!(await this.q('SELECT 1 FROM runs WHERE id = $1', [runId])).rowCount) throw new UnknownRunError(runId);
+    // A store from before grades (opened read-only, so not migrated) has none; once there, the table stays.
+    this.gradesTable ||= (await this.q<{ t: string | null }>(`SELECT to_regclass('grades') AS t`)).rows[0].t !== null;
+    if (!this.gradesTable) return [];
+    const clauses = ['run_id = $1'];
+    const values: unknown[] = [runId];
+    for (const key of ['rule', 'grader', 'i', 'j'] as const) {
+      if (filter[key] === undefined) continue;
+      values.push(key === 'rule' ? JSON.stringify(filter.rule) : filter[key]);
+      clauses.push(key === 'rule' ? `rule::text = $${values.length}` : `${key} = $${values.length}`);
+    }
+    const { rows } = await this.q<Omit<GradeRow, 'id' | 'graded_at'> & { id: string; graded_at: Date }>(
+      `SELECT * FROM grades WHERE ${clauses.join(' AND ')} ORDER BY graded_at, id`,
+      values,
+    );
+    return rows.map((r) => toGrade({ ...r, rule: JSON.parse(r.rule) as string }));
+  }
+
+  async gradesVersion(): Promise<string> {
+    await this.settle();
+    this.gradesTable ||= (await this.q<{ t: string | null }>(`SELECT to_regclass('grades') AS t`)).rows[0].t !== null;
+    if (!this.gradesTable) return '0:0';
+    const { rows } = await this.q<{ n: string; m: string }>('SELECT count(*) AS n, coalesce(max(id), 0) AS m FROM grades');
+    return `${rows[0].n}:${rows[0].m}`;
+  }
+
   async recordGuardAttempt(a: GuardAttemptRecord): Promise<void> {
     await this.q(upsert('guard_attempts', GUARD_ATTEMPT_COLUMNS, ['call_id', 'n']), guardAttemptValues(a, textOf));
   }
@@ -380,6 +507,32 @@ export class PostgresStore implements Store {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+/**
+ * What a `pg` failure says about the server: `lost` for a connection that failed, dropped or went silent
+ * (worth waiting for: the server may be restarting), `fatal` for a login or database the server will not
+ * give us, or a server that cannot serve (no wait mends it), undefined for a query's own error.
+ */
+export function pgFailure(err: unknown): 'lost' | 'fatal' | undefined {
+  const code = String((err as { code?: unknown }).code ?? '');
+  const msg = err instanceof Error ? err.message : String(err);
+  // 28: a login refused (password, pg_hba, TLS required); 3D: no such database; a SCRAM or TLS exchange the client gave up.
+  if (/^(28|3D)/.test(code) || /^SASL|SCRAM|password must be a string|does not support SSL|self[- ]signed|certificate/i.test(msg)) return 'fatal';
+  // 08: connection exceptions; 57P0x: the server shutting down or starting; 53: out of connections, disk or memory.
+  if (
+    /^(ECONN|ENOTFOUND|EAI_|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE)/.test(code) ||
+    /^(08|53|57P0)/.test(code) ||
+    /Connection terminated|timeout exceeded when trying to connect|timeout expired|Query read timeout|Client has encountered a connection error|not queryable/i.test(
+      msg,
+    )
+  )
+    return 'lost';
+  return /^(57|58)/.test(code) ? 'fatal' : undefined;
+}
+
+function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0];
 }
 
 /** A text column kept as a JSON string (Postgres text cannot hold U+0000), read back. */

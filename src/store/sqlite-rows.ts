@@ -1,5 +1,5 @@
 import type { OutcomeCode } from '../core/outcome.js';
-import type { RunRecord, RunStatus, SampleCost, SampleRecord } from './types.js';
+import type { GradeRecord, NewGrade, RunRecord, RunStatus, SampleCost, SampleRecord } from './types.js';
 
 /** The SQLite store's tables and the mapping between their rows and the Store's records. */
 
@@ -106,6 +106,26 @@ CREATE TABLE IF NOT EXISTS response_cache (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 4,
+    name: "people's grades of outputs",
+    // A log: every grade is a row (undo deletes one); AUTOINCREMENT so a deleted grade's id is never reused.
+    sql: `
+CREATE TABLE IF NOT EXISTS grades (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  i INTEGER NOT NULL,
+  j INTEGER NOT NULL,
+  rule TEXT NOT NULL,
+  grade TEXT NOT NULL CHECK (grade IN ('pass', 'fail')),
+  grader TEXT NOT NULL,
+  graded_at TEXT NOT NULL,
+  probability REAL,
+  design TEXT
+);
+CREATE INDEX IF NOT EXISTS grades_by_run ON grades (run_id, graded_at, id);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
@@ -207,5 +227,40 @@ export function sampleParams(runId: string, s: SampleRecord) {
     // Holes in `checks` are written as null and read back as undefined, as with errors and reasons.
     cost_json: s.cost ? JSON.stringify(s.cost.checks ? { ...s.cost, checks: s.cost.checks.map((c) => c ?? null) } : s.cost) : null,
     cached: s.cached ? 1 : null,
+  };
+}
+
+export interface GradeRow {
+  id: number;
+  run_id: string;
+  i: number;
+  j: number;
+  rule: string;
+  grade: 'pass' | 'fail';
+  grader: string;
+  graded_at: string;
+  probability: number | null;
+  design: string | null;
+}
+
+export const GRADE_COLUMNS = ['run_id', 'i', 'j', 'rule', 'grade', 'grader', 'graded_at', 'probability', 'design'] as const;
+
+export function gradeValues(runId: string, g: NewGrade & { gradedAt: string }): unknown[] {
+  return [runId, g.i, g.j, g.rule, g.grade, g.grader, g.gradedAt, g.probability ?? null, g.design ?? null];
+}
+
+/** A grade row of either SQL store (Postgres gives its id as a bigint string and graded_at as a Date). */
+export function toGrade(r: Omit<GradeRow, 'id' | 'graded_at'> & { id: number | string; graded_at: string | Date }): GradeRecord {
+  return {
+    id: Number(r.id),
+    runId: r.run_id,
+    i: r.i,
+    j: r.j,
+    rule: r.rule,
+    grade: r.grade,
+    grader: r.grader,
+    gradedAt: typeof r.graded_at === 'string' ? r.graded_at : r.graded_at.toISOString(),
+    ...(r.probability !== null ? { probability: r.probability } : {}),
+    ...(r.design !== null ? { design: r.design } : {}),
   };
 }

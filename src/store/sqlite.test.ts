@@ -65,6 +65,24 @@ describe('SqliteStore persistence', () => {
     await s2.close();
   });
 
+  it('a version-3 store (before grades) lists no grades read-only, and takes them once upgraded', async () => {
+    const path = freshPath();
+    const s1 = openSqliteStore(path);
+    const run = await s1.createRun(newRun());
+    await s1.recordSample(run.id, sample(0, 0, [Outcome.PASS, Outcome.PASS]));
+    await s1.close();
+    const raw = new Database(path);
+    raw.exec(`DROP TABLE grades; UPDATE meta SET value = '3' WHERE key = 'schema_version'`);
+    raw.close();
+    const ro = openSqliteStore(path, { readonly: true });
+    expect(await ro.listGrades(run.id)).toEqual([]);
+    await ro.close();
+    const s2 = openSqliteStore(path);
+    await s2.recordGrade(run.id, { i: 0, j: 0, rule: 'v0', grade: 'pass', grader: 'ada' });
+    expect((await s2.listGrades(run.id)).map((g) => g.grader)).toEqual(['ada']);
+    await s2.close();
+  });
+
   it('refuses to open a missing file read-only, or a file that is not a store', async () => {
     expect(() => openSqliteStore(join(dir, 'missing.db'), { readonly: true })).toThrow(/cannot open/);
     const junk = join(dir, 'junk.db');

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ReliabilityTensor } from '../core/tensor.js';
 import {
   GUARD_ATTEMPT_COLUMNS,
@@ -12,14 +12,49 @@ import {
   type GuardAttemptRow,
   type GuardCallRow,
 } from './guard-rows.js';
-import { MIGRATIONS, SCHEMA_VERSION, sampleParams, toRun, toSample, type RunRow, type SampleRow } from './sqlite-rows.js';
+import {
+  GRADE_COLUMNS,
+  gradeValues,
+  MIGRATIONS,
+  SCHEMA_VERSION,
+  sampleParams,
+  toGrade,
+  toRun,
+  toSample,
+  type GradeRow,
+  type RunRow,
+  type SampleRow,
+} from './sqlite-rows.js';
 import { nativeModuleProblem } from './sqlite-native.js';
-import type { CacheEntry, GuardAttemptRecord, GuardCallRecord, NewRun, ResponseCache, RunFilter, RunRecord, RunStatus, SampleRecord, Store } from './types.js';
-import { checkSample, checkShape, DuplicateSampleError, newRunId, pageBounds, UnknownRunError } from './validate.js';
+import type {
+  CacheEntry,
+  GradeFilter,
+  GradeRecord,
+  GuardAttemptRecord,
+  GuardCallRecord,
+  NewGrade,
+  NewRun,
+  ResponseCache,
+  RunFilter,
+  RunRecord,
+  RunStatus,
+  SampleRecord,
+  Store,
+} from './types.js';
+import { checkGrades, checkSample, checkShape, DuplicateSampleError, newRunId, pageBounds, UnknownRunError } from './validate.js';
 
 /** Where runs live unless configured: `.assay/assay.db` under the working directory. */
 export function defaultStorePath(cwd: string = process.cwd()): string {
   return join(cwd, '.assay', 'assay.db');
+}
+
+/**
+ * `.assay/` in the working directory is assay's own folder (as `.git/` is git's): it is created when a store
+ * in it is first written. Any other folder of a store a user names must exist, so that a mistyped path
+ * creates nothing (storeLocation).
+ */
+export function isDefaultStoreFolder(folder: string, cwd: string = process.cwd()): boolean {
+  return resolve(folder) === dirname(defaultStorePath(resolve(cwd)));
 }
 
 export interface SqliteStoreOptions {
@@ -55,6 +90,7 @@ export class SqliteStore implements Store {
     readonly path: string,
     options: SqliteStoreOptions = {},
   ) {
+    // A path given in code gets its folder; one a user gave (--store, ASSAY_STORE) was checked first (storeLocation).
     if (!options.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     try {
       this.db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
@@ -290,6 +326,74 @@ export class SqliteStore implements Store {
     this.flush();
     this.run(runId);
     return (this.stmts.listSamples.all(runId) as SampleRow[]).map(toSample);
+  }
+
+  async recordGrade(runId: string, grade: NewGrade): Promise<GradeRecord> {
+    return (await this.recordGrades(runId, [grade]))[0];
+  }
+
+  private insertGradeStmt?: Database.Statement;
+
+  async recordGrades(runId: string, grades: readonly NewGrade[]): Promise<GradeRecord[]> {
+    this.flush();
+    const run = this.run(runId);
+    const output = this.db.prepare(`SELECT output, generation_error FROM samples WHERE run_id = ? AND i = ? AND j = ?`);
+    // Every grade is checked before any is stored, and all are stored in one transaction: all or none.
+    const checked = checkGrades(run, grades, (i, j) => {
+      const row =
+        Number.isInteger(i) && Number.isInteger(j)
+          ? (output.get(runId, i, j) as { output: string | null; generation_error: string | null } | undefined)
+          : undefined;
+      return (
+        row && { ...(row.output !== null ? { output: row.output } : {}), ...(row.generation_error !== null ? { generationError: row.generation_error } : {}) }
+      );
+    });
+    this.insertGradeStmt ??= this.db.prepare(`INSERT INTO grades (${GRADE_COLUMNS.join(', ')}) VALUES (${GRADE_COLUMNS.map(() => '?').join(', ')})`);
+    const insert = this.insertGradeStmt;
+    return this.db.transaction(() => checked.map((g) => ({ ...g, id: Number(insert.run(...gradeValues(runId, g)).lastInsertRowid), runId })))();
+  }
+
+  async deleteGrade(runId: string, id: number): Promise<boolean> {
+    this.flush();
+    this.run(runId);
+    return this.db.prepare(`DELETE FROM grades WHERE run_id = ? AND id = ?`).run(runId, id).changes > 0;
+  }
+
+  // Every report reads a run's grades: the statements are prepared once, and the run's existence checked without parsing it.
+  private gradeStmts = new Map<string, Database.Statement>();
+  private gradesTable = false;
+
+  private gradeStmt(sql: string): Database.Statement {
+    let st = this.gradeStmts.get(sql);
+    if (!st) this.gradeStmts.set(sql, (st = this.db.prepare(sql)));
+    return st;
+  }
+
+  /** Whether the grades table exists (a store from before grades, opened read-only, has none); once there, it stays. */
+  private hasGrades(): boolean {
+    return (this.gradesTable ||= Boolean(this.gradeStmt(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grades'`).get()));
+  }
+
+  async listGrades(runId: string, filter: GradeFilter = {}): Promise<GradeRecord[]> {
+    this.flush();
+    if (!this.gradeStmt(`SELECT 1 FROM runs WHERE id = ?`).get(runId)) throw new UnknownRunError(runId);
+    if (!this.hasGrades()) return [];
+    const clauses = ['run_id = ?'];
+    const params: (string | number)[] = [runId];
+    for (const key of ['rule', 'grader', 'i', 'j'] as const) {
+      if (filter[key] === undefined) continue;
+      clauses.push(`${key} = ?`);
+      params.push(filter[key]);
+    }
+    const rows = this.gradeStmt(`SELECT * FROM grades WHERE ${clauses.join(' AND ')} ORDER BY graded_at, id`).all(...params) as GradeRow[];
+    return rows.map(toGrade);
+  }
+
+  async gradesVersion(): Promise<string> {
+    this.flush();
+    if (!this.hasGrades()) return '0:0';
+    const r = this.gradeStmt(`SELECT count(*) AS n, coalesce(max(id), 0) AS m FROM grades`).get() as { n: number; m: number };
+    return `${r.n}:${r.m}`;
   }
 
   private cacheStmts?: { get: Database.Statement; set: Database.Statement; count: Database.Statement; clear: Database.Statement };

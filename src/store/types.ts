@@ -134,6 +134,47 @@ export interface GuardCallRecord {
   finishedAt: string;
 }
 
+export type GradeValue = 'pass' | 'fail';
+
+/** A person's PASS/FAIL for one rule on one output (input i, sample j) of a run, as given. */
+export interface NewGrade {
+  /** Input index, 0-based as in the run's JSON. */
+  i: number;
+  /** Sample index, 0-based. */
+  j: number;
+  /** The rule's name: one of the run's validators or verifiers. */
+  rule: string;
+  grade: GradeValue;
+  /** Who graded (a name; control characters are refused). */
+  grader: string;
+  /** ISO 8601; default: when it is stored. */
+  gradedAt?: string;
+  /**
+   * The output's inclusion probability when it was drawn at random for grading (`assay grade --suggest`, the
+   * page's queue); absent for a hand-picked output or an import without one. The correction is unbiased only
+   * for random draws with known probabilities.
+   */
+  probability?: number;
+  /** The draw's design, e.g. "stratified by the judge's verdict, seed 7" (with `probability`). */
+  design?: string;
+}
+
+/** A stored grade. Grades are a log: a second grade of one output by one grader is a new row; the latest counts. */
+export interface GradeRecord extends NewGrade {
+  /** Unique in the store, never reused (undo deletes by it). */
+  id: number;
+  runId: string;
+  gradedAt: string;
+}
+
+/** Which grades to list (all of the run's when empty). */
+export interface GradeFilter {
+  rule?: string;
+  grader?: string;
+  i?: number;
+  j?: number;
+}
+
 /**
  * Persistence of runs and of the guard's attempt log, behind one interface (SQLite by default, PostgreSQL
  * for teams, memory for tests). Every adapter passes the shared contract suite in store/contract.case.ts.
@@ -159,6 +200,23 @@ export interface Store {
    * that a resume runs them again (`assay run --resume ID --retry-errors`); returns how many were deleted.
    */
   discardGenerationErrors(runId: string): Promise<number>;
+  /**
+   * Store a person's grade of one stored output (durable once resolved: it survives kill -9). Refused with a
+   * GradeError (exit 2) when i or j is outside the run, the rule is not one of the run's, the output was
+   * never stored or has none (its generation failed), or a field is malformed; UnknownRunError for no run.
+   */
+  recordGrade(runId: string, grade: NewGrade): Promise<GradeRecord>;
+  /** Several grades in one transaction: all are stored, or (any one refused) none. */
+  recordGrades(runId: string, grades: readonly NewGrade[]): Promise<GradeRecord[]>;
+  /** Delete one grade of the run (undo); false when the run has no grade with this id. */
+  deleteGrade(runId: string, id: number): Promise<boolean>;
+  /** The run's grades, oldest first (gradedAt, then id); a store from before grades existed has none. */
+  listGrades(runId: string, filter?: GradeFilter): Promise<GradeRecord[]>;
+  /**
+   * A token that changes whenever a grade of any run is recorded or deleted (the number of grades and the
+   * largest id, which is never reused): one cheap query tells a cache whether any run's grades changed.
+   */
+  gradesVersion(): Promise<string>;
   /** The response cache, shared by every run of the store. */
   readonly cache: ResponseCache;
   /** The guard's attempt log: an attempt is written when it ends; writing (callId, n) again replaces it. */

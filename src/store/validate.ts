@@ -1,5 +1,6 @@
 import { designProblem } from '../config/limits.js';
-import type { RunFilter, RunRecord, SampleRecord } from './types.js';
+import { GradeError } from './errors.js';
+import type { GradeFilter, GradeRecord, NewGrade, RunFilter, RunRecord, SampleRecord } from './types.js';
 
 /** Shared checks every adapter applies before writing a sample, so stored data stays consistent. */
 export function checkSample(run: RunRecord, s: SampleRecord): void {
@@ -23,7 +24,7 @@ export function newRunId(now = new Date()): string {
   return `${stamp}-${rand}`;
 }
 
-export { DuplicateSampleError, UnknownRunError } from './errors.js';
+export { DuplicateSampleError, GradeError, UnknownRunError } from './errors.js';
 
 /** The run filter as the memory store applies it; the SQL adapters say the same in SQL. */
 export function matchesRunFilter(r: { name: string }, f: RunFilter): boolean {
@@ -49,4 +50,89 @@ export function page<T>(list: T[], f: { limit?: number; offset?: number }): T[] 
 export function checkShape(what: string, N: number, M: number, K: number): void {
   const problem = designProblem(N, M, K);
   if (problem) throw new RangeError(`${what}: ${problem}`);
+}
+
+/* eslint-disable no-control-regex */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Shared checks every adapter applies before storing a grade; returns it with gradedAt filled in (ISO 8601).
+ * `sample` is the stored sample (i, j), looked up by the adapter: a grade needs an output to be about.
+ */
+export function checkGrade(
+  run: RunRecord,
+  g: NewGrade,
+  sample: Pick<SampleRecord, 'output' | 'generationError'> | undefined,
+  now = new Date(),
+): NewGrade & { gradedAt: string } {
+  const at = `run ${run.id}: grade of output (${String(g?.i)}, ${String(g?.j)})`;
+  if (typeof g !== 'object' || g === null) throw new GradeError(`run ${run.id}: a grade must be an object`);
+  if (!Number.isInteger(g.i) || g.i < 0 || g.i >= run.N) throw new GradeError(`${at}: input index i must be a whole number in 0..${run.N - 1}`, 'i');
+  if (!Number.isInteger(g.j) || g.j < 0 || g.j >= run.M) throw new GradeError(`${at}: sample index j must be a whole number in 0..${run.M - 1}`, 'j');
+  const rules = run.validators.map((v) => v.name);
+  if (typeof g.rule !== 'string' || !rules.includes(g.rule))
+    throw new GradeError(`${at}: rule ${JSON.stringify(g.rule)} is not one of the run's (${rules.map((r) => JSON.stringify(r)).join(', ')})`, 'rule');
+  if (g.grade !== 'pass' && g.grade !== 'fail') throw new GradeError(`${at}: grade must be "pass" or "fail", found ${JSON.stringify(g.grade)}`, 'grade');
+  if (typeof g.grader !== 'string' || g.grader.trim() === '' || g.grader.length > 200 || CONTROL.test(g.grader))
+    throw new GradeError(`${at}: grader must be a name of 1 to 200 characters without control characters, found ${JSON.stringify(g.grader)}`, 'grader');
+  let gradedAt = now.toISOString();
+  if (g.gradedAt !== undefined) {
+    const t = typeof g.gradedAt === 'string' ? Date.parse(g.gradedAt) : NaN;
+    if (!Number.isFinite(t)) throw new GradeError(`${at}: gradedAt must be an ISO 8601 date and time, found ${JSON.stringify(g.gradedAt)}`, 'gradedAt');
+    gradedAt = new Date(t).toISOString();
+  }
+  if (g.probability !== undefined && !(typeof g.probability === 'number' && g.probability > 0 && g.probability <= 1))
+    throw new GradeError(
+      `${at}: probability (the output's chance of being drawn) must be a number in (0, 1], found ${JSON.stringify(g.probability)}`,
+      'probability',
+    );
+  if (g.design !== undefined && (typeof g.design !== 'string' || g.design.length > 200 || CONTROL.test(g.design)))
+    throw new GradeError(`${at}: design must be text of at most 200 characters without control characters`, 'design');
+  if (g.design !== undefined && g.probability === undefined)
+    throw new GradeError(`${at}: a design needs the probability it drew the output with`, 'probability');
+  if (!sample) throw new GradeError(`${at}: the run has no stored output there (not run yet, or interrupted before it)`, 'i');
+  if (sample.output === undefined)
+    throw new GradeError(`${at}: its generation failed (${sample.generationError ?? 'no output'}), so there is no output to grade`, 'i');
+  return {
+    i: g.i,
+    j: g.j,
+    rule: g.rule,
+    grade: g.grade,
+    grader: g.grader.trim(),
+    gradedAt,
+    ...(g.probability !== undefined ? { probability: g.probability } : {}),
+    ...(g.design !== undefined ? { design: g.design } : {}),
+  };
+}
+
+/** checkGrade over a batch; a refused grade's GradeError carries its position in the batch. */
+export function checkGrades(
+  run: RunRecord,
+  grades: readonly NewGrade[],
+  sampleAt: (i: number, j: number) => Pick<SampleRecord, 'output' | 'generationError'> | undefined,
+): (NewGrade & { gradedAt: string })[] {
+  const now = new Date();
+  return grades.map((g, n) => {
+    try {
+      return checkGrade(run, g, sampleAt(g?.i, g?.j), now);
+    } catch (err) {
+      if (err instanceof GradeError) throw new GradeError(err.message, err.field, n);
+      throw err;
+    }
+  });
+}
+
+/** The grade filter as the memory store applies it; the SQL adapters say the same in SQL. */
+export function matchesGradeFilter(g: GradeRecord, f: GradeFilter): boolean {
+  return (
+    (f.rule === undefined || g.rule === f.rule) &&
+    (f.grader === undefined || g.grader === f.grader) &&
+    (f.i === undefined || g.i === f.i) &&
+    (f.j === undefined || g.j === f.j)
+  );
+}
+
+/** Oldest first: gradedAt, then id (the order every adapter lists grades in). */
+export function byGradedAt(a: GradeRecord, b: GradeRecord): number {
+  return a.gradedAt < b.gradedAt ? -1 : a.gradedAt > b.gradedAt ? 1 : a.id - b.id;
 }

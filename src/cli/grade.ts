@@ -1,0 +1,160 @@
+import type { Command } from 'commander';
+import { alignment } from '../core/alignment.js';
+import { combineGrades } from '../core/grades.js';
+import { Outcome } from '../core/outcome.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { gradingRefusal } from '../grades/gradable.js';
+import { graderName } from '../grades/grader.js';
+import { personGrades } from '../grades/load.js';
+import { DEFAULT_QUEUE, defaultSeed, designFlag, gradesNeeded, gradingQueue, seedFlag, widthFlag } from '../grades/queue.js';
+import { GradingSession, parseKeys } from '../grades/session.js';
+import { decisionOfRun } from '../run/decision.js';
+import { storeLocation } from '../store/open.js';
+import { resolveRunId } from '../store/resolve.js';
+import type { RunRecord } from '../store/types.js';
+import { openGradingStore } from './grading-store.js';
+import { STORE_FLAG, STORE_HELP } from './store-flag.js';
+
+interface GradeFlags {
+  rule?: string;
+  grader?: string;
+  suggest?: string;
+  design?: string;
+  seed?: string;
+  width?: string;
+  print?: boolean;
+  store?: string;
+}
+
+/** --suggest: a whole number ≥ 1. */
+function countFlag(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_QUEUE;
+  if (!/^\d{1,6}$/.test(value.trim()) || Number(value) < 1)
+    throw new UsageError(`--suggest: expected a whole number ≥ 1, found ${JSON.stringify(value)}`, { path: '--suggest' });
+  return Number(value);
+}
+
+/** The rule graded: --rule, else the run's first verifier, else its first rule. */
+function ruleOf(run: RunRecord, flag: string | undefined): number {
+  if (flag !== undefined) {
+    const k = run.validators.findIndex((v) => v.name === flag);
+    if (k < 0)
+      throw new UsageError(`--rule: run ${run.id} has no rule ${JSON.stringify(flag)} (its rules: ${run.validators.map((v) => v.name).join(', ')})`, {
+        path: '--rule',
+      });
+    return k;
+  }
+  if (!run.validators.length) throw new UsageError(`run ${run.id} has no rules to grade`);
+  const verifier = run.validators.findIndex((v) => v.kind === 'verifier');
+  return verifier >= 0 ? verifier : 0;
+}
+
+async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
+  const count = countFlag(flags.suggest);
+  const design = designFlag(flags.design);
+  const seedGiven = seedFlag(flags.seed);
+  const width = widthFlag(flags.width);
+  const store = await openGradingStore(storeLocation(flags.store));
+  try {
+    const runId = await resolveRunId(store, runArg, 'run');
+    const run = (await store.getRun(runId))!;
+    const refusal = gradingRefusal(run);
+    if (refusal) throw new UsageError(refusal, { path: 'run' });
+    if (run.status !== 'complete')
+      process.stderr.write(`assay: warning: run ${runId} is ${run.status}: the queue is drawn from the outputs decided so far, not from the finished run's\n`);
+    const k = ruleOf(run, flags.rule);
+    const rule = run.validators[k];
+    const tensor = await store.loadTensor(runId);
+    const seed = seedGiven ?? defaultSeed(runId, rule.name);
+    const grades = await store.listGrades(runId, { rule: rule.name });
+    // A new batch from the outputs nobody graded for this rule yet (docs/judges.md, "The queue").
+    const queue = gradingQueue(tensor, k, { count, design, seed, graded: grades });
+    if (!queue.items.length)
+      throw new UsageError(
+        `run ${runId}: rule ${rule.name} has no output left to grade (${grades.length ? 'every output it decided is graded' : 'it decided none: every cell an error or not run'})`,
+        { path: '--rule' },
+      );
+    // The grades a target width needs, from the rule's verdicts and (once there are grades) its measured error rates.
+    const level = decisionOfRun(run).confidence;
+    const pairs = combineGrades(personGrades(run, grades), run.K)[k].flatMap((o) => {
+      const c = tensor.get(o.i, o.j, k);
+      return c === Outcome.PASS || c === Outcome.FAIL
+        ? [{ judge: c === Outcome.PASS, person: o.person, ...(o.probability !== undefined ? { probability: o.probability } : {}) }]
+        : [];
+    });
+    const a = alignment(pairs, level);
+    const need = gradesNeeded(tensor, k, width, level, { tpr: a.tpr?.rate, tnr: a.tnr?.rate, design });
+    const wide = `a corrected interval ${Math.round(width * 1000) / 10} points wide at ${Math.round(level * 1000) / 10}%`;
+    const plan =
+      need === undefined || !Number.isFinite(need)
+        ? `${wide} would need more grades than the outputs ${rule.name} decided (${pairs.length} graded so far)`
+        : `${wide} needs about ${need} grades of ${rule.name}, drawn ${design} (${pairs.length} so far)`;
+    process.stderr.write(
+      `assay: queue of ${queue.items.length} of the ${queue.population} outputs ${rule.name} decided that nobody graded yet, drawn ${queue.design} (--seed ${seed} draws it again); ${plan}\n`,
+    );
+    if (flags.print) {
+      // The picks in the import format, to grade elsewhere: add "grade" and "grader", then assay grades import.
+      for (const it of queue.items)
+        process.stdout.write(`${JSON.stringify({ input: it.i, sample: it.j, rule: rule.name, probability: it.probability, design: it.design })}\n`);
+      return;
+    }
+    const grader = graderName(flags.grader);
+    const tty = Boolean(process.stdin.isTTY);
+    const session = new GradingSession({
+      store,
+      run,
+      tensor,
+      k,
+      grader,
+      queue: queue.items,
+      write: (t) => process.stdout.write(t),
+      clear: tty && Boolean(process.stdout.isTTY),
+    });
+    await session.start();
+    if (tty) process.stdin.setRawMode(true);
+    try {
+      process.stdin.setEncoding('utf8');
+      outer: for await (const chunk of process.stdin as AsyncIterable<string>) {
+        for (const key of parseKeys(chunk)) if (!(await session.press(key))) break outer;
+      }
+    } finally {
+      if (tty) process.stdin.setRawMode(false);
+      process.stdin.pause();
+    }
+    process.stderr.write(
+      `assay: ${session.count} grade(s) stored by ${grader}; ${session.gradedInQueue} of the queue's ${queue.items.length} graded by ${grader}. See them with: assay show ${runId}\n`,
+    );
+    process.exitCode = ExitCode.OK;
+  } finally {
+    await store.close();
+  }
+}
+
+/** `assay grade RUN`: grade a run's outputs in the terminal, from a random queue (docs/judges.md). */
+export function register(program: Command): void {
+  program
+    .command('grade')
+    .description(
+      "Grade a run's outputs by hand (p pass, f fail, s skip, u undo, ←/→ or j/k move, q quit): the judge is checked against you and its rate corrected",
+    )
+    .argument('<runId>', 'run id, "latest" or the start of an id')
+    .option('--rule <name>', 'the rule to grade (default: the first verifier, else the first rule)')
+    .option('--grader <name>', 'who grades (default: git config user.name, else $USER)')
+    .option('--suggest <n>', `outputs in the queue, drawn at random with known probabilities (default ${DEFAULT_QUEUE})`)
+    .option('--design <design>', "stratified by the rule's verdict (default; square-root allocation, weights kept) or uniform")
+    .option('--seed <n>', 'seed of the draw (default: one fixed by the run and the rule, so the queue is the same until someone grades)')
+    .option('--width <w>', 'target width of the corrected interval for the grades-needed estimate (default 0.1)')
+    .option('--print', 'print the queue as JSONL in the import format instead of grading (to grade elsewhere)')
+    .option(STORE_FLAG, STORE_HELP)
+    .addHelpText(
+      'after',
+      `
+Keys are read from the terminal, or from a pipe (printf 'pfsq' | assay grade latest): each grade is stored
+at once. The rule's verdict and reasons are shown only once you have graded an output. A grade from the
+queue keeps the probability it was drawn with, which keeps the corrected rate unbiased: grade the queue in
+order, and skip only outputs you cannot judge (docs/judges.md).
+
+Exit codes: 0 done or quit; 2 a bad flag, run id or rule, or a run with stopping: sequential; 3 the store cannot be used.`,
+    )
+    .action(async (runId: string, flags: GradeFlags) => gradeCommand(runId, flags));
+}

@@ -1,0 +1,71 @@
+/**
+ * People's grades of outputs, as the statistics read them (docs/judges.md).
+ *
+ * How several grades of one output combine: each grader's latest grade counts once (a second grade by the
+ * same person corrects the first); the output's grade is the majority of its graders, and a tie goes to the
+ * most recent of their grades. An output whose graders disagree is `disputed` (counted in the reports).
+ *
+ * How they were chosen: an output drawn at random for grading (a suggestion queue) carries the inclusion
+ * probability of the draw that first brought it to grading; one graded without a draw (hand-picked on the
+ * page, imported without a probability) carries none. The correction is unbiased only for random draws: the
+ * reports say how many grades were not drawn, never silently.
+ */
+
+/** One person's grade of output (i, j) for rule k, in the order grades were given (oldest first). */
+export interface PersonGrade {
+  i: number;
+  j: number;
+  k: number;
+  pass: boolean;
+  grader: string;
+  /** The output's inclusion probability when it was drawn at random for grading. */
+  probability?: number;
+}
+
+/** One graded output of one rule: the people's grade of it once its graders are combined. */
+export interface GradedOutput {
+  i: number;
+  j: number;
+  /** The people's grade: true for PASS. */
+  person: boolean;
+  /** Graders whose latest grade counts. */
+  graders: number;
+  /** Its graders disagree (the majority, else the most recent grade, decided). */
+  disputed: boolean;
+  /** Inclusion probability of the draw that first brought it to grading; absent when it was not drawn at random. */
+  probability?: number;
+  /** The judge's reasons for its verdict on this output, when known (listed beside a disagreement). */
+  reasons?: string[];
+}
+
+/** Combine people's grades (oldest first) into one grade per output and rule: `K` lists, one per rule k. */
+export function combineGrades(grades: readonly PersonGrade[], K: number): GradedOutput[][] {
+  // Per output: each grader's latest grade and when it came (its position), and the first draw's probability.
+  const outputs = new Map<string, { i: number; j: number; k: number; latest: Map<string, { pass: boolean; at: number }>; probability?: number }>();
+  grades.forEach((g, at) => {
+    if (!(Number.isInteger(g.k) && g.k >= 0 && g.k < K)) throw new RangeError(`combineGrades: rule index k=${g.k} outside 0..${K - 1}`);
+    const key = `${g.k},${g.i},${g.j}`;
+    let o = outputs.get(key);
+    if (!o) outputs.set(key, (o = { i: g.i, j: g.j, k: g.k, latest: new Map() }));
+    o.latest.set(g.grader, { pass: g.pass, at });
+    if (o.probability === undefined && g.probability !== undefined) o.probability = g.probability;
+  });
+  const perRule: GradedOutput[][] = Array.from({ length: K }, () => []);
+  for (const o of outputs.values()) {
+    const latest = [...o.latest.values()];
+    const passes = latest.filter((x) => x.pass).length;
+    const fails = latest.length - passes;
+    const newest = latest.reduce((a, b) => (b.at > a.at ? b : a));
+    const person = passes === fails ? newest.pass : passes > fails;
+    perRule[o.k].push({
+      i: o.i,
+      j: o.j,
+      person,
+      graders: latest.length,
+      disputed: passes > 0 && fails > 0,
+      ...(o.probability !== undefined ? { probability: o.probability } : {}),
+    });
+  }
+  for (const list of perRule) list.sort((a, b) => a.i - b.i || a.j - b.j);
+  return perRule;
+}

@@ -1,0 +1,66 @@
+/**
+ * A rule checked against people's grades: its alignment, its corrected rate and the sentence every report
+ * shows to say which figure a verdict rests on (docs/judges.md). Pure; summarize() calls it per rule.
+ */
+import { alignment } from './alignment.js';
+import type { GradedOutput } from './grades.js';
+import { Outcome } from './outcome.js';
+import { correctedRate } from './ppi.js';
+import type { Counts, Disagreement, GradingSummary } from './summary-types.js';
+import type { ReliabilityTensor } from './tensor.js';
+
+/** What a verifier without grades says in every report: its rate is its judge's, never checked against a person. */
+export const NOT_CHECKED = 'judge not checked against people';
+
+/** The rule's verdicts paired with people's grades, its alignment and, unless `correct` is false, its corrected rate. */
+export function gradingSummary(
+  t: ReliabilityTensor,
+  k: number,
+  outputs: readonly GradedOutput[],
+  counts: Counts,
+  level: number,
+  correct: boolean,
+): GradingSummary {
+  const pairs: { judge: boolean; person: boolean; probability?: number }[] = [];
+  const disagreements: Disagreement[] = [];
+  let undecided = 0;
+  let notRandom = 0;
+  let disputed = 0;
+  for (const o of outputs) {
+    const cell = t.get(o.i, o.j, k);
+    if (cell !== Outcome.PASS && cell !== Outcome.FAIL) {
+      undecided++;
+      continue;
+    }
+    const judge = cell === Outcome.PASS;
+    pairs.push({ judge, person: o.person, ...(o.probability !== undefined ? { probability: o.probability } : {}) });
+    if (o.probability === undefined) notRandom++;
+    if (o.disputed) disputed++;
+    if (judge !== o.person) disagreements.push({ i: o.i, j: o.j, judge, person: o.person, disputed: o.disputed, ...(o.reasons ? { reasons: o.reasons } : {}) });
+  }
+  const corrected = correct && pairs.length > 0 ? correctedRate({ judged: { pass: counts.pass, n: counts.pass + counts.fail }, graded: pairs, level }) : null;
+  const caveats: string[] = [];
+  if (notRandom)
+    caveats.push(
+      `${notRandom} of ${pairs.length} grades were not drawn at random (hand-picked, or imported without a probability): the correction is unbiased only for random draws and assumes these were`,
+    );
+  if (disputed) caveats.push(`${disputed} graded output(s) were graded differently by different people: their majority, or on a tie the latest grade, counts`);
+  if (undecided) caveats.push(`${undecided} graded output(s) have no verdict of the rule (an error, or not checked): left out`);
+  return { grades: pairs.length, notRandom, disputed, undecided, alignment: alignment(pairs, level), corrected, disagreements, caveats };
+}
+
+/**
+ * Which figure a rule's verdict rests on, in the words every report uses; undefined for a code validator
+ * without grades (its rate is simply the rule's).
+ */
+export function figureOf(kind: 'validator' | 'verifier', grading: GradingSummary | undefined, sequential: boolean): string | undefined {
+  const whose = kind === 'verifier' ? "judge's rate" : "rule's rate";
+  if (!grading || grading.grades === 0) {
+    if (kind !== 'verifier') return undefined;
+    return grading?.undecided ? `${whose} · ${NOT_CHECKED} (its ${grading.undecided} graded output(s) have no verdict of it)` : `${whose} · ${NOT_CHECKED}`;
+  }
+  if (grading.corrected) return `corrected by ${grading.corrected.grades} grades`;
+  if (sequential)
+    return `${whose} · its ${grading.grades} grades are not used: a sequential run's verdict rests on its confidence sequence, which grades cannot correct with a valid bound`;
+  return `${whose} · ${grading.grades} grade(s): too few to correct it`;
+}

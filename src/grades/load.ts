@@ -1,0 +1,42 @@
+import { combineGrades, type GradedOutput, type PersonGrade } from '../core/grades.js';
+import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
+
+/** Above this many graded outputs, their samples are read in one listing rather than one by one. */
+const ONE_BY_ONE = 200;
+
+/** A run's grades as summarize() reads them (PersonGrade, oldest first), rules named by their column k. */
+export function personGrades(run: RunRecord, grades: readonly GradeRecord[]): PersonGrade[] {
+  const k = new Map(run.validators.map((v, idx) => [v.name, idx]));
+  return grades.flatMap((g) => {
+    const col = k.get(g.rule);
+    return col === undefined
+      ? []
+      : [{ i: g.i, j: g.j, k: col, pass: g.grade === 'pass', grader: g.grader, ...(g.probability !== undefined ? { probability: g.probability } : {}) }];
+  });
+}
+
+/**
+ * The run's grades combined per output and rule (core/grades.ts), each with the rule's reasons for its verdict
+ * on that output (shown beside a disagreement); undefined when the run has no grade.
+ */
+export async function loadGrading(store: Store, run: RunRecord, grades?: readonly GradeRecord[]): Promise<GradedOutput[][] | undefined> {
+  const list = grades ?? (await store.listGrades(run.id));
+  if (!list.length) return undefined;
+  const perRule = combineGrades(personGrades(run, list), run.K);
+  const cells = new Set(perRule.flatMap((outs) => outs.map((o) => `${o.i},${o.j}`)));
+  const samples = new Map<string, SampleRecord>();
+  if (cells.size > ONE_BY_ONE) for (const s of await store.listSamples(run.id)) samples.set(`${s.i},${s.j}`, s);
+  else
+    for (const key of cells) {
+      const [i, j] = key.split(',').map(Number);
+      const s = await store.getSample(run.id, i, j);
+      if (s) samples.set(key, s);
+    }
+  perRule.forEach((outs, k) => {
+    for (const o of outs) {
+      const reasons = samples.get(`${o.i},${o.j}`)?.reasons?.[k];
+      if (reasons?.length) o.reasons = reasons;
+    }
+  });
+  return perRule;
+}

@@ -1,0 +1,127 @@
+/**
+ * Which outputs to grade: a queue drawn at random with known probabilities (core/grading-sample.ts), so that
+ * the corrected rate stays unbiased. One queue for `assay grade` and the dashboard's grading page.
+ *
+ * The population is the outputs the rule decided (PASS or FAIL) that nobody has graded for it yet: each
+ * queue is a batch drawn from what is left, and the union of batches stays a random sample within each of
+ * the rule's verdicts, which is what the correction needs (core/ppi.ts). The draw is seeded; without a seed
+ * it is seeded by the run and the rule, so the same command (or page) gives the same queue until someone
+ * grades. The queue is shuffled (with the same seed) so that a part of it graded in order is a random part.
+ */
+import { gradesForWidth, suggestGrading, type GradingDesign } from '../core/grading-sample.js';
+import { Outcome } from '../core/outcome.js';
+import { mulberry32 } from '../core/prng.js';
+import type { ReliabilityTensor } from '../core/tensor.js';
+import { UsageError } from '../errors.js';
+
+export type { GradingDesign };
+
+/** One output to grade, with the probability and design it was drawn with. */
+export interface QueueItem {
+  i: number;
+  j: number;
+  probability: number;
+  design: string;
+  /** The stratum it was drawn from (stratified design). */
+  stratum?: string;
+}
+
+export interface GradingQueue {
+  items: QueueItem[];
+  design: string;
+  seed: number;
+  /** Outputs the rule decided and nobody graded yet: the population drawn from. */
+  population: number;
+}
+
+/** The default number of outputs in a queue. */
+export const DEFAULT_QUEUE = 50;
+
+/** A default seed from the run and the rule (FNV-1a): the same queue every time unless a seed is given. */
+export function defaultSeed(runId: string, rule: string): number {
+  let h = 0x811c9dc5;
+  for (const ch of `${runId}\0${rule}`) {
+    h ^= ch.codePointAt(0)!;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % 1_000_000;
+}
+
+/** Draw `count` outputs of rule k to grade, none of those in `graded` (outputs (i, j) graded for the rule already). */
+export function gradingQueue(
+  t: ReliabilityTensor,
+  k: number,
+  opts: { count: number; design: GradingDesign; seed: number; graded?: readonly { i: number; j: number }[] },
+): GradingQueue {
+  const outputs: { id: number; judge: boolean }[] = [];
+  for (let i = 0; i < t.N; i++)
+    for (let j = 0; j < t.M; j++) {
+      const c = t.get(i, j, k);
+      if (c === Outcome.PASS || c === Outcome.FAIL) outputs.push({ id: i * t.M + j, judge: c === Outcome.PASS });
+    }
+  const exclude = new Set((opts.graded ?? []).map((g) => g.i * t.M + g.j));
+  const { picks, design } = suggestGrading(outputs, opts.count, { seed: opts.seed, design: opts.design, exclude });
+  const items = picks.map((p) => ({
+    i: Math.floor(p.id / t.M),
+    j: p.id % t.M,
+    probability: p.probability,
+    design,
+    ...(p.stratum !== undefined ? { stratum: p.stratum } : {}),
+  }));
+  // Seeded shuffle (Fisher–Yates) so that a prefix of the queue is a random part of it, whatever order the draw returned.
+  const rnd = mulberry32(opts.seed ^ 0x9e3779b9);
+  for (let a = items.length - 1; a > 0; a--) {
+    const b = Math.floor(rnd() * (a + 1));
+    [items[a], items[b]] = [items[b], items[a]];
+  }
+  return { items, design, seed: opts.seed, population: outputs.filter((o) => !exclude.has(o.id)).length };
+}
+
+/**
+ * About how many grades a corrected interval `width` wide needs (PPI's power analysis, core/grading-sample.ts),
+ * from the rule's measured TPR and TNR when both are known; Infinity when grading every output would not do;
+ * undefined when the rule decided no output.
+ */
+export function gradesNeeded(
+  t: ReliabilityTensor,
+  k: number,
+  width: number,
+  level: number,
+  opts: { tpr?: number | null; tnr?: number | null; design?: GradingDesign } = {},
+): number | undefined {
+  let pass = 0;
+  let n = 0;
+  for (let i = 0; i < t.N; i++)
+    for (let j = 0; j < t.M; j++) {
+      const c = t.get(i, j, k);
+      if (c === Outcome.PASS) pass++;
+      if (c === Outcome.PASS || c === Outcome.FAIL) n++;
+    }
+  if (n === 0) return undefined;
+  const rates = opts.tpr != null && opts.tnr != null ? { tpr: opts.tpr, tnr: opts.tnr } : {};
+  return gradesForWidth({ judged: { pass, n }, ...rates, width, level, ...(opts.design ? { design: opts.design } : {}) });
+}
+
+/** --design: stratified by the rule's verdict by default (the recommended design, docs/judges.md). */
+export function designFlag(value: string | undefined): GradingDesign {
+  if (value === undefined) return 'stratified';
+  if (value === 'uniform' || value === 'stratified') return value;
+  throw new UsageError(`--design: expected uniform or stratified, found ${JSON.stringify(value)}`, { path: '--design' });
+}
+
+/** --seed: a whole number. */
+export function seedFlag(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(value.trim()))
+    throw new UsageError(`--seed: expected a whole number (0 to 999999999), found ${JSON.stringify(value)}`, { path: '--seed' });
+  return Number(value);
+}
+
+/** --width: a target interval width in (0, 1), given as 0.1 or 10%. */
+export function widthFlag(value: string | undefined): number {
+  if (value === undefined) return 0.1;
+  const v = value.trim().endsWith('%') ? Number(value.trim().slice(0, -1)) / 100 : Number(value);
+  if (!(v > 0 && v < 1))
+    throw new UsageError(`--width: expected an interval width in (0, 1) such as 0.1 or 10%, found ${JSON.stringify(value)}`, { path: '--width' });
+  return v;
+}

@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import { combineGrades, type PersonGrade } from '../core/grades.js';
+import { Outcome } from '../core/outcome.js';
+import { summarize } from '../core/summarize.js';
+import { ReliabilityTensor } from '../core/tensor.js';
+import type { ValidatorMeta } from '../core/validator.js';
+import type { RunRecord } from '../store/types.js';
+import { renderHtmlReport } from './html.js';
+import { buildJsonReport } from './json.js';
+import { renderJunitReport } from './junit.js';
+import { renderMarkdownReport } from './markdown.js';
+import type { ReportMeta } from './meta.js';
+import { formatTerminalSummary } from './terminal.js';
+
+const addFormats = addFormatsModule as unknown as (a: Ajv) => Ajv;
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+addFormats(ajv);
+const validate = ajv.compile(JSON.parse(readFileSync(new URL('../../schemas/report.schema.json', import.meta.url), 'utf8')) as object);
+
+// 40 inputs × 5 samples; `polite` (a judge) passes everything, `kind` (a judge) too, `short` (a rule) fails 1 in 10.
+const [N, M] = [40, 5];
+const rules: ValidatorMeta[] = [
+  { name: 'short', message: 'at most 50 words', minSuccess: 0.8, weight: 1, kind: 'validator' },
+  { name: 'polite', message: 'answers politely', minSuccess: 0.95, weight: 1, kind: 'verifier' },
+  { name: 'kind', message: 'answers kindly', minSuccess: 0.9, weight: 1, kind: 'verifier' },
+];
+const t = new ReliabilityTensor(N, M, 3);
+for (let i = 0; i < N; i++) for (let j = 0; j < M; j++) for (let k = 0; k < 3; k++) t.set(i, j, k, k === 0 && (i + j) % 10 === 0 ? Outcome.FAIL : Outcome.PASS);
+
+// People graded 50 outputs (every 4th) of `polite`: one in five is rude, which the judge let through.
+const grades: PersonGrade[] = Array.from({ length: 50 }, (_, n) => ({
+  i: Math.floor((n * 4) / M),
+  j: (n * 4) % M,
+  k: 1,
+  pass: n % 5 !== 0,
+  grader: 'ada',
+  probability: 0.25,
+}));
+const graded = combineGrades(grades, 3).map((outs) => outs.map((o) => ({ ...o, reasons: [`Polite & <b>calm</b> (${o.i}.${o.j})`] })));
+const summary = summarize(t, rules, { verdict: 'confident' }, graded);
+const meta: ReportMeta = {
+  runId: '20260101-000000-abcd',
+  name: 'graded',
+  status: 'complete',
+  systemId: 'simulated',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  finishedAt: '2026-01-01T00:00:02.000Z',
+  inputs: Array.from({ length: N }, (_, i) => `Question ${i}`),
+};
+const run: RunRecord = {
+  id: meta.runId,
+  name: meta.name,
+  status: 'complete',
+  createdAt: meta.createdAt,
+  config: {},
+  inputs: meta.inputs!,
+  samples: M,
+  validators: rules,
+  systemId: 'simulated',
+  N,
+  M,
+  K: 3,
+};
+const NOT_CHECKED = 'judge not checked against people';
+
+describe('every report format says which figure it shows and how the rule fares against people', () => {
+  it('the summary: polite corrected by its 50 grades to a FAIL, kind not checked', () => {
+    expect(summary.validators.map((v) => [v.name, v.verdict, v.figure])).toEqual([
+      ['short', 'pass', undefined],
+      ['polite', 'fail', 'corrected by 50 grades'],
+      ['kind', 'pass', `judge's rate · ${NOT_CHECKED}`],
+    ]);
+  });
+
+  it('terminal', () => {
+    const text = formatTerminalSummary(summary, meta);
+    expect(text).toMatch(/^polite \(verifier\)\s+8\d\.\d%\s+\[\S+, \S+\]/m); // the corrected rate, not the judge's 100%
+    expect(text).toMatch(
+      /^ {2}polite: corrected by 50 grades \(judge's rate 100\.0% \[\S+, 100\.0%\]\); upper bound \S+ \(corrected by 50 grades\) < minSuccess 95%/m,
+    );
+    expect(text).toContain(`  kind: judge's rate · ${NOT_CHECKED}; lower bound`);
+    expect(text).toContain('polite (verifier) against people: 50 grade(s): 40 agree, 10 disagree · corrected by 50 grades');
+    expect(text).toMatch(/^ {2}judge PASS\s+40\s+10$/m);
+    expect(text).toMatch(/^ {2}judge FAIL\s+0\s+0$/m);
+    expect(text).toMatch(/TPR 100\.0% \[\S+, 100\.0%\] · TNR 0\.0% \[0\.0%, \S+\] · agreement 80\.0% · κ 0\.00/);
+    expect(text).toContain('  (i=0, j=0) judge PASS, people FAIL: Polite & <b>calm</b> (0.0)');
+    expect(text).not.toMatch(/^short against people/m);
+    expect(text).not.toContain('weighted by the draw');
+    // Grades drawn with unequal probabilities (a stratified draw): the rates are weighted, and it says so.
+    const strat = combineGrades(
+      grades.map((g, n) => ({ ...g, probability: n % 2 ? 0.1 : 0.4 })),
+      3,
+    );
+    expect(formatTerminalSummary(summarize(t, rules, { verdict: 'confident' }, strat), meta)).toMatch(/κ \S+ \(weighted by the draw’s probabilities\)/);
+  });
+
+  it('JSON: alignment and corrected per graded rule, the figure per rule, valid against the schema', () => {
+    const r = buildJsonReport(summary, meta);
+    expect(validate(r), JSON.stringify(validate.errors)).toBe(true);
+    const [short, polite, kind] = r.validators;
+    expect(short.figure).toBeUndefined();
+    expect(short.alignment).toBeUndefined();
+    expect(kind.figure).toBe(`judge's rate · ${NOT_CHECKED}`);
+    expect(kind.corrected).toBeUndefined();
+    expect(polite.rate).toBe(1);
+    expect(polite.alignment).toMatchObject({ n: 50, tp: 40, fp: 10, fn: 0, tn: 0, tpr: { rate: 1 }, tnr: { rate: 0 }, kappa: 0 });
+    expect(polite.corrected).toMatchObject({ grades: 50, method: expect.any(String) });
+    expect(polite.corrected!.rate).toBeCloseTo(0.8, 6);
+    expect(polite.grading).toMatchObject({ grades: 50, notRandom: 0, disputed: 0, undecided: 0, caveats: [] });
+    expect(polite.grading!.disagreements[0]).toEqual({ i: 0, j: 0, judge: true, person: false, disputed: false, reasons: ['Polite & <b>calm</b> (0.0)'] });
+  });
+
+  it('Markdown', () => {
+    const md = renderMarkdownReport(summary, meta);
+    expect(md).toMatch(/\| ❌ \| polite _\(verifier\)_ \| 8\d\.\d% \|/);
+    expect(md).toContain(`judge's rate · ${NOT_CHECKED}`);
+    expect(md).toContain('### polite against people: 50 grade(s): 40 agree, 10 disagree');
+    expect(md).toContain('| judge PASS | 40 | 10 |');
+    expect(md).toContain('| (i=0, j=0) | judge PASS, people FAIL | Polite & &lt;b>calm&lt;/b> (0.0) |');
+  });
+
+  it('HTML (the static report and the dashboard share it)', () => {
+    const html = renderHtmlReport(run, summary, t);
+    expect(html).toContain(`kind: ${NOT_CHECKED}`);
+    expect(html).toContain(`judge&#39;s rate · ${NOT_CHECKED}`);
+    expect(html).toContain('data-rule="polite"');
+    expect(html).toContain('<strong>corrected by 50 grades (judge&#39;s rate 100.0%');
+    expect(html).toMatch(/<th scope="row">judge PASS<\/th><td class="num">40<\/td><td class="num">10<\/td>/);
+    expect(html).toContain('Polite &amp; &lt;b&gt;calm&lt;/b&gt; (0.0)');
+    expect(html).not.toContain('<b>calm</b>');
+  });
+
+  it('JUnit', () => {
+    const xml = renderJunitReport(summary, meta);
+    const kindCase = xml.slice(xml.indexOf('name="kind"'));
+    expect(kindCase).toContain(`judge&apos;s rate · ${NOT_CHECKED}`);
+    const politeCase = xml.slice(xml.indexOf('name="polite"'), xml.indexOf('name="kind"'));
+    expect(politeCase).toMatch(/<failure type="below-min-success" message="answers politely: fail \(rate 8\d\.\d% \[\S+, \S+\] \(corrected by 50 grades/);
+    expect(politeCase).toContain('against people: 50 grade(s): 40 agree, 10 disagree, TPR 100.0%');
+  });
+});

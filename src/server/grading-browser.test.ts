@@ -1,0 +1,146 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Outcome } from '../core/outcome.js';
+import { writeGradedFixture } from '../grades/testing/fixture.js';
+import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
+import type { RunRecord } from '../store/types.js';
+import { startServer, type ServerHandle } from './start.js';
+
+/**
+ * The grading page end to end in a real browser (Debian's Chromium driven by playwright-core), against a server
+ * started with grading on over a SQLite store. Screenshots go to test-output/dashboard/ (gitignored).
+ */
+const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+];
+const OUT = join(process.cwd(), 'test-output', 'dashboard');
+// polite's judge passes outputs whose i + j is even and fails the rest; 10 inputs × 5 samples.
+const cell = (i: number, j: number) => ((i + j) % 2 ? Outcome.FAIL : Outcome.PASS);
+
+let dir: string;
+let store: SqliteStore;
+let server: ServerHandle;
+let browser: Browser;
+let run: RunRecord;
+
+beforeAll(async () => {
+  if (!CHROMIUM) throw new Error('Chromium not found: run scripts/ensure-chromium.sh or set CHROMIUM_PATH');
+  mkdirSync(OUT, { recursive: true });
+  dir = mkdtempSync(join(tmpdir(), 'assay-grading-e2e-'));
+  store = openSqliteStore(join(dir, 'assay.db'));
+  run = await writeGradedFixture(store, { N: 10, M: 5, cell, config: { verdict: 'confident' } });
+  server = await startServer({ port: 0, store, grading: true, log: false });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await store?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The output (i, j) the page shows. */
+async function shown(page: Page): Promise<[number, number]> {
+  const item = page.locator('#g-item');
+  return [Number(await item.getAttribute('data-i')), Number(await item.getAttribute('data-j'))];
+}
+
+const verdictWord = (i: number, j: number) => (cell(i, j) === Outcome.PASS ? 'PASS' : 'FAIL');
+
+describe('grading page in Chromium', () => {
+  it('grades by keyboard: the verdict hidden until graded, then shown with agreement; undo and arrows; grades stored with their draw', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.goto(`${server.url}/runs/${run.id}/grade?count=5&seed=3&design=uniform`);
+    await page.locator('#g-progress', { hasText: 'Output 1 of 5' }).waitFor();
+    await expect(page.locator('#g-asks').textContent()).resolves.toBe('answers politely — LLM judge mock: Is the answer polite?');
+    await expect(page.locator('#g-queue').textContent()).resolves.toMatch(/^Queue: 5 of the 50 outputs the rule decided that nobody graded yet, drawn uniform/);
+    const [i0, j0] = await shown(page);
+    await expect(page.locator('[data-testid="grading-output"]').textContent()).resolves.toBe(`Answer ${i0}.${j0}: open Settings, then Security.`);
+    await expect(page.locator('#g-input').textContent()).resolves.toBe(`Question ${i0}: how do I reset my password?`);
+    // Hidden until graded: no verdict, no reasons anywhere on the page.
+    await expect(page.locator('#g-verdict [data-state]').getAttribute('data-state')).resolves.toBe('hidden');
+    expect(await page.locator('body').textContent()).not.toMatch(/judge says/);
+
+    // Grading needs a name: p without one asks for it and stores nothing.
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('p');
+    await page.locator('#g-status', { hasText: 'Enter your name as grader first.' }).waitFor();
+    await page.locator('#g-grader').fill('Ada');
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+
+    await page.keyboard.press('p');
+    await page.locator('#g-progress', { hasText: 'Output 2 of 5' }).waitFor();
+    const last = page.locator('#g-last [data-testid="agreement"]');
+    const agree0 = cell(i0, j0) === Outcome.PASS;
+    await expect(last.textContent()).resolves.toBe(`You: PASS · judge: ${verdictWord(i0, j0)} · ${agree0 ? '✓ agree' : '✗ disagree'}`);
+    await expect(page.locator('#g-last li').textContent()).resolves.toBe(`judge says ${agree0 ? 'polite' : 'rude'} (${i0}.${j0})`);
+    await expect(page.locator('#g-verdict [data-state]').getAttribute('data-state')).resolves.toBe('hidden'); // the next output's stays hidden
+    const [i1, j1] = await shown(page);
+
+    await page.keyboard.press('f');
+    await page.locator('#g-progress', { hasText: 'Output 3 of 5' }).waitFor();
+    await page.keyboard.press('u');
+    await page.locator('#g-status', { hasText: `Undone: output (i=${i1}, j=${j1}).` }).waitFor();
+    expect(await shown(page)).toEqual([i1, j1]);
+    await expect(page.locator('#g-verdict [data-state]').getAttribute('data-state')).resolves.toBe('hidden');
+    await page.keyboard.press('s');
+    await page.locator('#g-progress', { hasText: 'Output 3 of 5' }).waitFor();
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('k');
+    await page.locator('#g-progress', { hasText: 'Output 1 of 5' }).waitFor();
+    // Back on a graded output: its verdict is shown beside the grade.
+    await expect(page.locator('#g-verdict [data-testid="agreement"]').textContent()).resolves.toBe(
+      `You: PASS · judge: ${verdictWord(i0, j0)} · ${agree0 ? '✓ agree' : '✗ disagree'}`,
+    );
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('j');
+    await page.keyboard.press('f');
+    await page.locator('#g-progress', { hasText: 'Output 4 of 5' }).waitFor();
+    await page.screenshot({ path: join(OUT, 'grading-1280x900.png'), fullPage: true });
+
+    const grades = await store.listGrades(run.id);
+    expect(grades.map((g) => [g.grade, g.grader, g.rule, g.probability])).toEqual([
+      ['pass', 'Ada', 'polite', 0.1],
+      ['fail', 'Ada', 'polite', 0.1],
+    ]);
+    expect(grades.every((g) => /uniform/.test(g.design ?? ''))).toBe(true);
+    expect(requests.every((u) => u.startsWith(server.url))).toBe(true);
+
+    // A reload draws a new batch from the outputs nobody graded yet, and remembers the grader.
+    await page.reload();
+    await page.locator('#g-queue', { hasText: 'Queue: 5 of the 48 outputs' }).waitFor();
+    await page.locator('#g-progress', { hasText: 'Output 1 of 5' }).waitFor();
+    const next = await shown(page);
+    expect(grades.some((g) => g.i === next[0] && g.j === next[1])).toBe(false);
+    await expect(page.locator('#g-grader').inputValue()).resolves.toBe('Ada');
+
+    // The run page now shows polite against people.
+    await page.goto(`${server.url}/runs/${run.id}`);
+    await expect(page.locator('section.grading[data-rule="polite"] h3').textContent()).resolves.toMatch(/^polite against people: 2 grade\(s\)/);
+    await page.close();
+  });
+
+  it('fits a phone without a page-wide horizontal scroll', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(`${server.url}/runs/${run.id}/grade?count=5&seed=4`);
+    await page.locator('#g-progress', { hasText: 'of 5' }).waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(1);
+    await page.screenshot({ path: join(OUT, 'grading-390x844.png'), fullPage: true });
+    await page.close();
+  });
+});

@@ -1,0 +1,207 @@
+import type { Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { z } from 'zod';
+import { Outcome, outcomeName } from '../core/outcome.js';
+import type { ReliabilityTensor } from '../core/tensor.js';
+import { gradingRefusal } from '../grades/gradable.js';
+import { DEFAULT_QUEUE, defaultSeed, gradesNeeded, gradingQueue, type QueueItem } from '../grades/queue.js';
+import { GradeError, UnknownRunError } from '../store/errors.js';
+import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
+import { decisionOfRun } from '../run/decision.js';
+import { checkMediaType } from './analyze.js';
+import type { DashboardData } from './data.js';
+
+/**
+ * The grading API behind the dashboard's grading page (docs/judges.md):
+ *
+ *   GET    /api/runs/:id/grading?rule=&grader=&count=&design=&seed=   the queue: outputs drawn at random, with input
+ *          (or &i=&j= for one output picked by hand)                  and output; the rule's verdict only for outputs
+ *                                                                      this grader has graded
+ *   POST   /api/runs/:id/grades     {i, j, rule, grade, grader, probability?, design?}  → 201 the grade and the verdict
+ *   DELETE /api/runs/:id/grades/:gradeId                              → 200 (undo)
+ *
+ * Writes need a server started with `--grading` (the store opened for writing; 403 otherwise), JSON bodies
+ * (415 otherwise, so no HTML form of another site can post), and pass the server's token and Host checks.
+ */
+
+const MAX_QUEUE = 1000;
+const MAX_BODY = 16 * 1024;
+
+const GradeBody = z
+  .object({
+    i: z.number().int().min(0),
+    j: z.number().int().min(0),
+    rule: z.string().min(1).max(500),
+    grade: z.enum(['pass', 'fail']),
+    grader: z.string().min(1).max(200),
+    probability: z.number().gt(0).lte(1).optional(),
+    design: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+
+/** What the rule said of an output: shown only once a person has graded it. */
+export interface RuleVerdict {
+  verdict: 'pass' | 'fail' | 'error' | 'pending';
+  reasons?: string[];
+  error?: string;
+}
+
+function verdictOf(t: ReliabilityTensor, k: number, i: number, j: number, s: SampleRecord | undefined): RuleVerdict {
+  const code = t.get(i, j, k);
+  const verdict = code === Outcome.PENDING ? 'pending' : (outcomeName(code) as RuleVerdict['verdict']);
+  const reasons = s?.reasons?.[k];
+  const error = s?.errors?.[k] ?? (code === Outcome.ERROR ? s?.generationError : undefined);
+  return { verdict, ...(reasons?.length ? { reasons } : {}), ...(error ? { error } : {}) };
+}
+
+const agreeOf = (v: RuleVerdict, grade: 'pass' | 'fail') => (v.verdict === 'pass' || v.verdict === 'fail' ? v.verdict === grade : null);
+
+function ruleIndex(run: RunRecord, name: string | undefined): number | undefined {
+  if (name !== undefined && name !== '') {
+    const k = run.validators.findIndex((v) => v.name === name);
+    return k < 0 ? undefined : k;
+  }
+  const verifier = run.validators.findIndex((v) => v.kind === 'verifier');
+  return verifier >= 0 ? verifier : run.validators.length ? 0 : undefined;
+}
+
+function whole(s: string | undefined, fallback: number | undefined, max: number): number | undefined | null {
+  if (s === undefined || s === '') return fallback;
+  return /^\d{1,9}$/.test(s) && Number(s) <= max ? Number(s) : null;
+}
+
+export function registerGrading(app: Hono, store: Store, data: DashboardData, writable: boolean): void {
+  const bad = (c: Context, field: string, message: string) => c.json({ error: 'invalid_request', message, field }, 400);
+  const missing = async (c: Context, ref: string) => c.json({ error: 'not_found', message: await data.whyUnresolved(ref) }, 404);
+  const readOnly = (c: Context) =>
+    c.json(
+      { error: 'grading_off', message: 'this server does not take grades: start it with assay serve --grading (it then opens the store for writing)' },
+      403,
+    );
+
+  /** The run a path names and whether it takes grades. */
+  async function runOf(c: Context): Promise<RunRecord | Response> {
+    const ref = c.req.param('id')!;
+    const id = await data.resolve(ref);
+    const run = id === undefined ? undefined : await store.getRun(id);
+    if (!run) return missing(c, ref);
+    const refusal = gradingRefusal(run);
+    if (refusal) return c.json({ error: 'not_gradable', message: refusal }, 409);
+    return run;
+  }
+
+  app.get('/api/runs/:id/grading', async (c) => {
+    const run = await runOf(c);
+    if (run instanceof Response) return run;
+    const q = (name: string) => c.req.query(name);
+    const k = ruleIndex(run, q('rule'));
+    if (k === undefined)
+      return bad(c, 'rule', `run ${run.id} has no rule ${JSON.stringify(q('rule'))} (its rules: ${run.validators.map((v) => v.name).join(', ')})`);
+    const rule = run.validators[k];
+    const count = whole(q('count'), DEFAULT_QUEUE, MAX_QUEUE);
+    if (!count) return bad(c, 'count', `query parameter "count" must be a whole number from 1 to ${MAX_QUEUE}`);
+    const design = q('design') || 'stratified';
+    if (design !== 'uniform' && design !== 'stratified') return bad(c, 'design', 'query parameter "design" must be "uniform" or "stratified"');
+    const seed = whole(q('seed'), defaultSeed(run.id, rule.name), 999_999_999);
+    if (seed === null || seed === undefined) return bad(c, 'seed', 'query parameter "seed" must be a whole number');
+    const [pi, pj] = [whole(q('i'), undefined, run.N - 1), whole(q('j'), undefined, run.M - 1)];
+    if (pi === null || pj === null || (pi === undefined) !== (pj === undefined))
+      return bad(
+        c,
+        pi === null || pi === undefined ? 'i' : 'j',
+        `query parameters "i" and "j" name one output together: i in 0..${run.N - 1}, j in 0..${run.M - 1}`,
+      );
+    const tensor = await store.loadTensor(run.id);
+    const ruleGrades = await store.listGrades(run.id, { rule: rule.name });
+    // A new batch from the outputs nobody graded for this rule yet (docs/judges.md, "The queue").
+    const queue =
+      pi !== undefined && pj !== undefined
+        ? { items: [{ i: pi, j: pj } as Omit<QueueItem, 'probability' | 'design'>], design: 'picked by hand', seed: null, population: null }
+        : gradingQueue(tensor, k, { count, design, seed, graded: ruleGrades });
+    const grader = q('grader')?.trim();
+    const mine = new Map<string, GradeRecord>();
+    if (grader) for (const g of ruleGrades) if (g.grader === grader) mine.set(`${g.i},${g.j}`, g);
+    const items = [];
+    for (const it of queue.items) {
+      const s = await store.getSample(run.id, it.i, it.j);
+      const g = mine.get(`${it.i},${it.j}`);
+      const v = g ? verdictOf(tensor, k, it.i, it.j, s) : undefined;
+      items.push({
+        ...it,
+        input: run.inputs[it.i],
+        ...(s?.output !== undefined ? { output: s.output } : { generationError: s?.generationError ?? 'not run' }),
+        // The rule's verdict stays hidden until this grader has graded the output (no anchoring).
+        ...(g && v ? { mine: { id: g.id, grade: g.grade }, rule: { ...v, agree: agreeOf(v, g.grade) } } : {}),
+      });
+    }
+    const level = decisionOfRun(run).confidence;
+    const need = gradesNeeded(tensor, k, 0.1, level, { design });
+    return c.json({
+      run: { id: run.id, name: run.name, N: run.N, M: run.M },
+      rule: { name: rule.name, kind: rule.kind, message: rule.message, ...(rule.source ? { source: rule.source } : {}) },
+      rules: run.validators.map((v) => ({ name: v.name, kind: v.kind })),
+      queue: { design: queue.design, seed: queue.seed, population: queue.population, count: queue.items.length },
+      // null: no output decided, or more grades than there are outputs
+      gradesNeeded: { width: 0.1, level, design, grades: need === undefined || !Number.isFinite(need) ? null : need },
+      writable,
+      items,
+    });
+  });
+
+  app.post(
+    '/api/runs/:id/grades',
+    bodyLimit({ maxSize: MAX_BODY, onError: (c) => c.json({ error: 'payload_too_large', message: `the body exceeds the ${MAX_BODY}-byte limit` }, 413) }),
+    async (c) => {
+      const media = checkMediaType(c.req.header('content-type'));
+      if (media) return c.json({ error: 'unsupported_media_type', message: media }, 415);
+      if (!writable) return readOnly(c);
+      let body: unknown;
+      try {
+        body = await c.req.json();
+      } catch {
+        return c.json({ error: 'invalid_json', message: 'the body is not valid JSON' }, 400);
+      }
+      const parsed = GradeBody.safeParse(body);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const keys = issue.code === 'unrecognized_keys' ? (issue as { keys: string[] }).keys : [];
+        const field = keys[0] ?? (issue.path.map(String).join('.') || undefined);
+        const message = keys.length
+          ? `unknown field "${keys.join('", "')}"; expected i, j, rule, grade, grader, probability, design`
+          : `field "${field}": ${issue.message}`;
+        return c.json({ error: 'invalid_request', message, ...(field ? { field } : {}) }, 400);
+      }
+      const run = await runOf(c);
+      if (run instanceof Response) return run;
+      let g: GradeRecord;
+      try {
+        g = await store.recordGrade(run.id, parsed.data);
+      } catch (err) {
+        if (err instanceof GradeError) return c.json({ error: 'invalid_grade', message: err.message, ...(err.field ? { field: err.field } : {}) }, 400);
+        if (err instanceof UnknownRunError) return missing(c, run.id);
+        throw err;
+      }
+      const k = run.validators.findIndex((v) => v.name === g.rule);
+      const tensor = await store.loadTensor(run.id);
+      const v = verdictOf(tensor, k, g.i, g.j, await store.getSample(run.id, g.i, g.j));
+      return c.json({ grade: g, rule: { ...v, agree: agreeOf(v, g.grade) } }, 201);
+    },
+  );
+
+  app.delete('/api/runs/:id/grades/:gradeId', async (c) => {
+    if (!writable) return readOnly(c);
+    const run = await runOf(c);
+    if (run instanceof Response) return run;
+    const id = whole(c.req.param('gradeId'), undefined, Number.MAX_SAFE_INTEGER);
+    const before = id ? (await store.listGrades(run.id)).find((g) => g.id === id) : undefined;
+    if (!id || !before || !(await store.deleteGrade(run.id, id)))
+      return c.json({ error: 'not_found', message: `run ${run.id} has no grade ${c.req.param('gradeId')}` }, 404);
+    // The grader's earlier grade of the output, if any, counts again.
+    const left = await store.listGrades(run.id, { rule: before.rule, grader: before.grader, i: before.i, j: before.j });
+    const last = left[left.length - 1];
+    if (!last) return c.json({ deleted: before, mine: null });
+    const k = run.validators.findIndex((v) => v.name === before.rule);
+    const v = verdictOf(await store.loadTensor(run.id), k, last.i, last.j, await store.getSample(run.id, last.i, last.j));
+    return c.json({ deleted: before, mine: { id: last.id, grade: last.grade }, rule: { ...v, agree: agreeOf(v, last.grade) } });
+  });
+}
