@@ -115,6 +115,9 @@ export { createGroundingEngine, type GroundingEngineOptions, type OpenGroundingE
 export { createGroundingPool, PoolOverloadedError, WorkerCrashedError, type GroundingPool, type GroundingPoolOptions } from './ground/pool/grounding.js';
 export { ingest, type IngestOptions, type IngestSummary } from './ground/ingest.js';
 export { createEmbedder, type EmbedderConfig } from './ground/embedders/resolve.js';
+export { createNliChecker, type NliCheckerOptions } from './ground/checkers/nli.js';
+export { createLlmClaimChecker, type LlmCheckerOptions } from './ground/checkers/llm.js';
+export type { ClaimChecker, ClaimCheck, ClaimCheckItem, ClaimCheckBatch, CheckVerdict, CheckerSummary } from './ground/checkers/types.js';
 export {
   GroundingRequestError,
   GroundingUnavailableError,

@@ -35,6 +35,71 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+describe('assay serve --judge', () => {
+  it("checks each claim of POST /analyze with the LLM judge on the server's main thread, the analysis in a worker, cost in the answer", async () => {
+    const { startMock } = await import('../mock/index.js');
+    const { mockResponder } = await import('../mock/rules.js');
+    const judge = await startMock('openai', {
+      chat: mockResponder({
+        rules: [
+          { regex: 'output-[0-9a-f]+>\\nThe Eiffel Tower is made of wood', judge: 'fail', reasons: ['CONTRADICTED: the evidence says iron'] },
+          { regex: 'output-[0-9a-f]+>\\nIt is 330 metres tall', judge: 'pass' },
+        ],
+      }),
+    });
+    writeFileSync(join(dir, 'judge.yaml'), `openai:\n  model: gpt-4o-mini\n  baseURL: "${judge.baseURL}"\n`);
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--kb', kbDir, '--judge', join(dir, 'judge.yaml'), '--port', '0', '--workers', '1'],
+      {
+        cwd: process.cwd(),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let stderr = '';
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 20_000);
+        child.stderr!.on('data', (d) => {
+          stderr += d;
+          const m = /serving on (http:\/\/\S+)/.exec(stderr);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]);
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+      });
+      const res = await fetch(`${url}/analyze`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'Where is the Eiffel Tower?', answer: 'The Eiffel Tower is made of wood. It is 330 metres tall.' }),
+      });
+      expect(res.status).toBe(200);
+      const report = await res.json();
+      expect(report.claims_analysis.map((c: { status: string; check: { verdict: string } }) => [c.status, c.check.verdict])).toEqual([
+        ['CONTRADICTED', 'contradicted'],
+        ['STRONG', 'entailed'],
+      ]);
+      expect(report.checker).toMatchObject({ kind: 'llm', checked: 2, errors: 0, cost_usd: expect.any(Number) });
+      expect(report.checker.cost_usd).toBeGreaterThan(0);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      await judge.close();
+    }
+  });
+
+  it('refuses --judge with --nli-model, and a judge file naming no provider (exit 2)', async () => {
+    writeFileSync(join(dir, 'nojudge.yaml'), 'gpt: { model: x }\n');
+    const err: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
+    expect(await main(['serve', '--kb', kbDir, '--judge', join(dir, 'nojudge.yaml'), '--nli-model', dir, '--port', '0'])).toBe(2);
+    expect(await main(['serve', '--kb', kbDir, '--judge', join(dir, 'nojudge.yaml'), '--port', '0'])).toBe(2);
+    expect(err.join('')).toMatch(/--judge and --nli-model: expected one claim checker[\s\S]*nojudge\.yaml: --judge: expected exactly one of openai/);
+  });
+});
+
 describe('assay serve', () => {
   it('serves /analyze over a real KB and the dashboard over the store, and stops cleanly on SIGTERM', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--kb', kbDir, '--store', db, '--port', '0'], {

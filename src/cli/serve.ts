@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { embedderConfig, embedderOptions, llmConfig, llmOptions, numberFlag } from '../ground/cli-options.js';
+import { checkerConfig, checkerOptions, embedderConfig, embedderOptions, llmConfig, llmOptions, numberFlag, type CheckerFlags } from '../ground/cli-options.js';
 import { createGroundingPool, DEFAULT_QUEUE, defaultWorkers, type GroundingPool } from '../ground/pool/grounding.js';
 import { isLoopbackHost } from '../server/auth.js';
 import { defaultConnectionLimits, type ConnectionLimits } from '../server/connections.js';
@@ -12,7 +12,7 @@ import { startServer, type ServerHandle } from '../server/start.js';
 import { isPostgresUrl, openStore, storeLocation } from '../store/open.js';
 import type { Store } from '../store/types.js';
 
-interface ServeFlags {
+interface ServeFlags extends CheckerFlags {
   kb?: string;
   store?: string;
   grading?: boolean;
@@ -70,6 +70,8 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   const rate = numberFlag('--rate', flags.rate, { min: 0.001, integer: false });
   const burst = numberFlag('--burst', flags.burst, { min: 1 });
   const llm = await llmConfig(flags);
+  // An LLM claim checker answers on this thread (network I/O); an NLI model is loaded in each analysis worker.
+  const checking = await checkerConfig(flags);
   if (maxBody) limits.maxBodyBytes = maxBody;
   if (timeout) limits.requestTimeoutMs = timeout;
   if (rate) limits.ratePerSecond = rate;
@@ -102,6 +104,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
         kbDir: flags.kb,
         embedderConfig: embedderConfig(flags),
         llm,
+        ...checking,
         workers,
         queue,
         ...(workerHeapMb ? { workerHeapMb } : {}),
@@ -215,5 +218,5 @@ export function register(program: Command): void {
       [] as string[],
     )
     .option('--trust-proxy', 'behind a reverse proxy that terminates TLS: believe its X-Forwarded-Proto (the login cookie is then Secure)');
-  llmOptions(embedderOptions(cmd)).action(async (flags: ServeFlags) => serveCommand(flags));
+  checkerOptions(llmOptions(embedderOptions(cmd))).action(async (flags: ServeFlags) => serveCommand(flags));
 }

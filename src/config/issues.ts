@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { quoted } from '../core/show.js';
-import { checkSchema } from '../validators/builtin.js';
+import { configCheckSchema } from '../validators/grounded-schema.js';
 import { CONFIG_KEYS, validatorConfigSchema, verifierConfigSchema } from './schema.js';
 
 type Issue = z.core.$ZodIssue & { input?: unknown };
@@ -46,7 +46,7 @@ function knownKeys(path: Path, input: unknown): string[] | undefined {
   if (p === 'verifiers.#') return Object.keys(verifierConfigSchema.shape);
   if (p === 'validators.#.check' && input && typeof input === 'object') {
     const type = (input as { type?: unknown }).type;
-    const option = checkSchema.options.find((o) => (o.shape.type as unknown as { value: unknown }).value === type);
+    const option = configCheckSchema.options.find((o) => (o.shape.type as unknown as { value: unknown }).value === type);
     return option ? Object.keys(option.shape) : undefined;
   }
   return undefined;

@@ -13,6 +13,8 @@ import type { Sandbox } from '../sandbox/types.js';
 import { builtinValidator, CheckOptionError, type CheckSpec } from '../validators/builtin.js';
 import { DEFAULT_VALIDATOR_TIMEOUT_MS } from '../validators/evaluate.js';
 import { sandboxedValidator } from '../validators/sandboxed.js';
+import { groundedValidator, type GroundedValidator } from '../validators/grounded.js';
+import { priceTable } from '../providers/prices.js';
 import { inputsFromReplay, loadInputsFile } from './inputs.js';
 import { designProblem } from './limits.js';
 import { describeFound, explainIssues, formatPath, type LocatedMessage } from './issues.js';
@@ -182,10 +184,14 @@ async function buildExperiment(
   let ownSandbox: Sandbox | undefined;
   const sandbox = (): Sandbox => options.sandbox ?? (ownSandbox ??= createSandbox());
   const validators: Validator[] = [];
+  // `grounded` checks hold worker threads (each with its KB loaded): ended with the experiment.
+  const grounded: GroundedValidator[] = [];
+  const build = { cfg, sandbox, file, locate, baseDir, grounded };
   try {
-    for (let i = 0; i < cfg.validators.length; i++) validators.push(await buildValidator(cfg.validators[i], i, cfg, sandbox, file, locate));
+    for (let i = 0; i < cfg.validators.length; i++) validators.push(await buildValidator(cfg.validators[i], i, build));
   } catch (err) {
     ownSandbox?.dispose();
+    await Promise.all(grounded.map((g) => g.close()));
     throw err;
   }
 
@@ -280,18 +286,24 @@ async function buildExperiment(
     ...(cfg.prices ? { prices: cfg.prices } : {}),
     ...(cfg.maxCostUsd !== undefined ? { maxCostUsd: cfg.maxCostUsd } : {}),
     serialisable,
-    dispose: () => ownSandbox?.dispose(),
+    dispose: () => {
+      ownSandbox?.dispose();
+      for (const g of grounded) void g.close();
+    },
   };
 }
 
-async function buildValidator(
-  v: ValidatorConfig,
-  i: number,
-  cfg: ParsedExperimentConfig,
-  sandbox: () => Sandbox,
-  file: string,
-  locate: Locate,
-): Promise<Validator> {
+interface BuildContext {
+  cfg: ParsedExperimentConfig;
+  sandbox: () => Sandbox;
+  file: string;
+  locate: Locate;
+  baseDir: string;
+  /** Built `grounded` validators, for the experiment to close. */
+  grounded: GroundedValidator[];
+}
+
+async function buildValidator(v: ValidatorConfig, i: number, { cfg, sandbox, file, locate, baseDir, grounded }: BuildContext): Promise<Validator> {
   const header = { name: v.name, message: v.message, minSuccess: v.minSuccess, weight: v.weight, timeoutMs: v.timeoutMs };
   // How errors and the sequential design treat this rule: the same for every kind of predicate.
   const policy = stripUndefined({ onError: v.onError, maxErrorShare: v.maxErrorShare, expect: v.expect });
@@ -324,6 +336,17 @@ async function buildValidator(
     }
   }
   try {
+    if (v.check?.type === 'grounded') {
+      const g = await groundedValidator(stripUndefined(header), v.check, {
+        baseDir,
+        file,
+        path: `validators[${i}].check`,
+        ...(cfg.prices ? { prices: priceTable(cfg.prices) } : {}),
+      });
+      grounded.push(g);
+      const { close: _close, stats: _stats, ...validator } = g;
+      return { ...validator, ...policy };
+    }
     return { ...builtinValidator(stripUndefined(header), v.check as CheckSpec), ...policy };
   } catch (err) {
     if (!(err instanceof CheckOptionError)) throw err;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Predicate } from '../core/validator.js';
-import { checkSchema } from '../validators/builtin.js';
+import { configCheckSchema } from '../validators/grounded-schema.js';
 import { DURATION_EXPECTED, parseDuration } from './duration.js';
 import { MAX_SAMPLES } from './limits.js';
 
@@ -56,8 +56,8 @@ export const validatorConfigSchema = z
     timeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),
     /** JavaScript source run in the sandbox (YAML/JSON), or a real function (assay.config.ts). */
     predicate: predicateSchema.optional(),
-    /** A built-in check type. */
-    check: checkSchema.optional(),
+    /** A built-in check type (or `grounded`: an audit against a knowledge base). */
+    check: configCheckSchema.optional(),
     /** `fail`: a predicate that throws means the output failed the rule (e.g. JSON.parse on non-JSON). Default `error`. */
     onError: z
       .enum(['error', 'fail'], { error: 'expected "error" (a throw is an error outcome, the default) or "fail" (a throw means the output failed)' })

@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { chatModelFromFile, fileFlagAlone } from '../providers/provider-file.js';
+import { chatModelFromFile, fileFlagAlone, readProviderFile } from '../providers/provider-file.js';
+import { localLimiters } from '../run/rate-limit.js';
+import { llmClaimCheckerFromConfig } from './checkers/llm.js';
+import type { ClaimChecker } from './checkers/types.js';
 import type { EmbedderConfig } from './embedders/resolve.js';
 import type { AnswerGenerator } from './engine.js';
 import { createChatAnswerGenerator, type OpenAIGeneratorOptions } from './llm.js';
@@ -61,6 +64,31 @@ export async function llmConfig(o: LlmFlags): Promise<AnswerGenerator | OpenAIGe
     return undefined;
   }
   return { model: o.llmModel, baseURL: o.llmBaseUrl ?? process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY, temperature };
+}
+
+/** The claim checker flags of `analyze` and `serve`: an LLM judge or a local NLI model, one of them. */
+export function checkerOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      '--judge <file>',
+      "check each claim against its evidence with an LLM judge: a provider object in YAML/JSON, as under a verifier's judge: (e.g. anthropic: { model: claude-haiku-4-5 }); verdicts bound to each call's nonce, cost counted",
+    )
+    .option('--nli-model <dir>', 'check each claim with an NLI / cross-encoder model in this folder (ONNX in the transformers.js layout; never downloaded)');
+}
+
+export interface CheckerFlags {
+  judge?: string;
+  nliModel?: string;
+}
+
+/** The claim checker of `--judge <file>` (built now: a bad file or a missing key fails first) or `--nli-model <dir>` (loaded with the KB). */
+export async function checkerConfig(o: CheckerFlags): Promise<{ checker?: ClaimChecker; nliModel?: string; nliLabel?: string }> {
+  if (o.judge !== undefined && o.nliModel !== undefined)
+    throw new UsageError('--judge and --nli-model: expected one claim checker, an LLM judge or an NLI model, found both', { path: '--judge' });
+  if (o.nliModel !== undefined) return { nliModel: o.nliModel, nliLabel: '--nli-model' };
+  if (o.judge === undefined) return {};
+  const raw = await readProviderFile(o.judge, '--judge');
+  return { checker: llmClaimCheckerFromConfig(raw, { file: o.judge, path: '--judge', limiters: localLimiters(), retry: { baseMs: 200, maxMs: 2000 } }) };
 }
 
 /** A numeric flag, checked: the message names the flag, the range and what was found. */

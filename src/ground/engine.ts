@@ -1,4 +1,6 @@
 import { GroundingUnavailableError } from './types.js';
+import { applyChecker, type CheckEvidence } from './checkers/apply.js';
+import type { ClaimChecker } from './checkers/types.js';
 import { extractClaims } from './claims.js';
 import { checkDetails, evidenceDetails, type EvidenceDetails } from './details.js';
 import type { SearchHit } from './index/flat.js';
@@ -28,6 +30,8 @@ export interface AnalyzeOptions {
   llm?: AnswerGenerator;
   /** Upper bound on claims per answer (default 200): beyond it the request is rejected (400). */
   maxClaims?: number;
+  /** Reads each claim against its evidence for meaning (an NLI model, an LLM judge); its verdict joins claimStatus. */
+  checker?: ClaimChecker;
 }
 
 const round = (x: number) => Math.round(x * 1e4) / 1e4;
@@ -179,6 +183,7 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
 
   const scored: ScoredClaim[] = [];
   const refs: (EvidenceRef | null)[] = [];
+  const checkEvidence: (CheckEvidence | null)[] = [];
   // Claims of one answer often share their best evidence: analyse each evidence text once.
   const evidenceCache = new Map<string, EvidenceDetails>();
   const detailsOf = (text: string) => {
@@ -191,6 +196,7 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
     if (!vectors[i]) {
       scored.push({ claim, support: null, evidence: false, unverified: [], error: errors[i] });
       refs.push(null);
+      checkEvidence.push(null);
       continue;
     }
     const best = bestOf.get(i) ?? null;
@@ -204,12 +210,24 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
     const check = details === 'off' ? { missing: [], conflicts: [] } : checkDetails(claim, detailsOf(scope));
     scored.push({ claim, support, evidence: has, unverified: check.missing, conflicts: check.conflicts });
     refs.push(ref);
+    checkEvidence.push(has ? { window: ref!.text, chunk: kb.chunkText(best.chunk) } : null);
   }
 
+  // The similarity shown stays the claim's, also for a claim the checker could not check (an error claim).
+  const shownSupport = scored.map((c) => c.support ?? 0);
+  const checked = options.checker ? await applyChecker(options.checker, scored, checkEvidence, query, { thresholds, details, signal }) : undefined;
+  signal?.throwIfAborted();
   const agg = aggregate(scored, { thresholds, details });
   const claims_analysis: ClaimAnalysis[] = scored.map((c, i) => {
     const status = agg.statuses[i];
-    const a: ClaimAnalysis = { claim: c.claim, support_score: round(c.support ?? 0), status, evidence: refs[i] };
+    const a: ClaimAnalysis = { claim: c.claim, support_score: round(shownSupport[i]), status, evidence: refs[i] };
+    const verdict = checked?.checks[i];
+    if (verdict && !('error' in verdict))
+      a.check = {
+        verdict: verdict.verdict,
+        ...(verdict.score !== undefined ? { score: round(verdict.score) } : {}),
+        ...(verdict.reasons?.length ? { reasons: verdict.reasons } : {}),
+      };
     const conflicts = c.conflicts ?? [];
     // A contradiction is shown as one; otherwise a differing detail is just one the evidence does not state.
     if (details !== 'off') a.unverified_details = status === 'CONTRADICTED' ? c.unverified : [...new Set([...c.unverified, ...conflicts.map((x) => x.claim)])];
@@ -234,5 +252,6 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
     thresholds,
     embedder: kb.embedder.id,
     top_k: topK,
+    ...(checked ? { checker: checked.summary } : {}),
   };
 }

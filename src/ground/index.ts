@@ -20,3 +20,7 @@ export { OpenAIEmbedder, createOpenAIEmbedder, type OpenAIEmbedderOptions } from
 export { TransformersEmbedder, createTransformersEmbedder, type TransformersOptions } from './embedders/transformers.js';
 export { createEmbedder, embedderFromSpec, type EmbedderConfig } from './embedders/resolve.js';
 export type { EmbedderSpec, KbEmbedder } from './embedders/spec.js';
+export { createNliChecker, labelLayout, verdictOfLabel, type NliCheckerOptions } from './checkers/nli.js';
+export { createLlmClaimChecker, llmClaimCheckerFromConfig, CLAIM_CHECK_INSTRUCTIONS, type LlmCheckerOptions } from './checkers/llm.js';
+export type { ClaimChecker, ClaimCheck, ClaimCheckItem, ClaimCheckBatch, CheckVerdict, CheckerSummary } from './checkers/types.js';
+export { answerOutcome, groundedOutcome, riskAtOrAbove, readAnswersFile, type AnswerOutcome, type GroundedCriteria, type Risk } from './ci.js';

@@ -1,3 +1,4 @@
+import type { CheckVerdict } from './checkers/types.js';
 import type { Conflict } from './details.js';
 import type { GroundingReport, SupportStatus, SupportThresholds } from './types.js';
 
@@ -28,6 +29,8 @@ export interface ScoredClaim {
   unverified: string[];
   /** Details its evidence states differently. */
   conflicts?: Conflict[];
+  /** A claim checker's verdict on the claim against its evidence (NLI model or LLM judge), when one ran. */
+  checked?: CheckVerdict;
   error?: string;
 }
 
@@ -73,16 +76,42 @@ export function classifySupport(score: number, t: SupportThresholds): 'STRONG' |
  * evidence does not otherwise match it, so a differing number there is no contradiction.
  */
 export function claimStatus(
-  c: Pick<ScoredClaim, 'support' | 'unverified' | 'conflicts'>,
+  c: Pick<ScoredClaim, 'support' | 'unverified' | 'conflicts' | 'checked'>,
   thresholds: SupportThresholds,
   details: DetailMode = 'count',
 ): SupportStatus {
   if (c.support === null) return 'UNSUPPORTED';
   const band = classifySupport(c.support, thresholds);
+  if (c.checked !== undefined) return checkedStatus(c, band, details);
   if (details === 'off' || band === 'UNSUPPORTED') return band;
   if (c.conflicts?.length) return 'CONTRADICTED';
   if (details === 'count' && c.unverified.length > 0) return 'UNSUPPORTED';
   return band;
+}
+
+/**
+ * With a claim checker's verdict (NLI or LLM), which reads meaning where similarity reads words: a figure the
+ * similar evidence states differently is still CONTRADICTED (the detail check is exact where models blur
+ * numbers); otherwise the checker decides support — contradicted, not stated (UNSUPPORTED), or entailed, which
+ * a paraphrase with low similarity can be — and a detail the evidence leaves out still counts in 'count' mode.
+ * An entailed claim is STRONG when its similarity is, else WEAK.
+ */
+function checkedStatus(c: Pick<ScoredClaim, 'unverified' | 'conflicts' | 'checked'>, band: SupportStatus, details: DetailMode): SupportStatus {
+  if (details !== 'off' && band !== 'UNSUPPORTED' && c.conflicts?.length) return 'CONTRADICTED';
+  if (c.checked === 'contradicted') return 'CONTRADICTED';
+  if (c.checked === 'neutral') return 'UNSUPPORTED';
+  if (details === 'count' && c.unverified.length > 0) return 'UNSUPPORTED';
+  return band === 'STRONG' ? 'STRONG' : 'WEAK';
+}
+
+/** Whether a claim checker's verdict could change the claim's status: not when similar evidence already contradicts a detail. */
+export function checkerDecides(
+  c: Pick<ScoredClaim, 'support' | 'evidence' | 'conflicts'>,
+  thresholds: SupportThresholds,
+  details: DetailMode = 'count',
+): boolean {
+  if (c.support === null || !c.evidence) return false;
+  return !(details !== 'off' && classifySupport(c.support, thresholds) !== 'UNSUPPORTED' && c.conflicts?.length);
 }
 
 /** Design §3.6; the tiny tolerance keeps 0.6 × 1 + 0.4 × 0.5 = 0.7999999… at 0.80. */

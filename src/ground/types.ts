@@ -1,4 +1,5 @@
 import { AssayError, ExitCode } from '../errors.js';
+import type { CheckerSummary, CheckVerdict } from './checkers/types.js';
 
 /** Cosine-similarity thresholds; they belong to the embedder, since cosine scales differ between embedders. */
 export interface SupportThresholds {
@@ -51,6 +52,8 @@ export interface ClaimAnalysis {
   unverified_details?: string[];
   /** With status CONTRADICTED: each detail of the claim and what the evidence states instead ("60 days" / "14 days"). */
   contradicted_details?: { claim: string; evidence: string }[];
+  /** The claim checker's verdict (NLI model or LLM judge), when one checked this claim; claimStatus has used it. */
+  check?: { verdict: CheckVerdict; score?: number; reasons?: string[] };
   /** Set when the claim could not be scored (e.g. its embedding failed); such claims are left out of every figure. */
   error?: string;
 }
@@ -66,8 +69,10 @@ export interface GroundingReport {
   claims_analysis: ClaimAnalysis[];
   /** Low similarity across all claims. */
   hallucination_flag: boolean;
-  /** Embedding failed for part of the analysis. */
+  /** Embedding (or the claim checker) failed for part of the analysis. */
   partial: boolean;
+  /** The claim checker that ran, how many claims it checked, and what its calls cost. */
+  checker?: CheckerSummary;
   [extra: string]: unknown;
 }
 

@@ -63,7 +63,7 @@ export interface JsonReport {
   verdict: Verdict;
   /** Whether the run's verdicts let CI pass (the exit code is 0 exactly when this is true and the run finished). */
   passed: boolean;
-  /** Verifiers carry `costUsd`: what their judge's priced calls cost. */
+  /** Verifiers carry `costUsd`: what their judge's priced calls cost (and so does a check that calls a judge, e.g. grounded). */
   validators: (JsonValidator & { costUsd?: number })[];
   /** IRP: one entry per input i, with the input itself. */
   inputs: (InputSummary & { input?: InputValue })[];
@@ -120,7 +120,10 @@ export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonRepo
       ...(v.figure !== undefined ? { figure: v.figure } : {}),
       ...(v.grading ? gradingJson(v.grading) : {}),
       ...(v.gradesToDecide !== undefined ? { gradesToDecide: v.gradesToDecide } : {}),
-      ...(v.kind === 'verifier' && meta.stats?.checkCostUsd?.[v.k] !== undefined ? { costUsd: meta.stats.checkCostUsd[v.k] } : {}),
+      // a verifier's judge, or a rule whose check calls one (grounded with a judge)
+      ...(meta.stats?.checkCostUsd?.[v.k] !== undefined && (v.kind === 'verifier' || meta.stats.checkCostUsd[v.k] > 0)
+        ? { costUsd: meta.stats.checkCostUsd[v.k] }
+        : {}),
     })),
     inputs: summary.inputs.map((s) => ({
       i: s.i,

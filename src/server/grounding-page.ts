@@ -16,7 +16,7 @@ ${hasEngine ? '' : '<p class="worse">This server has no knowledge base (start it
  * The answer is shown with each claim highlighted by status (colour, underline style and a glyph), then
  * each claim beside its best evidence. A claim shows its one status and that status's reason: what the
  * evidence states instead (CONTRADICTED, "60 days; evidence says 14 days", as describeConflict writes it),
- * or the details it leaves out.
+ * the details it leaves out, or what the claim checker (an NLI model, an LLM judge) read, when one ran.
  */
 export const GROUNDING_SCRIPT = `(function(){
 var form=document.getElementById('analyze-form');var out=document.getElementById('report');
@@ -32,7 +32,7 @@ if(pos<text.length)p.appendChild(document.createTextNode(text.slice(pos)));retur
 function render(r){out.textContent='';var card=el('section',null,'card');
 card.appendChild(el('h2','Report'));
 var risk=el('p');risk.appendChild(el('strong','Hallucination risk: '+r.hallucination_risk));
-risk.appendChild(el('span',' \\u00b7 confidence '+(r.confidence_score*100).toFixed(1)+'% \\u00b7 evidence coverage '+r.evidence_coverage+(r.hallucination_flag?' \\u00b7 hallucination flag: low similarity across all claims':'')+(r.partial?' \\u00b7 partial analysis (embedding failed for part of it)':'')));
+risk.appendChild(el('span',' \\u00b7 confidence '+(r.confidence_score*100).toFixed(1)+'% \\u00b7 evidence coverage '+r.evidence_coverage+(r.hallucination_flag?' \\u00b7 hallucination flag: low similarity across all claims':'')+(r.partial?' \\u00b7 partial analysis (some claims could not be scored)':'')+(r.checker?' \\u00b7 claims checked by '+r.checker.id+(r.checker.cost_usd!==undefined?' ($'+Number(r.checker.cost_usd).toFixed(6)+')':''):'')));
 card.appendChild(risk);card.appendChild(el('h3','Answer'));card.appendChild(answerView(r));
 card.appendChild(el('p','\\u2713 STRONG: supported \\u00b7 ~ WEAK: partly supported \\u00b7 \\u2717 UNSUPPORTED: not supported by the knowledge base \\u00b7 \\u2260 CONTRADICTED: the knowledge base states a detail differently','muted'));
 out.appendChild(card);
@@ -44,6 +44,7 @@ claim.appendChild(el('div',(idx+1)+'. '+c.claim));claim.appendChild(el('div',lab
 if(c.error)claim.appendChild(el('div','Could not be scored: '+c.error,'worse'));
 (c.contradicted_details||[]).forEach(function(x){claim.appendChild(el('div','Contradicted: '+x.claim+'; evidence says '+x.evidence,'worse contradiction'));});
 if(c.unverified_details&&c.unverified_details.length)claim.appendChild(el('div','Not found in the evidence: '+c.unverified_details.join(', '),'worse'));
+if(c.check)claim.appendChild(el('div','Claim checker: '+c.check.verdict+(c.check.score!==undefined?' (entailment '+Number(c.check.score).toFixed(2)+')':'')+(c.check.reasons&&c.check.reasons.length?' \u2014 '+c.check.reasons.join('; '):''),c.check.verdict==='entailed'?'muted':'worse'));
 row.appendChild(claim);var ev=el('div',null,'claim evidence');
 if(c.evidence){ev.appendChild(el('div','Evidence \\u00b7 '+c.evidence.source+' ('+c.evidence.chunk_id+') \\u00b7 score '+Number(c.evidence.score).toFixed(3),'muted'));ev.appendChild(el('div',c.evidence.text));}
 else ev.appendChild(el('div','No evidence retrieved.','muted'));

@@ -90,3 +90,47 @@ export function buildTinyBert(vocabSize: number, hidden = 8, seed = 7): TinyBert
   const onnx = cat([int(1, 8), str(2, 'assay-test'), graph, msg(8, str(1, ''), int(2, 13))]);
   return { onnx, hidden, word, type };
 }
+
+export interface TinyClassifier {
+  onnx: Uint8Array;
+  labels: number;
+  /** vocab × labels, row-major: each token's contribution to each logit */
+  word: Float32Array;
+  /** 2 × labels: each segment's (token type's) contribution, per token */
+  type: Float32Array;
+}
+
+/**
+ * A tiny sequence classifier with BERT's inputs (input_ids, attention_mask, token_type_ids) and a
+ * cross-encoder's output (logits: float [batch, labels]): logits = Σ over unmasked tokens of
+ * (word[input_id] + type[token_type_id]). Rows of `word` are seeded noise (±0.05) except those given in `rows`,
+ * so a test can make chosen word pieces decide the label, and compute every logit by hand.
+ */
+export function buildTinyClassifier(vocabSize: number, labels = 3, rows: Record<number, number[]> = {}, seed = 11): TinyClassifier {
+  const uniform = mulberry32(seed);
+  const word = new Float32Array(vocabSize * labels).map(() => (uniform() - 0.5) * 0.1);
+  for (const [id, row] of Object.entries(rows)) word.set(row, Number(id) * labels);
+  // Small: it is added once per token, so over a long pair it must not outweigh the chosen rows.
+  const type = new Float32Array(2 * labels).map(() => (uniform() - 0.5) * 0.002);
+  const graph = msg(
+    7,
+    node('Gather', ['word_embeddings', 'input_ids'], ['w']),
+    node('Gather', ['type_embeddings', 'token_type_ids'], ['t']),
+    node('Add', ['w', 't'], ['e']),
+    node('Cast', ['attention_mask'], ['m'], msg(5, str(1, 'to'), int(3, FLOAT), int(20, 2))),
+    node('Unsqueeze', ['m', 'last_axis'], ['m3']),
+    node('Mul', ['e', 'm3'], ['x']),
+    node('ReduceSum', ['x', 'token_axis'], ['logits'], msg(5, str(1, 'keepdims'), int(3, 0), int(20, 2))),
+    str(2, 'tiny-classifier'),
+    floatTensor('word_embeddings', [vocabSize, labels], word),
+    floatTensor('type_embeddings', [2, labels], type),
+    int64Tensor('last_axis', [-1]),
+    int64Tensor('token_axis', [1]),
+    valueInfo(11, 'input_ids', INT64, ['batch_size', 'sequence_length']),
+    valueInfo(11, 'attention_mask', INT64, ['batch_size', 'sequence_length']),
+    valueInfo(11, 'token_type_ids', INT64, ['batch_size', 'sequence_length']),
+    valueInfo(12, 'logits', FLOAT, ['batch_size', labels]),
+  );
+  const onnx = cat([int(1, 8), str(2, 'assay-test'), graph, msg(8, str(1, ''), int(2, 13))]);
+  return { onnx, labels, word, type };
+}

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { UsageError } from '../../errors.js';
+import type { ClaimCheckItem, ClaimChecker } from '../checkers/types.js';
 import type { AnswerGenerator } from '../engine.js';
 import { createOpenAIAnswerGenerator, type OpenAIGeneratorOptions } from '../llm.js';
 import type { GroundingEngineOptions } from '../service.js';
@@ -14,12 +15,18 @@ export const defaultWorkers = (): number => Math.max(2, Math.min(8, availablePar
 /** Requests that may wait for a free worker before the next one is refused (503). */
 export const DEFAULT_QUEUE = 32;
 
-/** What each worker opens: the engine's options, all serialisable (the LLM stays on the main thread). */
-export type WorkerEngineOptions = Omit<GroundingEngineOptions, 'embedder' | 'llm'>;
+/** What each worker opens: the engine's options, all serialisable (the LLM and an LLM claim checker stay on the main thread). */
+export type WorkerEngineOptions = Omit<GroundingEngineOptions, 'embedder' | 'llm' | 'checker'>;
 
 export interface GroundingPoolOptions extends WorkerEngineOptions {
   /** The LLM for query-only requests; it is called on the main thread (network I/O), the analysis in a worker. */
   llm?: AnswerGenerator | OpenAIGeneratorOptions;
+  /**
+   * A claim checker that lives on this thread (an LLM judge: network I/O, with its prices and limits): a worker
+   * hands its claims here mid-analysis and gets the verdicts back. An NLI model (`nliModel`, CPU work) is loaded
+   * in each worker instead.
+   */
+  checker?: ClaimChecker;
   /** Worker threads, each with its own copy of the KB (default: one per core, 2–8). */
   workers?: number;
   /** Requests that may wait for a free worker (default 32); one more gets PoolOverloadedError (HTTP 503). */
@@ -34,6 +41,13 @@ export interface GroundingWorkerData {
   engine: WorkerEngineOptions;
   /** Set when the main thread generates answers for query-only requests. */
   llmId?: string;
+  /** Set when the main thread checks claims (an LLM claim checker): the worker relays its checks there. */
+  checker?: { id: string; kind: ClaimChecker['kind'] };
+}
+
+/** A worker's request to the main thread: check these claims with the pool's checker. */
+export interface CheckCall {
+  check: ClaimCheckItem[];
 }
 
 export interface GroundingTask {
@@ -62,10 +76,19 @@ interface WorkerInfo {
  * cannot be opened rejects here, with the message `createGroundingEngine` gives (a UsageError stays one).
  */
 export async function createGroundingPool(options: GroundingPoolOptions): Promise<GroundingPool> {
-  const { llm: llmOption, workers = defaultWorkers(), queue = DEFAULT_QUEUE, workerHeapMb, onWarning, ...engine } = options;
+  const { llm: llmOption, checker, workers = defaultWorkers(), queue = DEFAULT_QUEUE, workerHeapMb, onWarning, ...engine } = options;
   if ('embedder' in engine) throw new RangeError('createGroundingPool: an embedder object cannot be passed to worker threads; it is re-created from the KB');
+  if (checker && engine.nliModel !== undefined)
+    throw new UsageError(
+      `${engine.nliLabel ?? 'nli model'}: expected one claim checker, an NLI model or an LLM judge, found both (the NLI model ${engine.nliModel} and ${checker.id})`,
+      { path: engine.nliLabel },
+    );
   const llm = llmOption === undefined ? undefined : 'generate' in llmOption ? llmOption : createOpenAIAnswerGenerator(llmOption);
-  const workerData: GroundingWorkerData = { engine, ...(llm ? { llmId: llm.id } : {}) };
+  const workerData: GroundingWorkerData = {
+    engine,
+    ...(llm ? { llmId: llm.id } : {}),
+    ...(checker ? { checker: { id: checker.id, kind: checker.kind } } : {}),
+  };
   let checksum: string | undefined;
   let warned = false;
   let pool: WorkerPool<GroundingTask, GroundingReport>;
@@ -87,6 +110,8 @@ export async function createGroundingPool(options: GroundingPoolOptions): Promis
         }
       },
       onStartFailure: (e) => onWarning?.(`an analysis worker could not start (${e.message}); retrying`),
+      // A worker's claims, checked here by the LLM checker; its verdicts, tokens and cost go back with the answer.
+      ...(checker ? { onCall: (input, signal) => checker.check((input as CheckCall).check, signal) } : {}),
     });
   } catch (err) {
     const e = err instanceof PoolUnavailableError ? err.error : undefined;

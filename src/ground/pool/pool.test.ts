@@ -34,6 +34,46 @@ async function start(options: Partial<PoolOptions> & { heapMb?: number; failIfEx
 const deadline = (ms: number) => AbortSignal.timeout(ms);
 const threadOf = async (pool: WorkerPool<TestTask, unknown>) => ((await pool.run({ op: 'echo', value: 1 })) as { threadId: number }).threadId;
 
+describe('WorkerPool: calls from a running task to the main thread (onCall)', () => {
+  it('answers each call with what onCall gives, or its error, and the task goes on', async () => {
+    const seen: unknown[] = [];
+    const pool = await start({
+      onCall: async (input) => {
+        seen.push(input);
+        if ((input as { fail?: boolean }).fail) throw new RangeError('the LLM is down');
+        return { doubled: (input as { n: number }).n * 2 };
+      },
+    });
+    const r = await pool.run({ op: 'call', inputs: [{ n: 2 }, { fail: true }, { n: 5 }] });
+    expect(r).toEqual([{ value: { doubled: 4 } }, { error: 'RangeError: the LLM is down' }, { value: { doubled: 10 } }]);
+    expect(seen).toEqual([{ n: 2 }, { fail: true }, { n: 5 }]);
+  });
+
+  it("aborts onCall's signal when the task's own signal aborts (the worker is then replaced), and drops its late answer", async () => {
+    let signal: AbortSignal | undefined;
+    const pool = await start({
+      onCall: (_input, s) => {
+        signal = s;
+        return new Promise((resolve) => setTimeout(() => resolve('late'), 400));
+      },
+    });
+    const ac = new AbortController();
+    const run = pool.run({ op: 'call', inputs: [1] }, ac.signal);
+    await expect.poll(() => signal !== undefined).toBe(true);
+    ac.abort(new Error('deadline'));
+    await expect(run).rejects.toThrow('deadline');
+    expect(signal!.aborted).toBe(true);
+    await new Promise((r) => setTimeout(r, 500)); // the late answer finds no task: nothing breaks
+    expect(await pool.run({ op: 'echo', value: 'next' })).toMatchObject({ value: 'next' });
+    expect(pool.stats()).toMatchObject({ terminated: 1, crashed: 0 });
+  });
+
+  it('a pool without onCall answers a call with an error, not a hang', async () => {
+    const pool = await start();
+    expect(await pool.run({ op: 'call', inputs: [1] })).toEqual([{ error: 'Error: this pool answers no calls from its workers' }]);
+  });
+});
+
 describe('WorkerPool', () => {
   it('runs tasks on its workers, one at a time each, and answers each with its value', async () => {
     const pool = await start({ size: 2 });

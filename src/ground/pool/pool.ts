@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { AssayError, ExitCode } from '../../errors.js';
-import type { FromWorker, ToWorker, WireError } from './protocol.js';
+import { toWire, type FromWorker, type Reply, type ToWorker, type WireError } from './protocol.js';
 
 /**
  * A fixed number of worker threads in front of a bounded queue, for CPU work whose cost depends on its input.
@@ -22,6 +22,11 @@ export interface PoolOptions {
   onReady?: (info: unknown) => void;
   /** Told when a replacement worker could not start (the pool retries, backing off up to 30 s). */
   onStartFailure?: (error: WireError) => void;
+  /**
+   * Answers a running task's `tools.call` (serve-tasks.ts) on this thread: I/O the worker hands back, such as an
+   * LLM call. Its signal aborts when the task ends (done, aborted, its worker gone); a late answer is dropped.
+   */
+  onCall?: (input: unknown, signal: AbortSignal) => Promise<unknown>;
 }
 
 export interface PoolStats {
@@ -82,6 +87,8 @@ interface Task {
   input: unknown;
   signal?: AbortSignal;
   onAbort?: () => void;
+  /** Aborts the task's calls on this thread (onCall) when it ends. */
+  calls?: AbortController;
   resolve(value: unknown): void;
   reject(err: unknown): void;
 }
@@ -210,7 +217,30 @@ export class WorkerPool<I, O> {
       if (m.ok) this.settle(task, m.value);
       else this.settle(task, undefined, new TaskFailedError(m.error));
       this.next(slot);
+    } else if (m.type === 'call' && slot.task?.id === m.id) {
+      this.answerCall(slot, slot.task, m.call, m.input);
     }
+  }
+
+  /** A running task asked this thread for work (onCall): answer its worker, unless the task ended meanwhile. */
+  private answerCall(slot: Slot, task: Task, call: number, input: unknown): void {
+    const calls = (task.calls ??= new AbortController());
+    const signal = task.signal ? AbortSignal.any([task.signal, calls.signal]) : calls.signal;
+    const handler = this.options.onCall;
+    const work = handler ? Promise.resolve().then(() => handler(input, signal)) : Promise.reject(new Error('this pool answers no calls from its workers'));
+    void work
+      .then(
+        (value): Reply => ({ reply: call, ok: true, value }),
+        (err: unknown): Reply => ({ reply: call, ok: false, error: toWire(err) }),
+      )
+      .then((reply) => {
+        if (slot.task !== task || slot.state === 'dead') return;
+        try {
+          slot.worker.postMessage(reply);
+        } catch (err) {
+          slot.worker.postMessage({ reply: call, ok: false, error: toWire(err) } satisfies Reply); // a value that cannot be cloned
+        }
+      });
   }
 
   /** A worker died by itself: its task (if any) fails, a replacement starts. */
@@ -292,6 +322,7 @@ export class WorkerPool<I, O> {
 
   private settle(task: Task, value: unknown, err?: unknown): void {
     if (task.onAbort) task.signal?.removeEventListener('abort', task.onAbort);
+    task.calls?.abort(new Error('the task ended'));
     if (err !== undefined) task.reject(err);
     else task.resolve(value);
   }

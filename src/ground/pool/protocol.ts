@@ -14,11 +14,22 @@ export type FromWorker =
   | { type: 'ready'; info: unknown }
   | { type: 'failed'; error: WireError }
   | { type: 'done'; id: number; ok: true; value: unknown }
-  | { type: 'done'; id: number; ok: false; error: WireError };
+  | { type: 'done'; id: number; ok: false; error: WireError }
+  /** During task `id`, the worker asks the main thread to do I/O for it (an LLM call): answered by a Reply. */
+  | { type: 'call'; id: number; call: number; input: unknown };
 
 export interface ToWorker {
   id: number;
   input: unknown;
+}
+
+/** The main thread's answer to a worker's `call`. */
+export type Reply = { reply: number; ok: true; value: unknown } | { reply: number; ok: false; error: WireError };
+
+/** An error that crossed the thread boundary, as an Error again (its name, message and cloned fields). */
+export function fromWire(w: WireError): Error {
+  const { name, message, ...fields } = w;
+  return Object.assign(new Error(message), fields, { name });
 }
 
 export function toWire(err: unknown): WireError {

@@ -4,11 +4,12 @@
  * request arrives with the task and is handed to the engine as its "LLM", so the engine runs unchanged.
  */
 import { workerData } from 'node:worker_threads';
+import type { ClaimCheckBatch, ClaimChecker } from '../checkers/types.js';
 import type { AnswerGenerator } from '../engine.js';
 import { createGroundingEngine } from '../service.js';
 import type { GroundingReport } from '../types.js';
-import type { GroundingTask, GroundingWorkerData } from './grounding.js';
-import { serveTasks } from './serve-tasks.js';
+import type { CheckCall, GroundingTask, GroundingWorkerData } from './grounding.js';
+import { serveTasks, type TaskTools } from './serve-tasks.js';
 import { lowerThreadPriority } from './spawn.js';
 
 const data = workerData as GroundingWorkerData;
@@ -17,6 +18,17 @@ lowerThreadPriority();
 
 serveTasks<GroundingTask, GroundingReport>(async () => {
   let generated: string | undefined;
+  let tools: TaskTools | undefined;
+  // An LLM claim checker lives on the main thread: the claims go there, the verdicts come back (the pool's onCall).
+  const relayChecker: ClaimChecker | undefined = data.checker
+    ? {
+        ...data.checker,
+        check: async (items) => {
+          if (!tools) throw new Error('no task is running');
+          return (await tools.call({ check: [...items] } satisfies CheckCall)) as ClaimCheckBatch;
+        },
+      }
+    : undefined;
   const relay: AnswerGenerator | undefined = data.llmId
     ? {
         id: data.llmId,
@@ -26,15 +38,17 @@ serveTasks<GroundingTask, GroundingReport>(async () => {
         },
       }
     : undefined;
-  const engine = await createGroundingEngine({ ...data.engine, llm: relay });
+  const engine = await createGroundingEngine({ ...data.engine, llm: relay, ...(relayChecker ? { checker: relayChecker } : {}) });
   return {
     info: { checksum: engine.manifest.checksum, chunks: engine.kb.chunks.length, embedder: engine.kb.embedder.id },
-    async run(task) {
+    async run(task, taskTools) {
       generated = task.generated;
+      tools = taskTools;
       try {
         return await engine.analyze(task.request);
       } finally {
         generated = undefined;
+        tools = undefined;
       }
     },
   };

@@ -15,7 +15,9 @@ export type TestTask =
   | { op: 'oom' }
   | { op: 'exit'; code: number }
   | { op: 'uncaught' }
-  | { op: 'throw' };
+  | { op: 'throw' }
+  /** Asks the main thread (the pool's onCall) for each of `inputs`, one after the other, and answers what it said. */
+  | { op: 'call'; inputs: unknown[] };
 
 const data = (workerData ?? {}) as { failIfExists?: string };
 
@@ -23,8 +25,19 @@ serveTasks<TestTask, unknown>(async () => {
   if (data.failIfExists && existsSync(data.failIfExists)) throw new UsageError(`cannot load: ${data.failIfExists} exists`, { path: '--kb' });
   return {
     info: { threadId },
-    async run(task) {
+    async run(task, tools) {
       switch (task.op) {
+        case 'call': {
+          const answers: unknown[] = [];
+          for (const input of task.inputs) {
+            try {
+              answers.push({ value: await tools.call(input) });
+            } catch (err) {
+              answers.push({ error: `${(err as Error).name}: ${(err as Error).message}` });
+            }
+          }
+          return answers;
+        }
         case 'echo':
           return { value: task.value, threadId };
         case 'sleep':
