@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { alignment } from '../core/alignment.js';
 import { combineGrades } from '../core/grades.js';
-import { Outcome } from '../core/outcome.js';
+import { gradedPairs } from '../core/grading-summary.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { gradingRefusal } from '../grades/gradable.js';
 import { graderName } from '../grades/grader.js';
@@ -76,12 +76,7 @@ async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
       );
     // The grades a target width needs, from the rule's verdicts and (once there are grades) its measured error rates.
     const level = decisionOfRun(run).confidence;
-    const pairs = combineGrades(personGrades(run, grades), run.K)[k].flatMap((o) => {
-      const c = tensor.get(o.i, o.j, k);
-      return c === Outcome.PASS || c === Outcome.FAIL
-        ? [{ judge: c === Outcome.PASS, person: o.person, ...(o.probability !== undefined ? { probability: o.probability } : {}) }]
-        : [];
-    });
+    const { pairs } = gradedPairs(tensor, k, combineGrades(personGrades(run, grades), run.K)[k]);
     const a = alignment(pairs, level);
     const need = gradesNeeded(tensor, k, width, level, { tpr: a.tpr?.rate, tnr: a.tnr?.rate, design });
     const wide = `a corrected interval ${Math.round(width * 1000) / 10} points wide at ${Math.round(level * 1000) / 10}%`;

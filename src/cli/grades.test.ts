@@ -145,6 +145,33 @@ describe('grades in the reports of a stored run', () => {
     expect(readFileSync(join(tmp.dir(), 'show.md'), 'utf8')).toContain('### polite against people: 40 grade(s): 20 agree, 20 disagree');
   });
 
+  it('a stratified queue graded, then one output graded by hand: show, runs and grade still read the run, saying so', async () => {
+    // polite's judge fails outputs with j = 0; a stratified queue's lines carry each verdict's own probability.
+    const path = join(tmp.dir(), 'mixed.db');
+    const store = openSqliteStore(path);
+    const run = await writeGradedFixture(store, { N: 20, M: 5, cell: (_i, j) => (j === 0 ? Outcome.FAIL : Outcome.PASS) });
+    await store.close();
+    const drawn = [
+      ...Array.from({ length: 8 }, (_, n) => line(n, 1 + (n % 4), n % 4 ? 'pass' : 'fail', ', "probability": 0.1, "design": "stratified"')),
+      ...Array.from({ length: 6 }, (_, n) => line(n, 0, n % 2 ? 'pass' : 'fail', ', "probability": 0.3, "design": "stratified"')),
+    ];
+    expect((await cli('grades', 'import', tmp.config('queue.jsonl', drawn.join('\n')), '--run', run.id, '--store', path)).code).toBe(0);
+    const byHand = await cli('grades', 'import', tmp.config('hand.jsonl', line(19, 4, 'fail')), '--run', run.id, '--store', path);
+    expect(byHand.code, byHand.err).toBe(0);
+    const shown = await cli('show', run.id, '--store', path, '--json', '-');
+    expect(shown.err).not.toMatch(/internal error/);
+    expect([0, 1]).toContain(shown.code);
+    const polite = (JSON.parse(shown.out) as { validators: { grading: { grades: number; notRandom: number; caveats: string[] } }[] }).validators[1];
+    expect([polite.grading.grades, polite.grading.notRandom]).toEqual([15, 1]);
+    expect(polite.grading.caveats[0]).toMatch(/^1 of 15 grades were not drawn at random/);
+    const listed = await cli('runs', '--store', path);
+    expect(listed.err).not.toMatch(/cannot be read/);
+    expect(listed.out).toContain(run.id);
+    const queue = await cli('grade', run.id, '--store', path, '--print', '--suggest', '3');
+    expect(queue.code, queue.err).toBe(0);
+    expect(queue.err).toMatch(/\(15 graded so far\)/);
+  });
+
   it('a sequential run that holds grades (stored through the library) is not resumed: exit 2, saying why', async () => {
     const path = join(tmp.dir(), 'seq.db');
     const cfg = tmp.config(

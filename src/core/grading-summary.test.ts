@@ -109,6 +109,42 @@ describe('summarize with people’s grades', () => {
     expect(only.grading!.corrected).toBeNull();
   });
 
+  it('a hand-picked grade among grades drawn with unequal probabilities counts as drawn with the others of its verdict', () => {
+    // The judge fails outputs with j = 0 and passes the rest; a stratified queue drew 3 PASS verdicts with
+    // probability 0.1 and 2 FAIL verdicts with 0.5; then someone graded one more PASS verdict by hand (the page's ?i=&j=).
+    const t = tensor((i, j, k) => (k === 1 && j === 0 ? Outcome.FAIL : Outcome.PASS));
+    const drawnGrades: PersonGrade[] = [
+      { i: 0, j: 1, k: 1, pass: true, grader: 'ada', probability: 0.1 },
+      { i: 0, j: 2, k: 1, pass: true, grader: 'ada', probability: 0.1 },
+      { i: 0, j: 3, k: 1, pass: false, grader: 'ada', probability: 0.1 },
+      { i: 1, j: 0, k: 1, pass: false, grader: 'ada', probability: 0.5 },
+      { i: 2, j: 0, k: 1, pass: true, grader: 'ada', probability: 0.5 },
+    ];
+    const hand: PersonGrade = { i: 3, j: 4, k: 1, pass: true, grader: 'bob' };
+    const s = summarize(t, rules, { verdict: 'confident' }, combineGrades([...drawnGrades, hand], 2)).validators[1];
+    const asDrawn = summarize(t, rules, { verdict: 'confident' }, combineGrades([...drawnGrades, { ...hand, probability: 0.1 }], 2)).validators[1];
+    expect(s.grading!.notRandom).toBe(1);
+    expect(s.grading!.alignment).toEqual(asDrawn.grading!.alignment);
+    expect(s.grading!.corrected).toEqual(asDrawn.grading!.corrected);
+    expect(s.grading!.alignment.weighted).toBe(true);
+    // A verdict with hand-picked grades only has no draw to borrow from: then every grade counts plainly.
+    const failByHand: PersonGrade = { i: 4, j: 0, k: 1, pass: false, grader: 'bob' };
+    const onlyPass = drawnGrades.slice(0, 3);
+    const plain = summarize(t, rules, {}, combineGrades([...onlyPass, failByHand], 2)).validators[1];
+    const unweighted = summarize(
+      t,
+      rules,
+      {},
+      combineGrades(
+        [...onlyPass, failByHand].map(({ probability: _p, ...g }) => g),
+        2,
+      ),
+    ).validators[1];
+    expect(plain.grading!.alignment).toEqual(unweighted.grading!.alignment);
+    expect(plain.grading!.corrected).toEqual(unweighted.grading!.corrected);
+    expect(plain.grading!.notRandom).toBe(1);
+  });
+
   it('a sequential run shows its grades against the judge but never corrects its verdict with them', () => {
     const grades = combineGrades(drawn(80, 1), 2);
     const plain = summarize(judgePassesAll, rules, { stopping: 'sequential' });

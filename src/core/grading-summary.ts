@@ -12,6 +12,36 @@ import type { ReliabilityTensor } from './tensor.js';
 /** What a verifier without grades says in every report: its rate is its judge's, never checked against a person. */
 export const NOT_CHECKED = 'judge not checked against people';
 
+type Pair = { judge: boolean; person: boolean; probability?: number };
+
+/**
+ * The rule's verdicts paired with people's grades of the outputs it decided (PASS or FAIL); the others are
+ * counted as `undecided`. A grade given without a draw (hand-picked, or imported without a probability) is
+ * used as if drawn at random (docs/judges.md): where other grades of its verdict were drawn, it takes their
+ * probability (the harmonic mean, i.e. their mean weight), so that it weighs as one of them; where none of
+ * its verdict were drawn there is nothing to borrow, and every grade counts plainly.
+ */
+export function gradedPairs(t: ReliabilityTensor, k: number, outputs: readonly GradedOutput[]): { pairs: Pair[]; undecided: number; notRandom: number } {
+  const pairs: Pair[] = [];
+  let undecided = 0;
+  for (const o of outputs) {
+    const cell = t.get(o.i, o.j, k);
+    if (cell !== Outcome.PASS && cell !== Outcome.FAIL) undecided++;
+    else pairs.push({ judge: cell === Outcome.PASS, person: o.person, ...(o.probability !== undefined ? { probability: o.probability } : {}) });
+  }
+  const notRandom = pairs.filter((p) => p.probability === undefined).length;
+  if (notRandom === 0 || notRandom === pairs.length) return { pairs, undecided, notRandom };
+  const borrowed = new Map<boolean, number>();
+  for (const verdict of [true, false]) {
+    const weights = pairs.filter((p) => p.judge === verdict && p.probability !== undefined).map((p) => 1 / p.probability!);
+    if (weights.length) borrowed.set(verdict, weights.length / weights.reduce((a, b) => a + b, 0));
+  }
+  const filled = pairs.every((p) => p.probability !== undefined || borrowed.has(p.judge))
+    ? pairs.map((p) => (p.probability !== undefined ? p : { ...p, probability: borrowed.get(p.judge)! }))
+    : pairs.map(({ judge, person }) => ({ judge, person }));
+  return { pairs: filled, undecided, notRandom };
+}
+
 /** The rule's verdicts paired with people's grades, its alignment and, unless `correct` is false, its corrected rate. */
 export function gradingSummary(
   t: ReliabilityTensor,
@@ -21,20 +51,13 @@ export function gradingSummary(
   level: number,
   correct: boolean,
 ): GradingSummary {
-  const pairs: { judge: boolean; person: boolean; probability?: number }[] = [];
+  const { pairs, undecided, notRandom } = gradedPairs(t, k, outputs);
   const disagreements: Disagreement[] = [];
-  let undecided = 0;
-  let notRandom = 0;
   let disputed = 0;
   for (const o of outputs) {
     const cell = t.get(o.i, o.j, k);
-    if (cell !== Outcome.PASS && cell !== Outcome.FAIL) {
-      undecided++;
-      continue;
-    }
+    if (cell !== Outcome.PASS && cell !== Outcome.FAIL) continue;
     const judge = cell === Outcome.PASS;
-    pairs.push({ judge, person: o.person, ...(o.probability !== undefined ? { probability: o.probability } : {}) });
-    if (o.probability === undefined) notRandom++;
     if (o.disputed) disputed++;
     if (judge !== o.person) disagreements.push({ i: o.i, j: o.j, judge, person: o.person, disputed: o.disputed, ...(o.reasons ? { reasons: o.reasons } : {}) });
   }
