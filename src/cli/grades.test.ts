@@ -71,6 +71,10 @@ describe('assay grades import / export', () => {
       [line(0, 0, 'fail').replace('polite', 'kind'), /line 3: field "rule": .*rule "kind" is not one of the run's \("short", "polite"\)/],
       [line(3, 2, 'fail'), /line 3: field "input": .*generation failed \(HTTP 503\), so there is no output to grade/],
       [line(0, 0, 'meh'), /g2\.jsonl: line 3: field "grade": expected "pass" or "fail", found "meh"/],
+      [
+        line(1, 0, 'fail', ', "gradedAt": "yesterday"'),
+        /g2\.jsonl: line 3: field "gradedAt": .*ISO 8601 date and time, found "yesterday"; nothing was imported/,
+      ],
     ];
     for (const [bad, message] of cases) {
       const file = tmp.config('g2.jsonl', [line(0, 0, 'fail'), line(0, 1, 'pass'), bad].join('\n'));
