@@ -66,7 +66,7 @@ describe('grading page in Chromium', () => {
     page.on('request', (r) => requests.push(r.url()));
     await page.goto(`${server.url}/runs/${run.id}/grade?count=5&seed=3&design=uniform`);
     await page.locator('#g-progress', { hasText: 'Output 1 of 5' }).waitFor();
-    await expect(page.locator('#g-asks').textContent()).resolves.toBe('answers politely — LLM judge mock: Is the answer polite?');
+    await expect(page.locator('#g-asks').textContent()).resolves.toBe('LLM judge mock: Is the answer polite?');
     await expect(page.locator('#g-queue').textContent()).resolves.toMatch(/^Queue: 5 of the 50 outputs the rule decided that nobody graded yet, drawn uniform/);
     const [i0, j0] = await shown(page);
     await expect(page.locator('[data-testid="grading-output"]').textContent()).resolves.toBe(`Answer ${i0}.${j0}: open Settings, then Security.`);

@@ -37,7 +37,8 @@ describe('grading API', () => {
   it('serves a seeded random queue with inputs and outputs, and no verdict of the rule before grading', async () => {
     const q = await api(server, `/api/runs/${run.id}/grading?count=8&seed=5&design=uniform`);
     expect(q.status).toBe(200);
-    expect(q.body.rule).toEqual({ name: 'polite', kind: 'verifier', message: 'answers politely', source: 'LLM judge mock: Is the answer polite?' });
+    // What the rule asks, never its message (said when it fails: "verifier polite judged the output FAIL").
+    expect(q.body.rule).toEqual({ name: 'polite', kind: 'verifier', asks: 'LLM judge mock: Is the answer polite?' });
     expect(q.body.queue).toEqual({ design: 'uniform', seed: 5, population: 40, count: 8 });
     expect(q.body.writable).toBe(true);
     // 40 outputs, the judge's error rates not yet measured: no number of grades makes a 10-point interval.

@@ -5,6 +5,7 @@ import { Outcome, outcomeName } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { gradingRefusal } from '../grades/gradable.js';
 import { DEFAULT_QUEUE, defaultSeed, gradesNeeded, gradingQueue, type QueueItem } from '../grades/queue.js';
+import { ruleAsks } from '../grades/rule-asks.js';
 import { GradeError, UnknownRunError } from '../store/errors.js';
 import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
 import { decisionOfRun } from '../run/decision.js';
@@ -138,7 +139,7 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
     const need = gradesNeeded(tensor, k, 0.1, level, { design });
     return c.json({
       run: { id: run.id, name: run.name, N: run.N, M: run.M },
-      rule: { name: rule.name, kind: rule.kind, message: rule.message, ...(rule.source ? { source: rule.source } : {}) },
+      rule: { name: rule.name, kind: rule.kind, asks: ruleAsks(rule) },
       rules: run.validators.map((v) => ({ name: v.name, kind: v.kind })),
       queue: { design: queue.design, seed: queue.seed, population: queue.population, count: queue.items.length },
       // null: no output decided, or more grades than there are outputs
