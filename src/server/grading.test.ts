@@ -53,7 +53,10 @@ describe('grading API', () => {
       expect(JSON.stringify(it)).not.toMatch(/judge says/);
     }
     expect((await api(server, `/api/runs/${run.id}/grading?count=8&seed=5&design=uniform`)).body.items).toEqual(q.body.items);
-    expect((await api(server, `/api/runs/${run.id}/grading?count=8&seed=5`)).body.queue.design).toBe('stratified');
+    const stratified = (await api(server, `/api/runs/${run.id}/grading?count=8&seed=5`)).body;
+    expect(stratified.queue.design).toBe('stratified');
+    // The stratum a stratified queue drew an output from is the judge's verdict: not sent before grading either.
+    for (const it of stratified.items) expect(Object.keys(it).sort()).toEqual(['design', 'i', 'input', 'j', 'output', 'probability']);
     // The runs list says which figure each rate is.
     const listed = (await api(server, '/api/runs')).body.runs.find((r: { id: string }) => r.id === run.id);
     expect(listed.validators[1]).toEqual({

@@ -127,8 +127,10 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
       const s = await store.getSample(run.id, it.i, it.j);
       const g = mine.get(`${it.i},${it.j}`);
       const v = g ? verdictOf(tensor, k, it.i, it.j, s) : undefined;
+      // The stratum is the rule's verdict: like the verdict, not sent before grading.
+      const { stratum: _verdict, ...drawn } = it as QueueItem;
       items.push({
-        ...it,
+        ...drawn,
         input: run.inputs[it.i],
         ...(s?.output !== undefined ? { output: s.output } : { generationError: s?.generationError ?? 'not run' }),
         // The rule's verdict stays hidden until this grader has graded the output (no anchoring).
