@@ -1,14 +1,9 @@
 import type { Command } from 'commander';
-import { alignment } from '../core/alignment.js';
-import { combineGrades } from '../core/grades.js';
-import { gradedPairs } from '../core/grading-summary.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { gradingRefusal } from '../grades/gradable.js';
 import { graderName } from '../grades/grader.js';
-import { personGrades } from '../grades/load.js';
-import { DEFAULT_QUEUE, defaultSeed, designFlag, gradesNeeded, gradingQueue, seedFlag, widthFlag } from '../grades/queue.js';
+import { DEFAULT_QUEUE, defaultSeed, designFlag, gradingPlan, gradingQueue, seedFlag, widthFlag } from '../grades/queue.js';
 import { GradingSession, parseKeys } from '../grades/session.js';
-import { decisionOfRun } from '../run/decision.js';
 import { storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import type { RunRecord } from '../store/types.js';
@@ -75,17 +70,14 @@ async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
         { path: '--rule' },
       );
     // The grades a target width needs, from the rule's verdicts and (once there are grades) its measured error rates.
-    const level = decisionOfRun(run).confidence;
-    const { pairs } = gradedPairs(tensor, k, combineGrades(personGrades(run, grades), run.K)[k]);
-    const a = alignment(pairs, level);
-    const need = gradesNeeded(tensor, k, width, level, { tpr: a.tpr?.rate, tnr: a.tnr?.rate, design });
-    const wide = `a corrected interval ${Math.round(width * 1000) / 10} points wide at ${Math.round(level * 1000) / 10}%`;
-    const plan =
-      need === undefined || !Number.isFinite(need)
-        ? `${wide} would need more grades than the outputs ${rule.name} decided (${pairs.length} graded so far)`
-        : `${wide} needs about ${need} grades of ${rule.name}, drawn ${design} (${pairs.length} so far)`;
+    const plan = gradingPlan(run, tensor, k, grades, { width, design });
+    const wide = `a corrected interval ${Math.round(width * 1000) / 10} points wide at ${Math.round(plan.level * 1000) / 10}%`;
+    const planText =
+      plan.grades === null
+        ? `${wide} would need more grades than the outputs ${rule.name} decided (${plan.graded} graded so far)`
+        : `${wide} needs about ${plan.grades} grades of ${rule.name}, drawn ${design} (${plan.graded} so far)`;
     process.stderr.write(
-      `assay: queue of ${queue.items.length} of the ${queue.population} outputs ${rule.name} decided that nobody graded yet, drawn ${queue.design} (--seed ${seed} draws it again); ${plan}\n`,
+      `assay: queue of ${queue.items.length} of the ${queue.population} outputs ${rule.name} decided that nobody graded yet, drawn ${queue.design} (--seed ${seed} draws it again); ${planText}\n`,
     );
     if (flags.print) {
       // The picks in the import format, to grade elsewhere: add "grade" and "grader", then assay grades import.

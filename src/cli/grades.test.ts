@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
 import { writeGradedFixture } from '../grades/testing/fixture.js';
+import { startServer } from '../server/start.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { captureCli } from './testing/capture.js';
 import { useConfigDir } from './testing/config-dir.js';
@@ -174,6 +175,30 @@ describe('grades in the reports of a stored run', () => {
     const queue = await cli('grade', run.id, '--store', path, '--print', '--suggest', '3');
     expect(queue.code, queue.err).toBe(0);
     expect(queue.err).toMatch(/\(15 graded so far\)/);
+  });
+
+  it("assay grade and the grading page say the same number of grades needed, from the judge's measured error rates", async () => {
+    // 1,000 outputs, half passed by the judge; 60 graded at random, every grade agreeing with the judge.
+    const path = join(tmp.dir(), 'plan.db');
+    const store = openSqliteStore(path);
+    const run = await writeGradedFixture(store, { N: 100, M: 10, cell: (i, j) => ((i + j) % 2 ? Outcome.FAIL : Outcome.PASS) });
+    await store.close();
+    const j = (n: number) => Math.floor(n / 10);
+    const lines = Array.from({ length: 60 }, (_, n) => line(n, j(n), (n + j(n)) % 2 ? 'fail' : 'pass', ', "probability": 0.06, "design": "uniform"'));
+    expect((await cli('grades', 'import', tmp.config('plan.jsonl', lines.join('\n')), '--run', run.id, '--store', path)).code).toBe(0);
+    const printed = await cli('grade', run.id, '--store', path, '--print', '--suggest', '5', '--design', 'uniform');
+    const need = Number(/needs about (\d+) grades of polite, drawn uniform \(60 so far\)/.exec(printed.err)?.[1]);
+    expect(need, printed.err).toBeGreaterThan(60);
+    expect(need).toBeLessThan(200); // a judge that agreed 60 times of 60 leaves far fewer to grade than the worst case (401)
+    const reader = openSqliteStore(path, { readonly: true });
+    const server = await startServer({ port: 0, store: reader, log: false });
+    try {
+      const q = (await (await fetch(`${server.url}/api/runs/${run.id}/grading?count=5&design=uniform`)).json()) as { gradesNeeded: { grades: number | null } };
+      expect(q.gradesNeeded.grades).toBe(need);
+    } finally {
+      await server.close();
+      await reader.close();
+    }
   });
 
   it('a sequential run that holds grades (stored through the library) is not resumed: exit 2, saying why', async () => {

@@ -4,11 +4,10 @@ import { z } from 'zod';
 import { Outcome, outcomeName } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { gradingRefusal } from '../grades/gradable.js';
-import { DEFAULT_QUEUE, defaultSeed, gradesNeeded, gradingQueue, type QueueItem } from '../grades/queue.js';
+import { DEFAULT_QUEUE, defaultSeed, gradingPlan, gradingQueue, type QueueItem } from '../grades/queue.js';
 import { ruleAsks } from '../grades/rule-asks.js';
 import { GradeError, UnknownRunError } from '../store/errors.js';
 import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
-import { decisionOfRun } from '../run/decision.js';
 import { checkMediaType } from './analyze.js';
 import type { DashboardData } from './data.js';
 
@@ -137,15 +136,14 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
         ...(g && v ? { mine: { id: g.id, grade: g.grade }, rule: { ...v, agree: agreeOf(v, g.grade) } } : {}),
       });
     }
-    const level = decisionOfRun(run).confidence;
-    const need = gradesNeeded(tensor, k, 0.1, level, { design });
+    const { graded: _graded, ...plan } = gradingPlan(run, tensor, k, ruleGrades, { width: 0.1, design });
     return c.json({
       run: { id: run.id, name: run.name, N: run.N, M: run.M },
       rule: { name: rule.name, kind: rule.kind, asks: ruleAsks(rule) },
       rules: run.validators.map((v) => ({ name: v.name, kind: v.kind })),
       queue: { design: queue.design, seed: queue.seed, population: queue.population, count: queue.items.length },
-      // null: no output decided, or more grades than there are outputs
-      gradesNeeded: { width: 0.1, level, design, grades: need === undefined || !Number.isFinite(need) ? null : need },
+      // grades null: no output decided, or more grades than there are outputs
+      gradesNeeded: plan,
       writable,
       items,
     });
