@@ -130,6 +130,8 @@ describe('every report format says which figure it shows and how the rule fares 
     expect(html).toContain('<strong>corrected by 50 grades (judge&#39;s rate 100.0%');
     expect(html).toMatch(/<th scope="row">judge PASS<\/th><td class="num">40<\/td><td class="num">10<\/td>/);
     expect(html).toContain('Polite &amp; &lt;b&gt;calm&lt;/b&gt; (0.0)');
+    // The heatmap is of the judge's verdicts: beside the corrected verdict its rate says whose it is.
+    expect(html).toMatch(/<figcaption>polite <span class="badge[^"]*"[^>]*>[^<]*<\/span> <span class="muted">100\.0% judge&#39;s rate<\/span><\/figcaption>/);
     expect(html).not.toContain('<b>calm</b>');
   });
 
