@@ -145,6 +145,54 @@ describe('summarize with people’s grades', () => {
     expect(plain.grading!.notRandom).toBe(1);
   });
 
+  it("two of assay's stratified queues, one after the other: post-stratified on the judge's verdict, not weighted by each batch's own probability", () => {
+    // 1,000 outputs: the judge fails the 100 with j = 0. Batch 1 graded 20 of its 900 PASS verdicts and 10 of its
+    // 100 FAIL verdicts; batch 2, drawn from what was left, 10 of 880 and 10 of 90.
+    const t = tensor((_i, j, k) => (k === 1 && j === 0 ? Outcome.FAIL : Outcome.PASS));
+    const batch = (n: number, from: number, j: (x: number) => number, probability: number, person: (x: number) => boolean): PersonGrade[] =>
+      Array.from({ length: n }, (_, x) => ({ i: from + x, j: j(x), k: 1, pass: person(x), grader: 'ada', probability, design: 'stratified' }));
+    const grades = [
+      ...batch(
+        20,
+        0,
+        () => 1,
+        20 / 900,
+        (x) => x % 5 !== 0,
+      ), // 16 of 20 PASS
+      ...batch(
+        10,
+        0,
+        () => 0,
+        10 / 100,
+        (x) => x < 3,
+      ), // 3 of 10 PASS
+      ...batch(
+        10,
+        20,
+        () => 1,
+        10 / 880,
+        (x) => x % 2 === 0,
+      ), // 5 of 10 PASS
+      ...batch(
+        10,
+        10,
+        () => 0,
+        10 / 90,
+        (x) => x < 1,
+      ), // 1 of 10 PASS
+    ];
+    const g = summarize(t, rules, {}, combineGrades(grades, 2)).validators[1].grading!;
+    const [a, b] = [21 / 30, 4 / 20]; // people's PASS share among the judge's PASS and FAIL verdicts, both batches
+    expect(g.corrected!.method).toBe('ppi++-stratified-beta');
+    expect(g.corrected!.rate).toBeCloseTo(0.9 * a + 0.1 * b, 12);
+    // TPR = P(judge PASS | person PASS), each verdict weighted by its outputs per grade (900/30 and 100/20).
+    expect(g.alignment.tpr!.rate).toBeCloseTo((0.9 * a) / (0.9 * a + 0.1 * b), 12);
+    expect(g.alignment.tnr!.rate).toBeCloseTo((0.1 * (1 - b)) / (0.9 * (1 - a) + 0.1 * (1 - b)), 12);
+    // Probabilities that differ within a verdict by another design (imported from elsewhere) still weight it.
+    const foreign = grades.map((x, n) => ({ ...x, design: 'by input', probability: n % 2 ? 0.05 : 0.1 }));
+    expect(summarize(t, rules, {}, combineGrades(foreign, 2)).validators[1].grading!.corrected!.method).toBe('ppi++-stratified-beta-weighted');
+  });
+
   it('a sequential run shows its grades against the judge but never corrects its verdict with them', () => {
     const grades = combineGrades(drawn(80, 1), 2);
     const plain = summarize(judgePassesAll, rules, { stopping: 'sequential' });
