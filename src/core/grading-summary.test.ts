@@ -193,6 +193,23 @@ describe('summarize with people’s grades', () => {
     expect(summarize(t, rules, {}, combineGrades(foreign, 2)).validators[1].grading!.corrected!.method).toBe('ppi++-stratified-beta-weighted');
   });
 
+  it('an inconclusive corrected verdict says how many grades would decide it, or that grading every output would not', () => {
+    const graded = (n: number, fails: number) =>
+      combineGrades(
+        drawn(n, 1).map((g, x) => ({ ...g, pass: x >= fails })),
+        2,
+      );
+    // 19 of 20 graded PASS: corrected 95% against minSuccess 90%, too few grades to tell.
+    const few = summarize(judgePassesAll, rules, {}, graded(20, 1)).validators[1];
+    expect(few.verdict).toBe('inconclusive');
+    expect(few.gradesToDecide).toBeGreaterThan(20);
+    expect(few.gradesToDecide).toBeLessThanOrEqual(N * M);
+    // 72 of 80: corrected 90% against 90%; no number of grades of these 1,000 outputs decides that.
+    const tie = summarize(judgePassesAll, rules, {}, graded(80, 8)).validators[1];
+    expect([tie.verdict, tie.grading!.corrected!.rate]).toEqual(['inconclusive', 0.9]);
+    expect(tie.gradesToDecide).toBeNull();
+  });
+
   it('a sequential run shows its grades against the judge but never corrects its verdict with them', () => {
     const grades = combineGrades(drawn(80, 1), 2);
     const plain = summarize(judgePassesAll, rules, { stopping: 'sequential' });

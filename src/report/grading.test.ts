@@ -144,3 +144,19 @@ describe('every report format says which figure it shows and how the rule fares 
     expect(politeCase).toContain('against people: 50 grade(s): 40 agree, 10 disagree, TPR 100.0%');
   });
 });
+
+describe('an inconclusive corrected verdict says what would decide it', () => {
+  // polite graded 40 times, 36 PASS: corrected 90% against minSuccess 90%, which no number of grades of these outputs decides.
+  const tie: PersonGrade[] = Array.from({ length: 40 }, (_, n) => ({ i: n, j: 0, k: 1, pass: n >= 4, grader: 'ada', probability: 0.2 }));
+  const s = summarize(t, [rules[0], { ...rules[1], minSuccess: 0.9 }, rules[2]], {}, combineGrades(tie, 3));
+  it('in the terminal, Markdown and JSON (null: grading every output would not)', () => {
+    const polite = s.validators[1];
+    expect([polite.verdict, polite.gradesToDecide]).toEqual(['inconclusive', null]);
+    const said = 'grading every output the rule decided would not narrow the corrected interval enough to decide it: a larger run would';
+    expect(formatTerminalSummary(s, meta)).toContain(said);
+    expect(renderMarkdownReport(s, meta)).toContain(said);
+    const json = buildJsonReport(s, meta);
+    expect(json.validators[1].gradesToDecide).toBeNull();
+    expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
+  });
+});
