@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
 import { gradingRefusal } from '../grades/gradable.js';
 import { graderName } from '../grades/grader.js';
-import { DEFAULT_QUEUE, defaultSeed, designFlag, gradingPlan, gradingQueue, seedFlag, widthFlag } from '../grades/queue.js';
+import { DEFAULT_QUEUE, defaultSeed, designFlag, gradingPlan, gradingQueue, ruleToGrade, seedFlag, widthFlag } from '../grades/queue.js';
 import { GradingSession, parseKeys } from '../grades/session.js';
 import { storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
@@ -29,19 +29,14 @@ function countFlag(value: string | undefined): number {
   return Number(value);
 }
 
-/** The rule graded: --rule, else the run's first verifier, else its first rule. */
+/** The rule graded (--rule, else the first verifier, else the first rule), or a UsageError naming the rules. */
 function ruleOf(run: RunRecord, flag: string | undefined): number {
-  if (flag !== undefined) {
-    const k = run.validators.findIndex((v) => v.name === flag);
-    if (k < 0)
-      throw new UsageError(`--rule: run ${run.id} has no rule ${JSON.stringify(flag)} (its rules: ${run.validators.map((v) => v.name).join(', ')})`, {
-        path: '--rule',
-      });
-    return k;
-  }
+  const k = ruleToGrade(run, flag);
+  if (k !== undefined) return k;
   if (!run.validators.length) throw new UsageError(`run ${run.id} has no rules to grade`);
-  const verifier = run.validators.findIndex((v) => v.kind === 'verifier');
-  return verifier >= 0 ? verifier : 0;
+  throw new UsageError(`--rule: run ${run.id} has no rule ${JSON.stringify(flag)} (its rules: ${run.validators.map((v) => v.name).join(', ')})`, {
+    path: '--rule',
+  });
 }
 
 async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {

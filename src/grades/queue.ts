@@ -108,6 +108,19 @@ export function gradesNeeded(
   return gradesForWidth({ judged: { pass, n }, ...rates, width, level, ...(opts.design ? { design: opts.design } : {}) });
 }
 
+/**
+ * The rule graded, as its column k: the one named, else the run's first verifier (a judge is what most needs
+ * checking), else its first rule; undefined when the run has no rule of that name (or none at all).
+ */
+export function ruleToGrade(run: Pick<RunRecord, 'validators'>, name: string | undefined): number | undefined {
+  if (name !== undefined && name !== '') {
+    const k = run.validators.findIndex((v) => v.name === name);
+    return k < 0 ? undefined : k;
+  }
+  const verifier = run.validators.findIndex((v) => v.kind === 'verifier');
+  return verifier >= 0 ? verifier : run.validators.length ? 0 : undefined;
+}
+
 /** What `assay grade` prints and the grading page shows about how many grades a target width needs. */
 export interface GradingPlan {
   width: number;

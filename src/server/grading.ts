@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { Outcome, outcomeName } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { gradingRefusal } from '../grades/gradable.js';
-import { DEFAULT_QUEUE, defaultSeed, gradingPlan, gradingQueue, type QueueItem } from '../grades/queue.js';
+import { DEFAULT_QUEUE, defaultSeed, gradingPlan, gradingQueue, ruleToGrade, type QueueItem } from '../grades/queue.js';
 import { ruleAsks } from '../grades/rule-asks.js';
 import { GradeError, UnknownRunError } from '../store/errors.js';
 import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
@@ -56,15 +56,6 @@ function verdictOf(t: ReliabilityTensor, k: number, i: number, j: number, s: Sam
 
 const agreeOf = (v: RuleVerdict, grade: 'pass' | 'fail') => (v.verdict === 'pass' || v.verdict === 'fail' ? v.verdict === grade : null);
 
-function ruleIndex(run: RunRecord, name: string | undefined): number | undefined {
-  if (name !== undefined && name !== '') {
-    const k = run.validators.findIndex((v) => v.name === name);
-    return k < 0 ? undefined : k;
-  }
-  const verifier = run.validators.findIndex((v) => v.kind === 'verifier');
-  return verifier >= 0 ? verifier : run.validators.length ? 0 : undefined;
-}
-
 function whole(s: string | undefined, fallback: number | undefined, max: number): number | undefined | null {
   if (s === undefined || s === '') return fallback;
   return /^\d{1,9}$/.test(s) && Number(s) <= max ? Number(s) : null;
@@ -94,7 +85,7 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
     const run = await runOf(c);
     if (run instanceof Response) return run;
     const q = (name: string) => c.req.query(name);
-    const k = ruleIndex(run, q('rule'));
+    const k = ruleToGrade(run, q('rule'));
     if (k === undefined)
       return bad(c, 'rule', `run ${run.id} has no rule ${JSON.stringify(q('rule'))} (its rules: ${run.validators.map((v) => v.name).join(', ')})`);
     const rule = run.validators[k];
