@@ -3,8 +3,11 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'bench/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Generous on purpose: a timeout here only catches a hang. Tests run on loaded machines (two suites on two
+    // shared cores), where starting a CLI process can take seconds; none may depend on how fast the machine is
+    // (see src/testing/time.ts).
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     pool: 'forks',
     // Prints one line when the benchmark data beside the repository is absent and its tests are skipped.
     globalSetup: ['src/spade/testing/global-setup.ts'],

@@ -111,7 +111,7 @@ describe('assay guard', () => {
     const r = await cli(['guard', file, '--input-index', '1', '--no-store']);
     expect(r.out).toMatch(/^NO OUTPUT after 1 attempt\(s\): error \(the system failed: .*ECONNREFUSED/);
     expect(r.code).toBe(3);
-  }, 30_000);
+  });
 
   it('a store it cannot write: the answer stands, and stderr says the attempts were not logged', async () => {
     const r = await cli([
@@ -128,7 +128,7 @@ describe('assay guard', () => {
     expect(r.err).toMatch(/assay: warning: the guard's attempts were not logged to postgres:\/\/a:\*\*\*@127\.0\.0\.1:1\/db: .*127\.0\.0\.1:1/);
     expect(r.err).not.toContain('secret');
     expect(r.out).toMatch(/attempt/);
-  }, 30_000);
+  });
 
   it('rejects bad usage with exit 2', async () => {
     const bad = await cli(['guard', join(dir, 'exp.yaml'), '--input', 'x', '--max-attempts', '0']);

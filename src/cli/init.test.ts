@@ -3,7 +3,15 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { z } from 'zod';
 import { loadExperiment } from '../config/load.js';
+import { experimentConfigSchema } from '../config/schema.js';
+import { summarize } from '../core/summarize.js';
+import { ReliabilityTensor } from '../core/tensor.js';
+import { summaryOptionsOf } from '../run/options.js';
+import { parseSystemConfig } from '../providers/factory.js';
+import { CHECK_TYPES } from '../validators/builtin.js';
 import { STARTER_CONFIG } from './init.js';
 import { captureCli } from './testing/capture.js';
 
@@ -48,6 +56,70 @@ describe('assay init', () => {
     const folder = await cli('init', '--file', dir, '--force');
     expect(folder.code).toBe(2);
     expect(folder.err).toMatch(/but it is a folder/);
+  });
+});
+
+describe('the starter config says only what is true', () => {
+  const lines = STARTER_CONFIG.split('\n');
+  const shape = experimentConfigSchema.shape as Record<string, z.ZodType>;
+
+  it('every "X (default…)" comment names the default the schema applies, and "a | b | c" lists exactly its choices', () => {
+    // The defaults a run applies: the schema's, and where it leaves a key unset (verdict), the summary's.
+    const parsed = experimentConfigSchema.parse({ system: { simulated: {} }, inputs: ['x'] });
+    const applied = summarize(
+      new ReliabilityTensor(1, 1, 1),
+      [{ name: 'v', message: 'm', minSuccess: 0.5, weight: 1, kind: 'validator' }],
+      summaryOptionsOf(parsed),
+    ).options;
+    const defaults: Record<string, unknown> = {
+      ...parsed,
+      interval: applied.interval,
+      confidence: applied.level,
+      verdict: applied.verdict,
+      aggregate: applied.aggregate,
+    };
+    let checked = 0;
+    for (const line of lines) {
+      const m = /^([a-zA-Z]+):\s*(\S+)\s+#\s*(.*)$/.exec(line);
+      if (!m) continue;
+      const [, key, , comment] = m;
+      const named = /\(default ([\w.-]+)\)/.exec(comment)?.[1] ?? /([\w.-]+) \(default\b/.exec(comment)?.[1];
+      if (named !== undefined) {
+        expect(String(defaults[key]), `${key}: ${comment}`).toBe(named);
+        checked++;
+      }
+      const inner = shape[key] instanceof z.ZodDefault || shape[key] instanceof z.ZodOptional ? (shape[key] as z.ZodDefault).unwrap() : shape[key];
+      if (inner instanceof z.ZodEnum && comment.includes('|')) {
+        const listed = comment.split('|').map((part) => /[\w.-]+/.exec(part.trim())![0]);
+        expect(new Set(listed), `${key}: ${comment}`).toEqual(new Set(inner.options));
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(3); // interval, confidence, aggregate
+  });
+
+  it('the commented-out openai system is a valid system', () => {
+    const start = lines.findIndex((l) => l.trim() === '#   system:');
+    const block: string[] = [];
+    for (const l of lines.slice(start + 1)) {
+      if (!l.startsWith('#     ')) break;
+      block.push(l.slice(6).replace(/\s+#.*$/, ''));
+    }
+    expect(block[0]).toBe('openai:');
+    expect(() => parseSystemConfig(parse(block.join('\n')))).not.toThrow();
+  });
+
+  it('the list of built-in checks is the list there is', () => {
+    const listed = /# Built-in checks: (.*)\./.exec(STARTER_CONFIG)![1].split(', ');
+    expect(listed).toEqual([...CHECK_TYPES]);
+  });
+
+  it('inputs can be { file: … }, as it says', async () => {
+    writeFileSync(join(dir, 'inputs.jsonl'), '"a"\n"b"\n');
+    const file = join(dir, 'from-file.yaml');
+    writeFileSync(file, STARTER_CONFIG.replace(/^inputs:\n( {2}- .*\n)+/m, 'inputs: { file: inputs.jsonl }\n'));
+    const x = await loadExperiment(file);
+    expect(x.inputs).toEqual(['a', 'b']);
+    x.dispose();
   });
 });
 

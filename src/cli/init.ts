@@ -33,10 +33,10 @@ inputs:
 
 samples: 40              # M: outputs per input; rates come with confidence intervals
 interval: clopper-pearson  # clopper-pearson (default; holds its level at every rate) | wilson | wald (the paper's; verdict: point only)
-confidence: 0.95
+confidence: 0.95         # level of the intervals (default 0.95)
 verdict: confident       # confident (default): the interval must clear minSuccess, else inconclusive (more samples decide it);
                          # point: the paper's rate >= minSuccess, marked "(point)" in reports
-aggregate: mean          # mean | weighted | min
+aggregate: mean          # mean (default) | weighted | min: how validator rates combine into the overall figure
 
 validators:
   # A JavaScript arrow function (run in a sandbox): (output) => boolean, or (output, input) => boolean.

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Experiment } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import { createSystem } from '../providers/factory.js';
@@ -7,7 +8,7 @@ import { tensorColumns } from '../run/columns.js';
 import type { ProgressView } from '../run/progress.js';
 import type { RunProgress } from '../run/runner.js';
 import type { StopRule } from '../run/stop.js';
-import { isPostgresUrl } from '../store/open.js';
+import { isPostgresUrl, shownLocation } from '../store/open.js';
 import type { Store } from '../store/types.js';
 
 /**
@@ -22,6 +23,10 @@ export interface QueuedCommand {
   store: Store;
   location: string;
   queue: RedisLocation;
+  /** Connected before the store was opened (connectRedis); the caller closes it. */
+  redis: Redis;
+  /** How long a lost queue or store is waited for (ms). */
+  outageMs: number;
   resume?: string;
   /** With resume: the samples whose generation failed are queued again. */
   retryErrors?: boolean;
@@ -51,12 +56,16 @@ export async function runQueued(c: QueuedCommand): Promise<QueuedRunResult> {
       `assay: note: the workers must use this same store (${c.location}); a SQLite file serves only workers on this machine, a postgres:// store any machine\n`,
     );
   }
-  const where = `--queue ${c.queue.shown} --store ${c.location.replace(/^(postgres(ql)?:\/\/[^:/@?#]*):[^@/?#]*@/i, '$1:***@')}`;
+  const where = `--queue ${c.queue.shown} --store ${shownLocation(c.location)}`;
   const result = await runOnQueue({
     experiment: { ...x, validators },
     systemId,
     store: c.store,
     queue: c.queue,
+    redis: c.redis,
+    outageMs: c.outageMs,
+    log: (line) => process.stderr.write(`assay: ${line}\n`),
+    where,
     ...(c.resume !== undefined ? { runId: c.resume, retryErrors: c.retryErrors ?? false } : {}),
     detach: c.detach,
     signal: c.signal,
@@ -82,7 +91,7 @@ export async function runQueued(c: QueuedCommand): Promise<QueuedRunResult> {
 export function queueFailure(result: QueuedRunResult, c: Pick<QueuedCommand, 'queue' | 'location'>): QueueError | undefined {
   if (result.failed === 0) return undefined;
   return new QueueError(
-    `${result.failed} sample(s) of run ${result.run.id} failed on the workers (${result.firstError ?? 'unknown error'}); the run is kept as ${result.status}: fix the cause, then finish it with: assay run --resume ${result.run.id} --queue ${c.queue.shown} --store …`,
+    `${result.failed} sample(s) of run ${result.run.id} failed on the workers (${result.firstError ?? 'unknown error'}); the run is kept as ${result.status}: fix the cause, then finish it with: assay run --resume ${result.run.id} --queue ${c.queue.shown} --store ${shownLocation(c.location)}`,
   );
 }
 

@@ -7,6 +7,7 @@ import { openSqliteStore } from '../store/sqlite.js';
 import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { captureCli } from './testing/capture.js';
 import { useConfigDir } from './testing/config-dir.js';
+import { START_MS } from '../testing/time.js';
 
 // Interruptions as a user meets them, in a real child process: kill -9 then --resume, and Ctrl-C.
 
@@ -39,7 +40,7 @@ validators:
 
     // Wait until some samples are stored, then kill -9.
     let runId: string | undefined;
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + START_MS;
     for (;;) {
       if (Date.now() > deadline) throw new Error(`child never stored samples; stderr: ${stderr}`);
       runId ??= /run (\S+):/.exec(stderr)?.[1];
@@ -100,7 +101,7 @@ validators:
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + START_MS;
     while (!/progress [1-9]\d*\//.test(stderr.split('\n').slice(2).join('\n'))) {
       if (Date.now() > deadline) throw new Error(`no progress; stderr: ${stderr}`);
       await new Promise((r) => setTimeout(r, 20));

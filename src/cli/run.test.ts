@@ -123,10 +123,10 @@ validators:
   - { name: few, predicate: "o => true", minSuccess: 0.9 }
 `,
     );
-    const r = await cli('run', bad, '--store', join(tmp.dir(), 'bad-store', 'bad.db'));
+    const r = await cli('run', bad, '--store', join(tmp.dir(), 'bad-store.db'));
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/bad\.yaml.*samples/);
-    expect(existsSync(join(tmp.dir(), 'bad-store'))).toBe(false); // a config that does not load leaves no store behind
+    expect(existsSync(join(tmp.dir(), 'bad-store.db'))).toBe(false); // a config that does not load leaves no store behind
     const flags = await cli('run', 'examples/contractions.yaml', '--concurrency', 'lots', '--store', join(tmp.dir(), 'bad.db'));
     expect(flags.code).toBe(2);
     expect(flags.err).toContain('--concurrency: expected a whole number ≥ 1, found "lots"');

@@ -21,13 +21,15 @@ import { tensorColumns } from '../run/columns.js';
 import { limitSystem, localLimiters, rateLimitOf } from '../run/rate-limit.js';
 import { runExperiment, type RunProgress } from '../run/runner.js';
 import { SequentialStopRule } from '../run/sequential.js';
-import { parseRedisUrl } from '../queue/connection.js';
+import type { Redis } from 'ioredis';
+import { OutageError, outageTimeout } from '../outage.js';
+import { connectRedis, parseRedisUrl } from '../queue/connection.js';
 import type { QueuedRunResult } from '../queue/coordinator.js';
 import { checkQueueFlags, queueFailure, runQueued } from './run-queue.js';
-import { openStore, shownLocation, storeFailure, storeFile, storeLocation } from '../store/open.js';
+import { NoStoreError, openStore, shownLocation, storeFailure, storeFile, storeLocation, storeOutage, StoreError } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import type { ResponseCache, RunRecord, Store } from '../store/types.js';
-import { STORE_FLAG, STORE_HELP } from './store-flag.js';
+import { OUTAGE_FLAG, OUTAGE_HELP, STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface RunFlags {
   json?: string;
@@ -50,6 +52,7 @@ interface RunFlags {
   cacheTtl?: string;
   maxCost?: string;
   retryErrors?: boolean;
+  outageTimeout?: string;
 }
 
 /** --max-errors: samples in a row failing the same way that stop a run (0: never); default DEFAULT_MAX_ERRORS. */
@@ -124,9 +127,17 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
   if (flags.retryErrors && flags.resume === undefined)
     throw new UsageError('--retry-errors: only with --resume <runId> (a new run has no failed samples to run again)', { path: '--retry-errors' });
   const queue = flags.queue !== undefined ? parseRedisUrl(flags.queue) : undefined;
+  const outageMs = outageTimeout(flags.outageTimeout);
   // Report paths are checked before any call is made: a run must not be lost to an unwritable report.
   const location = storeLocation(flags.store);
   checkReportTargets(flags, { storeFile: storeFile(location) });
+  const say = (line: string) => process.stderr.write(`assay: ${line}\n`);
+  // A queued run reaches its queue before it touches the store: a queue it cannot reach leaves no trace there.
+  let redis: Redis | undefined;
+  const reachQueue = async () => {
+    if (queue) redis ??= await connectRedis(queue);
+  };
+  let runId: string | undefined;
   // A config that does not load should leave no trace: the store (and .assay/) is opened once it has,
   // except for `--resume` without a config, which reads the config's path from the store.
   let store: Store | undefined;
@@ -144,15 +155,32 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     let configPath = configArg;
     // `latest` or the start of an id name the run to resume; the store is opened for it before the config loads.
     let resume: string | undefined;
+    let prior: RunRecord | undefined;
     if (flags.resume !== undefined) {
-      store = await openStore(location);
-      resume = await resolveRunId(store, flags.resume, '--resume');
+      await reachQueue();
+      // Looking the run up only reads: an unknown id creates nothing (no .assay/assay.db, no schema).
+      const lookup = await openStore(location, { readonly: true }).catch((err: unknown) => {
+        if (err instanceof NoStoreError)
+          throw new UsageError(
+            `--resume: no run with id "${flags.resume}": there is no store at ${err.shown} yet (runs are stored there by: assay run <config>)`,
+            {
+              path: '--resume',
+            },
+          );
+        throw err;
+      });
+      try {
+        resume = await resolveRunId(lookup, flags.resume, '--resume');
+        prior = (await lookup.getRun(resume))!;
+      } finally {
+        await lookup.close();
+      }
     }
     if (configPath === undefined) {
-      if (resume === undefined) configPath = findDefaultConfig(process.cwd());
+      if (prior === undefined) configPath = findDefaultConfig(process.cwd());
       else {
-        const prior = (await store!.getRun(resume))!;
-        if (!prior.configPath) throw new UsageError(`--resume ${resume}: the run has no config file on record; give it: assay run <config> --resume ${resume}`);
+        if (!prior.configPath)
+          throw new UsageError(`--resume ${prior.id}: the run has no config file on record; give it: assay run <config> --resume ${prior.id}`);
         configPath = prior.configPath;
       }
     }
@@ -165,9 +193,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     });
     // A resumed run is decided by the parameters it was started with: a config or flag that changes them is refused
     // here, before anything is written (openRun checks again for other callers), and the stop rules use the stored ones.
-    const prior = resume !== undefined ? (await store!.getRun(resume))! : undefined;
     if (prior) checkResumedDecision(prior, experiment.decision, configPath);
-    if (prior) await checkResumedGrades(store!, prior);
     const decision = prior ? decisionOfRun(prior) : experiment.decision;
     const systemLimit = rateLimitOf(experiment.systemConfig, { file: configPath, path: 'system' });
     const limiters = localLimiters();
@@ -188,7 +214,10 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
           ...models,
         });
     system = base && systemLimit ? limitSystem(base, limiters('system', systemLimit)) : base;
-    store ??= await openStore(location);
+    await reachQueue();
+    store = await openStore(location, { outage: storeOutage(location, { boundMs: outageMs, log: say }) });
+    // Before anything of the run is written (the store is open for writing only now: the lookup above only read).
+    if (prior) await checkResumedGrades(store, prior);
     // stopping: sequential — each validator stops being checked once its confidence sequence decides it;
     // decided from the stored samples, here or (with --queue) by the coordinator that watches the workers.
     const columns = decision.rules.map((r) => ({ minSuccess: r.minSuccess, ...(r.expect !== undefined ? { expect: r.expect } : {}) }));
@@ -210,6 +239,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     const queued = queue
       ? {
           queue,
+          redis: redis!,
+          outageMs,
           location,
           configPath,
           experiment,
@@ -233,6 +264,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
             stopRules: watched,
             signal: ac.signal,
             onStart: (run, p) => {
+              runId = run.id;
               retried(run.id, p);
               const resumed = resume !== undefined ? ` (resuming: ${p.skipped} of ${p.total} samples already stored)` : '';
               process.stderr.write(`assay: run ${run.id}: ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${system!.id}${resumed}\n`);
@@ -240,6 +272,11 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
             onProgress: (p) => progress.update(p),
           }).finally(() => progress.stop())
     ).catch((err: unknown) => {
+      // The store stayed away past the bound: say how to finish the run once it is back.
+      if (err instanceof OutageError && runId !== undefined)
+        throw new StoreError(`${err.message}; run ${runId} is not finished: finish it with: assay run --resume ${runId} --store ${shownLocation(location)}`, {
+          cause: err,
+        });
       throw storeFailure(location, err) ?? err;
     });
     if ('detached' in result && result.detached) {
@@ -275,6 +312,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     await system?.close?.();
     experiment?.dispose();
     await store?.close();
+    redis?.disconnect();
   }
 }
 
@@ -311,9 +349,10 @@ export function register(program: Command): void {
       'with --resume: run again the samples whose generation failed (connection refused, 5xx, …; e.g. those of a run fail fast stopped)',
     )
     .option('--max-cost <usd>', 'stop cleanly once the run has cost this much (resumable with --resume)')
+    .option(OUTAGE_FLAG, OUTAGE_HELP)
     .addHelpText(
       'after',
-      '\nExit codes: 0 every validator passes; 1 a validator fails, is an error (more error cells than maxErrorShare)\nor is inconclusive (unless --allow-inconclusive); 2 bad config or usage; 3 internal error, or calls kept failing\nthe same way (see --max-errors; resume with --resume <runId> [--retry-errors]); 130 interrupted (resume with --resume <runId>).',
+      '\nExit codes: 0 every validator passes; 1 a validator fails, is an error (more error cells than maxErrorShare)\nor is inconclusive (unless --allow-inconclusive); 2 bad config or usage; 3 internal error, the store or queue lost\nfor longer than --outage-timeout, or calls kept failing the same way (see --max-errors; resume with --resume <runId>\n[--retry-errors]); 130 interrupted (resume with --resume <runId>).',
     )
     .action(async (config: string | undefined, flags: RunFlags) => {
       await runCommand(config, flags);

@@ -10,6 +10,7 @@ import { ingest } from '../ground/ingest.js';
 import { writeFixtureRun } from '../server/testing/fixtures.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { main } from './main.js';
+import { START_MS } from '../testing/time.js';
 
 let dir: string;
 let kbDir: string;
@@ -26,7 +27,7 @@ beforeAll(async () => {
   const store = openSqliteStore(db);
   await writeFixtureRun(store, { name: 'served', inputs: ['q1', 'q2'], samples: 3, validators: [{ name: 'v' }], cell: () => Outcome.PASS });
   await store.close();
-}, 60_000);
+});
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => {
@@ -44,7 +45,7 @@ describe('assay serve', () => {
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), START_MS);
       child.stderr.on('data', (d) => {
         stderr += d;
         const m = /serving on (http:\/\/\S+)/.exec(stderr);
@@ -80,7 +81,7 @@ describe('assay serve', () => {
     expect(lines.filter((l) => l.path === '/analyze').map((l) => l.status)).toEqual([200, 400]);
     expect(lines.some((l) => l.event === 'stopped')).toBe(true);
     expect(stdout).not.toContain('Eiffel');
-  }, 40_000);
+  });
 
   it('exits 2 when asked to listen beyond loopback without a token, or with an unset token variable', async () => {
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
@@ -117,7 +118,7 @@ describe('assay serve', () => {
     let stderr = '';
     child.stdout.resume();
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), START_MS);
       child.stderr.on('data', (d) => {
         stderr += d;
         const m = /serving on (http:\/\/\S+) \(dashboard, grading\)/.exec(stderr);
@@ -147,7 +148,7 @@ describe('assay serve', () => {
     await store.close();
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     expect(await main(['serve', '--store', join(dir, 'none.db'), '--grading', '--port', '0'])).toBe(2);
-  }, 40_000);
+  });
 
   it('exits 2 with one line naming the port when the port is in use', async () => {
     const blocker = createNetServer();

@@ -19,6 +19,7 @@ interface ServeFlags {
   port: string;
   host: string;
   tokenEnv?: string;
+  trustProxy?: boolean;
   llm?: string;
   llmModel?: string;
   llmBaseUrl?: string;
@@ -150,6 +151,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
       limits,
       connections,
       allowHosts: flags.allowHost,
+      trustProxy: flags.trustProxy === true,
       ...(rateLimiter ? { rateLimiter } : {}),
     });
   } catch (err) {
@@ -211,6 +213,7 @@ export function register(program: Command): void {
       'without a token, also answer this Host name besides localhost and loopback addresses (repeatable)',
       (v: string, all: string[]) => [...all, v],
       [] as string[],
-    );
+    )
+    .option('--trust-proxy', 'behind a reverse proxy that terminates TLS: believe its X-Forwarded-Proto (the login cookie is then Secure)');
   llmOptions(embedderOptions(cmd)).action(async (flags: ServeFlags) => serveCommand(flags));
 }

@@ -112,7 +112,7 @@ describe("docs/spade.md: 'Offline with assay mock'", () => {
       ['names_customer', 3, 0, 0],
       ['no_currency_sign', 3, 0, 0],
     ]);
-  }, 60_000);
+  });
 
   it('the table names how each request begins, as the code writes them', async () => {
     // Each row's "begins" text is what the step's request starts with; the session above exercises each.

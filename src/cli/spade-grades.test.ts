@@ -68,7 +68,7 @@ validators:
   const imported = await cli('grades', 'import', tmp.config('grades.jsonl', jsonl(GRADES)), '--run', 'latest', '--store', db);
   expect(imported.code, imported.err).toBe(0);
   cands = tmp.config('cands.json', JSON.stringify({ candidates: CANDIDATES }));
-}, 60_000);
+});
 
 type Agreement = {
   id: string | null;
@@ -132,7 +132,7 @@ describe('spade select --run: people’s grades as the labelled outputs', () => 
       ['no_currency_sign', 3, 0],
       ['polite_words', 3, 0],
     ]);
-  }, 60_000);
+  });
 
   it('--rule: one rule’s grades only; an assertion that fails an output people passed on it is held to τ', async () => {
     const json = join(tmp.dir(), 'short.json');
@@ -145,7 +145,7 @@ describe('spade select --run: people’s grades as the labelled outputs', () => 
     expect(out.selected).toEqual(['names_customer', 'no_currency_sign']);
     // polite_words fails Gus's output, which people passed on `short`: a false failure (fn), FFR 1/4 > τ.
     expect(out.agreement.assertions.find((a) => a.id === 'polite_words')!.alignment).toMatchObject({ tp: 3, fp: 3, fn: 1, tn: 0 });
-  }, 60_000);
+  });
 
   it('evaluate --run writes a matrix labelled by the grades; select --matrix on it shows the agreement with them', async () => {
     const matrix = join(tmp.dir(), 'graded-matrix.json');
@@ -159,7 +159,7 @@ describe('spade select --run: people’s grades as the labelled outputs', () => 
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.out).toContain(`agreement with people's grades of run ${runId} (PASS = good;`);
     expect(r.out).toMatch(/selected set +7 +3 +0 +0 +4/);
-  }, 60_000);
+  });
 
   it('labels from a file: the agreement table only when asked (--agreement)', async () => {
     const ex = tmp.config(
@@ -173,7 +173,7 @@ describe('spade select --run: people’s grades as the labelled outputs', () => 
     const asked = await cli('spade', 'select', '--matrix', matrix, '--alpha', '1', '--tau', '0', '--agreement');
     expect(asked.out).toMatch(/agreement with the labels \(PASS = good;/);
     expect(asked.out).toMatch(/✓ names_customer +5 +3 +1 +0 +1 /);
-  }, 60_000);
+  });
 
   it('errors name what is wrong (exit 2): no grades, an unknown rule, --rule alone, --run with --matrix, --examples or roots, no candidates, no store', async () => {
     // A second run of the same experiment, with no grades.
@@ -207,7 +207,7 @@ describe('spade select --run: people’s grades as the labelled outputs', () => 
     expect(polite.out).toMatch(/1 output \(0 good = graded PASS, 1 bad = graded FAIL\); polite 0 PASS \/ 1 FAIL/);
     expect(polite.out).toMatch(/no good output among the graded: the false failure rate is undefined until one is graded/);
     expect(polite.out).toMatch(/cov: 1 of 5 selected; FFR n\/a/);
-  }, 60_000);
+  });
 
   it('the store is read, never written: the run and its grades are unchanged', async () => {
     const store = openSqliteStore(db, { readonly: true });

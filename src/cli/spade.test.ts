@@ -338,7 +338,7 @@ describe('assay spade (CLI)', () => {
         ['price_free', 0, 0],
       ]);
       expect(r.validators.every((v) => v.counts.pass > 0)).toBe(true);
-    }, 30_000);
+    });
   });
 
   describe('with --judge <file> on an Anthropic-wire mock', () => {
@@ -414,7 +414,7 @@ describe('assay spade (CLI)', () => {
       } finally {
         await anthropic.close();
       }
-    }, 30_000);
+    });
 
     it('--judge errors: with --judge-model, an unreadable or bad file, an unknown provider, a bad field (exit 2, naming flag and file)', async () => {
       const cands = file('judge-cands2.json', { candidates });

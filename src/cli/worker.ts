@@ -1,22 +1,25 @@
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
-import { parseRedisUrl } from '../queue/connection.js';
-import { startSampleWorker } from '../queue/worker.js';
-import { openStore, shownLocation, storeLocation } from '../store/open.js';
+import { outageTimeout, type OutageError } from '../outage.js';
+import { connectRedis, parseRedisUrl, QueueError } from '../queue/connection.js';
+import { startSampleWorker, type SampleWorker } from '../queue/worker.js';
+import { openStore, shownLocation, storeLocation, storeOutage } from '../store/open.js';
 import { positiveIntFlag } from './run.js';
-import { STORE_FLAG, STORE_HELP } from './store-flag.js';
+import { OUTAGE_FLAG, OUTAGE_HELP, STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface WorkerFlags {
   queue?: string;
   store?: string;
   concurrency?: string;
   lockDuration?: string;
+  outageTimeout?: string;
 }
 
 /**
  * `assay worker --queue redis://… --store postgres://…`: run sample jobs of queued runs until stopped. Ctrl-C
  * (or SIGTERM) stops taking jobs and lets the running ones finish; a second one quits at once, and the
- * queue gives the abandoned jobs to another worker.
+ * queue gives the abandoned jobs to another worker. A lost queue or store is waited for (--outage-timeout);
+ * past that the worker exits 3, and its jobs go to other workers once their locks expire.
  */
 async function workerCommand(flags: WorkerFlags): Promise<void> {
   if (flags.queue === undefined)
@@ -26,33 +29,66 @@ async function workerCommand(flags: WorkerFlags): Promise<void> {
   const lockDurationMs = positiveIntFlag('--lock-duration', flags.lockDuration);
   if (lockDurationMs !== undefined && lockDurationMs < 1000)
     throw new UsageError(`--lock-duration: expected at least 1000 ms, found ${lockDurationMs}`, { path: '--lock-duration' });
+  const outageMs = outageTimeout(flags.outageTimeout);
   const location = storeLocation(flags.store);
-  const store = await openStore(location);
   const log = (line: string) => process.stderr.write(`assay worker: ${line}\n`);
+  // The queue first: a worker that cannot reach it leaves no trace in the store (no schema made).
+  const redis = await connectRedis(queue);
+  // Either service gone past the bound ends the worker (exit 3); the first to go is the one named.
+  let fatal: ((err: OutageError) => void) | undefined;
+  let gone: OutageError | undefined;
+  const onGiveUp = (err: OutageError) => {
+    gone ??= err;
+    fatal?.(err);
+  };
+  let store;
   try {
-    const worker = await startSampleWorker({
+    store = await openStore(location, { outage: storeOutage(location, { boundMs: outageMs, log, onGiveUp }) });
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
+  const signals: { stop?: () => void } = {};
+  let worker: SampleWorker | undefined;
+  try {
+    worker = await startSampleWorker({
       queue,
+      redis,
       store,
       concurrency,
       ...(lockDurationMs !== undefined ? { lockDurationMs } : {}),
       log,
       storeShown: shownLocation(location),
+      outageMs,
+      onFatal: onGiveUp,
     });
+    const w = worker;
     log(`taking sample jobs from ${queue.shown} (concurrency ${concurrency}), storing into ${shownLocation(location)}; Ctrl-C to stop`);
-    await new Promise<void>((resolve) => {
-      let signals = 0;
-      const stop = () => {
-        signals++;
-        if (signals > 1) process.exit(ExitCode.INTERRUPTED);
+    await new Promise<void>((resolve, reject) => {
+      let count = 0;
+      signals.stop = () => {
+        count++;
+        if (count > 1) process.exit(ExitCode.INTERRUPTED);
         log('stopping: finishing the samples in hand (Ctrl-C again to quit at once; the queue gives them to another worker)');
-        worker.close().then(resolve, resolve);
+        w.close().then(resolve, resolve);
       };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
+      fatal = (err) => {
+        const what = / refused us: /.test(err.message) ? 'fix the URL and restart it' : 'restart it once that is back';
+        const said = new QueueError(`${err.message}: the worker stops; ${what} (the samples it held go to other workers)`, { cause: err });
+        w.close(true).finally(() => reject(said));
+      };
+      if (gone) fatal(gone);
+      process.on('SIGINT', signals.stop);
+      process.on('SIGTERM', signals.stop);
     });
     log(`stopped after storing ${worker.stored} sample(s)`);
   } finally {
-    await store.close();
+    if (signals.stop) {
+      process.off('SIGINT', signals.stop);
+      process.off('SIGTERM', signals.stop);
+    }
+    await store.close().catch(() => {});
+    redis.disconnect();
   }
 }
 
@@ -64,9 +100,10 @@ export function register(program: Command): void {
     .option(STORE_FLAG, STORE_HELP)
     .option('--concurrency <n>', 'sample jobs run at once by this worker (default 8)')
     .option('--lock-duration <ms>', 'how long a job stays with a worker that stopped answering before another takes it (default 30000)')
+    .option(OUTAGE_FLAG, OUTAGE_HELP)
     .addHelpText(
       'after',
-      '\nExit codes: 0 stopped by Ctrl-C or SIGTERM after finishing its samples; 2 bad usage; 3 the queue or store cannot be reached; 130 quit at once.',
+      '\nExit codes: 0 stopped by Ctrl-C or SIGTERM after finishing its samples; 2 bad usage; 3 the queue or store cannot be reached,\nor was lost for longer than --outage-timeout; 130 quit at once.',
     )
     .action((flags: WorkerFlags) => workerCommand(flags));
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { quoted } from '../core/show.js';
 import { checkSchema } from '../validators/builtin.js';
 import { CONFIG_KEYS, validatorConfigSchema, verifierConfigSchema } from './schema.js';
 
@@ -16,6 +17,7 @@ export function formatPath(path: Path): string {
 export function describeFound(v: unknown): string {
   if (v === undefined) return 'nothing';
   if (typeof v === 'function') return 'a function';
+  if (typeof v === 'string') return quoted(v.length <= 58 ? v : `${v.slice(0, 55)}...`);
   let json: string | undefined;
   try {
     json = JSON.stringify(v);

@@ -9,6 +9,7 @@ import { MemoryStore } from '../store/memory.js';
 import { augmentInput } from './feedback.js';
 import { guard, guardedCall } from './guard.js';
 import { noDigits, scripted, short } from './testing/scripted.js';
+import { PROMPTLY_MS } from '../testing/time.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-guard-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -82,7 +83,7 @@ describe('validator-driven retry (§4.2)', () => {
     const hang: SystemUnderTest = { id: 'hang', generate: () => new Promise(() => {}) };
     const t0 = Date.now();
     const r = await guardedCall(hang, 'q', { validators: [noDigits], maxAttempts: 5, timeoutMs: 150 });
-    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(Date.now() - t0).toBeLessThan(PROMPTLY_MS);
     expect(r).toMatchObject({ accepted: false, reason: 'timeout', attempts: [{ status: 'timeout' }] });
     expect(r.detail).toMatch(/150 ms/);
 

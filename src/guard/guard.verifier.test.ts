@@ -5,6 +5,7 @@ import { startMockOpenAI, type ChatRequestBody, type MockOpenAI } from '../mock/
 import { judgeReply } from '../mock/judge.js';
 import { guardedCall } from './guard.js';
 import { noDigits, scripted } from './testing/scripted.js';
+import { PROMPTLY_MS } from '../testing/time.js';
 
 let mock: MockOpenAI | undefined;
 afterEach(async () => {
@@ -81,7 +82,7 @@ describe('verifier-driven retry (§4.1) against a local OpenAI-compatible judge'
     const t0 = Date.now();
     const r = await guardedCall(scripted(['a']).sys, 'q', { verifier: judge, maxAttempts: 3, timeoutMs: 200 });
     expect(r.reason).toBe('timeout');
-    expect(Date.now() - t0).toBeLessThan(1500);
+    expect(Date.now() - t0).toBeLessThan(PROMPTLY_MS);
   });
 
   it('meters a verifier used as a validator column too, and feeds its reasons back', async () => {

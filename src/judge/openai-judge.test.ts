@@ -5,6 +5,7 @@ import { verifierFromConfig } from './config.js';
 import { createOpenAIJudge, type OpenAIJudgeOptions } from './openai-judge.js';
 import { judgeReply } from '../mock/judge.js';
 import { verify } from './types.js';
+import { PROMPTLY_MS } from '../testing/time.js';
 
 let mock: MockOpenAI | undefined;
 afterEach(async () => {
@@ -100,7 +101,7 @@ describe('OpenAI-compatible judge', () => {
     v = await judge.verify('q', 'a');
     expect(v.outcome).toBe('error');
     expect(v.error).toMatch(/timeout/);
-    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(Date.now() - t0).toBeLessThan(PROMPTLY_MS);
   });
 
   it('retries transient errors with backoff', async () => {

@@ -3,6 +3,7 @@ import type { MockChatView, MockReply, MockServer } from '../mock/types.js';
 import type { ChatHandler } from '../mock/types.js';
 import type { ChatModel, ChatRequest } from './chat-model.js';
 import { ProviderError } from './types.js';
+import { PROMPTLY_MS, SLOW_MS } from '../testing/time.js';
 
 /**
  * The contract every ChatModel adapter passes (GUIDE: one shared suite per interface), each against a real
@@ -181,16 +182,16 @@ export function chatModelContract(name: string, fixture: ChatContractFixture): v
     });
 
     it('stops promptly when aborted mid-call (aborted) or on a per-call timeout (timeout, retryable)', async () => {
-      next({ content: 'late', delayMs: 3000 });
+      next({ content: 'late', delayMs: SLOW_MS });
       const c = new AbortController();
       setTimeout(() => c.abort(), 100);
       let r = await failure(model.generate(hi, { signal: c.signal }));
       expect(r.error.kind).toBe('aborted');
-      expect(r.ms).toBeLessThan(1500);
+      expect(r.ms).toBeLessThan(PROMPTLY_MS);
       next({ hang: true });
       r = await failure(model.generate(hi, { signal: AbortSignal.timeout(100) }));
       expect([r.error.kind, r.error.isRetryable]).toEqual(['timeout', true]);
-      expect(r.ms).toBeLessThan(1500);
+      expect(r.ms).toBeLessThan(PROMPTLY_MS);
       // The runner's deadline: an abort whose reason is a timeout ProviderError.
       next({ hang: true });
       const d = new AbortController();

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CommandSystem } from './command.js';
 import { systemContract } from './contract.case.js';
 import { ProviderError } from './types.js';
+import { PROMPTLY_MS, SLOW_MS } from '../testing/time.js';
 
 /** A small program written by the test: echoes stdin after DELAY_MS, or fails when FAIL is set. */
 const dir = mkdtempSync(join(tmpdir(), 'assay-command-'));
@@ -79,7 +80,7 @@ describe('CommandSystem', () => {
 
 describe('CommandSystem.close', () => {
   it('kills programs still running', async () => {
-    const s = new CommandSystem({ command: process.execPath, args: [script], env: { DELAY_MS: '5000' } });
+    const s = new CommandSystem({ command: process.execPath, args: [script], env: { DELAY_MS: String(SLOW_MS) } });
     const t0 = performance.now();
     const pending = s.generate('x', { signal: new AbortController().signal, inputIndex: 0, sample: 0 }).catch((err: unknown) => err);
     await new Promise((r) => setTimeout(r, 100));
@@ -87,6 +88,6 @@ describe('CommandSystem.close', () => {
     const e = (await pending) as ProviderError;
     expect(e).toBeInstanceOf(ProviderError);
     expect(e.message).toMatch(/killed by SIGKILL/);
-    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(performance.now() - t0).toBeLessThan(PROMPTLY_MS);
   });
 });

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { InputValue } from '../core/validator.js';
 import { abortError, excerpt, messageOf } from './errors.js';
+import { requestSentHook } from './request-sent.js';
 import { ProviderError, type GenerateOptions, type Generation, type SystemUnderTest } from './types.js';
 
 export interface CommandSystemOptions {
@@ -38,6 +39,7 @@ export class CommandSystem implements SystemUnderTest {
         env: this.options.env ? { ...process.env, ...this.options.env } : process.env,
         stdio: ['pipe', 'pipe', 'pipe'],
       });
+      requestSentHook()?.(); // the request has left: a rate limit counts it from here
       this.running.add(child);
       child.on('exit', () => this.running.delete(child));
       const stdout: Buffer[] = [];

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderError, type GenerateOptions, type SystemUnderTest } from './types.js';
+import { PROMPTLY_MS, SLOW_MS } from '../testing/time.js';
 
 /**
  * The shared contract every system under test passes (GUIDE: one contract suite per interface).
@@ -80,33 +81,33 @@ export function systemContract(name: string, makeSystem: MakeSystem): void {
     });
 
     it('rejects an already-aborted signal at once with ProviderError kind aborted', async () => {
-      const s = await make({ delayMs: 2000 });
+      const s = await make({ delayMs: SLOW_MS });
       const c = new AbortController();
       c.abort();
       const r = await timed(() => s.generate(CONTRACT_INPUTS.string, opts(c.signal)));
       expect(r.error).toBeInstanceOf(ProviderError);
       expect((r.error as ProviderError).kind).toBe('aborted');
-      expect(r.ms).toBeLessThan(200);
+      expect(r.ms).toBeLessThan(PROMPTLY_MS);
     });
 
     it('stops promptly when aborted mid-call (kind aborted)', async () => {
-      const s = await make({ delayMs: 2000 });
+      const s = await make({ delayMs: SLOW_MS });
       const c = new AbortController();
       setTimeout(() => c.abort(), 100);
       const r = await timed(() => s.generate(CONTRACT_INPUTS.string, opts(c.signal)));
       expect(r.error).toBeInstanceOf(ProviderError);
       expect((r.error as ProviderError).kind).toBe('aborted');
       expect(r.ms).toBeGreaterThanOrEqual(90);
-      expect(r.ms).toBeLessThan(1000);
+      expect(r.ms).toBeLessThan(PROMPTLY_MS);
     });
 
     it('stops promptly on a per-call timeout (kind timeout)', async () => {
-      const s = await make({ delayMs: 2000 });
+      const s = await make({ delayMs: SLOW_MS });
       const r = await timed(() => s.generate(CONTRACT_INPUTS.string, opts(AbortSignal.timeout(100))));
       expect(r.error).toBeInstanceOf(ProviderError);
       expect((r.error as ProviderError).kind).toBe('timeout');
       expect((r.error as ProviderError).transient).toBe(true);
-      expect(r.ms).toBeLessThan(1000);
+      expect(r.ms).toBeLessThan(PROMPTLY_MS);
     });
 
     it('throws ProviderError instances when the system fails', async () => {
@@ -117,8 +118,8 @@ export function systemContract(name: string, makeSystem: MakeSystem): void {
     });
 
     it('serves concurrent calls', async () => {
-      // Long enough that the cost of starting a process (command) does not hide the overlap.
-      const delayMs = 1000;
+      // Long enough that the cost of starting a process (command) on a loaded machine does not hide the overlap.
+      const delayMs = 2000;
       const s = await make({ delayMs });
       const signal = new AbortController().signal;
       const t0 = performance.now();
@@ -126,7 +127,7 @@ export function systemContract(name: string, makeSystem: MakeSystem): void {
       const ms = performance.now() - t0;
       expect(all).toHaveLength(CONTRACT_CONCURRENCY);
       for (const g of all) expect(g.text).toContain(CONTRACT_INPUTS.string);
-      // The calls overlap: eight 1 s calls take well under half of 8 s.
+      // The calls overlap: eight 2 s calls take well under half of 16 s.
       expect(ms).toBeLessThan((CONTRACT_CONCURRENCY * delayMs) / 2);
     });
   });

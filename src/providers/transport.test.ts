@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isConnectionError } from './errors.js';
 import { BufferedResponse } from './buffered-response.js';
+import { whenRequestSent } from './request-sent.js';
 import { createNodeFetch } from './transport.js';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
@@ -27,6 +28,28 @@ async function serve(handler: Handler): Promise<{ url: string; connections: () =
 }
 
 describe('createNodeFetch', () => {
+  it('inside a rate-limited call, reports when the request has left, before the server answers', async () => {
+    const events: string[] = [];
+    let answer: (() => void) | undefined;
+    const s = await serve((_req, _body, res) => {
+      if (answer) return res.end('later');
+      events.push('server got it');
+      answer = () => res.end('ok');
+    });
+    const f = createNodeFetch();
+    const call = whenRequestSent(
+      () => events.push('sent'),
+      () => f(s.url, { method: 'POST', body: 'x' }),
+    );
+    while (events.length < 2) await new Promise((r) => setTimeout(r, 5));
+    answer!();
+    expect(await (await call).text()).toBe('ok');
+    expect(events.sort()).toEqual(['sent', 'server got it']);
+    // Outside a limited call nothing is reported (and nothing kept).
+    expect(await (await f(s.url)).text()).toBe('later');
+    expect(events.filter((e) => e === 'sent')).toHaveLength(1);
+  });
+
   it('posts a body with its headers and returns a buffered Response', async () => {
     const seen: { method?: string; type?: string; length?: string; auth?: string; body?: string } = {};
     const s = await serve((req, body, res) => {

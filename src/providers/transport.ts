@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { BufferedResponse } from './buffered-response.js';
+import { requestSentHook } from './request-sent.js';
 
 /**
  * A `fetch` for request/response JSON APIs, over node:http(s) with keep-alive agents.
@@ -68,9 +69,12 @@ function once(url: URL, init: RequestInit, agents: { http: HttpAgent; https: Htt
   const body = requestBody(init.body);
   const headers = plainHeaders(init.headers);
   if (body !== undefined && headers['content-length'] === undefined) headers['content-length'] = String(body.byteLength);
+  const onSent = requestSentHook();
   return new Promise<Response>((resolve, reject) => {
     const send = secure ? httpsRequest : httpRequest;
     const req = send(url, { method: init.method ?? 'GET', headers, agent: secure ? agents.https : agents.http });
+    // 'finish': headers and body handed to the operating system, i.e. the request has left (a rate limit counts it from here).
+    if (onSent) req.once('finish', onSent);
     let settled = false;
     const fail = (err: unknown) => {
       if (settled) return;

@@ -33,7 +33,7 @@ export const SAMPLE_JOB_OPTIONS: JobsOptions = {
   removeOnFail: true,
 };
 
-/** What a finished job returns (and QueueEvents carries to the waiting process): the sample without its text. */
+/** What a finished job returns (and the run board's stream carries to a process watching the run): the sample without its text. */
 export interface SampleJobResult {
   i: number;
   j: number;

@@ -17,6 +17,7 @@ import { runOnQueue } from './coordinator.js';
 import { QUEUE_NAME } from './jobs.js';
 import { maxInWindow, spawnWorker, type WorkerProcess } from './testing/workers.js';
 import { startSampleWorker } from './worker.js';
+import { START_MS } from '../testing/time.js';
 
 // Distributed runs against the real services: PostgreSQL for the store, Redis for BullMQ, `assay worker`
 // child processes, and the local OpenAI-compatible mock as the system under test.
@@ -99,7 +100,7 @@ ${extra}`,
     await events.close();
     expect(stalled.length).toBeGreaterThan(0);
     expect(stalled.every((id) => id.startsWith(`${runId}_`))).toBe(true);
-  }, 90_000);
+  });
 
   // Two workers shared by the tests below that keep them alive.
   let shared: WorkerProcess[] = [];
@@ -125,7 +126,7 @@ ${extra}`,
     await pair;
     const s = await openStore(store(), { readonly: true });
     try {
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + START_MS;
       while ((await s.getRun(runId))!.status === 'running' && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
       expect((await s.getRun(runId))!.status).toBe('complete');
       expect(await s.listSamples(runId)).toHaveLength(60);
@@ -134,7 +135,7 @@ ${extra}`,
     }
     const show = await cli('show', runId, '--store', store());
     expect(show.out).toMatch(/short\s+100\.0%/);
-  }, 90_000);
+  });
 
   it('a worker that cannot build the run fails its jobs for good: the run says why and exits 3; a resume with a fixed worker completes it', async () => {
     const q = queue('broken');
@@ -161,7 +162,7 @@ ${extra}`,
     } finally {
       delete process.env.ASSAY_QUEUE_TEST_KEY;
     }
-  }, 90_000);
+  });
 
   it('rateLimit across two workers: one budget kept in Redis; no one-second window at the provider sees more than the limit', async () => {
     const q = sharedQueue();
@@ -191,7 +192,7 @@ validators:
     } finally {
       await provider.close();
     }
-  }, 90_000);
+  });
 
   it('a stop rule decides from the samples as the workers store them; the workers then skip the rest of the run', async () => {
     const q = parseRedisUrl(queue('stop'));
@@ -222,7 +223,7 @@ validators:
       x.dispose();
       await s.close();
     }
-  }, 90_000);
+  });
 
   it('fail fast on the queue: calls that keep failing the same way stop the run early with exit 3, left interrupted', async () => {
     const q = queue('refused');
@@ -251,7 +252,7 @@ validators:
       await worker.close();
       await s.close();
     }
-  }, 90_000);
+  });
 
   it('usage errors: --detach without --queue, a bad queue URL (exit 2), an unreachable queue (exit 3)', async () => {
     const file = config('usage');
@@ -302,5 +303,5 @@ validators:
       await worker.close();
       x.dispose();
     }
-  }, 60_000);
+  });
 });

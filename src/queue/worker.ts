@@ -2,13 +2,14 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Outcome } from '../core/outcome.js';
 import { AssayError, ExitCode, UsageError } from '../errors.js';
+import { DEFAULT_OUTAGE_MS, Outage, type OutageError, type Ride } from '../outage.js';
 import { executeSample } from '../run/sample.js';
 import { createSandbox } from '../sandbox/index.js';
 import { DuplicateSampleError } from '../store/errors.js';
 import type { RunStatus, SampleRecord, Store } from '../store/types.js';
 import { evaluateValidator } from '../validators/evaluate.js';
 import { RunBoard, type BoardStop } from './board.js';
-import { connectRedis, type RedisLocation } from './connection.js';
+import { bullConnection, closeAtOnce, connectRedis, redisLost, redisReason, redisRefused, type RedisLocation } from './connection.js';
 import { runContext, type RunContext } from './experiment.js';
 import { QUEUE_NAME, type SampleJob, type SampleJobResult } from './jobs.js';
 import { redisLimiters } from './limiter.js';
@@ -25,6 +26,12 @@ export interface SampleWorkerOptions {
   log?: (line: string) => void;
   /** The store as messages name it (a URL without its password): a job of a run that is not in it says where the worker looked. */
   storeShown?: string;
+  /** A client already connected to the queue (connectRedis), which close() disconnects: `assay worker` connects before it opens the store. */
+  redis?: Redis;
+  /** How long a lost queue is waited for (ms, default 60 s): past it `onFatal` is called. The store rides out its own (openStore's `outage`). */
+  outageMs?: number;
+  /** The queue stayed away past the bound (or refused us): the worker cannot go on; `assay worker` exits 3. */
+  onFatal?: (err: OutageError) => void;
 }
 
 export interface SampleWorker {
@@ -38,6 +45,8 @@ export interface SampleWorker {
 const STATE_MS = 250;
 /** Runs whose context is kept (system, sandbox, judges) between jobs. */
 const KEPT_RUNS = 8;
+/** The worker asks Redis whether it is there this often (ms): a lost queue is said once, even while no job is in hand. */
+const HEARTBEAT_MS = 1000;
 
 /**
  * `assay worker`: takes sample jobs of any run from the queue, runs each sample exactly as a local run
@@ -48,8 +57,38 @@ const KEPT_RUNS = 8;
 export async function startSampleWorker(opts: SampleWorkerOptions): Promise<SampleWorker> {
   const { store, queue } = opts;
   const log = opts.log ?? (() => {});
-  const redis: Redis = await connectRedis(queue);
-  const board = new RunBoard(redis, queue.prefix);
+  const redis: Redis = opts.redis ?? (await connectRedis(queue));
+  const outage = new Outage(`the queue at ${queue.shown}`, {
+    boundMs: opts.outageMs ?? DEFAULT_OUTAGE_MS,
+    log,
+    transient: redisLost,
+    describe: redisReason(redis),
+    onGiveUp: (err) => opts.onFatal?.(err),
+  });
+  const ride: Ride = (fn) => outage.ride(fn);
+  const board = new RunBoard(redis, queue.prefix, ride);
+  // A Redis that comes back wanting a password it did not want before: no wait mends that.
+  redis.on('error', (err: Error) => {
+    if (redisRefused(err)) ignore(() => outage.refuse(err));
+  });
+  /** Kinds of BullMQ errors already logged (see worker.on('error') below). */
+  const errorsSaid = new Set<string>();
+  // The heartbeat: one line when the queue is lost and one when it is back, whether or not a job needs it meanwhile.
+  let beating = false;
+  const heartbeat = setInterval(() => {
+    if (beating) return;
+    beating = true;
+    redis
+      .ping()
+      .then(
+        () => outage.back(),
+        (err: unknown) => {
+          errorsSaid.delete('lost job'); // each outage may lose jobs in hand: say so once after each
+          ignore(() => (redisRefused(err) ? outage.refuse(err) : redisLost(err) ? outage.lost(err) : undefined));
+        },
+      )
+      .finally(() => (beating = false));
+  }, HEARTBEAT_MS);
   const contexts = new Map<string, { ctx: Promise<RunContext>; inUse: number }>();
   const shutdown = new AbortController();
   // One sandbox for every run this worker takes up: its threads start once, not once per run.
@@ -66,7 +105,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
           throw new UsageError(
             `run ${runId} is not in this worker's store${opts.storeShown ? ` (${opts.storeShown})` : ''}: a worker must use the store the run was queued with (--store or ASSAY_STORE, schema included)`,
           );
-        const c = await runContext(run, redisLimiters(redis, queue.prefix, runId), { sandbox }, store.cache);
+        const c = await runContext(run, redisLimiters(redis, queue.prefix, runId, ride), { sandbox }, store.cache);
         log(`run ${run.id} (${run.name}): ${run.N} inputs × ${run.M} samples × ${run.K} validators on ${c.system.id}`);
         return c;
       })();
@@ -159,7 +198,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
           result = await record(runId, s);
         }
       }
-      await finishIfDone(runId, await board.mark(runId, index));
+      await finishIfDone(runId, await board.mark(runId, index, result));
       return result;
     } finally {
       held.release();
@@ -180,7 +219,9 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
 
   const lockDuration = opts.lockDurationMs ?? 30_000;
   const worker = new Worker<SampleJob, SampleJobResult>(QUEUE_NAME, processor, {
-    connection: { url: queue.url, maxRetriesPerRequest: null },
+    connection: bullConnection(queue),
+    // After a lost connection BullMQ waits this long before it asks for jobs again (its default is 15 s).
+    runRetryDelay: 1000,
     prefix: queue.prefix,
     concurrency: opts.concurrency,
     lockDuration,
@@ -190,7 +231,19 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
     removeOnComplete: { count: 0 },
     removeOnFail: { count: 0 },
   });
-  worker.on('error', (err) => log(`queue error: ${err.message}`));
+  // A lost connection is the heartbeat's to report, once; any other error once per kind, not once per job.
+  worker.on('error', (err) => {
+    if (redisLost(err) || redisRefused(err)) return;
+    const lost = /^Missing (key|lock) for job/.test(err.message);
+    // One kind per message with its job ids taken out; a job the queue no longer has is one kind whatever step found it.
+    const kind = lost ? 'lost job' : err.message.replace(/job \S+/g, 'job …');
+    if (errorsSaid.has(kind)) return;
+    errorsSaid.add(kind);
+    const why = lost
+      ? '; the queue no longer has a job this worker held (Redis restarted without its data, or the job went to another worker while Redis was away): its sample is stored, or queued again by the waiting assay run'
+      : '';
+    log(`queue error: ${err.message}${why}; more like it are not logged`);
+  });
   // One line per run and cause: a run this worker cannot build fails all its jobs the same way.
   const said = new Map<string, Set<string>>();
   worker.on('failed', (job, err) => {
@@ -220,14 +273,25 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       return stored;
     },
     async close(force = false) {
+      clearInterval(heartbeat);
       if (force) shutdown.abort();
-      await worker.close(force);
+      // With the queue away the jobs in hand cannot be handed back: they are left, their locks expire and another worker takes them.
+      if (outage.down || outage.failure) await closeAtOnce(worker);
+      else await worker.close(force);
       for (const e of contexts.values()) await e.ctx.then((c) => c.dispose()).catch(() => {});
       contexts.clear();
       sandbox.dispose();
       redis.disconnect();
     },
   };
+}
+
+function ignore(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // recorded by the outage; what needs the queue next throws it
+  }
 }
 
 function summary(s: SampleRecord, by: SampleJobResult['by']): SampleJobResult {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { profileSvg, sparseTicks } from './charts.js';
+import { CARD_LABEL_CHARS, profileSvg, sparseTicks } from './charts.js';
 import { diffSvg, trendSvg } from './charts-trend.js';
 
 const count = (s: string, re: RegExp) => s.match(re)?.length ?? 0;
@@ -18,6 +18,17 @@ describe('profileSvg', () => {
     expect(svg).toContain('aria-label="a: 90.0% (interval 80.0%–95.0%): ✓ meets the minimum"');
     expect(svg).toContain('aria-label="c: 50.0% (interval 30.0%–70.0%): ✗ below the minimum"');
     expect(svg).toContain('minimum success 80.0%');
+  });
+
+  it('labels above the bars (IRP in a narrow card): drawn at the card width, each label whole up to a line', () => {
+    const long = { label: '1. Greet a new customer who has just signed up for the premium plan.', rate: 0.9, low: 0.8, high: 0.95 };
+    const svg = profileSvg([...bars, long], { title: 'IRP', line: 0.8, labelsAbove: true });
+    expect(svg).toMatch(/viewBox="0 0 380 /);
+    for (const b of bars) expect(svg).toContain(`>${b.label}</text>`);
+    expect(svg).toContain(`>${long.label.slice(0, CARD_LABEL_CHARS - 1)}…</text>`);
+    expect(count(svg, /<rect [^>]*aria-label="[^"]+: /g)).toBe(3);
+    expect(svg).toContain(`aria-label="${long.label}: 90.0%`); // the whole label where it is cut on screen
+    expect(svg).toContain('n/a (nothing decided)');
   });
 
   it('as columns (iterations, many inputs): numbered from 1, full labels in the tooltips', () => {

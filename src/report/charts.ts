@@ -127,7 +127,7 @@ const TEXT_STYLE = { fontSize: '12px', fontFamily: 'system-ui,sans-serif' };
  * Horizontal bars carry names (validators, a few inputs); `columns` draws one column per entry numbered
  * from 1, for ordered or numerous entries (iterations, many inputs), each column's label in its tooltip.
  */
-export function profileSvg(bars: ProfileBar[], options: { title: string; line?: number; columns?: boolean; axis?: string }): string {
+export function profileSvg(bars: ProfileBar[], options: { title: string; line?: number; columns?: boolean; axis?: string; labelsAbove?: boolean }): string {
   const rows = bars.map((b, idx) => ({ ...b, idx, name: bandKey(idx, b.label), shown: barStatus(b, options.line) }));
   const describe = (r: (typeof rows)[number]) =>
     `${r.label}: ${pctLabel(r.rate)}` +
@@ -136,7 +136,7 @@ export function profileSvg(bars: ProfileBar[], options: { title: string; line?: 
     (r.threshold !== undefined ? `, minimum ${pctLabel(r.threshold)}` : '') +
     (r.shown !== 'none' ? `: ${BAR_STYLE[r.shown].glyph} ${BAR_STYLE[r.shown].text}` : '');
   const common = { rows, decided: rows.filter((r) => r.rate !== null), describe, options };
-  return options.columns ? columns(common) : horizontal(common);
+  return options.columns ? columns(common) : options.labelsAbove ? labelledAbove(common) : horizontal(common);
 }
 
 type Row = ProfileBar & { idx: number; name: string; shown: BarStatus | 'none' };
@@ -201,6 +201,64 @@ function horizontal({ rows, decided, describe, options }: Common): string {
     marks,
   });
   return svgString(svg, 360);
+}
+
+/** Width of a chart drawn for a card of the report's grid (min 380 px): it is shown at about its own size there. */
+export const CARD_CHART_WIDTH = 380;
+/** Characters of a label that fit one line of a CARD_CHART_WIDTH chart at 12 px. */
+export const CARD_LABEL_CHARS = 52;
+
+/**
+ * Horizontal bars for a narrow card, each with its label on a line of its own above the bar, so labels keep
+ * the chart's whole width (≈52 characters at 12 px) instead of a left margin, and the chart is drawn at the
+ * card's size (not scaled down to ~8 px text).
+ */
+function labelledAbove({ rows, decided, describe, options }: Common): string {
+  // Two bands per entry: its label's line, then its bar's (keys: the entry's name with a "label"/"bar" prefix).
+  const line = 20;
+  const labelKey = (r: Row) => `label\u2063${r.name}`;
+  const barKey = (r: Row) => `bar\u2063${r.name}`;
+  const withCi = decided.filter((r) => r.low !== null);
+  const cut = (s: string) => (s.length > CARD_LABEL_CHARS ? s.slice(0, CARD_LABEL_CHARS - 1) + '…' : s);
+  // A white halo keeps a label legible where grid lines and the minimum's dashes cross it.
+  const halo = { stroke: '#ffffff', strokeWidth: 3, paintOrder: 'stroke' };
+  const marks: Plot.Markish[] = [
+    Plot.barX(decided, { x: 'rate', y: barKey, fill: barFill, fillOpacity: 0.85, insetBottom: 2, ariaLabel: (r: Row) => attr(describe(r)), title: describe }),
+    Plot.ruleY(withCi, { y: barKey, x1: 'low', x2: 'high', stroke: '#1f2328', strokeWidth: 1.5, ariaHidden: 'true' } as Plot.RuleYOptions),
+    Plot.tickX(withCi, { y: barKey, x: 'low', stroke: '#1f2328', inset: 4, ariaHidden: 'true' } as Plot.TickXOptions),
+    Plot.tickX(withCi, { y: barKey, x: 'high', stroke: '#1f2328', inset: 4, ariaHidden: 'true' } as Plot.TickXOptions),
+    Plot.text(
+      rows.filter((r) => r.rate === null),
+      { y: barKey, x: 0, text: () => 'n/a (nothing decided)', textAnchor: 'start', dx: 4, fill: '#656d76' },
+    ),
+    Plot.ruleX([0]),
+    ...lineMark(options.line, 'x'),
+    Plot.text(decided, {
+      y: barKey,
+      x: (r: Row) => r.high ?? r.rate,
+      text: barGlyph,
+      dx: 9,
+      fill: barFill,
+      fontWeight: 700,
+      fontSize: 13,
+      ariaHidden: 'true',
+    } as Plot.TextOptions),
+    // Last, so the halo covers the grid and the minimum's dashes where they cross a label.
+    Plot.text(rows, { y: labelKey, x: 0, text: (r: Row) => cut(r.label), textAnchor: 'start', dy: 3, fill: '#1f2328', ...halo, ariaHidden: 'true' }),
+  ];
+  const svg = Plot.plot({
+    document: doc(),
+    width: CARD_CHART_WIDTH,
+    height: 44 + rows.length * 2 * line,
+    style: TEXT_STYLE,
+    marginLeft: 8,
+    marginRight: 24,
+    ariaLabel: attr(options.title),
+    y: { domain: rows.flatMap((r) => [labelKey(r), barKey(r)]), axis: null, padding: 0 },
+    x: { domain: [0, 1], label: 'success rate', tickFormat: '.0%', grid: true, ticks: 5 },
+    marks,
+  });
+  return svgString(svg, 300);
 }
 
 function columns({ rows, decided, describe, options }: Common): string {

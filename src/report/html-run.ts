@@ -2,6 +2,7 @@ import { outcomeName } from '../core/outcome.js';
 import type { RunSummary, RateWithCI } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue } from '../core/validator.js';
+import { inputLabel } from '../core/show.js';
 import type { ErrorSummary } from '../run/error-groups.js';
 import type { RunStats } from '../run/stats.js';
 import type { RunRecord, SampleRecord } from '../store/types.js';
@@ -40,11 +41,6 @@ export function sampleView(run: RunRecord, s: SampleRecord): SampleView {
     latencyMs: s.latencyMs,
     attempts: s.attempts,
   };
-}
-
-export function inputLabel(input: InputValue | undefined, max = 80): string {
-  const text = typeof input === 'string' ? input : JSON.stringify(input ?? null);
-  return text.length > max ? text.slice(0, max - 1) + '…' : text;
 }
 
 function ci(r: RateWithCI): string {
@@ -255,13 +251,14 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
   );
   const irp = profileSvg(
     summary.inputs.map((r) => ({
-      label: `${r.i + 1}. ${inputLabel(run.inputs[r.i], 28)}`,
+      label: `${r.i + 1}. ${inputLabel(run.inputs[r.i], 80)}`,
       rate: r.rate,
       low: r.ci?.low ?? null,
       high: r.ci?.high ?? null,
       errorShare: r.errorShare,
     })),
-    { title: 'Input reliability profile (IRP)', line: strictest, columns: run.inputs.length > 25, axis: 'input' },
+    // In a card of its own up to 12 inputs: labels above the bars, drawn at the card's size.
+    { title: 'Input reliability profile (IRP)', line: strictest, columns: run.inputs.length > 25, axis: 'input', labelsAbove: run.inputs.length <= 12 },
   );
   const orp = profileSvg(
     summary.iterations.map((r) => ({ label: `sample ${r.j + 1}`, rate: r.rate, low: r.ci?.low ?? null, high: r.ci?.high ?? null, errorShare: r.errorShare })),

@@ -65,12 +65,8 @@ export function exitCodeFor(summary: RunSummary, status: RunStatus, allowInconcl
   return summary.validators.every((v) => verdictPasses(v.verdict, allowInconclusive)) ? ExitCode.OK : ExitCode.VERDICT_FAILED;
 }
 
-/** Short text of an input for a table cell. */
-export function inputLabel(input: InputValue | undefined, max = 60): string {
-  if (input === undefined) return '';
-  const s = (typeof input === 'string' ? input : JSON.stringify(input)).replace(/\s+/g, ' ').trim();
-  return s.length > max ? s.slice(0, max - 1) + '…' : s;
-}
+/** Short text of an input for a table cell or a line: the one way inputs are shown (core/show.ts). */
+export { inputLabel } from '../core/show.js';
 
 export function pct(x: number | null | undefined, digits = 1): string {
   return x === null || x === undefined ? '–' : `${(x * 100).toFixed(digits)}%`;

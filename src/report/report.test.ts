@@ -180,6 +180,8 @@ describe('terminal summary', () => {
     expect(text).toContain('overall  mean 71.7%  weighted 65.8%  min 60.0%  (mean) · errors 8.3% of checked cells');
     // The weakest input left a quarter of its cells out as errors: its rate says so.
     expect(text).toMatch(/IRP \(per input\)\s+\S{3}\s+min 33\.3% \(#2, errors 25\.0%\) {2}max 100\.0% \(#3\)/);
+    // An object input is shown as its JSON, not wrapped in quotes as if it were a string.
+    expect(text).toMatch(/weakest input\s+#2 .* {2}\{"topic":"weather"\}\n/);
     expect(text).toContain('FAIL (point): 1 failed of 2 validator(s): polite <&> "x"');
     // By default (confident) nothing is marked, and neither 5 of 6 nor 3 of 5 can be decided either way.
     const confident = formatTerminalSummary(summarize(tensor(cells), metas), meta);

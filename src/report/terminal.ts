@@ -3,8 +3,9 @@ import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { errorSummaryLines } from '../run/error-groups.js';
 import { errorSummaryOf } from '../run/stats.js';
 import { costSummary } from './cost.js';
+import { inputInline } from '../core/show.js';
 import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
-import { errorShareText, gradesToDecideText, inputLabel, pct, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
+import { errorShareText, gradesToDecideText, pct, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 
 /** The terminal summary printed after a run (and by `assay show`). Plain text; colour only when asked. */
 
@@ -133,7 +134,7 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   );
   const worst = [...s.inputs].filter((x) => x.allPass.rate !== null).sort((a, b) => a.allPass.rate! - b.allPass.rate!)[0];
   if (worst && meta.inputs)
-    lines.push(`weakest input       #${worst.i + 1} all-pass ${pct(worst.allPass.rate)}${errs(worst.allPass)}  "${inputLabel(meta.inputs[worst.i], 50)}"`);
+    lines.push(`weakest input       #${worst.i + 1} all-pass ${pct(worst.allPass.rate)}${errs(worst.allPass)}  ${inputInline(meta.inputs[worst.i], 52)}`);
   lines.push(
     `all validators at once  ${pct(s.allPass.rate)} ${ci(s.allPass)}${errs(s.allPass)}   pooled cells ${pct(s.allOutputs.rate)} ${ci(s.allOutputs)}${errs(s.allOutputs)}`,
   );

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../providers/types.js';
 import { backoffDelay, callWithRetry, seededRandom, sleep, type RetryInfo } from './retry.js';
+import { PROMPTLY_MS, SLOW_MS } from '../testing/time.js';
 
 const transient = () => new ProviderError('server', 'HTTP 500', { status: 500 });
 
@@ -101,12 +102,12 @@ describe('callWithRetry', () => {
         calls++;
         throw transient();
       },
-      { retries: 10, baseMs: 5_000, maxMs: 5_000, random: () => 0.99, signal: ac.signal },
+      { retries: 10, baseMs: SLOW_MS, maxMs: SLOW_MS, random: () => 0.99, signal: ac.signal },
     );
     setTimeout(() => ac.abort(), 30);
     await expect(p).rejects.toThrow('HTTP 500');
     expect(calls).toBe(1);
-    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(Date.now() - t0).toBeLessThan(PROMPTLY_MS);
   });
 
   it('does not even start when the run is already aborted', async () => {

@@ -72,7 +72,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-function abortReason(signal: AbortSignal): ProviderError {
+/** Why a wait ended early: the signal's reason as a ProviderError (`aborted` unless it already is one). */
+export function abortReason(signal: AbortSignal): ProviderError {
   const r: unknown = signal.reason;
   return ProviderError.isInstance(r) ? r : new ProviderError('aborted', 'the run was cancelled', { cause: r });
 }

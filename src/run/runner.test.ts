@@ -6,6 +6,7 @@ import { OpenAISystem } from '../providers/openai.js';
 import { MemoryStore } from '../store/memory.js';
 import { startMockOpenAI, type ChatRequestBody, type MockOpenAI, type MockReply } from '../mock/openai.js';
 import { runExperiment, type RunPlan } from './runner.js';
+import { PROMPTLY_MS } from '../testing/time.js';
 
 let mock: MockOpenAI | undefined;
 afterEach(async () => {
@@ -215,7 +216,7 @@ describe('runExperiment against the mock OpenAI server', () => {
     const store = new MemoryStore();
     const t0 = Date.now();
     const res = await runExperiment({ experiment: plan(['a'], 1), system: stubborn, store, timeoutMs: 100, retry: fast });
-    expect(Date.now() - t0).toBeLessThan(2_000);
+    expect(Date.now() - t0).toBeLessThan(PROMPTLY_MS);
     expect(res.tensor.get(0, 0, 0)).toBe(Outcome.PASS);
     expect((await store.getSample(res.run.id, 0, 0))?.attempts).toBe(2);
   });

@@ -3,12 +3,13 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { SandboxErrorKind } from './errors.js';
-import { DEADLINE, nowInt32, RUNNING, WATCH_SLOTS, type Reply, type Request, type WorkerInit } from './protocol.js';
+import { ThreadCpuClock } from './cpu-time.js';
+import { CPU_KNOWN, CPU_START, DEADLINE, nowInt32, RUNNING, TID, WATCH_SLOTS, type Reply, type Request, type WorkerInit } from './protocol.js';
 import type { SandboxLimits } from './types.js';
 
 export interface HostOptions {
   stackBytes: number;
-  /** V8 heap limit of the worker (the QuickJS heaps live in WebAssembly memory, fenced by their own limits). */
+  /** V8 heap limit of the worker (the QuickJS instances live in WebAssembly memories, each capped at its function's limit). */
   workerHeapMb: number;
   /** How long past a call's deadline the watchdog waits for the interrupt handler before it terminates the worker. */
   graceMs: number;
@@ -37,6 +38,8 @@ interface Live {
   pending: Map<number, Pending>;
   outbox: Request[];
   dead: boolean;
+  /** The worker thread's CPU time, opened when the watchdog first needs it. */
+  cpu?: ThreadCpuClock;
 }
 
 const WATCH_TICK_MS = 25;
@@ -98,6 +101,7 @@ export class WorkerHost {
     this.stopWatchdog();
     if (!live) return;
     live.dead = true;
+    live.cpu?.close();
     void live.worker.terminate();
     for (const p of live.pending.values()) p.settle(disposedReply(p.rq));
     live.pending.clear();
@@ -146,10 +150,6 @@ export class WorkerHost {
       if (!p) continue;
       live.pending.delete(reply.rq);
       p.settle(reply);
-      if (!reply.ok && reply.fatal) {
-        this.retire(live, reply.rq, 'memory', reply.message);
-        return;
-      }
     }
     this.idleCheck(live);
   }
@@ -169,6 +169,7 @@ export class WorkerHost {
     live.dead = true;
     if (this.live === live) this.live = undefined;
     const running = culprit ?? Atomics.load(live.watch, RUNNING);
+    live.cpu?.close();
     void live.worker.terminate();
     const pending = [...live.pending.values()];
     live.pending.clear();
@@ -195,14 +196,27 @@ export class WorkerHost {
     this.watchdog = undefined;
   }
 
-  /** Terminates the worker when the request it is running is past its deadline by more than the grace. */
+  /**
+   * Terminates the worker when the request it is running is past its deadline by more than the grace: on the
+   * wall clock, and — where the worker thread's CPU time can be read — in CPU time too, so that a thread kept
+   * waiting for a core on a loaded machine is not held to account for the wait.
+   */
   private check(): void {
     const live = this.live;
     if (!live || live.dead) return this.stopWatchdog();
     const rq = Atomics.load(live.watch, RUNNING);
     const deadline = Atomics.load(live.watch, DEADLINE);
+    const cpuKnown = Atomics.load(live.watch, CPU_KNOWN) === 1;
+    const cpuStart = Atomics.load(live.watch, CPU_START);
     if (rq === 0 || Atomics.load(live.watch, RUNNING) !== rq) return;
     if (((nowInt32() - deadline) | 0) <= this.options.graceMs) return;
+    const limit = live.pending.get(rq)?.def.limits.timeoutMs;
+    const tid = Atomics.load(live.watch, TID);
+    if (cpuKnown && tid > 0 && limit !== undefined) {
+      live.cpu ??= new ThreadCpuClock(tid);
+      const cpu = live.cpu.ms();
+      if (cpu !== undefined && ((Math.floor(cpu) - cpuStart) | 0) <= limit + this.options.graceMs) return;
+    }
     this.retire(live, rq, 'timeout', 'timed out');
   }
 }

@@ -18,9 +18,7 @@ export type Request =
 
 export type Reply =
   /** `json` is `{"v":...}`, or absent when the result has no JSON form (undefined). */
-  | { rq: number; ok: true; json?: string }
-  /** `fatal`: the worker's WebAssembly state is no longer trustworthy, so the host replaces the worker. */
-  | { rq: number; ok: false; kind: SandboxErrorKind; message: string; fatal?: boolean };
+  { rq: number; ok: true; json?: string } | { rq: number; ok: false; kind: SandboxErrorKind; message: string };
 
 export interface WorkerInit {
   /** Int32Array view, slots below: what the worker is running, for the host's watchdog. */
@@ -30,9 +28,14 @@ export interface WorkerInit {
 
 /** rq being evaluated, 0 when idle. */
 export const RUNNING = 0;
-/** Its deadline, ms, as nowInt32(). */
+/** Its deadline on the wall clock, ms, as nowInt32(). */
 export const DEADLINE = 1;
-export const WATCH_SLOTS = 2;
+/** The worker thread's CPU time (ms, folded into an int32 like nowInt32) when it started, if CPU_KNOWN is 1. */
+export const CPU_START = 2;
+export const CPU_KNOWN = 3;
+/** The worker thread's Linux thread id (the host reads its CPU time with it), 0 if unknown. Set once. */
+export const TID = 4;
+export const WATCH_SLOTS = 5;
 
 /**
  * Date.now() folded into an int32 (mod 2^32), so it fits an Int32Array for Atomics. Differences of two

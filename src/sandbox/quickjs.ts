@@ -14,7 +14,7 @@ export interface QuickJSSandboxOptions extends Partial<SandboxLimits> {
    * worker thread (long native operations and GC near the heap limit never reach the interrupt). Default 250.
    */
   killGraceMs?: number;
-  /** V8 heap limit of the worker thread, in MiB: a second fence besides each runtime's own heap limit. Default 256. */
+  /** V8 heap limit of the worker thread, in MiB (the QuickJS instances' memories are outside it, capped on their own). Default 256. */
   workerHeapMb?: number;
   /**
    * Most worker threads this sandbox starts (each compiled function gets a home worker; beyond this many
@@ -27,8 +27,9 @@ const DEFAULT_STACK_BYTES = 256 * 1024;
 
 /**
  * Sandbox backed by QuickJS compiled to WebAssembly: the guest has only the ECMAScript built-ins (no
- * require, process, fs, network, timers or host objects). Each compiled function has its own runtime,
- * so one function's exhaustion cannot touch another's, on a home worker thread of the sandbox's pool
+ * require, process, fs, network, timers or host objects). Each compiled function has its own QuickJS
+ * instance, with a WebAssembly memory capped at its memory limit (memory.ts), so one function's exhaustion
+ * cannot touch another's nor grow the host past the limit; it lives on a home worker thread of the sandbox's pool
  * (pool.ts): functions run on separate threads up to `maxWorkers`, so a slow or looping predicate does not
  * hold up the others. The worker is what makes the deadline hard: a call still running at deadline +
  * grace has its worker terminated, and later calls transparently get a fresh one.

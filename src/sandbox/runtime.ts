@@ -1,5 +1,6 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 import { SandboxError, type SandboxErrorKind } from './errors.js';
+import type { GuestClock } from './cpu-time.js';
 import type { SandboxLimits } from './types.js';
 
 /**
@@ -45,29 +46,34 @@ interface Described {
 /**
  * One compiled function: its own QuickJS runtime (heap, stack and interrupt limits) and context. Lives in
  * the sandbox worker; the interrupt handler is the cheap first line of defence against overrunning the
- * deadline, the host's watchdog (which can terminate the worker) the hard one.
+ * deadline, the host's watchdog (which can terminate the worker) the hard one. Both measure the guest's own
+ * running time (`clock`: the thread's CPU time where it can be read), started by the worker just before
+ * guest code runs: making the runtime and context is not part of it.
  */
 export class Instance {
   private readonly rt: QuickJSRuntime;
   private readonly ctx: QuickJSContext;
   private invoke?: QuickJSHandle;
   private toJson?: QuickJSHandle;
-  private deadline = 0;
 
   constructor(
     module: QuickJSWASMModule,
-    source: string,
+    private readonly source: string,
     private readonly limits: SandboxLimits,
     stackBytes: number,
+    private readonly clock: GuestClock,
   ) {
     this.rt = module.newRuntime();
     this.rt.setMemoryLimit(limits.memoryBytes);
     this.rt.setMaxStackSize(stackBytes);
-    this.rt.setInterruptHandler(() => Date.now() > this.deadline);
+    this.rt.setInterruptHandler(() => this.clock.expired());
     this.ctx = this.rt.newContext();
+  }
+
+  /** Evaluates the source (guest code: the clock must have been started); throws a SandboxError if it does not give a function. */
+  compile(): void {
     try {
-      this.deadline = Date.now() + limits.timeoutMs;
-      const res = this.ctx.evalCode(wrap(source), 'predicate.js', { type: 'global' });
+      const res = this.ctx.evalCode(wrap(this.source), 'predicate.js', { type: 'global' });
       if (res.error) {
         const d = this.describe(res.error);
         throw new SandboxError(d.kind === 'thrown' ? 'compile' : d.kind, `does not compile: ${d.message}`);
@@ -84,13 +90,12 @@ export class Instance {
 
   /**
    * Runs the function synchronously (QuickJS blocks until it returns, the interrupt handler stops it, or
-   * the host terminates the worker).
+   * the host terminates the worker); the clock must have been started.
    * `poisoned` tells the caller to throw this runtime away: after an interrupt, OOM or stack overflow
    * QuickJS state is not worth trusting.
    */
   call(argsJson: string): { ok: true; json: string | undefined } | { ok: false; error: SandboxError; poisoned: boolean } {
     const ctx = this.ctx;
-    this.deadline = Date.now() + this.limits.timeoutMs;
     const arg = ctx.newString(argsJson);
     const res = ctx.callFunction(this.invoke!, ctx.undefined, arg);
     arg.dispose();
@@ -125,7 +130,7 @@ export class Instance {
       const state = this.ctx.getPromiseState(promise);
       if (state.type === 'fulfilled') return { ok: true, handle: state.value };
       if (state.type === 'rejected') return this.fail(this.describe(state.error));
-      if (Date.now() > this.deadline) return this.fail({ kind: 'timeout', message: `timed out after ${this.limits.timeoutMs} ms` });
+      if (this.clock.expired()) return this.fail({ kind: 'timeout', message: `timed out after ${this.limits.timeoutMs} ms` });
       const jobs = this.rt.executePendingJobs(100);
       if (jobs.error) return this.fail(this.describe(jobs.error));
       if (jobs.value === 0) {
@@ -141,7 +146,7 @@ export class Instance {
 
   /** Reads a thrown value (and disposes its handle) into a kind and a message. */
   private describe(handle: QuickJSHandle): Described {
-    const timedOut = Date.now() > this.deadline;
+    const timedOut = this.clock.expired();
     let name = '';
     let message = '';
     try {

@@ -2,7 +2,11 @@
 export interface SandboxLimits {
   /** Wall-clock limit per evaluation, in ms (infinite loops end here). */
   timeoutMs: number;
-  /** Heap limit for the sandboxed runtime, in bytes (huge allocations end here). */
+  /**
+   * Memory limit of a compiled function, in bytes: everything it holds at once — heap objects, strings, typed
+   * arrays, ArrayBuffers — counts; reaching it is a `memory` error. Its QuickJS instance is capped at this plus
+   * 6 MiB for QuickJS's own data and stack, and has at least 16 MiB (the WebAssembly build's minimum).
+   */
   memoryBytes: number;
 }
 

@@ -3,11 +3,17 @@
  * terminate() it when guest code overruns its deadline inside a long native operation (where the QuickJS
  * interrupt handler never runs). Before each stretch of guest code it publishes the request and its
  * deadline in shared memory for the host's watchdog.
+ *
+ * Each compiled function gets a WebAssembly instance of QuickJS of its own, whose linear memory can grow to
+ * the function's memory limit and no further (memory.ts): that is what bounds everything the function
+ * allocates. QuickJS's own heap limit alone does not, in this build (see memory.ts).
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { newQuickJSWASMModule, type QuickJSWASMModule } from 'quickjs-emscripten';
+import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { SandboxError } from './errors.js';
-import { DEADLINE, nowInt32, RUNNING, type Reply, type Request, type WorkerInit } from './protocol.js';
+import { compileQuickJSWasm, instanceMemory } from './memory.js';
+import { GuestClock, ownThreadId, ThreadCpuClock } from './cpu-time.js';
+import { CPU_KNOWN, CPU_START, DEADLINE, nowInt32, RUNNING, TID, type Reply, type Request, type WorkerInit } from './protocol.js';
 import { Instance } from './runtime.js';
 import type { SandboxLimits } from './types.js';
 
@@ -19,37 +25,64 @@ const watch = new Int32Array(init.watch);
 interface Fn {
   source: string;
   limits: SandboxLimits;
+  /** Its own QuickJS instance, memory capped at its limit; made (asynchronously) before its first evaluation. */
+  module?: QuickJSWASMModule;
   /** Absent until compiled, and again after a limit was hit (QuickJS state then is not worth trusting). */
   instance?: Instance;
 }
 
 const fns = new Map<number, Fn>();
-let module: QuickJSWASMModule | undefined;
-/** After a fatal reply the worker only waits to be terminated. */
-let broken = false;
+/** The compiled QuickJS WebAssembly, shared by every function's instance on this thread. */
+const wasm = compileQuickJSWasm();
 
-/** Guest code for request `rq` runs from now until `timeoutMs` later; the watchdog kills it after that. */
+/** A QuickJS instance whose whole memory is at most `memoryBytes` (memory.ts says why). */
+function newModule(memoryBytes: number): Promise<QuickJSWASMModule> {
+  return newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmModule: wasm, wasmMemory: instanceMemory(memoryBytes) }));
+}
+
+/** How long the guest running now has run (its CPU time where Linux reports it), for its interrupt handler. */
+const clock = new GuestClock(new ThreadCpuClock());
+Atomics.store(watch, TID, ownThreadId());
+
+/** Guest code for request `rq` runs from now for `timeoutMs` of its own time; the watchdog kills it after that. */
 function enter(rq: number, timeoutMs: number): void {
+  const cpu = clock.start(timeoutMs);
   Atomics.store(watch, DEADLINE, (nowInt32() + timeoutMs) | 0);
+  Atomics.store(watch, CPU_KNOWN, cpu === undefined ? 0 : 1);
+  Atomics.store(watch, CPU_START, cpu === undefined ? 0 : Math.floor(cpu) | 0);
   Atomics.store(watch, RUNNING, rq);
 }
 const leave = (): void => void Atomics.store(watch, RUNNING, 0);
 
-/** A host-side exception from inside WebAssembly (an abort, the thread's own stack): replace the worker. */
-function fatal(rq: number, err: unknown): Reply {
+/**
+ * A host-side exception from inside WebAssembly (an abort, a trap, the thread's own stack): that function's
+ * instance is not to be trusted, so it is dropped and made afresh on its next call. Other functions have
+ * instances and memories of their own, untouched.
+ */
+function failure(rq: number, fn: Fn, err: unknown): Reply {
+  fn.instance = undefined;
+  fn.module = undefined;
   const message = err instanceof Error ? err.message : String(err);
-  return { rq, ok: false, kind: /call stack/i.test(message) ? 'stack' : 'memory', message: `sandbox failure: ${message}`, fatal: true };
+  return { rq, ok: false, kind: /call stack/i.test(message) ? 'stack' : 'memory', message: `sandbox failure: ${message}` };
 }
 
 function build(rq: number, fn: Fn): Reply | undefined {
   if (fn.instance) return undefined;
+  let instance: Instance;
+  try {
+    // The runtime and context are the sandbox's own work, not the guest's: made before its clock starts.
+    instance = new Instance(fn.module!, fn.source, fn.limits, init.stackBytes, clock);
+  } catch (err) {
+    return failure(rq, fn, err);
+  }
   enter(rq, fn.limits.timeoutMs);
   try {
-    fn.instance = new Instance(module!, fn.source, fn.limits, init.stackBytes);
+    instance.compile();
+    fn.instance = instance;
     return undefined;
   } catch (err) {
     if (err instanceof SandboxError) return { rq, ok: false, kind: err.kind, message: err.message };
-    return fatal(rq, err);
+    return failure(rq, fn, err);
   } finally {
     leave();
   }
@@ -72,14 +105,14 @@ function handle(req: Request): Reply | undefined {
     }
     case 'compile': {
       const fn = fns.get(req.fn);
-      if (!fn) return { rq: req.rq, ok: false, kind: 'compile', message: 'unknown function (sandbox protocol error)' };
+      if (!fn?.module) return { rq: req.rq, ok: false, kind: 'compile', message: 'unknown function (sandbox protocol error)' };
       const failed = build(req.rq, fn);
       if (failed) fns.delete(req.fn);
       return failed ?? { rq: req.rq, ok: true };
     }
     case 'call': {
       const fn = fns.get(req.fn);
-      if (!fn) return { rq: req.rq, ok: false, kind: 'compile', message: 'unknown function (sandbox protocol error)' };
+      if (!fn?.module) return { rq: req.rq, ok: false, kind: 'compile', message: 'unknown function (sandbox protocol error)' };
       const failed = build(req.rq, fn);
       if (failed) return failed;
       const instance = fn.instance!;
@@ -88,13 +121,13 @@ function handle(req: Request): Reply | undefined {
         const result = instance.call(req.args);
         if (result.ok) return result.json === undefined ? { rq: req.rq, ok: true } : { rq: req.rq, ok: true, json: result.json };
         if (result.poisoned) {
+          // A new runtime in the same instance: its memory (already at most the limit) is reused, not grown.
           fn.instance = undefined;
           instance.dispose();
         }
         return { rq: req.rq, ok: false, kind: result.error.kind, message: result.error.message };
       } catch (err) {
-        fn.instance = undefined;
-        return fatal(req.rq, err);
+        return failure(req.rq, fn, err);
       } finally {
         leave();
       }
@@ -158,45 +191,82 @@ function drain(): void {
   for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) accept(m.message as Request[]);
 }
 
+/** Makes the function's instance if it has none yet; a reply if that failed. Not part of any deadline. */
+async function prepare(req: Request & { rq: number }): Promise<Reply | undefined> {
+  const fn = fns.get(req.fn);
+  if (!fn || fn.module) return undefined;
+  try {
+    const module = await newModule(fn.limits.memoryBytes);
+    // `forget` may have come meanwhile; then the instance is simply dropped.
+    if (fns.get(req.fn) === fn) fn.module ??= module;
+    return undefined;
+  } catch (err) {
+    return {
+      rq: req.rq,
+      ok: false,
+      kind: 'memory',
+      message: `sandbox failure: no QuickJS instance could be made: ${err instanceof Error ? err.message : String(err)}`,
+    };
+  }
+}
+
+let pumping = false;
+/** Set once the warm-up is done: no guest code runs before. */
+let ready = false;
+
 /**
  * Runs queued requests until none is left. Replies wait for the next ones only briefly: one held behind a
  * call that then loops until the host terminates the worker would be lost (and replayed).
  */
-function pump(): void {
+async function pump(): Promise<void> {
+  if (pumping || !ready) return;
+  pumping = true;
   let out: Reply[] = [];
   let since = 0;
-  while (!broken) {
-    drain();
-    const req = take();
-    if (!req) break;
-    if (out.length > 0 && Date.now() - since >= 1) {
-      port.postMessage(out);
-      out = [];
+  const flush = () => {
+    if (out.length > 0) port.postMessage(out);
+    out = [];
+  };
+  try {
+    for (;;) {
+      drain();
+      const req = take();
+      if (!req) break;
+      if (out.length > 0 && Date.now() - since >= 1) flush();
+      let reply: Reply | undefined;
+      if (req.op === 'compile' || req.op === 'call') {
+        if (fns.get(req.fn)?.module === undefined) flush(); // nothing waits on the await below
+        reply = await prepare(req);
+      }
+      reply ??= handle(req);
+      if (!reply) continue;
+      if (out.length === 0) since = Date.now();
+      out.push(reply);
     }
-    const reply = handle(req);
-    if (!reply) continue;
-    // The host replaces this worker and replays what is left.
-    if (reply.ok === false && reply.fatal) broken = true;
-    if (out.length === 0) since = Date.now();
-    out.push(reply);
+  } finally {
+    flush();
+    pumping = false;
   }
-  if (out.length > 0) port.postMessage(out);
 }
 
 port.on('message', (batch: Request[]) => {
-  if (broken) return;
   accept(batch);
-  if (module) pump();
+  void pump();
 });
 
 /**
  * V8 compiles WebAssembly lazily, so a fresh module's first evaluations are slow; run the usual paths
- * (compile, call, regex, JSON, promises) once before any guest code, outside every guest's deadline.
+ * (compile, call, regex, JSON, promises) once before any guest code, outside every guest's deadline. The
+ * code V8 compiles belongs to the shared WebAssembly module, so every instance made later starts warm.
  */
-function warmUp(m: QuickJSWASMModule): void {
+async function warmUp(): Promise<void> {
+  const m = await newModule(0);
+  const warmClock = new GuestClock(new ThreadCpuClock());
   for (const source of ["(o, i) => (o.match(/'/g) ?? []).length + JSON.stringify(i).length", 'async (o) => { await null; return [o, { o }] }']) {
     try {
-      const warm = new Instance(m, source, { timeoutMs: 60_000, memoryBytes: 8 * 1024 * 1024 }, init.stackBytes);
+      const warm = new Instance(m, source, { timeoutMs: 60_000, memoryBytes: 8 * 1024 * 1024 }, init.stackBytes, warmClock);
+      warmClock.start(60_000);
+      warm.compile();
       warm.call('["it\'s", {"a": [1, 2]}]');
       warm.dispose();
     } catch {
@@ -205,8 +275,9 @@ function warmUp(m: QuickJSWASMModule): void {
   }
 }
 
-newQuickJSWASMModule().then((m) => {
-  warmUp(m);
-  module = m;
-  pump();
-});
+void warmUp()
+  .catch(() => undefined)
+  .then(() => {
+    ready = true;
+    return pump();
+  });

@@ -16,8 +16,10 @@ export interface AppOptions {
   store?: Store;
   /** The dashboard takes people's grades (POST/DELETE under /api/runs/:id/grades): the store must be writable. */
   grading?: boolean;
-  /** When set, every route but /healthz requires `Authorization: Bearer <token>`. */
+  /** When set, every route but /healthz requires `Authorization: Bearer <token>` (or a /login session). */
   token?: string;
+  /** Behind a reverse proxy that terminates TLS: believe its X-Forwarded-Proto / Forwarded (the login cookie is then Secure). */
+  trustProxy?: boolean;
   limits?: Partial<ServerLimits>;
   /** The /analyze rate limiter, when it is shared between replicas (RedisRateLimiter); else one per process. */
   rateLimiter?: RequestLimiter;
@@ -43,7 +45,7 @@ export function createApp(options: AppOptions = {}): Hono {
   if (options.allowedHosts) app.use(requireLocalHost(options.allowedHosts));
   if (options.token !== undefined) {
     if (options.token.length < 16) throw new RangeError('the API token must be at least 16 characters');
-    app.use(requireToken(options.token));
+    app.use(requireToken(options.token, { trustProxy: options.trustProxy }));
   }
 
   app.get('/healthz', (c) => c.json({ status: 'ok', analyze: Boolean(options.engine), store: Boolean(options.store) }));

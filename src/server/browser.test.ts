@@ -159,6 +159,37 @@ describe('dashboard in Chromium', () => {
     }
   });
 
+  it('IRP in its narrow card: every input label whole, at least 11 px high on screen, inside the chart', async () => {
+    for (const [width, height] of [
+      [1280, 800],
+      [390, 844],
+    ]) {
+      const pageObj = await browser.newPage({ viewport: { width, height } });
+      await pageObj.goto(`${server.url}/runs/${run.id}`);
+      const figure = pageObj.locator('figure', { hasText: 'IRP: per input' });
+      const seen = await figure.evaluate((f) => {
+        const svg = f.querySelector('svg')!;
+        const box = svg.getBoundingClientRect();
+        return Array.from(svg.querySelectorAll('text'))
+          .filter((t) => /^\d+\. /.test(t.textContent ?? ''))
+          .map((t) => {
+            const r = t.getBoundingClientRect();
+            return { text: t.textContent, px: r.height, inside: r.left >= box.left - 0.5 && r.right <= box.right + 0.5 };
+          });
+      });
+      expect(
+        seen.map((s) => s.text),
+        `${width}×${height}`,
+      ).toEqual(Array.from({ length: N }, (_, i) => `${i + 1}. Question number ${i + 1}: how do I reset my password?`));
+      for (const s of seen) {
+        expect(s.px, `${s.text} at ${width}×${height}`).toBeGreaterThanOrEqual(11);
+        expect(s.inside, `${s.text} at ${width}×${height}`).toBe(true);
+      }
+      await figure.screenshot({ path: join(OUT, `irp-card-${width}x${height}.png`) });
+      await pageObj.close();
+    }
+  });
+
   it('stacks the runs list on a phone, so each verdict is on screen rather than behind a scroll', async () => {
     const pageObj = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await pageObj.goto(`${server.url}/`);
@@ -293,7 +324,7 @@ describe('dashboard at real run sizes (1400 px screen)', () => {
     expect(irp.glyphs).toBe(60);
     await pageObj.screenshot({ path: join(OUT, 'run-60x40x3-1400.png'), fullPage: true });
     await pageObj.close();
-  }, 60_000);
+  });
 
   it('500 inputs × 100 samples × 3: full-width binned heatmaps; a bin opens its block at full resolution, a cell there its detail', async () => {
     const pageObj = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -319,5 +350,5 @@ describe('dashboard at real run sizes (1400 px screen)', () => {
     await zoom.locator('button[data-close-zoom]').click();
     await expect(zoom.isHidden()).resolves.toBe(true);
     await pageObj.close();
-  }, 90_000);
+  });
 });

@@ -14,6 +14,7 @@ import { heaviestAnswer } from '../ground/testing/heavy.js';
 import type { GroundingEngine, GroundingReport } from '../ground/types.js';
 import { startServer, type ServerHandle } from './start.js';
 import { pathologicalAnswers } from './testing/pathological.js';
+import { START_MS } from '../testing/time.js';
 
 /**
  * Issue 17: one request (99,999 spaces and "x") held `assay serve`'s only thread for 10.4 s, /healthz
@@ -34,7 +35,7 @@ beforeAll(async () => {
   await writeFile(join(docs, 'router.txt'), 'Opened routers can be returned within 14 days. The X200 router supports 5G and reboots in about two minutes.\n');
   kbDir = join(root, 'kb');
   await ingest(kbDir, [docs], { embedder: createLexicalEmbedder(), cwd: root });
-}, 60_000);
+});
 
 afterAll(async () => {
   for (const c of cleanup.reverse()) await c();
@@ -127,11 +128,11 @@ describe('the pathological corpus against a real server', () => {
     expect(await res.json()).toMatchObject({ error: 'timeout', message: 'the analysis did not finish within 1 ms' });
     expect(pool.stats().terminated).toBe(1);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-    await expect.poll(() => pool.stats().idle, { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => pool.stats().idle, { timeout: START_MS }).toBe(1);
     const server2 = await serve(pool, { requestTimeoutMs: 60_000 });
     const next = await post(server2.url, { query: 'q', answer: 'The Eiffel Tower is in Paris.' });
     expect(next.status).toBe(200);
-  }, 60_000);
+  });
 });
 
 describe('a worker that crashes or a pool that is full, through HTTP', () => {
@@ -172,21 +173,21 @@ describe('a worker that crashes or a pool that is full, through HTTP', () => {
       message: 'the analysis of this request ran out of memory; its worker was replaced and the service goes on',
     });
     // its replacement loads, then serves (with no queue, a request before that gets 503)
-    await expect.poll(() => pool.stats().idle, { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => pool.stats().idle, { timeout: START_MS }).toBe(1);
     expect((await post(server.url, { query: 'fine', answer: 'x' })).status).toBe(200);
     expect(pool.stats()).toMatchObject({ crashed: 1, started: 2 });
-  }, 60_000);
+  });
 
   it('answers 503 with Retry-After when every worker is busy and the queue is full', async () => {
     const { pool, server } = await testWorkerServer();
     const busy = post(server.url, { query: 'sleep', answer: 'x' });
-    await expect.poll(() => pool.stats().busy, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => pool.stats().busy, { timeout: START_MS }).toBe(1);
     const refused = await post(server.url, { query: 'fine', answer: 'x' });
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(await refused.json()).toMatchObject({ error: 'overloaded', message: expect.stringContaining('1 analysis workers are busy') });
     expect((await busy).status).toBe(200);
-  }, 30_000);
+  });
 });
 
 describe('issue 17 reproducer: `assay serve` and an answer of 99,999 spaces and "x"', () => {
@@ -202,7 +203,7 @@ describe('issue 17 reproducer: `assay serve` and an answer of 99,999 spaces and 
     });
     let stderr = '';
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 60_000);
+      const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), START_MS);
       child.stderr!.on('data', (d) => {
         stderr += d;
         const m = /serving on (http:\/\/\S+)/.exec(stderr);

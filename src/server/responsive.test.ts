@@ -8,6 +8,7 @@ import { heaviestAnswer, syntheticKb } from '../ground/testing/heavy.js';
 import type { AnalyzeRequest, GroundingEngine } from '../ground/types.js';
 import type { ServerLimits } from './limits.js';
 import { startServer, type ServerHandle } from './start.js';
+import { PROMPTLY_MS } from '../testing/time.js';
 
 /**
  * Issue 12: one large /analyze request froze `assay serve` (/healthz included) for seconds, and `--timeout`
@@ -23,7 +24,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'assay-responsive-'));
   await saveKnowledgeBase(await syntheticKb(40, 100), join(dir, 'kb'));
   pool = await createGroundingPool({ kbDir: join(dir, 'kb'), workers: 2 });
-}, 60_000);
+});
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
   await pool?.close();
@@ -84,7 +85,7 @@ describe('a heavy /analyze request does not freeze the server', () => {
     const during = healthz.filter((h) => runs.some((r) => r.end !== undefined && h.at > r.start && h.at < r.end));
     expect(healthz.every((h) => h.status === 200)).toBe(true);
     expect(during.length).toBeGreaterThanOrEqual(2);
-  }, 60_000);
+  });
 
   it('answers 504 at the time limit and stops the analysis (its worker is terminated) instead of finishing it', async () => {
     const { engine, runs } = recordingEngine();
@@ -93,8 +94,8 @@ describe('a heavy /analyze request does not freeze the server', () => {
     const res = await heavy(server);
     expect(res.status).toBe(504);
     expect(((await res.json()) as { error: string }).error).toBe('timeout');
-    await expect.poll(() => runs[0]?.outcome, { timeout: 10_000 }).toBe('rejected');
+    await expect.poll(() => runs[0]?.outcome, { timeout: PROMPTLY_MS }).toBe('rejected');
     expect(String(runs[0].reason)).toMatch(/timeout/);
     expect(pool.stats().terminated).toBe(terminated + 1);
-  }, 30_000);
+  });
 });

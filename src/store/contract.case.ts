@@ -642,7 +642,7 @@ for (let n = 0; n < 100000; n++) {
     } finally {
       await after.close();
     }
-  }, 60_000);
+  });
 }
 
 const scratch = mkdtempSync(join(tmpdir(), 'assay-store-contract-'));
@@ -713,6 +713,6 @@ ${loop}
       } finally {
         await after.close();
       }
-    }, 60_000);
+    });
   }
 }

@@ -1,4 +1,4 @@
-import { AssayError, ExitCode } from '../errors.js';
+import { AssayError, ExitCode, UsageError } from '../errors.js';
 
 /**
  * The store could not be opened, reached or written (permissions, a read-only mount, a file that is not a
@@ -6,9 +6,13 @@ import { AssayError, ExitCode } from '../errors.js';
  * reported in one line naming the store (a URL's password is never shown).
  */
 export class StoreError extends AssayError {
-  constructor(message: string, options?: ErrorOptions) {
+  /** A lost connection (the server down, restarting, silent), which may mend; not a refusal (a password, a missing database). */
+  readonly transient: boolean;
+
+  constructor(message: string, options?: ErrorOptions & { transient?: boolean }) {
     super(message, ExitCode.INTERNAL, options);
     this.name = 'StoreError';
+    this.transient = options?.transient ?? false;
   }
 }
 
@@ -28,6 +32,18 @@ export class UnknownRunError extends AssayError {
   constructor(runId: string) {
     super(`no run with id "${runId}" in the store (list them with: assay runs)`, ExitCode.USAGE);
     this.name = 'UnknownRunError';
+  }
+}
+
+/** Reading a store that does not exist yet (no SQLite file, no assay tables in the database): exit 2, and nothing is created. */
+export class NoStoreError extends UsageError {
+  constructor(
+    /** The store as messages name it (a URL without its password). */
+    readonly shown: string,
+    message: string,
+  ) {
+    super(message, { path: '--store' });
+    this.name = 'NoStoreError';
   }
 }
 

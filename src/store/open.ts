@@ -1,23 +1,53 @@
 import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { StoreError } from './errors.js';
+import { Outage, type OutageOptions } from '../outage.js';
+import { NoStoreError, StoreError } from './errors.js';
 import { PostgresStore } from './postgres.js';
-import { isPostgresUrl, parsePostgresUrl } from './postgres-schema.js';
-import { defaultStorePath, openSqliteStore } from './sqlite.js';
+import { isPostgresUrl, parsePostgresUrl, redactPassword } from './postgres-schema.js';
+import { defaultStorePath, isDefaultStoreFolder, openSqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
-export { StoreError } from './errors.js';
+export { NoStoreError, StoreError } from './errors.js';
 export { isPostgresUrl, redactPassword } from './postgres-schema.js';
 
 /**
  * Where a command's runs live: `--store`, else the ASSAY_STORE environment variable, else
  * `.assay/assay.db` under the working directory. A `postgres://` (or `postgresql://`) URL names a
- * PostgreSQL database; anything else is the path of a SQLite file.
+ * PostgreSQL database; any other URL is refused (UsageError naming where it came from); anything else is
+ * the path of a SQLite file.
  */
 export function storeLocation(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
-  if (flag !== undefined && flag !== '') return flag;
+  if (flag !== undefined && flag !== '') return checkStoreLocation(flag, '--store', cwd);
   const fromEnv = env.ASSAY_STORE;
-  return fromEnv !== undefined && fromEnv !== '' ? fromEnv : defaultStorePath(cwd);
+  return fromEnv !== undefined && fromEnv !== '' ? checkStoreLocation(fromEnv, 'ASSAY_STORE', cwd) : defaultStorePath(cwd);
+}
+
+/** `scheme://…`: what a user means as a URL, never as a file name. */
+const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/**
+ * A location that looks like a URL must be a PostgreSQL one: `mysql://…` is a mistake, not a SQLite file to
+ * create. With `cwd` (a location a user gave: --store, ASSAY_STORE), a SQLite file's folder must exist: a
+ * mistyped path creates no folders. Only `.assay/` in the working directory, assay's own, is made when missing.
+ */
+export function checkStoreLocation(location: string, name = '--store', cwd?: string): string {
+  if (URL_LIKE.test(location) && !isPostgresUrl(location)) {
+    const scheme = location.slice(0, location.indexOf(':') + 1);
+    throw new UsageError(
+      `${name}: expected a postgres:// or postgresql:// URL, or the path of a SQLite file, found ${JSON.stringify(redactPassword(location))} (a ${scheme} URL: assay keeps runs in PostgreSQL or SQLite only)`,
+      { path: name },
+    );
+  }
+  if (cwd !== undefined && !isPostgresUrl(location) && location !== ':memory:') {
+    const folder = dirname(resolve(cwd, location));
+    if (!existsSync(folder) && !isDefaultStoreFolder(folder, cwd))
+      throw new UsageError(
+        `${name}: the folder ${folder} of the SQLite store ${location} does not exist; create it first, or give a store path in a folder that exists`,
+        { file: location, path: name },
+      );
+  }
+  return location;
 }
 
 /** The SQLite file a location names (reports must never overwrite it), or undefined for a database server. */
@@ -35,6 +65,33 @@ export interface OpenStoreOptions {
   readonly?: boolean;
   /** PostgreSQL: connections in the pool (default 10). */
   poolSize?: number;
+  /** PostgreSQL: ride out a lost server for a bounded time (storeOutage); ignored for SQLite, which has no server to lose. */
+  outage?: Outage;
+}
+
+/**
+ * How a command that keeps working (assay run, assay worker) rides out a lost PostgreSQL store: queries that
+ * fail for a lost connection are tried again for up to `boundMs`, with one line when it is lost and one when
+ * it is back; undefined for a SQLite store.
+ */
+export function storeOutage(
+  location: string,
+  opts: { boundMs: number; log: (line: string) => void; onGiveUp?: OutageOptions['onGiveUp'] },
+): Outage | undefined {
+  if (!isPostgresUrl(location)) return undefined;
+  return new Outage(`the store at ${shownLocation(location)}`, {
+    boundMs: opts.boundMs,
+    log: opts.log,
+    transient: (err) => err instanceof StoreError && err.transient,
+    // The driver's words (ECONNREFUSED, Connection terminated), not the StoreError's, which names the store again.
+    describe: (err) => {
+      const cause = (err as { cause?: { message?: unknown; code?: unknown } }).cause;
+      if (!(err instanceof StoreError) || typeof cause?.message !== 'string') return firstLine(err);
+      const code = typeof cause.code === 'string' && !cause.message.includes(cause.code) ? ` (${cause.code})` : '';
+      return `${cause.message.split('\n')[0]}${code}`;
+    },
+    ...(opts.onGiveUp ? { onGiveUp: opts.onGiveUp } : {}),
+  });
 }
 
 /**
@@ -44,8 +101,13 @@ export interface OpenStoreOptions {
  */
 export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<Store> {
   const readonly = options.readonly ?? false;
+  checkStoreLocation(location);
   if (isPostgresUrl(location)) {
-    const store = new PostgresStore(location, { readonly, ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}) });
+    const store = new PostgresStore(location, {
+      readonly,
+      ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
+      ...(options.outage ? { outage: options.outage } : {}),
+    });
     try {
       await store.open();
     } catch (err) {
@@ -57,10 +119,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
     return store;
   }
   if (readonly && !existsSync(location)) {
-    throw new UsageError(`--store: expected an assay store at ${location}, found no file (runs are stored there by: assay run <config>)`, {
-      file: location,
-      path: '--store',
-    });
+    throw new NoStoreError(location, `--store: expected an assay store at ${location}, found no file (runs are stored there by: assay run <config>)`);
   }
   try {
     return openSqliteStore(location, { readonly });

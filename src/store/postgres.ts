@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { ReliabilityTensor } from '../core/tensor.js';
 import { UsageError } from '../errors.js';
-import { StoreError } from './errors.js';
+import type { Outage } from '../outage.js';
+import { NoStoreError, StoreError } from './errors.js';
 import {
   GUARD_ATTEMPT_COLUMNS,
   GUARD_CALL_COLUMNS,
@@ -37,6 +38,38 @@ export interface PostgresStoreOptions {
   readonly?: boolean;
   /** Connections in the pool (default 10). */
   poolSize?: number;
+  /**
+   * Ride out a lost server: every query that fails for a lost connection is tried again until the server
+   * answers or the outage's bound passes (assay run, assay worker). Without it such a query fails at once.
+   */
+  outage?: Outage;
+}
+
+/** A server that does not finish the start of a connection within this long is reported (ms). */
+export const PG_CONNECT_TIMEOUT_MS = 10_000;
+/** A query whose answer has not come within this long is given up, and its connection closed (ms). */
+export const PG_QUERY_TIMEOUT_MS = 60_000;
+
+/**
+ * pg-pool drops a client whose connection failed without closing its socket: a login the client itself
+ * gives up on (SCRAM with no password) leaves the socket open until the server's authentication_timeout
+ * (60 s), which keeps the process alive that long. Close it at once.
+ */
+class Client extends pg.Client {
+  override connect(): Promise<pg.Client>;
+  override connect(callback: (err: Error) => void): void;
+  override connect(callback?: (err: Error) => void): Promise<pg.Client> | void {
+    const close = () => (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    if (!callback)
+      return super.connect().catch((err: unknown) => {
+        close();
+        throw err;
+      });
+    super.connect((err: Error | null) => {
+      if (err) close();
+      callback(err as Error);
+    });
+  }
 }
 
 // json columns come back as their text, parsed by the row mappers like SQLite's JSON text.
@@ -80,9 +113,12 @@ export class PostgresStore implements Store {
       connectionString: this.location.connectionString,
       options: settings.filter(Boolean).join(' '),
       max: options.poolSize ?? 10,
-      connectionTimeoutMillis: 10_000,
+      connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+      query_timeout: PG_QUERY_TIMEOUT_MS,
+      keepAlive: true,
       application_name: 'assay',
       types,
+      Client,
     });
     // A pooled connection the server dropped while idle: the pool discards it and the next query reconnects.
     this.pool.on('error', () => {});
@@ -129,9 +165,9 @@ export class PostgresStore implements Store {
   private async checkSchema(): Promise<void> {
     const { rows } = await this.pool.query(`SELECT to_regclass('assay_migrations') AS t`);
     if (rows[0].t === null) {
-      throw new UsageError(
+      throw new NoStoreError(
+        this.location.shown,
         `--store: expected an assay store at ${this.location.shown} (schema "${this.location.schema}"), found no assay tables there (runs are stored there by: assay run <config> --store URL)`,
-        { path: '--store' },
       );
     }
     const v = Number((await this.pool.query('SELECT max(version) AS v FROM assay_migrations')).rows[0].v);
@@ -142,24 +178,26 @@ export class PostgresStore implements Store {
   /** Connection-level failures become a one-line StoreError naming the store; anything else passes through. */
   private wrap(err: unknown): unknown {
     if (err instanceof StoreError || err instanceof UsageError) return err;
+    const kind = pgFailure(err);
+    if (!kind) return err;
     const code = String((err as { code?: unknown }).code ?? '');
-    const msg = err instanceof Error ? err.message : String(err);
-    const unreachable =
-      /^(ECONN|ENOTFOUND|EAI_|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE)/.test(code) ||
-      /^(08|28|3D|53|57|58)/.test(code) ||
-      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(msg);
-    if (!unreachable) return err;
-    return new StoreError(`cannot use the assay store at ${this.location.shown}: ${msg.split('\n')[0]}${code ? ` (${code})` : ''}`, { cause: err });
+    return new StoreError(`cannot use the assay store at ${this.location.shown}: ${firstLine(err)}${code ? ` (${code})` : ''}`, {
+      cause: err,
+      transient: kind === 'lost',
+    });
   }
 
   private async q<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
-    if (this.closed) throw new StoreError(`the assay store at ${this.location.shown} is closed`);
-    await this.open();
-    try {
-      return await this.pool.query<R>(text, values);
-    } catch (err) {
-      throw this.wrap(err);
-    }
+    const once = async () => {
+      if (this.closed) throw new StoreError(`the assay store at ${this.location.shown} is closed`);
+      await this.open();
+      try {
+        return await this.pool.query<R>(text, values);
+      } catch (err) {
+        throw this.wrap(err);
+      }
+    };
+    return this.options.outage ? this.options.outage.ride(once) : once();
   }
 
   // recordSample runs once per sample: keep each run's shape instead of reading its row again.
@@ -469,6 +507,32 @@ export class PostgresStore implements Store {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+/**
+ * What a `pg` failure says about the server: `lost` for a connection that failed, dropped or went silent
+ * (worth waiting for: the server may be restarting), `fatal` for a login or database the server will not
+ * give us, or a server that cannot serve (no wait mends it), undefined for a query's own error.
+ */
+export function pgFailure(err: unknown): 'lost' | 'fatal' | undefined {
+  const code = String((err as { code?: unknown }).code ?? '');
+  const msg = err instanceof Error ? err.message : String(err);
+  // 28: a login refused (password, pg_hba, TLS required); 3D: no such database; a SCRAM or TLS exchange the client gave up.
+  if (/^(28|3D)/.test(code) || /^SASL|SCRAM|password must be a string|does not support SSL|self[- ]signed|certificate/i.test(msg)) return 'fatal';
+  // 08: connection exceptions; 57P0x: the server shutting down or starting; 53: out of connections, disk or memory.
+  if (
+    /^(ECONN|ENOTFOUND|EAI_|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE)/.test(code) ||
+    /^(08|53|57P0)/.test(code) ||
+    /Connection terminated|timeout exceeded when trying to connect|timeout expired|Query read timeout|Client has encountered a connection error|not queryable/i.test(
+      msg,
+    )
+  )
+    return 'lost';
+  return /^(57|58)/.test(code) ? 'fatal' : undefined;
+}
+
+function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0];
 }
 
 /** A text column kept as a JSON string (Postgres text cannot hold U+0000), read back. */

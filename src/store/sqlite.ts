@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ReliabilityTensor } from '../core/tensor.js';
 import {
   GUARD_ATTEMPT_COLUMNS,
@@ -48,6 +48,15 @@ export function defaultStorePath(cwd: string = process.cwd()): string {
   return join(cwd, '.assay', 'assay.db');
 }
 
+/**
+ * `.assay/` in the working directory is assay's own folder (as `.git/` is git's): it is created when a store
+ * in it is first written. Any other folder of a store a user names must exist, so that a mistyped path
+ * creates nothing (storeLocation).
+ */
+export function isDefaultStoreFolder(folder: string, cwd: string = process.cwd()): boolean {
+  return resolve(folder) === dirname(defaultStorePath(resolve(cwd)));
+}
+
 export interface SqliteStoreOptions {
   /** Open for reading only (dashboard, reports); never creates or migrates. */
   readonly?: boolean;
@@ -81,6 +90,7 @@ export class SqliteStore implements Store {
     readonly path: string,
     options: SqliteStoreOptions = {},
   ) {
+    // A path given in code gets its folder; one a user gave (--store, ASSAY_STORE) was checked first (storeLocation).
     if (!options.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     try {
       this.db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });

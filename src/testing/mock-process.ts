@@ -32,8 +32,12 @@ export async function startMockProcess(opts: MockProcessOptions = {}): Promise<M
   const child: ChildProcess = fork(self, ['--serve-mock', JSON.stringify(opts)], { execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const next = () =>
     new Promise<Message>((resolve, reject) => {
-      child.once('message', (m) => resolve(m as Message));
-      child.once('exit', (code) => reject(new Error(`the mock server process exited (${code})`)));
+      const onExit = (code: number | null) => reject(new Error(`the mock server process exited (${code})`));
+      child.once('exit', onExit);
+      child.once('message', (m) => {
+        child.off('exit', onExit); // one listener per question would pile up over a benchmark's many
+        resolve(m as Message);
+      });
     });
   const { baseURL } = (await next()) as { baseURL: string };
   return {

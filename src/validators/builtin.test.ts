@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { builtinValidator, checkSchema, CheckOptionError, countSentences, countWords, type CheckSpec } from './builtin.js';
+import { buildCheck, builtinValidator, checkSchema, CheckOptionError, countSentences, countWords, type CheckSpec } from './builtin.js';
 
 const header = { name: 'v', minSuccess: 0.9 };
 function check(spec: unknown): (o: string) => boolean {
@@ -105,5 +105,13 @@ describe('built-in checks', () => {
   it('builds a complete Validator with a default message from the source', () => {
     const v = builtinValidator({ name: 'short', minSuccess: 0.8, weight: 2 }, { type: 'words', max: 10 });
     expect(v).toMatchObject({ name: 'short', minSuccess: 0.8, weight: 2, kind: 'validator', message: 'Output does not satisfy: word count at most 10' });
+  });
+});
+
+describe('default messages show values as a person wrote them', () => {
+  it('default messages of built-in checks: contains \'"name"\', never "\\"name\\""', () => {
+    expect(buildCheck({ type: 'contains', value: '"name"' }).source).toBe(`contains '"name"'`);
+    expect(buildCheck({ type: 'contains', value: ['a', 'b'], match: 'any' }).source).toBe('contains any of "a", "b"');
+    expect(buildCheck({ type: 'not-contains', value: ["don't", 'x'] }).source).toBe(`does not contain any of "don't", "x"`);
   });
 });

@@ -3,6 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { z } from 'zod';
 import type { Validator } from '../core/validator.js';
+import { quoted } from '../core/show.js';
 import { AssayError, ExitCode } from '../errors.js';
 import { ajvRegExp, compileLinearRegex, RegexOptionError, type LinearRegex } from './regex.js';
 
@@ -141,7 +142,7 @@ function normaliser(ignoreCase?: boolean): (s: string) => string {
 }
 
 function quoteList(values: string[]): string {
-  return values.map((v) => JSON.stringify(v)).join(', ');
+  return values.map(quoted).join(', ');
 }
 
 /** A linear-time (RE2) regex: no pattern can make a check hang (see regex.ts). */

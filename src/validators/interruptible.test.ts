@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { START_MS } from '../testing/time.js';
 
 // Ctrl-C during a run whose checks hold the main thread, as a user meets it: `assay run` in a child process.
 
@@ -19,7 +20,7 @@ async function interruptRun(config: string, settleMs: number): Promise<{ code: n
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + START_MS;
   while (!/assay: run \S+:/.test(stderr)) {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the run did not start; stderr: ${stderr}`);
     await new Promise((r) => setTimeout(r, 20));
@@ -49,7 +50,7 @@ describe('Ctrl-C stops a run whatever its checks do', () => {
     expect(r.code, r.stderr).toBe(130);
     expect(r.stdout).toContain('INTERRUPTED');
     expect(r.stdout).toMatch(/resume with: assay run --resume/);
-  }, 40_000);
+  });
 
   it('while a built-in regex check meets an output that makes backtracking explode', async () => {
     const config = join(dir, 'redos.yaml');
@@ -67,5 +68,5 @@ validators:
     const r = await interruptRun(config, 300);
     expect(r.code, r.stderr).toBe(130);
     expect(r.stdout).toContain('INTERRUPTED');
-  }, 40_000);
+  });
 });

@@ -60,6 +60,18 @@ describe('sandboxed predicates under a concurrent run: the time limit is their o
       { name: 'healthy', pass: 12, fail: 0, error: 0 },
     ]);
   });
+
+  it('a typed-array bomb is an out-of-memory error in every cell, not a timeout (issue 18 reproducer, 4 cells at once)', async () => {
+    const bomb = await sandboxedValidator({ name: 'bomb', minSuccess: 0.9 }, 'o => { const a = []; for (;;) a.push(new Float64Array(1 << 20)); }', sandbox);
+    const store = new MemoryStore();
+    const res = await runExperiment({ experiment: { name: 'qa', inputs, samples: 1, validators: [bomb] }, system: system(), store, concurrency: 4 });
+    const samples = await store.listSamples(res.run.id);
+    expect(samples).toHaveLength(inputs.length);
+    for (const s of samples) {
+      expect(res.tensor.get(s.i, s.j, 0)).toBe(Outcome.ERROR);
+      expect(s.errors?.[0]).toMatch(/ran out of memory \(limit 32 MiB\)/);
+    }
+  });
 });
 
 describe('evaluateValidator with sandboxed predicates', () => {

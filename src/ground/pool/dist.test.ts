@@ -31,7 +31,7 @@ describe('the grounding pool compiled to JavaScript (as in dist/)', () => {
       writeFileSync(to, js.outputText);
     }
     writeFileSync(join(out, 'package.json'), '{ "type": "module" }');
-  }, 60_000);
+  });
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
   it('starts its workers from worker.js, analyses, and lets the process exit after close()', () => {
@@ -62,5 +62,5 @@ describe('the grounding pool compiled to JavaScript (as in dist/)', () => {
     const line = JSON.parse(r.stdout.trim().split('\n').pop()!) as { claims: string[]; stats: { started: number; idle: number } };
     expect(line.claims).toEqual(['STRONG', 'STRONG']);
     expect(line.stats).toMatchObject({ started: 2, idle: 2 });
-  }, 90_000);
+  });
 });

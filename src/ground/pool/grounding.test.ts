@@ -14,11 +14,15 @@ import { createGroundingEngine } from '../service.js';
 import { heaviestAnswer } from '../testing/heavy.js';
 import { GroundingRequestError, GroundingUnavailableError } from '../types.js';
 import { createGroundingPool, PoolOverloadedError, type GroundingPool } from './grounding.js';
+import { PROMPTLY_MS, START_MS } from '../../testing/time.js';
 
 let root = '';
 let lexicalKb = '';
 let remoteKb = '';
 let embeddings: MockOpenAI;
+/** The endpoint's answer to a text with "slow" waits for this, released when the suite ends: it never comes in time. */
+let releaseSlow: () => void = () => {};
+const slowGate = new Promise<void>((r) => (releaseSlow = r));
 const pools: GroundingPool[] = [];
 const DIM = 16;
 
@@ -31,21 +35,22 @@ beforeAll(async () => {
   lexicalKb = join(root, 'kb');
   await ingest(lexicalKb, [docs], { embedder: createLexicalEmbedder({ dimension: 128 }), cwd: root });
   // A KB embedded by an OpenAI-compatible endpoint (the real mock server): the analysis then waits on real I/O,
-  // which holds its worker for as long as the endpoint makes it: 5 s for a text with "slow", a 400 for "fail".
+  // which holds its worker for as long as the endpoint makes it: until the suite ends for a text with "slow", a 400 for "fail".
   embeddings = await startMockOpenAI({
     embeddings: async (body) => {
       const input = Array.isArray(body.input) ? body.input.map(String) : [String(body.input)];
       if (input.some((t) => t.includes('fail'))) return { status: 400, body: { error: { message: 'cannot embed this' } } };
-      if (input.some((t) => t.includes('slow'))) await new Promise((r) => setTimeout(r, 5_000));
+      if (input.some((t) => t.includes('slow'))) await slowGate;
       return input.map((t) => pseudoEmbedding(t, DIM));
     },
   });
   remoteKb = join(root, 'remote-kb');
   const embedder = await createOpenAIEmbedder({ model: 'mock-embed', baseURL: embeddings.baseURL, apiKey: 'k', dimension: DIM, retry: { retries: 0 } });
   await ingest(remoteKb, [docs], { embedder, cwd: root });
-}, 60_000);
+});
 
 afterAll(async () => {
+  releaseSlow();
   await Promise.all(pools.map((p) => p.close()));
   await embeddings?.close();
   await rm(root, { recursive: true, force: true });
@@ -83,7 +88,7 @@ describe('createGroundingPool', () => {
     const p = await pool({ workers: 2 });
     expect(lowered()).toBe(before + 2);
     await p.close();
-    await expect.poll(lowered, { timeout: 10_000 }).toBe(before);
+    await expect.poll(lowered, { timeout: START_MS }).toBe(before);
   });
 
   it('returns the engine’s request errors as they were (400, 422, with the field)', async () => {
@@ -126,7 +131,7 @@ describe('createGroundingPool', () => {
     const p = await pool(remoteOptions());
     const t0 = performance.now();
     await expect(p.analyze({ query: 'q', answer: 'A slow claim about the tower.' }, AbortSignal.timeout(300))).rejects.toMatchObject({ name: 'TimeoutError' });
-    expect(performance.now() - t0).toBeLessThan(4_500); // the endpoint answers after 5 s: the request did not wait for it
+    expect(performance.now() - t0).toBeLessThan(PROMPTLY_MS); // the endpoint answers only when the suite ends: the request did not wait for it
     expect(p.stats()).toMatchObject({ terminated: 1, started: 2 });
     const next = await p.analyze({ query: 'q', answer: 'The Eiffel Tower is in Paris.' });
     expect(next.claims_analysis).toHaveLength(1);

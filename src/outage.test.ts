@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from './errors.js';
+import { DEFAULT_OUTAGE_MS, Outage, OutageError, outageTimeout } from './outage.js';
+
+/** An outage on a clock of its own: each pause moves the clock on, nothing waits for real time. */
+function simulated(boundMs: number) {
+  let t = 0;
+  const lines: string[] = [];
+  const givenUp: OutageError[] = [];
+  const outage = new Outage('the queue at redis://q', {
+    boundMs,
+    log: (l) => lines.push(l),
+    transient: (err) => (err as Error).message === 'lost',
+    onGiveUp: (e) => givenUp.push(e),
+    now: () => t,
+    sleep: async (ms) => {
+      t += ms;
+    },
+  });
+  return { outage, lines, givenUp, advance: (ms: number) => (t += ms), now: () => t };
+}
+
+/** A service that fails `n` times (with `message`), then answers. */
+function failing(n: number, message = 'lost') {
+  let calls = 0;
+  return {
+    fn: async () => {
+      calls++;
+      if (calls <= n) throw new Error(message);
+      return 'answer';
+    },
+    calls: () => calls,
+  };
+}
+
+describe('Outage', () => {
+  it('a failure that an immediate retry mends is no outage: no line', async () => {
+    const { outage, lines } = simulated(60_000);
+    const s = failing(1);
+    expect(await outage.ride(s.fn)).toBe('answer');
+    expect(s.calls()).toBe(2);
+    expect(lines).toEqual([]);
+    expect(outage.down).toBe(false);
+  });
+
+  it('a longer one: one line when lost, one when back, however many calls wait through it', async () => {
+    const { outage, lines, now } = simulated(60_000);
+    // One service for every caller: down for the first 4 s of the clock.
+    const service = async () => {
+      if (now() < 4000) throw new Error('lost');
+      return 'answer';
+    };
+    const answers = await Promise.all([outage.ride(service), outage.ride(service), outage.ride(service)]);
+    expect(answers).toEqual(['answer', 'answer', 'answer']);
+    expect(lines).toEqual([
+      'lost the queue at redis://q (lost); trying again for up to 60 s',
+      expect.stringMatching(/^the queue at redis:\/\/q is back \(after [\d.]+ s\)$/),
+    ]);
+    expect(outage.down).toBe(false);
+  });
+
+  it('past the bound: one OutageError (exit 3) for every caller, the process told once; later calls fail at once', async () => {
+    const { outage, lines, givenUp } = simulated(5000);
+    const down = failing(Infinity);
+    const err = await outage.ride(down.fn).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OutageError);
+    expect((err as OutageError).exitCode).toBe(3);
+    expect((err as OutageError).message).toBe('the queue at redis://q has been unreachable for 5 s (lost)');
+    expect(givenUp).toEqual([err]);
+    expect(lines).toEqual(['lost the queue at redis://q (lost); trying again for up to 5 s']);
+    // Tried once a second until the bound: the first failure, its immediate retry, then 5 more.
+    expect(down.calls()).toBe(7);
+    const later = failing(0);
+    await expect(outage.ride(later.fn)).rejects.toBe(err);
+    expect(later.calls()).toBe(0);
+  });
+
+  it('a failure that is not a lost connection passes through at once, untried', async () => {
+    const { outage, lines } = simulated(60_000);
+    const s = failing(1, 'syntax error');
+    await expect(outage.ride(s.fn)).rejects.toThrow('syntax error');
+    expect(s.calls()).toBe(1);
+    expect(lines).toEqual([]);
+  });
+
+  it('a refusal (a password now asked for) gives up at once; a bound of 0 gives up at the first failure a retry does not mend', async () => {
+    const refused = simulated(60_000);
+    expect(() => refused.outage.refuse(new Error('NOAUTH Authentication required.'))).toThrow(
+      'the queue at redis://q refused us: NOAUTH Authentication required',
+    );
+    expect(refused.givenUp).toHaveLength(1);
+    const none = simulated(0);
+    const once = failing(1);
+    expect(await none.outage.ride(once.fn)).toBe('answer');
+    await expect(none.outage.ride(failing(2).fn)).rejects.toThrow('has been unreachable for 0 s');
+  });
+
+  it('lost() from a heartbeat: says so once, gives up past the bound; back() ends it', () => {
+    const { outage, lines, advance } = simulated(3000);
+    outage.lost(new Error('lost'));
+    advance(1000);
+    outage.lost(new Error('lost'));
+    expect(lines).toHaveLength(1);
+    outage.back();
+    expect(lines[1]).toBe('the queue at redis://q is back (after 1 s)');
+    outage.lost(new Error('lost'));
+    advance(3000);
+    expect(() => outage.lost(new Error('lost'))).toThrow(OutageError);
+  });
+});
+
+describe('outageTimeout', () => {
+  it('--outage-timeout, else ASSAY_OUTAGE_TIMEOUT, else 60 s; 0 is no wait; anything else names where it came from', () => {
+    expect(outageTimeout(undefined, {})).toBe(DEFAULT_OUTAGE_MS);
+    expect(outageTimeout('90s', { ASSAY_OUTAGE_TIMEOUT: '5m' })).toBe(90_000);
+    expect(outageTimeout(undefined, { ASSAY_OUTAGE_TIMEOUT: '5m' })).toBe(300_000);
+    expect(outageTimeout('0', {})).toBe(0);
+    expect(outageTimeout('0s', {})).toBe(0);
+    expect(() => outageTimeout('soon', {})).toThrow(UsageError);
+    expect(() => outageTimeout('soon', {})).toThrow('--outage-timeout: expected a duration such as 90s, 30m, 12h or 7d (or a number of seconds), found "soon"');
+    expect(() => outageTimeout(undefined, { ASSAY_OUTAGE_TIMEOUT: '-1' })).toThrow(/^ASSAY_OUTAGE_TIMEOUT: expected a duration/);
+  });
+});

@@ -1,0 +1,19 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+// What `npm pack` ships (after `npm run build`, which npm test runs first): no source maps, whose `../src`
+// sources are not shipped; so no compiled file may point at one either.
+describe('the packed package', () => {
+  it('ships no source maps and no sourceMappingURL comments', () => {
+    expect(existsSync('dist/index.js'), 'dist/ is built by npm run build (npm test runs it first)').toBe(true);
+    const r = spawnSync('npm', ['pack', '--dry-run', '--ignore-scripts', '--json'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const files = (JSON.parse(r.stdout) as { files: { path: string }[] }[])[0].files.map((f) => f.path);
+    expect(files).toContain('dist/index.js');
+    expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('src/'))).toEqual([]);
+    const pointing = files.filter((f) => f.endsWith('.js') && /\/\/# sourceMappingURL=/.test(readFileSync(f, 'utf8')));
+    expect(pointing).toEqual([]);
+  });
+});
