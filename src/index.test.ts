@@ -114,6 +114,23 @@ describe('public API (package root)', () => {
     }
   });
 
+  it("checks a judge against people in code: the grades to draw, the judge's alignment, the corrected rate", () => {
+    // 1,000 judged outputs, 900 passed by the judge; people grade a stratified draw of 60.
+    const outputs = Array.from({ length: 1000 }, (_, id) => ({ id, judge: id % 10 !== 0 }));
+    const { picks, design } = assay.suggestGrading(outputs, 60, { seed: 1, design: 'stratified' });
+    expect([picks.length, design]).toEqual([60, 'stratified']);
+    // About one in seven of the judge's PASS verdicts is wrong (person FAIL); its FAIL verdicts are right.
+    const graded = picks.map((p) => ({ judge: p.id % 10 !== 0, person: p.id % 10 !== 0 && p.id % 7 !== 0, probability: p.probability }));
+    const a = assay.alignment(graded, 0.95);
+    expect(a.tnr!.rate).toBeLessThan(1);
+    expect(a.weighted).toBe(true);
+    const c = assay.correctedRate({ judged: { pass: 900, n: 1000 }, graded, level: 0.95 })!;
+    expect(c.rate).toBeLessThan(0.9);
+    expect(c.low).toBeLessThan(c.rate);
+    expect(c.grades).toBe(60);
+    expect(assay.gradesForWidth({ judged: { pass: 900, n: 1000 }, tpr: a.tpr!.rate, tnr: a.tnr!.rate, width: 0.1, level: 0.95 })).toBeGreaterThan(0);
+  });
+
   it('exposes each area: statistics, store, sandbox, spade, grounding', () => {
     expect(assay.wilson(95, 100, 0.95)!.low).toBeCloseTo(0.8882, 4);
     expect(typeof assay.openSqliteStore).toBe('function');

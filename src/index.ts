@@ -83,6 +83,9 @@ export { sequentialStatus } from './core/stopping.js';
 export { SequentialStopRule } from './run/sequential.js';
 export { compareProportions, type ProportionComparison } from './core/significance.js';
 export { combineGrades, type PersonGrade, type GradedOutput } from './core/grades.js';
+export { alignment, type Alignment, type GradedPair, type RateInterval } from './core/alignment.js';
+export { correctedRate, type CorrectedRate, type CorrectedRateArgs } from './core/ppi.js';
+export { suggestGrading, gradesForWidth, type GradingDesign, type GradingOptions, type GradingPick, type GradesForWidthArgs } from './core/grading-sample.js';
 export { loadGrading } from './grades/load.js';
 export type { GradingSummary, Disagreement } from './core/summary-types.js';
 

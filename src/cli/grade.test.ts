@@ -66,7 +66,8 @@ describe('assay grade (keys piped into the built CLI)', () => {
     const [first, second] = [screens[1], screens[2]];
     // Before grading: the judge's verdict and reasons are hidden.
     expect(first).toMatch(/^1 of 6 · output \(i=\d+, j=\d+\) · 0 graded · rule polite \(verifier\) · grader ada/);
-    expect(first).toContain('rule asks: answers politely — LLM judge mock: Is the answer polite?');
+    expect(first).toContain('rule asks: LLM judge mock: Is the answer polite?');
+    expect(first).not.toContain('judged the output FAIL');
     expect(first).toMatch(/input:\n {2}Question \d+: how do I reset my password\?\noutput:\n {2}Answer \d+\.\d+: open Settings, then Security\./);
     expect(first).toContain("judge's verdict: hidden until you grade");
     expect(first.slice(0, first.indexOf('  you:'))).not.toMatch(/judge says/);

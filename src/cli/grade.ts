@@ -1,14 +1,9 @@
 import type { Command } from 'commander';
-import { alignment } from '../core/alignment.js';
-import { combineGrades } from '../core/grades.js';
-import { Outcome } from '../core/outcome.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { gradingRefusal } from '../grades/gradable.js';
 import { graderName } from '../grades/grader.js';
-import { personGrades } from '../grades/load.js';
-import { DEFAULT_QUEUE, defaultSeed, designFlag, gradesNeeded, gradingQueue, seedFlag, widthFlag } from '../grades/queue.js';
+import { DEFAULT_QUEUE, defaultSeed, designFlag, gradingPlan, gradingQueue, ruleToGrade, seedFlag, widthFlag } from '../grades/queue.js';
 import { GradingSession, parseKeys } from '../grades/session.js';
-import { decisionOfRun } from '../run/decision.js';
 import { storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import type { RunRecord } from '../store/types.js';
@@ -34,19 +29,14 @@ function countFlag(value: string | undefined): number {
   return Number(value);
 }
 
-/** The rule graded: --rule, else the run's first verifier, else its first rule. */
+/** The rule graded (--rule, else the first verifier, else the first rule), or a UsageError naming the rules. */
 function ruleOf(run: RunRecord, flag: string | undefined): number {
-  if (flag !== undefined) {
-    const k = run.validators.findIndex((v) => v.name === flag);
-    if (k < 0)
-      throw new UsageError(`--rule: run ${run.id} has no rule ${JSON.stringify(flag)} (its rules: ${run.validators.map((v) => v.name).join(', ')})`, {
-        path: '--rule',
-      });
-    return k;
-  }
+  const k = ruleToGrade(run, flag);
+  if (k !== undefined) return k;
   if (!run.validators.length) throw new UsageError(`run ${run.id} has no rules to grade`);
-  const verifier = run.validators.findIndex((v) => v.kind === 'verifier');
-  return verifier >= 0 ? verifier : 0;
+  throw new UsageError(`--rule: run ${run.id} has no rule ${JSON.stringify(flag)} (its rules: ${run.validators.map((v) => v.name).join(', ')})`, {
+    path: '--rule',
+  });
 }
 
 async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
@@ -75,22 +65,14 @@ async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
         { path: '--rule' },
       );
     // The grades a target width needs, from the rule's verdicts and (once there are grades) its measured error rates.
-    const level = decisionOfRun(run).confidence;
-    const pairs = combineGrades(personGrades(run, grades), run.K)[k].flatMap((o) => {
-      const c = tensor.get(o.i, o.j, k);
-      return c === Outcome.PASS || c === Outcome.FAIL
-        ? [{ judge: c === Outcome.PASS, person: o.person, ...(o.probability !== undefined ? { probability: o.probability } : {}) }]
-        : [];
-    });
-    const a = alignment(pairs, level);
-    const need = gradesNeeded(tensor, k, width, level, { tpr: a.tpr?.rate, tnr: a.tnr?.rate, design });
-    const wide = `a corrected interval ${Math.round(width * 1000) / 10} points wide at ${Math.round(level * 1000) / 10}%`;
-    const plan =
-      need === undefined || !Number.isFinite(need)
-        ? `${wide} would need more grades than the outputs ${rule.name} decided (${pairs.length} graded so far)`
-        : `${wide} needs about ${need} grades of ${rule.name}, drawn ${design} (${pairs.length} so far)`;
+    const plan = gradingPlan(run, tensor, k, grades, { width, design });
+    const wide = `a corrected interval ${Math.round(width * 1000) / 10} points wide at ${Math.round(plan.level * 1000) / 10}%`;
+    const planText =
+      plan.grades === null
+        ? `${wide} would need more grades than the outputs ${rule.name} decided (${plan.graded} graded so far)`
+        : `${wide} needs about ${plan.grades} grades of ${rule.name}, drawn ${design} (${plan.graded} so far)`;
     process.stderr.write(
-      `assay: queue of ${queue.items.length} of the ${queue.population} outputs ${rule.name} decided that nobody graded yet, drawn ${queue.design} (--seed ${seed} draws it again); ${plan}\n`,
+      `assay: queue of ${queue.items.length} of the ${queue.population} outputs ${rule.name} decided that nobody graded yet, drawn ${queue.design} (--seed ${seed} draws it again); ${planText}\n`,
     );
     if (flags.print) {
       // The picks in the import format, to grade elsewhere: add "grade" and "grader", then assay grades import.

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
 import { writeGradedFixture } from '../grades/testing/fixture.js';
+import { startServer } from '../server/start.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { captureCli } from './testing/capture.js';
 import { useConfigDir } from './testing/config-dir.js';
@@ -71,6 +72,10 @@ describe('assay grades import / export', () => {
       [line(0, 0, 'fail').replace('polite', 'kind'), /line 3: field "rule": .*rule "kind" is not one of the run's \("short", "polite"\)/],
       [line(3, 2, 'fail'), /line 3: field "input": .*generation failed \(HTTP 503\), so there is no output to grade/],
       [line(0, 0, 'meh'), /g2\.jsonl: line 3: field "grade": expected "pass" or "fail", found "meh"/],
+      [
+        line(1, 0, 'fail', ', "gradedAt": "yesterday"'),
+        /g2\.jsonl: line 3: field "gradedAt": .*ISO 8601 date and time, found "yesterday"; nothing was imported/,
+      ],
     ];
     for (const [bad, message] of cases) {
       const file = tmp.config('g2.jsonl', [line(0, 0, 'fail'), line(0, 1, 'pass'), bad].join('\n'));
@@ -143,6 +148,57 @@ describe('grades in the reports of a stored run', () => {
     expect(j1.validators[1].corrected.grades).toBe(40);
     expect(j1.validators[1].corrected.rate).toBeCloseTo(0.5, 6);
     expect(readFileSync(join(tmp.dir(), 'show.md'), 'utf8')).toContain('### polite against people: 40 grade(s): 20 agree, 20 disagree');
+  });
+
+  it('a stratified queue graded, then one output graded by hand: show, runs and grade still read the run, saying so', async () => {
+    // polite's judge fails outputs with j = 0; a stratified queue's lines carry each verdict's own probability.
+    const path = join(tmp.dir(), 'mixed.db');
+    const store = openSqliteStore(path);
+    const run = await writeGradedFixture(store, { N: 20, M: 5, cell: (_i, j) => (j === 0 ? Outcome.FAIL : Outcome.PASS) });
+    await store.close();
+    const drawn = [
+      ...Array.from({ length: 8 }, (_, n) => line(n, 1 + (n % 4), n % 4 ? 'pass' : 'fail', ', "probability": 0.1, "design": "stratified"')),
+      ...Array.from({ length: 6 }, (_, n) => line(n, 0, n % 2 ? 'pass' : 'fail', ', "probability": 0.3, "design": "stratified"')),
+    ];
+    expect((await cli('grades', 'import', tmp.config('queue.jsonl', drawn.join('\n')), '--run', run.id, '--store', path)).code).toBe(0);
+    const byHand = await cli('grades', 'import', tmp.config('hand.jsonl', line(19, 4, 'fail')), '--run', run.id, '--store', path);
+    expect(byHand.code, byHand.err).toBe(0);
+    const shown = await cli('show', run.id, '--store', path, '--json', '-');
+    expect(shown.err).not.toMatch(/internal error/);
+    expect([0, 1]).toContain(shown.code);
+    const polite = (JSON.parse(shown.out) as { validators: { grading: { grades: number; notRandom: number; caveats: string[] } }[] }).validators[1];
+    expect([polite.grading.grades, polite.grading.notRandom]).toEqual([15, 1]);
+    expect(polite.grading.caveats[0]).toMatch(/^1 of 15 grades were not drawn at random/);
+    const listed = await cli('runs', '--store', path);
+    expect(listed.err).not.toMatch(/cannot be read/);
+    expect(listed.out).toContain(run.id);
+    const queue = await cli('grade', run.id, '--store', path, '--print', '--suggest', '3');
+    expect(queue.code, queue.err).toBe(0);
+    expect(queue.err).toMatch(/\(15 graded so far\)/);
+  });
+
+  it("assay grade and the grading page say the same number of grades needed, from the judge's measured error rates", async () => {
+    // 1,000 outputs, half passed by the judge; 60 graded at random, every grade agreeing with the judge.
+    const path = join(tmp.dir(), 'plan.db');
+    const store = openSqliteStore(path);
+    const run = await writeGradedFixture(store, { N: 100, M: 10, cell: (i, j) => ((i + j) % 2 ? Outcome.FAIL : Outcome.PASS) });
+    await store.close();
+    const j = (n: number) => Math.floor(n / 10);
+    const lines = Array.from({ length: 60 }, (_, n) => line(n, j(n), (n + j(n)) % 2 ? 'fail' : 'pass', ', "probability": 0.06, "design": "uniform"'));
+    expect((await cli('grades', 'import', tmp.config('plan.jsonl', lines.join('\n')), '--run', run.id, '--store', path)).code).toBe(0);
+    const printed = await cli('grade', run.id, '--store', path, '--print', '--suggest', '5', '--design', 'uniform');
+    const need = Number(/needs about (\d+) grades of polite, drawn uniform \(60 so far\)/.exec(printed.err)?.[1]);
+    expect(need, printed.err).toBeGreaterThan(60);
+    expect(need).toBeLessThan(200); // a judge that agreed 60 times of 60 leaves far fewer to grade than the worst case (401)
+    const reader = openSqliteStore(path, { readonly: true });
+    const server = await startServer({ port: 0, store: reader, log: false });
+    try {
+      const q = (await (await fetch(`${server.url}/api/runs/${run.id}/grading?count=5&design=uniform`)).json()) as { gradesNeeded: { grades: number | null } };
+      expect(q.gradesNeeded.grades).toBe(need);
+    } finally {
+      await server.close();
+      await reader.close();
+    }
   });
 
   it('a sequential run that holds grades (stored through the library) is not resumed: exit 2, saying why', async () => {

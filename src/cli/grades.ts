@@ -26,9 +26,14 @@ interface ExportFlags {
   store?: string;
 }
 
-/** Two grades that say the same thing (an export imported again): the same output, rule, grader, grade and time. */
-const sameGrade = (g: NewGrade & { gradedAt?: string }) =>
-  JSON.stringify([g.i, g.j, g.rule, g.grader, g.grade, g.gradedAt && new Date(g.gradedAt).toISOString()]);
+/**
+ * Two grades that say the same thing (an export imported again): the same output, rule, grader, grade and time.
+ * A time that is no date is kept as written: the store refuses it, naming the line.
+ */
+const sameGrade = (g: NewGrade & { gradedAt?: string }) => {
+  const t = g.gradedAt === undefined ? NaN : Date.parse(g.gradedAt);
+  return JSON.stringify([g.i, g.j, g.rule, g.grader, g.grade, Number.isFinite(t) ? new Date(t).toISOString() : g.gradedAt]);
+};
 
 async function importGrades(file: string, flags: ImportFlags): Promise<void> {
   const format = gradeFormatFlag(flags.format) ?? formatOfFile(file);

@@ -6,7 +6,7 @@ import type { AggregateMethod, IntervalMethod, StoppingRule, VerdictMode } from 
 import { DEFAULT_VERDICT_MODE, intervalProblem } from '../core/verdict.js';
 import type { InputValue, Validator, ValidatorMeta } from '../core/validator.js';
 import { UsageError } from '../errors.js';
-import type { DecisionParameters } from '../run/decision.js';
+import { ruleDecision, type DecisionParameters } from '../run/decision.js';
 import { SandboxError } from '../sandbox/errors.js';
 import { createSandbox } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -240,12 +240,7 @@ async function buildExperiment(
     verdict,
     maxErrorShare: cfg.maxErrorShare,
     stopping: cfg.stopping,
-    rules: [...metas, ...cfg.verifiers].map((v) => ({
-      name: v.name,
-      minSuccess: v.minSuccess,
-      ...(v.maxErrorShare !== undefined ? { maxErrorShare: v.maxErrorShare } : {}),
-      ...(v.expect !== undefined ? { expect: v.expect } : {}),
-    })),
+    rules: [...metas, ...cfg.verifiers].map(ruleDecision),
   };
   const serialisable = jsonSafe({
     name,

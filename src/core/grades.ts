@@ -20,6 +20,8 @@ export interface PersonGrade {
   grader: string;
   /** The output's inclusion probability when it was drawn at random for grading. */
   probability?: number;
+  /** The design of that draw ("uniform" and "stratified" are assay's own queues). */
+  design?: string;
 }
 
 /** One graded output of one rule: the people's grade of it once its graders are combined. */
@@ -34,6 +36,8 @@ export interface GradedOutput {
   disputed: boolean;
   /** Inclusion probability of the draw that first brought it to grading; absent when it was not drawn at random. */
   probability?: number;
+  /** The design of that draw. */
+  design?: string;
   /** The judge's reasons for its verdict on this output, when known (listed beside a disagreement). */
   reasons?: string[];
 }
@@ -41,14 +45,20 @@ export interface GradedOutput {
 /** Combine people's grades (oldest first) into one grade per output and rule: `K` lists, one per rule k. */
 export function combineGrades(grades: readonly PersonGrade[], K: number): GradedOutput[][] {
   // Per output: each grader's latest grade and when it came (its position), and the first draw's probability.
-  const outputs = new Map<string, { i: number; j: number; k: number; latest: Map<string, { pass: boolean; at: number }>; probability?: number }>();
+  const outputs = new Map<
+    string,
+    { i: number; j: number; k: number; latest: Map<string, { pass: boolean; at: number }>; probability?: number; design?: string }
+  >();
   grades.forEach((g, at) => {
     if (!(Number.isInteger(g.k) && g.k >= 0 && g.k < K)) throw new RangeError(`combineGrades: rule index k=${g.k} outside 0..${K - 1}`);
     const key = `${g.k},${g.i},${g.j}`;
     let o = outputs.get(key);
     if (!o) outputs.set(key, (o = { i: g.i, j: g.j, k: g.k, latest: new Map() }));
     o.latest.set(g.grader, { pass: g.pass, at });
-    if (o.probability === undefined && g.probability !== undefined) o.probability = g.probability;
+    if (o.probability === undefined && g.probability !== undefined) {
+      o.probability = g.probability;
+      if (g.design !== undefined) o.design = g.design;
+    }
   });
   const perRule: GradedOutput[][] = Array.from({ length: K }, () => []);
   for (const o of outputs.values()) {
@@ -64,6 +74,7 @@ export function combineGrades(grades: readonly PersonGrade[], K: number): Graded
       graders: latest.length,
       disputed: passes > 0 && fails > 0,
       ...(o.probability !== undefined ? { probability: o.probability } : {}),
+      ...(o.design !== undefined ? { design: o.design } : {}),
     });
   }
   for (const list of perRule) list.sort((a, b) => a.i - b.i || a.j - b.j);

@@ -109,6 +109,107 @@ describe('summarize with people’s grades', () => {
     expect(only.grading!.corrected).toBeNull();
   });
 
+  it('a hand-picked grade among grades drawn with unequal probabilities counts as drawn with the others of its verdict', () => {
+    // The judge fails outputs with j = 0 and passes the rest; a stratified queue drew 3 PASS verdicts with
+    // probability 0.1 and 2 FAIL verdicts with 0.5; then someone graded one more PASS verdict by hand (the page's ?i=&j=).
+    const t = tensor((i, j, k) => (k === 1 && j === 0 ? Outcome.FAIL : Outcome.PASS));
+    const drawnGrades: PersonGrade[] = [
+      { i: 0, j: 1, k: 1, pass: true, grader: 'ada', probability: 0.1 },
+      { i: 0, j: 2, k: 1, pass: true, grader: 'ada', probability: 0.1 },
+      { i: 0, j: 3, k: 1, pass: false, grader: 'ada', probability: 0.1 },
+      { i: 1, j: 0, k: 1, pass: false, grader: 'ada', probability: 0.5 },
+      { i: 2, j: 0, k: 1, pass: true, grader: 'ada', probability: 0.5 },
+    ];
+    const hand: PersonGrade = { i: 3, j: 4, k: 1, pass: true, grader: 'bob' };
+    const s = summarize(t, rules, { verdict: 'confident' }, combineGrades([...drawnGrades, hand], 2)).validators[1];
+    const asDrawn = summarize(t, rules, { verdict: 'confident' }, combineGrades([...drawnGrades, { ...hand, probability: 0.1 }], 2)).validators[1];
+    expect(s.grading!.notRandom).toBe(1);
+    expect(s.grading!.alignment).toEqual(asDrawn.grading!.alignment);
+    expect(s.grading!.corrected).toEqual(asDrawn.grading!.corrected);
+    expect(s.grading!.alignment.weighted).toBe(true);
+    // A verdict with hand-picked grades only has no draw to borrow from: then every grade counts plainly.
+    const failByHand: PersonGrade = { i: 4, j: 0, k: 1, pass: false, grader: 'bob' };
+    const onlyPass = drawnGrades.slice(0, 3);
+    const plain = summarize(t, rules, {}, combineGrades([...onlyPass, failByHand], 2)).validators[1];
+    const unweighted = summarize(
+      t,
+      rules,
+      {},
+      combineGrades(
+        [...onlyPass, failByHand].map(({ probability: _p, ...g }) => g),
+        2,
+      ),
+    ).validators[1];
+    expect(plain.grading!.alignment).toEqual(unweighted.grading!.alignment);
+    expect(plain.grading!.corrected).toEqual(unweighted.grading!.corrected);
+    expect(plain.grading!.notRandom).toBe(1);
+  });
+
+  it("two of assay's stratified queues, one after the other: post-stratified on the judge's verdict, not weighted by each batch's own probability", () => {
+    // 1,000 outputs: the judge fails the 100 with j = 0. Batch 1 graded 20 of its 900 PASS verdicts and 10 of its
+    // 100 FAIL verdicts; batch 2, drawn from what was left, 10 of 880 and 10 of 90.
+    const t = tensor((_i, j, k) => (k === 1 && j === 0 ? Outcome.FAIL : Outcome.PASS));
+    const batch = (n: number, from: number, j: (x: number) => number, probability: number, person: (x: number) => boolean): PersonGrade[] =>
+      Array.from({ length: n }, (_, x) => ({ i: from + x, j: j(x), k: 1, pass: person(x), grader: 'ada', probability, design: 'stratified' }));
+    const grades = [
+      ...batch(
+        20,
+        0,
+        () => 1,
+        20 / 900,
+        (x) => x % 5 !== 0,
+      ), // 16 of 20 PASS
+      ...batch(
+        10,
+        0,
+        () => 0,
+        10 / 100,
+        (x) => x < 3,
+      ), // 3 of 10 PASS
+      ...batch(
+        10,
+        20,
+        () => 1,
+        10 / 880,
+        (x) => x % 2 === 0,
+      ), // 5 of 10 PASS
+      ...batch(
+        10,
+        10,
+        () => 0,
+        10 / 90,
+        (x) => x < 1,
+      ), // 1 of 10 PASS
+    ];
+    const g = summarize(t, rules, {}, combineGrades(grades, 2)).validators[1].grading!;
+    const [a, b] = [21 / 30, 4 / 20]; // people's PASS share among the judge's PASS and FAIL verdicts, both batches
+    expect(g.corrected!.method).toBe('ppi++-stratified-beta');
+    expect(g.corrected!.rate).toBeCloseTo(0.9 * a + 0.1 * b, 12);
+    // TPR = P(judge PASS | person PASS), each verdict weighted by its outputs per grade (900/30 and 100/20).
+    expect(g.alignment.tpr!.rate).toBeCloseTo((0.9 * a) / (0.9 * a + 0.1 * b), 12);
+    expect(g.alignment.tnr!.rate).toBeCloseTo((0.1 * (1 - b)) / (0.9 * (1 - a) + 0.1 * (1 - b)), 12);
+    // Probabilities that differ within a verdict by another design (imported from elsewhere) still weight it.
+    const foreign = grades.map((x, n) => ({ ...x, design: 'by input', probability: n % 2 ? 0.05 : 0.1 }));
+    expect(summarize(t, rules, {}, combineGrades(foreign, 2)).validators[1].grading!.corrected!.method).toBe('ppi++-stratified-beta-weighted');
+  });
+
+  it('an inconclusive corrected verdict says how many grades would decide it, or that grading every output would not', () => {
+    const graded = (n: number, fails: number) =>
+      combineGrades(
+        drawn(n, 1).map((g, x) => ({ ...g, pass: x >= fails })),
+        2,
+      );
+    // 19 of 20 graded PASS: corrected 95% against minSuccess 90%, too few grades to tell.
+    const few = summarize(judgePassesAll, rules, {}, graded(20, 1)).validators[1];
+    expect(few.verdict).toBe('inconclusive');
+    expect(few.gradesToDecide).toBeGreaterThan(20);
+    expect(few.gradesToDecide).toBeLessThanOrEqual(N * M);
+    // 72 of 80: corrected 90% against 90%; no number of grades of these 1,000 outputs decides that.
+    const tie = summarize(judgePassesAll, rules, {}, graded(80, 8)).validators[1];
+    expect([tie.verdict, tie.grading!.corrected!.rate]).toEqual(['inconclusive', 0.9]);
+    expect(tie.gradesToDecide).toBeNull();
+  });
+
   it('a sequential run shows its grades against the judge but never corrects its verdict with them', () => {
     const grades = combineGrades(drawn(80, 1), 2);
     const plain = summarize(judgePassesAll, rules, { stopping: 'sequential' });

@@ -12,6 +12,62 @@ import type { ReliabilityTensor } from './tensor.js';
 /** What a verifier without grades says in every report: its rate is its judge's, never checked against a person. */
 export const NOT_CHECKED = 'judge not checked against people';
 
+type Pair = { judge: boolean; person: boolean; probability?: number };
+
+/** The designs of assay's own queues (grades/queue.ts): within each of the rule's verdicts, a random sample of what was left. */
+const OWN_DESIGNS = new Set(['uniform', 'stratified']);
+
+/**
+ * The rule's verdicts paired with people's grades of the outputs it decided (PASS or FAIL); the others are
+ * counted as `undecided`. The probabilities the pairs carry, for alignment and correctedRate:
+ *
+ * - Several of assay's queues, one after another (each records the probability of its own draw, so they differ
+ *   within a verdict): their union is a random sample within each verdict, whose probability is the verdict's
+ *   grades over its outputs, m_s/C_s (post-stratification, docs/judges.md). A batch's own probability is not
+ *   the union's: weighting by it would overweight the verdict graded in more batches.
+ * - A grade given without a draw (hand-picked, or imported without a probability) is used as if drawn at random:
+ *   where other grades of its verdict were drawn, it takes their probability (the harmonic mean, i.e. their mean
+ *   weight), so that it weighs as one of them; where none of its verdict were drawn there is nothing to borrow,
+ *   and every grade counts plainly.
+ * - Otherwise the recorded probabilities, as they are.
+ */
+export function gradedPairs(t: ReliabilityTensor, k: number, outputs: readonly GradedOutput[]): { pairs: Pair[]; undecided: number; notRandom: number } {
+  const pairs: (Pair & { design?: string })[] = [];
+  let undecided = 0;
+  for (const o of outputs) {
+    const cell = t.get(o.i, o.j, k);
+    if (cell !== Outcome.PASS && cell !== Outcome.FAIL) undecided++;
+    else
+      pairs.push({ judge: cell === Outcome.PASS, person: o.person, ...(o.probability !== undefined ? { probability: o.probability, design: o.design } : {}) });
+  }
+  const plain = (p: Pair): Pair => ({ judge: p.judge, person: p.person });
+  const drawn = pairs.filter((p) => p.probability !== undefined);
+  const notRandom = pairs.length - drawn.length;
+  if (drawn.length === 0) return { pairs: pairs.map(plain), undecided, notRandom };
+  const batches = [true, false].some((verdict) => new Set(drawn.filter((p) => p.judge === verdict).map((p) => p.probability)).size > 1);
+  if (batches && drawn.every((p) => OWN_DESIGNS.has(p.design ?? ''))) {
+    const judged = [0, 0]; // the rule's PASS and FAIL verdicts, C_s
+    const graded = [0, 0]; // graded outputs of each, m_s
+    for (let i = 0; i < t.N; i++)
+      for (let j = 0; j < t.M; j++) {
+        const c = t.get(i, j, k);
+        if (c === Outcome.PASS || c === Outcome.FAIL) judged[c === Outcome.PASS ? 0 : 1]++;
+      }
+    for (const p of pairs) graded[p.judge ? 0 : 1]++;
+    return { pairs: pairs.map((p) => ({ ...plain(p), probability: graded[p.judge ? 0 : 1] / judged[p.judge ? 0 : 1] })), undecided, notRandom };
+  }
+  if (notRandom === 0) return { pairs: pairs.map((p) => ({ ...plain(p), probability: p.probability })), undecided, notRandom };
+  const borrowed = new Map<boolean, number>();
+  for (const verdict of [true, false]) {
+    const weights = drawn.filter((p) => p.judge === verdict).map((p) => 1 / p.probability!);
+    if (weights.length) borrowed.set(verdict, weights.length / weights.reduce((a, b) => a + b, 0));
+  }
+  const filled = pairs.every((p) => p.probability !== undefined || borrowed.has(p.judge))
+    ? pairs.map((p) => ({ ...plain(p), probability: p.probability ?? borrowed.get(p.judge)! }))
+    : pairs.map(plain);
+  return { pairs: filled, undecided, notRandom };
+}
+
 /** The rule's verdicts paired with people's grades, its alignment and, unless `correct` is false, its corrected rate. */
 export function gradingSummary(
   t: ReliabilityTensor,
@@ -21,20 +77,13 @@ export function gradingSummary(
   level: number,
   correct: boolean,
 ): GradingSummary {
-  const pairs: { judge: boolean; person: boolean; probability?: number }[] = [];
+  const { pairs, undecided, notRandom } = gradedPairs(t, k, outputs);
   const disagreements: Disagreement[] = [];
-  let undecided = 0;
-  let notRandom = 0;
   let disputed = 0;
   for (const o of outputs) {
     const cell = t.get(o.i, o.j, k);
-    if (cell !== Outcome.PASS && cell !== Outcome.FAIL) {
-      undecided++;
-      continue;
-    }
+    if (cell !== Outcome.PASS && cell !== Outcome.FAIL) continue;
     const judge = cell === Outcome.PASS;
-    pairs.push({ judge, person: o.person, ...(o.probability !== undefined ? { probability: o.probability } : {}) });
-    if (o.probability === undefined) notRandom++;
     if (o.disputed) disputed++;
     if (judge !== o.person) disagreements.push({ i: o.i, j: o.j, judge, person: o.person, disputed: o.disputed, ...(o.reasons ? { reasons: o.reasons } : {}) });
   }

@@ -171,8 +171,8 @@ export function summarize(
               level: opts.level,
             })
           : Infinity;
-      // Infinity: no number of grades of these outputs would decide it; nothing to suggest then.
-      if (Number.isFinite(need)) s.gradesToDecide = need;
+      // Infinity: no number of grades of these outputs would decide it (null, said as such).
+      s.gradesToDecide = Number.isFinite(need) ? need : null;
     }
     return s;
   });

@@ -134,8 +134,11 @@ export interface ValidatorSummary extends RateWithCI {
   figure?: string;
   /** The rule checked against people's grades, when it has any. */
   grading?: GradingSummary;
-  /** A corrected verdict, inconclusive: about this many grades in all would narrow its interval enough to decide it if the rates hold. */
-  gradesToDecide?: number;
+  /**
+   * A corrected verdict, inconclusive: about this many grades in all would narrow its interval enough to decide it
+   * if the rates hold; null when grading every output the rule decided would not.
+   */
+  gradesToDecide?: number | null;
 }
 
 export interface InputSummary extends PooledRate {

@@ -11,7 +11,17 @@ export function personGrades(run: RunRecord, grades: readonly GradeRecord[]): Pe
     const col = k.get(g.rule);
     return col === undefined
       ? []
-      : [{ i: g.i, j: g.j, k: col, pass: g.grade === 'pass', grader: g.grader, ...(g.probability !== undefined ? { probability: g.probability } : {}) }];
+      : [
+          {
+            i: g.i,
+            j: g.j,
+            k: col,
+            pass: g.grade === 'pass',
+            grader: g.grader,
+            ...(g.probability !== undefined ? { probability: g.probability } : {}),
+            ...(g.probability !== undefined && g.design !== undefined ? { design: g.design } : {}),
+          },
+        ];
   });
 }
 

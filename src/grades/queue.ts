@@ -8,11 +8,17 @@
  * it is seeded by the run and the rule, so the same command (or page) gives the same queue until someone
  * grades. The queue is shuffled (with the same seed) so that a part of it graded in order is a random part.
  */
+import { alignment } from '../core/alignment.js';
+import { combineGrades } from '../core/grades.js';
 import { gradesForWidth, suggestGrading, type GradingDesign } from '../core/grading-sample.js';
+import { gradedPairs } from '../core/grading-summary.js';
 import { Outcome } from '../core/outcome.js';
 import { mulberry32 } from '../core/prng.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { UsageError } from '../errors.js';
+import { decisionOfRun } from '../run/decision.js';
+import type { GradeRecord, RunRecord } from '../store/types.js';
+import { personGrades } from './load.js';
 
 export type { GradingDesign };
 
@@ -100,6 +106,49 @@ export function gradesNeeded(
   if (n === 0) return undefined;
   const rates = opts.tpr != null && opts.tnr != null ? { tpr: opts.tpr, tnr: opts.tnr } : {};
   return gradesForWidth({ judged: { pass, n }, ...rates, width, level, ...(opts.design ? { design: opts.design } : {}) });
+}
+
+/**
+ * The rule graded, as its column k: the one named, else the run's first verifier (a judge is what most needs
+ * checking), else its first rule; undefined when the run has no rule of that name (or none at all).
+ */
+export function ruleToGrade(run: Pick<RunRecord, 'validators'>, name: string | undefined): number | undefined {
+  if (name !== undefined && name !== '') {
+    const k = run.validators.findIndex((v) => v.name === name);
+    return k < 0 ? undefined : k;
+  }
+  const verifier = run.validators.findIndex((v) => v.kind === 'verifier');
+  return verifier >= 0 ? verifier : run.validators.length ? 0 : undefined;
+}
+
+/** What `assay grade` prints and the grading page shows about how many grades a target width needs. */
+export interface GradingPlan {
+  width: number;
+  level: number;
+  design: GradingDesign;
+  /** Grades of outputs the rule decided, so far. */
+  graded: number;
+  /** About how many grades in all; null when grading every output the rule decided would not do (or it decided none). */
+  grades: number | null;
+}
+
+/**
+ * The one estimate of how many grades a corrected interval `width` wide needs for rule k of a run: from its
+ * verdicts and, once people graded some of them, its TPR and TNR measured on those grades (gradesNeeded).
+ * `grades` are the run's grades (of any rule: the rule's are picked out).
+ */
+export function gradingPlan(
+  run: RunRecord,
+  t: ReliabilityTensor,
+  k: number,
+  grades: readonly GradeRecord[],
+  opts: { width: number; design: GradingDesign },
+): GradingPlan {
+  const level = decisionOfRun(run).confidence;
+  const { pairs } = gradedPairs(t, k, combineGrades(personGrades(run, grades), run.K)[k]);
+  const a = alignment(pairs, level);
+  const need = gradesNeeded(t, k, opts.width, level, { tpr: a.tpr?.rate, tnr: a.tnr?.rate, design: opts.design });
+  return { width: opts.width, level, design: opts.design, graded: pairs.length, grades: need === undefined || !Number.isFinite(need) ? null : need };
 }
 
 /** --design: stratified by the rule's verdict by default (the recommended design, docs/judges.md). */

@@ -9,6 +9,7 @@ import type { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue } from '../core/validator.js';
 import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
 import type { QueueItem } from './queue.js';
+import { ruleAsks } from './rule-asks.js';
 
 export type GradingKey = 'pass' | 'fail' | 'skip' | 'undo' | 'next' | 'prev' | 'quit';
 
@@ -196,7 +197,7 @@ export class GradingSession {
     const graded = this.mine.get(this.key(item));
     const lines = [
       `── ${this.pos + 1} of ${this.o.queue.length} · output (i=${item.i}, j=${item.j}) · ${this.gradedInQueue} graded · rule ${rule.name}${rule.kind === 'verifier' ? ' (verifier)' : ''} · grader ${this.o.grader}`,
-      `rule asks: ${rule.message}${rule.source ? ` — ${rule.source}` : ''}`,
+      `rule asks: ${ruleAsks(rule)}`,
       'input:',
       indent(inputText(this.o.run.inputs[item.i])),
       'output:',

@@ -31,6 +31,11 @@ export function figureText(v: Pick<ValidatorSummary, 'figure' | 'grading' | 'rat
   return `${v.figure} (${whose(v)}'s rate ${pct(v.rate)}${ci})`;
 }
 
+/** Beside a rate of the tensor (a heatmap's) where the rule's rate was corrected: " judge's rate"; '' otherwise. */
+export function ownRateNote(v: Pick<ValidatorSummary, 'grading' | 'kind'>): string {
+  return v.grading?.corrected ? ` ${whose(v)}'s rate` : '';
+}
+
 const interval = (r: RateInterval | null) => (r ? `${pct(r.rate)} [${pct(r.low)}, ${pct(r.high)}]` : '–');
 
 /** "TPR 98.0% [89.1%, 99.9%] · TNR 50.0% [15.7%, 84.3%] · agreement 91.2% · κ 0.57", and whether a stratified draw weighted them. */

@@ -130,6 +130,8 @@ describe('every report format says which figure it shows and how the rule fares 
     expect(html).toContain('<strong>corrected by 50 grades (judge&#39;s rate 100.0%');
     expect(html).toMatch(/<th scope="row">judge PASS<\/th><td class="num">40<\/td><td class="num">10<\/td>/);
     expect(html).toContain('Polite &amp; &lt;b&gt;calm&lt;/b&gt; (0.0)');
+    // The heatmap is of the judge's verdicts: beside the corrected verdict its rate says whose it is.
+    expect(html).toMatch(/<figcaption>polite <span class="badge[^"]*"[^>]*>[^<]*<\/span> <span class="muted">100\.0% judge&#39;s rate<\/span><\/figcaption>/);
     expect(html).not.toContain('<b>calm</b>');
   });
 
@@ -140,5 +142,21 @@ describe('every report format says which figure it shows and how the rule fares 
     const politeCase = xml.slice(xml.indexOf('name="polite"'), xml.indexOf('name="kind"'));
     expect(politeCase).toMatch(/<failure type="below-min-success" message="answers politely: fail \(rate 8\d\.\d% \[\S+, \S+\] \(corrected by 50 grades/);
     expect(politeCase).toContain('against people: 50 grade(s): 40 agree, 10 disagree, TPR 100.0%');
+  });
+});
+
+describe('an inconclusive corrected verdict says what would decide it', () => {
+  // polite graded 40 times, 36 PASS: corrected 90% against minSuccess 90%, which no number of grades of these outputs decides.
+  const tie: PersonGrade[] = Array.from({ length: 40 }, (_, n) => ({ i: n, j: 0, k: 1, pass: n >= 4, grader: 'ada', probability: 0.2 }));
+  const s = summarize(t, [rules[0], { ...rules[1], minSuccess: 0.9 }, rules[2]], {}, combineGrades(tie, 3));
+  it('in the terminal, Markdown and JSON (null: grading every output would not)', () => {
+    const polite = s.validators[1];
+    expect([polite.verdict, polite.gradesToDecide]).toEqual(['inconclusive', null]);
+    const said = 'grading every output the rule decided would not narrow the corrected interval enough to decide it: a larger run would';
+    expect(formatTerminalSummary(s, meta)).toContain(said);
+    expect(renderMarkdownReport(s, meta)).toContain(said);
+    const json = buildJsonReport(s, meta);
+    expect(json.validators[1].gradesToDecide).toBeNull();
+    expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
   });
 });

@@ -10,7 +10,7 @@ import { BAR_STYLE, OUTCOME_STYLE, profileSvg } from './charts.js';
 import { heatmapSvg, isBinned, tensorCodes, zoomData } from './charts-heatmap.js';
 import { costSummary } from './cost.js';
 import { esc, pct, scriptJson, tableHtml, verdictBadge } from './html-layout.js';
-import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
+import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, ownRateNote, reasonsText, shownRate } from './grading-text.js';
 import { errorShareText, gradesToDecideText, stoppedText, toDecideText } from './meta.js';
 
 /** What the cell-detail view shows for one sample (also the body of GET /api/runs/:id/samples/:i/:j). */
@@ -218,7 +218,7 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
     .map(
       (
         v,
-      ) => `<figure class="card heatmap" data-k="${v.k}" data-validator="${esc(v.name)}"><figcaption>${esc(v.name)} ${verdictBadge(v.verdict, summary.options.verdict)} <span class="muted">${pct(v.rate)}</span></figcaption>
+      ) => `<figure class="card heatmap" data-k="${v.k}" data-validator="${esc(v.name)}"><figcaption>${esc(v.name)} ${verdictBadge(v.verdict, summary.options.verdict)} <span class="muted">${pct(v.rate)}${esc(ownRateNote(v))}</span></figcaption>
 <div class="chart">${heatmapSvg(tensor, v.k, { label: v.name, codes })}</div>${binned ? '<div class="zoom" hidden></div>' : ''}</figure>`,
     )
     .join('');

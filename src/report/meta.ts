@@ -107,6 +107,7 @@ export function stoppedText(v: Pick<ValidatorSummary, 'sequential'>, M: number):
 /** A corrected verdict, inconclusive: "about 240 grades in all would likely decide it if the rates hold"; '' otherwise. */
 export function gradesToDecideText(v: Pick<ValidatorSummary, 'gradesToDecide' | 'grading'>): string {
   if (v.gradesToDecide === undefined) return '';
+  if (v.gradesToDecide === null) return 'grading every output the rule decided would not narrow the corrected interval enough to decide it: a larger run would';
   const have = v.grading?.grades ?? 0;
   return v.gradesToDecide > have
     ? `about ${v.gradesToDecide} grades in all (${v.gradesToDecide - have} more) would narrow the corrected interval enough to decide it if the rates hold`

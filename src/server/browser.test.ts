@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
 import { summarize } from '../core/summarize.js';
@@ -10,24 +10,13 @@ import type { AnalyzeRequest, GroundingEngine, GroundingReport } from '../ground
 import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
 import type { RunRecord } from '../store/types.js';
 import { startServer, type ServerHandle } from './start.js';
+import { launchChromium, SCREENSHOTS as OUT } from './testing/chromium.js';
 import { seeded, writeFixtureRun } from './testing/fixtures.js';
 
 /**
  * End to end in a real browser: Debian's Chromium driven by playwright-core, against a server on a
  * SQLite store holding a run this test wrote. Screenshots go to test-output/ (gitignored).
  */
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-  '--disable-quic',
-];
-const OUT = join(process.cwd(), 'test-output', 'dashboard');
 const N = 6;
 const M = 5;
 const VALIDATORS = ['no-apology', 'under-50-words', 'cites-source'];
@@ -68,8 +57,7 @@ let mid: RunRecord;
 let large: RunRecord;
 
 beforeAll(async () => {
-  if (!CHROMIUM) throw new Error('Chromium not found: run scripts/ensure-chromium.sh or set CHROMIUM_PATH');
-  mkdirSync(OUT, { recursive: true });
+  browser = await launchChromium();
   dir = mkdtempSync(join(tmpdir(), 'assay-e2e-'));
   const path = join(dir, 'assay.db');
   const writer = openSqliteStore(path);
@@ -112,7 +100,6 @@ beforeAll(async () => {
   await writer.close();
   store = openSqliteStore(path, { readonly: true });
   server = await startServer({ port: 0, store, engine, log: false });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
 }, 180_000);
 
 afterAll(async () => {

@@ -1,30 +1,19 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
 import { writeGradedFixture } from '../grades/testing/fixture.js';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
 import type { RunRecord } from '../store/types.js';
 import { startServer, type ServerHandle } from './start.js';
+import { launchChromium, SCREENSHOTS as OUT } from './testing/chromium.js';
 
 /**
  * The grading page end to end in a real browser (Debian's Chromium driven by playwright-core), against a server
  * started with grading on over a SQLite store. Screenshots go to test-output/dashboard/ (gitignored).
  */
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-  '--disable-quic',
-];
-const OUT = join(process.cwd(), 'test-output', 'dashboard');
 // polite's judge passes outputs whose i + j is even and fails the rest; 10 inputs × 5 samples.
 const cell = (i: number, j: number) => ((i + j) % 2 ? Outcome.FAIL : Outcome.PASS);
 
@@ -35,13 +24,11 @@ let browser: Browser;
 let run: RunRecord;
 
 beforeAll(async () => {
-  if (!CHROMIUM) throw new Error('Chromium not found: run scripts/ensure-chromium.sh or set CHROMIUM_PATH');
-  mkdirSync(OUT, { recursive: true });
+  browser = await launchChromium();
   dir = mkdtempSync(join(tmpdir(), 'assay-grading-e2e-'));
   store = openSqliteStore(join(dir, 'assay.db'));
   run = await writeGradedFixture(store, { N: 10, M: 5, cell, config: { verdict: 'confident' } });
   server = await startServer({ port: 0, store, grading: true, log: false });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -66,7 +53,7 @@ describe('grading page in Chromium', () => {
     page.on('request', (r) => requests.push(r.url()));
     await page.goto(`${server.url}/runs/${run.id}/grade?count=5&seed=3&design=uniform`);
     await page.locator('#g-progress', { hasText: 'Output 1 of 5' }).waitFor();
-    await expect(page.locator('#g-asks').textContent()).resolves.toBe('answers politely — LLM judge mock: Is the answer polite?');
+    await expect(page.locator('#g-asks').textContent()).resolves.toBe('LLM judge mock: Is the answer polite?');
     await expect(page.locator('#g-queue').textContent()).resolves.toMatch(/^Queue: 5 of the 50 outputs the rule decided that nobody graded yet, drawn uniform/);
     const [i0, j0] = await shown(page);
     await expect(page.locator('[data-testid="grading-output"]').textContent()).resolves.toBe(`Answer ${i0}.${j0}: open Settings, then Security.`);

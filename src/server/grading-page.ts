@@ -62,7 +62,7 @@ fetch('/api/runs/'+encodeURIComponent(runId)+'/grading?'+q.toString(),{credentia
 if(!r.ok){status(r.b.message||'could not load the queue',true);return;}
 Q=r.b;$('g-run').textContent=Q.run.name+' · '+Q.run.id;
 var sel=$('g-rule');sel.textContent='';Q.rules.forEach(function(x){var o=el('option',x.name+(x.kind==='verifier'?' (verifier)':''));o.value=x.name;if(x.name===Q.rule.name)o.selected=true;sel.appendChild(o);});
-$('g-asks').textContent=Q.rule.message+(Q.rule.source?' — '+Q.rule.source:'');
+$('g-asks').textContent=Q.rule.asks;
 $('g-queue').textContent=Q.queue.population===null?'One output picked by hand: its grade is stored without a draw probability (the corrected rate then assumes it was drawn at random).':
 'Queue: '+Q.queue.count+' of the '+Q.queue.population+' outputs the rule decided that nobody graded yet, drawn '+Q.queue.design+'.'+(Q.gradesNeeded.grades===null?'':' About '+Q.gradesNeeded.grades+' grades give a corrected interval '+Math.round(Q.gradesNeeded.width*100)+' points wide.');
 var first=Q.items.findIndex(function(x){return !x.mine;});pos=first<0?0:first;show();status(first<0&&Q.items.length?'Every output of this queue is graded by you.':'Ready: p pass · f fail · s skip · u undo · ←/→ move');},function(e){status('Request failed: '+e,true);});}

@@ -37,7 +37,8 @@ describe('grading API', () => {
   it('serves a seeded random queue with inputs and outputs, and no verdict of the rule before grading', async () => {
     const q = await api(server, `/api/runs/${run.id}/grading?count=8&seed=5&design=uniform`);
     expect(q.status).toBe(200);
-    expect(q.body.rule).toEqual({ name: 'polite', kind: 'verifier', message: 'answers politely', source: 'LLM judge mock: Is the answer polite?' });
+    // What the rule asks, never its message (said when it fails: "verifier polite judged the output FAIL").
+    expect(q.body.rule).toEqual({ name: 'polite', kind: 'verifier', asks: 'LLM judge mock: Is the answer polite?' });
     expect(q.body.queue).toEqual({ design: 'uniform', seed: 5, population: 40, count: 8 });
     expect(q.body.writable).toBe(true);
     // 40 outputs, the judge's error rates not yet measured: no number of grades makes a 10-point interval.
@@ -52,7 +53,10 @@ describe('grading API', () => {
       expect(JSON.stringify(it)).not.toMatch(/judge says/);
     }
     expect((await api(server, `/api/runs/${run.id}/grading?count=8&seed=5&design=uniform`)).body.items).toEqual(q.body.items);
-    expect((await api(server, `/api/runs/${run.id}/grading?count=8&seed=5`)).body.queue.design).toBe('stratified');
+    const stratified = (await api(server, `/api/runs/${run.id}/grading?count=8&seed=5`)).body;
+    expect(stratified.queue.design).toBe('stratified');
+    // The stratum a stratified queue drew an output from is the judge's verdict: not sent before grading either.
+    for (const it of stratified.items) expect(Object.keys(it).sort()).toEqual(['design', 'i', 'input', 'j', 'output', 'probability']);
     // The runs list says which figure each rate is.
     const listed = (await api(server, '/api/runs')).body.runs.find((r: { id: string }) => r.id === run.id);
     expect(listed.validators[1]).toEqual({

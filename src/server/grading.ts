@@ -4,10 +4,10 @@ import { z } from 'zod';
 import { Outcome, outcomeName } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { gradingRefusal } from '../grades/gradable.js';
-import { DEFAULT_QUEUE, defaultSeed, gradesNeeded, gradingQueue, type QueueItem } from '../grades/queue.js';
+import { DEFAULT_QUEUE, defaultSeed, gradingPlan, gradingQueue, ruleToGrade, type QueueItem } from '../grades/queue.js';
+import { ruleAsks } from '../grades/rule-asks.js';
 import { GradeError, UnknownRunError } from '../store/errors.js';
 import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
-import { decisionOfRun } from '../run/decision.js';
 import { checkMediaType } from './analyze.js';
 import type { DashboardData } from './data.js';
 
@@ -56,15 +56,6 @@ function verdictOf(t: ReliabilityTensor, k: number, i: number, j: number, s: Sam
 
 const agreeOf = (v: RuleVerdict, grade: 'pass' | 'fail') => (v.verdict === 'pass' || v.verdict === 'fail' ? v.verdict === grade : null);
 
-function ruleIndex(run: RunRecord, name: string | undefined): number | undefined {
-  if (name !== undefined && name !== '') {
-    const k = run.validators.findIndex((v) => v.name === name);
-    return k < 0 ? undefined : k;
-  }
-  const verifier = run.validators.findIndex((v) => v.kind === 'verifier');
-  return verifier >= 0 ? verifier : run.validators.length ? 0 : undefined;
-}
-
 function whole(s: string | undefined, fallback: number | undefined, max: number): number | undefined | null {
   if (s === undefined || s === '') return fallback;
   return /^\d{1,9}$/.test(s) && Number(s) <= max ? Number(s) : null;
@@ -94,7 +85,7 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
     const run = await runOf(c);
     if (run instanceof Response) return run;
     const q = (name: string) => c.req.query(name);
-    const k = ruleIndex(run, q('rule'));
+    const k = ruleToGrade(run, q('rule'));
     if (k === undefined)
       return bad(c, 'rule', `run ${run.id} has no rule ${JSON.stringify(q('rule'))} (its rules: ${run.validators.map((v) => v.name).join(', ')})`);
     const rule = run.validators[k];
@@ -126,23 +117,24 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
       const s = await store.getSample(run.id, it.i, it.j);
       const g = mine.get(`${it.i},${it.j}`);
       const v = g ? verdictOf(tensor, k, it.i, it.j, s) : undefined;
+      // The stratum is the rule's verdict: like the verdict, not sent before grading.
+      const { stratum: _verdict, ...drawn } = it as QueueItem;
       items.push({
-        ...it,
+        ...drawn,
         input: run.inputs[it.i],
         ...(s?.output !== undefined ? { output: s.output } : { generationError: s?.generationError ?? 'not run' }),
         // The rule's verdict stays hidden until this grader has graded the output (no anchoring).
         ...(g && v ? { mine: { id: g.id, grade: g.grade }, rule: { ...v, agree: agreeOf(v, g.grade) } } : {}),
       });
     }
-    const level = decisionOfRun(run).confidence;
-    const need = gradesNeeded(tensor, k, 0.1, level, { design });
+    const { graded: _graded, ...plan } = gradingPlan(run, tensor, k, ruleGrades, { width: 0.1, design });
     return c.json({
       run: { id: run.id, name: run.name, N: run.N, M: run.M },
-      rule: { name: rule.name, kind: rule.kind, message: rule.message, ...(rule.source ? { source: rule.source } : {}) },
+      rule: { name: rule.name, kind: rule.kind, asks: ruleAsks(rule) },
       rules: run.validators.map((v) => ({ name: v.name, kind: v.kind })),
       queue: { design: queue.design, seed: queue.seed, population: queue.population, count: queue.items.length },
-      // null: no output decided, or more grades than there are outputs
-      gradesNeeded: { width: 0.1, level, design, grades: need === undefined || !Number.isFinite(need) ? null : need },
+      // grades null: no output decided, or more grades than there are outputs
+      gradesNeeded: plan,
       writable,
       items,
     });

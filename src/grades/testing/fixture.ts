@@ -33,7 +33,8 @@ export async function writeGradedFixture(
       },
       {
         name: 'polite',
-        message: 'answers politely',
+        // As a config without `message:` stores it: said when the rule fails, so never shown before grading.
+        message: 'verifier polite judged the output FAIL',
         minSuccess: opts.minSuccess ?? 0.8,
         weight: 1,
         kind: 'verifier',
