@@ -1,5 +1,5 @@
 /**
- * `npm run bench:startup [-- --json] [--runs 10] [--root DIR]`
+ * `npm run bench:startup [-- --json] [--runs 10] [--root DIR] [--baseline DIR]`
  *
  * Start-up cost of the built package (dist; the npm script builds it first), as a user meets it:
  * - node_s: `node -e 0`, the floor;
@@ -11,7 +11,8 @@
  * Commands are alternated round-robin (`--runs` rounds, default 10) so machine load hits all alike; each
  * figure is the median of its runs, with min_s and max_s beside it, and the ratios run_one_per_node and
  * import_vitest_per_node (targets: ≤ 4 and ≤ 3). `--root` measures another checkout's built package (its
- * package.json, dist and node_modules) the same way, e.g. main's, for a before/after figure.
+ * package.json, dist and node_modules); `--baseline DIR` measures one more package in the same rounds,
+ * alternated with this one (e.g. main's build: a before/after figure under the same load), under `baseline`.
  *
  * Prints one JSON object with --json, else a table. Every command must exit 0, or the bench fails.
  */
@@ -27,19 +28,26 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-let values: { json?: boolean; runs?: string; root?: string };
+let values: { json?: boolean; runs?: string; root?: string; baseline?: string };
 try {
-  ({ values } = parseArgs({ options: { json: { type: 'boolean' }, runs: { type: 'string', default: '10' }, root: { type: 'string' } } }));
+  ({ values } = parseArgs({
+    options: { json: { type: 'boolean' }, runs: { type: 'string', default: '10' }, root: { type: 'string' }, baseline: { type: 'string' } },
+  }));
 } catch (err) {
   fail((err as Error).message);
 }
 const RUNS = Number(values.runs);
 if (!(Number.isInteger(RUNS) && RUNS >= 1)) fail(`--runs must be a whole number ≥ 1, got "${values.runs}"`);
-const ROOT = resolve(values.root ?? fileURLToPath(new URL('..', import.meta.url)));
-const MAIN = join(ROOT, 'dist', 'cli', 'main.js');
-if (!existsSync(MAIN)) fail(`${MAIN} not found: build the package first (npm run build)`);
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports?: Record<string, unknown> };
-const hasVitest = pkg.exports?.['./vitest'] !== undefined && existsSync(join(ROOT, 'dist', 'vitest', 'index.js'));
+/** A built package to measure: its root, its CLI, and whether it has `assay/vitest`. */
+function packageAt(root: string): { root: string; main: string; hasVitest: boolean } {
+  const main = join(root, 'dist', 'cli', 'main.js');
+  if (!existsSync(main)) fail(`${main} not found: build the package first (npm run build)`);
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports?: Record<string, unknown> };
+  return { root, main, hasVitest: pkg.exports?.['./vitest'] !== undefined && existsSync(join(root, 'dist', 'vitest', 'index.js')) };
+}
+const measured = packageAt(resolve(values.root ?? fileURLToPath(new URL('..', import.meta.url))));
+const baseline = values.baseline === undefined ? undefined : packageAt(resolve(values.baseline));
+const MAIN = measured.main;
 
 /** `assay mock` on a free port, in a process of its own: resolves with its base URL once it listens. */
 function startMock(): Promise<{ baseURL: string; stop(): void }> {
@@ -77,23 +85,27 @@ try {
       '',
     ].join('\n'),
   );
-  const store = join(dir, 'assay.db');
-  const commands: { key: string; args: string[] }[] = [
-    { key: 'node', args: ['-e', '0'] },
-    { key: 'version', args: [MAIN, '--version'] },
-    { key: 'run_one', args: [MAIN, 'run', config, '--store', store, '--no-progress'] },
-    ...(hasVitest ? [{ key: 'import_vitest', args: ['--input-type=module', '-e', "await import('assay/vitest')"] }] : []),
-  ];
   const env = { ...process.env, OPENAI_API_KEY: 'bench', NO_COLOR: '1' };
-  const times = new Map<string, number[]>(commands.map((c) => [c.key, []]));
+  const commandsOf = (p: typeof measured, tag: string) => [
+    { key: 'node', args: ['-e', '0'] },
+    { key: 'version', args: [p.main, '--version'] },
+    { key: 'run_one', args: [p.main, 'run', config, '--store', join(dir, `${tag}.db`), '--no-progress'] },
+    ...(p.hasVitest ? [{ key: 'import_vitest', args: ['--input-type=module', '-e', "await import('assay/vitest')"] }] : []),
+  ];
+  const sets = [
+    { p: measured, commands: commandsOf(measured, 'measured'), times: new Map<string, number[]>() },
+    ...(baseline ? [{ p: baseline, commands: commandsOf(baseline, 'baseline'), times: new Map<string, number[]>() }] : []),
+  ];
   for (let r = 0; r < RUNS; r++) {
-    for (const c of commands) {
-      const t0 = performance.now();
-      // cwd ROOT: `assay/vitest` resolves through the package's own exports (self-reference).
-      const res = spawnSync(process.execPath, c.args, { cwd: ROOT, env, encoding: 'utf8' });
-      const seconds = (performance.now() - t0) / 1000;
-      if (res.status !== 0) fail(`${c.key} exited ${res.status}:\n${res.stdout}${res.stderr}`);
-      times.get(c.key)!.push(seconds);
+    for (const set of sets) {
+      for (const c of set.commands) {
+        const t0 = performance.now();
+        // cwd: the package's root, where `assay/vitest` resolves through its own exports (self-reference).
+        const res = spawnSync(process.execPath, c.args, { cwd: set.p.root, env, encoding: 'utf8' });
+        const seconds = (performance.now() - t0) / 1000;
+        if (res.status !== 0) fail(`${c.key} (${set.p.root}) exited ${res.status}:\n${res.stdout}${res.stderr}`);
+        set.times.set(c.key, [...(set.times.get(c.key) ?? []), seconds]);
+      }
     }
     if (!values.json) process.stderr.write(`round ${r + 1}/${RUNS}\n`);
   }
@@ -103,31 +115,41 @@ try {
     const m = s.length >> 1;
     return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
   };
-  const med = (k: string) => (times.has(k) ? round(median(times.get(k)!)) : null);
-  const node = med('node')!;
-  const runOne = med('run_one')!;
-  const importVitest = med('import_vitest');
+  const figures = (set: (typeof sets)[number]) => {
+    const med = (k: string) => (set.times.has(k) ? round(median(set.times.get(k)!)) : null);
+    const node = med('node')!;
+    const runOne = med('run_one')!;
+    const importVitest = med('import_vitest');
+    return {
+      node_s: node,
+      version_s: med('version'),
+      run_one_s: runOne,
+      import_vitest_s: importVitest,
+      run_one_per_node: round(runOne / node),
+      import_vitest_per_node: importVitest === null ? null : round(importVitest / node),
+      min_s: Object.fromEntries([...set.times].map(([k, xs]) => [k, round(Math.min(...xs))])),
+      max_s: Object.fromEntries([...set.times].map(([k, xs]) => [k, round(Math.max(...xs))])),
+      ...(set.p.hasVitest ? {} : { note: 'this package has no assay/vitest export (dist/vitest/index.js): import_vitest_s not measured' }),
+    };
+  };
   const result = {
-    node_s: node,
-    version_s: med('version'),
-    run_one_s: runOne,
-    import_vitest_s: importVitest,
-    run_one_per_node: round(runOne / node),
-    import_vitest_per_node: importVitest === null ? null : round(importVitest / node),
-    min_s: Object.fromEntries([...times].map(([k, xs]) => [k, round(Math.min(...xs))])),
-    max_s: Object.fromEntries([...times].map(([k, xs]) => [k, round(Math.max(...xs))])),
+    ...figures(sets[0]),
     runs: RUNS,
     node_version: process.version,
     loadavg_1m: round(loadavg()[0]),
-    ...(hasVitest ? {} : { note: 'this package has no assay/vitest export (dist/vitest/index.js): import_vitest_s not measured' }),
+    ...(sets[1] ? { baseline: { root: sets[1].p.root, ...figures(sets[1]) } } : {}),
   };
   if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
   else {
-    for (const c of commands) {
-      const k = c.key;
-      process.stdout.write(`${k.padEnd(14)} median ${med(k)} s  min ${result.min_s[k]} s  max ${result.max_s[k]} s\n`);
-    }
-    process.stdout.write(`run_one / node ${result.run_one_per_node}  import_vitest / node ${result.import_vitest_per_node ?? 'n/a'}\n`);
+    const show = (label: string, f: ReturnType<typeof figures>) => {
+      for (const k of Object.keys(f.min_s)) {
+        const med = (f as unknown as Record<string, number>)[`${k}_s`];
+        process.stdout.write(`${label}${k.padEnd(14)} median ${med} s  min ${f.min_s[k]} s  max ${f.max_s[k]} s\n`);
+      }
+      process.stdout.write(`${label}run_one / node ${f.run_one_per_node}  import_vitest / node ${f.import_vitest_per_node ?? 'n/a'}\n`);
+    };
+    show('', figures(sets[0]));
+    if (sets[1]) show('baseline ', figures(sets[1]));
   }
 } finally {
   mock.stop();
