@@ -95,9 +95,13 @@ describe('start-up: what a run loads', () => {
     const index = fileURLToPath(new URL('../index.ts', import.meta.url));
     const file = loadedBy('library');
     const code = await new Promise<number | null>((resolve) => {
-      const child = spawn(process.execPath, ['--import', TSX, ...tracePackagesArgs(file), '--input-type=module', '-e', `await import(${JSON.stringify(index)})`], {
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', TSX, ...tracePackagesArgs(file), '--input-type=module', '-e', `await import(${JSON.stringify(index)})`],
+        {
+          stdio: ['ignore', 'ignore', 'inherit'],
+        },
+      );
       child.on('close', resolve);
     });
     expect(code).toBe(0);

@@ -176,7 +176,14 @@ function horizontal({ rows, decided, describe, options }: Common): string {
   const thresholds = rows.filter((r) => r.threshold !== undefined);
   if (thresholds.length) {
     marks.push(
-      plot().tickX(thresholds, { y: 'name', x: 'threshold', stroke: '#0969da', strokeWidth: 3, strokeDasharray: '3,2', ariaHidden: 'true' } as Plot.TickXOptions),
+      plot().tickX(thresholds, {
+        y: 'name',
+        x: 'threshold',
+        stroke: '#0969da',
+        strokeWidth: 3,
+        strokeDasharray: '3,2',
+        ariaHidden: 'true',
+      } as Plot.TickXOptions),
     );
   }
   marks.push(...lineMark(options.line, 'x'));
