@@ -13,7 +13,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import { builtinValidator, CheckOptionError, type CheckSpec } from '../validators/builtin.js';
 import { DEFAULT_VALIDATOR_TIMEOUT_MS } from '../validators/evaluate.js';
 import { sandboxedValidator } from '../validators/sandboxed.js';
-import { groundedValidator, type GroundedValidator } from '../validators/grounded.js';
+import type { GroundedValidator } from '../validators/grounded.js';
 import { priceTable } from '../providers/prices.js';
 import { inputsFromReplay, loadInputsFile } from './inputs.js';
 import { designProblem } from './limits.js';
@@ -332,6 +332,8 @@ async function buildValidator(v: ValidatorConfig, i: number, { cfg, sandbox, fil
   }
   try {
     if (v.check?.type === 'grounded') {
+      // The grounding audit's modules load with a grounded check only (start-up, docs/runner.md).
+      const { groundedValidator } = await import('../validators/grounded.js');
       const g = await groundedValidator(stripUndefined(header), v.check, {
         baseDir,
         file,
