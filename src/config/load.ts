@@ -28,6 +28,9 @@ import {
   type VerifierConfig,
 } from './schema.js';
 
+/** A verifier entry with its per-input floor resolved (its own, else the run's default). */
+export type ResolvedVerifierConfig = Omit<VerifierConfig, 'perInput'> & { perInput?: { minSuccess: number } };
+
 /** A loaded, validated experiment: everything the runner needs, nothing it must parse again. */
 export interface Experiment {
   name: string;
@@ -41,8 +44,8 @@ export interface Experiment {
   inputs: InputValue[];
   samples: number;
   validators: Validator[];
-  /** The `verifiers` entries as validated here; their `judge` is raw, for the verifier module. */
-  verifierConfigs: VerifierConfig[];
+  /** The `verifiers` entries as validated here (perInput resolved); their `judge` is raw, for the verifier module. */
+  verifierConfigs: ResolvedVerifierConfig[];
   aggregate: AggregateMethod;
   confidence: number;
   interval: IntervalMethod;
@@ -195,6 +198,10 @@ async function buildExperiment(
     throw err;
   }
 
+  // Each rule's per-input floor: its own, else the run's default (`perInput: false` on a rule opts out).
+  const verifierConfigs: ResolvedVerifierConfig[] = cfg.verifiers.map((v) => withPerInput(v, cfg.perInput));
+  checkPerInputStopping(cfg, file, locate, ov.data.stopping !== undefined);
+
   const metas: ValidatorMeta[] = validators.map((v) => ({
     name: v.name,
     message: v.message,
@@ -205,6 +212,7 @@ async function buildExperiment(
     ...(v.onError !== undefined ? { onError: v.onError } : {}),
     ...(v.maxErrorShare !== undefined ? { maxErrorShare: v.maxErrorShare } : {}),
     ...(v.expect !== undefined ? { expect: v.expect } : {}),
+    ...(v.perInput !== undefined ? { perInput: v.perInput } : {}),
   }));
   const name = cfg.name ?? defaultName(configPath);
   // A sequential run decides on confidence bounds: it needs the confident verdict (the default).
@@ -240,7 +248,7 @@ async function buildExperiment(
     verdict,
     maxErrorShare: cfg.maxErrorShare,
     stopping: cfg.stopping,
-    rules: [...metas, ...cfg.verifiers].map(ruleDecision),
+    rules: [...metas, ...verifierConfigs].map(ruleDecision),
   };
   const serialisable = jsonSafe({
     name,
@@ -249,7 +257,7 @@ async function buildExperiment(
     inputs: cfg.inputs ?? 'recorded in the replay file',
     samples,
     validators: metas,
-    verifiers: cfg.verifiers,
+    verifiers: verifierConfigs,
     ...settings,
     validatorTimeoutMs: cfg.validatorTimeoutMs,
     cache: cfg.cache,
@@ -273,7 +281,7 @@ async function buildExperiment(
     inputs,
     samples,
     validators,
-    verifierConfigs: cfg.verifiers,
+    verifierConfigs,
     ...settings,
     decision,
     validatorTimeoutMs: cfg.validatorTimeoutMs ?? DEFAULT_VALIDATOR_TIMEOUT_MS,
@@ -286,6 +294,40 @@ async function buildExperiment(
       for (const g of grounded) void g.close();
     },
   };
+}
+
+/** A rule with its per-input floor resolved: its own, else `fallback`; none when it says `perInput: false`. */
+function withPerInput<T extends { perInput?: { minSuccess: number } | false }>(
+  rule: T,
+  fallback: { minSuccess: number } | undefined,
+): Omit<T, 'perInput'> & { perInput?: { minSuccess: number } } {
+  const { perInput, ...rest } = rule;
+  const floor = perInput === false ? undefined : (perInput ?? fallback);
+  return floor ? { ...rest, perInput: { minSuccess: floor.minSuccess } } : rest;
+}
+
+/**
+ * Per-input floors are decided by exact tests over a number of samples fixed in advance; a sequential run stops
+ * when its data say so, which would void them (core/per-input.ts). The pair is refused, naming the floor.
+ */
+function checkPerInputStopping(cfg: ParsedExperimentConfig, file: string, locate: Locate, byFlag: boolean): void {
+  if (cfg.stopping !== 'sequential') return;
+  const own = (['validators', 'verifiers'] as const).flatMap((key) =>
+    cfg[key].flatMap((v, i) => (v.perInput ? [[key, i, 'perInput'] as (string | number)[]] : [])),
+  );
+  const path = cfg.perInput ? ['perInput'] : own[0];
+  if (!path) return;
+  throw usageError(
+    file,
+    [
+      {
+        path,
+        message:
+          `expected no perInput with stopping: sequential${byFlag ? ' (--stopping)' : ''}, found a per-input floor: its exact per-input tests need a number of samples fixed in advance, and a sequential run stops when the data decide the rule (use stopping: fixed, or drop perInput)`,
+      },
+    ],
+    locate,
+  );
 }
 
 interface BuildContext {
@@ -301,7 +343,7 @@ interface BuildContext {
 async function buildValidator(v: ValidatorConfig, i: number, { cfg, sandbox, file, locate, baseDir, grounded }: BuildContext): Promise<Validator> {
   const header = { name: v.name, message: v.message, minSuccess: v.minSuccess, weight: v.weight, timeoutMs: v.timeoutMs };
   // How errors and the sequential design treat this rule: the same for every kind of predicate.
-  const policy = stripUndefined({ onError: v.onError, maxErrorShare: v.maxErrorShare, expect: v.expect });
+  const policy = stripUndefined({ onError: v.onError, maxErrorShare: v.maxErrorShare, expect: v.expect, perInput: withPerInput(v, cfg.perInput).perInput });
   if (typeof v.predicate === 'function') {
     const fn = v.predicate;
     return {
