@@ -338,7 +338,16 @@ describe('loadExperiment: verdicts (issue 16)', () => {
     const explicit = await usage(write('wald2.yaml', GOOD.replace('samples: 3', 'samples: 3\ninterval: wald\nverdict: confident')));
     expect(explicit.message).toMatch(/interval: expected clopper-pearson or wilson with verdict: confident/);
     const override = await usage(write('ok.yaml', GOOD), { interval: 'wald', verdict: 'confident' });
-    expect(override.message).toMatch(/^override interval: expected clopper-pearson or wilson with verdict: confident .*degenerate at 0 and n/);
+    expect(override.message).toMatch(
+      /^--interval: expected clopper-pearson or wilson with verdict: confident .*degenerate at 0 and n.*\(--interval wald is accepted with --verdict point\)$/,
+    );
+    expect(override.where).toMatchObject({ path: '--interval' });
+    // The flag that made the pair is the one named: here --verdict, against the file's interval.
+    const byVerdict = await usage(write('wald-file.yaml', GOOD.replace('samples: 3', 'samples: 3\ninterval: wald\nverdict: point')), { verdict: 'confident' });
+    expect(byVerdict.message).toMatch(
+      /^--verdict: expected point with the config's interval: wald, found "confident" \(Wald's bound is degenerate .*\); or run with --interval clopper-pearson or --interval wilson$/,
+    );
+    expect(byVerdict.where).toMatchObject({ path: '--verdict' });
     const seq = await usage(write('wald-seq.yaml', GOOD.replace('samples: 3', 'samples: 3\ninterval: wald\nstopping: sequential')));
     expect(seq.message).toMatch(/interval: expected clopper-pearson or wilson/);
     // Wald stays available for comparison, with point verdicts.

@@ -227,7 +227,13 @@ async function buildExperiment(
   const degenerate = intervalProblem(cfg.interval, verdict);
   if (degenerate) {
     // Said where the pair came from: the file, or an override (`assay run --interval/--verdict`).
-    if (ov.data.interval !== undefined || ov.data.verdict !== undefined) throw new UsageError(`override interval: ${degenerate}`, { path: 'interval' });
+    if (ov.data.interval !== undefined)
+      throw new UsageError(`--interval: ${degenerate} (--interval wald is accepted with --verdict point)`, { path: '--interval' });
+    if (ov.data.verdict !== undefined)
+      throw new UsageError(
+        `--verdict: expected point with the config's interval: wald, found "confident" (${degenerate.replace(/^.*?found "wald": /, '')}); or run with --interval clopper-pearson or --interval wilson`,
+        { path: '--verdict' },
+      );
     throw usageError(file, [{ path: ['interval'], message: degenerate }], locate);
   }
   // The run settings, the same in the experiment and in the copy stored with its runs.
