@@ -78,6 +78,10 @@ describe('perInput: one input below its floor while the aggregate passes', () =>
     const byDefault = await cli('run', tmp.config('default.yaml', config('perInput: { minSuccess: 0.8 }\n', 'weight: 1')), '--store', store, '--no-progress');
     expect(byDefault.code).toBe(1);
     expect(byDefault.out).toContain('below its floor: #4');
+    // The same floor from the command line, for every rule without its own.
+    const byFlag = await cli('run', tmp.config('flag.yaml', config('', 'weight: 1')), '--per-input', '0.8', '--store', store, '--no-progress');
+    expect(byFlag.code).toBe(1);
+    expect(byFlag.out).toContain('below its floor: #4');
   });
 
   it('a resume that changes the floor is refused, exit 2, naming the field; sequential stopping is refused', async () => {
@@ -97,6 +101,12 @@ describe('perInput: one input below its floor while the aggregate passes', () =>
     const flag = await cli('run', tmp.config('seq2.yaml', config()), '--stopping', 'sequential', '--store', store, '--no-progress');
     expect(flag.code).toBe(2);
     expect(flag.err).toContain('expected no perInput with stopping: sequential (--stopping)');
+    const both = await cli('run', tmp.config('seq3.yaml', config('', 'weight: 1')), '--stopping', 'sequential', '--per-input', '0.8', '--store', store);
+    expect(both.code).toBe(2);
+    expect(both.err).toContain('expected no perInput (--per-input) with stopping: sequential (--stopping)');
+    const badFlag = await cli('run', tmp.config('seq3.yaml', config('', 'weight: 1')), '--per-input', '80%', '--store', store);
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.err).toContain(`--per-input: expected a number strictly between 0 and 1 (each input's floor, e.g. 0.8), found "80%"`);
     const bad = await cli('run', tmp.config('bad.yaml', config('', 'perInput: { minSuccess: 1 }')), '--store', store, '--no-progress');
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/bad\.yaml: validators\[0\]\.perInput\.minSuccess: expected a number strictly between 0 and 1, found 1/);

@@ -200,7 +200,7 @@ async function buildExperiment(
 
   // Each rule's per-input floor: its own, else the run's default (`perInput: false` on a rule opts out).
   const verifierConfigs: ResolvedVerifierConfig[] = cfg.verifiers.map((v) => withPerInput(v, cfg.perInput));
-  checkPerInputStopping(cfg, file, locate, ov.data.stopping !== undefined);
+  checkPerInputStopping(cfg, file, locate, { stopping: ov.data.stopping !== undefined, perInput: ov.data.perInput !== undefined });
 
   const metas: ValidatorMeta[] = validators.map((v) => ({
     name: v.name,
@@ -316,7 +316,7 @@ function withPerInput<T extends { perInput?: { minSuccess: number } | false }>(
  * Per-input floors are decided by exact tests over a number of samples fixed in advance; a sequential run stops
  * when its data say so, which would void them (core/per-input.ts). The pair is refused, naming the floor.
  */
-function checkPerInputStopping(cfg: ParsedExperimentConfig, file: string, locate: Locate, byFlag: boolean): void {
+function checkPerInputStopping(cfg: ParsedExperimentConfig, file: string, locate: Locate, byFlag: { stopping: boolean; perInput: boolean }): void {
   if (cfg.stopping !== 'sequential') return;
   const own = (['validators', 'verifiers'] as const).flatMap((key) =>
     cfg[key].flatMap((v, i) => (v.perInput ? [[key, i, 'perInput'] as (string | number)[]] : [])),
@@ -329,7 +329,7 @@ function checkPerInputStopping(cfg: ParsedExperimentConfig, file: string, locate
       {
         path,
         message:
-          `expected no perInput with stopping: sequential${byFlag ? ' (--stopping)' : ''}, found a per-input floor: its exact per-input tests need a number of samples fixed in advance, and a sequential run stops when the data decide the rule (use stopping: fixed, or drop perInput)`,
+          `expected no perInput${byFlag.perInput ? ' (--per-input)' : ''} with stopping: sequential${byFlag.stopping ? ' (--stopping)' : ''}, found a per-input floor: its exact per-input tests need a number of samples fixed in advance, and a sequential run stops when the data decide the rule (use stopping: fixed, or drop perInput)`,
       },
     ],
     locate,

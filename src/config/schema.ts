@@ -178,6 +178,8 @@ export const overridesSchema = z.strictObject({
   verdict: z.enum(['point', 'confident']).optional(),
   aggregate: z.enum(['mean', 'weighted', 'min']).optional(),
   stopping: z.enum(['fixed', 'sequential'], { error: 'expected fixed or sequential' }).optional(),
+  /** `--per-input`: the run's default per-input floor. */
+  perInput: perInputSchema.optional(),
 });
 export type ExperimentOverrides = z.input<typeof overridesSchema>;
 
