@@ -151,8 +151,9 @@ describe('family-wise error, seeded simulation', () => {
   it('one input at 0.6 among 19 at the floor: named most of the time, the others still held', () => {
     const { falseFail, power } = simulate(20, [0.6, ...Array.from({ length: N - 1 }, () => 0.8)]);
     expect(falseFail).toBeLessThanOrEqual(0.05);
-    // Exactly: Holm's first step asks P(X ≤ x | 0.8) ≤ 0.025 / 20, i.e. x ≤ 29, so power ≥ P(X ≤ 29 | 0.6) = 0.439.
-    expect(power).toBeGreaterThan(0.4);
-    expect(power).toBeLessThan(0.6);
+    // Holm's first step asks P(X ≤ x | 0.8) ≤ 0.025 / 20 = 0.00125, i.e. x ≤ 30 (P = 0.00093), so the power is
+    // about P(X ≤ 30 | 0.6) = 0.554 (bench:per-input: 0.556 over 10,000 runs).
+    expect(power).toBeGreaterThan(0.5);
+    expect(power).toBeLessThan(0.61);
   });
 });
