@@ -14,7 +14,9 @@ import { useConfigDir } from './testing/config-dir.js';
 const tmp = useConfigDir('assay-cli-per-input-');
 const cli = (...args: string[]) => captureCli(args);
 const report = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as JsonReport;
-const validateReport = new Ajv({ strict: false, validateFormats: false }).compile(JSON.parse(readFileSync(new URL('../../schemas/report.schema.json', import.meta.url), 'utf8')) as object);
+const validateReport = new Ajv({ strict: false, validateFormats: false }).compile(
+  JSON.parse(readFileSync(new URL('../../schemas/report.schema.json', import.meta.url), 'utf8')) as object,
+);
 
 let mock: Awaited<ReturnType<typeof startMock>>;
 beforeAll(async () => {
@@ -36,7 +38,21 @@ describe('perInput: one input below its floor while the aggregate passes', () =>
     const file = tmp.config('support.yaml', config());
     const store = join(tmp.dir(), 'support.db');
     const out = (ext: string) => join(tmp.dir(), `support.${ext}`);
-    const r = await cli('run', file, '--store', store, '--no-progress', '--json', out('json'), '--junit', out('xml'), '--markdown', out('md'), '--html', out('html'));
+    const r = await cli(
+      'run',
+      file,
+      '--store',
+      store,
+      '--no-progress',
+      '--json',
+      out('json'),
+      '--junit',
+      out('xml'),
+      '--markdown',
+      out('md'),
+      '--html',
+      out('html'),
+    );
     expect(r.code, r.err).toBe(1);
 
     const json = report(out('json'));
@@ -97,7 +113,9 @@ describe('perInput: one input below its floor while the aggregate passes', () =>
 
     const seq = await cli('run', tmp.config('seq.yaml', config('stopping: sequential\n')), '--store', store, '--no-progress');
     expect(seq.code).toBe(2);
-    expect(seq.err).toMatch(/seq\.yaml: validators\[0\]\.perInput: expected no perInput with stopping: sequential, found a per-input floor: .*use stopping: fixed, or drop perInput\) \(line 7\)/);
+    expect(seq.err).toMatch(
+      /seq\.yaml: validators\[0\]\.perInput: expected no perInput with stopping: sequential, found a per-input floor: .*use stopping: fixed, or drop perInput\) \(line 7\)/,
+    );
     const flag = await cli('run', tmp.config('seq2.yaml', config()), '--stopping', 'sequential', '--store', store, '--no-progress');
     expect(flag.code).toBe(2);
     expect(flag.err).toContain('expected no perInput with stopping: sequential (--stopping)');

@@ -354,7 +354,10 @@ export function register(program: Command): void {
     .option('--stopping <rule>', 'fixed (every sample) or sequential (stop each validator once its confidence sequence decides it); overrides the config')
     .option('--verdict <mode>', 'confident (the default: the interval must clear minSuccess) or point (rate ≥ minSuccess); overrides the config')
     .option('--interval <method>', 'clopper-pearson (the default), wilson, or wald (only with --verdict point); overrides the config')
-    .option('--per-input <rate>', 'each input must pass at least this share of its samples, for every rule without its own perInput (Holm over the inputs); overrides the config')
+    .option(
+      '--per-input <rate>',
+      'each input must pass at least this share of its samples, for every rule without its own perInput (Holm over the inputs); overrides the config',
+    )
     .option('--no-progress', 'no progress bar, plain progress lines')
     .option('--cache', 'reuse stored answers of identical calls (same provider, model, request and sample j), and store new ones')
     .option('--no-cache', 'call the models even if the config turns the cache on')

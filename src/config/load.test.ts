@@ -386,7 +386,10 @@ describe('loadExperiment: per-input floors (issue 19)', () => {
       e.dispose();
     }
     const own = await loadExperiment(
-      write('own.yaml', TWO.replace('samples: 3', 'samples: 3\nperInput: { minSuccess: 0.8 }').replace('    minSuccess: 0.9\n', '    minSuccess: 0.9\n    perInput: false\n')),
+      write(
+        'own.yaml',
+        TWO.replace('samples: 3', 'samples: 3\nperInput: { minSuccess: 0.8 }').replace('    minSuccess: 0.9\n', '    minSuccess: 0.9\n    perInput: false\n'),
+      ),
     );
     expect(own.validators[0].perInput).toBeUndefined();
     expect(own.decision.rules.map((r) => r.perInput)).toEqual([undefined, { minSuccess: 0.8 }]);

@@ -328,8 +328,7 @@ function checkPerInputStopping(cfg: ParsedExperimentConfig, file: string, locate
     [
       {
         path,
-        message:
-          `expected no perInput${byFlag.perInput ? ' (--per-input)' : ''} with stopping: sequential${byFlag.stopping ? ' (--stopping)' : ''}, found a per-input floor: its exact per-input tests need a number of samples fixed in advance, and a sequential run stops when the data decide the rule (use stopping: fixed, or drop perInput)`,
+        message: `expected no perInput${byFlag.perInput ? ' (--per-input)' : ''} with stopping: sequential${byFlag.stopping ? ' (--stopping)' : ''}, found a per-input floor: its exact per-input tests need a number of samples fixed in advance, and a sequential run stops when the data decide the rule (use stopping: fixed, or drop perInput)`,
       },
     ],
     locate,

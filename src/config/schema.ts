@@ -42,9 +42,7 @@ export const perInputSchema = z
     "Each input passes at least minSuccess of its repeats: each input's exact one-sided test, Holm over the inputs (family-wise error held at 1 − confidence). Not with stopping: sequential.",
   );
 /** On a rule: its floor, or `false` for none where the run sets a default. */
-const rulePerInput = z
-  .union([perInputSchema, z.literal(false)], { error: 'expected { minSuccess: <a number strictly between 0 and 1> } or false' })
-  .optional();
+const rulePerInput = z.union([perInputSchema, z.literal(false)], { error: 'expected { minSuccess: <a number strictly between 0 and 1> } or false' }).optional();
 
 export const inputValueSchema = z.union([z.string(), z.record(z.string(), z.unknown())], {
   error: 'expected a string or an object',

@@ -142,7 +142,10 @@ describe('family-wise error, seeded simulation', () => {
   }
 
   it('20 inputs exactly at the floor (p = 0.8, 50 repeats): some input is falsely failed in ≤ 5% of runs', () => {
-    const { falseFail } = simulate(19, Array.from({ length: N }, () => 0.8));
+    const { falseFail } = simulate(
+      19,
+      Array.from({ length: N }, () => 0.8),
+    );
     // Held at α/2 = 2.5% by construction; without Holm it would be 1 − (1 − P(X ≤ 33))^20 ≈ 25%.
     expect(falseFail).toBeLessThanOrEqual(0.05);
     expect(falseFail).toBeGreaterThan(0); // the test can fail: it does name inputs at the floor now and then

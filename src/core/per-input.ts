@@ -27,7 +27,7 @@ import { holmAdjust } from './compare.js';
 import { logChoose } from './distributions.js';
 import { clopperPearson } from './intervals.js';
 import type { Counts, Verdict, VerdictMode } from './summary-types.js';
-import { DEFAULT_MAX_ERROR_SHARE, pctBeside } from './verdict.js';
+import { DEFAULT_MAX_ERROR_SHARE } from './verdict.js';
 
 /** `perInput: { minSuccess }` on a rule: each input passes at least minSuccess of its repeats. */
 export interface PerInputFloor {

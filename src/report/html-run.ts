@@ -292,5 +292,7 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
     for (const s of options.samples) byCell[`${s.i},${s.j}`] = sampleView(run, s);
     embedded = `<script type="application/json" id="assay-samples">${scriptJson(byCell)}</script>`;
   }
-  return head + vTable + perInputHtml(summary, run.inputs) + gradingHtml(run, summary) + errorsHtml(options.errors) + tensorSection + profiles + table + embedded;
+  return (
+    head + vTable + perInputHtml(summary, run.inputs) + gradingHtml(run, summary) + errorsHtml(options.errors) + tensorSection + profiles + table + embedded
+  );
 }

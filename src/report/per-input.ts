@@ -61,7 +61,12 @@ export function perInputLines(validators: readonly ValidatorSummary[], mode: Ver
 }
 
 /** Markdown: a heading per rule with a floor and its inputs as a list (cells escaped as the rest of the report). */
-export function perInputMarkdown(validators: readonly ValidatorSummary[], mode: VerdictMode, inputs: readonly InputValue[] | undefined, cell: (s: string) => string): string[] {
+export function perInputMarkdown(
+  validators: readonly ValidatorSummary[],
+  mode: VerdictMode,
+  inputs: readonly InputValue[] | undefined,
+  cell: (s: string) => string,
+): string[] {
   const L: string[] = [];
   for (const v of validators) {
     if (!v.perInput) continue;
@@ -94,7 +99,14 @@ export function perInputHtml(summary: RunSummary, inputs: readonly InputValue[] 
       ]);
     const table = rows.length
       ? tableHtml(
-          [{ label: 'input' }, { label: 'verdict' }, { label: 'rate', num: true }, { label: 'interval', num: true }, { label: 'errors', num: true }, { label: 'Holm p', num: true }],
+          [
+            { label: 'input' },
+            { label: 'verdict' },
+            { label: 'rate', num: true },
+            { label: 'interval', num: true },
+            { label: 'errors', num: true },
+            { label: 'Holm p', num: true },
+          ],
           rows,
           {
             label: `${v.name}: inputs ${p.failing.length ? 'below the floor' : 'not yet decided'}`,
