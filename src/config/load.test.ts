@@ -101,7 +101,8 @@ describe('loadExperiment: the issue example', () => {
     const e = await loadExperiment('examples/contractions.yaml', { samples: 7, concurrency: 2 });
     expect([e.samples, e.concurrency]).toEqual([7, 2]);
     e.dispose();
-    expect((await usage('examples/contractions.yaml', { samples: 0 })).message).toBe('override samples: expected an integer from 1 to 1000000, found 0');
+    expect((await usage('examples/contractions.yaml', { samples: 0 })).message).toBe('--samples: expected an integer from 1 to 1000000, found 0');
+    expect((await usage('examples/contractions.yaml', { timeoutMs: 0 })).message).toMatch(/^override timeoutMs: expected a whole number/);
   });
 });
 

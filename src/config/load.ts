@@ -28,6 +28,17 @@ import {
   type VerifierConfig,
 } from './schema.js';
 
+/** The `assay run` flag of each override (what a person typed); a key without one is named "override <key>". */
+const OVERRIDE_FLAGS: Record<string, string> = {
+  samples: '--samples',
+  concurrency: '--concurrency',
+  stopping: '--stopping',
+  verdict: '--verdict',
+  interval: '--interval',
+  perInput: '--per-input',
+};
+const overrideName = (path: readonly PropertyKey[]) => OVERRIDE_FLAGS[String(path[0])] ?? `override ${formatPath(path)}`;
+
 /** A verifier entry with its per-input floor resolved (its own, else the run's default). */
 export type ResolvedVerifierConfig = Omit<VerifierConfig, 'perInput'> & { perInput?: { minSuccess: number } };
 
@@ -130,8 +141,9 @@ async function buildExperiment(
 
   const ov = overridesSchema.safeParse(overrides, { reportInput: true });
   if (!ov.success) {
-    const msgs = explainIssues(ov.error.issues).map((m) => `override ${formatPath(m.path)}: ${m.message}`);
-    throw new UsageError(msgs.join('\n'), { path: formatPath(explainIssues(ov.error.issues)[0]?.path ?? []) });
+    const issues = explainIssues(ov.error.issues);
+    const msgs = issues.map((m) => `${overrideName(m.path)}: ${m.message}`);
+    throw new UsageError(msgs.join('\n'), { path: overrideName(issues[0]?.path ?? []) });
   }
   const cfg: ParsedExperimentConfig = { ...parsed.data };
   for (const [k, v] of Object.entries(ov.data)) if (v !== undefined) (cfg as Record<string, unknown>)[k] = v;
