@@ -140,3 +140,22 @@ describe('mentions', () => {
     expect(evidenceDetails(many).located.length).toBeGreaterThan(10_000);
   });
 });
+
+describe('identifiers with hyphens and digits are compared whole', () => {
+  it('"Wi-Fi 6" against the identical sentence is verified, never "not in evidence: Wi"', () => {
+    for (const s of ['The router supports Wi-Fi 6.', 'Wi-Fi 6 is supported by the router.', 'It is certified to ISO 9001.', 'The X200 supports 5G.', 'It runs GPT-4o.'])
+      expect(checkDetails(s, s)).toEqual({ missing: [], conflicts: [] });
+    expect(extractMentions('The router supports Wi-Fi 6E.').mentions.map((m) => [m.kind, m.written])).toEqual([['identifier', 'Wi-Fi 6E']]);
+    // written without the hyphen, or lower-cased, it is the same identifier
+    expect(checkDetails('The router supports Wi-Fi 6.', 'The router supports WiFi 6.').missing).toEqual([]);
+    expect(checkDetails('The router supports Wi-Fi 6.', 'the router supports wi-fi 6.').missing).toEqual([]);
+  });
+
+  it('a different identifier of the family is still a contradiction, and digits and words stay caught', () => {
+    expect(conflicts('The router supports Wi-Fi 7.', 'The router supports Wi-Fi 6.')).toEqual(['Wi-Fi 7 / Wi-Fi 6']);
+    expect(conflicts('The router supports Wi-Fi 6E.', 'The router supports Wi-Fi 6.')).toEqual(['Wi-Fi 6E / Wi-Fi 6']);
+    expect(conflicts('The Wi-Fi 6 router has 4 ports.', 'The Wi-Fi 6 router has 2 ports.')).toEqual(['4 / 2']);
+    expect(conflicts('The Wi-Fi 6 router has four ports.', 'The Wi-Fi 6 router has two ports.')).toEqual(['four / two']);
+    expect(checkDetails('The router supports Wi-Fi 6.', 'The router supports fast networks.').missing).toEqual(['Wi-Fi 6']);
+  });
+});

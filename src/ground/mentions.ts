@@ -265,21 +265,40 @@ export function extractMentions(text: string, options: { anyCase?: boolean } = {
     use(t0, t1);
   }
 
-  // 3. "ISO 9001", "Boeing 747", "Windows 11": a name followed by a whole number is one identifier.
+  // 3. "ISO 9001", "Boeing 747", "Windows 11", "Wi-Fi 6", "Wi-Fi 6E": a name (a hyphenated one whole) followed by a
+  // number, or by an identifier that starts with one, is one identifier.
+  const gluedIds = new Map<number, IdentifierMention>();
+  for (const m of mentions) if (m.kind === 'identifier' && tokens[m.t0].kind === 'num') gluedIds.set(m.t0, m);
+  const dropped = new Set<IdentifierMention>();
   for (let i = 0; i + 1 < tokens.length; i++) {
     const w = tokens[i];
     const d = tokens[i + 1];
-    if (used[i] || used[i + 1] || w.kind !== 'word' || d.kind !== 'num' || !d.spaced || !/^[0-9]+$/.test(d.text)) continue;
+    if (used[i] || w.kind !== 'word' || d.kind !== 'num' || !d.spaced || !/^[0-9]+$/.test(d.text)) continue;
+    // "6E" of "Wi-Fi 6E" was read in pass 1 as an identifier of its own: it joins the name
+    const glued = used[i + 1] ? gluedIds.get(i + 1) : undefined;
+    if (used[i + 1] && !glued) continue;
+    const s = wordRunStart(tokens, i);
     const acronym = /^\p{Lu}{2,}$/u.test(w.text);
-    if (!/^\p{Lu}/u.test(w.text) || NOT_NAMES.has(w.lower) || MONTHS.has(w.lower) || (!acronym && (sentenceStart(i) || yearLike(d)))) continue;
-    const after = tokens[i + 2];
-    if (after && !after.spaced && (after.kind !== 'mark' || !/^[.,;:)!?]$/.test(after.text))) continue;
-    if (unitAfter(tokens, i + 2, false)?.known || isMark(after, '%') || (after?.kind === 'word' && /^(million|billion|thousand|hundred)$/i.test(after.text)))
-      continue;
-    if (currencyBefore(tokens, i + 1)) continue;
-    const norm = `${w.lower}${d.text}`;
-    mentions.push({ kind: 'identifier', ...span(i, i + 2), norm, family: w.lower });
-    use(i, i + 2);
+    const hyphenated = s < i;
+    if (!/^\p{Lu}/u.test(tokens[s].text) || NOT_NAMES.has(w.lower) || MONTHS.has(w.lower)) continue;
+    if (!acronym && !hyphenated && (sentenceStart(i) || yearLike(d))) continue;
+    const end = glued ? glued.t1 : i + 2;
+    if (!glued) {
+      const after = tokens[i + 2];
+      if (after && !after.spaced && (after.kind !== 'mark' || !/^[.,;:)!?]$/.test(after.text))) continue;
+      if (unitAfter(tokens, i + 2, false)?.known || isMark(after, '%') || (after?.kind === 'word' && /^(million|billion|thousand|hundred)$/i.test(after.text)))
+        continue;
+      if (currencyBefore(tokens, i + 1)) continue;
+    } else dropped.add(glued);
+    const sp = span(s, end);
+    const family = text.slice(tokens[s].start, w.end).toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+    mentions.push({ kind: 'identifier', ...sp, norm: sp.written.toLowerCase().replace(/[^\p{L}\p{N}]/gu, ''), family });
+    use(s, end);
+  }
+  if (dropped.size) {
+    let k = 0;
+    for (const m of mentions) if (!dropped.has(m as IdentifierMention)) mentions[k++] = m;
+    mentions.length = k;
   }
 
   // 4. Quantities.
@@ -310,6 +329,13 @@ export function extractMentions(text: string, options: { anyCase?: boolean } = {
   }
   mentions.sort((a, b) => a.start - b.start);
   return { text, tokens, mentions };
+}
+
+/** The first token of the hyphenated word run ending at word token i ("Wi" of "Wi-Fi"); i when none. */
+function wordRunStart(tokens: Token[], i: number): number {
+  let s = i;
+  while (s >= 2 && !tokens[s].spaced && isMark(tokens[s - 1], '-') && !tokens[s - 1].spaced && tokens[s - 2].kind === 'word') s -= 2;
+  return s;
 }
 
 function maskSpans(text: string, mentions: Mention[]): string {
