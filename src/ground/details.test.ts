@@ -159,3 +159,13 @@ describe('identifiers with hyphens and digits are compared whole', () => {
     expect(checkDetails('The router supports Wi-Fi 6.', 'The router supports fast networks.').missing).toEqual(['Wi-Fi 6']);
   });
 });
+
+describe('hyphenated details', () => {
+  it('"one-month" is a quantity and a name after a lower-case prefix ("pro-Ukrainian") is a name', () => {
+    expect(conflicts('Tyson had signed a one-month deal.', 'Tyson had signed a one-year deal.')).toEqual(['one-month / one-year']);
+    expect(checkDetails('Tyson had signed a one-year deal.', 'Tyson had signed a one-year deal.')).toEqual({ missing: [], conflicts: [] });
+    expect(conflicts('They print pro-Marina messages.', 'They print pro-Ukrainian messages.')).toEqual(['Marina / Ukrainian']);
+    expect(checkDetails('They print pro-Ukrainian messages.', 'They print pro-Ukrainian messages.')).toEqual({ missing: [], conflicts: [] });
+    expect(checkDetails('Coca-Cola opened a plant.', 'Coca-Cola opened a plant.')).toEqual({ missing: [], conflicts: [] });
+  });
+});

@@ -72,8 +72,14 @@ export function nameSpans(text: string): NameSpan[] {
     run = [];
   };
   for (const m of text.matchAll(WORD_RE)) {
-    const w = m[0];
-    const start = m.index ?? 0;
+    let w = m[0];
+    let start = m.index ?? 0;
+    // "pro-Ukrainian", "anti-Trump": a lower-case prefix hyphenated to a name; the name is the part after it
+    const prefixed = /^\p{Ll}[\p{L}\p{M}]*-(?=\p{Lu})/u.exec(w);
+    if (prefixed) {
+      start += prefixed[0].length;
+      w = w.slice(prefixed[0].length);
+    }
     const gap = text.slice(prevEnd, start);
     if (prevEnd >= 0 && !/^[\s]+$/.test(gap)) flush();
     prevEnd = start + w.length;

@@ -374,7 +374,7 @@ function readNumber(tokens: Token[], i: number, money: boolean, sentenceStart: (
   const r = readNumberWords(tokens, i);
   if (r) {
     // "one" alone is a pronoun as often as a number: only "one week", "one hundred", "one and a half"
-    if (t.lower === 'one' && r.end === i + 1 && !unitAfter(tokens, i + 1, false)?.known) return null;
+    if (t.lower === 'one' && r.end === i + 1 && !unitAfter(tokens, i + 1, false)?.known && !hyphenUnit(tokens, i + 1)) return null;
     return r;
   }
   // "a week", "an hour": one of a unit of time, implied (not after "once a", "twice a", "per")
