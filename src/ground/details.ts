@@ -60,6 +60,8 @@ function wordSet(text: string): Set<string> {
   for (const m of text.matchAll(WORD_RE)) {
     const w = m[0].toLowerCase();
     s.add(w);
+    // "pro-ukrainian" states "ukrainian" too
+    if (w.includes('-')) for (const part of w.split('-')) if (part) s.add(part);
     // the word without a possessive 's (what w.replace(/['’]s$/, '') gives, without a regex per word)
     const n = w.length;
     if (n > 2 && w.charCodeAt(n - 1) === 115 && (w[n - 2] === "'" || w[n - 2] === '’')) s.add(w.slice(0, n - 2));
