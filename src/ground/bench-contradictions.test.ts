@@ -51,6 +51,8 @@ describe('summarizeContradictions', () => {
     const s = summarizeContradictions(records);
     expect(s.n_claims).toBe(20);
     expect(s.recall).toBe(0.6); // 3 of 5
+    // of the 4 perturbations of claims labelled supported before (not the one already UNSUPPORTED), 3 are caught
+    expect([s.n_original_supported, s.recall_when_original_supported]).toEqual([4, 0.75]);
     expect(s.false_contradiction_rate).toBe(0.05); // 1 of 20
     expect(s.kinds.digits).toMatchObject({ n: 4, recall: 0.5, contradicted: 0.25, n_original_supported: 3, recall_when_original_supported: 0.6667 });
     expect(s.kinds.dates).toMatchObject({ n: 1, recall: 1, contradicted: 1 });

@@ -140,6 +140,9 @@ export interface ContradictionSummary {
   n_claims: number;
   recall: number;
   recall_ci: Interval;
+  /** Recall over perturbations of claims the engine labels supported before perturbing (a change it could miss). */
+  n_original_supported: number;
+  recall_when_original_supported: number;
   false_contradiction_rate: number;
   false_contradiction_ci: Interval;
   kinds: Record<string, KindSummary>;
@@ -184,10 +187,13 @@ export function summarizeContradictions(records: LabelledVariant[]): Contradicti
   const falseK = originals.filter((r) => r.label === 'CONTRADICTED').length;
   const recall = rate(perturbed.filter(caught).length, perturbed.length);
   const fcr = rate(falseK, originals.length);
+  const sup = perturbed.filter((r) => supported(r.original));
   return {
     n_claims: originals.length,
     recall,
     recall_ci: round(wilson(perturbed.filter(caught).length, perturbed.length)),
+    n_original_supported: sup.length,
+    recall_when_original_supported: rate(sup.filter(caught).length, sup.length),
     false_contradiction_rate: fcr,
     false_contradiction_ci: round(wilson(falseK, originals.length)),
     kinds,
