@@ -10,9 +10,11 @@ import { checkOne, holdsReliably, type HoldOptions, type Rule } from './rules.js
 export type { HoldOptions, Rule } from './rules.js';
 
 declare module 'vitest' {
+  // The type parameter as Vitest declares it (declarations merge only when they match).
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   interface Matchers<T = any> {
     /** A predicate (as Vitest's own toSatisfy), or an assay rule: a check spec or a validator `{ name, check | predicate }`. */
-    toSatisfy(rule: Rule | ((value: any) => boolean), message?: string): T;
+    toSatisfy(rule: Rule | ((value: never) => boolean), message?: string): T;
     /** Call the function `samples` times and check every answer; passes on assay's PASS verdict for `minSuccess`. */
     toHoldReliably(rule: Rule, options: HoldOptions): Promise<T>;
   }
