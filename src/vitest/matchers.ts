@@ -11,13 +11,16 @@ export type { HoldOptions, Rule } from './rules.js';
 
 declare module 'vitest' {
   // The type parameter as Vitest declares it (declarations merge only when they match).
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  interface Matchers<T = any> {
+  /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unused-vars */
+  interface Assertion<T = any> {
     /** A predicate (as Vitest's own toSatisfy), or an assay rule: a check spec or a validator `{ name, check | predicate }`. */
-    toSatisfy(rule: Rule | ((value: never) => boolean), message?: string): T;
+    toSatisfy: (rule: Rule | ((value: any) => boolean), message?: string) => any;
+  }
+  interface Matchers<T = any> {
     /** Call the function `samples` times and check every answer; passes on assay's PASS verdict for `minSuccess`. */
     toHoldReliably(rule: Rule, options: HoldOptions): Promise<T>;
   }
+  /* eslint-enable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unused-vars */
 }
 
 expect.extend({
@@ -28,7 +31,7 @@ expect.extend({
       const what = message ?? (rule.name || 'the predicate');
       return {
         pass,
-        message: () => `expected ${this.utils.printReceived(actual)} ${pass ? 'not ' : ''}to satisfy ${what}`,
+        message: () => `expected ${this.utils.stringify(actual)} ${pass ? 'not ' : ''}to satisfy ${what}`,
       };
     }
     const r = checkOne(actual, rule);
