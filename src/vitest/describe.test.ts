@@ -44,6 +44,15 @@ describeReliability('flaky backend', {
 });
 `;
 
+const BAD = `import { describeReliability } from '${SRC.vitest}';
+
+describeReliability('typo', {
+  inputs: ['q'],
+  system: async () => 'a',
+  validators: [{ name: 'has-a', check: { type: 'contains', value: 'a' }, minSucess: 0.9 } as never],
+});
+`;
+
 let project: FixtureProject;
 let run: VitestRun;
 const summaryFile = () => join(project.dir, 'summary.md');
@@ -52,6 +61,7 @@ beforeAll(async () => {
   project = fixtureProject();
   project.write('support.test.ts', SUPPORT);
   project.write('edges.test.ts', EDGES);
+  project.write('bad.test.ts', BAD);
   run = await project.run([], { ASSAY_STORE: join(project.dir, 'runs.db'), GITHUB_STEP_SUMMARY: join(project.dir, 'summary.md') });
 });
 afterAll(() => project?.remove());
@@ -89,6 +99,13 @@ describe('describeReliability', () => {
     const t = run.tests.get('flaky backend ok')!;
     expect(t.status).toBe('failed');
     expect(t.failureMessages[0]).toMatch(/^ReliabilityError: ok: ERROR · rate 100\.0% .* errors 50\.0% \(10 pass, 0 fail, 10 error\)/);
+  });
+
+  it('fails a block with a mistake in its options as a config file would, naming the field, and stores nothing', () => {
+    const t = run.tests.get('typo has-a')!;
+    expect(t.status).toBe('failed');
+    expect(t.failureMessages[0]).toMatch(/^UsageError: bad\.test\.ts › typo \(describeReliability\): validators\[0\]/);
+    expect(t.failureMessages[0]).toMatch(/minSucess/);
   });
 
   it('stores each block as a run named by test file and describe name', async () => {
