@@ -59,17 +59,16 @@ export function functionSystem(fn: SystemFunction): SystemUnderTest {
 
 /** The describe's options as a config document (checked by the config loader like a file). */
 function configDocument(name: string, o: ReliabilityOptions): Record<string, unknown> {
-  const perInput = o.perInput;
-  const withFloor = <T extends object>(rules: T[] | undefined) =>
-    perInput === undefined ? rules : rules?.map((r) => ('perInput' in r ? r : { ...r, perInput }));
   const doc: Record<string, unknown> = {
     name,
     // A function system is not data: the loader only needs a value here; the runner gets the function itself.
     system: typeof o.system === 'function' ? { function: o.system.name || 'anonymous' } : o.system,
     inputs: o.inputs,
     samples: o.samples,
-    validators: withFloor(o.validators),
-    verifiers: withFloor(o.verifiers),
+    validators: o.validators,
+    verifiers: o.verifiers,
+    // The run's per-input floor, for every rule that sets none (the config key of the same name).
+    perInput: o.perInput,
     stopping: o.stopping,
     confidence: o.confidence,
     verdict: o.verdict,

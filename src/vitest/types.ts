@@ -41,7 +41,7 @@ export interface ReliabilityOptions {
   concurrency?: number;
   /** Per-call time limit in ms for the system and each judge; default 60 000. */
   timeoutMs?: number;
-  /** Each input must pass at least this share of its repeats (given to every rule without its own `perInput`). */
+  /** Each input must pass at least this share of its repeats: the config's `perInput`, for every rule that sets none. */
   perInput?: { minSuccess: number };
   /** An inconclusive verdict fails its test (the default) or marks it skipped. */
   onInconclusive?: 'fail' | 'skip';
