@@ -26,22 +26,23 @@ declare module 'vitest' {
 
 const THIRTY_MINUTES = 30 * 60_000;
 
-/** A rule test that does not pass: its message is assay's, its stack not the runner's. */
+/** A rule test that does not pass: its message is assay's; its one stack frame the describeReliability call. */
 export class ReliabilityError extends Error {
-  constructor(message: string) {
+  constructor(message: string, at: { file?: string; line?: number; column?: number } = {}) {
     super(message);
     this.name = 'ReliabilityError';
-    this.stack = `${this.name}: ${message}`;
+    const frame = at.file !== undefined && at.line !== undefined ? `\n    at describeReliability (${at.file}:${at.line}:${at.column ?? 1})` : '';
+    this.stack = `${this.name}: ${message}${frame}`;
   }
 }
 
 /** File and line of the caller of describeReliability, from the stack (Vitest maps it to the source). */
-function callSite(): { file?: string; line?: number } {
+function callSite(): { file?: string; line?: number; column?: number } {
   const frames = (new Error().stack ?? '').split('\n').slice(1);
   for (const f of frames) {
-    const m = /\(?((?:file:\/\/)?[^()\s]+?):(\d+):\d+\)?$/.exec(f.trim());
+    const m = /\(?((?:file:\/\/)?[^()\s]+?):(\d+):(\d+)\)?$/.exec(f.trim());
     if (!m || /[\\/]vitest[\\/]index\.[jt]s$/.test(m[1]) || m[1].includes('node_modules') || m[1].startsWith('node:')) continue;
-    return { file: m[1].replace(/^file:\/\//, ''), line: Number(m[2]) };
+    return { file: m[1].replace(/^file:\/\//, ''), line: Number(m[2]), column: Number(m[3]) };
   }
   return {};
 }
@@ -75,7 +76,7 @@ export function describeReliability(name: string, options: ReliabilityOptions): 
       test(rule, async (ctx) => {
         const r = await outcome();
         const found = r.rules.find((x) => x.name === rule);
-        if (!found) throw new ReliabilityError(`${rule}: no verdict in run ${r.runId}`);
+        if (!found) throw new ReliabilityError(`${rule}: no verdict in run ${r.runId}`, site);
         ctx.task.meta.assay = {
           run: r,
           rule,
@@ -83,7 +84,7 @@ export function describeReliability(name: string, options: ReliabilityOptions): 
           ...(site.line !== undefined && (site.file === undefined || site.file === file) ? { line: site.line } : {}),
         };
         if (found.test === 'skip') ctx.skip(found.message);
-        if (found.test === 'fail') throw new ReliabilityError(found.message);
+        if (found.test === 'fail') throw new ReliabilityError(found.message, site);
       });
     }
   });
