@@ -15,7 +15,7 @@ test('one answer mentions the delivery', async () => {
   expect(await answer('Where is my order?')).toSatisfy({ type: 'contains', value: 'tomorrow' });
 });
 
-// 80 straight passes put the 95% interval's lower bound at 96.4%: enough to show a 95% floor (60 would leave it inconclusive).
+// 80 straight passes put the 95% interval's lower bound at 95.5%: enough to show a 95% floor (60 would leave it inconclusive).
 test('delivery answers stay short, reliably', async () => {
   await expect(() => answer('Where is my order?')).toHoldReliably({ type: 'words', max: 40 }, { samples: 80, minSuccess: 0.95 });
 });
