@@ -53,6 +53,18 @@ describeReliability('typo', {
 });
 `;
 
+// Four inputs always answered well, one never: the aggregate clears 0.6, the per-input floor of 0.8 fails the one.
+const FLOORS = `import { describeReliability } from '${SRC.vitest}';
+
+describeReliability('floors', {
+  inputs: ['a', 'b', 'c', 'd', 'refund'],
+  samples: 30,
+  system: async (input: unknown) => (input === 'refund' ? 'no' : 'yes'),
+  validators: [{ name: 'says-yes', check: { type: 'contains', value: 'yes' }, minSuccess: 0.6 }],
+  perInput: { minSuccess: 0.8 },
+});
+`;
+
 let project: FixtureProject;
 let run: VitestRun;
 const summaryFile = () => join(project.dir, 'summary.md');
@@ -62,6 +74,7 @@ beforeAll(async () => {
   project.write('support.test.ts', SUPPORT);
   project.write('edges.test.ts', EDGES);
   project.write('bad.test.ts', BAD);
+  project.write('floors.test.ts', FLOORS);
   run = await project.run([], { ASSAY_STORE: join(project.dir, 'runs.db'), GITHUB_STEP_SUMMARY: join(project.dir, 'summary.md') });
 });
 afterAll(() => project?.remove());
@@ -108,6 +121,17 @@ describe('describeReliability', () => {
     expect(t.failureMessages[0]).toMatch(/minSucess/);
   });
 
+  it('fails a rule whose aggregate passes when an input is below its per-input floor (perInput), naming the input', () => {
+    const t = run.tests.get('floors says-yes')!;
+    expect(t.status).toBe('failed');
+    const lines = t.failureMessages[0].split('\n');
+    expect(lines[0]).toMatch(
+      /^ReliabilityError: says-yes: FAIL · rate 80\.0% \[\d+\.\d%, \d+\.\d%\] \(95% CI\) · minSuccess 60\.0% · errors 0\.0% \(120 pass, 30 fail, 0 error\)$/,
+    );
+    expect(lines).toContain('  per input ≥ 80.0% (Holm, family-wise 95.0%): FAIL');
+    expect(lines.find((l) => l.startsWith('    below its floor: #5 "refund" 0/30 = 0.0%'))).toBeDefined();
+  });
+
   it('stores each block as a run named by test file and describe name', async () => {
     const store = openSqliteStore(join(project.dir, 'runs.db'), { readonly: true });
     onTestFinished(() => store.close());
@@ -116,6 +140,7 @@ describe('describeReliability', () => {
       'edges.test.ts › borderline',
       'edges.test.ts › borderline skipped',
       'edges.test.ts › flaky backend',
+      'floors.test.ts › floors',
       'support.test.ts › support bot',
     ]);
     const bot = runs.find((r) => r.name === 'support.test.ts › support bot')!;
@@ -133,7 +158,7 @@ describe('describeReliability', () => {
     for (const name of ['support.test.ts › support bot', 'edges.test.ts › borderline', 'edges.test.ts › flaky backend']) expect(md).toContain(name);
     expect(md).toMatch(/\| no-apology-loop \|/);
     const annotations = run.stdout.split('\n').filter((l) => l.startsWith('::error '));
-    expect(annotations.length).toBe(3); // no-apology-loop, borderline (not the skipped one), flaky backend
+    expect(annotations.length).toBe(4); // no-apology-loop, borderline (not the skipped one), flaky backend, floors
     expect(annotations.find((l) => l.includes('no-apology-loop'))).toMatch(
       /^::error file=support\.test\.ts,line=7,title=support\.test\.ts › support bot › no-apology-loop::no-apology-loop: FAIL · rate 82\.5%.*%0A/,
     );

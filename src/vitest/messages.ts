@@ -4,6 +4,7 @@ import type { RunSummary } from '../core/summary-types.js';
 import type { InputValue } from '../core/validator.js';
 import { shownRate } from '../report/grading-text.js';
 import { errorShareText, pct, stoppedText, toDecideText, verdictLabel } from '../report/meta.js';
+import { perInputHead, perInputItems } from '../report/per-input.js';
 import type { SampleRecord } from '../store/types.js';
 
 /**
@@ -69,6 +70,11 @@ export function ruleMessage(
   const lines = [ruleHeadline(s, k)];
   const why = [v.reason, stoppedText(v, s.M), toDecideText(v, s.N)].filter(Boolean).join('; ');
   if (why) lines.push(`  ${why}`);
+  // A per-input floor (perInput): its verdict and the inputs below it, as every report says them.
+  if (v.perInput) {
+    lines.push(`  ${perInputHead(v.perInput, s.options.verdict)}`);
+    for (const item of perInputItems(v.perInput, inputs)) lines.push(`    ${item}`);
+  }
   const worst = worstInputs(s, k, samples);
   // One call repeated (toHoldReliably): its input is nothing to show, a failing output is.
   if (opts.single) {
