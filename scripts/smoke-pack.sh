@@ -6,6 +6,9 @@
 #   - the optional peers (PDF ingest, the transformers embedder) are asked for by name with their install command;
 #   - no warning from assay's own npm config, no install script of assay's own; node_modules ≤ 150 MB;
 #   - without better-sqlite3's binary (its install script not run), the store says how to build it.
+# Then assay/vitest: the tarball and vitest (from the registry) in a blank project with examples/vitest copied in,
+# `npx vitest run` (exit 1: one rule fails on purpose; its message carries rate, interval and worst input), under
+# this Node and under Node 24 (the registry's `node` package; better-sqlite3 built against its headers).
 # Needs the npm registry. Run by .ci/run; by hand: bash scripts/smoke-pack.sh (KEEP=1 keeps the folder).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -92,4 +95,40 @@ for kind in cjs esm; do
   fi
   echo "smoke: $kind: assay --version, run YAML (exit 1 as designed), run TS (exit 0), require, import, optional peers named, init + run: ok"
 done
+# vitest_example <label>: in the current folder (the tarball and vitest installed), run the example project.
+vitest_example() {
+  cp "$ROOT"/examples/vitest/{vitest.config.ts,mock-llm.ts,support-bot.test.ts,answers.test.ts} .
+  expect 1 vitest.log env NO_COLOR=1 CI=1 npx --no-install vitest run
+  # better-sqlite3 12 (the last line for Node 20) aborts Vitest's workers at exit on Node 24; 13 fixes it (Node ≥ 22).
+  if grep -q 'Assertion failed: (env) != nullptr' vitest.log; then
+    cat vitest.log >&2
+    fail "$1: a Vitest worker aborted at exit in better-sqlite3's Statement destructor (better-sqlite3 $(node -p "require('./node_modules/better-sqlite3/package.json').version"); 13.x fixes it)"
+  fi
+  grep -q '✓ short' vitest.log || { cat vitest.log >&2; fail "$1: the passing rule did not pass"; }
+  grep -q '✓ delivery answers stay short, reliably' vitest.log || { cat vitest.log >&2; fail "$1: toHoldReliably did not pass"; }
+  grep -Eq 'no-apology-loop: FAIL · rate [0-9.]+% \[[0-9.]+%, [0-9.]+%\] \(95% CI\) · minSuccess 95\.0% · errors 0\.0%' vitest.log ||
+    { cat vitest.log >&2; fail "$1: the failing rule's message has no rate, interval and error share"; }
+  grep -q '#2 "I want a refund": ' vitest.log || { cat vitest.log >&2; fail "$1: the failing rule's message names no worst input"; }
+  grep -q 'assay · support-bot.test.ts › support bot' vitest.log || { cat vitest.log >&2; fail "$1: the reporter printed no reliability table"; }
+  echo "smoke: $1: assay/vitest example (exit 1 as designed: short passed, no-apology-loop failed with its message): ok"
+}
+VITEST_SPEC="vitest@$(node -p "require('$ROOT/package.json').devDependencies.vitest")"
+P="$WORK/vitest" && mkdir -p "$P" && cd "$P"
+npm init -y >/dev/null && npm pkg set type=module
+expect 0 install.log npm install --no-audit --no-fund "$TARBALL" "$VITEST_SPEC"
+vitest_example "node $(node --version)"
+
+# Node 24 from the registry: its package carries the headers better-sqlite3 is compiled against.
+N24="$WORK/node24" && mkdir -p "$N24" && cd "$N24"
+npm init -y >/dev/null
+expect 0 install.log npm install --no-audit --no-fund node@24
+NODE24_DIR=$(echo "$N24"/node_modules/node/node_modules/node-linux-*)
+P="$WORK/vitest-node24" && mkdir -p "$P" && cd "$P"
+(
+  export PATH="$N24/node_modules/node/bin:$PATH" npm_config_nodedir="$NODE24_DIR"
+  case "$(node --version)" in v24.*) ;; *) fail "node@24 gave $(node --version)" ;; esac
+  npm init -y >/dev/null && npm pkg set type=module
+  expect 0 install.log npm install --no-audit --no-fund "$TARBALL" "$VITEST_SPEC"
+  vitest_example "node $(node --version)"
+)
 echo "smoke: ok"

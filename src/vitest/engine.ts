@@ -1,0 +1,147 @@
+import { dirname, relative, sep } from 'node:path';
+import { experimentFromDocument, type Experiment } from '../config/load.js';
+import type { Validator } from '../core/validator.js';
+import { withSystemCache, type CacheSettings } from '../providers/cache.js';
+import { ProviderError, type SystemUnderTest } from '../providers/types.js';
+import { renderMarkdownReport } from '../report/markdown.js';
+import { reportMeta, verdictPasses } from '../report/meta.js';
+import { formatTerminalSummary } from '../report/terminal.js';
+import { summarizeRun } from '../run/decision.js';
+import { DEFAULT_MAX_ERRORS, FailFastRule } from '../run/fail-fast.js';
+import { runExperiment } from '../run/runner.js';
+import { SequentialStopRule } from '../run/sequential.js';
+import { openStore, shownLocation, storeLocation } from '../store/open.js';
+import type { Store } from '../store/types.js';
+import { cacheOn } from './cache.js';
+import { ruleMessage } from './messages.js';
+import type { ReliabilityOptions, RuleOutcome, RunOutcome, SystemFunction } from './types.js';
+
+/**
+ * Runs one describeReliability block as an assay experiment: the options become a config document checked
+ * like a config file, the runner executes it (sequential stopping included), the store keeps it, and the
+ * run's summary (src/run/decision.ts, the one decider) gives every rule its verdict. Loaded on first use, so
+ * `import 'assay/vitest'` stays light.
+ */
+
+export interface ReliabilityRequest {
+  /** The describe block's name. */
+  name: string;
+  /** Absolute path of the test file. */
+  file: string;
+  options: ReliabilityOptions;
+  /** Folder the experiment name is made relative to (the Vitest root); default process.cwd(). */
+  root?: string;
+  env?: NodeJS.ProcessEnv;
+  /** A store to use instead of opening one (the matchers' in-memory runs). */
+  store?: Store;
+  /** One call repeated (toHoldReliably): never cached, and its message shows outputs, not inputs. */
+  single?: boolean;
+}
+
+/** The experiment name: test file (relative to the root, with /) and describe name, so a trend follows one test. */
+export function experimentName(file: string, name: string, root = process.cwd()): string {
+  return `${relative(root, file).split(sep).join('/')} › ${name}`;
+}
+
+/** A function system behind the runner's SystemUnderTest: a non-string answer is an error outcome, never a FAIL. */
+export function functionSystem(fn: SystemFunction): SystemUnderTest {
+  return {
+    id: `function:${fn.name || 'anonymous'}`,
+    async generate(input, { signal, sample, inputIndex }) {
+      const t0 = performance.now();
+      const text: unknown = await fn(input, { signal, sample, inputIndex });
+      if (typeof text !== 'string')
+        throw new ProviderError('invalid_response', `the system function returned ${text === null ? 'null' : typeof text}, expected a string`);
+      return { text, latencyMs: performance.now() - t0 };
+    },
+  };
+}
+
+/** The describe's options as a config document (checked by the config loader like a file). */
+function configDocument(name: string, o: ReliabilityOptions): Record<string, unknown> {
+  const doc: Record<string, unknown> = {
+    name,
+    // A function system is not data: the loader only needs a value here; the runner gets the function itself.
+    system: typeof o.system === 'function' ? { function: o.system.name || 'anonymous' } : o.system,
+    inputs: o.inputs,
+    samples: o.samples,
+    validators: o.validators,
+    verifiers: o.verifiers,
+    // The run's per-input floor, for every rule that sets none (the config key of the same name).
+    perInput: o.perInput,
+    stopping: o.stopping,
+    confidence: o.confidence,
+    verdict: o.verdict,
+    interval: o.interval,
+    maxErrorShare: o.maxErrorShare,
+    concurrency: o.concurrency,
+    timeoutMs: o.timeoutMs,
+  };
+  return Object.fromEntries(Object.entries(doc).filter(([, v]) => v !== undefined));
+}
+
+async function columnsOf(x: Experiment, cache: CacheSettings | undefined): Promise<Validator[]> {
+  if (!x.verifierConfigs.length) return x.validators;
+  // The judge layer (and its model clients) only when the block has verifiers.
+  const { tensorColumns } = await import('../run/columns.js');
+  return tensorColumns(x, undefined, undefined, cache ? { cache } : {});
+}
+
+async function systemOf(x: Experiment, o: ReliabilityOptions, file: string, cache: CacheSettings | undefined): Promise<SystemUnderTest> {
+  if (typeof o.system === 'function') {
+    const sys = functionSystem(o.system as SystemFunction);
+    // Keyed by (experiment name = test file + describe, input, sample j): repeats stay repeats.
+    return cache ? withSystemCache(sys, { vitest: x.name }, cache) : sys;
+  }
+  const { createSystem } = await import('../providers/factory.js');
+  return createSystem(x.systemConfig, { file, baseDir: x.baseDir, inputs: x.inputs, samples: x.samples, ...(cache ? { cache } : {}) });
+}
+
+/** Run the block's experiment, store it, and decide each rule's test. */
+export async function runReliability(req: ReliabilityRequest): Promise<RunOutcome> {
+  const env = req.env ?? process.env;
+  const name = experimentName(req.file, req.name, req.root);
+  const where = `${name} (describeReliability)`;
+  const x = await experimentFromDocument(configDocument(name, req.options), { file: where, configPath: req.file, baseDir: dirname(req.file) });
+  let store: Store | undefined;
+  let system: SystemUnderTest | undefined;
+  try {
+    const useCache = !req.single && cacheOn(req.options.cache, env);
+    const location = storeLocation(req.options.store, env);
+    store = req.store ?? (await openStore(location));
+    const cache: CacheSettings | undefined = useCache ? { store: store.cache } : undefined;
+    const validators = await columnsOf(x, cache);
+    system = await systemOf(x, req.options, where, cache);
+    const columns = x.decision.rules.map((r) => ({ minSuccess: r.minSuccess, ...(r.expect !== undefined ? { expect: r.expect } : {}) }));
+    const stopRules = [
+      ...(x.decision.stopping === 'sequential' ? [new SequentialStopRule(columns, x.decision.confidence)] : []),
+      new FailFastRule(DEFAULT_MAX_ERRORS),
+    ];
+    // No config file to resume from: the test file is named in the run's name, not as its config.
+    const result = await runExperiment({ experiment: { ...x, validators, configPath: undefined }, system, store, stopRules });
+    const summary = summarizeRun(result.run, result.tensor);
+    const samples = await store.listSamples(result.run.id);
+    const meta = reportMeta(result.run, result.stats, req.options.store !== undefined ? { store: shownLocation(location) } : {});
+    const skip = req.options.onInconclusive === 'skip';
+    const rules: RuleOutcome[] = summary.validators.map((v, k) => ({
+      name: v.name,
+      verdict: v.verdict,
+      test: verdictPasses(v.verdict) ? 'pass' : v.verdict === 'inconclusive' && skip ? 'skip' : 'fail',
+      message: ruleMessage(summary, k, result.run.inputs, samples, { single: req.single ?? false }),
+    }));
+    return {
+      runId: result.run.id,
+      name,
+      terminal: formatTerminalSummary(summary, meta),
+      markdown: renderMarkdownReport(summary, meta),
+      rules,
+      calls: result.stats.samples - result.stats.cachedSamples,
+      cached: result.stats.cachedSamples,
+      cache: useCache,
+    };
+  } finally {
+    await system?.close?.();
+    x.dispose();
+    await store?.close();
+  }
+}

@@ -1,0 +1,30 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// Every test file imports assay/vitest, so it must stay light (issue 19, item 8): at load time it reaches only
+// Vitest; the runner, store, providers and judges come with `import()` when a block first runs.
+
+/** The modules a source file loads when it is imported (its static imports that are not `import type`). */
+function loadedModules(file: string): string[] {
+  const text = readFileSync(join(import.meta.dirname, file), 'utf8');
+  return [...text.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^;'"]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+}
+
+describe('what importing assay/vitest loads', () => {
+  it('index.ts (assay/vitest) loads Vitest and nothing of assay', () => {
+    expect(loadedModules('index.ts')).toEqual(['vitest']);
+  });
+
+  it('the reporter loads only node:fs and node:path', () => {
+    expect(loadedModules('reporter.ts')).toEqual(['node:fs', 'node:path']);
+  });
+
+  it('the engine loads the judge layer and the providers only with import()', () => {
+    const engine = loadedModules('engine.ts');
+    expect(engine.filter((m) => /judge|columns|providers\/factory|chat-factory|openai|sdk-providers/.test(m))).toEqual([]);
+    const text = readFileSync(join(import.meta.dirname, 'engine.ts'), 'utf8');
+    expect(text).toContain("await import('../run/columns.js')");
+    expect(text).toContain("await import('../providers/factory.js')");
+  });
+});

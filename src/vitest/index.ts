@@ -1,0 +1,91 @@
+/**
+ * `assay/vitest`: reliability tests written as Vitest tests. `describeReliability(name, options)` is one
+ * assay experiment (inputs × samples, validators and verifiers); each rule is one test that passes or fails by
+ * assay's verdict. This file loads nothing but Vitest: the runner, the store and the judges are imported when
+ * the first block runs (docs/vitest.md).
+ */
+import { beforeAll, describe, test } from 'vitest';
+import type { ReliabilityOptions, RunOutcome } from './types.js';
+
+export type { ReliabilityOptions, RuleOutcome, RunOutcome, SystemCallContext, SystemFunction, ValidatorSpec, VerifierSpec } from './types.js';
+
+/** What a rule test leaves for the reporter (assay/vitest/reporter) in its `meta.assay`. */
+export interface AssayTaskMeta {
+  run: RunOutcome;
+  rule: string;
+  /** Where describeReliability was called, for CI annotations. */
+  file?: string;
+  line?: number;
+}
+
+declare module 'vitest' {
+  interface TaskMeta {
+    assay?: AssayTaskMeta;
+  }
+}
+
+const THIRTY_MINUTES = 30 * 60_000;
+
+/** A rule test that does not pass: its message is assay's; its one stack frame the describeReliability call. */
+export class ReliabilityError extends Error {
+  constructor(message: string, at: { file?: string; line?: number; column?: number } = {}) {
+    super(message);
+    this.name = 'ReliabilityError';
+    const frame = at.file !== undefined && at.line !== undefined ? `\n    at describeReliability (${at.file}:${at.line}:${at.column ?? 1})` : '';
+    this.stack = `${this.name}: ${message}${frame}`;
+  }
+}
+
+/** File and line of the caller of describeReliability, from the stack (Vitest maps it to the source). */
+function callSite(): { file?: string; line?: number; column?: number } {
+  const frames = (new Error().stack ?? '').split('\n').slice(1);
+  for (const f of frames) {
+    const m = /\(?((?:file:\/\/)?[^()\s]+?):(\d+):(\d+)\)?$/.exec(f.trim());
+    if (!m || /[\\/]vitest[\\/]index\.[jt]s$/.test(m[1]) || m[1].includes('node_modules') || m[1].startsWith('node:')) continue;
+    return { file: m[1].replace(/^file:\/\//, ''), line: Number(m[2]), column: Number(m[3]) };
+  }
+  return {};
+}
+
+/** The rules of a block, in the tensor's order: validators, then verifiers. */
+function ruleNames(o: ReliabilityOptions): string[] {
+  return [...(o.validators ?? []), ...(o.verifiers ?? [])].map((r, i) => (typeof r?.name === 'string' && r.name ? r.name : `rule ${i + 1}`));
+}
+
+/**
+ * One reliability experiment as a Vitest describe block: the experiment runs once (in beforeAll) through
+ * assay's runner and store, and each validator and verifier is a test that passes on a PASS verdict, fails on
+ * FAIL or error, and on an inconclusive one fails saying how many more samples decide it (or is skipped with
+ * `onInconclusive: 'skip'`).
+ */
+export function describeReliability(name: string, options: ReliabilityOptions): void {
+  const site = callSite();
+  describe(name, () => {
+    let run: Promise<RunOutcome> | undefined;
+    let file = site.file;
+    const outcome = () => (run ??= import('./engine.js').then((e) => e.runReliability({ name, file: file ?? `${name}.test`, options })));
+    // Vitest hands hooks their fixtures first (an object pattern it parses) and the suite second.
+    // eslint-disable-next-line no-empty-pattern
+    beforeAll(async ({}, suite) => {
+      file = suite.file?.filepath ?? file;
+      // A block that cannot run (a mistake in its options, a store it cannot open) fails each rule's test with the
+      // reason, rather than the hook, which would leave the rules merely skipped.
+      await outcome().catch(() => undefined);
+    }, options.runTimeoutMs ?? THIRTY_MINUTES);
+    for (const rule of ruleNames(options)) {
+      test(rule, async (ctx) => {
+        const r = await outcome();
+        const found = r.rules.find((x) => x.name === rule);
+        if (!found) throw new ReliabilityError(`${rule}: no verdict in run ${r.runId}`, site);
+        ctx.task.meta.assay = {
+          run: r,
+          rule,
+          ...(file !== undefined ? { file } : {}),
+          ...(site.line !== undefined && (site.file === undefined || site.file === file) ? { line: site.line } : {}),
+        };
+        if (found.test === 'skip') ctx.skip(found.message);
+        if (found.test === 'fail') throw new ReliabilityError(found.message, site);
+      });
+    }
+  });
+}

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import './matchers.js';
+
+// The matchers registered by `import 'assay/vitest/matchers'`, with their messages as a user reads them.
+
+describe('toSatisfy', () => {
+  it("keeps Vitest's predicate form", () => {
+    expect(3).toSatisfy((x: number) => x > 2);
+    expect(() =>
+      expect(1).toSatisfy(function isBig(x: number) {
+        return x > 2;
+      }),
+    ).toThrow('expected 1 to satisfy isBig');
+    expect(1).not.toSatisfy((x: number) => x > 2);
+  });
+
+  it('checks one output against a built-in check spec', () => {
+    expect('Your parcel left today.').toSatisfy({ type: 'max-count', pattern: 'sorry', flags: 'i', max: 1 });
+    expect(() => expect('Sorry, sorry, no.').toSatisfy({ type: 'max-count', pattern: 'sorry', flags: 'i', max: 1 })).toThrow(
+      'at most 1 match of /sorry/gi: FAIL\n  output: "Sorry, sorry, no."',
+    );
+  });
+
+  it('checks against a named validator with a check or a predicate', () => {
+    expect(() => expect('{"a":1').toSatisfy({ name: 'json-out', check: { type: 'json' } })).toThrow('json-out (parses as JSON): FAIL\n  output: \'{"a":1\'');
+    expect('ok').toSatisfy({ name: 'short', predicate: (o: string) => o.length < 5 });
+  });
+
+  it('says a rule that throws is an error, not a failure', () => {
+    const rule = {
+      name: 'parses',
+      predicate: (o: string) => {
+        JSON.parse(o);
+        return true;
+      },
+    };
+    expect(() => expect('nope').toSatisfy(rule)).toThrow(/^parses: ERROR · the rule threw: .*\(an error decides nothing\)\n {2}output: "nope"$/);
+  });
+
+  it('refuses a check spec it cannot use, naming the field', () => {
+    expect(() => expect('x').toSatisfy({ type: 'max-count', pattern: 'a' } as never)).toThrow(/^toSatisfy\(rule\)\.max: /);
+  });
+});
+
+describe('toHoldReliably', () => {
+  const noLoop = { type: 'max-count', pattern: 'sorry', flags: 'i', max: 1 } as const;
+
+  it("passes on assay's PASS verdict", async () => {
+    await expect(() => 'Your parcel left today.').toHoldReliably(noLoop, { samples: 60, minSuccess: 0.9 });
+  });
+
+  it('fails with the rate, interval, error share, reason and a failing output', async () => {
+    let n = 0;
+    const flaky = async () => (n++ % 4 === 0 ? 'Sorry, sorry.' : 'Fine.');
+    await expect(expect(flaky).toHoldReliably(noLoop, { samples: 40, minSuccess: 0.9 })).rejects.toThrow(
+      'at most 1 match of /sorry/gi: FAIL · rate 75.0% [58.8%, 87.3%] (95% CI) · minSuccess 90.0% · errors 0.0% (30 pass, 10 fail, 0 error)\n' +
+        '  upper bound 87.3% < minSuccess 90%\n' +
+        '  e.g. "Sorry, sorry."',
+    );
+  });
+
+  it('fails an inconclusive verdict saying how many more samples decide it', async () => {
+    let n = 0;
+    const few = () => (n++ % 10 === 0 ? 'Sorry, sorry.' : 'Fine.');
+    await expect(expect(few).toHoldReliably(noLoop, { samples: 20, minSuccess: 0.8 })).rejects.toThrow(
+      /INCONCLUSIVE · rate 90\.0% \[68\.3%, 98\.8%\] \(95% CI\).*\n {2}bounds \[68\.3%, 98\.8%\] straddle minSuccess 80%; ~\d+ more samples decide it with 80% probability if the rates hold/,
+    );
+  });
+
+  it('counts a call that throws as an error, never a failure', async () => {
+    let n = 0;
+    const down = () => {
+      if (n++ % 2) throw new Error('503');
+      return 'Fine.';
+    };
+    await expect(expect(down).toHoldReliably(noLoop, { samples: 20, minSuccess: 0.5 })).rejects.toThrow(
+      /ERROR · .*errors 50\.0% \(10 pass, 0 fail, 10 error\)/,
+    );
+  });
+});

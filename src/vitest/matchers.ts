@@ -1,0 +1,45 @@
+/**
+ * `import 'assay/vitest/matchers'` (or list it in `setupFiles`) registers two matchers:
+ * `expect(output).toSatisfy(rule)` for one output and `await expect(fn).toHoldReliably(rule, { samples,
+ * minSuccess })` for repeated calls, decided by assay's verdict. Vitest's own `toSatisfy(predicate)` keeps
+ * working: a plain function is still its predicate.
+ */
+import { expect } from 'vitest';
+import { checkOne, holdsReliably, type HoldOptions, type Rule } from './rules.js';
+
+export type { HoldOptions, Rule } from './rules.js';
+
+declare module 'vitest' {
+  // The type parameter as Vitest declares it (declarations merge only when they match).
+  /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unused-vars */
+  interface Assertion<T = any> {
+    /** A predicate (as Vitest's own toSatisfy), or an assay rule: a check spec or a validator `{ name, check | predicate }`. */
+    toSatisfy: (rule: Rule | ((value: any) => boolean), message?: string) => any;
+  }
+  interface Matchers<T = any> {
+    /** Call the function `samples` times and check every answer; passes on assay's PASS verdict for `minSuccess`. */
+    toHoldReliably(rule: Rule, options: HoldOptions): Promise<T>;
+  }
+  /* eslint-enable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unused-vars */
+}
+
+expect.extend({
+  toSatisfy(actual: unknown, rule: Rule | ((value: unknown) => boolean), message?: string) {
+    if (typeof rule === 'function') {
+      // Vitest's built-in behaviour for a plain predicate.
+      const pass = Boolean((rule as (v: unknown) => boolean)(actual));
+      const what = message ?? (rule.name || 'the predicate');
+      return {
+        pass,
+        message: () => `expected ${this.utils.stringify(actual)} ${pass ? 'not ' : ''}to satisfy ${what}`,
+      };
+    }
+    const r = checkOne(actual, rule);
+    if (r instanceof Promise) return r.then((x) => ({ pass: x.pass, message: () => (x.pass ? `expected the output not to satisfy ${x.rule}` : x.message) }));
+    return { pass: r.pass, message: () => (r.pass ? `expected the output not to satisfy ${r.rule}` : r.message) };
+  },
+  async toHoldReliably(actual: unknown, rule: Rule, options: HoldOptions) {
+    const r = await holdsReliably(actual, rule, options);
+    return { pass: r.pass, message: () => (r.pass ? `expected ${r.rule} not to hold reliably, but:\n${r.message}` : r.message) };
+  },
+});

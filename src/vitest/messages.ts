@@ -1,0 +1,100 @@
+import { Outcome } from '../core/outcome.js';
+import { inputInline, quoted } from '../core/show.js';
+import type { RunSummary } from '../core/summary-types.js';
+import type { InputValue } from '../core/validator.js';
+import { shownRate } from '../report/grading-text.js';
+import { errorShareText, pct, stoppedText, toDecideText, verdictLabel } from '../report/meta.js';
+import { perInputHead, perInputItems } from '../report/per-input.js';
+import type { SampleRecord } from '../store/types.js';
+
+/**
+ * What a reliability test says when it does not pass: the rule's verdict with its rate, interval and error
+ * share (the figures every assay report shows, from the run's summary: nothing is decided here), why, what
+ * would decide it, and the inputs that failed it most with one failing output each.
+ */
+
+/** Worst inputs named in a message. */
+export const WORST_SHOWN = 3;
+const OUTPUT_SHOWN = 120;
+
+/** One input that failed the rule, with how often and an output that failed it. */
+export interface WorstInput {
+  i: number;
+  rate: number | null;
+  fail: number;
+  decided: number;
+  example?: string;
+}
+
+/** The inputs that failed rule k most often (lowest rate first), each with its first failing output. */
+export function worstInputs(s: RunSummary, k: number, samples: readonly SampleRecord[], max = WORST_SHOWN): WorstInput[] {
+  const rows = s.inputs
+    .map((x) => ({ i: x.i, r: x.perValidator[k] }))
+    .filter((x) => x.r && x.r.counts.fail > 0)
+    .sort((a, b) => (a.r.rate ?? 1) - (b.r.rate ?? 1) || b.r.counts.fail - a.r.counts.fail || a.i - b.i)
+    .slice(0, max);
+  return rows.map(({ i, r }) => {
+    const failed = samples.filter((x) => x.i === i && x.outcomes[k] === Outcome.FAIL && x.output !== undefined).sort((a, b) => a.j - b.j)[0];
+    return {
+      i,
+      rate: r.rate,
+      fail: r.counts.fail,
+      decided: r.counts.pass + r.counts.fail,
+      ...(failed ? { example: failed.output } : {}),
+    };
+  });
+}
+
+/** The verdict line of rule k: "no-apology-loop: FAIL · rate 62.0% [48.2%, 74.1%] (95% CI) · minSuccess 95.0% · errors 0.0%". */
+export function ruleHeadline(s: RunSummary, k: number): string {
+  const v = s.validators[k];
+  const shown = shownRate(v);
+  const level = `${Math.round(s.options.level * 1000) / 10}% ${s.options.stopping === 'sequential' ? 'CS' : 'CI'}`;
+  const interval = shown.low === null ? 'no interval' : `[${pct(shown.low)}, ${pct(shown.high)}] (${level})`;
+  const counts = `${v.counts.pass} pass, ${v.counts.fail} fail, ${v.counts.error} error`;
+  return `${v.name}: ${verdictLabel(v.verdict, s.options.verdict)} · rate ${pct(shown.rate)} ${interval} · minSuccess ${pct(v.minSuccess)} · errors ${v.errorShare === null ? '–' : pct(v.errorShare)} (${counts})`;
+}
+
+/**
+ * The whole message of rule k: headline, reason, what would decide it (inconclusive), where a sequential
+ * rule stopped, and the worst inputs with an example output each.
+ */
+export function ruleMessage(
+  s: RunSummary,
+  k: number,
+  inputs: readonly InputValue[],
+  samples: readonly SampleRecord[],
+  opts: { single?: boolean } = {},
+): string {
+  const v = s.validators[k];
+  const lines = [ruleHeadline(s, k)];
+  const why = [v.reason, stoppedText(v, s.M), toDecideText(v, s.N)].filter(Boolean).join('; ');
+  if (why) lines.push(`  ${why}`);
+  // A per-input floor (perInput): its verdict and the inputs below it, as every report says them.
+  if (v.perInput) {
+    lines.push(`  ${perInputHead(v.perInput, s.options.verdict)}`);
+    for (const item of perInputItems(v.perInput, inputs)) lines.push(`    ${item}`);
+  }
+  const worst = worstInputs(s, k, samples);
+  // One call repeated (toHoldReliably): its input is nothing to show, a failing output is.
+  if (opts.single) {
+    if (worst[0]?.example !== undefined) lines.push(`  e.g. ${outputInline(worst[0].example)}`);
+    return lines.join('\n');
+  }
+  if (worst.length) {
+    lines.push(`  worst input${worst.length > 1 ? 's' : ''}:`);
+    for (const w of worst) {
+      const errs = s.inputs[w.i]?.perValidator[k];
+      const share = errs ? errorShareText(errs) : '';
+      lines.push(`    #${w.i + 1} ${inputInline(inputs[w.i], 60)}: ${pct(w.rate)} (${w.fail} of ${w.decided} failed${share ? `, ${share}` : ''})`);
+      if (w.example !== undefined) lines.push(`       e.g. ${outputInline(w.example)}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** An output inside a message: quoted, one line, at most OUTPUT_SHOWN characters. */
+export function outputInline(output: string, max = OUTPUT_SHOWN): string {
+  const text = output.replace(/\s+/g, ' ').trim();
+  return quoted(text.length > max ? `${text.slice(0, max - 1)}…` : text);
+}

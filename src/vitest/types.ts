@@ -1,0 +1,78 @@
+import type { ExperimentConfig } from '../config/schema.js';
+import type { InputValue } from '../core/validator.js';
+
+/** What a system function is given besides the input: the call's abort signal, sample index j and input index i. */
+export interface SystemCallContext {
+  /** Aborted on the per-call time limit (timeoutMs) or when the run stops; pass it on to your client. */
+  signal: AbortSignal;
+  /** Sample index j (0 … samples − 1). */
+  sample: number;
+  /** Input index i. */
+  inputIndex: number;
+}
+
+/** Any async function from an input to the system's answer: the AI SDK's generateText, an app's own handler. */
+export type SystemFunction = (input: InputValue, ctx: SystemCallContext) => string | Promise<string>;
+
+/** A validator as in a config (`{ name, minSuccess, check }` or `{ name, minSuccess, predicate }`, the predicate a function). */
+export type ValidatorSpec = NonNullable<ExperimentConfig['validators']>[number];
+/** A verifier (LLM judge) as in a config: `{ name, minSuccess, instructions, judge: { openai: {...} } }`. */
+export type VerifierSpec = NonNullable<ExperimentConfig['verifiers']>[number];
+
+/** `describeReliability(name, options)`: an assay experiment whose every rule is one Vitest test. */
+export interface ReliabilityOptions {
+  inputs: InputValue[];
+  /** Samples per input (M). Default 1. */
+  samples?: number;
+  /** A function (input, ctx) => string, or an assay system config such as `{ openai: { model: 'gpt-4o-mini' } }`. */
+  system: SystemFunction | Record<string, unknown>;
+  validators?: ValidatorSpec[];
+  verifiers?: VerifierSpec[];
+  /** fixed (every sample, the default) or sequential (stop each rule once its confidence sequence decides it). */
+  stopping?: 'fixed' | 'sequential';
+  /** Confidence level of intervals and verdicts; default 0.95. */
+  confidence?: number;
+  /** confident (default: the interval must clear minSuccess) or point (rate ≥ minSuccess). */
+  verdict?: 'confident' | 'point';
+  interval?: 'clopper-pearson' | 'wilson' | 'wald';
+  /** Largest share of error cells a verdict may rest on; default 0.05. */
+  maxErrorShare?: number;
+  /** Most system calls in flight at once; default 8. */
+  concurrency?: number;
+  /** Per-call time limit in ms for the system and each judge; default 60 000. */
+  timeoutMs?: number;
+  /** Each input must pass at least this share of its repeats: the config's `perInput`, for every rule that sets none. */
+  perInput?: { minSuccess: number };
+  /** An inconclusive verdict fails its test (the default) or marks it skipped. */
+  onInconclusive?: 'fail' | 'skip';
+  /** The response cache: on by default under `vitest --watch`, off in `vitest run`; ASSAY_CACHE=0|1 overrides both. */
+  cache?: boolean;
+  /** Where the run is stored: a SQLite file or a postgres:// URL; default ASSAY_STORE, else .assay/assay.db. */
+  store?: string;
+  /** Time limit of the whole experiment in ms (the describe block's beforeAll); default 30 minutes. */
+  runTimeoutMs?: number;
+}
+
+/** What a rule's test decides, as the worker hands it to the test and the reporter. */
+export interface RuleOutcome {
+  name: string;
+  verdict: 'pass' | 'fail' | 'inconclusive' | 'error';
+  /** The test passes (pass), is skipped (inconclusive with onInconclusive: 'skip'), or fails. */
+  test: 'pass' | 'skip' | 'fail';
+  /** The message in assay's style: rate, interval, error share, why, worst inputs. */
+  message: string;
+}
+
+/** One describeReliability's run, shown by the reporter (kept in each rule test's `meta.assay`). */
+export interface RunOutcome {
+  runId: string;
+  name: string;
+  /** The terminal table of the run (src/report/terminal.ts) and its Markdown report (src/report/markdown.ts). */
+  terminal: string;
+  markdown: string;
+  rules: RuleOutcome[];
+  /** Calls the system made in this run, and outputs served from the cache. */
+  calls: number;
+  cached: number;
+  cache: boolean;
+}
