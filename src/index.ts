@@ -77,6 +77,7 @@ export type {
 } from './core/summary-types.js';
 export { wilson, clopperPearson, wald, interval } from './core/intervals.js';
 export { validatorVerdict, errorBounds } from './core/verdict.js';
+export { perInputFloors, combinePerInput, binomialCdf, binomialSf, type PerInputFloor, type PerInputResult, type InputFloor } from './core/per-input.js';
 export { toDecide, fixedSampleSize, sequentialSampleSize } from './core/sample-size.js';
 export { sequenceBounds } from './core/sequence.js';
 export { sequentialStatus } from './core/stopping.js';

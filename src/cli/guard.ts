@@ -6,6 +6,7 @@ import { guardedCall } from '../guard/guard.js';
 import type { GuardResult } from '../guard/types.js';
 import { verifierFromConfig } from '../judge/config.js';
 import { createSystem } from '../providers/factory.js';
+import { judgeFields } from '../run/columns.js';
 import type { SystemUnderTest } from '../providers/types.js';
 import { shownLocation, storeLocation } from '../store/open.js';
 import { positiveIntFlag } from './run.js';
@@ -94,7 +95,7 @@ async function guardCommand(configPath: string, flags: GuardFlags): Promise<void
     experiment = await loadExperiment(configPath);
     const input = pickInput(experiment, flags);
     system = createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs });
-    const verifiers = experiment.verifierConfigs.map((raw, i) => verifierFromConfig(raw, { file: configPath, path: `verifiers[${i}]` }));
+    const verifiers = experiment.verifierConfigs.map((raw, i) => verifierFromConfig(judgeFields(raw), { file: configPath, path: `verifiers[${i}]` }));
     const validators: Validator[] = [...experiment.validators, ...verifiers.slice(1)];
     const store = flags.store === false ? undefined : storeLocation(flags.store);
     const idx = experiment.inputs.findIndex((x) => show(x) === show(input));

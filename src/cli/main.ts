@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { realpathSync } from 'node:fs';
+import * as nodeModule from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { AssayError, ExitCode } from '../errors.js';
 
@@ -90,6 +91,10 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
+  // Node ≥ 22.1 keeps the compiled code of the modules loaded from here on in a cache on disk (its temp
+  // folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off), so later runs skip compiling them: see docs/runner.md,
+  // "Start-up". Node 20 has no such cache.
+  (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
   // `assay runs | head -3`: the reader went away; that is not an error, stop quietly.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') throw err;

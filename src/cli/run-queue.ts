@@ -3,7 +3,7 @@ import type { Experiment } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import { createSystem } from '../providers/factory.js';
 import { QueueError, type RedisLocation } from '../queue/connection.js';
-import { runOnQueue, type QueuedRunResult } from '../queue/coordinator.js';
+import type { QueuedRunResult } from '../queue/coordinator.js';
 import { tensorColumns } from '../run/columns.js';
 import type { ProgressView } from '../run/progress.js';
 import type { RunProgress } from '../run/runner.js';
@@ -57,6 +57,8 @@ export async function runQueued(c: QueuedCommand): Promise<QueuedRunResult> {
     );
   }
   const where = `--queue ${c.queue.shown} --store ${shownLocation(c.location)}`;
+  // bullmq loads with the queued run only, not with every `assay run` (start-up, docs/runner.md).
+  const { runOnQueue } = await import('../queue/coordinator.js');
   const result = await runOnQueue({
     experiment: { ...x, validators },
     systemId,

@@ -48,6 +48,7 @@ interface RunFlags {
   stopping?: string;
   verdict?: string;
   interval?: string;
+  perInput?: string;
   cache?: boolean;
   cacheTtl?: string;
   maxCost?: string;
@@ -69,6 +70,17 @@ export function positiveIntFlag(flag: string, value: string | undefined): number
   if (!/^\d+$/.test(value.trim()) || Number(value) < 1)
     throw new UsageError(`${flag}: expected a whole number ≥ 1, found ${JSON.stringify(value)}`, { path: flag });
   return Number(value);
+}
+
+/** `--per-input <rate>`: the per-input floor of every rule without its own, strictly between 0 and 1. */
+function perInputFlag(value: string | undefined): { minSuccess: number } | undefined {
+  if (value === undefined) return undefined;
+  const x = Number(value.trim());
+  if (!/\d/.test(value) || !(x > 0 && x < 1))
+    throw new UsageError(`--per-input: expected a number strictly between 0 and 1 (each input's floor, e.g. 0.8), found ${JSON.stringify(value)}`, {
+      path: '--per-input',
+    });
+  return { minSuccess: x };
 }
 
 /** An amount of USD > 0 from a flag. */
@@ -122,6 +134,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
   const stopping = stoppingFlag(flags.stopping);
   const verdict = oneOfFlag<VerdictMode>('--verdict', flags.verdict, ['confident', 'point']);
   const interval = oneOfFlag<IntervalMethod>('--interval', flags.interval, ['clopper-pearson', 'wilson', 'wald']);
+  const perInput = perInputFlag(flags.perInput);
   const maxCost = usdFlag('--max-cost', flags.maxCost);
   checkQueueFlags(flags);
   if (flags.retryErrors && flags.resume === undefined)
@@ -190,6 +203,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       ...(stopping !== undefined ? { stopping } : {}),
       ...(verdict !== undefined ? { verdict } : {}),
       ...(interval !== undefined ? { interval } : {}),
+      ...(perInput !== undefined ? { perInput } : {}),
     });
     // A resumed run is decided by the parameters it was started with: a config or flag that changes them is refused
     // here, before anything is written (openRun checks again for other callers), and the stop rules use the stored ones.
@@ -340,6 +354,10 @@ export function register(program: Command): void {
     .option('--stopping <rule>', 'fixed (every sample) or sequential (stop each validator once its confidence sequence decides it); overrides the config')
     .option('--verdict <mode>', 'confident (the default: the interval must clear minSuccess) or point (rate ≥ minSuccess); overrides the config')
     .option('--interval <method>', 'clopper-pearson (the default), wilson, or wald (only with --verdict point); overrides the config')
+    .option(
+      '--per-input <rate>',
+      'each input must pass at least this share of its samples, for every rule without its own perInput (Holm over the inputs); overrides the config',
+    )
     .option('--no-progress', 'no progress bar, plain progress lines')
     .option('--cache', 'reuse stored answers of identical calls (same provider, model, request and sample j), and store new ones')
     .option('--no-cache', 'call the models even if the config turns the cache on')

@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
-import { parse as parseCsv } from 'csv-parse/sync';
+import { lazyPackage } from '../lazy.js';
 import type { InputValue } from '../core/validator.js';
 import { UsageError } from '../errors.js';
 import { loadReplayFile, recordedInputs } from '../providers/replay.js';
 import { describeFound } from './issues.js';
+
+// csv-parse loads with the first CSV file (start-up, docs/runner.md).
+const csvParse = lazyPackage<typeof import('csv-parse/sync')>('csv-parse/sync');
 
 /**
  * Reads an inputs file named in a config (`inputs: { file: path }`, relative to the config):
@@ -89,7 +92,7 @@ function parseJsonArray(text: string, file: string): InputValue[] {
 
 function parseCsvRows(text: string, file: string): InputValue[] {
   try {
-    const rows = parseCsv(text, { columns: true, skip_empty_lines: true, bom: true }) as Record<string, string>[];
+    const rows = csvParse().parse(text, { columns: true, skip_empty_lines: true, bom: true }) as Record<string, string>[];
     return rows;
   } catch (err) {
     const e = err as Error & { lines?: number };

@@ -102,7 +102,8 @@ describe('loadExperiment: the issue example', () => {
     const e = await loadExperiment('examples/contractions.yaml', { samples: 7, concurrency: 2 });
     expect([e.samples, e.concurrency]).toEqual([7, 2]);
     e.dispose();
-    expect((await usage('examples/contractions.yaml', { samples: 0 })).message).toBe('override samples: expected an integer from 1 to 1000000, found 0');
+    expect((await usage('examples/contractions.yaml', { samples: 0 })).message).toBe('--samples: expected an integer from 1 to 1000000, found 0');
+    expect((await usage('examples/contractions.yaml', { timeoutMs: 0 })).message).toMatch(/^override timeoutMs: expected a whole number/);
   });
 });
 
@@ -339,7 +340,16 @@ describe('loadExperiment: verdicts (issue 16)', () => {
     const explicit = await usage(write('wald2.yaml', GOOD.replace('samples: 3', 'samples: 3\ninterval: wald\nverdict: confident')));
     expect(explicit.message).toMatch(/interval: expected clopper-pearson or wilson with verdict: confident/);
     const override = await usage(write('ok.yaml', GOOD), { interval: 'wald', verdict: 'confident' });
-    expect(override.message).toMatch(/^override interval: expected clopper-pearson or wilson with verdict: confident .*degenerate at 0 and n/);
+    expect(override.message).toMatch(
+      /^--interval: expected clopper-pearson or wilson with verdict: confident .*degenerate at 0 and n.*\(--interval wald is accepted with --verdict point\)$/,
+    );
+    expect(override.where).toMatchObject({ path: '--interval' });
+    // The flag that made the pair is the one named: here --verdict, against the file's interval.
+    const byVerdict = await usage(write('wald-file.yaml', GOOD.replace('samples: 3', 'samples: 3\ninterval: wald\nverdict: point')), { verdict: 'confident' });
+    expect(byVerdict.message).toMatch(
+      /^--verdict: expected point with the config's interval: wald, found "confident" \(Wald's bound is degenerate .*\); or run with --interval clopper-pearson or --interval wilson$/,
+    );
+    expect(byVerdict.where).toMatchObject({ path: '--verdict' });
     const seq = await usage(write('wald-seq.yaml', GOOD.replace('samples: 3', 'samples: 3\ninterval: wald\nstopping: sequential')));
     expect(seq.message).toMatch(/interval: expected clopper-pearson or wilson/);
     // Wald stays available for comparison, with point verdicts.
@@ -368,5 +378,53 @@ describe('loadExperiment: a sandbox that fails while the config loads', () => {
     } finally {
       sandbox.dispose();
     }
+
+describe('loadExperiment: per-input floors (issue 19)', () => {
+  const TWO = `${GOOD}verifiers:
+  - name: polite
+    instructions: Is it polite?
+    minSuccess: 0.8
+    maxErrorShare: 0.1
+    judge: { openai: { model: m } }
+`;
+  it('a run default applies to every rule without its own; perInput: false opts out; stored in the decision', async () => {
+    const e = await loadExperiment(write('floors.yaml', TWO.replace('samples: 3', 'samples: 3\nperInput: { minSuccess: 0.8 }')));
+    try {
+      expect(e.validators[0].perInput).toEqual({ minSuccess: 0.8 });
+      expect(e.verifierConfigs[0].perInput).toEqual({ minSuccess: 0.8 });
+      expect(e.decision.rules).toEqual([
+        { name: 'short', minSuccess: 0.9, perInput: { minSuccess: 0.8 } },
+        { name: 'polite', minSuccess: 0.8, maxErrorShare: 0.1, perInput: { minSuccess: 0.8 } },
+      ]);
+      expect(e.serialisable).toMatchObject({ validators: [{ name: 'short', perInput: { minSuccess: 0.8 } }] });
+      // The verifier's run fields (maxErrorShare, perInput) are the run's: its judge is built without them.
+      const { tensorColumns } = await import('../run/columns.js');
+      const cols = tensorColumns(e, undefined, { OPENAI_API_KEY: 'test' });
+      expect(cols.map((c) => [c.name, c.perInput, c.maxErrorShare])).toEqual([
+        ['short', { minSuccess: 0.8 }, undefined],
+        ['polite', { minSuccess: 0.8 }, 0.1],
+      ]);
+    } finally {
+      e.dispose();
+    }
+    const own = await loadExperiment(
+      write(
+        'own.yaml',
+        TWO.replace('samples: 3', 'samples: 3\nperInput: { minSuccess: 0.8 }').replace('    minSuccess: 0.9\n', '    minSuccess: 0.9\n    perInput: false\n'),
+      ),
+    );
+    expect(own.validators[0].perInput).toBeUndefined();
+    expect(own.decision.rules.map((r) => r.perInput)).toEqual([undefined, { minSuccess: 0.8 }]);
+    own.dispose();
+  });
+
+  it('refuses a floor of 0 or 1, an unknown key, and the pair with stopping: sequential, naming the field', async () => {
+    const one = await usage(write('one.yaml', GOOD.replace('samples: 3', 'samples: 3\nperInput: { minSuccess: 1 }')));
+    expect(one.message).toMatch(/one\.yaml: perInput\.minSuccess: expected a number strictly between 0 and 1, found 1 \(line 5\)/);
+    const typo = await usage(write('typo.yaml', GOOD.replace('    minSuccess: 0.9\n', '    minSuccess: 0.9\n    perInput: { min: 0.8 }\n')));
+    expect(typo.message).toMatch(/validators\[0\]\.perInput/);
+    const seq = await usage(write('seq.yaml', GOOD.replace('samples: 3', 'samples: 3\nstopping: sequential\nperInput: { minSuccess: 0.8 }')));
+    expect(seq.message).toMatch(/seq\.yaml: perInput: expected no perInput with stopping: sequential, found a per-input floor: .* \(line 6\)$/);
+    expect(seq.where).toMatchObject({ path: 'perInput', line: 6 });
   });
 });

@@ -13,7 +13,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import { builtinValidator, CheckOptionError, type CheckSpec } from '../validators/builtin.js';
 import { DEFAULT_VALIDATOR_TIMEOUT_MS } from '../validators/evaluate.js';
 import { sandboxedValidator } from '../validators/sandboxed.js';
-import { groundedValidator, type GroundedValidator } from '../validators/grounded.js';
+import type { GroundedValidator } from '../validators/grounded.js';
 import { priceTable } from '../providers/prices.js';
 import { inputsFromReplay, loadInputsFile } from './inputs.js';
 import { designProblem } from './limits.js';
@@ -28,6 +28,20 @@ import {
   type VerifierConfig,
 } from './schema.js';
 
+/** The `assay run` flag of each override (what a person typed); a key without one is named "override <key>". */
+const OVERRIDE_FLAGS: Record<string, string> = {
+  samples: '--samples',
+  concurrency: '--concurrency',
+  stopping: '--stopping',
+  verdict: '--verdict',
+  interval: '--interval',
+  perInput: '--per-input',
+};
+const overrideName = (path: readonly PropertyKey[]) => OVERRIDE_FLAGS[String(path[0])] ?? `override ${formatPath(path)}`;
+
+/** A verifier entry with its per-input floor resolved (its own, else the run's default). */
+export type ResolvedVerifierConfig = Omit<VerifierConfig, 'perInput'> & { perInput?: { minSuccess: number } };
+
 /** A loaded, validated experiment: everything the runner needs, nothing it must parse again. */
 export interface Experiment {
   name: string;
@@ -41,8 +55,8 @@ export interface Experiment {
   inputs: InputValue[];
   samples: number;
   validators: Validator[];
-  /** The `verifiers` entries as validated here; their `judge` is raw, for the verifier module. */
-  verifierConfigs: VerifierConfig[];
+  /** The `verifiers` entries as validated here (perInput resolved); their `judge` is raw, for the verifier module. */
+  verifierConfigs: ResolvedVerifierConfig[];
   aggregate: AggregateMethod;
   confidence: number;
   interval: IntervalMethod;
@@ -127,8 +141,9 @@ async function buildExperiment(
 
   const ov = overridesSchema.safeParse(overrides, { reportInput: true });
   if (!ov.success) {
-    const msgs = explainIssues(ov.error.issues).map((m) => `override ${formatPath(m.path)}: ${m.message}`);
-    throw new UsageError(msgs.join('\n'), { path: formatPath(explainIssues(ov.error.issues)[0]?.path ?? []) });
+    const issues = explainIssues(ov.error.issues);
+    const msgs = issues.map((m) => `${overrideName(m.path)}: ${m.message}`);
+    throw new UsageError(msgs.join('\n'), { path: overrideName(issues[0]?.path ?? []) });
   }
   const cfg: ParsedExperimentConfig = { ...parsed.data };
   for (const [k, v] of Object.entries(ov.data)) if (v !== undefined) (cfg as Record<string, unknown>)[k] = v;
@@ -195,6 +210,10 @@ async function buildExperiment(
     throw err;
   }
 
+  // Each rule's per-input floor: its own, else the run's default (`perInput: false` on a rule opts out).
+  const verifierConfigs: ResolvedVerifierConfig[] = cfg.verifiers.map((v) => withPerInput(v, cfg.perInput));
+  checkPerInputStopping(cfg, file, locate, { stopping: ov.data.stopping !== undefined, perInput: ov.data.perInput !== undefined });
+
   const metas: ValidatorMeta[] = validators.map((v) => ({
     name: v.name,
     message: v.message,
@@ -205,6 +224,7 @@ async function buildExperiment(
     ...(v.onError !== undefined ? { onError: v.onError } : {}),
     ...(v.maxErrorShare !== undefined ? { maxErrorShare: v.maxErrorShare } : {}),
     ...(v.expect !== undefined ? { expect: v.expect } : {}),
+    ...(v.perInput !== undefined ? { perInput: v.perInput } : {}),
   }));
   const name = cfg.name ?? defaultName(configPath);
   // A sequential run decides on confidence bounds: it needs the confident verdict (the default).
@@ -219,7 +239,13 @@ async function buildExperiment(
   const degenerate = intervalProblem(cfg.interval, verdict);
   if (degenerate) {
     // Said where the pair came from: the file, or an override (`assay run --interval/--verdict`).
-    if (ov.data.interval !== undefined || ov.data.verdict !== undefined) throw new UsageError(`override interval: ${degenerate}`, { path: 'interval' });
+    if (ov.data.interval !== undefined)
+      throw new UsageError(`--interval: ${degenerate} (--interval wald is accepted with --verdict point)`, { path: '--interval' });
+    if (ov.data.verdict !== undefined)
+      throw new UsageError(
+        `--verdict: expected point with the config's interval: wald, found "confident" (${degenerate.replace(/^.*?found "wald": /, '')}); or run with --interval clopper-pearson or --interval wilson`,
+        { path: '--verdict' },
+      );
     throw usageError(file, [{ path: ['interval'], message: degenerate }], locate);
   }
   // The run settings, the same in the experiment and in the copy stored with its runs.
@@ -240,7 +266,7 @@ async function buildExperiment(
     verdict,
     maxErrorShare: cfg.maxErrorShare,
     stopping: cfg.stopping,
-    rules: [...metas, ...cfg.verifiers].map(ruleDecision),
+    rules: [...metas, ...verifierConfigs].map(ruleDecision),
   };
   const serialisable = jsonSafe({
     name,
@@ -249,7 +275,7 @@ async function buildExperiment(
     inputs: cfg.inputs ?? 'recorded in the replay file',
     samples,
     validators: metas,
-    verifiers: cfg.verifiers,
+    verifiers: verifierConfigs,
     ...settings,
     validatorTimeoutMs: cfg.validatorTimeoutMs,
     cache: cfg.cache,
@@ -273,7 +299,7 @@ async function buildExperiment(
     inputs,
     samples,
     validators,
-    verifierConfigs: cfg.verifiers,
+    verifierConfigs,
     ...settings,
     decision,
     validatorTimeoutMs: cfg.validatorTimeoutMs ?? DEFAULT_VALIDATOR_TIMEOUT_MS,
@@ -286,6 +312,39 @@ async function buildExperiment(
       for (const g of grounded) void g.close();
     },
   };
+}
+
+/** A rule with its per-input floor resolved: its own, else `fallback`; none when it says `perInput: false`. */
+function withPerInput<T extends { perInput?: { minSuccess: number } | false }>(
+  rule: T,
+  fallback: { minSuccess: number } | undefined,
+): Omit<T, 'perInput'> & { perInput?: { minSuccess: number } } {
+  const { perInput, ...rest } = rule;
+  const floor = perInput === false ? undefined : (perInput ?? fallback);
+  return floor ? { ...rest, perInput: { minSuccess: floor.minSuccess } } : rest;
+}
+
+/**
+ * Per-input floors are decided by exact tests over a number of samples fixed in advance; a sequential run stops
+ * when its data say so, which would void them (core/per-input.ts). The pair is refused, naming the floor.
+ */
+function checkPerInputStopping(cfg: ParsedExperimentConfig, file: string, locate: Locate, byFlag: { stopping: boolean; perInput: boolean }): void {
+  if (cfg.stopping !== 'sequential') return;
+  const own = (['validators', 'verifiers'] as const).flatMap((key) =>
+    cfg[key].flatMap((v, i) => (v.perInput ? [[key, i, 'perInput'] as (string | number)[]] : [])),
+  );
+  const path = cfg.perInput ? ['perInput'] : own[0];
+  if (!path) return;
+  throw usageError(
+    file,
+    [
+      {
+        path,
+        message: `expected no perInput${byFlag.perInput ? ' (--per-input)' : ''} with stopping: sequential${byFlag.stopping ? ' (--stopping)' : ''}, found a per-input floor: its exact per-input tests need a number of samples fixed in advance, and a sequential run stops when the data decide the rule (use stopping: fixed, or drop perInput)`,
+      },
+    ],
+    locate,
+  );
 }
 
 interface BuildContext {
@@ -301,7 +360,7 @@ interface BuildContext {
 async function buildValidator(v: ValidatorConfig, i: number, { cfg, sandbox, file, locate, baseDir, grounded }: BuildContext): Promise<Validator> {
   const header = { name: v.name, message: v.message, minSuccess: v.minSuccess, weight: v.weight, timeoutMs: v.timeoutMs };
   // How errors and the sequential design treat this rule: the same for every kind of predicate.
-  const policy = stripUndefined({ onError: v.onError, maxErrorShare: v.maxErrorShare, expect: v.expect });
+  const policy = stripUndefined({ onError: v.onError, maxErrorShare: v.maxErrorShare, expect: v.expect, perInput: withPerInput(v, cfg.perInput).perInput });
   if (typeof v.predicate === 'function') {
     const fn = v.predicate;
     return {
@@ -335,6 +394,8 @@ async function buildValidator(v: ValidatorConfig, i: number, { cfg, sandbox, fil
   }
   try {
     if (v.check?.type === 'grounded') {
+      // The grounding audit's modules load with a grounded check only (start-up, docs/runner.md).
+      const { groundedValidator } = await import('../validators/grounded.js');
       const g = await groundedValidator(stripUndefined(header), v.check, {
         baseDir,
         file,

@@ -35,6 +35,15 @@ const expectRate = openUnit.describe(
   'The success rate you expect: a sequential run (stopping: sequential) decides fastest near it; the guarantee does not depend on it.',
 );
 
+/** `perInput: { minSuccess }`: each input passes at least minSuccess of its repeats (docs/verdicts.md, per-input floors). */
+export const perInputSchema = z
+  .strictObject({ minSuccess: openUnit }, { error: 'expected { minSuccess: <a number strictly between 0 and 1> }' })
+  .describe(
+    "Each input passes at least minSuccess of its repeats: each input's exact one-sided test, Holm over the inputs (family-wise error held at 1 − confidence). Not with stopping: sequential.",
+  );
+/** On a rule: its floor, or `false` for none where the run sets a default. */
+const rulePerInput = z.union([perInputSchema, z.literal(false)], { error: 'expected { minSuccess: <a number strictly between 0 and 1> } or false' }).optional();
+
 export const inputValueSchema = z.union([z.string(), z.record(z.string(), z.unknown())], {
   error: 'expected a string or an object',
 });
@@ -64,6 +73,7 @@ export const validatorConfigSchema = z
       .optional(),
     maxErrorShare: maxErrorShare.optional(),
     expect: expectRate.optional(),
+    perInput: rulePerInput,
   })
   .superRefine((v, ctx) => {
     if ((v.predicate === undefined) === (v.check === undefined)) {
@@ -83,6 +93,7 @@ export const verifierConfigSchema = z.strictObject({
   timeoutMs: posInt('a whole number of milliseconds ≥ 1').optional(),
   maxErrorShare: maxErrorShare.optional(),
   expect: expectRate.optional(),
+  perInput: rulePerInput,
   instructions: z.union([nonEmpty, z.array(nonEmpty).min(1)], { error: 'expected a string or a list of strings' }),
   /** The judge's provider, raw like `system`; the verifier module validates it. */
   judge: z.unknown().refine((v) => v !== undefined && v !== null, { error: 'expected a provider object like system' }),
@@ -126,6 +137,8 @@ export const experimentConfigSchema = z.strictObject({
       'confident (the default: the interval must clear minSuccess, else inconclusive) or point (the paper: rate ≥ minSuccess, marked "(point)" in reports). stopping: sequential needs confident.',
     ),
   maxErrorShare: maxErrorShare.default(0.05),
+  /** The per-input floor of every rule that sets none (a rule's `perInput: false` opts out). */
+  perInput: perInputSchema.optional(),
   stopping: z
     .enum(['fixed', 'sequential'], {
       error: 'expected "fixed" (run every sample, the default) or "sequential" (stop each validator once its confidence sequence decides it)',
@@ -163,6 +176,8 @@ export const overridesSchema = z.strictObject({
   verdict: z.enum(['point', 'confident']).optional(),
   aggregate: z.enum(['mean', 'weighted', 'min']).optional(),
   stopping: z.enum(['fixed', 'sequential'], { error: 'expected fixed or sequential' }).optional(),
+  /** `--per-input`: the run's default per-input floor. */
+  perInput: perInputSchema.optional(),
 });
 export type ExperimentOverrides = z.input<typeof overridesSchema>;
 

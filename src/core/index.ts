@@ -6,6 +6,7 @@ export * from './summary-types.js';
 export * from './distributions.js';
 export * from './intervals.js';
 export * from './verdict.js';
+export * from './per-input.js';
 export * from './views.js';
 export * from './aggregate.js';
 export * from './summarize.js';

@@ -172,3 +172,40 @@ describe('summarize on the hand-built 2×3×2 tensor', () => {
     expect(overallVerdict(['pass', 'pass'])).toBe('pass');
   });
 });
+
+describe('summarize with per-input floors (core/per-input.ts)', () => {
+  /** 4 inputs × 40 samples × 1 rule: inputs 0–2 always pass, input 3 passes `good` of its 40. */
+  const tensor = (good: number) => {
+    const t = new ReliabilityTensor(4, 40, 1);
+    for (let i = 0; i < 4; i++) for (let j = 0; j < 40; j++) t.set(i, j, 0, i < 3 || j < good ? Outcome.PASS : Outcome.FAIL);
+    return t;
+  };
+  const rule = (perInput?: { minSuccess: number }): ValidatorMeta[] => [
+    { name: 'r', message: 'm', minSuccess: 0.6, weight: 1, kind: 'validator', ...(perInput ? { perInput } : {}) },
+  ];
+
+  it('fails a rule whose aggregate passes when one input fails its floor, and says both', () => {
+    const plain = summarize(tensor(10), rule());
+    expect(plain.validators[0].verdict).toBe('pass'); // 130/160 = 81%, lower bound ≥ 60%
+    const s = summarize(tensor(10), rule({ minSuccess: 0.8 }));
+    const v = s.validators[0];
+    expect(v.verdict).toBe('fail');
+    expect(v.perInput).toMatchObject({ verdict: 'fail', failing: [3] });
+    expect(v.perInput!.inputs.slice(0, 3).map((x) => x.verdict)).toEqual(['pass', 'pass', 'pass']);
+    expect(v.reason).toMatch(/^lower bound \S+ ≥ minSuccess 60%; per input: 1 of 4 inputs below their floor 80% \(Holm, family-wise 95%\)$/);
+    expect(s.verdict).toBe('fail');
+  });
+
+  it('passes only when both pass; an input still open leaves the rule inconclusive', () => {
+    expect(summarize(tensor(40), rule({ minSuccess: 0.8 })).validators[0].verdict).toBe('pass');
+    // 30/40 against 80%: neither shown below (P(X ≤ 30) = 0.29) nor at or above it.
+    const open = summarize(tensor(30), rule({ minSuccess: 0.8 })).validators[0];
+    expect(open.perInput!.inputs[3].verdict).toBe('inconclusive');
+    expect(open.verdict).toBe('inconclusive');
+    expect(open.toDecide).toBeUndefined();
+  });
+
+  it('refuses per-input floors with sequential stopping', () => {
+    expect(() => summarize(tensor(40), rule({ minSuccess: 0.8 }), { stopping: 'sequential' })).toThrow(/perInput cannot be decided with stopping "sequential"/);
+  });
+});

@@ -8,6 +8,7 @@ import type { GradedOutput } from './grades.js';
 import { gradesForWidth } from './grading-sample.js';
 import { figureOf, gradingSummary } from './grading-summary.js';
 import { INTERVAL_METHODS, interval } from './intervals.js';
+import { combinePerInput, perInputFloors } from './per-input.js';
 import { sequenceBounds } from './sequence.js';
 import { sequentialStatus } from './stopping.js';
 import type {
@@ -150,6 +151,9 @@ export function summarize(
     const grading = grades?.[k]?.length ? gradingSummary(t, k, grades[k], r.counts, opts.level, !sequential) : undefined;
     const figure = figureOf(v.kind, grading, sequential);
     const graded = { ...(figure !== undefined ? { figure } : {}), ...(grading ? { grading } : {}) };
+    // The floors' exact tests need a number of samples fixed in advance (core/per-input.ts); config load refuses the pair.
+    if (sequential && v.perInput)
+      throw new RangeError(`validator ${JSON.stringify(v.name)}: perInput cannot be decided with stopping "sequential"; use stopping "fixed"`);
     if (sequential) return { ...head, ...r, ...sequentialSummary(t, k, v, r, opts, maxErrorShare), ...graded };
     const verdictOptions = { mode: opts.verdict, interval: opts.interval, level: opts.level, maxErrorShare };
     const corrected = grading?.corrected;
@@ -173,6 +177,18 @@ export function summarize(
           : Infinity;
       // Infinity: no number of grades of these outputs would decide it (null, said as such).
       s.gradesToDecide = Number.isFinite(need) ? need : null;
+    }
+    if (v.perInput) {
+      const floors = perInputFloors(
+        views.rows.map((row) => row[k]),
+        v.perInput,
+        { mode: opts.verdict, level: opts.level, maxErrorShare },
+      );
+      s.perInput = floors;
+      s.verdict = combinePerInput(verdict, floors.verdict);
+      s.reason = `${reason}; per input: ${floors.reason}`;
+      // More outputs decide the aggregate; they need not decide the floors.
+      if (floors.verdict !== 'pass') delete s.toDecide;
     }
     return s;
   });

@@ -1,4 +1,5 @@
 import type { Alignment } from './alignment.js';
+import type { PerInputResult } from './per-input.js';
 import type { CorrectedRate } from './ppi.js';
 
 /**
@@ -139,6 +140,11 @@ export interface ValidatorSummary extends RateWithCI {
    * if the rates hold; null when grading every output the rule decided would not.
    */
   gradesToDecide?: number | null;
+  /**
+   * `perInput: { minSuccess }`: each input's verdict against the floor (Holm over the inputs) and the inputs
+   * that fail it. `verdict` and `reason` are then the rule's whole verdict: the aggregate's and the floors'.
+   */
+  perInput?: PerInputResult;
 }
 
 export interface InputSummary extends PooledRate {

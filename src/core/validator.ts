@@ -49,6 +49,8 @@ export interface Validator {
   maxErrorShare?: number;
   /** The success rate expected; a sequential run decides fastest near it (core/sequence.ts). */
   expect?: number;
+  /** Each input must pass at least this share of its repeats, Holm over the inputs (core/per-input.ts). */
+  perInput?: { minSuccess: number };
 }
 
 /** What a report needs to know about a validator, without its (non-serialisable) predicate. */
@@ -67,4 +69,6 @@ export interface ValidatorMeta {
   maxErrorShare?: number;
   /** The rate it is expected to have, if set (sequential design). */
   expect?: number;
+  /** Its per-input floor, if set (core/per-input.ts). */
+  perInput?: { minSuccess: number };
 }

@@ -7,10 +7,13 @@
  * and optionally gradedAt (ISO 8601), probability (the output's chance of being drawn, when it was drawn at
  * random) and design (how it was drawn). Every problem names the file, the line and the field.
  */
-import { parse as parseCsv } from 'csv-parse/sync';
+import { lazyPackage } from '../lazy.js';
 import { describeFound } from '../config/issues.js';
 import { UsageError } from '../errors.js';
 import type { GradeRecord, NewGrade } from '../store/types.js';
+
+// csv-parse loads with the first CSV file (start-up, docs/runner.md).
+const csvParse = lazyPackage<typeof import('csv-parse/sync')>('csv-parse/sync');
 
 export type GradeFileFormat = 'jsonl' | 'csv';
 
@@ -113,7 +116,7 @@ export function parseGrades(text: string, file: string, format: GradeFileFormat,
   } else {
     let rows: { record: Record<string, string>; info: { lines: number } }[];
     try {
-      rows = parseCsv(text, { columns: true, skip_empty_lines: true, bom: true, trim: true, info: true }) as typeof rows;
+      rows = csvParse().parse(text, { columns: true, skip_empty_lines: true, bom: true, trim: true, info: true }) as typeof rows;
     } catch (err) {
       const e = err as Error & { lines?: number };
       throw new UsageError(`${file}: line ${e.lines ?? '?'}: expected a CSV row matching the header, found a malformed row (${e.message})`, {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { Parser } from 'htmlparser2';
+import { lazyPackage } from '../lazy.js';
 import { importOptional, UsageError } from '../errors.js';
 
 /** Text extraction for the knowledge base: .txt, .md (as is), .html/.htm (htmlparser2), .pdf (pdfjs-dist). */
@@ -47,12 +47,16 @@ const BLOCK = new Set([
   'caption',
 ]);
 
+// htmlparser2 loads with the first HTML document (start-up, docs/runner.md).
+const htmlparser2 = lazyPackage<typeof import('htmlparser2')>('htmlparser2');
+
 /** Visible text of an HTML document: scripts, styles and other non-text elements dropped, blocks kept as lines. */
 export function htmlToText(html: string): string {
   const parts: string[] = [];
   let skipDepth = 0;
   let title = '';
   let inTitle = false;
+  const { Parser } = htmlparser2();
   const parser = new Parser(
     {
       onopentag(name) {

@@ -1,11 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { CsvError, parse as parseCsv } from 'csv-parse/sync';
+import type { CsvError } from 'csv-parse/sync';
+import { lazyPackage } from '../lazy.js';
 import type { InputValue } from '../core/validator.js';
 import { UsageError } from '../errors.js';
 import { abortableSleep, abortError, excerpt } from './errors.js';
 import { inputKey } from './template.js';
 import { ProviderError, type GenerateOptions, type Generation, type SystemUnderTest } from './types.js';
+
+// csv-parse loads with the first CSV file (start-up, docs/runner.md).
+const csvParse = lazyPackage<typeof import('csv-parse/sync')>('csv-parse/sync');
 
 /** One recorded output: matched by `input`, or by input index `i` (and sample index `j`). */
 export interface ReplayRow {
@@ -158,9 +162,9 @@ export function parseReplayJsonl(text: string, file: string): ReplayRow[] {
 export function parseReplayCsv(text: string, file: string): ReplayRow[] {
   let records: { record: Record<string, string>; raw: string; info: { lines: number } }[];
   try {
-    records = parseCsv(text, { columns: true, info: true, raw: true, skip_empty_lines: true, bom: true }) as unknown as typeof records;
+    records = csvParse().parse(text, { columns: true, info: true, raw: true, skip_empty_lines: true, bom: true }) as unknown as typeof records;
   } catch (err) {
-    const line = err instanceof CsvError ? (err as CsvError & { lines?: number }).lines : undefined;
+    const line = err instanceof csvParse().CsvError ? (err as CsvError & { lines?: number }).lines : undefined;
     throw usage(file, line ?? 1, `malformed CSV: ${(err as Error).message}`);
   }
   const columns = records[0] ? Object.keys(records[0].record) : [];

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { AssayError, ExitCode, UsageError } from '../errors.js';
 
 /** The queue (Redis) could not be reached or used: an environment problem, exit 3, in one line without the password. */
@@ -89,6 +89,8 @@ function message(err: unknown): string {
  * without an answer, so that the caller, not the client, decides how long to wait (see outage.ts).
  */
 export async function connectRedis(loc: RedisLocation, what = 'the queue', opts: { commandTimeoutMs?: number } = {}): Promise<Redis> {
+  // Loaded here, not at import: only a queued run or a worker needs ioredis (start-up, docs/runner.md).
+  const { Redis } = await import('ioredis');
   // No retries while connecting: a server that is not there is reported at once.
   const client = new Redis(loc.url, {
     lazyConnect: true,

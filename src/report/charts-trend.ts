@@ -1,5 +1,5 @@
-import * as Plot from '@observablehq/plot';
-import { attr, bandKey, doc, namedRows, pctLabel, sparseTicks, svgString } from './charts.js';
+import type * as Plot from '@observablehq/plot';
+import { attr, bandKey, doc, namedRows, plot, pctLabel, sparseTicks, svgString } from './charts.js';
 import { formatP, signedPct } from './compare.js';
 
 /** Charts of changes: one validator's rate across runs (trend) and B − A per row (compare). */
@@ -36,13 +36,13 @@ export function trendSvg(points: TrendPoint[], options: { title: string; minSucc
     (p.significant ? `, significantly ${p.significant.direction} than the previous run, p=${formatP(p.significant.p)}` : '');
   const width = Math.max(340, Math.min(1000, 90 + order.length * 64));
   const marks: Plot.Markish[] = [
-    Plot.ruleX(
+    plot().ruleX(
       rows.filter((p) => p.low !== null),
       { x: 'x', y1: 'low', y2: 'high', stroke: '#57606a', strokeWidth: 1.5, ariaHidden: 'true' } as Plot.RuleXOptions,
     ),
-    Plot.line(rows, { x: 'x', y: 'rate', stroke: '#0969da', ariaHidden: 'true' } as Plot.LineOptions),
-    Plot.dot(rows, { x: 'x', y: 'rate', fill: '#0969da', r: 4, ariaLabel: (p: (typeof rows)[number]) => attr(describe(p)), title: describe }),
-    Plot.dot(sig, {
+    plot().line(rows, { x: 'x', y: 'rate', stroke: '#0969da', ariaHidden: 'true' } as Plot.LineOptions),
+    plot().dot(rows, { x: 'x', y: 'rate', fill: '#0969da', r: 4, ariaLabel: (p: (typeof rows)[number]) => attr(describe(p)), title: describe }),
+    plot().dot(sig, {
       x: 'x',
       y: 'rate',
       r: 9,
@@ -55,7 +55,7 @@ export function trendSvg(points: TrendPoint[], options: { title: string; minSucc
       { data: sig.filter((p) => (p.rate ?? 0) > 0.8), dy: 22 },
       { data: sig.filter((p) => (p.rate ?? 0) <= 0.8), dy: -20 },
     ].map(({ data, dy }) =>
-      Plot.text(data, {
+      plot().text(data, {
         x: 'x',
         y: 'rate',
         dy,
@@ -71,7 +71,7 @@ export function trendSvg(points: TrendPoint[], options: { title: string; minSucc
   ];
   if (options.minSuccess !== undefined && options.minSuccess > 0) {
     marks.unshift(
-      Plot.ruleY([options.minSuccess], {
+      plot().ruleY([options.minSuccess], {
         stroke: '#0969da',
         strokeDasharray: '5,3',
         strokeOpacity: 0.7,
@@ -79,7 +79,7 @@ export function trendSvg(points: TrendPoint[], options: { title: string; minSucc
       } as Plot.RuleYOptions),
     );
   }
-  const svg = Plot.plot({
+  const svg = plot().plot({
     document: doc(),
     width,
     height: 260,
@@ -125,7 +125,7 @@ export function diffSvg(rows: DiffRow[], options: { title: string }): string {
   const colour = (r: DiffRow) => (r.direction === 'worse' ? WORSE : r.direction === 'better' ? BETTER : '#57606a');
   const describe = (r: DiffRow) =>
     `${r.label}: B − A ${signedPct(r.diff)} (interval ${signedPct(r.low)} to ${signedPct(r.high)}), ${r.direction === 'unchanged' ? 'no significant change' : `significantly ${r.direction}`}${r.note ? `, ${r.note}` : ''}`;
-  const svg = Plot.plot({
+  const svg = plot().plot({
     document: doc(),
     width: 520,
     height: 50 + shown.length * rowH,
@@ -134,12 +134,12 @@ export function diffSvg(rows: DiffRow[], options: { title: string }): string {
     ariaLabel: attr(options.title),
     x: { domain: [-bound, bound], label: 'B − A (success rate)', labelAnchor: 'center', tickFormat: '+.0%', grid: true, ticks: 5 },
     marks: [
-      Plot.ruleX([0], { stroke: '#1f2328' }),
-      Plot.ruleY(
+      plot().ruleX([0], { stroke: '#1f2328' }),
+      plot().ruleY(
         shown.filter((r) => r.low !== null),
         { y: 'name', x1: 'low', x2: 'high', stroke: colour, strokeWidth: 2, ariaHidden: 'true' } as Plot.RuleYOptions,
       ),
-      Plot.text(shown, {
+      plot().text(shown, {
         y: 'name',
         x: 'diff',
         text: glyph,

@@ -1,5 +1,9 @@
-import * as Plot from '@observablehq/plot';
-import { parseHTML } from 'linkedom';
+import type * as Plot from '@observablehq/plot';
+import { lazyPackage } from '../lazy.js';
+
+// Observable Plot and linkedom load with the first chart, not with every import of the package (start-up, docs/runner.md).
+export const plot = lazyPackage<typeof Plot>('@observablehq/plot');
+const linkedom = lazyPackage<typeof import('linkedom')>('linkedom');
 
 /**
  * SVG charts drawn with Observable Plot on a light server-side DOM (linkedom): no browser, no network,
@@ -14,7 +18,7 @@ export const OUTCOME_STYLE = {
 } as const;
 
 export function doc(): Document {
-  return parseHTML('<!doctype html><html><body></body></html>').document as unknown as Document;
+  return linkedom().parseHTML('<!doctype html><html><body></body></html>').document as unknown as Document;
 }
 
 /**
@@ -152,33 +156,40 @@ interface Common {
 function lineMark(line: number | undefined, along: 'x' | 'y'): Plot.Markish[] {
   if (line === undefined) return [];
   const style = { stroke: '#0969da', strokeWidth: 2, strokeDasharray: '5,3', ariaLabel: () => `minimum success ${pctLabel(line)}` };
-  return [along === 'x' ? Plot.ruleX([line], style as Plot.RuleXOptions) : Plot.ruleY([line], style as Plot.RuleYOptions)];
+  return [along === 'x' ? plot().ruleX([line], style as Plot.RuleXOptions) : plot().ruleY([line], style as Plot.RuleYOptions)];
 }
 
 function horizontal({ rows, decided, describe, options }: Common): string {
   const rowH = Math.max(14, Math.min(30, Math.floor(600 / Math.max(rows.length, 1))));
   const withCi = decided.filter((r) => r.low !== null);
   const marks: Plot.Markish[] = [
-    Plot.barX(decided, { x: 'rate', y: 'name', fill: barFill, fillOpacity: 0.85, ariaLabel: (r: Row) => attr(describe(r)), title: describe }),
-    Plot.ruleY(withCi, { y: 'name', x1: 'low', x2: 'high', stroke: '#1f2328', strokeWidth: 1.5, ariaHidden: 'true' } as Plot.RuleYOptions),
-    Plot.tickX(withCi, { y: 'name', x: 'low', stroke: '#1f2328', inset: rowH / 5, ariaHidden: 'true' } as Plot.TickXOptions),
-    Plot.tickX(withCi, { y: 'name', x: 'high', stroke: '#1f2328', inset: rowH / 5, ariaHidden: 'true' } as Plot.TickXOptions),
-    Plot.text(
+    plot().barX(decided, { x: 'rate', y: 'name', fill: barFill, fillOpacity: 0.85, ariaLabel: (r: Row) => attr(describe(r)), title: describe }),
+    plot().ruleY(withCi, { y: 'name', x1: 'low', x2: 'high', stroke: '#1f2328', strokeWidth: 1.5, ariaHidden: 'true' } as Plot.RuleYOptions),
+    plot().tickX(withCi, { y: 'name', x: 'low', stroke: '#1f2328', inset: rowH / 5, ariaHidden: 'true' } as Plot.TickXOptions),
+    plot().tickX(withCi, { y: 'name', x: 'high', stroke: '#1f2328', inset: rowH / 5, ariaHidden: 'true' } as Plot.TickXOptions),
+    plot().text(
       rows.filter((r) => r.rate === null),
       { y: 'name', x: 0, text: () => 'n/a (nothing decided)', textAnchor: 'start', dx: 4, fill: '#656d76' },
     ),
-    Plot.ruleX([0]),
+    plot().ruleX([0]),
   ];
   const thresholds = rows.filter((r) => r.threshold !== undefined);
   if (thresholds.length) {
     marks.push(
-      Plot.tickX(thresholds, { y: 'name', x: 'threshold', stroke: '#0969da', strokeWidth: 3, strokeDasharray: '3,2', ariaHidden: 'true' } as Plot.TickXOptions),
+      plot().tickX(thresholds, {
+        y: 'name',
+        x: 'threshold',
+        stroke: '#0969da',
+        strokeWidth: 3,
+        strokeDasharray: '3,2',
+        ariaHidden: 'true',
+      } as Plot.TickXOptions),
     );
   }
   marks.push(...lineMark(options.line, 'x'));
   // The glyph right of each bar's interval: the status reads without colour.
   marks.push(
-    Plot.text(decided, {
+    plot().text(decided, {
       y: 'name',
       x: (r: Row) => r.high ?? r.rate,
       text: barGlyph,
@@ -189,7 +200,7 @@ function horizontal({ rows, decided, describe, options }: Common): string {
       ariaHidden: 'true',
     } as Plot.TextOptions),
   );
-  const svg = Plot.plot({
+  const svg = plot().plot({
     document: doc(),
     width: 560,
     height: 48 + rows.length * rowH,
@@ -223,17 +234,17 @@ function labelledAbove({ rows, decided, describe, options }: Common): string {
   // A white halo keeps a label legible where grid lines and the minimum's dashes cross it.
   const halo = { stroke: '#ffffff', strokeWidth: 3, paintOrder: 'stroke' };
   const marks: Plot.Markish[] = [
-    Plot.barX(decided, { x: 'rate', y: barKey, fill: barFill, fillOpacity: 0.85, insetBottom: 2, ariaLabel: (r: Row) => attr(describe(r)), title: describe }),
-    Plot.ruleY(withCi, { y: barKey, x1: 'low', x2: 'high', stroke: '#1f2328', strokeWidth: 1.5, ariaHidden: 'true' } as Plot.RuleYOptions),
-    Plot.tickX(withCi, { y: barKey, x: 'low', stroke: '#1f2328', inset: 4, ariaHidden: 'true' } as Plot.TickXOptions),
-    Plot.tickX(withCi, { y: barKey, x: 'high', stroke: '#1f2328', inset: 4, ariaHidden: 'true' } as Plot.TickXOptions),
-    Plot.text(
+    plot().barX(decided, { x: 'rate', y: barKey, fill: barFill, fillOpacity: 0.85, insetBottom: 2, ariaLabel: (r: Row) => attr(describe(r)), title: describe }),
+    plot().ruleY(withCi, { y: barKey, x1: 'low', x2: 'high', stroke: '#1f2328', strokeWidth: 1.5, ariaHidden: 'true' } as Plot.RuleYOptions),
+    plot().tickX(withCi, { y: barKey, x: 'low', stroke: '#1f2328', inset: 4, ariaHidden: 'true' } as Plot.TickXOptions),
+    plot().tickX(withCi, { y: barKey, x: 'high', stroke: '#1f2328', inset: 4, ariaHidden: 'true' } as Plot.TickXOptions),
+    plot().text(
       rows.filter((r) => r.rate === null),
       { y: barKey, x: 0, text: () => 'n/a (nothing decided)', textAnchor: 'start', dx: 4, fill: '#656d76' },
     ),
-    Plot.ruleX([0]),
+    plot().ruleX([0]),
     ...lineMark(options.line, 'x'),
-    Plot.text(decided, {
+    plot().text(decided, {
       y: barKey,
       x: (r: Row) => r.high ?? r.rate,
       text: barGlyph,
@@ -244,9 +255,9 @@ function labelledAbove({ rows, decided, describe, options }: Common): string {
       ariaHidden: 'true',
     } as Plot.TextOptions),
     // Last, so the halo covers the grid and the minimum's dashes where they cross a label.
-    Plot.text(rows, { y: labelKey, x: 0, text: (r: Row) => cut(r.label), textAnchor: 'start', dy: 3, fill: '#1f2328', ...halo, ariaHidden: 'true' }),
+    plot().text(rows, { y: labelKey, x: 0, text: (r: Row) => cut(r.label), textAnchor: 'start', dy: 3, fill: '#1f2328', ...halo, ariaHidden: 'true' }),
   ];
-  const svg = Plot.plot({
+  const svg = plot().plot({
     document: doc(),
     width: CARD_CHART_WIDTH,
     height: 44 + rows.length * 2 * line,
@@ -267,7 +278,7 @@ function columns({ rows, decided, describe, options }: Common): string {
   const withCi = decided.filter((r) => r.low !== null);
   const inset = Math.max(0, colW * 0.3);
   const width = Math.max(340, 64 + n * colW);
-  const svg = Plot.plot({
+  const svg = plot().plot({
     document: doc(),
     width,
     height: 260,
@@ -287,20 +298,20 @@ function columns({ rows, decided, describe, options }: Common): string {
     },
     y: { domain: [0, 1], label: 'success rate', tickFormat: '.0%', grid: true, ticks: 5 },
     marks: [
-      Plot.barY(decided, { x: 'name', y: 'rate', fill: barFill, fillOpacity: 0.85, ariaLabel: (r: Row) => attr(describe(r)), title: describe }),
-      Plot.ruleX(withCi, { x: 'name', y1: 'low', y2: 'high', stroke: '#1f2328', strokeWidth: 1.5, ariaHidden: 'true' } as Plot.RuleXOptions),
-      Plot.tickY(withCi, { x: 'name', y: 'low', stroke: '#1f2328', inset, ariaHidden: 'true' } as Plot.TickYOptions),
-      Plot.tickY(withCi, { x: 'name', y: 'high', stroke: '#1f2328', inset, ariaHidden: 'true' } as Plot.TickYOptions),
-      Plot.text(
+      plot().barY(decided, { x: 'name', y: 'rate', fill: barFill, fillOpacity: 0.85, ariaLabel: (r: Row) => attr(describe(r)), title: describe }),
+      plot().ruleX(withCi, { x: 'name', y1: 'low', y2: 'high', stroke: '#1f2328', strokeWidth: 1.5, ariaHidden: 'true' } as Plot.RuleXOptions),
+      plot().tickY(withCi, { x: 'name', y: 'low', stroke: '#1f2328', inset, ariaHidden: 'true' } as Plot.TickYOptions),
+      plot().tickY(withCi, { x: 'name', y: 'high', stroke: '#1f2328', inset, ariaHidden: 'true' } as Plot.TickYOptions),
+      plot().text(
         rows.filter((r) => r.rate === null),
         { x: 'name', y: 0, text: () => 'n/a', dy: -8, fill: '#656d76', ariaLabel: (r: Row) => attr(describe(r)) } as Plot.TextOptions,
       ),
-      Plot.ruleY([0]),
+      plot().ruleY([0]),
       ...lineMark(options.line, 'y'),
       // Glyphs above the columns when they are wide enough to hold one.
       ...(colW >= 10
         ? [
-            Plot.text(decided, {
+            plot().text(decided, {
               x: 'name',
               y: (r: Row) => r.high ?? r.rate,
               text: barGlyph,

@@ -12,6 +12,7 @@ import { costSummary } from './cost.js';
 import { esc, pct, scriptJson, tableHtml, verdictBadge } from './html-layout.js';
 import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, ownRateNote, reasonsText, shownRate } from './grading-text.js';
 import { errorShareText, gradesToDecideText, stoppedText, toDecideText } from './meta.js';
+import { perInputHtml } from './per-input.js';
 
 /** What the cell-detail view shows for one sample (also the body of GET /api/runs/:id/samples/:i/:j). */
 export interface SampleView {
@@ -291,5 +292,7 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
     for (const s of options.samples) byCell[`${s.i},${s.j}`] = sampleView(run, s);
     embedded = `<script type="application/json" id="assay-samples">${scriptJson(byCell)}</script>`;
   }
-  return head + vTable + gradingHtml(run, summary) + errorsHtml(options.errors) + tensorSection + profiles + table + embedded;
+  return (
+    head + vTable + perInputHtml(summary, run.inputs) + gradingHtml(run, summary) + errorsHtml(options.errors) + tensorSection + profiles + table + embedded
+  );
 }

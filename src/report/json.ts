@@ -28,6 +28,9 @@ import { verdictPasses, type ReportMeta } from './meta.js';
  * Added within version 2 (issue 16): per rule, `figure` (which figure its verdict rests on: "corrected by 57
  * grades", "judge's rate · judge not checked against people"), and for a rule with people's grades `alignment`,
  * `corrected`, `grading` and, when inconclusive, `gradesToDecide`. `rate` and `ci` stay the rule's own.
+ * Added within version 2 (issue 19): per rule with `perInput: { minSuccess }`, `perInput` (each input's verdict
+ * against the floor, Holm over the inputs, and the failing inputs' indices into `inputs`); the rule's `verdict`
+ * and `reason` then include it.
  */
 export const REPORT_SCHEMA_VERSION = 2;
 
@@ -120,6 +123,7 @@ export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonRepo
       ...(v.figure !== undefined ? { figure: v.figure } : {}),
       ...(v.grading ? gradingJson(v.grading) : {}),
       ...(v.gradesToDecide !== undefined ? { gradesToDecide: v.gradesToDecide } : {}),
+      ...(v.perInput ? { perInput: v.perInput } : {}),
       // a verifier's judge, or a rule whose check calls one (grounded with a judge)
       ...(meta.stats?.checkCostUsd?.[v.k] !== undefined && (v.kind === 'verifier' || meta.stats.checkCostUsd[v.k] > 0)
         ? { costUsd: meta.stats.checkCostUsd[v.k] }

@@ -1,6 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import type { RunSummary, ValidatorSummary } from '../core/summary-types.js';
 import { alignmentText, figureText, gradesText, shownRate } from './grading-text.js';
+import { inputInline } from '../core/show.js';
+import { INPUTS_SHOWN, perInputItems } from './per-input.js';
 import { errorShareText, gradesToDecideText, pct, stoppedText, toDecideText, verdictLabel, type ReportMeta } from './meta.js';
 
 /**
@@ -33,6 +35,15 @@ function describe(v: ValidatorSummary): string {
   const errs = errorShareText(v);
   const figure = figureText(v);
   return `rate ${pct(shown.rate)}${ci}${errs ? ` (${errs})` : ''}${figure ? ` (${figure})` : ''}, minSuccess ${pct(v.minSuccess)}; ${v.counts.pass} pass, ${v.counts.fail} fail, ${v.counts.error} error${v.counts.pending ? `, ${v.counts.pending} pending` : ''}`;
+}
+
+/** "; below the per-input floor 80%: #3 "I want a refund", #7 …" for a rule whose floors fail, '' otherwise. */
+function failingText(v: ValidatorSummary, meta: ReportMeta): string {
+  const p = v.perInput;
+  if (!p?.failing.length) return '';
+  const named = p.failing.slice(0, INPUTS_SHOWN).map((i) => `#${i + 1}${meta.inputs?.[i] !== undefined ? ` ${inputInline(meta.inputs[i], 40)}` : ''}`);
+  const more = p.failing.length > INPUTS_SHOWN ? ` and ${p.failing.length - INPUTS_SHOWN} more` : '';
+  return `; below the per-input floor ${pct(p.minSuccess)}: ${named.join(', ')}${more}`;
 }
 
 type Kind = 'passed' | 'failure' | 'error' | 'skipped';
@@ -73,13 +84,14 @@ export function renderJunitReport(s: RunSummary, meta: ReportMeta): string {
   s.validators.forEach((v, idx) => {
     const kind = kinds[idx];
     const text = describe(v);
-    const why = [stoppedText(v, s.M), v.reason, toDecideText(v, s.N), gradesToDecideText(v)].filter(Boolean).join('; ');
+    const floors = v.perInput && v.perInput.verdict !== 'pass' ? perInputItems(v.perInput, meta.inputs).join('; ') : '';
+    const why = [stoppedText(v, s.M), v.reason, floors, toDecideText(v, s.N), gradesToDecideText(v)].filter(Boolean).join('; ');
     const people = v.grading ? `; against people: ${gradesText(v.grading)}, ${alignmentText(v.grading)}` : '';
     out.push(`    <testcase classname="assay.${suiteName}" name="${xmlEscape(v.name)}" time="0">`);
     if (kind === 'failure') {
       const type = v.verdict === 'fail' ? 'below-min-success' : 'inconclusive';
       out.push(
-        `      <failure type="${type}" message="${xmlEscape(`${v.message || v.name}: ${verdictLabel(v.verdict, s.options.verdict, { upper: false })} (${text})`)}">${xmlEscape(`${text}. ${why}.`)}</failure>`,
+        `      <failure type="${type}" message="${xmlEscape(`${v.message || v.name}: ${verdictLabel(v.verdict, s.options.verdict, { upper: false })} (${text})${failingText(v, meta)}`)}">${xmlEscape(`${text}. ${why}.`)}</failure>`,
       );
     } else if (kind === 'error') {
       const noCell = v.counts.pass + v.counts.fail === 0;

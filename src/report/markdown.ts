@@ -3,6 +3,7 @@ import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { costSummary } from './cost.js';
 import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
 import { errorShareText, gradesToDecideText, inputLabel, pct, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
+import { perInputMarkdown } from './per-input.js';
 import { sparkline, verdictLine } from './terminal.js';
 
 /**
@@ -91,6 +92,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push('');
   L.push(`> ${mdCell(verdictLine(s, meta))}`);
   L.push('');
+  L.push(...perInputMarkdown(s.validators, s.options.verdict, meta.inputs, mdCell));
   L.push(...gradingMarkdown(s));
   L.push(`<details><summary>Per input (IRP) <code>${sparkline(s.inputs.map((x) => x.rate))}</code></summary>`);
   L.push('');

@@ -5,6 +5,7 @@ import { errorSummaryOf } from '../run/stats.js';
 import { costSummary } from './cost.js';
 import { inputInline } from '../core/show.js';
 import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
+import { perInputLines } from './per-input.js';
 import { errorShareText, gradesToDecideText, pct, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 
 /** The terminal summary printed after a run (and by `assay show`). Plain text; colour only when asked. */
@@ -117,6 +118,8 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   for (const v of s.validators)
     lines.push(`  ${v.name}: ${[figureText(v), stoppedText(v, s.M), v.reason, toDecideText(v, s.N), gradesToDecideText(v)].filter(Boolean).join('; ')}`);
   lines.push('');
+  const floors = perInputLines(s.validators, o.verdict, meta.inputs);
+  if (floors.length) lines.push(...floors, '');
   const graded = gradingLines(s);
   if (graded.length) lines.push(...graded, '');
   const errs = (r: { errorShare: number | null }) => (r.errorShare ? ` (${errorShareText(r)})` : '');

@@ -2,7 +2,6 @@ import { writeFile } from 'node:fs/promises';
 import type { RunSummary } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { RunRecord, Store } from '../store/types.js';
-import { renderHtmlReport } from './html.js';
 import { renderJsonReport } from './json.js';
 import { renderJunitReport } from './junit.js';
 import { renderMarkdownReport } from './markdown.js';
@@ -50,6 +49,8 @@ export async function writeReports(
     markdown: async () => renderMarkdownReport(ctx.summary, ctx.meta),
     html: async () => {
       const samples = ctx.run.N * ctx.run.M <= HTML_SAMPLES_LIMIT ? await ctx.store.listSamples(ctx.run.id) : undefined;
+      // The charts (Observable Plot, linkedom) load with an HTML report only (start-up, docs/runner.md).
+      const { renderHtmlReport } = await import('./html.js');
       return renderHtmlReport({ ...ctx.run, status: ctx.meta.status }, ctx.summary, ctx.tensor, samples, ctx.meta.stats);
     },
   };

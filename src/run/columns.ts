@@ -1,9 +1,15 @@
-import type { Experiment } from '../config/load.js';
+import type { Experiment, ResolvedVerifierConfig } from '../config/load.js';
 import type { Validator } from '../core/validator.js';
 import { verifierFromConfig } from '../judge/config.js';
 import type { CacheSettings } from '../providers/cache.js';
 import type { PriceTable } from '../providers/prices.js';
 import type { LimiterFactory } from './rate-limit.js';
+
+/** A verifier entry without the run's fields (maxErrorShare, expect, perInput): what the judge's module checks. */
+export function judgeFields(raw: ResolvedVerifierConfig): Omit<ResolvedVerifierConfig, 'maxErrorShare' | 'expect' | 'perInput'> {
+  const { maxErrorShare: _m, expect: _e, perInput: _p, ...judged } = raw;
+  return judged;
+}
 
 /**
  * The experiment's validators followed by its verifiers: the K columns of the tensor, in order. A judgement's
@@ -16,7 +22,7 @@ export function tensorColumns(
   models: { prices?: PriceTable; cache?: CacheSettings; warn?: (message: string) => void } = {},
 ): Validator[] {
   const verifiers = x.verifierConfigs.map((raw, i) => {
-    const v = verifierFromConfig(raw, {
+    const v = verifierFromConfig(judgeFields(raw), {
       file: x.configPath,
       path: `verifiers[${i}]`,
       timeoutMs: x.timeoutMs,
@@ -29,6 +35,7 @@ export function tensorColumns(
       ...v,
       ...(raw.maxErrorShare !== undefined ? { maxErrorShare: raw.maxErrorShare } : {}),
       ...(raw.expect !== undefined ? { expect: raw.expect } : {}),
+      ...(raw.perInput ? { perInput: raw.perInput } : {}),
     };
   });
   return [...x.validators, ...verifiers];

@@ -118,3 +118,22 @@ describe('a resume may not change how the run is decided', () => {
     );
   });
 });
+
+describe('per-input floors are decision parameters (issue 19)', () => {
+  it('a changed, added or dropped floor is a change, named by rule', () => {
+    const withFloor: DecisionParameters = { ...decision, rules: decision.rules.map((r) => ({ ...r, perInput: { minSuccess: 0.8 } })) };
+    expect(decisionChanges(decision, withFloor)).toEqual(['"short".perInput: unset → {"minSuccess":0.8}', '"polite".perInput: unset → {"minSuccess":0.8}']);
+    const lower = { ...withFloor, rules: [{ ...withFloor.rules[0], perInput: { minSuccess: 0.7 } }, withFloor.rules[1]] };
+    expect(decisionChanges(withFloor, lower)).toEqual(['"short".perInput: {"minSuccess":0.8} → {"minSuccess":0.7}']);
+    expect(decisionChanges(withFloor, structuredClone(withFloor))).toEqual([]);
+  });
+
+  it('a stored floor decides the stored run (summarizeRun), whatever its stored validators say', () => {
+    const t = new ReliabilityTensor(2, 30, 2);
+    for (let i = 0; i < 2; i++) for (let j = 0; j < 30; j++) for (let k = 0; k < 2; k++) t.set(i, j, k, i === 0 ? Outcome.PASS : Outcome.FAIL);
+    const stored = { ...decision, rules: [{ ...decision.rules[0], perInput: { minSuccess: 0.5 } }, decision.rules[1]] };
+    const s = summarizeRun({ config: { decision: stored }, validators: metas }, t);
+    expect(s.validators[0].perInput).toMatchObject({ minSuccess: 0.5, failing: [1] });
+    expect(s.validators[1].perInput).toBeUndefined();
+  });
+});

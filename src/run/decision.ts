@@ -29,15 +29,18 @@ export interface RuleDecision {
   minSuccess: number;
   maxErrorShare?: number;
   expect?: number;
+  /** Its per-input floor (core/per-input.ts), when it has one. */
+  perInput?: { minSuccess: number };
 }
 
 /** A rule's decision parameters from its metadata (a Validator or a stored ValidatorMeta). */
-export function ruleDecision(v: Pick<ValidatorMeta, 'name' | 'minSuccess' | 'maxErrorShare' | 'expect'>): RuleDecision {
+export function ruleDecision(v: Pick<ValidatorMeta, 'name' | 'minSuccess' | 'maxErrorShare' | 'expect' | 'perInput'>): RuleDecision {
   return {
     name: v.name,
     minSuccess: v.minSuccess,
     ...(v.maxErrorShare !== undefined ? { maxErrorShare: v.maxErrorShare } : {}),
     ...(v.expect !== undefined ? { expect: v.expect } : {}),
+    ...(v.perInput ? { perInput: { minSuccess: v.perInput.minSuccess } } : {}),
   };
 }
 
@@ -59,7 +62,7 @@ function storedDecision(config: unknown): DecisionParameters | undefined {
     isUnit(d.maxErrorShare) &&
     (d.stopping === 'fixed' || d.stopping === 'sequential') &&
     Array.isArray(d.rules) &&
-    d.rules.every((r) => r && typeof r.name === 'string' && isUnit(r.minSuccess));
+    d.rules.every((r) => r && typeof r.name === 'string' && isUnit(r.minSuccess) && (r.perInput === undefined || isUnit(r.perInput?.minSuccess)));
   return ok ? (d as DecisionParameters) : undefined;
 }
 
@@ -111,7 +114,7 @@ export function summarizeRun(
   const validators = run.validators.map((v, k) => {
     const r = d.rules[k];
     if (!r || r.name !== v.name) return v;
-    const { maxErrorShare: _m, expect: _e, ...rest } = v;
+    const { maxErrorShare: _m, expect: _e, perInput: _p, ...rest } = v;
     return { ...rest, ...r };
   });
   return summarize(tensor, validators, { ...summaryOptionsOfDecision(d, run.config), ...options }, grades);
@@ -129,6 +132,7 @@ export function decisionChanges(stored: DecisionParameters, now: DecisionParamet
     if (!n) continue; // a changed set of rules is refused on its own (openRun)
     for (const k of ['minSuccess', 'maxErrorShare', 'expect'] as const)
       if (r[k] !== n[k]) out.push(`${JSON.stringify(r.name)}.${k}: ${show(r[k])} → ${show(n[k])}`);
+    if (r.perInput?.minSuccess !== n.perInput?.minSuccess) out.push(`${JSON.stringify(r.name)}.perInput: ${show(r.perInput)} → ${show(n.perInput)}`);
   }
   return out;
 }

@@ -1,4 +1,5 @@
-import cliProgress from 'cli-progress';
+import type cliProgressModule from 'cli-progress';
+import { lazyPackage } from '../lazy.js';
 import type { RunProgress } from './runner.js';
 
 /** Progress for the CLI: a bar on a TTY, a plain line per ~10% otherwise (CI logs stay readable). */
@@ -7,8 +8,12 @@ export interface ProgressView {
   stop(): void;
 }
 
+// The bar's package loads on a terminal only (start-up, docs/runner.md).
+const cliProgressPackage = lazyPackage<typeof cliProgressModule>('cli-progress');
+
 export function createProgressView(stream: NodeJS.WriteStream = process.stderr, tty = Boolean(stream.isTTY)): ProgressView {
   if (tty) {
+    const cliProgress = cliProgressPackage();
     const bar = new cliProgress.SingleBar(
       {
         stream,

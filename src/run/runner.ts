@@ -97,6 +97,7 @@ export function validatorMeta(v: Validator): ValidatorMeta {
     ...(v.onError !== undefined ? { onError: v.onError } : {}),
     ...(v.maxErrorShare !== undefined ? { maxErrorShare: v.maxErrorShare } : {}),
     ...(v.expect !== undefined ? { expect: v.expect } : {}),
+    ...(v.perInput !== undefined ? { perInput: v.perInput } : {}),
   };
 }
 

@@ -100,3 +100,12 @@ describe('stopping: sequential in the runner', () => {
     expect(again.stopped?.rule).toBe('sequential');
   });
 });
+
+describe('SequentialStopRule and per-input floors', () => {
+  it('refuses a column with perInput before anything runs (its exact tests need a fixed number of samples)', () => {
+    expect(() => new SequentialStopRule([{ name: 'r', minSuccess: 0.9, perInput: { minSuccess: 0.8 } }], 0.95)).toThrow(
+      /validator "r": perInput cannot be decided with stopping "sequential"/,
+    );
+    expect(() => new SequentialStopRule([{ minSuccess: 0.9 }], 0.95)).not.toThrow();
+  });
+});

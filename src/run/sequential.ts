@@ -16,7 +16,13 @@ export class SequentialStopRule implements StopRule {
   private tensor: ReliabilityTensor | undefined;
 
   /** `validators`: the run's K columns (minSuccess, expect); `level`: the run's confidence level. */
-  constructor(validators: readonly Pick<ValidatorMeta, 'minSuccess' | 'expect'>[], level: number) {
+  constructor(validators: readonly (Pick<ValidatorMeta, 'minSuccess' | 'expect'> & Partial<Pick<ValidatorMeta, 'name' | 'perInput'>>)[], level: number) {
+    // Per-input floors are exact tests over a number of samples fixed in advance: stopping on the data voids them.
+    const floored = validators.find((v) => v.perInput);
+    if (floored)
+      throw new RangeError(
+        `${floored.name ? `validator ${JSON.stringify(floored.name)}: ` : ''}perInput cannot be decided with stopping "sequential"; use stopping "fixed"`,
+      );
     this.scans = validators.map((v, k) => new SequentialScan(k, { minSuccess: v.minSuccess, level, ...(v.expect !== undefined ? { expect: v.expect } : {}) }));
   }
 

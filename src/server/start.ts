@@ -1,8 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { UsageError } from '../errors.js';
-import { createApp, type AppOptions } from './app.js';
+import type { AppOptions } from './app.js';
 import { isLoopbackHost } from './auth.js';
 import { ConnectionGuard, resolveConnectionLimits, timeoutServerOptions, type ConnectionLimits, type ConnectionStats } from './connections.js';
 import { logEvent, stdoutSink } from './log.js';
@@ -57,6 +56,8 @@ export async function startServer(options: StartOptions = {}): Promise<ServerHan
   const limits = resolveConnectionLimits(options.connections);
   // Without a token, only loopback names and our own address may be in Host (DNS rebinding).
   const allowedHosts = options.token ? undefined : [host, ...(options.allowHosts ?? [])];
+  // The app (Hono, the dashboard's pages and charts) loads with a server, not with the package (start-up, docs/runner.md).
+  const [{ createApp }, { serve }] = await Promise.all([import('./app.js'), import('@hono/node-server')]);
   const app = createApp({ ...options, allowedHosts });
   const sink = options.log === false ? undefined : (options.log ?? stdoutSink);
   const guard = new ConnectionGuard(limits);

@@ -2,11 +2,14 @@
  * A small 0-1 integer program, written in CPLEX LP format and solved by HiGHS (WebAssembly).
  * The selection programs build one of these; nothing here knows about assertions.
  */
-import highsModule from 'highs';
-
 // highs ships CommonJS types for an ESM entry: under NodeNext the default import is typed as the module.
 type HighsLoader = typeof import('highs').default;
-const highsLoader: HighsLoader = ((highsModule as unknown as { default?: HighsLoader }).default ?? highsModule) as unknown as HighsLoader;
+
+/** HiGHS is imported with the first selection, not with the package (start-up, docs/runner.md). */
+async function highsLoader(): Promise<HighsInstance> {
+  const highsModule = await import('highs');
+  return (((highsModule as unknown as { default?: HighsLoader }).default ?? highsModule) as unknown as HighsLoader)();
+}
 
 export type Term = [variable: string, coefficient: number];
 
@@ -37,7 +40,7 @@ export interface IlpSolution {
   solveCpuMs: number;
 }
 
-type HighsInstance = Awaited<ReturnType<typeof highsLoader>>;
+type HighsInstance = Awaited<ReturnType<HighsLoader>>;
 let highsPromise: Promise<HighsInstance> | undefined;
 
 /** Loaded once; a first tiny solve warms the WebAssembly up, so `solveMs` measures solving, not start-up. */

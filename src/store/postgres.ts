@@ -1,5 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { ReliabilityTensor } from '../core/tensor.js';
+import { lazyPackage } from '../lazy.js';
 import { UsageError } from '../errors.js';
 import type { Outage } from '../outage.js';
 import { NoStoreError, StoreError } from './errors.js';
@@ -50,33 +51,40 @@ export const PG_CONNECT_TIMEOUT_MS = 10_000;
 /** A query whose answer has not come within this long is given up, and its connection closed (ms). */
 export const PG_QUERY_TIMEOUT_MS = 60_000;
 
+// `pg` loads with the first Postgres store, not with every SQLite run (start-up, docs/runner.md).
+const pgPackage = lazyPackage<typeof pg>('pg');
+let clientClass: typeof pg.Client | undefined;
+
 /**
  * pg-pool drops a client whose connection failed without closing its socket: a login the client itself
  * gives up on (SCRAM with no password) leaves the socket open until the server's authentication_timeout
  * (60 s), which keeps the process alive that long. Close it at once.
  */
-class Client extends pg.Client {
-  override connect(): Promise<pg.Client>;
-  override connect(callback: (err: Error) => void): void;
-  override connect(callback?: (err: Error) => void): Promise<pg.Client> | void {
-    const close = () => (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-    if (!callback)
-      return super.connect().catch((err: unknown) => {
-        close();
-        throw err;
+function closingClient(): typeof pg.Client {
+  clientClass ??= class Client extends pgPackage().Client {
+    override connect(): Promise<pg.Client>;
+    override connect(callback: (err: Error) => void): void;
+    override connect(callback?: (err: Error) => void): Promise<pg.Client> | void {
+      const close = () => (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      if (!callback)
+        return super.connect().catch((err: unknown) => {
+          close();
+          throw err;
+        });
+      super.connect((err: Error | null) => {
+        if (err) close();
+        callback(err as Error);
       });
-    super.connect((err: Error | null) => {
-      if (err) close();
-      callback(err as Error);
-    });
-  }
+    }
+  };
+  return clientClass;
 }
 
 // json columns come back as their text, parsed by the row mappers like SQLite's JSON text.
 const JSON_OID = 114;
 const types = {
   getTypeParser: ((oid: number, format?: string) =>
-    oid === JSON_OID ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === JSON_OID ? (v: string) => v : pgPackage().types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 /** Rows per INSERT of a group commit (15 parameters each; Postgres allows 65,535 per statement). */
@@ -109,7 +117,7 @@ export class PostgresStore implements Store {
   ) {
     this.location = parsePostgresUrl(url);
     const settings = [this.location.options, `-c search_path=${this.location.schema}`, options.readonly ? '-c default_transaction_read_only=on' : ''];
-    this.pool = new pg.Pool({
+    this.pool = new (pgPackage().Pool)({
       connectionString: this.location.connectionString,
       options: settings.filter(Boolean).join(' '),
       max: options.poolSize ?? 10,
@@ -118,7 +126,7 @@ export class PostgresStore implements Store {
       keepAlive: true,
       application_name: 'assay',
       types,
-      Client,
+      Client: closingClient(),
     });
     // A pooled connection the server dropped while idle: the pool discards it and the next query reconnects.
     this.pool.on('error', () => {});

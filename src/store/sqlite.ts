@@ -102,7 +102,8 @@ export class SqliteStore implements Store {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('foreign_keys = ON');
-      this.migrate();
+      // A store already at this version is only read: a write transaction costs every run a commit (start-up).
+      if (this.schemaVersion() !== SCHEMA_VERSION) this.migrate();
     } else {
       const v = this.schemaVersion();
       if (v === undefined) throw new Error(`${path} is not an assay store (no schema found)`);

@@ -1,10 +1,9 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { z } from 'zod';
 import type { Validator } from '../core/validator.js';
 import { quoted } from '../core/show.js';
 import { AssayError, ExitCode } from '../errors.js';
+import { lazyPackage } from '../lazy.js';
 import { ajvRegExp, compileLinearRegex, RegexOptionError, type LinearRegex } from './regex.js';
 
 /**
@@ -197,14 +196,18 @@ function truncate(s: string, n: number): string {
   return s.length <= n ? s : s.slice(0, n - 1) + '…';
 }
 
-// ajv-formats is CommonJS; under NodeNext its default import is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+// Ajv loads with the first json-schema check, not with every config (start-up, docs/runner.md).
+const ajvPackage = lazyPackage<typeof import('ajv')>('ajv');
+const ajv2020Package = lazyPackage<typeof import('ajv/dist/2020.js')>('ajv/dist/2020.js');
+const ajvFormats = lazyPackage<{ default?: unknown }>('ajv-formats');
 
 function compileSchema(schema: Record<string, unknown>): ValidateFunction {
   const is2020 = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
   // `pattern` keywords run on the linear-time engine too.
   const options = { allErrors: false, strict: false, code: { regExp: ajvRegExp } };
-  const ajv = is2020 ? new Ajv2020(options) : new Ajv(options);
+  const ajv: Ajv = is2020 ? new (ajv2020Package().Ajv2020)(options) : new (ajvPackage().Ajv)(options);
+  // ajv-formats is CommonJS: its module object is the plugin (with itself as `default`).
+  const addFormats = (ajvFormats().default ?? ajvFormats()) as (ajv: Ajv) => Ajv;
   addFormats(ajv);
   try {
     return ajv.compile(schema);

@@ -1,4 +1,7 @@
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { lazyPackage } from '../lazy.js';
+
+const re2js = lazyPackage<typeof import('re2js')>('re2js');
 
 /**
  * Regular expressions of built-in checks, run by a linear-time engine (re2js, a port of RE2): the time to
@@ -145,6 +148,7 @@ export function compileLinearRegex(pattern: string, flags: string): LinearRegex 
       `expected flags among "imsuyg", found ${JSON.stringify(flags)}: the v flag (set notation) is not supported by the linear-time regex engine`,
     );
   }
+  const { RE2JS } = re2js();
   const re2Flags =
     (flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) |
     (flags.includes('m') ? RE2JS.MULTILINE : 0) |

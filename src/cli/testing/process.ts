@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 // By its full path: a process started in another folder (a fresh temporary one) finds no node_modules there.
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+export const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /**
  * The CLI in a process of its own, as a user runs it (tests only): its exit code and output, once it has
@@ -13,9 +13,9 @@ const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
  */
 export function runCliProcess(
   args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {},
 ): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+  const child = spawn(process.execPath, ['--import', TSX, ...(opts.nodeArgs ?? []), MAIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
     env: opts.env ?? process.env,

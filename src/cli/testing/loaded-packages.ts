@@ -1,0 +1,38 @@
+import { existsSync, readFileSync } from 'node:fs';
+
+/**
+ * Which npm packages a Node process loaded (tests only): every module URL the ES module loader resolves,
+ * and at exit every file in the CommonJS cache (where lazily `require`d packages land, ES modules included).
+ * `nodeArgs(file)` goes before the script; `packagesIn(file)` reads the names back.
+ */
+const HOOKS = `
+import { appendFileSync } from 'node:fs';
+let out;
+export function initialize(data) { out = data.out; }
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  appendFileSync(out, r.url + '\\n');
+  return r;
+}`;
+
+const preload = (file: string) => `
+import { register, createRequire } from 'node:module';
+import { appendFileSync } from 'node:fs';
+const out = ${JSON.stringify(file)};
+register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}), { data: { out } });
+process.on('exit', () => appendFileSync(out, Object.keys(createRequire(process.execPath).cache).join('\\n') + '\\n'));`;
+
+export function tracePackagesArgs(file: string): string[] {
+  return ['--import', `data:text/javascript,${encodeURIComponent(preload(file))}`];
+}
+
+/** Package names (`pg`, `@observablehq/plot`) of the innermost node_modules folder of every path or URL in `file`. */
+export function packagesIn(file: string): Set<string> {
+  const names = new Set<string>();
+  if (!existsSync(file)) return names;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const all = [...line.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)/g)];
+    if (all.length) names.add(all[all.length - 1][1]);
+  }
+  return names;
+}
