@@ -378,6 +378,8 @@ describe('loadExperiment: a sandbox that fails while the config loads', () => {
     } finally {
       sandbox.dispose();
     }
+  });
+});
 
 describe('loadExperiment: per-input floors (issue 19)', () => {
   const TWO = `${GOOD}verifiers:
