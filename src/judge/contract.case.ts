@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROMPTLY_MS } from '../testing/time.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatHandler, MockChatView, MockReply, MockServer } from '../mock/types.js';
 import type { ChatModel } from '../providers/chat-model.js';
 import { withPrices } from '../providers/prices.js';
@@ -80,6 +81,13 @@ export function judgeContract(name: string, fixture: JudgeFixture): void {
         return next === undefined ? answer(view) : typeof next === 'function' ? next(view) : next;
       });
       model = fixture.model(server);
+    });
+    // Each test starts clean: no request of an earlier one still open (an attempt timed out before or while its
+    // request reached the server, on a loaded machine), which would take this test's scripted answers.
+    beforeEach(async () => {
+      await expect.poll(() => server.inFlight, { timeout: PROMPTLY_MS }).toBe(0);
+      queue.length = 0;
+      answer = obedientJudge;
     });
     afterAll(() => server.close());
 

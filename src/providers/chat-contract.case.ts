@@ -70,8 +70,11 @@ export function chatModelContract(name: string, fixture: ChatContractFixture): v
       });
       model = fixture.make(server);
     });
-    beforeEach(() => {
-      queue.length = 0; // a reply a test queued but never used must not answer the next test's request
+    beforeEach(async () => {
+      // No request of an earlier test still open (one aborted as it reached the server), and no reply it queued
+      // but never used: either would answer this test's requests.
+      await expect.poll(() => server.inFlight, { timeout: PROMPTLY_MS }).toBe(0);
+      queue.length = 0;
       onArrival = undefined;
     });
     afterAll(async () => {
