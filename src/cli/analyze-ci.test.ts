@@ -61,7 +61,7 @@ beforeAll(async () => {
     judge.once('exit', (code) => reject(new Error(`assay mock exited ${code}: ${said}`)));
   });
   await writeFile(join(dir, 'judge.yaml'), `openai:\n  model: gpt-4o-mini\n  baseURL: "${baseURL}"\n`);
-}, 60_000);
+});
 
 afterAll(async () => {
   if (judge && judge.exitCode === null) {

@@ -11,6 +11,8 @@ export function register(program: Command): void {
     .option(STORE_FLAG, STORE_HELP)
     .action(async (flags: { store?: string }) => {
       const location = storeLocation(flags.store);
+      // A missing store is exit 2 and stays missing (it has no cache to clear): looked up read-only first.
+      await (await openStore(location, { readonly: true })).close();
       const store = await openStore(location, { readonly: false });
       try {
         const n = await store.cache.clear();

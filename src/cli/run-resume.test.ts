@@ -7,7 +7,7 @@ import { openSqliteStore } from '../store/sqlite.js';
 import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { captureCli } from './testing/capture.js';
 import { useConfigDir } from './testing/config-dir.js';
-import { START_MS } from '../testing/time.js';
+import { SLOW_MS, START_MS } from '../testing/time.js';
 
 // Interruptions as a user meets them, in a real child process: kill -9 then --resume, and Ctrl-C.
 
@@ -21,7 +21,11 @@ describe('assay run: kill -9 in the middle, then --resume', () => {
   afterEach(async () => mock?.close());
 
   it('resumes with nothing lost and nothing duplicated', async () => {
-    mock = await startMockOpenAI({ chat: () => ({ content: 'fine', delayMs: 40 }) });
+    // After 30 answers the first run's calls stall (SLOW_MS): however late the kill comes on a loaded machine,
+    // it comes mid-run. The resume (model "second") is answered at once.
+    mock = await startMockOpenAI({
+      chat: (view, n) => ({ content: 'fine', delayMs: view.model === 'first' && n > 30 ? SLOW_MS : 40 }),
+    });
     const store = join(tmp.dir(), 'killed.db');
     const body = (model: string) => `name: killed
 system: { openai: { baseURL: "${mock.baseURL}", model: ${model} } }
@@ -82,7 +86,8 @@ validators:
   });
 
   it('SIGINT stops cleanly: exit 130, run marked interrupted, finished samples kept', async () => {
-    mock = await startMockOpenAI({ chat: () => ({ content: 'fine', delayMs: 40 }) });
+    // After 20 answers the calls stall, so the SIGINT comes mid-run however slow the machine.
+    mock = await startMockOpenAI({ chat: (_view, n) => ({ content: 'fine', delayMs: n > 20 ? SLOW_MS : 40 }) });
     const store = join(tmp.dir(), 'sigint.db');
     const file = config(
       'sigint.yaml',
@@ -102,7 +107,8 @@ validators:
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const deadline = Date.now() + START_MS;
-    while (!/progress [1-9]\d*\//.test(stderr.split('\n').slice(2).join('\n'))) {
+    // Past the 20 answered calls: some samples are finished, the rest stalled.
+    while (mock.requests.length <= 20) {
       if (Date.now() > deadline) throw new Error(`no progress; stderr: ${stderr}`);
       await new Promise((r) => setTimeout(r, 20));
     }

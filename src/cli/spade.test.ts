@@ -338,7 +338,7 @@ describe('assay spade (CLI)', () => {
         ['price_free', 0, 0],
       ]);
       expect(r.validators.every((v) => v.counts.pass > 0)).toBe(true);
-    });
+    }, 360_000); // eight commands in a row: 7 s idle, 31 s beside six busy processes, past 120 s beside two suites (a hang still fails)
   });
 
   describe('with --judge <file> on an Anthropic-wire mock', () => {

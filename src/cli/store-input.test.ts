@@ -108,6 +108,17 @@ describe('bad input writes nothing', () => {
     });
   });
 
+  it('a lookup or clean-up in a folder with no store (cache clear, runs, compare, grade, grades export) is exit 2 and creates nothing', async () => {
+    const commands = [['cache', 'clear'], ['runs'], ['compare', 'a', 'b'], ['grade', 'a'], ['grades', 'export', '--run', 'a']];
+    const dirs = commands.map(() => emptyDir());
+    const results = await Promise.all(commands.map((c, n) => runCliProcess(c, { cwd: dirs[n] })));
+    results.forEach((r, n) => {
+      expect(r.code, `${commands[n].join(' ')}: ${r.err}`).toBe(2);
+      expect(r.err).toMatch(/^assay: --store: expected an assay store at .*\.assay\/assay\.db, found no file/);
+      expect(readdirSync(dirs[n]), commands[n].join(' ')).toEqual([]);
+    });
+  });
+
   describe.skipIf(!db)('on PostgreSQL', () => {
     it('run --resume of an unknown id creates no schema; nor does a run or worker whose queue cannot be reached', async () => {
       const resume = await cli('run', config(), '--resume', 'no-such-run', '--store', `${db!.url}?schema=resumed`);

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../errors.js';
+import { AssayError, ExitCode, UsageError } from '../errors.js';
+import { QuickJSSandbox } from '../sandbox/quickjs.js';
 import { evaluateValidator } from '../validators/evaluate.js';
 import { loadExperiment } from './load.js';
 import { PROMPTLY_MS } from '../testing/time.js';
@@ -355,6 +356,28 @@ describe('loadExperiment: verdicts (issue 16)', () => {
     const w = await loadExperiment(write('wald-point.yaml', GOOD.replace('samples: 3', 'samples: 3\ninterval: wald\nverdict: point')));
     expect([w.interval, w.verdict]).toEqual(['wald', 'point']);
     w.dispose();
+  });
+});
+
+describe('loadExperiment: a sandbox that fails while the config loads', () => {
+  it('is exit 3 in one line naming the file and the validator, not a config error (its worker dies at start: a 1 MB heap)', async () => {
+    const sandbox = new QuickJSSandbox({ workerHeapMb: 1 });
+    try {
+      const err = await loadExperiment(write('crash.yaml', GOOD), {}, { sandbox }).then(
+        (e) => (e.dispose(), undefined),
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(AssayError);
+      expect(err).not.toBeInstanceOf(UsageError);
+      const e = err as AssayError;
+      expect(e.exitCode).toBe(ExitCode.INTERNAL);
+      expect(e.message).toMatch(
+        /^.*crash\.yaml: validator "\w+": the predicate sandbox failed: sandbox worker crashed: .*memory.* \(gave up after 3 fresh workers\)$/,
+      );
+      expect(e.message).not.toContain('\n');
+    } finally {
+      sandbox.dispose();
+    }
   });
 });
 

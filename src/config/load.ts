@@ -5,7 +5,7 @@ import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } fr
 import type { AggregateMethod, IntervalMethod, StoppingRule, VerdictMode } from '../core/summary-types.js';
 import { DEFAULT_VERDICT_MODE, intervalProblem } from '../core/verdict.js';
 import type { InputValue, Validator, ValidatorMeta } from '../core/validator.js';
-import { UsageError } from '../errors.js';
+import { AssayError, ExitCode, UsageError } from '../errors.js';
 import { ruleDecision, type DecisionParameters } from '../run/decision.js';
 import { SandboxError } from '../sandbox/errors.js';
 import { createSandbox } from '../sandbox/index.js';
@@ -385,6 +385,9 @@ async function buildValidator(v: ValidatorConfig, i: number, { cfg, sandbox, fil
       };
     } catch (err) {
       if (!(err instanceof SandboxError)) throw err;
+      // The sandbox itself failed, not the predicate: an environment problem (exit 3), said in one line.
+      if (err.kind === 'crashed')
+        throw new AssayError(`${file}: validator ${JSON.stringify(v.name)}: the predicate sandbox failed: ${err.message}`, ExitCode.INTERNAL);
       const message = `expected a JavaScript function expression such as "o => o.length < 100", found ${describeFound(v.predicate)} (validator ${JSON.stringify(v.name)} ${err.message})`;
       throw usageError(file, [{ path: ['validators', i, 'predicate'], message }], locate);
     }

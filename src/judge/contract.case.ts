@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROMPTLY_MS } from '../testing/time.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatHandler, MockChatView, MockReply, MockServer } from '../mock/types.js';
 import type { ChatModel } from '../providers/chat-model.js';
 import { withPrices } from '../providers/prices.js';
@@ -81,6 +82,13 @@ export function judgeContract(name: string, fixture: JudgeFixture): void {
       });
       model = fixture.model(server);
     });
+    // Each test starts clean: no request of an earlier one still open (an attempt timed out before or while its
+    // request reached the server, on a loaded machine), which would take this test's scripted answers.
+    beforeEach(async () => {
+      await expect.poll(() => server.inFlight, { timeout: PROMPTLY_MS }).toBe(0);
+      queue.length = 0;
+      answer = obedientJudge;
+    });
     afterAll(() => server.close());
 
     it('asks for structure and returns the verdict with reasons, usage and cost', async () => {
@@ -126,11 +134,14 @@ export function judgeContract(name: string, fixture: JudgeFixture): void {
       expect(r.value.outcome).toBe('pass');
       expect(r.requests).toBe(2);
       queue.push({ hang: true }, { hang: true }, { hang: true }, { hang: true });
-      const t0 = performance.now();
-      const spent = await judgeWith({ timeoutMs: 500, attemptTimeoutMs: 200, retry: { retries: 10, baseMs: 1, maxMs: 1 } }).verify('q', 'a');
-      expect(spent.outcome).toBe('error');
-      expect(spent.error).toMatch(/^timeout/);
-      expect(performance.now() - t0).toBeLessThan(2000);
+      // Counted, not timed: each attempt lasts at least its 200 ms, so a 500 ms budget allows at most three; a
+      // judge that ignored the budget would make a fifth, which the server answers, and pass.
+      const spent = await requestsDuring(() =>
+        judgeWith({ timeoutMs: 500, attemptTimeoutMs: 200, retry: { retries: 10, baseMs: 1, maxMs: 1 } }).verify('q', 'a'),
+      );
+      expect(spent.value.outcome).toBe('error');
+      expect(spent.value.error).toMatch(/^timeout/);
+      expect(spent.requests).toBeLessThanOrEqual(3);
       queue.length = 0;
     });
 

@@ -127,8 +127,10 @@ export function systemContract(name: string, makeSystem: MakeSystem): void {
       const ms = performance.now() - t0;
       expect(all).toHaveLength(CONTRACT_CONCURRENCY);
       for (const g of all) expect(g.text).toContain(CONTRACT_INPUTS.string);
-      // The calls overlap: eight 2 s calls take well under half of 16 s.
-      expect(ms).toBeLessThan((CONTRACT_CONCURRENCY * delayMs) / 2);
+      // The calls overlap. One at a time, eight 2 s calls cannot take less than 16 s on any machine (each waits
+      // its own timer); together they take 2 s and the cost of starting them, which a loaded machine may stretch
+      // to seconds but not to 14 s.
+      expect(ms).toBeLessThan(CONTRACT_CONCURRENCY * delayMs);
     });
   });
 }

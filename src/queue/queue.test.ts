@@ -54,8 +54,16 @@ ${extra}`,
   };
 
   beforeAll(async () => {
-    // 150 ms per answer: a worker always holds jobs in flight.
-    mock = await startMockOpenAI({ chat: () => ({ content: 'a fine answer', delayMs: 150 }) });
+    // 150 ms per answer: a worker always holds jobs in flight. Model "m-slowing" answers 3 s after its 24th call,
+    // so a run that should stop early cannot finish instead because the machine is slow to notice.
+    const calls = new Map<string, number>();
+    mock = await startMockOpenAI({
+      chat: (view) => {
+        const n = (calls.get(view.model) ?? 0) + 1;
+        calls.set(view.model, n);
+        return { content: 'a fine answer', delayMs: view.model === 'm-slowing' && n > 24 ? 3000 : 150 };
+      },
+    });
   });
   afterEach(async () => {
     for (const w of workers.splice(0)) {
@@ -198,7 +206,7 @@ validators:
     const q = parseRedisUrl(queue('stop'));
     const s = await openStore(store());
     const worker = await startSampleWorker({ queue: q, store: s, concurrency: 4 });
-    const x = await loadExperiment(config('stopped'));
+    const x = await loadExperiment(config('stopped', '', '-slowing'));
     let seen = 0;
     const enough: StopRule = {
       name: 'enough',
@@ -206,12 +214,18 @@ validators:
       check: () => (seen >= 20 ? { rule: 'enough', status: 'complete', message: 'twenty samples decide it' } : undefined),
     };
     try {
-      const result = await runOnQueue({ experiment: { ...x, validators: tensorColumns(x) }, systemId: 'openai:m', store: s, queue: q, stopRules: [enough] });
+      const result = await runOnQueue({
+        experiment: { ...x, validators: tensorColumns(x) },
+        systemId: 'openai:m-slowing',
+        store: s,
+        queue: q,
+        stopRules: [enough],
+      });
       expect(result.status).toBe('complete');
       expect(result.stopped).toMatchObject({ rule: 'enough' });
       const stored = await s.listSamples(result.run.id);
       expect(stored.length).toBeGreaterThanOrEqual(20);
-      expect(stored.length).toBeLessThan(60);
+      expect(stored.length).toBeLessThan(60); // all 60 would take the workers another 27 s or more
       expect((await s.getRun(result.run.id))!.status).toBe('complete');
       // Every queued job was resolved: the samples not run were skipped by the worker, none failed.
       const redisClient = await connectRedis(q);

@@ -9,6 +9,7 @@ export type SandboxErrorKind =
   | 'stack' // the stack size limit was reached (deep recursion)
   | 'result' // the result could not be copied out (not JSON-serialisable, or a promise that never settles)
   | 'argument' // an argument could not be copied in as JSON
+  | 'crashed' // the sandbox's worker kept dying with no call to blame (it could not start, or was killed): not the predicate's doing
   | 'disposed'; // the sandbox was disposed
 
 /** Every rejection of a SandboxedFunction is a SandboxError, so callers can record an `error` outcome. */

@@ -180,7 +180,7 @@ export class WorkerHost {
       if (p.rq === running) p.settle({ rq: p.rq, ok: false, kind, message: kind === 'timeout' ? `timed out after ${p.def.limits.timeoutMs} ms` : message });
       else if (this.disposed) p.settle(disposedReply(p.rq));
       else if (unexplained && ++p.replays > MAX_REPLAYS)
-        p.settle({ rq: p.rq, ok: false, kind: 'memory', message: `${message} (gave up after ${MAX_REPLAYS} fresh workers)` });
+        p.settle({ rq: p.rq, ok: false, kind: 'crashed', message: `${message} (gave up after ${MAX_REPLAYS} fresh workers)` });
       else this.dispatch(p);
     }
   }

@@ -15,6 +15,7 @@ import type { GroundingEngine, GroundingReport } from '../ground/types.js';
 import { startServer, type ServerHandle } from './start.js';
 import { pathologicalAnswers } from './testing/pathological.js';
 import { START_MS } from '../testing/time.js';
+import { readFileSync } from 'node:fs';
 
 /**
  * Issue 17: one request (99,999 spaces and "x") held `assay serve`'s only thread for 10.4 s, /healthz
@@ -115,9 +116,9 @@ describe('the pathological corpus against a real server', () => {
     expect(pool.stats()).toMatchObject({ crashed: 0 });
     expect(polls.length).toBeGreaterThan(0);
     expect(polls.every((p) => p.status === 200)).toBe(true);
-    // Generous bounds, for a loaded machine: on the event loop, the issue's one request held it for 10–30 s.
-    expect(Math.max(...polls.map((p) => p.ms))).toBeLessThan(5_000);
-    expect(loop.max / 1e6).toBeLessThan(2_000);
+    // On the event loop, the issue's one request held it for 10–30 s; off it, the longest delay is ≈0.3 s on an
+    // idle machine. The bound leaves a loaded machine (two suites on two cores) 15 times that.
+    expect(loop.max / 1e6).toBeLessThan(5_000);
   }, 240_000);
 
   it('answers 504 at the time limit and serves the next request (the worker was replaced)', async () => {
@@ -215,13 +216,20 @@ describe('issue 17 reproducer: `assay serve` and an answer of 99,999 spaces and 
       void exited.then((code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
     });
     const answer = ' '.repeat(99_999) + 'x';
+    // The CPU time of the server's main thread while it answers, not the polls' latency: a loaded machine can
+    // delay a poll for seconds, but cannot give the main thread CPU time it did not use. The issue's request held
+    // it for 10.4 s of work; off the loop, it uses ≈50 ms.
+    const mainCpuMs = () => Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/schedstat`, 'utf8').split(' ', 1)[0]) / 1e6;
+    const linux = process.platform === 'linux';
+    const before = linux ? mainCpuMs() : 0;
     const request = post(url, { query: 'q', answer });
     const polls = await pollHealthz(url, request);
     const res = await request;
+    const used = linux ? mainCpuMs() - before : 0;
     expect(res.status).toBe(200);
     expect(((await res.json()) as GroundingReport).claims_analysis.map((c) => c.claim)).toEqual(['x']);
     expect(polls.every((p) => p.status === 200)).toBe(true);
-    expect(Math.max(...polls.map((p) => p.ms))).toBeLessThan(3_000);
+    expect(used, 'ms of CPU on the main thread').toBeLessThan(2_000);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   }, 120_000);

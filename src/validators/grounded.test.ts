@@ -38,7 +38,7 @@ beforeAll(async () => {
       ],
     }),
   });
-}, 60_000);
+});
 
 const GOOD = 'Opened routers can be returned within 14 days of purchase with the receipt.';
 const SIXTY = 'Opened routers can be returned within 60 days of purchase with the receipt.';

@@ -54,7 +54,7 @@ beforeAll(async () => {
   const respond = mockResponder({ rules: loadMockRules(join(root, 'rules.yaml')) });
   openai = await startMock('openai', { chat: (view, n) => (seen.push(view), respond(view, n)) });
   anthropic = await startMock('anthropic', { chat: respond });
-}, 60_000);
+});
 
 afterAll(async () => {
   await openai?.close();

@@ -42,5 +42,5 @@ describe('--nli-model without @huggingface/transformers installed', () => {
       'assay: the NLI claim checker needs the optional package @huggingface/transformers, which is not installed: install it with npm install @huggingface/transformers; or leave out the NLI model\n',
     );
     expect(r.status).toBe(2);
-  }, 60_000);
+  });
 });

@@ -58,7 +58,7 @@ beforeAll(async () => {
   // cross-encoder/nli-deberta-v3-* order: contradiction, entailment, neutral. "not" pushes contradiction, [CLS] entailment, "purple" neutral.
   nli3 = buildTinyClassifier(30522, 3, { [id('not')]: [6, 0, 0], 101: [0, 2, 0], [id('purple')]: [0, 0, 6], [id('filler')]: [0, 0, 0] });
   checker = await createNliChecker({ dir: modelFolder('tiny-nli', { 0: 'contradiction', 1: 'entailment', 2: 'neutral' }, nli3), label: '--nli-model' });
-}, 60_000);
+});
 
 describe('NLI claim checker (tiny ONNX classifier, real BERT tokenizer)', () => {
   it('scores each premise–hypothesis pair through the session, labels by id2label, probabilities by softmax', async () => {
