@@ -26,6 +26,7 @@ import {
   type SampleRow,
 } from './sqlite-rows.js';
 import { nativeModuleProblem } from './sqlite-native.js';
+import { retainStatementsOnClose } from './sqlite-retain.js';
 import type {
   CacheEntry,
   GradeFilter,
@@ -85,6 +86,7 @@ interface PendingWrite {
 export class SqliteStore implements Store {
   readonly db: Database.Database;
   private stmts: ReturnType<SqliteStore['prepare']>;
+  private readonly afterClose: () => void;
 
   constructor(
     readonly path: string,
@@ -97,11 +99,13 @@ export class SqliteStore implements Store {
     } catch (err) {
       throw new Error(`cannot open the assay store at ${path}: ${nativeModuleProblem(err) ?? (err as Error).message}`, { cause: err });
     }
-    this.db.pragma('busy_timeout = 5000');
+    this.afterClose = retainStatementsOnClose(this.db);
+    // exec, not pragma(): pragma() prepares a statement that sqlite-retain.ts could not track.
+    this.db.exec('PRAGMA busy_timeout = 5000');
     if (!options.readonly) {
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = NORMAL');
-      this.db.pragma('foreign_keys = ON');
+      this.db.exec('PRAGMA journal_mode = WAL');
+      this.db.exec('PRAGMA synchronous = NORMAL');
+      this.db.exec('PRAGMA foreign_keys = ON');
       // A store already at this version is only read: a write transaction costs every run a commit (start-up).
       if (this.schemaVersion() !== SCHEMA_VERSION) this.migrate();
     } else {
@@ -464,7 +468,10 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.flush();
-    if (this.db.open) this.db.close();
+    if (this.db.open) {
+      this.db.close();
+      this.afterClose();
+    }
   }
 }
 
