@@ -143,7 +143,13 @@ describe('mentions', () => {
 
 describe('identifiers with hyphens and digits are compared whole', () => {
   it('"Wi-Fi 6" against the identical sentence is verified, never "not in evidence: Wi"', () => {
-    for (const s of ['The router supports Wi-Fi 6.', 'Wi-Fi 6 is supported by the router.', 'It is certified to ISO 9001.', 'The X200 supports 5G.', 'It runs GPT-4o.'])
+    for (const s of [
+      'The router supports Wi-Fi 6.',
+      'Wi-Fi 6 is supported by the router.',
+      'It is certified to ISO 9001.',
+      'The X200 supports 5G.',
+      'It runs GPT-4o.',
+    ])
       expect(checkDetails(s, s)).toEqual({ missing: [], conflicts: [] });
     expect(extractMentions('The router supports Wi-Fi 6E.').mentions.map((m) => [m.kind, m.written])).toEqual([['identifier', 'Wi-Fi 6E']]);
     // written without the hyphen, or lower-cased, it is the same identifier

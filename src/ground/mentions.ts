@@ -291,7 +291,10 @@ export function extractMentions(text: string, options: { anyCase?: boolean } = {
       if (currencyBefore(tokens, i + 1)) continue;
     } else dropped.add(glued);
     const sp = span(s, end);
-    const family = text.slice(tokens[s].start, w.end).toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+    const family = text
+      .slice(tokens[s].start, w.end)
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]/gu, '');
     mentions.push({ kind: 'identifier', ...sp, norm: sp.written.toLowerCase().replace(/[^\p{L}\p{N}]/gu, ''), family });
     use(s, end);
   }
