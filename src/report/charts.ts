@@ -188,18 +188,7 @@ function horizontal({ rows, decided, describe, options }: Common): string {
   }
   marks.push(...lineMark(options.line, 'x'));
   // The glyph right of each bar's interval: the status reads without colour.
-  marks.push(
-    plot().text(decided, {
-      y: 'name',
-      x: (r: Row) => r.high ?? r.rate,
-      text: barGlyph,
-      dx: 9,
-      fill: barFill,
-      fontWeight: 700,
-      fontSize: 13,
-      ariaHidden: 'true',
-    } as Plot.TextOptions),
-  );
+  marks.push(statusGlyphs(decided, 'name'));
   const svg = plot().plot({
     document: doc(),
     width: 560,
@@ -244,16 +233,7 @@ function labelledAbove({ rows, decided, describe, options }: Common): string {
     ),
     plot().ruleX([0]),
     ...lineMark(options.line, 'x'),
-    plot().text(decided, {
-      y: barKey,
-      x: (r: Row) => r.high ?? r.rate,
-      text: barGlyph,
-      dx: 9,
-      fill: barFill,
-      fontWeight: 700,
-      fontSize: 13,
-      ariaHidden: 'true',
-    } as Plot.TextOptions),
+    statusGlyphs(decided, barKey),
     // Last, so the halo covers the grid and the minimum's dashes where they cross a label.
     plot().text(rows, { y: labelKey, x: 0, text: (r: Row) => cut(r.label), textAnchor: 'start', dy: 3, fill: '#1f2328', ...halo, ariaHidden: 'true' }),
   ];
@@ -326,4 +306,18 @@ function columns({ rows, decided, describe, options }: Common): string {
     ],
   });
   return svgString(svg, Math.min(width, Math.max(300, 64 + n * 6)));
+}
+
+/** The glyph right of each bar's interval, so a status reads without colour (both bar charts). */
+function statusGlyphs(decided: Row[], y: Plot.ChannelValue) {
+  return plot().text(decided, {
+    y,
+    x: (r: Row) => r.high ?? r.rate,
+    text: barGlyph,
+    dx: 9,
+    fill: barFill,
+    fontWeight: 700,
+    fontSize: 13,
+    ariaHidden: 'true',
+  } as Plot.TextOptions);
 }

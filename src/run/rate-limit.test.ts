@@ -3,6 +3,7 @@ import { captureCli } from '../cli/testing/capture.js';
 import { useConfigDir } from '../cli/testing/config-dir.js';
 import { maxInWindow } from '../queue/testing/workers.js';
 import { startMockProcess, type MockProcess } from '../testing/mock-process.js';
+import { mulberry32 } from '../core/prng.js';
 import { startMockOpenAI } from '../mock/openai.js';
 import { createSystem } from '../providers/factory.js';
 import { budgetOf, HEADROOM, LocalCallLimiter, limitSystem, rateLimitOf, type CallLimiter } from './rate-limit.js';
@@ -172,18 +173,6 @@ describe('the in-process limiter, on a simulated clock', () => {
     await expect(waiting2).rejects.toMatchObject({ kind: 'aborted', cause: new Error('stop too') });
   });
 });
-
-/** A small seeded generator (mulberry32), so the simulated delays are the same on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('the providers report when their request leaves (what a limit counts)', () => {
   /** A limiter that grants at once and records how each permit was counted. */

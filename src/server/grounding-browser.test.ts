@@ -1,12 +1,13 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLexicalEmbedder } from '../ground/embedders/lexical.js';
 import { analyze } from '../ground/engine.js';
 import { knowledgeBaseFromTexts } from '../ground/kb.js';
 import type { GroundingEngine, GroundingReport } from '../ground/types.js';
 import { startServer, type ServerHandle } from './start.js';
+import { launchChromium, SCREENSHOTS } from './testing/chromium.js';
 
 /**
  * The /grounding page in Debian's Chromium, against the real engine on a real (lexical) knowledge base:
@@ -14,17 +15,6 @@ import { startServer, type ServerHandle } from './start.js';
  * conflicting detail, and nothing else says it is supported. The screenshot goes to test-output/;
  * with ASSAY_DOCS_SCREENSHOTS=1 it also replaces the one in docs/images/ (the docs' picture of this page).
  */
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-];
-const OUT = join(process.cwd(), 'test-output', 'dashboard');
 
 export const RETURNS_KB =
   'Returns policy\n\nOpened routers can be returned within 14 days of purchase with the receipt. Unopened routers can be returned within 30 days.\n\n' +
@@ -36,12 +26,10 @@ let server: ServerHandle;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!CHROMIUM) throw new Error('Chromium not found: run scripts/ensure-chromium.sh or set CHROMIUM_PATH');
-  mkdirSync(OUT, { recursive: true });
   const kb = await knowledgeBaseFromTexts([{ source: 'returns.md', text: RETURNS_KB }], createLexicalEmbedder());
   const engine: GroundingEngine = { analyze: (request, signal) => analyze(kb, request, {}, signal) };
   server = await startServer({ port: 0, engine, log: false });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -111,7 +99,7 @@ describe('the grounding page in Chromium', () => {
     await expect(page.locator('#report').textContent()).resolves.not.toMatch(/Not found in the evidence/);
     await expect(page.locator('#report strong').first().textContent()).resolves.toMatch(/Hallucination risk: (MEDIUM|HIGH)/);
 
-    await page.screenshot({ path: join(OUT, 'grounding-contradicted.png'), fullPage: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'grounding-contradicted.png'), fullPage: true });
     if (process.env.ASSAY_DOCS_SCREENSHOTS === '1') {
       mkdirSync(join(process.cwd(), 'docs', 'images'), { recursive: true });
       await page.locator('#report').screenshot({ path: join(process.cwd(), 'docs', 'images', 'grounding-contradicted.png') });

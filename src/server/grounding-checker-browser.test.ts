@@ -1,6 +1,5 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { llmClaimCheckerFromConfig } from '../ground/checkers/llm.js';
 import { createLexicalEmbedder } from '../ground/embedders/lexical.js';
@@ -11,6 +10,7 @@ import { startMock } from '../mock/index.js';
 import { mockResponder } from '../mock/rules.js';
 import type { MockServer } from '../mock/types.js';
 import { startServer, type ServerHandle } from './start.js';
+import { launchChromium, SCREENSHOTS } from './testing/chromium.js';
 
 /**
  * The /grounding page in Chromium with an LLM claim checker (a judge on the mock server): a claim the judge
@@ -18,25 +18,12 @@ import { startServer, type ServerHandle } from './start.js';
  * with the judge's reason as the status's reason, and the checker and its cost are named. With
  * ASSAY_DOCS_SCREENSHOTS=1 the report's picture replaces docs/images/grounding-checker.png.
  */
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-];
-const OUT = join(process.cwd(), 'test-output', 'dashboard');
 
 let server: ServerHandle;
 let browser: Browser;
 let judge: MockServer;
 
 beforeAll(async () => {
-  if (!CHROMIUM) throw new Error('Chromium not found: run scripts/ensure-chromium.sh or set CHROMIUM_PATH');
-  mkdirSync(OUT, { recursive: true });
   judge = await startMock('openai', {
     chat: mockResponder({
       rules: [
@@ -52,7 +39,7 @@ beforeAll(async () => {
   const checker = llmClaimCheckerFromConfig({ openai: { model: 'gpt-4o-mini', baseURL: judge.baseURL } }, { path: 'judge' });
   const engine: GroundingEngine = { analyze: (request, signal) => analyze(kb, request, { checker }, signal) };
   server = await startServer({ port: 0, engine, log: false });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -82,7 +69,7 @@ describe('the grounding page with a claim checker', () => {
     expect(isRed(rgb(await reason.evaluate((e) => getComputedStyle(e).color)))).toBe(true);
     await expect(page.locator('[data-status="STRONG"]').textContent()).resolves.toContain('Claim checker: entailed');
     await expect(page.locator('#report').textContent()).resolves.toMatch(/claims checked by llm:openai:gpt-4o-mini@\S+ \(\$0\.\d{6}\)/);
-    await page.screenshot({ path: join(OUT, 'grounding-checker.png'), fullPage: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'grounding-checker.png'), fullPage: true });
     if (process.env.ASSAY_DOCS_SCREENSHOTS === '1')
       await page.locator('#report').screenshot({ path: join(process.cwd(), 'docs', 'images', 'grounding-checker.png') });
     await page.close();
