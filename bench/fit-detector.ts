@@ -15,7 +15,6 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { mulberry32 } from '../src/core/prng.js';
 import { claimFeatures, FEATURE_NAMES } from '../src/ground/claim-features.js';
-import { DETECTOR } from '../src/ground/detector.js';
 import {
   balancedAccuracy,
   fitDetector,
@@ -39,10 +38,16 @@ const { values } = parseArgs({
     folds: { type: 'string', default: '5' },
     seed: { type: 'string', default: '1' },
     test: { type: 'boolean', default: false },
+    rules: { type: 'string', default: 'all,contradicted' },
+    repeats: { type: 'string', default: '1' },
   },
 });
 const K = Number(values.folds);
 const SEED = Number(values.seed);
+const REPEATS = Number(values.repeats);
+
+/** CPU time (µs) of the engine's audit and of the claim features, summed over items: the cost of the learned detector beside the current one. */
+const cpu = { engine: 0, features: 0, items: 0 };
 
 /** Audit every item as scoreItems does (IDF fitted on the split's documents) and keep each claim's features. */
 async function extract(items: EvalItem[], dataset: string): Promise<(FitItem & { effective: number })[]> {
@@ -56,18 +61,30 @@ async function extract(items: EvalItem[], dataset: string): Promise<(FitItem & {
   for (const it of items) {
     const kb = await buildKnowledgeBase(docsOf(it), embedder, { fit: false });
     let r;
+    const c0 = process.cpuUsage();
     try {
       r = await analyze(kb, { query: it.id, answer: it.answer }, { details: 'count', thresholds: { strong: 1, weak: 0 } });
     } catch {
       continue; // no claim to verify: left out, as scoreItems does
     }
+    const c1 = process.cpuUsage(c0);
+    cpu.engine += c1.user + c1.system;
+    const c2 = process.cpuUsage();
     const chunkIndex = new Map(kb.chunks.map((c, i) => [c.id, i]));
     const claims = r.claims_analysis.map((c) => {
       const hard = c.status === 'UNSUPPORTED' || c.status === 'CONTRADICTED';
+      const contradicted = c.status === 'CONTRADICTED';
+      const missing = contradicted ? 0 : (c.unverified_details?.length ?? 0);
       const chunk = c.evidence ? kb.chunkText(chunkIndex.get(c.evidence.chunk_id) as number) : '';
-      const f = claimFeatures({ claim: c.claim, support: c.support_score, window: c.evidence?.text ?? '', chunk, claims: r.claims_analysis.length }, idf);
-      return { x: FEATURE_NAMES.map((n) => f[n]), hard };
+      const f = claimFeatures(
+        { claim: c.claim, support: c.support_score, window: c.evidence?.text ?? '', chunk, claims: r.claims_analysis.length, missing },
+        idf,
+      );
+      return { x: FEATURE_NAMES.map((n) => f[n]), hard, contradicted };
     });
+    const c3 = process.cpuUsage(c2);
+    cpu.features += c3.user + c3.system;
+    cpu.items++;
     const effective = Math.min(...r.claims_analysis.map((c, i) => (claims[i].hard ? -Infinity : c.support_score)));
     out.push({ id: it.id, dataset, group: `${dataset}:${it.documents.join('\u0000')}`, unsupported: it.unsupported, claims, effective });
   }
@@ -81,8 +98,11 @@ async function load(split: EvalItem['split']) {
 }
 
 const FEATURE_SETS = [[0], [0, 1, 2], [0, 1, 2, 3, 4], [0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4, 5, 6, 7], [1, 2, 3, 4, 5, 6, 7]];
-const GRID: DetectorConfig[] = FEATURE_SETS.flatMap((features) =>
-  [0.01, 0.1, 1, 10, 100].flatMap((lambda) => (['max', 'mean'] as const).map((aggregate) => ({ features, lambda, aggregate }))),
+const RULES = (values.rules as string).split(',') as ('all' | 'contradicted')[];
+const GRID: DetectorConfig[] = RULES.flatMap((rule) =>
+  (rule === 'all' ? FEATURE_SETS : FEATURE_SETS.map((f) => [...f, 8])).flatMap((features) =>
+    [0.01, 0.1, 1, 10, 100].flatMap((lambda) => (['max', 'mean'] as const).map((aggregate) => ({ features, lambda, aggregate, rule }))),
+  ),
 );
 const DATASETS = ['wice', 'faithbench'];
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -95,52 +115,56 @@ const spread = (xs: number[]) => ({
 const ofSet = <T extends FitItem>(items: T[], d: string) => items.filter((i) => i.dataset === d);
 
 const dev = await load('calibration');
-const rnd = mulberry32(SEED);
-const outer = groupFolds(
-  dev.map((i) => i.group),
-  K,
-  rnd,
-);
+if (process.env.D17_DUMP) (await import('node:fs')).writeFileSync(process.env.D17_DUMP, JSON.stringify(dev));
 const perFold: Record<string, { current: number[]; learned_joint: number[]; learned_per_dataset: number[] }> = Object.fromEntries(
   DATASETS.map((d) => [d, { current: [], learned_joint: [], learned_per_dataset: [] }]),
 );
 const chosen: DetectorConfig[] = [];
-for (let f = 0; f < K; f++) {
-  const train = dev.filter((_, i) => outer[i] !== f);
-  const held = dev.filter((_, i) => outer[i] === f);
-  const sel = selectConfig(train, GRID, K, mulberry32(SEED + 100 + f));
-  chosen.push(sel.config);
-  const fitted = fitDetector(train, sel.config);
-  const innerFolds = groupFolds(
-    train.map((i) => i.group),
+// Repeated nested CV: each repeat deals the groups into folds afresh (seed SEED + repeat), which averages out the luck of one split.
+for (let rep = 0; rep < REPEATS; rep++) {
+  const seed = SEED + 7919 * rep;
+  const outer = groupFolds(
+    dev.map((i) => i.group),
     K,
-    mulberry32(SEED + 100 + f),
+    mulberry32(seed),
   );
-  const oof = outOfFoldScores(train, sel.config, innerFolds, K);
-  for (const d of DATASETS) {
-    const tr = ofSet(train, d);
-    const h = ofSet(held, d);
-    // current detector: effective support, threshold fitted on this dataset's training folds (as `bench grounding`)
-    const cur = fitThreshold(
-      tr.map((i) => i.effective),
-      tr.map((i) => i.unsupported),
-    ).threshold;
-    perFold[d].current.push(
-      balancedAccuracy(
-        h.map((i) => -i.effective),
-        h.map((i) => i.unsupported),
-        -cur,
-      ),
+  for (let f = 0; f < K; f++) {
+    const train = dev.filter((_, i) => outer[i] !== f);
+    const held = dev.filter((_, i) => outer[i] === f);
+    const sel = selectConfig(train, GRID, K, mulberry32(seed + 100 + f));
+    chosen.push(sel.config);
+    const fitted = fitDetector(train, sel.config);
+    const innerFolds = groupFolds(
+      train.map((i) => i.group),
+      K,
+      mulberry32(seed + 100 + f),
     );
-    const hs = h.map((i) => itemScore(fitted, i));
-    const gold = h.map((i) => i.unsupported);
-    perFold[d].learned_joint.push(balancedAccuracy(hs, gold, sel.threshold));
-    const trIdx = train.map((it, i) => (it.dataset === d ? i : -1)).filter((i) => i >= 0);
-    const tD = fitItemThreshold(
-      trIdx.map((i) => train[i]),
-      trIdx.map((i) => oof[i]),
-    );
-    perFold[d].learned_per_dataset.push(balancedAccuracy(hs, gold, tD));
+    const oof = outOfFoldScores(train, sel.config, innerFolds, K);
+    for (const d of DATASETS) {
+      const tr = ofSet(train, d);
+      const h = ofSet(held, d);
+      // current detector: effective support, threshold fitted on this dataset's training folds (as `bench grounding`)
+      const cur = fitThreshold(
+        tr.map((i) => i.effective),
+        tr.map((i) => i.unsupported),
+      ).threshold;
+      perFold[d].current.push(
+        balancedAccuracy(
+          h.map((i) => -i.effective),
+          h.map((i) => i.unsupported),
+          -cur,
+        ),
+      );
+      const hs = h.map((i) => itemScore(fitted, i));
+      const gold = h.map((i) => i.unsupported);
+      perFold[d].learned_joint.push(balancedAccuracy(hs, gold, sel.threshold));
+      const trIdx = train.map((it, i) => (it.dataset === d ? i : -1)).filter((i) => i >= 0);
+      const tD = fitItemThreshold(
+        trIdx.map((i) => train[i]),
+        trIdx.map((i) => oof[i]),
+      );
+      perFold[d].learned_per_dataset.push(balancedAccuracy(hs, gold, tD));
+    }
   }
 }
 
@@ -166,7 +190,7 @@ const perDatasetThreshold = Object.fromEntries(
 );
 
 const result: Record<string, unknown> = {
-  protocol: `nested grouped ${K}-fold CV on the calibration splits of WiCE and FaithBench together (seed ${SEED}); BA per dataset`,
+  protocol: `nested grouped ${K}-fold CV on the calibration splits of WiCE and FaithBench together, ${REPEATS} repeat(s) from seed ${SEED}; BA per dataset, per held-out fold`,
   n: Object.fromEntries(DATASETS.map((d) => [d, ofSet(dev, d).length])),
   nested_cv: Object.fromEntries(
     DATASETS.map((d) => [
@@ -178,11 +202,12 @@ const result: Record<string, unknown> = {
       },
     ]),
   ),
-  chosen_per_outer_fold: chosen.map((c) => ({ features: c.features.map((j) => FEATURE_NAMES[j]), lambda: c.lambda, aggregate: c.aggregate })),
+  chosen_per_outer_fold: chosen.map((c) => ({ features: c.features.map((j) => FEATURE_NAMES[j]), lambda: c.lambda, aggregate: c.aggregate, rule: c.rule })),
   selection: {
     features: final.config.features.map((j) => FEATURE_NAMES[j]),
     lambda: final.config.lambda,
     aggregate: final.config.aggregate,
+    rule: final.config.rule,
     cv_mean_ba: r3(final.cv),
     threshold: final.threshold,
     per_dataset_threshold: perDatasetThreshold,
@@ -190,13 +215,17 @@ const result: Record<string, unknown> = {
   },
 };
 
+result.cpu_ms_per_item = {
+  engine: r3(cpu.engine / cpu.items / 1000),
+  features: r3(cpu.features / cpu.items / 1000),
+  ratio: r3((cpu.engine + cpu.features) / cpu.engine),
+};
+
 if (values.test) {
-  // One look, after freezing: the shipped coefficients (DETECTOR), not the ones just fitted.
+  // One look, after freezing: the selection above is deterministic (dev only, fixed seeds), so the model just
+  // fitted is the frozen one; its coefficients are recorded in docs/grounding.md.
   const test = await load('test');
-  const frozen = {
-    config: { features: DETECTOR.features.map((n) => FEATURE_NAMES.indexOf(n)), lambda: 0, aggregate: DETECTOR.aggregate },
-    model: { coef: DETECTOR.coef },
-  };
+  const frozen = model;
   result.test = Object.fromEntries(
     DATASETS.map((d) => {
       const c = ofSet(dev, d);
@@ -229,7 +258,7 @@ if (values.test) {
             t.map((i) => i.effective),
             cur,
           ),
-          learned_default_threshold: m(sup(t), 1 - DETECTOR.threshold),
+          learned_default_threshold: m(sup(t), 1 - final.threshold),
           learned_calibrated_threshold: m(sup(t), perD),
         },
       ];

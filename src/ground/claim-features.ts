@@ -16,6 +16,8 @@ export interface ClaimEvidence {
   chunk: string;
   /** Claims in the answer. */
   claims: number;
+  /** Details (numbers, dates, names) of the claim its evidence does not state, from the detail check. */
+  missing?: number;
 }
 
 export const FEATURE_NAMES = [
@@ -27,6 +29,7 @@ export const FEATURE_NAMES = [
   'negation_mismatch',
   'claim_words',
   'answer_claims',
+  'missing_details',
 ] as const;
 export type FeatureName = (typeof FEATURE_NAMES)[number];
 
@@ -66,5 +69,6 @@ export function claimFeatures(c: ClaimEvidence, idf: (word: string) => number = 
     negation_mismatch: negated(words(c.claim)) !== negated(words(c.window)) ? 1 : 0,
     claim_words: Math.log1p(cw.length),
     answer_claims: Math.log(Math.max(1, c.claims)),
+    missing_details: Math.log1p(c.missing ?? 0),
   };
 }

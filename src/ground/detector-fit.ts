@@ -12,6 +12,8 @@ export interface FitClaim {
   x: number[];
   /** The detail check made the claim UNSUPPORTED or CONTRADICTED. */
   hard: boolean;
+  /** … CONTRADICTED. */
+  contradicted: boolean;
 }
 
 export interface FitItem {
@@ -29,7 +31,14 @@ export interface DetectorConfig {
   lambda: number;
   /** Item score from its claims: the worst claim (as effective support = min claim support) or their mean. */
   aggregate: 'max' | 'mean';
+  /**
+   * What the detail check decides by rule: 'all' (as now: a missing or contradicted detail makes the claim
+   * unsupported) or 'contradicted' (only a contradiction; missing details become a feature of the model).
+   */
+  rule?: 'all' | 'contradicted';
 }
+
+const ruled = (c: FitClaim, config: DetectorConfig) => ((config.rule ?? 'all') === 'all' ? c.hard : c.contradicted);
 
 export interface Fitted {
   config: DetectorConfig;
@@ -45,7 +54,7 @@ export function fitDetector(items: readonly FitItem[], config: DetectorConfig): 
   const y: boolean[] = [];
   const w: number[] = [];
   for (const it of items) {
-    if (it.claims.some((c) => c.hard)) continue; // decided by rule, not by the model
+    if (it.claims.some((c) => ruled(c, config))) continue; // decided by rule, not by the model
     for (const c of it.claims) {
       X.push(pick(c.x, config.features));
       y.push(it.unsupported);
@@ -66,7 +75,7 @@ export function fitDetector(items: readonly FitItem[], config: DetectorConfig): 
 
 /** An item's score: +∞ when a claim fails the detail check, else the aggregate of its claims' P(unsupported). */
 export function itemScore(f: Fitted, item: FitItem): number {
-  if (item.claims.some((c) => c.hard)) return Infinity;
+  if (item.claims.some((c) => ruled(c, f.config))) return Infinity;
   const p = item.claims.map((c) => predictLogistic(f.model, pick(c.x, f.config.features)));
   return f.config.aggregate === 'max' ? Math.max(...p) : p.reduce((a, b) => a + b, 0) / p.length;
 }
