@@ -1,5 +1,5 @@
 /**
- * `npm run -s bench:fit-detector -- [--data DIR] [--folds 5] [--seed 1] [--test]`
+ * `npm run -s bench:fit-detector -- [--data DIR] [--folds 5] [--seed 1] [--repeats 1] [--rules all,contradicted] [--test]`
  *
  * Fits the learned claim detector (src/ground/detector.ts) on the calibration splits of WiCE and FaithBench
  * together and reports, as one JSON object:
@@ -7,8 +7,10 @@
  *   aggregation are chosen by an inner grouped k-fold CV, the model is fitted on the outer training folds
  *   and scored on the held-out fold; the current detector (min cosine, threshold fitted per dataset) is
  *   scored on the same folds. Items of one group (a WiCE claim, a FaithBench source) stay in one fold;
- * - the selection on the whole calibration split: the coefficients to freeze into src/ground/detector.ts.
- * With --test (once, after freezing) it also scores the frozen detector and the current one on the test splits.
+ * - the selection on the whole calibration split (deterministic: dev data and fixed seeds only): the
+ *   coefficients one would freeze, and the CPU per item of the engine and of the features, side by side.
+ * With --test (once, after freezing) it also scores that frozen detector and the current one on the test splits.
+ * The result of the one look is recorded in docs/grounding.md ("A learned detector").
  * The test split is read only with --test. The data is read where it lies (default ../shared/benchmarks/grounding).
  */
 import { join } from 'node:path';
@@ -42,9 +44,17 @@ const { values } = parseArgs({
     repeats: { type: 'string', default: '1' },
   },
 });
-const K = Number(values.folds);
-const SEED = Number(values.seed);
-const REPEATS = Number(values.repeats);
+function whole(flag: string, v: unknown, min: number): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) {
+    process.stderr.write(`bench:fit-detector: ${flag} expects an integer ≥ ${min}, found "${String(v)}"\n`);
+    process.exit(2);
+  }
+  return n;
+}
+const K = whole('--folds', values.folds, 2);
+const SEED = whole('--seed', values.seed, 0);
+const REPEATS = whole('--repeats', values.repeats, 1);
 
 /** CPU time (µs) of the engine's audit and of the claim features, summed over items: the cost of the learned detector beside the current one. */
 const cpu = { engine: 0, features: 0, items: 0 };
@@ -99,6 +109,10 @@ async function load(split: EvalItem['split']) {
 
 const FEATURE_SETS = [[0], [0, 1, 2], [0, 1, 2, 3, 4], [0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4, 5, 6, 7], [1, 2, 3, 4, 5, 6, 7]];
 const RULES = (values.rules as string).split(',') as ('all' | 'contradicted')[];
+if (RULES.some((r) => r !== 'all' && r !== 'contradicted')) {
+  process.stderr.write(`bench:fit-detector: --rules expects all and/or contradicted, found "${String(values.rules)}"\n`);
+  process.exit(2);
+}
 const GRID: DetectorConfig[] = RULES.flatMap((rule) =>
   (rule === 'all' ? FEATURE_SETS : FEATURE_SETS.map((f) => [...f, 8])).flatMap((features) =>
     [0.01, 0.1, 1, 10, 100].flatMap((lambda) => (['max', 'mean'] as const).map((aggregate) => ({ features, lambda, aggregate, rule }))),
@@ -115,7 +129,6 @@ const spread = (xs: number[]) => ({
 const ofSet = <T extends FitItem>(items: T[], d: string) => items.filter((i) => i.dataset === d);
 
 const dev = await load('calibration');
-if (process.env.D17_DUMP) (await import('node:fs')).writeFileSync(process.env.D17_DUMP, JSON.stringify(dev));
 const perFold: Record<string, { current: number[]; learned_joint: number[]; learned_per_dataset: number[] }> = Object.fromEntries(
   DATASETS.map((d) => [d, { current: [], learned_joint: [], learned_per_dataset: [] }]),
 );

@@ -87,8 +87,11 @@ export function balancedAccuracy(scores: readonly number[], gold: readonly boole
   let tn = 0;
   let fp = 0;
   scores.forEach((s, i) => {
-    if (gold[i]) s > t ? tp++ : fn++;
-    else s > t ? fp++ : tn++;
+    const flagged = s > t;
+    if (gold[i] && flagged) tp++;
+    else if (gold[i]) fn++;
+    else if (flagged) fp++;
+    else tn++;
   });
   return ((tp + fn ? tp / (tp + fn) : 0) + (tn + fp ? tn / (tn + fp) : 0)) / 2;
 }
