@@ -123,6 +123,19 @@ describe('the bundled bin (dist/cli)', () => {
     }
   });
 
+  it("takes an assay error from the package a config imports (tsc's copy, not the bundle's) as one: its message, its exit code", async () => {
+    built();
+    const index = pathToFileURL(resolve(DIST_CLI, '../index.js')).href;
+    const config = tmp.config(
+      'throws.mjs',
+      `import { UsageError } from ${JSON.stringify(index)};\nexport default () => { throw new UsageError('throws.mjs: inputs: made by the config'); };\n`,
+    );
+    const r = await runCliProcess(['run', config, '--store', join(tmp.dir(), 'throws.db'), '--no-progress'], { built: true });
+    expect(r.err).not.toMatch(/internal error/);
+    expect(r.err).toMatch(/^assay: throws\.mjs: inputs: made by the config$/m);
+    expect(r.code).toBe(2);
+  });
+
   it("keeps the names of the openai client's error classes, which mapOpenAIError reads", async () => {
     built();
     const chunk = readdirSync(DIST_CLI).find((f) => readFileSync(join(DIST_CLI, f), 'utf8').includes('// node_modules/openai/client.mjs'));
