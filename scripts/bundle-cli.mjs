@@ -6,7 +6,7 @@
 //
 // - Every `import()` stays a boundary: its code is a chunk loaded only when it runs (each command, the openai
 //   client, the queue, HTML reports, the server, the sandbox, grounding …).
-// - What `assay run` imports statically, beyond what main.js has, is one chunk (RUN_GROUP): split by which
+// - What `assay run` imports statically, beyond what main.js has, is one chunk (run-static): split by which
 //   other commands share each module, it was ≈ 45 small chunks, and their loading cost ≈ 35 ms of CPU a run.
 // - Inlined: the packages a one-call run loads (INLINE) and what they import. Every other package stays
 //   external, loaded from node_modules as before: native modules, packages with files of their own (wasm,
@@ -59,7 +59,8 @@ const fileUrls = {
   },
 };
 
-/** The modules run.js imports statically (transitively), less those main.js does: RUN_GROUP's members. */
+/** The modules main.js imports statically (transitively), and those run.js does beyond them: the two groups. */
+const mainModules = new Set();
 const runModules = new Set();
 const staticClosure = (ctx, from) => {
   const seen = new Set();
@@ -76,8 +77,8 @@ const staticClosure = (ctx, from) => {
 const runGroup = {
   name: 'assay-run-group',
   buildEnd() {
-    const main = staticClosure(this, MAIN);
-    for (const id of staticClosure(this, RUN)) if (!main.has(id)) runModules.add(id);
+    for (const id of staticClosure(this, MAIN)) if (id !== MAIN) mainModules.add(id);
+    for (const id of staticClosure(this, RUN)) if (!mainModules.has(id)) runModules.add(id);
     if (runModules.size < 50) this.error(`the run command's static imports are ${runModules.size} modules: is ${RUN} still its entry?`);
   },
 };
@@ -101,7 +102,14 @@ const { output } = await bundle.write({
   chunkFileNames: '[name]-[hash].js',
   // Errors are told apart by their classes' names (the openai client's): keep names through renaming.
   keepNames: true,
-  codeSplitting: { groups: [{ name: 'run-static', test: (id) => runModules.has(id), priority: 10 }] },
+  // main.js's own imports first, so that the run's group (which takes its members' imports too) leaves them
+  // to `assay --version`, which would otherwise load the run's chunk.
+  codeSplitting: {
+    groups: [
+      { name: 'main-static', test: (id) => mainModules.has(id), priority: 20 },
+      { name: 'run-static', test: (id) => runModules.has(id), priority: 10 },
+    ],
+  },
 });
 await bundle.close();
 rmSync(out, { recursive: true, force: true });

@@ -31,11 +31,14 @@ const LAZY_MODULES = [
 ];
 
 describe('the bundled bin (dist/cli)', () => {
-  it('prints its version', async () => {
+  it('prints its version, loading no command', async () => {
     built();
-    const r = await runCliProcess(['--version'], { built: true });
+    const r = await runCliProcess(['--version'], { built: true, nodeArgs: tracePackagesArgs(traceFile('version')) });
     expect(r.code).toBe(0);
     expect(r.out.trim()).toBe(JSON.parse(readFileSync(resolve(DIST_CLI, '../../package.json'), 'utf8')).version);
+    const modules = [...bundledModulesIn(traceFile('version'))];
+    expect(modules).toEqual(expect.arrayContaining(['dist/cli/main.js', 'dist/errors.js']));
+    expect(modules.filter((m) => m.startsWith('dist/') && m !== 'dist/cli/main.js' && m !== 'dist/errors.js')).toEqual([]);
   });
 
   it('a plain run loads no lazy chunk: no openai client, HTML report, queue, server, grounding or SPADE code, nor their packages', async () => {
