@@ -74,6 +74,11 @@ export class LexicalEmbedder implements KbEmbedder {
     return { kind: 'lexical', id: this.id, dimension: this.dimension, settings: { weights: this.weights, ngrams: [3, 5], idfBits: IDF_BITS } };
   }
 
+  /** The fitted idf of a lower-cased word (as `words()` yields it), for the claim features' weighted coverage. */
+  wordIdf(word: string): number {
+    return this.idf[fnv1a('w' + word) & (IDF_SIZE - 1)];
+  }
+
   countTokens(text: string): number {
     return countWordTokens(text);
   }
