@@ -102,6 +102,8 @@ const { output } = await bundle.write({
   chunkFileNames: '[name]-[hash].js',
   // Errors are told apart by their classes' names (the openai client's): keep names through renaming.
   keepNames: true,
+  // JSDoc is for readers of the sources (shipped in dist/ beside the bundle); licence comments stay.
+  comments: { legal: true, annotation: true, jsdoc: false },
   // main.js's own imports first, so that the run's group (which takes its members' imports too) leaves them
   // to `assay --version`, which would otherwise load the run's chunk.
   codeSplitting: {
