@@ -18,8 +18,8 @@ export function runCliProcess(
   args: string[],
   opts: { cwd?: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[]; built?: boolean } = {},
 ): Promise<{ code: number | null; out: string; err: string }> {
-  const cli = opts.built ? [BUILT_MAIN] : ['--import', TSX, MAIN];
-  const child = spawn(process.execPath, [...cli.slice(0, -1), ...(opts.nodeArgs ?? []), cli[cli.length - 1], ...args], {
+  const [loader, entry] = opts.built ? [[], BUILT_MAIN] : [['--import', TSX], MAIN];
+  const child = spawn(process.execPath, [...loader, ...(opts.nodeArgs ?? []), entry, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
     env: opts.env ?? process.env,
