@@ -40,6 +40,15 @@ describe('toSatisfy', () => {
   it('refuses a check spec it cannot use, naming the field', () => {
     expect(() => expect('x').toSatisfy({ type: 'max-count', pattern: 'a' } as never)).toThrow(/^toSatisfy\(rule\)\.max: /);
   });
+
+  it('names the check type it does not know, as a config file would', () => {
+    expect(() => expect('hello').toSatisfy({ type: 'containz', value: 'bye' } as never)).toThrow(
+      /^toSatisfy\(rule\)\.type: expected one of contains, .*, found "containz"$/,
+    );
+    expect(() => expect('hello').toSatisfy({ name: 'n', check: { type: 'containz' } } as never)).toThrow(
+      /^toSatisfy\(rule\)\.check\.type: .*found "containz"$/,
+    );
+  });
 });
 
 describe('toHoldReliably', () => {

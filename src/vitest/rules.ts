@@ -30,7 +30,8 @@ const isValidatorSpec = (r: Rule): r is Exclude<Rule, CheckSpec> => typeof (r as
 
 /** A check spec checked like a config's (UsageError naming the matcher and the field). */
 function parsedCheck(spec: unknown, where: string): CheckSpec {
-  const r = checkSchema.safeParse(spec);
+  // reportInput: the message says what was found ("containz"), as the config loader's does.
+  const r = checkSchema.safeParse(spec, { reportInput: true });
   if (r.success) return r.data;
   const m = explainIssues(r.error.issues)[0];
   throw new UsageError(`${where}${m.path.length ? `.${formatPath(m.path)}` : ''}: ${m.message}`, { path: where });
