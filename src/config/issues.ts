@@ -39,6 +39,10 @@ function distance(a: string, b: string): number {
   return d[a.length][b.length];
 }
 
+/** The keys allowed at a path of the checked object (for "did you mean"); undefined when not known. */
+export type KeysAt = (path: Path, input: unknown) => string[] | undefined;
+
+/** The keys of a config file's objects. */
 function knownKeys(path: Path, input: unknown): string[] | undefined {
   const p = path.map((x) => (typeof x === 'number' ? '#' : String(x))).join('.');
   if (p === '') return CONFIG_KEYS;
@@ -64,14 +68,17 @@ export interface LocatedMessage {
   message: string;
 }
 
-/** Turns zod issues into one "field: expected …, found …" message each, descending into unions. */
-export function explainIssues(issues: readonly Issue[], prefix: Path = []): LocatedMessage[] {
+/**
+ * Turns zod issues into one "field: expected …, found …" message each, descending into unions. `keysAt` names
+ * the keys of an object other than a config file (a describeReliability block's options, a matcher's).
+ */
+export function explainIssues(issues: readonly Issue[], prefix: Path = [], keysAt: KeysAt = knownKeys): LocatedMessage[] {
   const out: LocatedMessage[] = [];
   for (const issue of issues) {
     const path = [...prefix, ...issue.path];
     switch (issue.code) {
       case 'unrecognized_keys':
-        for (const key of issue.keys) out.push({ path: [...path, key], message: unknownKeyMessage(key, knownKeys(path, issue.input)) });
+        for (const key of issue.keys) out.push({ path: [...path, key], message: unknownKeyMessage(key, keysAt(path, issue.input)) });
         break;
       case 'invalid_union': {
         if (issue.discriminator !== undefined) {
@@ -84,7 +91,7 @@ export function explainIssues(issues: readonly Issue[], prefix: Path = []): Loca
         }
         // The branch that got past the root is the one the user meant; otherwise say what the union wants.
         const deep = issue.errors.filter((branch) => branch.some((b) => b.path.length > 0 || b.code !== 'invalid_type'));
-        if (deep.length === 1) out.push(...explainIssues(deep[0] as Issue[], path));
+        if (deep.length === 1) out.push(...explainIssues(deep[0] as Issue[], path, keysAt));
         else out.push({ path, message: withFound(issue.message, issue.input) });
         break;
       }

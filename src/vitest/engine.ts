@@ -10,10 +10,11 @@ import { summarizeRun } from '../run/decision.js';
 import { DEFAULT_MAX_ERRORS, FailFastRule } from '../run/fail-fast.js';
 import { runExperiment } from '../run/runner.js';
 import { SequentialStopRule } from '../run/sequential.js';
-import { openStore, shownLocation, storeLocation } from '../store/open.js';
+import { checkStoreLocation, openStore, shownLocation, storeLocation } from '../store/open.js';
 import type { Store } from '../store/types.js';
 import { cacheOn } from './cache.js';
 import { ruleMessage } from './messages.js';
+import { checkOptions, configDocument } from './options.js';
 import type { ReliabilityOptions, RuleOutcome, RunOutcome, SystemFunction } from './types.js';
 
 /**
@@ -57,29 +58,6 @@ export function functionSystem(fn: SystemFunction): SystemUnderTest {
   };
 }
 
-/** The describe's options as a config document (checked by the config loader like a file). */
-function configDocument(name: string, o: ReliabilityOptions): Record<string, unknown> {
-  const doc: Record<string, unknown> = {
-    name,
-    // A function system is not data: the loader only needs a value here; the runner gets the function itself.
-    system: typeof o.system === 'function' ? { function: o.system.name || 'anonymous' } : o.system,
-    inputs: o.inputs,
-    samples: o.samples,
-    validators: o.validators,
-    verifiers: o.verifiers,
-    // The run's per-input floor, for every rule that sets none (the config key of the same name).
-    perInput: o.perInput,
-    stopping: o.stopping,
-    confidence: o.confidence,
-    verdict: o.verdict,
-    interval: o.interval,
-    maxErrorShare: o.maxErrorShare,
-    concurrency: o.concurrency,
-    timeoutMs: o.timeoutMs,
-  };
-  return Object.fromEntries(Object.entries(doc).filter(([, v]) => v !== undefined));
-}
-
 async function columnsOf(x: Experiment, cache: CacheSettings | undefined): Promise<Validator[]> {
   if (!x.verifierConfigs.length) return x.validators;
   // The judge layer (and its model clients) only when the block has verifiers.
@@ -102,12 +80,14 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
   const env = req.env ?? process.env;
   const name = experimentName(req.file, req.name, req.root);
   const where = `${name} (describeReliability)`;
+  checkOptions(req.options, where);
   const x = await experimentFromDocument(configDocument(name, req.options), { file: where, configPath: req.file, baseDir: dirname(req.file) });
   let store: Store | undefined;
   let system: SystemUnderTest | undefined;
   try {
     const useCache = !req.single && cacheOn(req.options.cache, env);
-    const location = storeLocation(req.options.store, env);
+    // The block's own `store:` is named as such (not as the CLI's --store); ASSAY_STORE names itself.
+    const location = req.options.store !== undefined ? checkStoreLocation(req.options.store, `${where}: store`, process.cwd()) : storeLocation(undefined, env);
     store = req.store ?? (await openStore(location));
     const cache: CacheSettings | undefined = useCache ? { store: store.cache } : undefined;
     const validators = await columnsOf(x, cache);
