@@ -48,12 +48,16 @@ function knownKeys(path: Path, input: unknown): string[] | undefined {
   if (p === '') return CONFIG_KEYS;
   if (p === 'validators.#') return Object.keys(validatorConfigSchema.shape);
   if (p === 'verifiers.#') return Object.keys(verifierConfigSchema.shape);
-  if (p === 'validators.#.check' && input && typeof input === 'object') {
-    const type = (input as { type?: unknown }).type;
-    const option = configCheckSchema.options.find((o) => (o.shape.type as unknown as { value: unknown }).value === type);
-    return option ? Object.keys(option.shape) : undefined;
-  }
+  if (p === 'validators.#.check') return checkKeys(input);
   return undefined;
+}
+
+/** The keys of a check spec of its `type` (`{ type: 'contains', value }` → type, value, …); undefined for an unknown type. */
+export function checkKeys(input: unknown): string[] | undefined {
+  if (!input || typeof input !== 'object') return undefined;
+  const type = (input as { type?: unknown }).type;
+  const option = configCheckSchema.options.find((o) => (o.shape.type as unknown as { value: unknown }).value === type);
+  return option ? Object.keys(option.shape) : undefined;
 }
 
 function unknownKeyMessage(key: string, known: string[] | undefined): string {

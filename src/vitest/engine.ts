@@ -87,7 +87,7 @@ function earlyStopOf(result: RunResult, timedOutAt: number | undefined): EarlySt
 export async function runReliability(req: ReliabilityRequest): Promise<RunOutcome> {
   const env = req.env ?? process.env;
   const name = experimentName(req.file, req.name, req.root);
-  const where = `${name} (describeReliability)`;
+  const where = `${name} (${req.single ? 'toHoldReliably' : 'describeReliability'})`;
   checkOptions(req.options, where);
   // From here, as the Vitest hook's own limit (set a margin above it, limits.ts) runs from a little earlier.
   const runTimeoutMs = runTimeoutOf(req.options.runTimeoutMs);
