@@ -76,14 +76,14 @@ function zeroSlack(written: string, value: number): number {
   return zeros === 0 || value === 0 ? 0 : Math.min(0.5 * 10 ** zeros, 0.1 * Math.abs(value));
 }
 
-/** A cardinal below a thousand in words at tokens[i]: "five", "twenty-one", "twenty one", "three hundred and six". */
-function smallCardinal(tokens: Token[], i: number): { value: number; end: number; ordinal: boolean } | null {
+/** A cardinal below a thousand in words at tokens[i]: "five", "twenty-one", "twenty one", "three hundred and six" ("a hundred and six" with `article`). */
+function smallCardinal(tokens: Token[], i: number, article = false): { value: number; end: number; ordinal: boolean } | null {
   const t = tokens[i];
   if (t?.kind !== 'word') return null;
   let value: number;
   let end = i + 1;
   let ordinal = false;
-  const card = CARDINALS.get(t.lower);
+  const card = article && isWord(t, 'a', 'an') ? 1 : CARDINALS.get(t.lower);
   if (card === undefined) return null;
   value = card;
   // "twenty-one", "twenty-first", "twenty one"
@@ -112,10 +112,56 @@ function smallCardinal(tokens: Token[], i: number): { value: number; end: number
   return { value, end, ordinal };
 }
 
+/** A scale word at t ("thousand" 1e3, "million" 1e6), or 0. */
+const scaleOf = (t: Token | undefined) => (t?.kind === 'word' ? (SCALES[t.lower] ?? 0) : 0);
+
+/** "and a half", "and a quarter", "and three quarters" at tokens[i]: the fraction it adds and where it ends. */
+export function andAFraction(tokens: Token[], i: number): { value: number; end: number } | null {
+  if (!isWord(tokens[i], 'and')) return null;
+  if (isWord(tokens[i + 1], 'a', 'an') && isWord(tokens[i + 2], 'half', 'quarter')) return { value: tokens[i + 2].lower === 'half' ? 0.5 : 0.25, end: i + 3 };
+  if (isWord(tokens[i + 1], 'three') && isWord(tokens[i + 2], 'quarters')) return { value: 0.75, end: i + 3 };
+  return null;
+}
+
 /**
- * A number in words at tokens[i], or null: cardinals with scales ("two million", "a hundred", "a thousand"),
- * "a dozen", fractions ("half", "a third", "two thirds", "one and a half"). "one" alone and the article
- * alone are left to the unit reader (see readQuantityNumber), since "one of them" and "a" are no quantities.
+ * The parts of a number after its first scale word, each below the scale before it: "[one thousand] five
+ * hundred", "[two million], three hundred and six thousand and twelve", "[1 thousand] five hundred".
+ * A part followed by a scale not smaller than the last ("one thousand, two thousand") starts another number;
+ * after "between", "and" separates a range ("between one thousand and five hundred"). A last part below a
+ * hundred joins only in words, after "and" or right after "thousand" ("a thousand and one", "two thousand
+ * twenty", "eleven hundred one"): "$5 million two years ago" and "five million, three of them" are two numbers.
+ */
+function scaleTail(tokens: Token[], end: number, value: number, last: number, opts: { between: boolean; digits: boolean }): { value: number; end: number } {
+  for (;;) {
+    let k = end;
+    const comma = isMark(tokens[k], ',');
+    if (comma) k++;
+    const and = isWord(tokens[k], 'and') && !opts.between && !opts.digits;
+    if (and) k++;
+    const part = smallCardinal(tokens, k);
+    if (!part || part.ordinal || part.value === 0) break;
+    const s = scaleOf(tokens[part.end]);
+    if (s >= 1000 && s < last && s > part.value) {
+      value += part.value * s;
+      last = s;
+      end = part.end + 1;
+      continue;
+    }
+    // one before a scale it cannot take ("one thousand fifteen hundred") is no part
+    if (s !== 0) break;
+    const joins = part.value >= 100 || (!opts.digits && (and || (last <= 1000 && !comma)));
+    if (joins) return { value: value + part.value, end: part.end };
+    break;
+  }
+  return { value, end };
+}
+
+/**
+ * A number in words at tokens[i], or null: cardinals with scales, however the parts are joined ("two
+ * million", "a hundred and fifty", "one thousand, five hundred", "fifteen hundred", "a thousand and one"),
+ * "a dozen", fractions ("half", "a third", "two thirds", "one and a half", "two and a half million").
+ * "one" alone and the article alone are left to the quantity reader (readNumber in mentions.ts), since "one of
+ * them" and "a" are no quantities.
  */
 export function readNumberWords(tokens: Token[], i: number): ReadNumber | null {
   const t = tokens[i];
@@ -132,22 +178,26 @@ export function readNumberWords(tokens: Token[], i: number): ReadNumber | null {
   });
   // "half an hour", "a half a day": the article belongs to the unit
   const share = (value: number, end: number) => done(value, isWord(tokens[end], 'a', 'an') && tokens[end + 1]?.kind === 'word' ? end + 1 : end, false, true);
-  // "a dozen", "a hundred", "a thousand", "a third of", "a half", "a quarter of"
+  const between = isWord(tokens[i - 1], 'between');
+  // "a dozen", "a hundred (and six)", "a thousand (five hundred)", "a third of", "a half", "a quarter of"
+  let small: { value: number; end: number; ordinal: boolean } | null = null;
   if (isWord(t, 'a', 'an') || isWord(t, 'one')) {
     const n = tokens[i + 1];
     if (isWord(n, 'dozen')) return done(12, i + 2);
-    if (n && n.kind === 'word' && SCALES[n.lower] && !isWord(tokens[i + 2], 'of')) return done(SCALES[n.lower], i + 2);
-    if (isWord(n, 'half')) return share(0.5, i + 2);
-    if (isWord(n, 'third', 'quarter', 'fifth', 'tenth') && isWord(tokens[i + 2], 'of')) return share(1 / FRACTION_WORDS[n.lower], i + 2);
-    if (!isWord(t, 'one')) return null;
+    // "a thousand of them" is no number
+    if (scaleOf(n) && isWord(tokens[i + 2], 'of')) return isWord(t, 'one') ? done(SCALES[n.lower], i + 2) : null;
+    if (isWord(n, 'hundred')) small = smallCardinal(tokens, i, true);
+    else if (scaleOf(n)) small = { value: 1, end: i + 1, ordinal: false };
+    else if (isWord(n, 'half')) return share(0.5, i + 2);
+    else if (isWord(n, 'third', 'quarter', 'fifth', 'tenth') && isWord(tokens[i + 2], 'of')) return share(1 / FRACTION_WORDS[n.lower], i + 2);
+    else if (!isWord(t, 'one')) return null;
   }
   if (isWord(t, 'half') && (isWord(tokens[i + 1], 'of', 'an', 'a', 'the') || isWord(tokens[i - 1], 'and', 'one'))) return share(0.5, i + 1);
   if (isWord(t, 'dozen') && !isWord(tokens[i - 1], 'a')) return null;
-  const small = smallCardinal(tokens, i);
+  small ??= smallCardinal(tokens, i);
   if (!small) return null;
-  let { value, end } = small;
-  const { ordinal } = small;
-  if (ordinal) return done(value, end, true);
+  const { value, end } = small;
+  if (small.ordinal) return done(value, end, true);
   // "two thirds", "three quarters"
   const f = tokens[end];
   if (value > 0 && value < 10 && f?.kind === 'word' && FRACTION_WORDS[f.lower] && (value > 1 ? /s$/.test(f.lower) : true) && f.lower !== 'half') {
@@ -155,15 +205,17 @@ export function readNumberWords(tokens: Token[], i: number): ReadNumber | null {
   }
   // "two dozen"
   if (isWord(tokens[end], 'dozen')) return done(value * 12, end + 1);
-  // "two million", "six hundred thousand"
-  while (tokens[end]?.kind === 'word' && SCALES[tokens[end].lower] && SCALES[tokens[end].lower] > value) {
-    value *= SCALES[tokens[end].lower];
-    end++;
+  // "two and a half", "two and a half million"
+  const frac = andAFraction(tokens, end);
+  if (frac) {
+    const s = scaleOf(tokens[frac.end]);
+    return s >= 1000 ? done((value + frac.value) * s, frac.end + 1) : done(value + frac.value, frac.end);
   }
-  // "two and a half"
-  if (isWord(tokens[end], 'and') && isWord(tokens[end + 1], 'a') && isWord(tokens[end + 2], 'half')) {
-    value += 0.5;
-    end += 3;
+  // "fifteen hundred (and six)", "two million", "six hundred thousand", "a hundred thousand", then the parts below
+  const s = scaleOf(tokens[end]);
+  if (s && s > value && value > 0) {
+    const tail = scaleTail(tokens, end + 1, value * s, s, { between, digits: false });
+    return done(tail.value, tail.end);
   }
   return done(value, end);
 }
@@ -202,6 +254,15 @@ export function readDigits(tokens: Token[], i: number, money = false): ReadNumbe
     precision = precision ? precision * scale : 0;
     slack = precision ? 0 : Math.min(0.5 * scale, 0.1 * value);
     end++;
+    // "1 thousand five hundred", "2 million three hundred thousand": the parts below in words
+    if (scale >= 1000 && SCALES[scaleWord] && !precision && !t.text.includes('.')) {
+      const tail = scaleTail(tokens, end, value, scale, { between: isWord(tokens[i - 1], 'between'), digits: true });
+      if (tail.end > end) {
+        value = tail.value;
+        end = tail.end;
+        slack = zeroSlack(String(value), value);
+      }
+    }
   }
   return { value, precision, slack, start: i, end, words: false, ordinal: false };
 }
@@ -395,12 +456,12 @@ export function unitAfter(tokens: Token[], i: number, allowSkip = true): UnitRea
   const cur = CURRENCY_WORDS[t.lower];
   if (cur) return { dim: `money:${cur}`, factor: 1, name: t.lower, end: i + 1, known: true };
   // "14 calendar days", "5 more minutes": one word between a number and its unit
-  if (allowSkip && /^\p{Ll}+$/u.test(t.text) && !NOT_NOUNS.has(t.lower)) {
+  if (allowSkip && /^\p{Ll}+$/u.test(t.text) && !NOT_NOUNS.has(t.lower) && !CARDINALS.has(t.lower)) {
     const next = unitAfter(tokens, i + 1, false);
     if (next?.known && tokens[i + 1].spaced) return next;
   }
-  // a count noun: "500 employees", "three children" (lower case; not a function word)
-  if (/^\p{Ll}[\p{Ll}'’-]*$/u.test(t.text) && !NOT_NOUNS.has(t.lower) && t.lower.length > 1)
+  // a count noun: "500 employees", "three children" (lower case; not a function word, nor the next number)
+  if (/^\p{Ll}[\p{Ll}'’-]*$/u.test(t.text) && !NOT_NOUNS.has(t.lower) && !CARDINALS.has(t.lower) && t.lower.length > 1)
     return { dim: `noun:${stem(t.lower)}`, factor: 1, name: t.lower, end: i + 1, known: false };
   return null;
 }
