@@ -33,6 +33,9 @@ describe('compound number words are one quantity', () => {
     ['The tale spans a thousand and one nights.', 'a thousand and one', 1001],
     ['The fund holds two and a half million dollars.', 'two and a half million dollars', 2.5e6],
     ['The stadium seats 2 million three hundred thousand fans.', '2 million three hundred thousand', 2_300_000],
+    ['Half a million people came.', 'Half a million', 500_000],
+    ['A million and a half people came.', 'A million and a half', 1_500_000],
+    ['In two thousand and five it rained.', 'two thousand and five', 2005],
   ];
   it.each(cases)('%s', (text, written, value) => {
     expect(quantities(text)).toEqual([[written, value]]);
@@ -57,6 +60,10 @@ describe('compound number words are one quantity', () => {
     expect(quantities('The town grew to two million three years later.')).toEqual([
       ['two million', 2e6],
       ['three years', 36],
+    ]);
+    expect(quantities('It cost $2 million, five hundred of which went on fees.')).toEqual([
+      ['$2 million', 2e6],
+      ['five hundred', 500],
     ]);
     expect(quantities('They paid $5 million and two houses.')).toEqual([
       ['$5 million', 5e6],
@@ -124,7 +131,10 @@ interface Style {
   hyphen: boolean;
   /** "a thousand", "a hundred" for a leading one. */
   article: boolean;
-  /** The leading group in digits when the parts below it are hundreds: "1 thousand five hundred" ("1 thousand five" reads as two numbers). */
+  /**
+   * The leading group in digits when the parts below it are hundreds, joined by spaces: "1 thousand five hundred"
+   * ("1 thousand five" and "$2 million, five hundred of which" read as two numbers).
+   */
   digits: boolean;
   /** "fifteen hundred" for 1,100–9,999. */
   hundreds: boolean;
@@ -161,7 +171,7 @@ function render(n: number, s: Style): string {
     const g = Math.floor(n / scale) % 1000;
     if (!g) continue;
     const leading = parts.length === 0;
-    const digits = leading && s.digits && (n % 1000 === 0 || n % 1000 >= 100);
+    const digits = leading && s.digits && !s.commas && (n % 1000 === 0 || n % 1000 >= 100);
     const head = digits ? String(g) : g === 1 && leading && s.article ? 'a' : below1000(g, s, leading);
     parts.push(`${head} ${name}`);
   }

@@ -136,6 +136,8 @@ function scaleTail(tokens: Token[], end: number, value: number, last: number, op
     let k = end;
     const comma = isMark(tokens[k], ',');
     if (comma) k++;
+    // after digits, parts only follow with a space ("$2 million, five hundred of which" is two numbers)
+    if (comma && opts.digits) break;
     const and = isWord(tokens[k], 'and') && !opts.between && !opts.digits;
     if (and) k++;
     const part = smallCardinal(tokens, k);
@@ -192,6 +194,8 @@ export function readNumberWords(tokens: Token[], i: number): ReadNumber | null {
     else if (isWord(n, 'third', 'quarter', 'fifth', 'tenth') && isWord(tokens[i + 2], 'of')) return share(1 / FRACTION_WORDS[n.lower], i + 2);
     else if (!isWord(t, 'one')) return null;
   }
+  // "half a million" is a number, "half a day" a share of the unit
+  if (isWord(t, 'half') && isWord(tokens[i + 1], 'a') && scaleOf(tokens[i + 2]) >= 1000) return done(0.5 * scaleOf(tokens[i + 2]), i + 3);
   if (isWord(t, 'half') && (isWord(tokens[i + 1], 'of', 'an', 'a', 'the') || isWord(tokens[i - 1], 'and', 'one'))) return share(0.5, i + 1);
   if (isWord(t, 'dozen') && !isWord(tokens[i - 1], 'a')) return null;
   small ??= smallCardinal(tokens, i);
@@ -215,7 +219,9 @@ export function readNumberWords(tokens: Token[], i: number): ReadNumber | null {
   const s = scaleOf(tokens[end]);
   if (s && s > value && value > 0) {
     const tail = scaleTail(tokens, end + 1, value * s, s, { between, digits: false });
-    return done(tail.value, tail.end);
+    // "a million and a half", "two thousand and a half"
+    const half = tail.end === end + 1 ? andAFraction(tokens, tail.end) : null;
+    return half ? done(tail.value + half.value * s, half.end) : done(tail.value, tail.end);
   }
   return done(value, end);
 }
