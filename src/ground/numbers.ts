@@ -1,6 +1,7 @@
 /**
  * Numbers as a reader reads them, for the detail check: digits ("1,500", "3.5"), words ("five",
- * "twenty-one", "six hundred", "a dozen", "half", "a third", "two and a half"), scale words ("2.1 million"),
+ * "twenty-one", "six hundred", "one thousand, five hundred", "a dozen", "half", "a third", "two and a
+ * half"), scale words ("2.1 million", "1 thousand five hundred"),
  * each with the precision it is written to; and the units they may carry, with their unambiguous
  * conversions (days and weeks, minutes and hours, metric prefixes, %, currency symbols and codes).
  */
