@@ -4,7 +4,8 @@
  * one entity each, never split into quantities) and names. One linear pass over the tokens.
  */
 import { MONTHS, NOT_NAMES, afterSentenceEnd, nameSpans } from './entities.js';
-import { andAFraction, articleUnit, currencyBefore, hyphenUnit, readDigits, readNumberWords, unitAfter, type ReadNumber, type UnitRead } from './numbers.js';
+import { andAFraction, readDigits, readNumberWords, type ReadNumber } from './numbers.js';
+import { articleUnit, currencyBefore, hyphenUnit, unitAfter, type UnitRead } from './units.js';
 import { stem, tokenize, type Token } from './tokens.js';
 
 interface Span {
