@@ -14,6 +14,9 @@ export const ExitCode = {
 /** The exit codes an error can carry: 2 (the user can fix what they gave us) or 3 (environment, internal). */
 export type ErrorExitCode = typeof ExitCode.USAGE | typeof ExitCode.INTERNAL;
 
+/** Marker shared by every copy of this module: the `assay` bin's bundle and the package a TypeScript config imports. */
+const MARKER = Symbol.for('assay.AssayError');
+
 /**
  * The base of every error assay raises on purpose. Its message is written for the user and stands alone in
  * one line; `exitCode` is what the CLI exits with when it reaches the top. Anything else that reaches the top
@@ -27,6 +30,12 @@ export class AssayError extends Error {
   ) {
     super(message, options);
     this.name = 'AssayError';
+    Object.defineProperty(this, MARKER, { value: true });
+  }
+
+  /** An AssayError of this copy of assay or of another (the bin is a bundle; a config imports the package). */
+  static isInstance(err: unknown): err is AssayError {
+    return err instanceof AssayError || (typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[MARKER] === true);
   }
 }
 

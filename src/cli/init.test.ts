@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadExperiment } from '../config/load.js';
 import { experimentConfigSchema } from '../config/schema.js';
 import { summarize } from '../core/summarize.js';

@@ -66,7 +66,7 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
     }
     // A problem assay raised on purpose (bad usage, an unusable store or report file): its message says it all.
-    if (err instanceof AssayError) {
+    if (AssayError.isInstance(err)) {
       process.stderr.write(`assay: ${err.message}\n`);
       return err.exitCode;
     }

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { quoted } from '../core/show.js';
 import { configCheckSchema } from '../validators/grounded-schema.js';
 import { CONFIG_KEYS, validatorConfigSchema, verifierConfigSchema } from './schema.js';

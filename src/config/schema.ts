@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Predicate } from '../core/validator.js';
 import { configCheckSchema } from '../validators/grounded-schema.js';
 import { DURATION_EXPECTED, parseDuration } from './duration.js';

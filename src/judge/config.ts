@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CheckResult, InputValue, Validator } from '../core/validator.js';
 import { UsageError } from '../errors.js';
 import type { CacheSettings } from '../providers/cache.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { mulberry32 } from '../core/prng.js';
 import { UsageError } from '../errors.js';
 import { boundAnswer, judgeCallOf } from '../judge/binding.js';

@@ -2,7 +2,7 @@ import type { EmbeddingModelV3 } from '@ai-sdk/provider';
 import type OpenAI from 'openai';
 import type { EmbeddingModel, EmbedOptions, EmbedResult } from './embedding-model.js';
 import { abortError, mapAiSdkError } from './errors.js';
-import { mapOpenAIError, openaiClass, type OpenAIModelSettings } from './openai.js';
+import { mapOpenAIError, openaiClient, type OpenAIModelSettings } from './openai.js';
 import { loadPackage } from './package.js';
 import type { SdkModelSettings, AzureModelSettings } from './sdk-providers.js';
 import { AZURE_API_VERSION } from './sdk-providers.js';
@@ -27,15 +27,14 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
   readonly id: string;
   readonly baseURL?: string;
   readonly maxBatchSize: number;
-  private readonly client: OpenAI;
+  private readonly client: Promise<OpenAI>;
 
   constructor(private readonly settings: OpenAIModelSettings & { maxBatchSize?: number }) {
     this.modelId = settings.model;
     this.id = `openai:${settings.model}`;
     this.baseURL = settings.baseURL;
     this.maxBatchSize = settings.maxBatchSize ?? 96;
-    const Client = openaiClass();
-    this.client = new Client({
+    this.client = openaiClient({
       baseURL: settings.baseURL,
       apiKey: settings.apiKey ?? 'not-needed',
       maxRetries: 0,
@@ -47,11 +46,12 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<EmbedResult> {
     const who = this.id;
     const signal = options.signal ?? new AbortController().signal;
+    const client = await this.client;
     if (signal.aborted) throw abortError(signal, who);
     const started = performance.now();
     let res: OpenAI.Embeddings.CreateEmbeddingResponse;
     try {
-      res = await this.client.embeddings.create({ model: this.modelId, input: [...texts], encoding_format: 'float' }, { signal });
+      res = await client.embeddings.create({ model: this.modelId, input: [...texts], encoding_format: 'float' }, { signal });
     } catch (err) {
       throw mapOpenAIError(who, err, signal);
     }

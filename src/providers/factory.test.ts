@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { UsageError } from '../errors.js';
 import { startMockOpenAI } from '../mock/openai.js';
 import { CommandSystem } from './command.js';

@@ -4,7 +4,6 @@ import type { ChatCallOptions, ChatModel, ChatRequest, ChatResponse } from './ch
 import { ChatSystem, type ChatSystemOptions } from './chat-system.js';
 import { abortError, networkError, statusError, messageOf } from './errors.js';
 import { sharedNodeFetch } from './transport.js';
-import { loadPackage } from './package.js';
 import { ProviderError } from './types.js';
 
 /** Connection settings of an OpenAI-compatible endpoint. */
@@ -19,13 +18,24 @@ export interface OpenAIModelSettings {
 }
 
 type OpenAIModule = typeof import('openai');
-/** The official client class, loaded with the first model built (see package.ts). */
-export const openaiClass = (): OpenAIModule['OpenAI'] => loadPackage<OpenAIModule>('openai', 'the openai provider').OpenAI;
+let openaiModule: Promise<OpenAIModule> | undefined;
+
+/**
+ * The official client, made when a model is built: its package is imported then (once per process), not when
+ * assay starts, so a run that calls no OpenAI-compatible model never loads it. By `import()`, not `require`,
+ * so the CLI's bundle carries it as a chunk of its own (docs/runner.md, "Start-up").
+ */
+export function openaiClient(options: ConstructorParameters<OpenAIModule['OpenAI']>[0]): Promise<OpenAI> {
+  const client = (openaiModule ??= import('openai')).then(({ OpenAI }) => new OpenAI(options));
+  client.catch(() => {}); // reported by the first call that awaits it, not as an unhandled rejection
+  return client;
+}
 
 /**
  * Any OpenAI-compatible chat-completions endpoint through the official `openai` client, with its retries
  * off and the keep-alive node:http transport (transport.ts) as its fetch: about half the CPU per call of
- * the global fetch at the runner's rates. The package loads with the first model built (package.ts).
+ * the global fetch at the runner's rates. The package starts loading when the model is built; a call
+ * waits for it before its latency clock starts.
  */
 export class OpenAIChatModel implements ChatModel {
   readonly provider = 'openai';
@@ -33,14 +43,13 @@ export class OpenAIChatModel implements ChatModel {
   readonly id: string;
   readonly baseURL?: string;
   readonly capabilities = { jsonSchema: true, tools: true };
-  private readonly client: OpenAI;
+  private readonly client: Promise<OpenAI>;
 
   constructor(settings: OpenAIModelSettings) {
     this.modelId = settings.model;
     this.id = `openai:${settings.model}`;
     this.baseURL = settings.baseURL;
-    const Client = openaiClass();
-    this.client = new Client({
+    this.client = openaiClient({
       baseURL: settings.baseURL,
       // The client refuses to start without a key; local servers ignore it.
       apiKey: settings.apiKey ?? 'not-needed',
@@ -77,11 +86,12 @@ export class OpenAIChatModel implements ChatModel {
 
   async generate(request: ChatRequest, { signal }: ChatCallOptions): Promise<ChatResponse> {
     const who = this.id;
+    const client = await this.client;
     if (signal.aborted) throw abortError(signal, who);
     const started = performance.now();
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = await this.client.chat.completions.create(this.body(request), { signal });
+      completion = await client.chat.completions.create(this.body(request), { signal });
     } catch (err) {
       throw mapOpenAIError(who, err, signal);
     }

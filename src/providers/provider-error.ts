@@ -52,7 +52,7 @@ export class ProviderError extends AssayError {
     return this.isRetryable;
   }
 
-  static isInstance(err: unknown): err is ProviderError {
+  static override isInstance(err: unknown): err is ProviderError {
     return err instanceof ProviderError || (typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[MARKER] === true);
   }
 }

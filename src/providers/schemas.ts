@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parsePath } from './template.js';
 
 /** zod schemas of the YAML `system:` value: exactly one provider key with its options. */

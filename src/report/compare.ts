@@ -1,4 +1,4 @@
-import stringWidth from 'string-width';
+import { displayWidth } from './width.js';
 import { compareSummaries, type ComparisonRow, type PAdjust, type SummaryComparison } from '../core/compare.js';
 import type { RunSummary } from '../core/summary-types.js';
 import type { RunRecord } from '../store/types.js';
@@ -48,12 +48,12 @@ const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}
 /** Pad or cut to a display width in terminal columns (CJK characters take two, combining marks none). */
 function fit(text: string, width: number, align: 'left' | 'right' = 'left'): string {
   let s = text;
-  if (stringWidth(s) > width) {
+  if (displayWidth(s) > width) {
     const chars = [...s];
-    while (chars.length && stringWidth(chars.join('') + '…') > width) chars.pop();
+    while (chars.length && displayWidth(chars.join('') + '…') > width) chars.pop();
     s = chars.join('') + '…';
   }
-  const pad = ' '.repeat(Math.max(0, width - stringWidth(s)));
+  const pad = ' '.repeat(Math.max(0, width - displayWidth(s)));
   return align === 'left' ? s + pad : pad + s;
 }
 
@@ -108,7 +108,7 @@ export function formatComparison(c: RunComparison, maxInputs = 15): string {
     `A ${c.a.id} (${c.a.name}, ${c.a.shape})  →  B ${c.b.id} (${c.b.name}, ${c.b.shape}), level ${+(c.level * 100).toFixed(2)}%${holm ? ', Holm-adjusted' : ''}`,
   );
   if (c.validators.length) {
-    const vw = Math.max(10, ...c.validators.map((v) => Math.min(30, stringWidth(v.label))));
+    const vw = Math.max(10, ...c.validators.map((v) => Math.min(30, displayWidth(v.label))));
     lines.push('', header('validator', vw, holm), ...c.validators.map((v) => row(v, vw, holm)));
   } else {
     lines.push('', 'no validator in common: nothing to compare');

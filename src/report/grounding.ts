@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import stringWidth from 'string-width';
+import { displayWidth } from './width.js';
 import { describeConflict } from '../ground/details.js';
 import { RISKS, type AnswerOutcome, type Risk } from '../ground/ci.js';
 import type { ClaimAnalysis, GroundingReport } from '../ground/types.js';
@@ -147,11 +147,11 @@ export function formatBatchTable(b: GroundingBatch, o: { color?: boolean } = {})
       rep ? String(rep.claims_analysis.filter((c) => c.status === 'CONTRADICTED').length) : '–',
     ]);
   }
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => stringWidth(r[c]))));
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => displayWidth(r[c]))));
   const lines = rows.map((r, i) =>
     r
       .map((cell, c) => {
-        const pad = ' '.repeat(widths[c] - stringWidth(cell));
+        const pad = ' '.repeat(widths[c] - displayWidth(cell));
         const text = NUMERIC.has(c) ? pad + cell : cell + pad;
         return c === 0 && i > 0 ? paint(text, b.results[i - 1].outcome) : text;
       })

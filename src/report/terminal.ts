@@ -1,4 +1,4 @@
-import stringWidth from 'string-width';
+import { displayWidth } from './width.js';
 import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { errorSummaryLines } from '../run/error-groups.js';
 import { errorSummaryOf } from '../run/stats.js';
@@ -57,11 +57,11 @@ function paint(text: string, v: Verdict, color: boolean): string {
 
 /** Columns aligned by display width (wide CJK and emoji count 2, ANSI colours 0). */
 function table(rows: string[][], rightAlign: Set<number>): string[] {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => stringWidth(r[c]))));
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => displayWidth(r[c]))));
   return rows.map((r) =>
     r
       .map((cell, c) => {
-        const pad = ' '.repeat(widths[c] - stringWidth(cell));
+        const pad = ' '.repeat(widths[c] - displayWidth(cell));
         return rightAlign.has(c) ? pad + cell : cell + pad;
       })
       .join('  ')

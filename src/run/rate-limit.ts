@@ -24,7 +24,7 @@
  * on by tokens × 60 000 / tokensPerMinute ms, and no call starts while it lies ahead of now. Over any minute the
  * tokens spent exceed the budget by at most what the calls in flight use.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { UsageError } from '../errors.js';
 import type { InputValue } from '../core/validator.js';
 import type { ChatModel } from '../providers/chat-model.js';

@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PoolOverloadedError, WorkerCrashedError } from '../ground/pool/pool.js';
 import { GroundingRequestError, GroundingUnavailableError, type AnalyzeRequest, type GroundingEngine } from '../ground/types.js';
 import { RateLimiter, type RequestLimiter, type ServerLimits } from './limits.js';

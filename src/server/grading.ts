@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Outcome, outcomeName } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { gradingRefusal } from '../grades/gradable.js';

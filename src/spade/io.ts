@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Outcome } from '../core/outcome.js';
 import { UsageError } from '../errors.js';
 import { checkSchema } from '../validators/builtin.js';

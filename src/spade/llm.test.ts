@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { startMockAnthropic } from '../mock/anthropic.js';
 import { startMockOllama } from '../mock/ollama.js';
 import type { MockReply, MockServer } from '../mock/types.js';

@@ -4,7 +4,7 @@
  * JSON schema derived from a zod schema) and checked against that schema on return. Retries happen in
  * callWithRetry, the one place; the tokens and cost of every call are added up in `usage`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { UsageError } from '../errors.js';
 import { chatModelFromConfig } from '../providers/chat-factory.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../providers/chat-model.js';

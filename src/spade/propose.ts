@@ -4,7 +4,7 @@
  * then a second call turning that answer into a parseable list of pairs. The pairs are then pruned
  * by `pruneSubsumptions` (counterexamples, FFR skip, transitivity).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SpadeLlm } from './llm.js';
 import type { CandidateAssertion, SubsumptionPair } from './types.js';
 

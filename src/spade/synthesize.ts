@@ -4,7 +4,7 @@
  * alternative assertions, as the paper does. Every assertion takes one of the typed, safe forms;
  * anything else the LLM writes is rejected with a reason, never executed.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkSchema } from '../validators/builtin.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { PromptDelta } from './deltas.js';

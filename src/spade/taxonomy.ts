@@ -2,7 +2,7 @@
  * Categorising prompt deltas into the paper's taxonomy (§2, Figure 2) with an LLM, and measuring
  * agreement with the human tags of the paper's annotated deltas.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { diffVersions, type PromptDelta } from './deltas.js';
 import type { SpadeLlm } from './llm.js';
 import { TAXONOMY, TAXONOMY_NAMES, type TaxonomyCategory } from './types.js';

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Which npm packages a Node process loaded (tests only): every module URL the ES module loader resolves,
@@ -35,4 +36,23 @@ export function packagesIn(file: string): Set<string> {
     if (all.length) names.add(all[all.length - 1][1]);
   }
   return names;
+}
+
+/**
+ * The modules of the CLI's bundle (dist/cli/, scripts/bundle-cli.mjs) that a process loaded, by the files they
+ * were bundled from (`dist/report/html.js`, `node_modules/openai/client.mjs`): rolldown heads each module's
+ * code with a `// <path>` line. Packages inlined in the bundle show here, not in packagesIn.
+ */
+export function bundledModulesIn(file: string): Set<string> {
+  const modules = new Set<string>();
+  if (!existsSync(file)) return modules;
+  const chunks = new Set(
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((u) => /^file:.*\/dist\/cli\/[^/]+\.js$/.test(u)),
+  );
+  for (const url of chunks) {
+    for (const m of readFileSync(fileURLToPath(url), 'utf8').matchAll(/^\/\/ ((?:dist|node_modules)\/\S+\.[cm]?js)$/gm)) modules.add(m[1]);
+  }
+  return modules;
 }

@@ -1,0 +1,120 @@
+// The `assay` bin as an ES-module bundle with chunks, made by `npm run build` after tsc. Unbundled, `assay run`
+// of one call opened ≈ 500 files (openai 155, zod 99, yaml 73, dist 130) and spent most of its start-up
+// resolving, reading and compiling them (docs/runner.md, "Start-up"). The library's entry points (`assay`,
+// `assay/vitest`, …) stay as tsc emits them; only dist/cli/ is replaced: tsc's dist/cli/main.js and what it
+// imports go in, the bundle (main.js and its chunks, one folder) comes out in its place.
+//
+// - Every `import()` stays a boundary: its code is a chunk loaded only when it runs (each command, the openai
+//   client, the queue, HTML reports, the server, the sandbox, grounding …).
+// - What `assay run` imports statically, beyond what main.js has, is one chunk (run-static): split by which
+//   other commands share each module, it was ≈ 45 small chunks, and their loading cost ≈ 35 ms of CPU a run.
+// - Inlined: the packages a one-call run loads (INLINE) and what they import. Every other package stays
+//   external, loaded from node_modules as before: native modules, packages with files of their own (wasm,
+//   loaders), optional peers, those loaded lazily by name (src/lazy.ts), and the server's (hono), so that
+//   their security fixes reach users through `npm update` without a release of assay.
+// - `new URL('./x.js', import.meta.url)` (worker-thread entry files) is rewritten to point from dist/cli/ to
+//   the file tsc emitted, which the worker runs as before.
+import { renameSync, rmSync } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { rolldown } from 'rolldown';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = resolve(root, 'dist');
+const out = resolve(dist, 'cli'); // where the bundle ends up
+const tmp = resolve(dist, 'cli.bundle'); // written here first: tsc's dist/cli is the input
+const MAIN = resolve(out, 'main.js');
+const RUN = resolve(out, 'run.js');
+
+/** Inlined packages (with the packages they import): those on the path of `assay run`. */
+const INLINE = new Set(['commander', 'yaml', 'zod', 'openai']);
+/** Never inlined, even where an inlined package imports them. */
+const NATIVE = new Set(['better-sqlite3']);
+
+const packageName = (id) => id.split('/', id.startsWith('@') ? 2 : 1).join('/');
+const isBare = (id) => !/^(\.|\/|\0|node:|[a-zA-Z]:[\\/])/.test(id);
+const inNodeModules = (file) => file.includes(`${sep}node_modules${sep}`);
+
+function external(id, importer) {
+  if (id.startsWith('node:')) return true;
+  if (!isBare(id)) return false;
+  const name = packageName(id);
+  if (NATIVE.has(name)) return true;
+  return !(INLINE.has(name) || (importer !== undefined && inNodeModules(importer)));
+}
+
+const URL_OF_FILE = /new URL\(\s*(['"`])(\.\.?\/[^'"`$]*)\1\s*,\s*import\.meta\.url\s*\)/g;
+
+/** `new URL('./worker.js', import.meta.url)` in dist/sandbox/host.js → `new URL('../sandbox/worker.js', …)` from dist/cli/. */
+const fileUrls = {
+  name: 'assay-file-urls',
+  transform(code, id) {
+    if (inNodeModules(id) || !id.startsWith(dist + sep) || !code.includes('import.meta.url')) return null;
+    return code.replace(URL_OF_FILE, (_, q, rel) => {
+      const target = relative(out, resolve(dirname(id), rel))
+        .split(sep)
+        .join('/');
+      return `new URL(${q}${target.startsWith('.') ? target : `./${target}`}${q}, import.meta.url)`;
+    });
+  },
+};
+
+/** The modules main.js imports statically (transitively), and those run.js does beyond them: the two groups. */
+const mainModules = new Set();
+const runModules = new Set();
+const staticClosure = (ctx, from) => {
+  const seen = new Set();
+  const stack = [from];
+  while (stack.length) {
+    const id = stack.pop();
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const info = ctx.getModuleInfo(id);
+    if (info && !info.isExternal) stack.push(...info.importedIds);
+  }
+  return seen;
+};
+const runGroup = {
+  name: 'assay-run-group',
+  buildEnd() {
+    for (const id of staticClosure(this, MAIN)) if (id !== MAIN) mainModules.add(id);
+    for (const id of staticClosure(this, RUN)) if (!mainModules.has(id)) runModules.add(id);
+    if (runModules.size < 50) this.error(`the run command's static imports are ${runModules.size} modules: is ${RUN} still its entry?`);
+  },
+};
+
+rmSync(tmp, { recursive: true, force: true });
+const bundle = await rolldown({
+  input: { main: MAIN },
+  platform: 'node',
+  external,
+  plugins: [fileUrls, runGroup],
+  logLevel: 'warn',
+  // run.js is also imported statically by other commands (guard, runs, worker): expected, not a problem.
+  onLog(level, log, handler) {
+    if (log.code !== 'INEFFECTIVE_DYNAMIC_IMPORT') handler(level, log);
+  },
+});
+const { output } = await bundle.write({
+  dir: tmp,
+  format: 'esm',
+  entryFileNames: '[name].js',
+  chunkFileNames: '[name]-[hash].js',
+  // Errors are told apart by their classes' names (the openai client's): keep names through renaming.
+  keepNames: true,
+  // JSDoc is for readers of the sources (shipped in dist/ beside the bundle); licence comments stay.
+  comments: { legal: true, annotation: true, jsdoc: false },
+  // main.js's own imports first, so that the run's group (which takes its members' imports too) leaves them
+  // to `assay --version`, which would otherwise load the run's chunk.
+  codeSplitting: {
+    groups: [
+      { name: 'main-static', test: (id) => mainModules.has(id), priority: 20 },
+      { name: 'run-static', test: (id) => runModules.has(id), priority: 10 },
+    ],
+  },
+});
+await bundle.close();
+rmSync(out, { recursive: true, force: true });
+renameSync(tmp, out);
+const bytes = output.reduce((n, o) => n + (o.type === 'chunk' ? o.code.length : 0), 0);
+console.log(`bundle-cli: dist/cli: ${output.length} files, ${(bytes / 1e6).toFixed(2)} MB (the run path: ${runModules.size} modules in one chunk)`);

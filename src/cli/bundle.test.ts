@@ -1,0 +1,149 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { startMock } from '../mock/index.js';
+import { useConfigDir } from './testing/config-dir.js';
+import { bundledModulesIn, packagesIn, tracePackagesArgs } from './testing/loaded-packages.js';
+import { BUILT_MAIN, runCliProcess } from './testing/process.js';
+
+/**
+ * The `assay` bin as it ships: the bundle of scripts/bundle-cli.mjs in dist/cli/ (built by `npm run build`,
+ * which `npm test` runs first). The other CLI tests run the sources; these hold what only the bundle can
+ * get wrong: a lazy boundary collapsed into the run's chunk, a file the bundle must find beside itself, a
+ * class name the error mapping reads.
+ */
+const tmp = useConfigDir('assay-bundle-');
+const DIST_CLI = dirname(BUILT_MAIN);
+const built = () => expect(existsSync(BUILT_MAIN), `${BUILT_MAIN} is built by npm run build (npm test runs it first)`).toBe(true);
+const traceFile = (name: string) => join(tmp.dir(), `${name}.loaded`);
+
+/** Packages and bundled modules that only a feature a plain run does not use may load. */
+const LAZY_PACKAGES = ['bullmq', 'ioredis', 'pg', '@observablehq/plot', 'linkedom', 'quickjs-emscripten', 'highs', 're2js', 'ajv', 'hono', 'string-width'];
+const LAZY_MODULES = [
+  /^node_modules\/openai\//,
+  /^dist\/report\/html\.js$/,
+  /^dist\/report\/charts\.js$/,
+  /^dist\/queue\/coordinator\.js$/,
+  /^dist\/server\//,
+  /^dist\/ground\/pool\//,
+  /^dist\/spade\//,
+];
+
+describe('the bundled bin (dist/cli)', () => {
+  it('prints its version, loading no command', async () => {
+    built();
+    const r = await runCliProcess(['--version'], { built: true, nodeArgs: tracePackagesArgs(traceFile('version')) });
+    expect(r.code).toBe(0);
+    expect(r.out.trim()).toBe(JSON.parse(readFileSync(resolve(DIST_CLI, '../../package.json'), 'utf8')).version);
+    const modules = [...bundledModulesIn(traceFile('version'))];
+    expect(modules).toEqual(expect.arrayContaining(['dist/cli/main.js', 'dist/errors.js']));
+    expect(modules.filter((m) => m.startsWith('dist/') && m !== 'dist/cli/main.js' && m !== 'dist/errors.js')).toEqual([]);
+  });
+
+  it('a plain run loads no lazy chunk: no openai client, HTML report, queue, server, grounding or SPADE code, nor their packages', async () => {
+    built();
+    const config = tmp.config(
+      'plain.yaml',
+      [
+        'name: plain',
+        'system: { simulated: { seed: 1, latencyMs: 0, outputs: [{ text: "hello there" }] } }',
+        'inputs: ["Say hello."]',
+        'samples: 2',
+        'validators:',
+        '  - { name: greets, check: { type: contains, value: hello }, minSuccess: 0.01 }',
+        '',
+      ].join('\n'),
+    );
+    const r = await runCliProcess(['run', config, '--store', join(tmp.dir(), 'plain.db'), '--no-progress'], {
+      built: true,
+      nodeArgs: tracePackagesArgs(traceFile('plain')),
+    });
+    expect(r.err).not.toMatch(/internal error/);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/greets .* PASS/);
+    const modules = bundledModulesIn(traceFile('plain'));
+    // The tracer sees the bundle: the run's own modules and the inlined packages it uses.
+    expect([...modules]).toEqual(expect.arrayContaining(['dist/cli/run.js', 'dist/config/load.js', 'dist/store/sqlite.js']));
+    expect([...modules].some((m) => m.startsWith('node_modules/yaml/'))).toBe(true);
+    expect([...modules].filter((m) => LAZY_MODULES.some((re) => re.test(m)))).toEqual([]);
+    const packages = packagesIn(traceFile('plain'));
+    expect(packages.has('better-sqlite3')).toBe(true);
+    expect(LAZY_PACKAGES.filter((p) => packages.has(p))).toEqual([]);
+  }, 120_000);
+
+  it('a run that uses them loads them: the openai chunk against the mock, a YAML predicate in the sandbox worker, a regex check, an HTML report', async () => {
+    built();
+    const mock = await startMock('openai', { chat: () => ({ content: 'hello there' }) });
+    try {
+      const config = tmp.config(
+        'used.yaml',
+        [
+          'name: used',
+          `system: { openai: { model: gpt-4o-mini, baseURL: "${mock.baseURL}" } }`,
+          'inputs: ["Say hello."]',
+          'samples: 1',
+          'validators:',
+          '  - { name: greets, check: { type: regex, pattern: "^hel+o" }, minSuccess: 0.01 }',
+          '  - { name: short, predicate: "o => o.length < 50", minSuccess: 0.01 }',
+          '',
+        ].join('\n'),
+      );
+      const html = join(tmp.dir(), 'used.html');
+      const r = await runCliProcess(['run', config, '--store', join(tmp.dir(), 'used.db'), '--no-progress', '--html', html], {
+        built: true,
+        nodeArgs: tracePackagesArgs(traceFile('used')),
+        env: { ...process.env, OPENAI_API_KEY: 'test' },
+      });
+      expect(r.err).not.toMatch(/internal error/);
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/greets .* PASS/);
+      expect(r.out).toMatch(/short .* PASS/);
+      expect(readFileSync(html, 'utf8')).toMatch(/<svg/);
+      const modules = [...bundledModulesIn(traceFile('used'))];
+      expect(modules.some((m) => m.startsWith('node_modules/openai/'))).toBe(true);
+      expect(modules).toContain('dist/report/html.js');
+      // The predicate ran (short passed) in the sandbox's worker thread, from the file the bundle names (its packages load there).
+      const packages = packagesIn(traceFile('used'));
+      expect([...packages]).toEqual(expect.arrayContaining(['re2js', '@observablehq/plot', 'linkedom']));
+      expect(['bullmq', 'ioredis', 'pg', 'highs', 'hono'].filter((p) => packages.has(p))).toEqual([]);
+    } finally {
+      await mock.close();
+    }
+  }, 120_000);
+
+  it('every file it names beside itself exists (worker-thread entries: the sandbox, the grounding pool)', () => {
+    built();
+    const named = readdirSync(DIST_CLI)
+      .filter((f) => f.endsWith('.js'))
+      .flatMap((f) => [...readFileSync(join(DIST_CLI, f), 'utf8').matchAll(/new URL\(\s*["'`]([^"'`]+)["'`]\s*,\s*import\.meta\.url\s*\)/g)].map((m) => m[1]))
+      // The .ts entries are the sources' (run under tsx), never taken from dist.
+      .filter((rel) => !rel.endsWith('.ts'));
+    expect(named).toEqual(expect.arrayContaining(['../sandbox/worker.js', '../ground/pool/worker']));
+    for (const rel of named) {
+      const file = resolve(DIST_CLI, rel);
+      expect(existsSync(file) || existsSync(`${file}.js`), `${rel} (from dist/cli)`).toBe(true);
+    }
+  });
+
+  it("takes an assay error from the package a config imports (tsc's copy, not the bundle's) as one: its message, its exit code", async () => {
+    built();
+    const index = pathToFileURL(resolve(DIST_CLI, '../index.js')).href;
+    const config = tmp.config(
+      'throws.mjs',
+      `import { UsageError } from ${JSON.stringify(index)};\nexport default () => { throw new UsageError('throws.mjs: inputs: made by the config'); };\n`,
+    );
+    const r = await runCliProcess(['run', config, '--store', join(tmp.dir(), 'throws.db'), '--no-progress'], { built: true });
+    expect(r.err).not.toMatch(/internal error/);
+    expect(r.err).toMatch(/^assay: throws\.mjs: inputs: made by the config$/m);
+    expect(r.code).toBe(2);
+  });
+
+  it("keeps the names of the openai client's error classes, which mapOpenAIError reads", async () => {
+    built();
+    const chunk = readdirSync(DIST_CLI).find((f) => readFileSync(join(DIST_CLI, f), 'utf8').includes('// node_modules/openai/client.mjs'));
+    expect(chunk, 'the openai client is a chunk of its own').toBeDefined();
+    const m = (await import(pathToFileURL(join(DIST_CLI, chunk!)).href)) as Record<string, { name: string }>;
+    for (const name of ['APIUserAbortError', 'APIConnectionTimeoutError', 'APIConnectionError', 'APIError']) expect(m[name]?.name).toBe(name);
+  });
+});
