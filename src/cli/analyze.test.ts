@@ -145,6 +145,18 @@ describe('assay kb / analyze / calibrate', () => {
     }
   });
 
+  it('a query with no answer and no LLM names the CLI’s own flags, not the HTTP request (exit 2)', async () => {
+    const kb = join(dir, 'kb-no-answer');
+    expect(await main(['kb', 'ingest', join(dir, 'a.txt'), '--kb', kb])).toBe(0);
+    out.length = 0;
+    expect(await main(['analyze', '--kb', kb, '--query', 'q'])).toBe(2);
+    const message = out.join('');
+    expect(message).toMatch(
+      /^assay: --answer: expected the answer to audit \(--answer <text>, or --answers <file> for many\), or an LLM to generate it \(--llm <file> or --llm-model <name>\)\n/,
+    );
+    expect(message).not.toMatch(/request|"query"|"answer"|internal error/);
+  });
+
   it('exits 2 with a clear message for usage problems', async () => {
     out.length = 0;
     expect(await main(['analyze', '--kb', join(dir, 'none'), '--query', 'q', '--answer', 'x'])).toBe(2);

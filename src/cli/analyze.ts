@@ -83,6 +83,12 @@ async function analyzeCommand(o: AnalyzeFlags): Promise<void> {
   // Report paths are checked before any work, so the analysis is never lost to a report that cannot be written.
   checkReportTargets(targets);
   const llm = await llmConfig(o);
+  // Checked here, before the KB is opened, in the CLI's own flags (the engine's message names request fields).
+  if (single && o.answer === undefined && llm === undefined)
+    throw new UsageError(
+      '--answer: expected the answer to audit (--answer <text>, or --answers <file> for many), or an LLM to generate it (--llm <file> or --llm-model <name>)',
+      { path: '--answer' },
+    );
   const checking = await checkerConfig(o);
   // The whole file is checked before anything is analysed or written.
   const lines: AnswerLine[] = single

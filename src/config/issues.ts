@@ -39,17 +39,25 @@ function distance(a: string, b: string): number {
   return d[a.length][b.length];
 }
 
+/** The keys allowed at a path of the checked object (for "did you mean"); undefined when not known. */
+export type KeysAt = (path: Path, input: unknown) => string[] | undefined;
+
+/** The keys of a config file's objects. */
 function knownKeys(path: Path, input: unknown): string[] | undefined {
   const p = path.map((x) => (typeof x === 'number' ? '#' : String(x))).join('.');
   if (p === '') return CONFIG_KEYS;
   if (p === 'validators.#') return Object.keys(validatorConfigSchema.shape);
   if (p === 'verifiers.#') return Object.keys(verifierConfigSchema.shape);
-  if (p === 'validators.#.check' && input && typeof input === 'object') {
-    const type = (input as { type?: unknown }).type;
-    const option = configCheckSchema.options.find((o) => (o.shape.type as unknown as { value: unknown }).value === type);
-    return option ? Object.keys(option.shape) : undefined;
-  }
+  if (p === 'validators.#.check') return checkKeys(input);
   return undefined;
+}
+
+/** The keys of a check spec of its `type` (`{ type: 'contains', value }` → type, value, …); undefined for an unknown type. */
+export function checkKeys(input: unknown): string[] | undefined {
+  if (!input || typeof input !== 'object') return undefined;
+  const type = (input as { type?: unknown }).type;
+  const option = configCheckSchema.options.find((o) => (o.shape.type as unknown as { value: unknown }).value === type);
+  return option ? Object.keys(option.shape) : undefined;
 }
 
 function unknownKeyMessage(key: string, known: string[] | undefined): string {
@@ -64,14 +72,17 @@ export interface LocatedMessage {
   message: string;
 }
 
-/** Turns zod issues into one "field: expected …, found …" message each, descending into unions. */
-export function explainIssues(issues: readonly Issue[], prefix: Path = []): LocatedMessage[] {
+/**
+ * Turns zod issues into one "field: expected …, found …" message each, descending into unions. `keysAt` names
+ * the keys of an object other than a config file (a describeReliability block's options, a matcher's).
+ */
+export function explainIssues(issues: readonly Issue[], prefix: Path = [], keysAt: KeysAt = knownKeys): LocatedMessage[] {
   const out: LocatedMessage[] = [];
   for (const issue of issues) {
     const path = [...prefix, ...issue.path];
     switch (issue.code) {
       case 'unrecognized_keys':
-        for (const key of issue.keys) out.push({ path: [...path, key], message: unknownKeyMessage(key, knownKeys(path, issue.input)) });
+        for (const key of issue.keys) out.push({ path: [...path, key], message: unknownKeyMessage(key, keysAt(path, issue.input)) });
         break;
       case 'invalid_union': {
         if (issue.discriminator !== undefined) {
@@ -84,7 +95,7 @@ export function explainIssues(issues: readonly Issue[], prefix: Path = []): Loca
         }
         // The branch that got past the root is the one the user meant; otherwise say what the union wants.
         const deep = issue.errors.filter((branch) => branch.some((b) => b.path.length > 0 || b.code !== 'invalid_type'));
-        if (deep.length === 1) out.push(...explainIssues(deep[0] as Issue[], path));
+        if (deep.length === 1) out.push(...explainIssues(deep[0] as Issue[], path, keysAt));
         else out.push({ path, message: withFound(issue.message, issue.input) });
         break;
       }

@@ -413,7 +413,8 @@ async function buildValidator(v: ValidatorConfig, i: number, { cfg, sandbox, fil
   }
 }
 
-function usageError(file: string, unsorted: LocatedMessage[], locate: Locate): UsageError {
+/** One UsageError for a document's problems: `<file>: <field>: <message>` a line, in file order. */
+export function usageError(file: string, unsorted: LocatedMessage[], locate: Locate): UsageError {
   // In file order, so the first message is the first problem the user will see in the editor.
   const messages = unsorted
     .map((m, i) => ({ m, i, line: locate(m.path) ?? Infinity }))

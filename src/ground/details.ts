@@ -10,7 +10,8 @@
  * - missing: the evidence does not mention it. That lowers support; it is not a contradiction.
  */
 import { MONTHS, entities, initials } from './entities.js';
-import { CARDINALS, ORDINALS, SCALES, sameCurrency } from './numbers.js';
+import { CARDINALS, ORDINALS, SCALES } from './numbers.js';
+import { sameCurrency } from './units.js';
 import { extractMentions, type DateMention, type DateReading, type Mention, type QuantityMention, type TextMentions } from './mentions.js';
 import { STOPWORDS, type Token } from './tokens.js';
 

@@ -4,7 +4,8 @@
  * one entity each, never split into quantities) and names. One linear pass over the tokens.
  */
 import { MONTHS, NOT_NAMES, afterSentenceEnd, nameSpans } from './entities.js';
-import { articleUnit, currencyBefore, hyphenUnit, readDigits, readNumberWords, unitAfter, type ReadNumber, type UnitRead } from './numbers.js';
+import { andAFraction, readDigits, readNumberWords, type ReadNumber } from './numbers.js';
+import { articleUnit, currencyBefore, hyphenUnit, unitAfter, type UnitRead } from './units.js';
 import { stem, tokenize, type Token } from './tokens.js';
 
 interface Span {
@@ -380,6 +381,11 @@ function readNumber(tokens: Token[], i: number, money: boolean, sentenceStart: (
     if (t.lower === 'one' && r.end === i + 1 && !unitAfter(tokens, i + 1, false)?.known && !hyphenUnit(tokens, i + 1)) return null;
     return r;
   }
+  // "a mile and a half", "an hour and a half": one unit and a fraction, stated
+  if (isWord(t, 'a', 'an')) {
+    const u = unitAfter(tokens, i + 1, false);
+    if (u?.known && andAFraction(tokens, u.end)) return { value: 1, precision: 0, slack: 0, start: i, end: i + 1, words: true, ordinal: false };
+  }
   // "a week", "an hour": one of a unit of time, implied (not after "once a", "twice a", "per")
   if (isWord(t, 'a', 'an') && articleUnit(tokens[i + 1]) && !isWord(tokens[i - 1], 'once', 'twice', 'thrice', 'times', 'per', 'every', 'each', 'half')) {
     if (/^(seconds?|sec)$/.test(tokens[i + 1].lower)) return null;
@@ -459,7 +465,13 @@ function readQuantity(
   // the implied "a week" needs its unit; a count noun is not part of the written detail (it is its context)
   if (first.implied && !unitRead?.known) return null;
   const t0 = cur ? cur.start : i;
-  const t1 = unitRead && (unitRead.known || ordinal) ? unitRead.end : numEnd;
+  let t1 = unitRead && (unitRead.known || ordinal) ? unitRead.end : numEnd;
+  // "two days and a half", "a year and a half": the fraction follows the unit
+  const after = unitRead?.known && !second && !ordinal && !share && Number.isInteger(first.value) ? andAFraction(tokens, unitRead.end) : null;
+  if (after) {
+    first.value += after.value;
+    t1 = after.end;
+  }
   // "about", "nearly", "more than", "up to"
   const qual = qualifierBefore(tokens, cur ? cur.start : i);
   const v1 = first.value * factor;

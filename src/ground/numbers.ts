@@ -1,10 +1,10 @@
 /**
  * Numbers as a reader reads them, for the detail check: digits ("1,500", "3.5"), words ("five",
- * "twenty-one", "six hundred", "a dozen", "half", "a third", "two and a half"), scale words ("2.1 million"),
- * each with the precision it is written to; and the units they may carry, with their unambiguous
- * conversions (days and weeks, minutes and hours, metric prefixes, %, currency symbols and codes).
+ * "twenty-one", "six hundred", "one thousand, five hundred", "a dozen", "half", "a third", "two and a
+ * half"), scale words ("2.1 million", "1 thousand five hundred"),
+ * each with the precision it is written to. The units they carry are read in units.ts.
  */
-import { stem, type Token } from './tokens.js';
+import type { Token } from './tokens.js';
 
 const UNITS = 'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split(' ');
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
@@ -76,14 +76,14 @@ function zeroSlack(written: string, value: number): number {
   return zeros === 0 || value === 0 ? 0 : Math.min(0.5 * 10 ** zeros, 0.1 * Math.abs(value));
 }
 
-/** A cardinal below a thousand in words at tokens[i]: "five", "twenty-one", "twenty one", "three hundred and six". */
-function smallCardinal(tokens: Token[], i: number): { value: number; end: number; ordinal: boolean } | null {
+/** A cardinal below a thousand in words at tokens[i]: "five", "twenty-one", "twenty one", "three hundred and six" ("a hundred and six" with `article`). */
+function smallCardinal(tokens: Token[], i: number, article = false): { value: number; end: number; ordinal: boolean } | null {
   const t = tokens[i];
   if (t?.kind !== 'word') return null;
   let value: number;
   let end = i + 1;
   let ordinal = false;
-  const card = CARDINALS.get(t.lower);
+  const card = article && isWord(t, 'a', 'an') ? 1 : CARDINALS.get(t.lower);
   if (card === undefined) return null;
   value = card;
   // "twenty-one", "twenty-first", "twenty one"
@@ -112,10 +112,58 @@ function smallCardinal(tokens: Token[], i: number): { value: number; end: number
   return { value, end, ordinal };
 }
 
+/** A scale word at t ("thousand" 1e3, "million" 1e6), or 0. */
+const scaleOf = (t: Token | undefined) => (t?.kind === 'word' ? (SCALES[t.lower] ?? 0) : 0);
+
+/** "and a half", "and a quarter", "and three quarters" at tokens[i]: the fraction it adds and where it ends. */
+export function andAFraction(tokens: Token[], i: number): { value: number; end: number } | null {
+  if (!isWord(tokens[i], 'and')) return null;
+  if (isWord(tokens[i + 1], 'a', 'an') && isWord(tokens[i + 2], 'half', 'quarter')) return { value: tokens[i + 2].lower === 'half' ? 0.5 : 0.25, end: i + 3 };
+  if (isWord(tokens[i + 1], 'three') && isWord(tokens[i + 2], 'quarters')) return { value: 0.75, end: i + 3 };
+  return null;
+}
+
 /**
- * A number in words at tokens[i], or null: cardinals with scales ("two million", "a hundred", "a thousand"),
- * "a dozen", fractions ("half", "a third", "two thirds", "one and a half"). "one" alone and the article
- * alone are left to the unit reader (see readQuantityNumber), since "one of them" and "a" are no quantities.
+ * The parts of a number after its first scale word, each below the scale before it: "[one thousand] five
+ * hundred", "[two million], three hundred and six thousand and twelve", "[1 thousand] five hundred".
+ * A part followed by a scale not smaller than the last ("one thousand, two thousand") starts another number;
+ * after "between", "and" separates a range ("between one thousand and five hundred"). A last part below a
+ * hundred joins only in words, after "and" or right after "thousand" ("a thousand and one", "two thousand
+ * twenty", "eleven hundred one"): "$5 million two years ago" and "five million, three of them" are two numbers.
+ */
+function scaleTail(tokens: Token[], end: number, value: number, last: number, opts: { between: boolean; digits: boolean }): { value: number; end: number } {
+  for (;;) {
+    let k = end;
+    const comma = isMark(tokens[k], ',');
+    if (comma) k++;
+    // after digits, parts only follow with a space ("$2 million, five hundred of which" is two numbers)
+    if (comma && opts.digits) break;
+    const and = isWord(tokens[k], 'and') && !opts.between && !opts.digits;
+    if (and) k++;
+    const part = smallCardinal(tokens, k);
+    if (!part || part.ordinal || part.value === 0) break;
+    const s = scaleOf(tokens[part.end]);
+    if (s >= 1000 && s < last && s > part.value) {
+      value += part.value * s;
+      last = s;
+      end = part.end + 1;
+      continue;
+    }
+    // one before a scale it cannot take ("one thousand fifteen hundred") is no part
+    if (s !== 0) break;
+    const joins = part.value >= 100 || (!opts.digits && (and || (last <= 1000 && !comma)));
+    if (joins) return { value: value + part.value, end: part.end };
+    break;
+  }
+  return { value, end };
+}
+
+/**
+ * A number in words at tokens[i], or null: cardinals with scales, however the parts are joined ("two
+ * million", "a hundred and fifty", "one thousand, five hundred", "fifteen hundred", "a thousand and one"),
+ * "a dozen", fractions ("half", "a third", "two thirds", "one and a half", "two and a half million").
+ * "one" alone and the article alone are left to the quantity reader (readNumber in mentions.ts), since "one of
+ * them" and "a" are no quantities.
  */
 export function readNumberWords(tokens: Token[], i: number): ReadNumber | null {
   const t = tokens[i];
@@ -132,22 +180,28 @@ export function readNumberWords(tokens: Token[], i: number): ReadNumber | null {
   });
   // "half an hour", "a half a day": the article belongs to the unit
   const share = (value: number, end: number) => done(value, isWord(tokens[end], 'a', 'an') && tokens[end + 1]?.kind === 'word' ? end + 1 : end, false, true);
-  // "a dozen", "a hundred", "a thousand", "a third of", "a half", "a quarter of"
+  const between = isWord(tokens[i - 1], 'between');
+  // "a dozen", "a hundred (and six)", "a thousand (five hundred)", "a third of", "a half", "a quarter of"
+  let small: { value: number; end: number; ordinal: boolean } | null = null;
   if (isWord(t, 'a', 'an') || isWord(t, 'one')) {
     const n = tokens[i + 1];
     if (isWord(n, 'dozen')) return done(12, i + 2);
-    if (n && n.kind === 'word' && SCALES[n.lower] && !isWord(tokens[i + 2], 'of')) return done(SCALES[n.lower], i + 2);
-    if (isWord(n, 'half')) return share(0.5, i + 2);
-    if (isWord(n, 'third', 'quarter', 'fifth', 'tenth') && isWord(tokens[i + 2], 'of')) return share(1 / FRACTION_WORDS[n.lower], i + 2);
-    if (!isWord(t, 'one')) return null;
+    // "a thousand of them" is no number
+    if (scaleOf(n) && isWord(tokens[i + 2], 'of')) return isWord(t, 'one') ? done(SCALES[n.lower], i + 2) : null;
+    if (isWord(n, 'hundred')) small = smallCardinal(tokens, i, true);
+    else if (scaleOf(n)) small = { value: 1, end: i + 1, ordinal: false };
+    else if (isWord(n, 'half')) return share(0.5, i + 2);
+    else if (isWord(n, 'third', 'quarter', 'fifth', 'tenth') && isWord(tokens[i + 2], 'of')) return share(1 / FRACTION_WORDS[n.lower], i + 2);
+    else if (!isWord(t, 'one')) return null;
   }
+  // "half a million" is a number, "half a day" a share of the unit
+  if (isWord(t, 'half') && isWord(tokens[i + 1], 'a') && scaleOf(tokens[i + 2]) >= 1000) return done(0.5 * scaleOf(tokens[i + 2]), i + 3);
   if (isWord(t, 'half') && (isWord(tokens[i + 1], 'of', 'an', 'a', 'the') || isWord(tokens[i - 1], 'and', 'one'))) return share(0.5, i + 1);
   if (isWord(t, 'dozen') && !isWord(tokens[i - 1], 'a')) return null;
-  const small = smallCardinal(tokens, i);
+  small ??= smallCardinal(tokens, i);
   if (!small) return null;
-  let { value, end } = small;
-  const { ordinal } = small;
-  if (ordinal) return done(value, end, true);
+  const { value, end } = small;
+  if (small.ordinal) return done(value, end, true);
   // "two thirds", "three quarters"
   const f = tokens[end];
   if (value > 0 && value < 10 && f?.kind === 'word' && FRACTION_WORDS[f.lower] && (value > 1 ? /s$/.test(f.lower) : true) && f.lower !== 'half') {
@@ -155,15 +209,19 @@ export function readNumberWords(tokens: Token[], i: number): ReadNumber | null {
   }
   // "two dozen"
   if (isWord(tokens[end], 'dozen')) return done(value * 12, end + 1);
-  // "two million", "six hundred thousand"
-  while (tokens[end]?.kind === 'word' && SCALES[tokens[end].lower] && SCALES[tokens[end].lower] > value) {
-    value *= SCALES[tokens[end].lower];
-    end++;
+  // "two and a half", "two and a half million"
+  const frac = andAFraction(tokens, end);
+  if (frac) {
+    const s = scaleOf(tokens[frac.end]);
+    return s >= 1000 ? done((value + frac.value) * s, frac.end + 1) : done(value + frac.value, frac.end);
   }
-  // "two and a half"
-  if (isWord(tokens[end], 'and') && isWord(tokens[end + 1], 'a') && isWord(tokens[end + 2], 'half')) {
-    value += 0.5;
-    end += 3;
+  // "fifteen hundred (and six)", "two million", "six hundred thousand", "a hundred thousand", then the parts below
+  const s = scaleOf(tokens[end]);
+  if (s && s > value && value > 0) {
+    const tail = scaleTail(tokens, end + 1, value * s, s, { between, digits: false });
+    // "a million and a half", "two thousand and a half"
+    const half = tail.end === end + 1 ? andAFraction(tokens, tail.end) : null;
+    return half ? done(tail.value + half.value * s, half.end) : done(tail.value, tail.end);
   }
   return done(value, end);
 }
@@ -202,222 +260,15 @@ export function readDigits(tokens: Token[], i: number, money = false): ReadNumbe
     precision = precision ? precision * scale : 0;
     slack = precision ? 0 : Math.min(0.5 * scale, 0.1 * value);
     end++;
+    // "1 thousand five hundred", "2 million three hundred thousand": the parts below in words
+    if (scale >= 1000 && SCALES[scaleWord] && !precision && !t.text.includes('.')) {
+      const tail = scaleTail(tokens, end, value, scale, { between: isWord(tokens[i - 1], 'between'), digits: true });
+      if (tail.end > end) {
+        value = tail.value;
+        end = tail.end;
+        slack = zeroSlack(String(value), value);
+      }
+    }
   }
   return { value, precision, slack, start: i, end, words: false, ordinal: false };
-}
-
-/** Dimensions with their units and factors to a base unit. Units of one dimension convert exactly. */
-interface UnitDef {
-  dim: string;
-  factor: number;
-  /** The unit as shown ("days"). */
-  name: string;
-}
-const U: Record<string, UnitDef> = {};
-function unit(dim: string, factor: number, name: string, ...forms: string[]) {
-  for (const f of [name, ...forms]) U[f] = { dim, factor, name };
-}
-// Time that converts exactly (seconds to weeks), and calendar time (months to centuries); weeks and months do not convert.
-unit('time', 1e-3, 'milliseconds', 'millisecond', 'ms', 'msec');
-unit('time', 1, 'seconds', 'second', 'sec', 'secs');
-unit('time', 60, 'minutes', 'minute', 'min', 'mins');
-unit('time', 3600, 'hours', 'hour', 'hr', 'hrs', 'h');
-unit('time', 86400, 'days', 'day');
-unit('time', 604800, 'weeks', 'week', 'wk', 'wks');
-unit('calendar', 1, 'months', 'month', 'mo', 'mos');
-unit('calendar', 12, 'years', 'year', 'yr', 'yrs');
-unit('calendar', 120, 'decades', 'decade');
-unit('calendar', 1200, 'centuries', 'century');
-unit('length', 1e-3, 'millimetres', 'millimetre', 'millimeters', 'millimeter', 'mm');
-unit('length', 1e-2, 'centimetres', 'centimetre', 'centimeters', 'centimeter', 'cm');
-unit('length', 1, 'metres', 'metre', 'meters', 'meter', 'm');
-unit('length', 1e3, 'kilometres', 'kilometre', 'kilometers', 'kilometer', 'km', 'kms');
-unit('length', 0.0254, 'inches', 'inch');
-unit('length', 0.3048, 'feet', 'foot', 'ft');
-unit('length', 0.9144, 'yards', 'yard', 'yd', 'yds');
-unit('length', 1609.344, 'miles', 'mile', 'mi');
-unit('mass', 1e-3, 'milligrams', 'milligram', 'mg');
-unit('mass', 1, 'grams', 'gram', 'g');
-unit('mass', 1e3, 'kilograms', 'kilogram', 'kg', 'kgs', 'kilos', 'kilo');
-unit('mass', 1e6, 'tonnes', 'tonne', 'metric tons', 't');
-unit('mass', 453.59237, 'lb', 'lbs');
-unit('mass', 28.349523125, 'ounces', 'ounce', 'oz');
-unit('volume', 1e-3, 'millilitres', 'millilitre', 'milliliters', 'milliliter', 'ml');
-unit('volume', 1, 'litres', 'litre', 'liters', 'liter', 'l');
-unit('area', 1e6, 'square kilometres', 'square kilometers', 'km2', 'km²', 'sq km');
-unit('area', 1, 'square metres', 'square meters', 'm2', 'm²', 'sq m');
-unit('area', 4046.8564224, 'acres', 'acre');
-unit('area', 1e4, 'hectares', 'hectare', 'ha');
-unit('area', 2589988.110336, 'square miles', 'sq mi');
-unit('data', 1, 'bytes', 'byte');
-unit('data', 1e3, 'KB', 'kilobytes', 'kilobyte', 'kB');
-unit('data', 1e6, 'MB', 'megabytes', 'megabyte');
-unit('data', 1e9, 'GB', 'gigabytes', 'gigabyte');
-unit('data', 1e12, 'TB', 'terabytes', 'terabyte');
-unit('speed', 1, 'km/h', 'kph', 'kmh', 'kilometres per hour', 'kilometers per hour');
-unit('speed', 1.609344, 'mph', 'miles per hour');
-unit('power', 1, 'watts', 'watt', 'W');
-unit('power', 1e3, 'kilowatts', 'kilowatt', 'kW');
-unit('power', 1e6, 'megawatts', 'megawatt', 'MW');
-unit('power', 1e9, 'gigawatts', 'gigawatt', 'GW');
-unit('frequency', 1e6, 'MHz', 'megahertz');
-unit('frequency', 1e9, 'GHz', 'gigahertz');
-unit('temperature-c', 1, 'degrees Celsius', '°C', 'celsius');
-unit('temperature-f', 1, 'degrees Fahrenheit', '°F', 'fahrenheit');
-unit('percent', 1, 'percent', '%', 'per cent', 'pct', 'percentage points', 'percentage point');
-unit('multiple', 1, 'times', 'x', 'fold');
-
-/** Units whose short form is case-sensitive ("m" metres vs "M" million, "t" vs "T", "W" watts): looked up as written. */
-const CASE_SENSITIVE = new Set(['m', 't', 'h', 'g', 'l', 'W', 'kW', 'MW', 'GW', 'MHz', 'GHz', 'KB', 'kB', 'MB', 'GB', 'TB', 'ms', 'mi', 'ha', 'x']);
-
-/** Currency symbols and codes, to a currency ("$" and "dollars" name a dollar whose country is unsaid). */
-const CURRENCY_SYMBOLS: Record<string, string> = {
-  $: 'dollar',
-  '€': 'EUR',
-  '£': 'GBP',
-  '¥': 'JPY',
-  '₹': 'INR',
-  '₩': 'KRW',
-  '₽': 'RUB',
-  '₺': 'TRY',
-  '₪': 'ILS',
-};
-const CURRENCY_CODES: Record<string, string> = {
-  USD: 'USD',
-  US$: 'USD',
-  EUR: 'EUR',
-  GBP: 'GBP',
-  JPY: 'JPY',
-  CNY: 'CNY',
-  RMB: 'CNY',
-  INR: 'INR',
-  CAD: 'CAD',
-  AUD: 'AUD',
-  CHF: 'CHF',
-  KRW: 'KRW',
-  RUB: 'RUB',
-  BRL: 'BRL',
-  MXN: 'MXN',
-  SEK: 'SEK',
-  NOK: 'NOK',
-  DKK: 'DKK',
-  NZD: 'NZD',
-  SGD: 'SGD',
-  HKD: 'HKD',
-  ZAR: 'ZAR',
-};
-/** A dollar prefixed by its country: "US$", "A$", "C$", "NZ$", "HK$", "S$". */
-const DOLLAR_PREFIX: Record<string, string> = { us: 'USD', a: 'AUD', au: 'AUD', c: 'CAD', ca: 'CAD', nz: 'NZD', hk: 'HKD', s: 'SGD' };
-const CURRENCY_WORDS: Record<string, string> = {
-  dollar: 'dollar',
-  dollars: 'dollar',
-  euro: 'EUR',
-  euros: 'EUR',
-  yen: 'JPY',
-  yuan: 'CNY',
-  renminbi: 'CNY',
-  rupee: 'INR',
-  rupees: 'INR',
-  francs: 'CHF',
-  franc: 'CHF',
-  won: 'KRW',
-  rubles: 'RUB',
-  roubles: 'RUB',
-  pounds: 'GBP?',
-  pound: 'GBP?',
-};
-
-/** Whether two currencies may be the same: "dollar" (country unsaid) is any dollar; "pounds" may be sterling. */
-export function sameCurrency(a: string, b: string): boolean {
-  const dollars = new Set(['dollar', 'USD', 'AUD', 'CAD', 'NZD', 'HKD', 'SGD']);
-  if (a === b) return true;
-  if ((a === 'dollar' && dollars.has(b)) || (b === 'dollar' && dollars.has(a))) return true;
-  return (a === 'GBP?' && b === 'GBP') || (a === 'GBP' && b === 'GBP?');
-}
-
-export interface UnitRead {
-  /** "time", "percent", "money:EUR", "noun:employee"... */
-  dim: string;
-  factor: number;
-  name: string;
-  end: number;
-  known: boolean;
-}
-
-/** A currency written before a number at tokens[i-1…]: "$", "€", "US$", "USD", "EUR". Returns the currency and where it starts. */
-export function currencyBefore(tokens: Token[], i: number): { currency: string; start: number } | null {
-  const p = tokens[i - 1];
-  if (!p) return null;
-  if (p.kind === 'mark' && CURRENCY_SYMBOLS[p.text]) {
-    const q = tokens[i - 2];
-    if (p.text === '$' && q?.kind === 'word' && !p.spaced && DOLLAR_PREFIX[q.lower] && q.text === q.text.toUpperCase())
-      return { currency: DOLLAR_PREFIX[q.lower], start: i - 2 };
-    return { currency: CURRENCY_SYMBOLS[p.text], start: i - 1 };
-  }
-  if (p.kind === 'word' && CURRENCY_CODES[p.text]) return { currency: CURRENCY_CODES[p.text], start: i - 1 };
-  return null;
-}
-
-/** Words that are not a count noun after a number ("in 5 of them", "3 to 4"). */
-const NOT_NOUNS = new Set(
-  'a an the of to and or but in on at by for from with as is are was were be been has have had will would can could may might per than that which who this these those its it their his her our your times later earlier ago old long'.split(
-    ' ',
-  ),
-);
-
-/** The unit after a number at tokens[i]: a known unit (converted), a currency word, or the count noun it counts ("employees"). */
-export function unitAfter(tokens: Token[], i: number, allowSkip = true): UnitRead | null {
-  const t = tokens[i];
-  if (!t) return null;
-  // two-word units first: "per cent", "square metres", "percentage points", "miles per hour"
-  const two = t && tokens[i + 1] && tokens[i + 1].spaced ? `${t.lower} ${tokens[i + 1].lower}` : '';
-  const three = two && tokens[i + 2] ? `${two} ${tokens[i + 2].lower}` : '';
-  for (const [form, n] of [
-    [three, 3],
-    [two, 2],
-  ] as const) {
-    if (form && U[form] && !CASE_SENSITIVE.has(form)) return { ...U[form], end: i + n, known: true };
-  }
-  // "km/h", "m²", "°C"
-  if (t.kind === 'mark' && t.text === '°' && tokens[i + 1] && !tokens[i + 1].spaced && /^[CF]$/.test(tokens[i + 1].text))
-    return { ...U[`°${tokens[i + 1].text}`], end: i + 2, known: true };
-  if (t.kind === 'word' && tokens[i + 1]?.text === '/' && tokens[i + 2] && !tokens[i + 1].spaced && !tokens[i + 2].spaced) {
-    const form = `${t.lower}/${tokens[i + 2].lower}`;
-    if (U[form]) return { ...U[form], end: i + 3, known: true };
-  }
-  if (t.kind === 'mark' && t.text === '%') return { ...U['%'], end: i + 1, known: true };
-  if (t.kind !== 'word') return null;
-  // short forms are read as written ("m" metres, "M" million; "W" watts, "w" nothing); other words in any case
-  const def = CASE_SENSITIVE.has(t.text) ? U[t.text] : CASE_SENSITIVE.has(t.lower) ? undefined : U[t.lower];
-  // a one-letter unit ("m", "h", "g", "t", "l") only glued to its number ("5m", "3h") or before a full stop or comma
-  if (def && t.text.length === 1 && t.spaced && !/^[.,;)]$/.test(tokens[i + 1]?.text ?? '.')) return null;
-  if (def) return { ...def, end: i + 1, known: true };
-  const cur = CURRENCY_WORDS[t.lower];
-  if (cur) return { dim: `money:${cur}`, factor: 1, name: t.lower, end: i + 1, known: true };
-  // "14 calendar days", "5 more minutes": one word between a number and its unit
-  if (allowSkip && /^\p{Ll}+$/u.test(t.text) && !NOT_NOUNS.has(t.lower)) {
-    const next = unitAfter(tokens, i + 1, false);
-    if (next?.known && tokens[i + 1].spaced) return next;
-  }
-  // a count noun: "500 employees", "three children" (lower case; not a function word)
-  if (/^\p{Ll}[\p{Ll}'’-]*$/u.test(t.text) && !NOT_NOUNS.has(t.lower) && t.lower.length > 1)
-    return { dim: `noun:${stem(t.lower)}`, factor: 1, name: t.lower, end: i + 1, known: false };
-  return null;
-}
-
-/** A unit glued after a hyphen ("60-day", "3-year-old", "5-minute"): the unit, and the end past "-old". */
-export function hyphenUnit(tokens: Token[], i: number): UnitRead | null {
-  if (!(isMark(tokens[i], '-') && !tokens[i].spaced && tokens[i + 1] && !tokens[i + 1].spaced && tokens[i + 1].kind === 'word')) return null;
-  const def = U[tokens[i + 1].lower];
-  if (!def || def.name.length <= 2) return null;
-  let end = i + 2;
-  // "3-year-old": an age, in years
-  if (isMark(tokens[end], '-') && isWord(tokens[end + 1], 'old')) end += 2;
-  return { ...def, end, known: true };
-}
-
-/** A unit of time an article can stand for one of ("a week", "an hour"; not "a second", which is an ordinal as often). */
-export function articleUnit(t: Token | undefined): UnitDef | null {
-  if (!t || t.kind !== 'word') return null;
-  return /^(minute|hour|day|week|fortnight|month|year|decade|century)$/.test(t.lower) ? U[t.lower] : null;
 }

@@ -59,12 +59,14 @@ export class FailFastRule implements StopRule {
   check(): StopDecision | undefined {
     if (this.streak < this.maxErrors || !this.first) return undefined;
     const why = this.first.generationError!.replace(/^generation failed after \d+ attempt\(s\): /, '');
+    const cause = `${this.streak} samples in a row failed the same way (${this.first.generationErrorKind}): ${why}`;
     return {
       rule: this.name,
       status: 'interrupted',
       cancelInFlight: true,
       exitCode: ExitCode.INTERNAL,
-      message: `stopped early: ${this.streak} samples in a row failed the same way (${this.first.generationErrorKind}): ${why}. Fix the cause, then finish the run with --resume (and --retry-errors to run these failed samples again; --max-errors N changes how many failures in a row stop a run; 0 never stops)`,
+      cause,
+      message: `stopped early: ${cause}. Fix the cause, then finish the run with --resume (and --retry-errors to run these failed samples again; --max-errors N changes how many failures in a row stop a run; 0 never stops)`,
     };
   }
 }

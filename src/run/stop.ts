@@ -19,6 +19,11 @@ export interface StopDecision {
   /** One line for the user: what happened and what to do. */
   message: string;
   /**
+   * What stopped the run, without the CLI's advice (e.g. "5 samples in a row failed the same way (connection):
+   * …"): for callers that say what to do their own way (assay/vitest, where there is no --resume).
+   */
+  cause?: string;
+  /**
    * Abort the samples in flight instead of waiting for them (they are not stored; a resume runs them): for a
    * rule that has seen enough to know they will fail the same way, so nobody waits out their retries.
    */

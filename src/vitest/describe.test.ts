@@ -51,6 +51,12 @@ describeReliability('typo', {
   system: async () => 'a',
   validators: [{ name: 'has-a', check: { type: 'contains', value: 'a' }, minSucess: 0.9 } as never],
 });
+
+const base = { inputs: ['q'], system: async () => 'a', validators: [{ name: 'has-a', check: { type: 'contains', value: 'a' } as const, minSuccess: 0.1 }] };
+describeReliability('test-only typo', { ...base, sampels: 4 } as never);
+describeReliability('no such folder', { ...base, store: '/nonexistent/dir/x.db' });
+describeReliability('no rules', { inputs: ['q'], system: async () => 'a' });
+describeReliability('no options', null as never);
 `;
 
 // Four inputs always answered well, one never: the aggregate clears 0.6, the per-input floor of 0.8 fails the one.
@@ -119,6 +125,18 @@ describe('describeReliability', () => {
     expect(t.status).toBe('failed');
     expect(t.failureMessages[0]).toMatch(/^UsageError: bad\.test\.ts › typo \(describeReliability\): validators\[0\]/);
     expect(t.failureMessages[0]).toMatch(/minSucess/);
+    // The test-only options too: an unknown key with what was meant, a store folder named as the block's option.
+    expect(run.tests.get('test-only typo has-a')!.failureMessages[0]).toMatch(
+      /^UsageError: bad\.test\.ts › test-only typo \(describeReliability\): sampels: unknown key \(expected one of: .*\); did you mean "samples"\?/,
+    );
+    expect(run.tests.get('no such folder has-a')!.failureMessages[0]).toMatch(
+      /^UsageError: bad\.test\.ts › no such folder \(describeReliability\): store: the folder \/nonexistent\/dir of the SQLite store/,
+    );
+    // A block with no rule still fails, in a test that stands in for its rules.
+    expect(run.tests.get('no rules options')!.failureMessages[0]).toMatch(/^UsageError: .* validators: expected at least one validator/);
+    expect(run.tests.get('no options options')!.failureMessages[0]).toMatch(
+      /^UsageError: .*: expected options \{ inputs, system, validators, … \}, found null/,
+    );
   });
 
   it('fails a rule whose aggregate passes when an input is below its per-input floor (perInput), naming the input', () => {

@@ -8,12 +8,14 @@ import { reportMeta, verdictPasses } from '../report/meta.js';
 import { formatTerminalSummary } from '../report/terminal.js';
 import { summarizeRun } from '../run/decision.js';
 import { DEFAULT_MAX_ERRORS, FailFastRule } from '../run/fail-fast.js';
-import { runExperiment } from '../run/runner.js';
+import { runExperiment, type RunResult } from '../run/runner.js';
 import { SequentialStopRule } from '../run/sequential.js';
-import { openStore, shownLocation, storeLocation } from '../store/open.js';
+import { checkStoreLocation, openStore, shownLocation, storeLocation } from '../store/open.js';
 import type { Store } from '../store/types.js';
 import { cacheOn } from './cache.js';
-import { ruleMessage } from './messages.js';
+import { earlyStopText, ruleMessage, type EarlyStop } from './messages.js';
+import { runTimeoutOf } from './limits.js';
+import { checkOptions, configDocument } from './options.js';
 import type { ReliabilityOptions, RuleOutcome, RunOutcome, SystemFunction } from './types.js';
 
 /**
@@ -57,29 +59,6 @@ export function functionSystem(fn: SystemFunction): SystemUnderTest {
   };
 }
 
-/** The describe's options as a config document (checked by the config loader like a file). */
-function configDocument(name: string, o: ReliabilityOptions): Record<string, unknown> {
-  const doc: Record<string, unknown> = {
-    name,
-    // A function system is not data: the loader only needs a value here; the runner gets the function itself.
-    system: typeof o.system === 'function' ? { function: o.system.name || 'anonymous' } : o.system,
-    inputs: o.inputs,
-    samples: o.samples,
-    validators: o.validators,
-    verifiers: o.verifiers,
-    // The run's per-input floor, for every rule that sets none (the config key of the same name).
-    perInput: o.perInput,
-    stopping: o.stopping,
-    confidence: o.confidence,
-    verdict: o.verdict,
-    interval: o.interval,
-    maxErrorShare: o.maxErrorShare,
-    concurrency: o.concurrency,
-    timeoutMs: o.timeoutMs,
-  };
-  return Object.fromEntries(Object.entries(doc).filter(([, v]) => v !== undefined));
-}
-
 async function columnsOf(x: Experiment, cache: CacheSettings | undefined): Promise<Validator[]> {
   if (!x.verifierConfigs.length) return x.validators;
   // The judge layer (and its model clients) only when the block has verifiers.
@@ -97,17 +76,29 @@ async function systemOf(x: Experiment, o: ReliabilityOptions, file: string, cach
   return createSystem(x.systemConfig, { file, baseDir: x.baseDir, inputs: x.inputs, samples: x.samples, ...(cache ? { cache } : {}) });
 }
 
+/** Why the run ended short of its samples, if it did: a stop rule (fail fast), else runTimeoutMs when it passed. */
+function earlyStopOf(result: RunResult, timedOutAt: number | undefined): EarlyStop | undefined {
+  if (result.status !== 'interrupted') return undefined;
+  if (result.stopped) return { by: 'rule', cause: result.stopped.cause ?? result.stopped.message };
+  return timedOutAt !== undefined ? { by: 'runTimeoutMs', ms: timedOutAt } : { by: 'rule', cause: 'the run was interrupted' };
+}
+
 /** Run the block's experiment, store it, and decide each rule's test. */
 export async function runReliability(req: ReliabilityRequest): Promise<RunOutcome> {
   const env = req.env ?? process.env;
   const name = experimentName(req.file, req.name, req.root);
-  const where = `${name} (describeReliability)`;
+  const where = `${name} (${req.single ? 'toHoldReliably' : 'describeReliability'})`;
+  checkOptions(req.options, where);
+  // From here, as the Vitest hook's own limit (set a margin above it, limits.ts) runs from a little earlier.
+  const runTimeoutMs = runTimeoutOf(req.options.runTimeoutMs);
+  const deadline = AbortSignal.timeout(runTimeoutMs);
   const x = await experimentFromDocument(configDocument(name, req.options), { file: where, configPath: req.file, baseDir: dirname(req.file) });
   let store: Store | undefined;
   let system: SystemUnderTest | undefined;
   try {
     const useCache = !req.single && cacheOn(req.options.cache, env);
-    const location = storeLocation(req.options.store, env);
+    // The block's own `store:` is named as such (not as the CLI's --store); ASSAY_STORE names itself.
+    const location = req.options.store !== undefined ? checkStoreLocation(req.options.store, `${where}: store`, process.cwd()) : storeLocation(undefined, env);
     store = req.store ?? (await openStore(location));
     const cache: CacheSettings | undefined = useCache ? { store: store.cache } : undefined;
     const validators = await columnsOf(x, cache);
@@ -117,17 +108,21 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
       ...(x.decision.stopping === 'sequential' ? [new SequentialStopRule(columns, x.decision.confidence)] : []),
       new FailFastRule(DEFAULT_MAX_ERRORS),
     ];
-    // No config file to resume from: the test file is named in the run's name, not as its config.
-    const result = await runExperiment({ experiment: { ...x, validators, configPath: undefined }, system, store, stopRules });
+    // No config file to resume from: the test file is named in the run's name, not as its config. runTimeoutMs
+    // stops the run as Ctrl-C stops `assay run`: in-flight calls abandoned, finished samples kept, run interrupted.
+    const result = await runExperiment({ experiment: { ...x, validators, configPath: undefined }, system, store, stopRules, signal: deadline });
     const summary = summarizeRun(result.run, result.tensor);
     const samples = await store.listSamples(result.run.id);
     const meta = reportMeta(result.run, result.stats, req.options.store !== undefined ? { store: shownLocation(location) } : {});
     const skip = req.options.onInconclusive === 'skip';
+    const early = earlyStopOf(result, deadline.aborted ? runTimeoutMs : undefined);
+    const stopped = early && earlyStopText(early, samples.length, result.run.N * result.run.M, req.single ? 'calls' : 'samples');
     const rules: RuleOutcome[] = summary.validators.map((v, k) => ({
       name: v.name,
       verdict: v.verdict,
-      test: verdictPasses(v.verdict) ? 'pass' : v.verdict === 'inconclusive' && skip ? 'skip' : 'fail',
-      message: ruleMessage(summary, k, result.run.inputs, samples, { single: req.single ?? false }),
+      // A run stopped short of its samples answers nothing: every rule's test fails, saying why.
+      test: stopped ? 'fail' : verdictPasses(v.verdict) ? 'pass' : v.verdict === 'inconclusive' && skip ? 'skip' : 'fail',
+      message: ruleMessage(summary, k, result.run.inputs, samples, { single: req.single ?? false, ...(stopped ? { stopped } : {}) }),
     }));
     return {
       runId: result.run.id,

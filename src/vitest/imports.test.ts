@@ -12,8 +12,9 @@ function loadedModules(file: string): string[] {
 }
 
 describe('what importing assay/vitest loads', () => {
-  it('index.ts (assay/vitest) loads Vitest and nothing of assay', () => {
-    expect(loadedModules('index.ts')).toEqual(['vitest']);
+  it('index.ts (assay/vitest) loads Vitest and nothing of assay but its time limits, which load nothing', () => {
+    expect(loadedModules('index.ts')).toEqual(['vitest', './limits.js']);
+    expect(loadedModules('limits.ts')).toEqual([]);
   });
 
   it('the reporter loads only node:fs and node:path', () => {

@@ -5,6 +5,7 @@
  * the first block runs (docs/vitest.md).
  */
 import { beforeAll, describe, test } from 'vitest';
+import { hookTimeoutMs } from './limits.js';
 import type { ReliabilityOptions, RunOutcome } from './types.js';
 
 export type { ReliabilityOptions, RuleOutcome, RunOutcome, SystemCallContext, SystemFunction, ValidatorSpec, VerifierSpec } from './types.js';
@@ -23,8 +24,6 @@ declare module 'vitest' {
     assay?: AssayTaskMeta;
   }
 }
-
-const THIRTY_MINUTES = 30 * 60_000;
 
 /** A rule test that does not pass: its message is assay's; its one stack frame the describeReliability call. */
 export class ReliabilityError extends Error {
@@ -49,7 +48,7 @@ function callSite(): { file?: string; line?: number; column?: number } {
 
 /** The rules of a block, in the tensor's order: validators, then verifiers. */
 function ruleNames(o: ReliabilityOptions): string[] {
-  return [...(o.validators ?? []), ...(o.verifiers ?? [])].map((r, i) => (typeof r?.name === 'string' && r.name ? r.name : `rule ${i + 1}`));
+  return [...(o?.validators ?? []), ...(o?.verifiers ?? [])].map((r, i) => (typeof r?.name === 'string' && r.name ? r.name : `rule ${i + 1}`));
 }
 
 /**
@@ -71,8 +70,11 @@ export function describeReliability(name: string, options: ReliabilityOptions): 
       // A block that cannot run (a mistake in its options, a store it cannot open) fails each rule's test with the
       // reason, rather than the hook, which would leave the rules merely skipped.
       await outcome().catch(() => undefined);
-    }, options.runTimeoutMs ?? THIRTY_MINUTES);
-    for (const rule of ruleNames(options)) {
+    }, hookTimeoutMs(options?.runTimeoutMs));
+    const rules = ruleNames(options);
+    // A block without a rule has no test to fail: one stands in, failing with the reason (no validators, no options).
+    if (!rules.length) test('options', async () => void (await outcome()));
+    for (const rule of rules) {
       test(rule, async (ctx) => {
         const r = await outcome();
         const found = r.rules.find((x) => x.name === rule);

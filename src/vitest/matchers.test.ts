@@ -40,6 +40,15 @@ describe('toSatisfy', () => {
   it('refuses a check spec it cannot use, naming the field', () => {
     expect(() => expect('x').toSatisfy({ type: 'max-count', pattern: 'a' } as never)).toThrow(/^toSatisfy\(rule\)\.max: /);
   });
+
+  it('names the check type it does not know, as a config file would', () => {
+    expect(() => expect('hello').toSatisfy({ type: 'containz', value: 'bye' } as never)).toThrow(
+      /^toSatisfy\(rule\)\.type: expected one of contains, .*, found "containz"$/,
+    );
+    expect(() => expect('hello').toSatisfy({ name: 'n', check: { type: 'containz' } } as never)).toThrow(
+      /^toSatisfy\(rule\)\.check\.type: .*found "containz"$/,
+    );
+  });
 });
 
 describe('toHoldReliably', () => {
@@ -75,6 +84,46 @@ describe('toHoldReliably', () => {
     };
     await expect(expect(down).toHoldReliably(noLoop, { samples: 20, minSuccess: 0.5 })).rejects.toThrow(
       /ERROR · .*errors 50\.0% \(10 pass, 0 fail, 10 error\)/,
+    );
+  });
+});
+
+describe('matcher arguments', () => {
+  const rule = { type: 'words', max: 4 } as const;
+  const hold = (options: unknown, r: unknown = rule) => expect(() => 'x').toHoldReliably(r as never, options as never);
+
+  it("names toHoldReliably's options and the field, not describeReliability or validators[0]", async () => {
+    await expect(hold({ samples: 0, minSuccess: 0.5 })).rejects.toThrow(/^toHoldReliably\(…, options\)\.samples: expected an integer from 1 to \d+, found 0$/);
+    await expect(hold({ samples: 30, minSuccess: 2 })).rejects.toThrow(
+      /^toHoldReliably\(…, options\)\.minSuccess: expected a number between 0 and 1, found 2$/,
+    );
+    await expect(hold({ samples: 30, minSuccess: 0.5, confidence: 1 })).rejects.toThrow(/^toHoldReliably\(…, options\)\.confidence: /);
+  });
+
+  it('refuses an unknown option, suggesting the one meant, first', async () => {
+    await expect(hold({ samples: 30, minSucess: 0.5 })).rejects.toThrow(
+      /^toHoldReliably\(…, options\)\.minSucess: unknown key \(expected one of: samples, minSuccess, confidence, timeoutMs\); did you mean "minSuccess"\?\n/,
+    );
+  });
+
+  it("names a validator rule's field under toHoldReliably(rule)", async () => {
+    await expect(hold({ samples: 30, minSuccess: 0.5 }, { name: 'n', check: rule, weigth: 2 })).rejects.toThrow(
+      /^toHoldReliably\(rule\)\.weigth: unknown key \(expected one of: name, .*\); did you mean "weight"\?$/,
+    );
+  });
+
+  it("names a validator rule's field under toSatisfy(rule)", () => {
+    expect(() => expect('x').toSatisfy({ name: 'n', check: rule, onError: 'skip' } as never)).toThrow(
+      /^toSatisfy\(rule\)\.onError: expected one of error, fail/,
+    );
+    expect(() => expect('x').toSatisfy({ name: 'n', check: { ...rule, mx: 3 } } as never)).toThrow(
+      /^toSatisfy\(rule\)\.check\.mx: unknown key \(expected one of: type, min, max\); did you mean "max"\?$/,
+    );
+  });
+
+  it("lists a check's own keys for a key it does not know", () => {
+    expect(() => expect('x').toSatisfy({ type: 'contains', value: 'x', vaule: 2 } as never)).toThrow(
+      /^toSatisfy\(rule\)\.vaule: unknown key \(expected one of: type, value, ignoreCase, match\); did you mean "value"\?$/,
     );
   });
 });

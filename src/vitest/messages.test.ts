@@ -3,7 +3,7 @@ import { Outcome, type OutcomeCode } from '../core/outcome.js';
 import { summarize } from '../core/summarize.js';
 import { ReliabilityTensor } from '../core/tensor.js';
 import type { SampleRecord } from '../store/types.js';
-import { outputInline, ruleMessage, worstInputs } from './messages.js';
+import { earlyStopText, outputInline, ruleMessage, worstInputs } from './messages.js';
 
 // The message of a rule that does not pass, from a run's summary: three inputs × 10 samples, one rule.
 const inputs = ['fine', 'half', 'mostly'];
@@ -38,6 +38,19 @@ describe('rule messages', () => {
         '       e.g. "mostly answer 0 (bad)"',
       ].join('\n'),
     );
+  });
+
+  it('says after how many samples a run stopped early and why, right under the verdict', () => {
+    const fast = earlyStopText({ by: 'rule', cause: '5 samples in a row failed the same way (connection): refused' }, 8, 30);
+    expect(fast).toBe('the run stopped early after 8 of 30 samples: 5 samples in a row failed the same way (connection): refused');
+    expect(earlyStopText({ by: 'runTimeoutMs', ms: 500 }, 2, 20, 'calls')).toBe(
+      'the run stopped at runTimeoutMs (500 ms) after 2 of 20 calls; it is stored as interrupted (raise runTimeoutMs, or lower samples)',
+    );
+    expect(ruleMessage(summary, 0, inputs, samples, { stopped: fast }).split('\n').slice(0, 3)).toEqual([
+      'rule: FAIL · rate 76.7% [57.7%, 90.1%] (95% CI) · minSuccess 95.0% · errors 0.0% (23 pass, 7 fail, 0 error)',
+      `  ${fast}`,
+      '  upper bound 90.1% < minSuccess 95%',
+    ]);
   });
 
   it('shows an output on one line, shortened', () => {

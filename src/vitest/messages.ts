@@ -55,19 +55,34 @@ export function ruleHeadline(s: RunSummary, k: number): string {
   return `${v.name}: ${verdictLabel(v.verdict, s.options.verdict)} · rate ${pct(shown.rate)} ${interval} · minSuccess ${pct(v.minSuccess)} · errors ${v.errorShare === null ? '–' : pct(v.errorShare)} (${counts})`;
 }
 
+/** Why a run ended short of its N × M samples: a stop rule's cause (calls failing the same way), or runTimeoutMs. */
+export type EarlyStop = { by: 'rule'; cause: string } | { by: 'runTimeoutMs'; ms: number };
+
 /**
- * The whole message of rule k: headline, reason, what would decide it (inconclusive), where a sequential
- * rule stopped, and the worst inputs with an example output each.
+ * The line every rule's message carries when the run stopped early: after how many samples, and why, e.g.
+ * "the run stopped early after 8 of 30 samples: 5 samples in a row failed the same way (invalid_response): …".
+ */
+export function earlyStopText(stop: EarlyStop, done: number, total: number, unit: 'samples' | 'calls' = 'samples'): string {
+  const after = `after ${done} of ${total} ${unit}`;
+  return stop.by === 'runTimeoutMs'
+    ? `the run stopped at runTimeoutMs (${stop.ms} ms) ${after}; it is stored as interrupted (raise runTimeoutMs, or lower samples)`
+    : `the run stopped early ${after}: ${stop.cause}`;
+}
+
+/**
+ * The whole message of rule k: headline, why the run stopped early (if it did), reason, what would decide it
+ * (inconclusive), where a sequential rule stopped, and the worst inputs with an example output each.
  */
 export function ruleMessage(
   s: RunSummary,
   k: number,
   inputs: readonly InputValue[],
   samples: readonly SampleRecord[],
-  opts: { single?: boolean } = {},
+  opts: { single?: boolean; stopped?: string } = {},
 ): string {
   const v = s.validators[k];
   const lines = [ruleHeadline(s, k)];
+  if (opts.stopped) lines.push(`  ${opts.stopped}`);
   const why = [v.reason, stoppedText(v, s.M), toDecideText(v, s.N)].filter(Boolean).join('; ');
   if (why) lines.push(`  ${why}`);
   // A per-input floor (perInput): its verdict and the inputs below it, as every report says them.

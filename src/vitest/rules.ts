@@ -1,6 +1,8 @@
 import { expect } from 'vitest';
 import { UsageError } from '../errors.js';
-import { explainIssues, formatPath } from '../config/issues.js';
+import { z } from 'zod';
+import { checkKeys, describeFound, explainIssues, formatPath, type KeysAt } from '../config/issues.js';
+import { experimentConfigSchema, validatorConfigSchema } from '../config/schema.js';
 import { buildCheck, checkSchema, type CheckSpec } from '../validators/builtin.js';
 import { outputInline } from './messages.js';
 import type { ValidatorSpec } from './types.js';
@@ -28,12 +30,56 @@ export interface CheckOutcome {
 
 const isValidatorSpec = (r: Rule): r is Exclude<Rule, CheckSpec> => typeof (r as { name?: unknown }).name === 'string';
 
+/**
+ * A matcher argument's problems as one UsageError, a line each: `<where>.<field>: <message>`, as the config loader
+ * words them; unknown keys first, since their "did you mean" explains the missing key beside them.
+ */
+function argumentError(issues: readonly z.core.$ZodIssue[], where: string, keysAt?: KeysAt): UsageError {
+  const all = explainIssues(issues, [], keysAt);
+  const messages = [...all.filter((m) => m.message.startsWith('unknown key')), ...all.filter((m) => !m.message.startsWith('unknown key'))];
+  const lines = messages.map((m) => `${where}${m.path.length ? `.${formatPath(m.path)}` : ''}: ${m.message}`);
+  return new UsageError(lines.join('\n'), { path: where });
+}
+
+const rootKeys =
+  (keys: (input: unknown) => string[] | undefined): KeysAt =>
+  (path, input) =>
+    path.length === 0 ? keys(input) : undefined;
+
 /** A check spec checked like a config's (UsageError naming the matcher and the field). */
 function parsedCheck(spec: unknown, where: string): CheckSpec {
-  const r = checkSchema.safeParse(spec);
+  // reportInput: the message says what was found ("containz"), as the config loader's does.
+  const r = checkSchema.safeParse(spec, { reportInput: true });
   if (r.success) return r.data;
-  const m = explainIssues(r.error.issues)[0];
-  throw new UsageError(`${where}${m.path.length ? `.${formatPath(m.path)}` : ''}: ${m.message}`, { path: where });
+  throw argumentError(r.error.issues, where, rootKeys(checkKeys));
+}
+
+/** A validator rule `{ name, check | predicate, … }` checked like a config's validator entry (minSuccess optional here). */
+function checkValidator(rule: object, where: string): void {
+  const r = validatorConfigSchema.safeParse({ minSuccess: 1, ...rule }, { reportInput: true });
+  const keysAt: KeysAt = (path, input) =>
+    path.length === 0 ? Object.keys(validatorConfigSchema.shape) : path.length === 1 && path[0] === 'check' ? checkKeys(input) : undefined;
+  if (!r.success) throw argumentError(r.error.issues, where, keysAt);
+}
+
+/** toHoldReliably's options, with the config's own rules for each value. */
+const holdOptionsSchema = z.strictObject({
+  samples: experimentConfigSchema.shape.samples.unwrap(),
+  minSuccess: validatorConfigSchema.shape.minSuccess,
+  confidence: experimentConfigSchema.shape.confidence.unwrap().optional(),
+  timeoutMs: experimentConfigSchema.shape.timeoutMs.unwrap().optional(),
+} satisfies Record<keyof HoldOptions, z.ZodType>);
+
+function parsedHoldOptions(options: unknown, where: string): HoldOptions {
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new UsageError(`${where}: expected options { samples, minSuccess }, found ${describeFound(options)}`, { path: where });
+  const r = holdOptionsSchema.safeParse(options, { reportInput: true });
+  if (r.success) return r.data;
+  throw argumentError(
+    r.error.issues,
+    where,
+    rootKeys(() => Object.keys(holdOptionsSchema.shape)),
+  );
 }
 
 /** The rule as a name, a description and a predicate. */
@@ -44,6 +90,7 @@ function resolveRule(rule: Rule, where: string): { name: string; source: string;
     const c = buildCheck(parsedCheck(rule, where));
     return { name: c.source, source: c.source, predicate: c.predicate };
   }
+  checkValidator(rule, where);
   if (typeof rule.predicate === 'function') return { name: rule.name, source: rule.predicate.toString(), predicate: rule.predicate };
   if (rule.check === undefined)
     throw new UsageError(`${where}: expected the validator ${JSON.stringify(rule.name)} to have a check or a predicate function`, { path: where });
@@ -89,11 +136,11 @@ export async function holdsReliably(fn: unknown, rule: Rule, options: HoldOption
   const where = 'toHoldReliably';
   if (typeof fn !== 'function')
     throw new UsageError(`${where}: expected a function that returns the output (a string or a promise of one), found ${typeof fn}`);
-  if (options === null || typeof options !== 'object') throw new UsageError(`${where}: expected options { samples, minSuccess }`);
+  const o = parsedHoldOptions(options, `${where}(…, options)`);
   const r = resolveRule(rule, `${where}(rule)`);
   const validator = isValidatorSpec(rule)
-    ? { ...rule, minSuccess: options.minSuccess }
-    : { name: r.name, check: parsedCheck(rule, `${where}(rule)`), minSuccess: options.minSuccess };
+    ? { ...rule, minSuccess: o.minSuccess }
+    : { name: r.name, check: parsedCheck(rule, `${where}(rule)`), minSuccess: o.minSuccess };
   const [{ runReliability }, { MemoryStore }] = await Promise.all([import('./engine.js'), import('../store/memory.js')]);
   const state = expect.getState();
   const run = await runReliability({
@@ -101,11 +148,11 @@ export async function holdsReliably(fn: unknown, rule: Rule, options: HoldOption
     file: state.testPath ?? where,
     options: {
       inputs: [''],
-      samples: options.samples,
+      samples: o.samples,
       system: () => (fn as () => string | Promise<string>)(),
       validators: [validator as never],
-      ...(options.confidence !== undefined ? { confidence: options.confidence } : {}),
-      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(o.confidence !== undefined ? { confidence: o.confidence } : {}),
+      ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
     },
     store: new MemoryStore(),
     single: true,

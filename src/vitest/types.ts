@@ -49,7 +49,10 @@ export interface ReliabilityOptions {
   cache?: boolean;
   /** Where the run is stored: a SQLite file or a postgres:// URL; default ASSAY_STORE, else .assay/assay.db. */
   store?: string;
-  /** Time limit of the whole experiment in ms (the describe block's beforeAll); default 30 minutes. */
+  /**
+   * Time limit of the whole experiment in ms; default 30 minutes. When it passes the run is stopped as Ctrl-C stops
+   * `assay run` (stored as interrupted, finished samples kept) and every rule test fails saying so.
+   */
   runTimeoutMs?: number;
 }
 

@@ -1,0 +1,24 @@
+/**
+ * The time limits of a describeReliability block, decided here once: the run's own limit (`runTimeoutMs`) and
+ * the Vitest hook's, set a margin above it so that assay stops the run, stores it as interrupted and says why
+ * before Vitest's "Hook timed out" could. No imports: `assay/vitest` loads this at collection time.
+ */
+
+/** The whole experiment's default limit. */
+export const DEFAULT_RUN_TIMEOUT_MS = 30 * 60_000;
+/** The longest runTimeoutMs: with its margin it stays within what a Node timer holds (2^31 − 1 ms). */
+export const MAX_RUN_TIMEOUT_MS = 7 * 24 * 60 * 60_000;
+
+/** runTimeoutMs when it is one the options check accepts, else the default (the check then fails the block). */
+export function runTimeoutOf(value: unknown): number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_RUN_TIMEOUT_MS ? value : DEFAULT_RUN_TIMEOUT_MS;
+}
+
+/**
+ * The beforeAll hook's limit: runTimeoutMs plus time to load the runner, open the store and, once the run is
+ * stopped, store its status and build the report (10% of the limit, at least 10 s).
+ */
+export function hookTimeoutMs(runTimeoutMs: unknown): number {
+  const ms = runTimeoutOf(runTimeoutMs);
+  return ms + Math.max(10_000, Math.ceil(ms / 10));
+}

@@ -1,0 +1,71 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../errors.js';
+import { MemoryStore } from '../store/memory.js';
+import { runReliability } from './engine.js';
+import type { ReliabilityOptions } from './types.js';
+
+// The options of a describeReliability block are checked like a config file: every key, the test-only ones
+// (onInconclusive, cache, store, runTimeoutMs) included, with the field named and "did you mean" for a typo.
+
+const base: ReliabilityOptions = {
+  inputs: ['a'],
+  samples: 3,
+  system: async () => 'x',
+  validators: [{ name: 'v', check: { type: 'words', max: 4 }, minSuccess: 0.1 }],
+};
+const file = join(process.cwd(), 'bot.test.ts');
+const where = 'bot.test.ts › block (describeReliability)';
+const run = (extra: Record<string, unknown>) =>
+  runReliability({ name: 'block', file, options: { ...base, ...extra } as ReliabilityOptions, store: new MemoryStore() });
+
+describe('describeReliability options', () => {
+  it('refuses an unknown key, suggesting the one meant', async () => {
+    const err = await run({ sampels: 4 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toMatch(
+      new RegExp(`^${escape(where)}: sampels: unknown key \\(expected one of: inputs, samples, .*\\); did you mean "samples"\\?$`),
+    );
+    // The list is the block's options, test-only ones included; not a config file's keys it does not take.
+    expect((err as Error).message).toContain('runTimeoutMs');
+    expect((err as Error).message).not.toContain('aggregate');
+  });
+
+  it.each([
+    [{ onInconclusive: 'skp' }, 'onInconclusive: expected one of fail, skip, found "skp"'],
+    [{ runTimeoutMs: -5 }, 'runTimeoutMs: expected a whole number of milliseconds from 1 to 604800000 (7 days), found -5'],
+    [{ runTimeoutMs: 1.5 }, 'runTimeoutMs: expected a whole number of milliseconds from 1 to 604800000 (7 days), found 1.5'],
+    [{ cache: 'yes' }, 'cache: expected true or false, found "yes"'],
+    [{ store: 42 }, 'store: expected the path of a SQLite file or a postgres:// URL, found 42'],
+  ])('refuses a bad value of a test-only option: %j', async (extra, message) => {
+    await expect(run(extra)).rejects.toThrow(`${where}: ${message}`);
+  });
+
+  it('reports every problem of the block at once, the config keys after the test-only ones', async () => {
+    await expect(run({ cache: 1, onInconclusive: 'never' })).rejects.toThrow(
+      `${where}: onInconclusive: expected one of fail, skip, found "never"\n${where}: cache: expected true or false, found 1`,
+    );
+    await expect(run({ samples: 0 })).rejects.toThrow(`${where}: samples: expected an integer from 1 to`);
+  });
+
+  it('refuses options that are not an object', async () => {
+    await expect(runReliability({ name: 'block', file, options: null as never, store: new MemoryStore() })).rejects.toThrow(
+      `${where}: expected options { inputs, system, validators, … }, found null`,
+    );
+  });
+
+  it("names the block's store option when its folder does not exist (not --store)", async () => {
+    await expect(run({ store: '/nonexistent/dir/x.db' })).rejects.toThrow(
+      `${where}: store: the folder /nonexistent/dir of the SQLite store /nonexistent/dir/x.db does not exist`,
+    );
+  });
+
+  it('still accepts good test-only options', async () => {
+    const r = await run({ onInconclusive: 'skip', cache: false, runTimeoutMs: 60_000 });
+    expect(r.rules.map((x) => x.test)).toEqual(['pass']);
+  });
+});
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { describeFound, explainIssues } from '../config/issues.js';
+import { usageError } from '../config/load.js';
+import { UsageError } from '../errors.js';
+import { MAX_RUN_TIMEOUT_MS } from './limits.js';
+import type { ReliabilityOptions } from './types.js';
+
+/**
+ * A describeReliability block's options, checked like a config file before anything runs: the test-only keys
+ * here, the config keys by the config loader (they become a config document, `configDocument`). Unknown keys
+ * are refused with a "did you mean", the field named as a config file's would be.
+ */
+
+const anyValue = z.unknown().optional();
+const RUN_TIMEOUT = `expected a whole number of milliseconds from 1 to ${MAX_RUN_TIMEOUT_MS} (7 days)`;
+
+/** Every option; the config keys' values pass as they are (the config loader checks them with the file's messages). */
+const optionsSchema = z.strictObject({
+  inputs: anyValue,
+  samples: anyValue,
+  system: anyValue,
+  validators: anyValue,
+  verifiers: anyValue,
+  stopping: anyValue,
+  confidence: anyValue,
+  verdict: anyValue,
+  interval: anyValue,
+  maxErrorShare: anyValue,
+  concurrency: anyValue,
+  timeoutMs: anyValue,
+  perInput: anyValue,
+  onInconclusive: z.enum(['fail', 'skip']).optional(),
+  cache: z.boolean({ error: 'expected true or false' }).optional(),
+  store: z
+    .string({ error: 'expected the path of a SQLite file or a postgres:// URL' })
+    .min(1, { error: 'expected the path of a SQLite file or a postgres:// URL' })
+    .optional(),
+  runTimeoutMs: z
+    .number({ error: RUN_TIMEOUT })
+    .int({ error: RUN_TIMEOUT })
+    .min(1, { error: RUN_TIMEOUT })
+    .max(MAX_RUN_TIMEOUT_MS, { error: RUN_TIMEOUT })
+    .optional(),
+} satisfies Record<keyof ReliabilityOptions, z.ZodType>);
+
+/** The keys a block takes, for "did you mean". */
+export const OPTION_KEYS = Object.keys(optionsSchema.shape);
+
+/** Throws a UsageError naming each bad option (`<where>: <field>: <message>`, as the config loader says it). */
+export function checkOptions(options: unknown, where: string): void {
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new UsageError(`${where}: expected options { inputs, system, validators, … }, found ${describeFound(options)}`, { file: where });
+  const r = optionsSchema.safeParse(options, { reportInput: true });
+  if (!r.success)
+    throw usageError(
+      where,
+      explainIssues(r.error.issues, [], (path) => (path.length === 0 ? OPTION_KEYS : undefined)),
+      () => undefined,
+    );
+}
+
+/** The block's config keys as a config document (checked by the config loader like a file). */
+export function configDocument(name: string, o: ReliabilityOptions): Record<string, unknown> {
+  const doc: Record<string, unknown> = {
+    name,
+    // A function system is not data: the loader only needs a value here; the runner gets the function itself.
+    system: typeof o.system === 'function' ? { function: o.system.name || 'anonymous' } : o.system,
+    inputs: o.inputs,
+    samples: o.samples,
+    validators: o.validators,
+    verifiers: o.verifiers,
+    // The run's per-input floor, for every rule that sets none (the config key of the same name).
+    perInput: o.perInput,
+    stopping: o.stopping,
+    confidence: o.confidence,
+    verdict: o.verdict,
+    interval: o.interval,
+    maxErrorShare: o.maxErrorShare,
+    concurrency: o.concurrency,
+    timeoutMs: o.timeoutMs,
+  };
+  return Object.fromEntries(Object.entries(doc).filter(([, v]) => v !== undefined));
+}
