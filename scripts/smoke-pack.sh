@@ -10,6 +10,9 @@
 # `npx vitest run` (exit 1: one rule fails on purpose; its message carries rate, interval and worst input), under
 # this Node and under Node 24 (the registry's `node` package; better-sqlite3 built against its headers), where
 # `assay init` and `assay run` run too.
+# The matchers' types in that project, under TypeScript 5.9 and 7 with a strict tsconfig (module esnext, bundler):
+# the example's own tsconfig (setupFiles route: "types" names assay/vitest/matchers), and a test file using both
+# matchers with `import 'assay/vitest/matchers'` above and below `import … from 'vitest'`.
 # Needs the npm registry. Run by .ci/run; by hand: bash scripts/smoke-pack.sh (KEEP=1 keeps the folder).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -115,11 +118,43 @@ vitest_example() {
   grep -q 'assay · support-bot.test.ts › support bot' vitest.log || { cat vitest.log >&2; fail "$1: the reporter printed no reliability table"; }
   echo "smoke: $1: assay/vitest example (exit 1 as designed: short passed, no-apology-loop failed with its message): ok"
 }
+# matcher_types: in the current folder (the example copied in, TypeScript 5.9 as `typescript`, 7 as `typescript7`),
+# `tsc --noEmit` over each documented way to get the matchers' types. Each must compile with no error.
+matcher_types() {
+  cp "$ROOT"/examples/vitest/tsconfig.json .
+  mkdir -p types
+  for order in above below; do
+    {
+      [ "$order" = above ] && echo "import 'assay/vitest/matchers';"
+      echo "import { expect, test } from 'vitest';"
+      [ "$order" = below ] && echo "import 'assay/vitest/matchers';"
+      cat <<'TS'
+declare function answer(question: string): Promise<string>;
+test('both matchers', async () => {
+  expect('arrives tomorrow').toSatisfy({ type: 'contains', value: 'tomorrow' });
+  expect('{}').toSatisfy({ name: 'json-out', check: { type: 'json' } });
+  expect(3).toSatisfy((x: number) => x > 2);
+  await expect(() => answer('Where is my order?')).toHoldReliably({ type: 'words', max: 40 }, { samples: 80, minSuccess: 0.95 });
+});
+TS
+    } >"types/import-$order.test.ts"
+    printf '{ "compilerOptions": { "strict": true, "module": "esnext", "moduleResolution": "bundler", "types": ["node"], "noEmit": true, "target": "ES2022" }, "files": ["import-%s.test.ts"] }\n' "$order" >"types/tsconfig.$order.json"
+  done
+  for tsc in typescript typescript7; do
+    local v
+    v=$(node "node_modules/$tsc/bin/tsc" --version)
+    expect 0 tsc-example.log node "node_modules/$tsc/bin/tsc" -p tsconfig.json
+    for order in above below; do expect 0 "tsc-$order.log" node "node_modules/$tsc/bin/tsc" -p "types/tsconfig.$order.json"; done
+    echo "smoke: matcher types ($v, strict, bundler): the example (setupFiles + \"types\"), import above and below vitest: ok"
+  done
+}
 VITEST_SPEC="vitest@$(node -p "require('$ROOT/package.json').devDependencies.vitest")"
+TS_SPECS=("typescript@$(node -p "require('$ROOT/package.json').devDependencies.typescript")" "typescript7@npm:typescript@7" "@types/node@20")
 P="$WORK/vitest" && mkdir -p "$P" && cd "$P"
 npm init -y >/dev/null && npm pkg set type=module
-expect 0 install.log npm install --no-audit --no-fund "$TARBALL" "$VITEST_SPEC"
+expect 0 install.log npm install --no-audit --no-fund "$TARBALL" "$VITEST_SPEC" "${TS_SPECS[@]}"
 vitest_example "node $(node --version)"
+matcher_types
 
 # Node 24 from the registry: its package carries the headers better-sqlite3 is compiled against.
 N24="$WORK/node24" && mkdir -p "$N24" && cd "$N24"

@@ -4,6 +4,9 @@
  * minSuccess })` for repeated calls, decided by assay's verdict. Vitest's own `toSatisfy(predicate)` keeps
  * working: a plain function is still its predicate.
  */
+// Vitest's declarations load before the augmentation below, which then wins over its own toSatisfy whatever the
+// user's import order (declaration files keep only a `preserve` reference).
+/// <reference types="vitest" preserve="true" />
 import { expect } from 'vitest';
 import { checkOne, holdsReliably, type HoldOptions, type Rule } from './rules.js';
 

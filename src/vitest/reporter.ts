@@ -2,7 +2,8 @@
  * `assay/vitest/reporter`: add it beside Vitest's own (`reporters: ['default', 'assay/vitest/reporter']`).
  * At the end of a run it prints each describeReliability block's reliability table (the same text as
  * `assay run`); under GitHub Actions (GITHUB_STEP_SUMMARY set) it appends each block's Markdown report to the
- * job summary and prints an `::error` annotation for every rule test that failed.
+ * job summary and prints an `::error` annotation for every rule test that failed. A summary it cannot write is
+ * a warning, never a crash: the annotations still print and Vitest's exit code stays Vitest's.
  */
 import { appendFileSync } from 'node:fs';
 import { relative, sep } from 'node:path';
@@ -12,6 +13,8 @@ import type { AssayTaskMeta } from './index.js';
 export interface AssayReporterOptions {
   /** Where the tables go; default process.stdout. */
   out?: { write(s: string): unknown };
+  /** Where warnings go; default process.stderr. */
+  err?: { write(s: string): unknown };
   env?: NodeJS.ProcessEnv;
 }
 
@@ -34,35 +37,58 @@ export function annotation(meta: AssayTaskMeta, cwd = process.cwd()): string {
   return `::error ${props.join(',')}::${escapeData(rule?.message ?? meta.rule)}`;
 }
 
+/**
+ * A block's run has no config file on record, so `assay run --resume` cannot finish it (it says so, exit 2):
+ * what does is running the test file again, which keeps the finished samples only through the cache.
+ */
+export function rerunAdvice(file: string | undefined, cacheOn: boolean, cwd = process.cwd()): string {
+  const target = file ? ` ${relative(cwd, file).split(sep).join('/')}` : '';
+  const keep = cacheOn ? 'the cache keeps the finished samples' : 'with the cache on (ASSAY_CACHE=1 or cache: true) a re-run keeps the finished samples';
+  return `re-run the test file: npx vitest run${target} (${keep})`;
+}
+
+/** The terminal report of a block's run, its resume command (the CLI's) replaced by what works for a test. */
+export function blockTerminal(run: AssayTaskMeta['run'], file: string | undefined, cwd = process.cwd()): string {
+  return run.terminal.replace(/resume with: assay run --resume .*$/m, rerunAdvice(file, run.cache, cwd));
+}
+
 export default class AssayReporter implements Reporter {
   private readonly out: { write(s: string): unknown };
+  private readonly err: { write(s: string): unknown };
   private readonly env: NodeJS.ProcessEnv;
 
   constructor(options: AssayReporterOptions = {}) {
     this.out = options.out ?? process.stdout;
+    this.err = options.err ?? process.stderr;
     this.env = options.env ?? process.env;
   }
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
-    const runs = new Map<string, AssayTaskMeta['run']>();
+    const runs = new Map<string, { run: AssayTaskMeta['run']; file?: string }>();
     const failed: AssayTaskMeta[] = [];
     for (const m of testModules) {
       for (const t of m.children.allTests()) {
         const meta = t.meta().assay;
         if (!meta) continue;
-        runs.set(meta.run.runId, meta.run);
+        runs.set(meta.run.runId, { run: meta.run, file: meta.file ?? m.moduleId });
         if (t.result().state === 'failed') failed.push(meta);
       }
     }
     if (!runs.size) return;
-    for (const r of runs.values()) {
+    for (const { run: r, file } of runs.values()) {
       const cache = r.cache ? ` · cache on: ${r.calls} call(s), ${r.cached} output(s) from the cache` : '';
-      this.out.write(`\n${r.terminal.trimEnd()}\n${cache ? `${cache.slice(3)}\n` : ''}`);
+      this.out.write(`\n${blockTerminal(r, file).trimEnd()}\n${cache ? `${cache.slice(3)}\n` : ''}`);
     }
     const summaryFile = this.env.GITHUB_STEP_SUMMARY;
     if (!summaryFile) return;
-    appendFileSync(summaryFile, [...runs.values()].map((r) => `${r.markdown.trimEnd()}\n\n`).join(''));
     for (const f of failed) this.out.write(`${annotation(f)}\n`);
+    try {
+      appendFileSync(summaryFile, [...runs.values()].map(({ run: r }) => `${r.markdown.trimEnd()}\n\n`).join(''));
+    } catch (e) {
+      // A job summary is an extra: the verdicts and the exit code are Vitest's, so say it and go on.
+      const why = e instanceof Error ? e.message : String(e);
+      this.err.write(`assay/vitest/reporter: warning: could not append the job summary to GITHUB_STEP_SUMMARY=${summaryFile}: ${why}\n`);
+    }
   }
 }
 
