@@ -220,13 +220,20 @@ describe('terminal summary', () => {
 
   it('a partial run says so and how to resume it', () => {
     const partial = summarize(tensor([P, P, P, P, _, _, _, _, _, _, _, _]), metas);
+    const fromFile = { ...meta, configPath: 'assay.yaml' };
+    expect(formatTerminalSummary(partial, { ...fromFile, status: 'interrupted' })).toContain(
+      `INTERRUPTED: partial results, 4 of 6 samples not run; resume with: assay run --resume ${meta.runId}\n`,
+    );
+    // No config file on record (a Vitest block, the library API): the bare --resume would exit 2, so the hint
+    // asks for the config, and names what finishes a Vitest block's run instead.
     expect(formatTerminalSummary(partial, { ...meta, status: 'interrupted' })).toContain(
-      `INTERRUPTED: partial results, 4 of 6 samples not run; resume with: assay run --resume ${meta.runId}`,
+      `INTERRUPTED: partial results, 4 of 6 samples not run; resume with: assay run <config> --resume ${meta.runId} ` +
+        '(no config file is on record for this run; a Vitest block finishes by re-running its test file)',
     );
     expect(formatTerminalSummary(partial, { ...meta, status: 'running' })).toContain('INCOMPLETE (running, or its process was killed)');
     // A queued run resumes on the queue (else the hint would run it locally), with the store the workers use.
     expect(
-      formatTerminalSummary(partial, { ...meta, status: 'interrupted', store: 'postgres://u:***@db/x', queue: 'redis://127.0.0.1:6379?prefix=team' }),
+      formatTerminalSummary(partial, { ...fromFile, status: 'interrupted', store: 'postgres://u:***@db/x', queue: 'redis://127.0.0.1:6379?prefix=team' }),
     ).toContain(`resume with: assay run --resume ${meta.runId} --store 'postgres://u:***@db/x' --queue 'redis://127.0.0.1:6379?prefix=team'`);
   });
 

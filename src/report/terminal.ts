@@ -162,10 +162,15 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   return lines.join('\n') + '\n';
 }
 
-/** The command that resumes the run, with the store it lives in when the command was given one. */
-export function resumeCommand(meta: Pick<ReportMeta, 'runId' | 'store' | 'queue'>): string {
+/**
+ * The command that resumes the run, with the store it lives in when the command was given one. A run with no
+ * config file on record (a Vitest block's, the library API's) needs one named: a bare --resume exits 2.
+ */
+export function resumeCommand(meta: Pick<ReportMeta, 'runId' | 'store' | 'queue' | 'configPath'>): string {
   const queue = meta.queue !== undefined ? ` --queue ${shellWord(meta.queue)}` : '';
-  return `assay run --resume ${meta.runId}${meta.store !== undefined ? ` --store ${shellWord(meta.store)}` : ''}${queue}`;
+  const config = meta.configPath === undefined ? '<config> ' : '';
+  const command = `assay run ${config}--resume ${meta.runId}${meta.store !== undefined ? ` --store ${shellWord(meta.store)}` : ''}${queue}`;
+  return meta.configPath === undefined ? `${command} (no config file is on record for this run; a Vitest block finishes by re-running its test file)` : command;
 }
 
 /** A word as a POSIX shell reads it back: as it is when plain, else in single quotes. */

@@ -49,7 +49,7 @@ export function rerunAdvice(file: string | undefined, cacheOn: boolean, cwd = pr
 
 /** The terminal report of a block's run, its resume command (the CLI's) replaced by what works for a test. */
 export function blockTerminal(run: AssayTaskMeta['run'], file: string | undefined, cwd = process.cwd()): string {
-  return run.terminal.replace(/resume with: assay run --resume .*$/m, rerunAdvice(file, run.cache, cwd));
+  return run.terminal.replace(/resume with: assay run .*--resume .*$/m, rerunAdvice(file, run.cache, cwd));
 }
 
 export default class AssayReporter implements Reporter {
