@@ -121,6 +121,30 @@ describe('the user trial: digits against words', () => {
   });
 });
 
+describe('second inputs of the same kind: decimals and fractions of a unit in words', () => {
+  const clean = { missing: [], conflicts: [] };
+  it('"one point two million" and "three point five percent" are decimals', () => {
+    expect(checkDetails('The city has one point two million residents.', 'The city has 1.2 million residents.')).toEqual(clean);
+    expect(checkDetails('Growth was three point five percent.', 'Growth was 3.5 percent.')).toEqual(clean);
+    expect(checkDetails('Growth was three point seven five percent.', 'Growth was 3.75 percent.')).toEqual(clean);
+    expect(checkDetails('Growth was four point five percent.', 'Growth was 3.5 percent.').conflicts).toEqual([
+      { claim: 'four point five percent', evidence: '3.5 percent' },
+    ]);
+    expect(quantities('The city has one point two million residents.')).toEqual([['one point two million', 1.2e6]]);
+  });
+
+  it('"a quarter of an hour", "three quarters of an hour", "half of an hour" are shares of the unit', () => {
+    expect(checkDetails('Support answers within a quarter of an hour.', 'Support answers within 15 minutes.')).toEqual(clean);
+    expect(checkDetails('Support answers within three quarters of an hour.', 'Support answers within 45 minutes.')).toEqual(clean);
+    expect(checkDetails('The battery lasts half of an hour.', 'The battery lasts 30 minutes.')).toEqual(clean);
+    expect(checkDetails('Support answers within three quarters of an hour.', 'Support answers within 15 minutes.').conflicts).toEqual([
+      { claim: 'three quarters of an hour', evidence: '15 minutes' },
+    ]);
+    // A share of a group stays a share: "a quarter of the staff" is 25%.
+    expect(checkDetails('A quarter of the staff work remotely.', '25% of the staff work remotely.')).toEqual(clean);
+  });
+});
+
 /** English words for 0 ≤ n < 1e9 in the common forms, written apart from the parser so that it checks it. */
 interface Style {
   /** British "and" before the last tens and units: "three hundred and six", "one thousand and five". */

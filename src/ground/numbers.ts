@@ -112,6 +112,24 @@ function smallCardinal(tokens: Token[], i: number, article = false): { value: nu
   return { value, end, ordinal };
 }
 
+/** "point two", "point seven five" at tokens[i]: the decimal part read digit by digit, and how many digits. */
+function decimalWords(tokens: Token[], i: number): { value: number; digits: number; end: number } | null {
+  if (!isWord(tokens[i], 'point')) return null;
+  let value = 0;
+  let digits = 0;
+  let end = i + 1;
+  for (
+    let d = CARDINALS.get(tokens[end]?.lower ?? '');
+    tokens[end]?.kind === 'word' && d !== undefined && d < 10;
+    d = CARDINALS.get(tokens[end]?.lower ?? '')
+  ) {
+    digits++;
+    value += d * 10 ** -digits;
+    end++;
+  }
+  return digits ? { value, digits, end } : null;
+}
+
 /** A scale word at t ("thousand" 1e3, "million" 1e6), or 0. */
 const scaleOf = (t: Token | undefined) => (t?.kind === 'word' ? (SCALES[t.lower] ?? 0) : 0);
 
@@ -178,8 +196,12 @@ export function readNumberWords(tokens: Token[], i: number): ReadNumber | null {
     ordinal,
     fraction,
   });
-  // "half an hour", "a half a day": the article belongs to the unit
-  const share = (value: number, end: number) => done(value, isWord(tokens[end], 'a', 'an') && tokens[end + 1]?.kind === 'word' ? end + 1 : end, false, true);
+  // "half an hour", "a quarter of an hour": the article (and "of" before it) belongs to the unit; "a quarter of
+  // the staff" keeps its "of the" and stays a share of the group
+  const share = (value: number, end: number) => {
+    const of = isWord(tokens[end], 'of') && isWord(tokens[end + 1], 'a', 'an') ? end + 1 : end;
+    return done(value, isWord(tokens[of], 'a', 'an') && tokens[of + 1]?.kind === 'word' ? of + 1 : end, false, true);
+  };
   const between = isWord(tokens[i - 1], 'between');
   // "a dozen", "a hundred (and six)", "a thousand (five hundred)", "a third of", "a half", "a quarter of"
   let small: { value: number; end: number; ordinal: boolean } | null = null;
@@ -200,8 +222,16 @@ export function readNumberWords(tokens: Token[], i: number): ReadNumber | null {
   if (isWord(t, 'dozen') && !isWord(tokens[i - 1], 'a')) return null;
   small ??= smallCardinal(tokens, i);
   if (!small) return null;
+  if (small.ordinal) return done(small.value, small.end, true);
+  const point = decimalWords(tokens, small.end);
+  if (point) {
+    // "one point two million", "three point five": written to the last digit, like "1.2 million", "3.5"
+    const s = scaleOf(tokens[point.end]);
+    const scale = s >= 1000 ? s : 1;
+    const precision = 0.5 * 10 ** -point.digits * scale;
+    return { ...done((small.value + point.value) * scale, point.end + (scale > 1 ? 1 : 0)), precision };
+  }
   const { value, end } = small;
-  if (small.ordinal) return done(value, end, true);
   // "two thirds", "three quarters"
   const f = tokens[end];
   if (value > 0 && value < 10 && f?.kind === 'word' && FRACTION_WORDS[f.lower] && (value > 1 ? /s$/.test(f.lower) : true) && f.lower !== 'half') {
