@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { describeFound, explainIssues } from '../config/issues.js';
 import { usageError } from '../config/load.js';
 import { UsageError } from '../errors.js';

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { UsageError } from '../errors.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkKeys, describeFound, explainIssues, formatPath, type KeysAt } from '../config/issues.js';
 import { experimentConfigSchema, validatorConfigSchema } from '../config/schema.js';
 import { buildCheck, checkSchema, type CheckSpec } from '../validators/builtin.js';
