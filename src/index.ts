@@ -47,8 +47,8 @@ export { maxCostRule } from './run/cost.js';
 
 // Running experiments and storing runs.
 export { runExperiment, type RunOptions, type RunPlan, type RunProgress, type RunResult } from './run/runner.js';
-export { summaryOptionsOf } from './run/options.js';
-export { decisionOfRun, summarizeRun, type DecisionParameters, type RuleDecision } from './run/decision.js';
+export { summaryOptionsOf } from './core/summary-options.js';
+export { decisionOfRun, summarizeRun, type DecisionParameters, type RuleDecision } from './core/decision.js';
 export type { StopDecision, StopRule } from './run/stop.js';
 export { FailFastRule, DEFAULT_MAX_ERRORS } from './run/fail-fast.js';
 export { MemoryStore } from './store/memory.js';

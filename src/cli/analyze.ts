@@ -15,8 +15,9 @@ import {
   numberFlag,
   type CheckerFlags,
   type LlmFlags,
-} from '../ground/cli-options.js';
-import { claimReasons, formatBatchTable, outcomeReason, writeBatchReports, type AnswerResult, type GroundingBatch } from '../report/grounding.js';
+} from './ground-options.js';
+import { claimReasons } from '../ground/reasons.js';
+import { formatBatchTable, outcomeReason, writeBatchReports, type AnswerResult, type GroundingBatch } from '../report/grounding.js';
 import { checkReportTargets, STDOUT } from '../report/targets.js';
 import { ReportWriteError } from '../report/write.js';
 

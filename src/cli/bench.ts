@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js';
 import { crossValidateGrounding, runGroundingBench } from '../ground/bench-grounding.js';
 import { createEmbedder } from '../ground/embedders/resolve.js';
 import type { Interval } from '../ground/metrics.js';
-import { embedderConfig, embedderOptions, numberFlag } from '../ground/cli-options.js';
+import { embedderConfig, embedderOptions, numberFlag } from './ground-options.js';
 
 /** `assay bench grounding --dataset wice|faithbench --data <dir> [--json F]`. */
 export function register(program: Command): void {

@@ -3,7 +3,7 @@ import { UsageError } from '../errors.js';
 import { calibrate, readLabelledSet } from '../ground/calibrate.js';
 import { embedderFromSpec } from '../ground/embedders/resolve.js';
 import { openKnowledgeBase, writeCalibration } from '../ground/kb-store.js';
-import { DEFAULT_KB, embedderConfig, embedderOptions } from '../ground/cli-options.js';
+import { DEFAULT_KB, embedderConfig, embedderOptions } from './ground-options.js';
 
 /** `assay calibrate --kb <dir> --data <labelled.jsonl>`: fit the support threshold, store it with the KB. */
 export function register(program: Command): void {

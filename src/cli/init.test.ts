@@ -9,7 +9,7 @@ import { loadExperiment } from '../config/load.js';
 import { experimentConfigSchema } from '../config/schema.js';
 import { summarize } from '../core/summarize.js';
 import { ReliabilityTensor } from '../core/tensor.js';
-import { summaryOptionsOf } from '../run/options.js';
+import { summaryOptionsOf } from '../core/summary-options.js';
 import { parseSystemConfig } from '../providers/factory.js';
 import { CHECK_TYPES } from '../validators/builtin.js';
 import { STARTER_CONFIG } from './init.js';

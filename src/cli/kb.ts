@@ -3,7 +3,7 @@ import { UsageError } from '../errors.js';
 import { createEmbedder } from '../ground/embedders/resolve.js';
 import { ingest } from '../ground/ingest.js';
 import { readManifest } from '../ground/kb-store.js';
-import { DEFAULT_KB, embedderConfig, embedderOptions, numberFlag } from '../ground/cli-options.js';
+import { DEFAULT_KB, embedderConfig, embedderOptions, numberFlag } from './ground-options.js';
 
 /** `assay kb ingest <paths…> --kb <dir>` and `assay kb info --kb <dir>`. */
 export function register(program: Command): void {

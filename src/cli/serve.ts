@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { checkerConfig, checkerOptions, embedderConfig, embedderOptions, llmConfig, llmOptions, numberFlag, type CheckerFlags } from '../ground/cli-options.js';
+import { checkerConfig, checkerOptions, embedderConfig, embedderOptions, llmConfig, llmOptions, numberFlag, type CheckerFlags } from './ground-options.js';
 import { createGroundingPool, DEFAULT_QUEUE, defaultWorkers, type GroundingPool } from '../ground/pool/grounding.js';
 import { isLoopbackHost } from '../server/auth.js';
 import { defaultConnectionLimits, type ConnectionLimits } from '../server/connections.js';

@@ -2,7 +2,7 @@ import { UsageError } from '../errors.js';
 import type { JudgeMaker } from '../judge/config.js';
 import { judgeMakerFromConfig } from '../judge/config.js';
 import { readProviderFile } from '../providers/provider-file.js';
-import { localLimiters } from '../run/rate-limit.js';
+import { localLimiters } from '../providers/rate-limit.js';
 import { createSandbox } from '../sandbox/index.js';
 import { evaluateCandidates, type JudgeSettings } from '../spade/evaluate.js';
 import { gradedExamples } from '../spade/graded.js';

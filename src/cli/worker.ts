@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
-import { outageTimeout, type OutageError } from '../outage.js';
+import type { OutageError } from '../store/outage.js';
+import { outageTimeout } from './store-flag.js';
 import { connectRedis, parseRedisUrl, QueueError } from '../queue/connection.js';
 import { startSampleWorker, type SampleWorker } from '../queue/worker.js';
 import { openStore, shownLocation, storeLocation, storeOutage } from '../store/open.js';

@@ -6,7 +6,7 @@ import type { AggregateMethod, IntervalMethod, StoppingRule, VerdictMode } from 
 import { DEFAULT_VERDICT_MODE, intervalProblem } from '../core/verdict.js';
 import type { InputValue, Validator, ValidatorMeta } from '../core/validator.js';
 import { AssayError, ExitCode, UsageError } from '../errors.js';
-import { ruleDecision, type DecisionParameters } from '../run/decision.js';
+import { ruleDecision, type DecisionParameters } from '../core/decision.js';
 import { SandboxError } from '../sandbox/errors.js';
 import { createSandbox } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -16,7 +16,7 @@ import { sandboxedValidator } from '../validators/sandboxed.js';
 import type { GroundedValidator } from '../validators/grounded.js';
 import { priceTable } from '../providers/prices.js';
 import { inputsFromReplay, loadInputsFile } from './inputs.js';
-import { designProblem } from './limits.js';
+import { designProblem } from '../core/limits.js';
 import { describeFound, explainIssues, formatPath, type LocatedMessage } from './issues.js';
 import {
   experimentConfigSchema,

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { Predicate } from '../core/validator.js';
 import { configCheckSchema } from '../validators/grounded-schema.js';
 import { DURATION_EXPECTED, parseDuration } from './duration.js';
-import { MAX_SAMPLES } from './limits.js';
+import { MAX_SAMPLES } from '../core/limits.js';
 
 /*
  * The experiment config (YAML, JSON or assay.config.ts). Every object is strict, so a typo such as

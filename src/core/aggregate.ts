@@ -13,7 +13,7 @@
  * ERROR and PENDING cells are excluded from every numerator and denominator.
  */
 import { Outcome } from './outcome.js';
-import type { AggregateMethod } from './summary-types.js';
+import type { AggregateMethod } from './rate-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 import { rateOf, tensorViews, type TensorViews } from './views.js';
 

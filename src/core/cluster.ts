@@ -14,7 +14,7 @@
  */
 import { betaQuantile } from './distributions.js';
 import { interval, zCritical } from './intervals.js';
-import type { Interval, IntervalMethod } from './summary-types.js';
+import type { Interval, IntervalMethod } from './rate-types.js';
 
 /** Sums over the outputs of one pooled view. */
 export interface ClusterSums {

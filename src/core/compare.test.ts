@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareSummaries, holmAdjust, inputKey, type ComparedRun } from './compare.js';
+import { compareSummaries, inputKey, type ComparedRun } from './compare.js';
+import { holmAdjust } from './significance.js';
 import { Outcome, type OutcomeCode } from './outcome.js';
 import { summarize } from './summarize.js';
 import { ReliabilityTensor } from './tensor.js';

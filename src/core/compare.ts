@@ -7,8 +7,9 @@
  * worse" by luck alone grows with K; `adjust: 'holm'` (Holm–Bonferroni) keeps that family-wise chance at α.
  * Per-input figures pool one input's samples, which are correlated: read them as a guide, never a gate.
  */
-import { compareProportions, type ProportionComparison } from './significance.js';
-import type { Counts, RunSummary } from './summary-types.js';
+import { compareProportions, holmAdjust, type ProportionComparison } from './significance.js';
+import type { Counts } from './rate-types.js';
+import type { RunSummary } from './summary-types.js';
 import type { InputValue } from './validator.js';
 import { errorShareOf } from './views.js';
 
@@ -78,22 +79,6 @@ export function inputKey(input: InputValue): string {
 
 export function inputText(input: InputValue): string {
   return typeof input === 'string' ? input : JSON.stringify(input);
-}
-
-/**
- * Holm's step-down adjustment: sort the m p-values ascending, multiply the r-th smallest (r from 0) by
- * m − r, carry the running maximum forward, cap at 1. Nulls (no test) are passed through and not counted.
- */
-export function holmAdjust(pValues: readonly (number | null)[]): (number | null)[] {
-  const tested = pValues.map((p, idx) => ({ p, idx })).filter((x): x is { p: number; idx: number } => x.p !== null);
-  tested.sort((x, y) => x.p - y.p || x.idx - y.idx);
-  const out: (number | null)[] = pValues.map(() => null);
-  let running = 0;
-  tested.forEach(({ p, idx }, r) => {
-    running = Math.max(running, Math.min(1, (tested.length - r) * p));
-    out[idx] = running;
-  });
-  return out;
 }
 
 /** Matches the k-th occurrence of an input in A with its k-th occurrence in B (inputs may repeat). */

@@ -4,7 +4,7 @@
  */
 import { logChoose } from './distributions.js';
 import { interval } from './intervals.js';
-import type { Interval, IntervalMethod } from './summary-types.js';
+import type { Interval, IntervalMethod } from './rate-types.js';
 
 function pmf(n: number, x: number, p: number): number {
   if (p <= 0) return x === 0 ? 1 : 0;

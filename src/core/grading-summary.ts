@@ -6,7 +6,8 @@ import { alignment } from './alignment.js';
 import type { GradedOutput } from './grades.js';
 import { Outcome } from './outcome.js';
 import { correctedRate } from './ppi.js';
-import type { Counts, Disagreement, GradingSummary } from './summary-types.js';
+import type { Counts } from './rate-types.js';
+import type { Disagreement, GradingSummary } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 
 /** What a verifier without grades says in every report: its rate is its judge's, never checked against a person. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { exactCoverage, wrongVerdictProbability } from './coverage.js';
 import { clopperPearson, interval, wald, wilson } from './intervals.js';
-import type { Interval } from './summary-types.js';
+import type { Interval } from './rate-types.js';
 import { binomial, mulberry32 } from './testing/prng.js';
 
 const bounds = (ci: Interval | null, digits = 4) => {

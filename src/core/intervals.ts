@@ -12,7 +12,7 @@
  * x may be fractional: the planner (verdict.ts) asks "what if the observed rate held at a larger n".
  */
 import { betaQuantile, normalQuantile } from './distributions.js';
-import type { Interval, IntervalMethod } from './summary-types.js';
+import type { Interval, IntervalMethod } from './rate-types.js';
 
 export const INTERVAL_METHODS: readonly IntervalMethod[] = ['clopper-pearson', 'wilson', 'wald'];
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { holmAdjust } from './compare.js';
+import { holmAdjust } from './significance.js';
 import { clopperPearson } from './intervals.js';
 import { binomialCdf, binomialSf, combinePerInput, perInputFloors } from './per-input.js';
 import { mulberry32 } from './prng.js';
-import type { Counts } from './summary-types.js';
+import type { Counts } from './rate-types.js';
 
 const counts = (pass: number, fail: number, error = 0): Counts => ({ pass, fail, error, pending: 0 });
 const confident = { mode: 'confident' as const, level: 0.95 };

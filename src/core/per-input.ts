@@ -23,10 +23,10 @@
  * The tests are exact for a fixed number of samples; they do not hold if the number of samples depends on the
  * data, which is why a rule with perInput cannot be run with stopping: sequential (config/load.ts refuses).
  */
-import { holmAdjust } from './compare.js';
+import { holmAdjust } from './significance.js';
 import { logChoose } from './distributions.js';
 import { clopperPearson } from './intervals.js';
-import type { Counts, Verdict, VerdictMode } from './summary-types.js';
+import type { Counts, Verdict, VerdictMode } from './rate-types.js';
 import { DEFAULT_MAX_ERROR_SHARE } from './verdict.js';
 
 /** `perInput: { minSuccess }` on a rule: each input passes at least minSuccess of its repeats. */

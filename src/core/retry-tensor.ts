@@ -2,7 +2,7 @@ import { independenceCheck, type ErrorPolicy, type IndependenceCheck } from './i
 import { interval } from './intervals.js';
 import { Outcome } from './outcome.js';
 import { assertConfidence, expectedAttempts, minAttempts, mixtureMinAttempts, planFromPPass, planFromRates, pSuccessWithin, type RatePlan } from './retry.js';
-import type { Interval, IntervalMethod } from './summary-types.js';
+import type { Interval, IntervalMethod } from './rate-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 
 /**

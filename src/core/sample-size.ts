@@ -14,7 +14,7 @@
 import { betaCdf, normalQuantile } from './distributions.js';
 import { interval } from './intervals.js';
 import { logEvidenceAbove, logEvidenceBelow, evidenceThreshold } from './sequence.js';
-import type { IntervalMethod } from './summary-types.js';
+import type { IntervalMethod } from './rate-types.js';
 
 /** Beyond this many outputs a plan is not worth computing: null (fixed, sequential) or Infinity (toDecide). */
 export const MAX_PLANNED_SAMPLES = 1e7;

@@ -140,3 +140,19 @@ export function compareProportions(a: Proportion, b: Proportion, level = 0.95): 
     direction: !significant || diff === 0 ? 'unchanged' : diff > 0 ? 'better' : 'worse',
   };
 }
+
+/**
+ * Holm's step-down adjustment: sort the m p-values ascending, multiply the r-th smallest (r from 0) by
+ * m − r, carry the running maximum forward, cap at 1. Nulls (no test) are passed through and not counted.
+ */
+export function holmAdjust(pValues: readonly (number | null)[]): (number | null)[] {
+  const tested = pValues.map((p, idx) => ({ p, idx })).filter((x): x is { p: number; idx: number } => x.p !== null);
+  tested.sort((x, y) => x.p - y.p || x.idx - y.idx);
+  const out: (number | null)[] = pValues.map(() => null);
+  let running = 0;
+  tested.forEach(({ p, idx }, r) => {
+    running = Math.max(running, Math.min(1, (tested.length - r) * p));
+    out[idx] = running;
+  });
+  return out;
+}

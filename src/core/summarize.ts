@@ -11,20 +11,8 @@ import { INTERVAL_METHODS, interval } from './intervals.js';
 import { combinePerInput, perInputFloors } from './per-input.js';
 import { sequenceBounds } from './sequence.js';
 import { sequentialStatus } from './stopping.js';
-import type {
-  AggregateMethod,
-  Counts,
-  InputSummary,
-  IterationSummary,
-  PooledRate,
-  RateWithCI,
-  RunSummary,
-  StoppingRule,
-  SummaryOptions,
-  ValidatorSummary,
-  Verdict,
-  VerdictMode,
-} from './summary-types.js';
+import type { AggregateMethod, Counts, PooledRate, RateWithCI, StoppingRule, Verdict, VerdictMode } from './rate-types.js';
+import type { InputSummary, IterationSummary, RunSummary, SummaryOptions, ValidatorSummary } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 import type { ValidatorMeta } from './validator.js';
 import { checkVerdictArguments, correctedVerdict, DEFAULT_MAX_ERROR_SHARE, DEFAULT_VERDICT_MODE, pctBeside, validatorVerdict } from './verdict.js';

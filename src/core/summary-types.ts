@@ -7,55 +7,8 @@ import type { CorrectedRate } from './ppi.js';
  * (pure), read by the JSON/JUnit/Markdown/HTML reports, the terminal table and the dashboard.
  */
 
-export type IntervalMethod = 'clopper-pearson' | 'wilson' | 'wald';
-export type VerdictMode = 'point' | 'confident';
-/**
- * `error`: the verdict cannot be given because too many cells are errors (error share above maxErrorShare,
- * and the bounds do not decide it however the errors would have resolved). Never lets CI pass.
- */
-export type Verdict = 'pass' | 'fail' | 'inconclusive' | 'error';
-export type AggregateMethod = 'mean' | 'weighted' | 'min';
-/** `sequential`: sample until each validator's confidence sequence decides it (core/stopping.ts). */
-export type StoppingRule = 'fixed' | 'sequential';
-
-export interface Interval {
-  low: number;
-  high: number;
-  /** The interval's method; `confidence-sequence` for the anytime-valid sequence of a sequential run. */
-  method: IntervalMethod | 'confidence-sequence';
-  /** Confidence level, e.g. 0.95. */
-  level: number;
-}
-
-export interface Counts {
-  pass: number;
-  fail: number;
-  /** Infrastructure errors: shown, never in a denominator. */
-  error: number;
-  /** Cells not run yet (interrupted or running). */
-  pending: number;
-}
-
-/** A success rate over decided cells (pass / (pass + fail)); null when nothing was decided. */
-export interface RateWithCI {
-  rate: number | null;
-  ci: Interval | null;
-  counts: Counts;
-  /** error / (pass + fail + error): the share of checked cells the rate leaves out; null when none was checked. */
-  errorShare: number | null;
-}
-
-/**
- * A pooled rate over several cells of each output (IRP, ORP, all outputs): the output is the unit. Its
- * interval is Clopper–Pearson (or the configured method) on the effective sample size n / deff, where the
- * design effect deff comes from the cluster-robust variance over outputs (core/cluster.ts).
- */
-export interface PooledRate extends RateWithCI {
-  /** Outputs with at least one decided cell (the clusters). */
-  outputs: number;
-  /** The effective number of independent cells, between `outputs` and the decided cells; null when nothing was decided. */
-  effectiveN: number | null;
-}
+export type { IntervalMethod, VerdictMode, Verdict, AggregateMethod, StoppingRule, Interval, Counts, RateWithCI, PooledRate } from './rate-types.js';
+import type { IntervalMethod, VerdictMode, Verdict, AggregateMethod, StoppingRule, RateWithCI, PooledRate } from './rate-types.js';
 
 /** Where a sequential validator stopped and why (stopping: sequential). */
 export interface SequentialSummary {

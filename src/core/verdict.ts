@@ -16,7 +16,7 @@
  */
 import { interval } from './intervals.js';
 import { toDecide } from './sample-size.js';
-import type { IntervalMethod, Verdict, VerdictMode } from './summary-types.js';
+import type { IntervalMethod, Verdict, VerdictMode } from './rate-types.js';
 
 export interface VerdictOptions {
   mode: VerdictMode;

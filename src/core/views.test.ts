@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Outcome, type OutcomeCode } from './outcome.js';
-import type { Counts } from './summary-types.js';
+import type { Counts } from './rate-types.js';
 import { ReliabilityTensor } from './tensor.js';
 import { HAND } from './testing/fixtures.js';
 import { mulberry32 } from './testing/prng.js';

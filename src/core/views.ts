@@ -15,7 +15,7 @@
  */
 import { addCluster, emptyClusterSums, type ClusterSums } from './cluster.js';
 import { Outcome } from './outcome.js';
-import type { Counts } from './summary-types.js';
+import type { Counts } from './rate-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 
 export interface TensorViews {

@@ -1,4 +1,4 @@
-import { decisionOfRun } from '../run/decision.js';
+import { decisionOfRun } from '../core/decision.js';
 import type { RunRecord } from '../store/types.js';
 
 /**

@@ -16,7 +16,7 @@ import { Outcome } from '../core/outcome.js';
 import { mulberry32 } from '../core/prng.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { UsageError } from '../errors.js';
-import { decisionOfRun } from '../run/decision.js';
+import { decisionOfRun } from '../core/decision.js';
 import type { GradeRecord, RunRecord } from '../store/types.js';
 import { personGrades } from './load.js';
 

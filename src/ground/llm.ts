@@ -1,6 +1,6 @@
 import type { ChatModel } from '../providers/chat-model.js';
 import { OpenAIChatModel } from '../providers/openai.js';
-import { callWithRetry } from '../run/retry.js';
+import { callWithRetry } from '../providers/retry.js';
 import type { AnswerGenerator } from './engine.js';
 
 /**

@@ -7,7 +7,7 @@ import { planFromTensor } from '../core/retry-tensor.js';
 import { ReliabilityTensor } from '../core/tensor.js';
 import type { Validator } from '../core/validator.js';
 import type { SystemUnderTest } from '../providers/types.js';
-import { seededRandom } from '../run/retry.js';
+import { seededRandom } from '../providers/retry.js';
 import { guard } from './guard.js';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { InputValue, Validator } from '../core/validator.js';
 import { ProviderError, type SystemUnderTest, type TokenUsage } from '../providers/types.js';
-import { callWithRetry } from '../run/retry.js';
+import { callWithRetry } from '../providers/retry.js';
 import { attemptSinkOf } from './attempt-log.js';
 import { runCheck } from './checks.js';
 import { augmentInput, checkTemplate, FEEDBACK_TEMPLATE } from './feedback.js';

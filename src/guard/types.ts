@@ -1,7 +1,7 @@
 import type { InputValue, Validator } from '../core/validator.js';
 import type { Judge } from '../judge/types.js';
 import type { TokenUsage } from '../providers/types.js';
-import type { RetryOptions } from '../run/retry.js';
+import type { RetryOptions } from '../providers/retry.js';
 import type { Store } from '../store/types.js';
 
 /** Prices per 1,000 tokens, in whatever currency the caller uses. */

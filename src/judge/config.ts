@@ -5,8 +5,8 @@ import type { CacheSettings } from '../providers/cache.js';
 import { createChatModel, decorateModel } from '../providers/chat-factory.js';
 import type { PriceTable } from '../providers/prices.js';
 import { CHAT_PROVIDER_NAMES, chatOptionsShape, describeValue, formatIssue, type ChatProviderConfig, type ChatProviderName } from '../providers/schemas.js';
-import { limitModel, rateLimitSchema, type LimiterFactory, type RateLimitConfig } from '../run/rate-limit.js';
-import type { RetryOptions } from '../run/retry.js';
+import { limitModel, rateLimitSchema, type LimiterFactory, type RateLimitConfig } from '../providers/rate-limit.js';
+import type { RetryOptions } from '../providers/retry.js';
 import { createJudge } from './judge.js';
 import type { Judge } from './types.js';
 
@@ -49,7 +49,7 @@ export const verifierConfigSchema = z.strictObject({
   instructions: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
   /**
    * Exactly one chat provider, as under `system:` (checked by `judgeProviderSchemas`), and optionally
-   * `rateLimit`, which spaces this judge's calls (src/run/rate-limit.ts), across every worker of a queued run.
+   * `rateLimit`, which spaces this judge's calls (src/providers/rate-limit.ts), across every worker of a queued run.
    */
   judge: z.record(z.string(), z.unknown()).refine((o) => oneProvider(providerKeys(o)), { error: `expected ${ONE_PROVIDER}` }),
 });

@@ -2,7 +2,7 @@ import type { InputValue } from '../core/validator.js';
 import { canonicalJson } from '../providers/cache.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../providers/chat-model.js';
 import { ProviderError } from '../providers/types.js';
-import { callWithRetry, type RetryOptions } from '../run/retry.js';
+import { callWithRetry, type RetryOptions } from '../providers/retry.js';
 import { answerFormatOf, parseVerdictLine } from './binding.js';
 import { parseStructuredVerdict } from './parse.js';
 import { buildJudgeMessages, VERDICT_SCHEMA } from './prompt.js';

@@ -1,6 +1,6 @@
 import { OpenAIChatModel } from '../providers/openai.js';
-import { limitModel, type CallLimiter } from '../run/rate-limit.js';
-import type { RetryOptions } from '../run/retry.js';
+import { limitModel, type CallLimiter } from '../providers/rate-limit.js';
+import type { RetryOptions } from '../providers/retry.js';
 import { createJudge } from './judge.js';
 import type { Judge, StructuredMode } from './types.js';
 

@@ -6,16 +6,14 @@
  * The rules an adapter follows (the shared suite src/providers/chat-contract.case.ts checks them):
  * - it throws only ProviderError, its kind mapped once (429 → rate_limit with Retry-After, 5xx → server,
  *   timeouts, connection failures, other 4xx → client, an unreadable body → invalid_response);
- * - it never retries: `callWithRetry` (src/run/retry.ts) is the one place that does;
+ * - it never retries: `callWithRetry` (src/providers/retry.ts) is the one place that does;
  * - it stops promptly when `signal` aborts: kind `timeout` when the abort's reason is a timeout, else `aborted`;
  * - it reports the provider's token usage and its raw finish reason when the provider sends them.
  * Decorators (a response cache, prices, a rate limiter) wrap a ChatModel and are ChatModels themselves.
  */
 
-export interface TokenUsage {
-  promptTokens: number;
-  completionTokens: number;
-}
+export type { TokenUsage } from '../core/call.js';
+import type { TokenUsage } from '../core/call.js';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';

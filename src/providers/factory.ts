@@ -54,7 +54,7 @@ function fail(ctx: SystemContext, path: string, message: string): never {
 export function parseSystemConfig(raw: unknown, ctx: Pick<SystemContext, 'file'> = {}): SystemConfig {
   const c = { baseDir: '.', ...ctx };
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail(c, 'system', `expected ${ONE_OF}, found ${describeValue(raw)}`);
-  // `rateLimit` sits beside the provider key; the runner reads it (run/rate-limit.ts), the provider never sees it.
+  // `rateLimit` sits beside the provider key; the runner reads it (providers/rate-limit.ts), the provider never sees it.
   const keys = Object.keys(raw).filter((k) => k !== 'rateLimit');
   const known = keys.filter((k): k is ProviderName => (PROVIDER_NAMES as string[]).includes(k));
   if (keys.length !== 1 || known.length !== 1) {

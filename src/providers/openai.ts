@@ -53,7 +53,7 @@ export class OpenAIChatModel implements ChatModel {
       baseURL: settings.baseURL,
       // The client refuses to start without a key; local servers ignore it.
       apiKey: settings.apiKey ?? 'not-needed',
-      // callWithRetry (src/run/retry.ts) is the one place that retries.
+      // callWithRetry (src/providers/retry.ts) is the one place that retries.
       maxRetries: 0,
       defaultHeaders: settings.headers,
       fetch: sharedNodeFetch(),

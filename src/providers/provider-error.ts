@@ -1,20 +1,15 @@
+import type { CallErrorKind } from '../core/call.js';
 import { AssayError, ExitCode } from '../errors.js';
 
 /**
  * The one error type every model call throws (GUIDE: errors are data). Its kind says what went wrong and
  * `isRetryable` says, once and where the error is made, whether trying again may help; `callWithRetry`
- * (src/run/retry.ts) reads it and nothing else re-derives it. A ProviderError is an infrastructure error:
+ * (src/providers/retry.ts) reads it and nothing else re-derives it. A ProviderError is an infrastructure error:
  * it becomes an `error` outcome, never a FAIL.
  */
 
-export type ProviderErrorKind =
-  | 'rate_limit' // HTTP 429 (and Anthropic's 529 overloaded)
-  | 'server' // HTTP 5xx
-  | 'timeout'
-  | 'connection' // reset, refused, DNS
-  | 'aborted' // the run was cancelled
-  | 'client' // HTTP 4xx other than 408/429: a bad request will not get better by retrying
-  | 'invalid_response'; // the answer could not be read
+/** The kinds of provider failure (core/call.ts, where stored samples keep them). */
+export type ProviderErrorKind = CallErrorKind;
 
 const RETRYABLE: Record<ProviderErrorKind, boolean> = {
   rate_limit: true,

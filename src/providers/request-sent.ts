@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * When a call's request leaves this process: what a rate limit counts (src/run/rate-limit.ts). The limiter
+ * When a call's request leaves this process: what a rate limit counts (src/providers/rate-limit.ts). The limiter
  * runs a call inside whenRequestSent; the transport that puts the request on the wire (transport.ts for HTTP,
  * the command provider for a process) calls requestSentHook() once it has. Outside a limited call there is
  * no hook, and nothing is paid (no async context is kept unless a rate limit is in use).

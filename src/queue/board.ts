@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { direct, type Ride } from '../outage.js';
+import { direct, type Ride } from '../store/outage.js';
 import type { StopDecision } from '../run/stop.js';
 import type { SampleJobResult } from './jobs.js';
 

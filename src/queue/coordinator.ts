@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Outcome } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
-import { DEFAULT_OUTAGE_MS, Outage, OutageError, type Ride } from '../outage.js';
+import { DEFAULT_OUTAGE_MS, Outage, OutageError, type Ride } from '../store/outage.js';
 import { ProviderError } from '../providers/types.js';
 import { openRun, type RunPlan, type RunProgress, type RunResult } from '../run/runner.js';
 import { computeStats } from '../run/stats.js';

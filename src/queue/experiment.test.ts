@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useConfigDir } from '../cli/testing/config-dir.js';
 import { loadExperiment } from '../config/load.js';
-import { localLimiters } from '../run/rate-limit.js';
+import { localLimiters } from '../providers/rate-limit.js';
 import { validatorMeta } from '../run/runner.js';
 import { MemoryStore } from '../store/memory.js';
 import type { RunRecord } from '../store/types.js';

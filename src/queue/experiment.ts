@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { createSystem } from '../providers/factory.js';
 import type { SystemUnderTest } from '../providers/types.js';
 import { tensorColumns } from '../run/columns.js';
-import { limitSystem, rateLimitOf, type LimiterFactory } from '../run/rate-limit.js';
+import { limitSystem, rateLimitOf, type LimiterFactory } from '../providers/rate-limit.js';
 import { priceTable } from '../providers/prices.js';
 import type { ResponseCache, RunRecord } from '../store/types.js';
 

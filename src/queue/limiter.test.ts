@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { redisForTests } from '../testing/services.js';
-import { direct } from '../outage.js';
+import { direct } from '../store/outage.js';
 import { RedisCallLimiter } from './limiter.js';
 import { maxInWindow } from './testing/workers.js';
 

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { direct, type Ride } from '../outage.js';
-import { budgetOf, PERMIT_TTL_MS, type Budget, type CallLimiter, type LimiterFactory, type Permit, type RateLimitConfig } from '../run/rate-limit.js';
-import { abortReason, sleep } from '../run/retry.js';
+import { direct, type Ride } from '../store/outage.js';
+import { budgetOf, PERMIT_TTL_MS, type Budget, type CallLimiter, type LimiterFactory, type Permit, type RateLimitConfig } from '../providers/rate-limit.js';
+import { abortReason, sleep } from '../providers/retry.js';
 
 /**
- * The limiter of run/rate-limit.ts kept in Redis, so that every worker of a run (on any machine) draws on one
+ * The limiter of providers/rate-limit.ts kept in Redis, so that every worker of a run (on any machine) draws on one
  * budget: the same rules (sends in the last window + permits in flight < count, permits spaced, the token TAT).
  * Each step is one Lua script, atomic on the server and timed by the server's clock (TIME), so the workers'
  * clocks do not matter. Times are whole microseconds, formatted as integers (Lua's own number formatting

@@ -2,7 +2,7 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Outcome } from '../core/outcome.js';
 import { AssayError, ExitCode, UsageError } from '../errors.js';
-import { DEFAULT_OUTAGE_MS, Outage, type OutageError, type Ride } from '../outage.js';
+import { DEFAULT_OUTAGE_MS, Outage, type OutageError, type Ride } from '../store/outage.js';
 import { executeSample } from '../run/sample.js';
 import { createSandbox } from '../sandbox/index.js';
 import { DuplicateSampleError } from '../store/errors.js';

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { displayWidth } from './width.js';
-import { describeConflict } from '../ground/details.js';
+import { claimReasons } from '../ground/reasons.js';
 import { RISKS, type AnswerOutcome, type Risk } from '../ground/ci.js';
 import type { ClaimAnalysis, GroundingReport } from '../ground/types.js';
 import { xmlEscape } from './junit.js';
@@ -89,19 +89,6 @@ export function outcomeReason(r: AnswerResult, failOn?: Risk): string {
   if (r.outcome === 'error')
     return `${risk} with ${errors} claim(s) that could not be scored: it might be higher, so it is not shown to be below fail-on ${failOn}`;
   return failOn ? `${risk}, below fail-on ${failOn}` : risk;
-}
-
-/** The reasons of a claim's status, as the CLI prints them: what contradicts it, what the evidence leaves out, what the checker said. */
-export function claimReasons(c: ClaimAnalysis): string[] {
-  const out: string[] = [];
-  if (c.error) out.push(`error: ${c.error}`);
-  for (const x of c.contradicted_details ?? []) out.push(`contradicted: ${describeConflict(x)}`);
-  if (c.unverified_details?.length) out.push(`not in evidence: ${c.unverified_details.join(', ')}`);
-  if (c.check) {
-    const p = c.check.score !== undefined ? ` (entailment ${c.check.score.toFixed(2)})` : '';
-    out.push(`checker: ${c.check.verdict}${p}${c.check.reasons?.length ? ` — ${c.check.reasons.join('; ')}` : ''}`);
-  }
-  return out;
 }
 
 /** Claims that are not supported (or could not be scored), for the lists under failing answers. */

@@ -2,7 +2,7 @@ import type { RunSummary, SummaryOptions } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { UsageError } from '../errors.js';
 import { loadGrading } from '../grades/load.js';
-import { summarizeRun } from '../run/decision.js';
+import { summarizeRun } from '../core/decision.js';
 import { computeStats } from '../run/stats.js';
 import type { RunRecord, Store } from '../store/types.js';
 import { reportMeta, type ReportMeta } from './meta.js';
@@ -16,7 +16,7 @@ export interface StoredRunReport {
 
 /**
  * A stored run read back into the report spine (`assay show`, `assay runs`, the dashboard): its tensor,
- * summarised by the decision parameters stored with it (run/decision.ts), and its metadata. `withStats` also reads every
+ * summarised by the decision parameters stored with it (core/decision.ts), and its metadata. `withStats` also reads every
  * sample for the operational figures (tokens, latency, retries). People's grades of its outputs (docs/judges.md)
  * check its rules against people and correct their rates.
  */

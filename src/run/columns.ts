@@ -3,7 +3,7 @@ import type { Validator } from '../core/validator.js';
 import { verifierFromConfig } from '../judge/config.js';
 import type { CacheSettings } from '../providers/cache.js';
 import type { PriceTable } from '../providers/prices.js';
-import type { LimiterFactory } from './rate-limit.js';
+import type { LimiterFactory } from '../providers/rate-limit.js';
 
 /** A verifier entry without the run's fields (maxErrorShare, expect, perInput): what the judge's module checks. */
 export function judgeFields(raw: ResolvedVerifierConfig): Omit<ResolvedVerifierConfig, 'maxErrorShare' | 'expect' | 'perInput'> {

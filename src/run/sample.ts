@@ -7,7 +7,7 @@ import { Outcome, outcomeCode, type OutcomeCode } from '../core/outcome.js';
 import type { CheckResult, InputValue, Validator } from '../core/validator.js';
 import { ProviderError, type Generation, type SystemUnderTest, type TokenUsage } from '../providers/types.js';
 import type { SampleCost, SampleRecord } from '../store/types.js';
-import { callWithRetry, type RetryOptions } from './retry.js';
+import { callWithRetry, type RetryOptions } from '../providers/retry.js';
 
 export type EvaluateFn = (v: Validator, output: string, input: InputValue, opts: { timeoutMs?: number; signal: AbortSignal }) => Promise<CheckResult>;
 

@@ -2,7 +2,7 @@ import { Outcome } from '../core/outcome.js';
 import type { RunSummary, VerdictMode } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { ErrorSummary } from '../run/error-groups.js';
-import { summarizeRun } from '../run/decision.js';
+import { summarizeRun } from '../core/decision.js';
 import { computeStats, errorSummaryOf } from '../run/stats.js';
 import type { PAdjust } from '../core/compare.js';
 import { compareRuns, type RunComparison } from '../report/compare.js';

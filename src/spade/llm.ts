@@ -13,7 +13,7 @@ import { withPrices } from '../providers/prices.js';
 import { chatModelFromFile } from '../providers/provider-file.js';
 import { CHAT_PROVIDER_NAMES } from '../providers/schemas.js';
 import { ProviderError } from '../providers/types.js';
-import { callWithRetry, type RetryOptions } from '../run/retry.js';
+import { callWithRetry, type RetryOptions } from '../providers/retry.js';
 
 export interface SpadeLlmOptions {
   /** A ChatModel, or the model name of an OpenAI-compatible endpoint (with `baseURL`, `apiKey`). */

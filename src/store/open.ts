@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { Outage, type OutageOptions } from '../outage.js';
+import { Outage, type OutageOptions } from './outage.js';
 import { NoStoreError, StoreError } from './errors.js';
 import { PostgresStore } from './postgres.js';
 import { isPostgresUrl, parsePostgresUrl, redactPassword } from './postgres-schema.js';

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { ReliabilityTensor } from '../core/tensor.js';
 import { lazyPackage } from '../lazy.js';
 import { UsageError } from '../errors.js';
-import type { Outage } from '../outage.js';
+import type { Outage } from './outage.js';
 import { NoStoreError, StoreError } from './errors.js';
 import {
   GUARD_ATTEMPT_COLUMNS,

@@ -1,7 +1,7 @@
 import type { OutcomeCode } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue, ValidatorMeta } from '../core/validator.js';
-import type { ProviderErrorKind, TokenUsage } from '../providers/types.js';
+import type { CallErrorKind, TokenUsage } from '../core/call.js';
 
 export type RunStatus = 'running' | 'complete' | 'interrupted' | 'failed';
 
@@ -37,7 +37,7 @@ export interface SampleRecord {
   /** Set when the generation failed (all K cells are then ERROR). */
   generationError?: string;
   /** The provider error's kind when the generation failed (for stop rules; not every store keeps it). */
-  generationErrorKind?: ProviderErrorKind;
+  generationErrorKind?: CallErrorKind;
   /** One per validator, in validator order. */
   outcomes: OutcomeCode[];
   /** Per-validator error message (undefined where the outcome is not ERROR). */

@@ -1,4 +1,4 @@
-import { designProblem } from '../config/limits.js';
+import { designProblem } from '../core/limits.js';
 import { GradeError } from './errors.js';
 import type { GradeFilter, GradeRecord, NewGrade, RunFilter, RunRecord, SampleRecord } from './types.js';
 

@@ -6,7 +6,7 @@ import { groundedOutcome, type GroundedCriteria, type Risk } from '../ground/ci.
 import type { GroundingPool, PoolStats } from '../ground/pool/grounding.js';
 import { GroundingRequestError, type GroundingReport } from '../ground/types.js';
 import type { PriceTable } from '../providers/prices.js';
-import { claimReasons } from '../report/grounding.js';
+import { claimReasons } from '../ground/reasons.js';
 import { CheckOptionError, type ValidatorHeader } from './builtin.js';
 import type { GroundedCheckSpec } from './grounded-schema.js';
 
@@ -65,7 +65,7 @@ export async function groundedValidator(header: ValidatorHeader, spec: GroundedC
   if (spec.judge !== undefined) {
     // Built now, so a bad provider object or a missing key is a config error; the calls go from this thread.
     const { llmClaimCheckerFromConfig } = await import('../ground/checkers/llm.js');
-    const { localLimiters } = await import('../run/rate-limit.js');
+    const { localLimiters } = await import('../providers/rate-limit.js');
     checker = llmClaimCheckerFromConfig(spec.judge, {
       file: ctx.file,
       path: `${at}.judge`,

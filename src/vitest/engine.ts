@@ -6,7 +6,7 @@ import { ProviderError, type SystemUnderTest } from '../providers/types.js';
 import { renderMarkdownReport } from '../report/markdown.js';
 import { reportMeta, verdictPasses } from '../report/meta.js';
 import { formatTerminalSummary } from '../report/terminal.js';
-import { summarizeRun } from '../run/decision.js';
+import { summarizeRun } from '../core/decision.js';
 import { DEFAULT_MAX_ERRORS, FailFastRule } from '../run/fail-fast.js';
 import { runExperiment, type RunResult } from '../run/runner.js';
 import { SequentialStopRule } from '../run/sequential.js';
@@ -21,7 +21,7 @@ import type { ReliabilityOptions, RuleOutcome, RunOutcome, SystemFunction } from
 /**
  * Runs one describeReliability block as an assay experiment: the options become a config document checked
  * like a config file, the runner executes it (sequential stopping included), the store keeps it, and the
- * run's summary (src/run/decision.ts, the one decider) gives every rule its verdict. Loaded on first use, so
+ * run's summary (src/core/decision.ts, the one decider) gives every rule its verdict. Loaded on first use, so
  * `import 'assay/vitest'` stays light.
  */
 

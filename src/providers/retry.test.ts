@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../providers/types.js';
+import { ProviderError } from './types.js';
 import { backoffDelay, callWithRetry, seededRandom, sleep, type RetryInfo } from './retry.js';
 import { PROMPTLY_MS, SLOW_MS } from '../testing/time.js';
 

@@ -1,4 +1,4 @@
-import type { SummaryOptions } from '../core/summary-types.js';
+import type { SummaryOptions } from './summary-types.js';
 
 /** Summary options of an experiment (its config keys interval, confidence, verdict, aggregate, maxErrorShare, stopping). */
 export function summaryOptionsOf(

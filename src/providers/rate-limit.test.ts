@@ -5,7 +5,7 @@ import { maxInWindow } from '../queue/testing/workers.js';
 import { startMockProcess, type MockProcess } from '../testing/mock-process.js';
 import { mulberry32 } from '../core/prng.js';
 import { startMockOpenAI } from '../mock/openai.js';
-import { createSystem } from '../providers/factory.js';
+import { createSystem } from './factory.js';
 import { budgetOf, HEADROOM, LocalCallLimiter, limitSystem, rateLimitOf, type CallLimiter } from './rate-limit.js';
 
 // A local run honours `rateLimit` in-process, measured where it matters: at the (mock) provider.

@@ -27,11 +27,11 @@
 import * as z from 'zod';
 import { UsageError } from '../errors.js';
 import type { InputValue } from '../core/validator.js';
-import type { ChatModel } from '../providers/chat-model.js';
-import type { Generation, GenerateOptions, SystemUnderTest } from '../providers/types.js';
+import type { ChatModel } from './chat-model.js';
+import type { Generation, GenerateOptions, SystemUnderTest } from './types.js';
 import { abortReason, sleep } from './retry.js';
-import { decorateChatModel } from '../providers/decorate.js';
-import { whenRequestSent } from '../providers/request-sent.js';
+import { decorateChatModel } from './decorate.js';
+import { whenRequestSent } from './request-sent.js';
 
 export const rateLimitSchema = z
   .strictObject({

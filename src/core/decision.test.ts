@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Outcome } from '../core/outcome.js';
-import { ReliabilityTensor } from '../core/tensor.js';
-import type { ValidatorMeta } from '../core/validator.js';
+import { Outcome } from './outcome.js';
+import { ReliabilityTensor } from './tensor.js';
+import type { ValidatorMeta } from './validator.js';
 import { UsageError } from '../errors.js';
 import { checkResumedDecision, decisionChanges, decisionOfRun, summarizeRun, type DecisionParameters } from './decision.js';
 

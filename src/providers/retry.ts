@@ -1,4 +1,4 @@
-import { ProviderError } from '../providers/types.js';
+import { ProviderError } from './types.js';
 
 /**
  * The one place that retries model calls (the runner's generations, judges, SPADE's steps, embedders).

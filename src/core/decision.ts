@@ -1,11 +1,18 @@
-import type { GradedOutput } from '../core/grades.js';
-import { summarize } from '../core/summarize.js';
-import type { IntervalMethod, RunSummary, StoppingRule, SummaryOptions, VerdictMode } from '../core/summary-types.js';
-import type { ReliabilityTensor } from '../core/tensor.js';
-import type { ValidatorMeta } from '../core/validator.js';
+import type { GradedOutput } from './grades.js';
+import { summarize } from './summarize.js';
+import type { IntervalMethod, StoppingRule, VerdictMode } from './rate-types.js';
+import type { RunSummary, SummaryOptions } from './summary-types.js';
+import type { ReliabilityTensor } from './tensor.js';
+import type { ValidatorMeta } from './validator.js';
 import { UsageError } from '../errors.js';
-import type { RunRecord } from '../store/types.js';
-import { summaryOptionsOf } from './options.js';
+import { summaryOptionsOf } from './summary-options.js';
+
+/** What the decision of a stored run is read from: its stored config and rules (a `RunRecord` fits). */
+export interface StoredDecisionSource {
+  id?: string;
+  config: unknown;
+  validators: readonly ValidatorMeta[];
+}
 
 /**
  * What decides a run's verdicts: fixed when the run is created, stored with it (`config.decision`), and read
@@ -71,7 +78,7 @@ function storedDecision(config: unknown): DecisionParameters | undefined {
  * there was one, its stored config read as it was then (a sequential run always decides confidently) and
  * its stored validators. The one source of the parameters every command decides a stored run by.
  */
-export function decisionOfRun(run: Pick<RunRecord, 'config' | 'validators'>): DecisionParameters {
+export function decisionOfRun(run: StoredDecisionSource): DecisionParameters {
   const stored = storedDecision(run.config);
   if (stored) return stored;
   const o = summaryOptionsOf(run.config as Record<string, unknown> | null);
@@ -104,7 +111,7 @@ export function summaryOptionsOfDecision(d: DecisionParameters, config?: unknown
  * may only change how it is shown (tests, the dashboard's what-ifs), never a stored parameter silently.
  */
 export function summarizeRun(
-  run: Pick<RunRecord, 'config' | 'validators'>,
+  run: StoredDecisionSource,
   tensor: ReliabilityTensor,
   options: Partial<SummaryOptions> = {},
   /** People's grades of its outputs, one list per rule (grades/load.ts loadGrading; docs/judges.md). */
@@ -141,7 +148,7 @@ export function decisionChanges(stored: DecisionParameters, now: DecisionParamet
  * Refuses (exit 2, before anything is written) a resume whose config or flags would decide the stored run by
  * other parameters than it was started with, naming each changed field.
  */
-export function checkResumedDecision(run: Pick<RunRecord, 'id' | 'config' | 'validators'>, now: DecisionParameters, configPath?: string): void {
+export function checkResumedDecision(run: StoredDecisionSource & { id: string }, now: DecisionParameters, configPath?: string): void {
   const changes = decisionChanges(decisionOfRun(run), now);
   if (!changes.length) return;
   throw new UsageError(

@@ -1,5 +1,4 @@
-import { AssayError, ExitCode, UsageError } from './errors.js';
-import { DURATION_EXPECTED, parseDuration } from './config/duration.js';
+import { AssayError, ExitCode } from '../errors.js';
 
 /**
  * Riding out a lost service (the PostgreSQL store, the Redis queue) for a bounded time: one line when it is
@@ -164,17 +163,4 @@ function pause(ms: number, signal?: AbortSignal): Promise<void> {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/**
- * `--outage-timeout <duration>`, else ASSAY_OUTAGE_TIMEOUT, else 60 s: how long a lost store or queue is
- * waited for. `0` waits for nothing (the first failure a retry does not mend ends the command).
- */
-export function outageTimeout(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): number {
-  const [value, name] = flag !== undefined ? [flag, '--outage-timeout'] : [env.ASSAY_OUTAGE_TIMEOUT, 'ASSAY_OUTAGE_TIMEOUT'];
-  if (value === undefined || value === '') return DEFAULT_OUTAGE_MS;
-  if (/^\s*0+(\.0*)?\s*(ms|s|m|h)?\s*$/i.test(value)) return 0;
-  const ms = parseDuration(value);
-  if (ms === undefined) throw new UsageError(`${name}: ${DURATION_EXPECTED}, found ${JSON.stringify(value)}`, { path: name });
-  return ms;
 }

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { chatModelFromFile, fileFlagAlone, readProviderFile } from '../providers/provider-file.js';
-import { localLimiters } from '../run/rate-limit.js';
-import { llmClaimCheckerFromConfig } from './checkers/llm.js';
-import type { ClaimChecker } from './checkers/types.js';
-import type { EmbedderConfig } from './embedders/resolve.js';
-import type { AnswerGenerator } from './engine.js';
-import { createChatAnswerGenerator, type OpenAIGeneratorOptions } from './llm.js';
+import { localLimiters } from '../providers/rate-limit.js';
+import { llmClaimCheckerFromConfig } from '../ground/checkers/llm.js';
+import type { ClaimChecker } from '../ground/checkers/types.js';
+import type { EmbedderConfig } from '../ground/embedders/resolve.js';
+import type { AnswerGenerator } from '../ground/engine.js';
+import { createChatAnswerGenerator, type OpenAIGeneratorOptions } from '../ground/llm.js';
 
 /** Options shared by the grounding commands (kb, analyze, calibrate, bench grounding, serve). */
 export function embedderOptions(cmd: Command): Command {
