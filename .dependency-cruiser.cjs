@@ -22,6 +22,7 @@ const LAYERS = [
   ['spade', '^src/spade/'],
   ['report', '^src/report/'],
   ['queue', '^src/queue/'],
+  ['app', '^src/app/'],
   ['mock', '^src/mock/'],
   ['server', '^src/server/'],
   ['vitest', '^src/vitest/'],

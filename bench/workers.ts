@@ -25,7 +25,6 @@ import { loadExperiment } from '../src/config/load.js';
 import { connectRedis, parseRedisUrl } from '../src/queue/connection.js';
 import { runOnQueue } from '../src/queue/coordinator.js';
 import { maxInWindow, spawnWorker, type WorkerProcess } from '../src/queue/testing/workers.js';
-import { tensorColumns } from '../src/run/columns.js';
 import { openStore } from '../src/store/open.js';
 import { startMockProcess } from '../src/testing/mock-process.js';
 
@@ -90,7 +89,7 @@ async function timedRun(file: string): Promise<{ samples: number; seconds: numbe
   const x = await loadExperiment(file);
   try {
     const t0 = performance.now();
-    const r = await runOnQueue({ experiment: { ...x, validators: tensorColumns(x) }, systemId: 'openai:bench', store: s, queue, pollMs: 50 });
+    const r = await runOnQueue({ experiment: x, systemId: 'openai:bench', store: s, queue, pollMs: 50 });
     const seconds = (performance.now() - t0) / 1000;
     if (r.status !== 'complete' || r.failed) throw new Error(`run ${r.run.id} ended ${r.status} with ${r.failed} failed job(s): ${r.firstError ?? ''}`);
     return { samples: r.run.N * r.run.M, seconds, status: r.status };

@@ -46,7 +46,7 @@ export class AssayError extends Error {
 export class UsageError extends AssayError {
   constructor(
     message: string,
-    readonly where?: { file?: string; path?: string; line?: number },
+    readonly where?: { file?: string; path?: string; line?: number; key?: string },
     options?: ErrorOptions,
   ) {
     super(message, ExitCode.USAGE, options);

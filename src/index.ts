@@ -46,6 +46,7 @@ export { withResponseCache, type CacheSettings } from './providers/cache.js';
 export { maxCostRule } from './run/cost.js';
 
 // Running experiments and storing runs.
+export { assembleRun, type AssembleOptions, type AssembledRun } from './run/assemble.js';
 export { runExperiment, type RunOptions, type RunPlan, type RunProgress, type RunResult } from './run/runner.js';
 export { summaryOptionsOf } from './core/summary-options.js';
 export { decisionOfRun, summarizeRun, type DecisionParameters, type RuleDecision } from './core/decision.js';

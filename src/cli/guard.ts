@@ -4,10 +4,7 @@ import type { InputValue, Validator } from '../core/validator.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { guardedCall } from '../guard/guard.js';
 import type { GuardResult } from '../guard/types.js';
-import { verifierFromConfig } from '../judge/config.js';
-import { createSystem } from '../providers/factory.js';
-import { judgeFields } from '../run/columns.js';
-import type { SystemUnderTest } from '../providers/types.js';
+import { assembleRun, type AssembledRun } from '../run/assemble.js';
 import { shownLocation, storeLocation } from '../store/open.js';
 import { positiveIntFlag } from './run.js';
 
@@ -89,13 +86,14 @@ async function guardCommand(configPath: string, flags: GuardFlags): Promise<void
   const maxAttempts = positiveIntFlag('--max-attempts', flags.maxAttempts)!;
   const timeoutMs = msFlag('--timeout', flags.timeout);
   const callTimeoutMs = msFlag('--call-timeout', flags.callTimeout);
-  let experiment: Experiment | undefined;
-  let system: SystemUnderTest | undefined;
+  const experiment = await loadExperiment(configPath);
+  let assembled: AssembledRun | undefined;
   try {
-    experiment = await loadExperiment(configPath);
     const input = pickInput(experiment, flags);
-    system = createSystem(experiment.systemConfig, { file: configPath, baseDir: experiment.baseDir, inputs: experiment.inputs });
-    const verifiers = experiment.verifierConfigs.map((raw, i) => verifierFromConfig(judgeFields(raw), { file: configPath, path: `verifiers[${i}]` }));
+    // The system and the judges as `assay run` makes them (rate limits, prices): the first verifier is the one whose reasons are fed back.
+    assembled = await assembleRun(experiment);
+    const system = assembled.system;
+    const verifiers = assembled.experiment.validators.slice(experiment.validators.length);
     const validators: Validator[] = [...experiment.validators, ...verifiers.slice(1)];
     const store = flags.store === false ? undefined : storeLocation(flags.store);
     const idx = experiment.inputs.findIndex((x) => show(x) === show(input));
@@ -118,8 +116,7 @@ async function guardCommand(configPath: string, flags: GuardFlags): Promise<void
       process.stderr.write(`assay: warning: the guard's attempts were not logged to ${store ? shownLocation(store) : 'the store'}: ${result.logError}\n`);
     process.exitCode = guardExitCode(result);
   } finally {
-    await system?.close?.();
-    experiment?.dispose();
+    await (assembled ? assembled.dispose() : experiment.dispose());
   }
 }
 

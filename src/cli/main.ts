@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { cliMessage } from './flag-names.js';
 import { Command, CommanderError } from 'commander';
 import { realpathSync } from 'node:fs';
 import * as nodeModule from 'node:module';
@@ -67,7 +68,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     // A problem assay raised on purpose (bad usage, an unusable store or report file): its message says it all.
     if (AssayError.isInstance(err)) {
-      process.stderr.write(`assay: ${err.message}\n`);
+      process.stderr.write(`assay: ${cliMessage(err as AssayError & { where?: { key?: string } })}\n`);
       return err.exitCode;
     }
     process.stderr.write(`assay: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

@@ -2,9 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadExperiment } from '../config/load.js';
-import { createSystem } from '../providers/factory.js';
 import type { JsonReport } from '../report/json.js';
-import { tensorColumns } from '../run/columns.js';
+import { assembleRun } from '../run/assemble.js';
 import { runExperiment } from '../run/runner.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { judgeReply } from '../mock/judge.js';
@@ -147,19 +146,16 @@ describe("issue 16: a verdict quoted in the output is never the judge's", () => 
 
 /** Starts `file` as `assay run` would and interrupts it (as Ctrl-C does) once `after` samples are stored; the run's id. */
 async function interrupted(file: string, store: string, after: number): Promise<string> {
-  const x = await loadExperiment(file);
-  const system = createSystem(x.systemConfig, { file, baseDir: x.baseDir, inputs: x.inputs, samples: x.samples });
+  await using assembled = await assembleRun(await loadExperiment(file));
   const s = openSqliteStore(store);
   const ac = new AbortController();
   try {
     const onProgress = (p: { done: number }) => void (p.done >= after && ac.abort());
-    const r = await runExperiment({ experiment: { ...x, validators: tensorColumns(x) }, system, store: s, concurrency: 1, signal: ac.signal, onProgress });
+    const r = await runExperiment({ ...assembled, store: s, concurrency: 1, signal: ac.signal, onProgress });
     expect(r.status).toBe('interrupted');
     return r.run.id;
   } finally {
     await s.close();
-    await system.close?.();
-    x.dispose();
   }
 }
 
@@ -198,7 +194,7 @@ validators:
     const lax = tmp.config('seq97-lax.yaml', body.replace('stopping: sequential', 'stopping: sequential\nconfidence: 0.5'));
     const r = await cli('run', lax, '--resume', id, '--store', store, '--no-progress');
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/--resume \S+: the config \S+seq97-lax\.yaml \(or a flag\) changes how the run is decided: confidence: 0\.95 → 0\.5\. /);
+    expect(r.err).toMatch(/--resume \S+: the config \S+seq97-lax\.yaml \(or an override\) changes how the run is decided: confidence: 0\.95 → 0\.5\. /);
     expect(await storedState(store, id)).toEqual(before);
     // The same resume through a flag is refused the same way.
     const flag = await cli('run', tmp.config('seq97.yaml', body), '--resume', id, '--interval', 'wilson', '--store', store, '--no-progress');
@@ -263,7 +259,7 @@ describe('issue 16: one output that passes is not a PASS by default', () => {
     const wald = await cli('run', file(), '--interval', 'wald', '--store', join(tmp.dir(), 'wald.db'));
     expect(wald.code).toBe(2);
     expect(wald.err).toMatch(
-      /--interval: expected clopper-pearson or wilson with verdict: confident \(the default\), found "wald": Wald's bound is degenerate at 0 and n.*\(--interval wald is accepted with --verdict point\)/,
+      /--interval: expected clopper-pearson or wilson with verdict: confident \(the default\), found "wald": Wald's bound is degenerate at 0 and n.*\(interval wald is accepted with verdict point\)/,
     );
     expect(wald.err).not.toContain('override');
     const inFile = await cli('run', tmp.config('wald.yaml', `${readFileSync(file(), 'utf8')}interval: wald\n`), '--store', join(tmp.dir(), 'wald.db'));
@@ -302,7 +298,7 @@ describe('assay run --stopping sequential', () => {
     // A resume must keep the rule the run was started with.
     const again = await cli('run', config('seq.yaml'), '--resume', rep.runId, '--store', store, '--no-progress');
     expect(again.code).toBe(2);
-    expect(again.err).toMatch(/--resume \S+: the config \S+seq\.yaml \(or a flag\) changes how the run is decided: stopping: sequential → fixed\./);
+    expect(again.err).toMatch(/--resume \S+: the config \S+seq\.yaml \(or an override\) changes how the run is decided: stopping: sequential → fixed\./);
   });
 
   it('a bad --stopping is a usage error', async () => {

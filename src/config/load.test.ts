@@ -102,8 +102,11 @@ describe('loadExperiment: the issue example', () => {
     const e = await loadExperiment('examples/contractions.yaml', { samples: 7, concurrency: 2 });
     expect([e.samples, e.concurrency]).toEqual([7, 2]);
     e.dispose();
-    expect((await usage('examples/contractions.yaml', { samples: 0 })).message).toBe('--samples: expected an integer from 1 to 1000000, found 0');
-    expect((await usage('examples/contractions.yaml', { timeoutMs: 0 })).message).toMatch(/^override timeoutMs: expected a whole number/);
+    // The library names the override by its key (where.key); the CLI shows its flag (cli/flag-names.ts).
+    const samples = await usage('examples/contractions.yaml', { samples: 0 });
+    expect(samples.message).toBe('overrides.samples: expected an integer from 1 to 1000000, found 0');
+    expect(samples.where).toMatchObject({ key: 'overrides.samples' });
+    expect((await usage('examples/contractions.yaml', { timeoutMs: 0 })).message).toMatch(/^overrides.timeoutMs: expected a whole number/);
   });
 });
 
@@ -341,15 +344,15 @@ describe('loadExperiment: verdicts (issue 16)', () => {
     expect(explicit.message).toMatch(/interval: expected clopper-pearson or wilson with verdict: confident/);
     const override = await usage(write('ok.yaml', GOOD), { interval: 'wald', verdict: 'confident' });
     expect(override.message).toMatch(
-      /^--interval: expected clopper-pearson or wilson with verdict: confident .*degenerate at 0 and n.*\(--interval wald is accepted with --verdict point\)$/,
+      /^overrides\.interval: expected clopper-pearson or wilson with verdict: confident .*degenerate at 0 and n.*\(interval wald is accepted with verdict point\)$/,
     );
-    expect(override.where).toMatchObject({ path: '--interval' });
+    expect(override.where).toMatchObject({ key: 'overrides.interval' });
     // The flag that made the pair is the one named: here --verdict, against the file's interval.
     const byVerdict = await usage(write('wald-file.yaml', GOOD.replace('samples: 3', 'samples: 3\ninterval: wald\nverdict: point')), { verdict: 'confident' });
     expect(byVerdict.message).toMatch(
-      /^--verdict: expected point with the config's interval: wald, found "confident" \(Wald's bound is degenerate .*\); or run with --interval clopper-pearson or --interval wilson$/,
+      /^overrides\.verdict: expected point with the config's interval: wald, found "confident" \(Wald's bound is degenerate .*\); or override interval with clopper-pearson or wilson$/,
     );
-    expect(byVerdict.where).toMatchObject({ path: '--verdict' });
+    expect(byVerdict.where).toMatchObject({ key: 'overrides.verdict' });
     const seq = await usage(write('wald-seq.yaml', GOOD.replace('samples: 3', 'samples: 3\ninterval: wald\nstopping: sequential')));
     expect(seq.message).toMatch(/interval: expected clopper-pearson or wilson/);
     // Wald stays available for comparison, with point verdicts.
@@ -400,9 +403,9 @@ describe('loadExperiment: per-input floors (issue 19)', () => {
       ]);
       expect(e.serialisable).toMatchObject({ validators: [{ name: 'short', perInput: { minSuccess: 0.8 } }] });
       // The verifier's run fields (maxErrorShare, perInput) are the run's: its judge is built without them.
-      const { tensorColumns } = await import('../run/columns.js');
-      const cols = tensorColumns(e, undefined, { OPENAI_API_KEY: 'test' });
-      expect(cols.map((c) => [c.name, c.perInput, c.maxErrorShare])).toEqual([
+      const { assembleRun } = await import('../run/assemble.js');
+      const cols = (await assembleRun(e, { env: { OPENAI_API_KEY: 'test' } })).experiment.validators;
+      expect(cols.map((c: { name: string; perInput?: unknown; maxErrorShare?: unknown }) => [c.name, c.perInput, c.maxErrorShare])).toEqual([
         ['short', { minSuccess: 0.8 }, undefined],
         ['polite', { minSuccess: 0.8 }, 0.1],
       ]);

@@ -28,16 +28,8 @@ import {
   type VerifierConfig,
 } from './schema.js';
 
-/** The `assay run` flag of each override (what a person typed); a key without one is named "override <key>". */
-const OVERRIDE_FLAGS: Record<string, string> = {
-  samples: '--samples',
-  concurrency: '--concurrency',
-  stopping: '--stopping',
-  verdict: '--verdict',
-  interval: '--interval',
-  perInput: '--per-input',
-};
-const overrideName = (path: readonly PropertyKey[]) => OVERRIDE_FLAGS[String(path[0])] ?? `override ${formatPath(path)}`;
+/** An override is named `overrides.<key>` (its `where.key`); the CLI shows its flag (`--samples`) instead. */
+const overrideName = (path: readonly PropertyKey[]) => `overrides.${formatPath(path)}`;
 
 /** A verifier entry with its per-input floor resolved (its own, else the run's default). */
 export type ResolvedVerifierConfig = Omit<VerifierConfig, 'perInput'> & { perInput?: { minSuccess: number } };
@@ -143,7 +135,8 @@ async function buildExperiment(
   if (!ov.success) {
     const issues = explainIssues(ov.error.issues);
     const msgs = issues.map((m) => `${overrideName(m.path)}: ${m.message}`);
-    throw new UsageError(msgs.join('\n'), { path: overrideName(issues[0]?.path ?? []) });
+    const key = overrideName(issues[0]?.path ?? []);
+    throw new UsageError(msgs.join('\n'), { path: key, key });
   }
   const cfg: ParsedExperimentConfig = { ...parsed.data };
   for (const [k, v] of Object.entries(ov.data)) if (v !== undefined) (cfg as Record<string, unknown>)[k] = v;
@@ -240,11 +233,14 @@ async function buildExperiment(
   if (degenerate) {
     // Said where the pair came from: the file, or an override (`assay run --interval/--verdict`).
     if (ov.data.interval !== undefined)
-      throw new UsageError(`--interval: ${degenerate} (--interval wald is accepted with --verdict point)`, { path: '--interval' });
+      throw new UsageError(`overrides.interval: ${degenerate} (interval wald is accepted with verdict point)`, {
+        path: 'overrides.interval',
+        key: 'overrides.interval',
+      });
     if (ov.data.verdict !== undefined)
       throw new UsageError(
-        `--verdict: expected point with the config's interval: wald, found "confident" (${degenerate.replace(/^.*?found "wald": /, '')}); or run with --interval clopper-pearson or --interval wilson`,
-        { path: '--verdict' },
+        `overrides.verdict: expected point with the config's interval: wald, found "confident" (${degenerate.replace(/^.*?found "wald": /, '')}); or override interval with clopper-pearson or wilson`,
+        { path: 'overrides.verdict', key: 'overrides.verdict' },
       );
     throw usageError(file, [{ path: ['interval'], message: degenerate }], locate);
   }
@@ -308,8 +304,11 @@ async function buildExperiment(
     ...(cfg.maxCostUsd !== undefined ? { maxCostUsd: cfg.maxCostUsd } : {}),
     serialisable,
     dispose: () => {
-      ownSandbox?.dispose();
-      for (const g of grounded) void g.close();
+      // Idempotent: the assembled run disposes its experiment, and callers may too.
+      const own = ownSandbox;
+      ownSandbox = undefined;
+      own?.dispose();
+      for (const g of grounded.splice(0)) void g.close();
     },
   };
 }

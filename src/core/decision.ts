@@ -152,9 +152,9 @@ export function checkResumedDecision(run: StoredDecisionSource & { id: string },
   const changes = decisionChanges(decisionOfRun(run), now);
   if (!changes.length) return;
   throw new UsageError(
-    `--resume ${run.id}: the config${configPath ? ` ${configPath}` : ''} (or a flag) changes how the run is decided: ${changes.join('; ')}. ` +
+    `runId ${run.id}: the config${configPath ? ` ${configPath}` : ''} (or an override) changes how the run is decided: ${changes.join('; ')}. ` +
       'A run keeps the decision parameters it was started with (changing them after seeing its data would void its guarantee): ' +
       'resume it with the values it was started with, or start a new run.',
-    { path: changes[0].split(':')[0] },
+    { path: changes[0].split(':')[0], key: 'runId' },
   );
 }

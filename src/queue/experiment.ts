@@ -3,11 +3,9 @@ import { dirname } from 'node:path';
 import { experimentFromDocument, loadExperiment, type Experiment, type LoadOptions } from '../config/load.js';
 import type { Validator } from '../core/validator.js';
 import { UsageError } from '../errors.js';
-import { createSystem } from '../providers/factory.js';
+import type { LimiterFactory } from '../providers/rate-limit.js';
 import type { SystemUnderTest } from '../providers/types.js';
-import { tensorColumns } from '../run/columns.js';
-import { limitSystem, rateLimitOf, type LimiterFactory } from '../providers/rate-limit.js';
-import { priceTable } from '../providers/prices.js';
+import { assembleRun, type AssembledRun } from '../run/assemble.js';
 import type { ResponseCache, RunRecord } from '../store/types.js';
 
 /** What a worker needs to run any sample of one stored run. */
@@ -46,35 +44,23 @@ export async function runContext(run: RunRecord, limiters: LimiterFactory, optio
       `run ${run.id}: its config ${run.configPath ?? '(none recorded)'} is a TypeScript or JavaScript module, whose functions cannot be stored with the run, so workers load that same file, and this machine has no file at that path; run the workers where the file is, or use a YAML or JSON config`,
     );
   }
+  // The config's prices, cache and rate limits hold on the workers too (limits shared through Redis);
+  // the coordinator watches the stop rules.
+  let assembled: AssembledRun;
   try {
-    // The config's prices and cache (`cache:`, `prices:`) hold on the workers too; the flags are the coordinator's.
-    const models = {
-      prices: priceTable(x.prices),
-      cache: x.cache && cache ? { store: cache, ...(x.cache.ttlMs !== undefined ? { ttlMs: x.cache.ttlMs } : {}) } : undefined,
-    };
-    const validators = tensorColumns(x, limiters, undefined, models);
-    const names = validators.map((v) => v.name).join(', ');
-    const stored = run.validators.map((v) => v.name).join(', ');
-    if (names !== stored || (config.document === undefined && JSON.stringify(x.inputs) !== JSON.stringify(run.inputs))) {
-      throw new UsageError(
-        `run ${run.id}: ${file} no longer matches the stored run (validators: the run has [${stored}], the file gives [${names}]${names === stored ? '; its inputs differ' : ''})`,
-      );
-    }
-    const limit = rateLimitOf(x.systemConfig, { file, path: 'system' });
-    const base = createSystem(x.systemConfig, { file, baseDir: x.baseDir, inputs: run.inputs, ...models });
-    const system = limit ? limitSystem(base, limiters('system', limit)) : base;
-    return {
-      run,
-      experiment: x,
-      system,
-      validators,
-      dispose: async () => {
-        await system.close?.();
-        x.dispose();
-      },
-    };
+    assembled = await assembleRun(x, { limiters, inputs: run.inputs, ...(cache ? { cache } : {}) });
   } catch (err) {
     x.dispose();
     throw err;
   }
+  const validators = assembled.experiment.validators;
+  const names = validators.map((v) => v.name).join(', ');
+  const stored = run.validators.map((v) => v.name).join(', ');
+  if (names !== stored || (config.document === undefined && JSON.stringify(x.inputs) !== JSON.stringify(run.inputs))) {
+    await assembled.dispose();
+    throw new UsageError(
+      `run ${run.id}: ${file} no longer matches the stored run (validators: the run has [${stored}], the file gives [${names}]${names === stored ? '; its inputs differ' : ''})`,
+    );
+  }
+  return { run, experiment: x, system: assembled.system, validators, dispose: assembled.dispose };
 }

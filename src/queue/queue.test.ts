@@ -8,7 +8,6 @@ import { openStore } from '../store/open.js';
 import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { createTestDatabase, redisForTests } from '../testing/services.js';
 import { loadExperiment } from '../config/load.js';
-import { tensorColumns } from '../run/columns.js';
 import type { StopRule } from '../run/stop.js';
 import { startMockProcess } from '../testing/mock-process.js';
 import { RunBoard } from './board.js';
@@ -215,7 +214,7 @@ validators:
     };
     try {
       const result = await runOnQueue({
-        experiment: { ...x, validators: tensorColumns(x) },
+        experiment: x,
         systemId: 'openai:m-slowing',
         store: s,
         queue: q,
@@ -307,7 +306,7 @@ validators:
     );
     const x = await loadExperiment(file);
     try {
-      const result = await runOnQueue({ experiment: { ...x, validators: tensorColumns(x) }, systemId: 'simulated', store: queuedIn, queue: q });
+      const result = await runOnQueue({ experiment: x, systemId: 'simulated', store: queuedIn, queue: q });
       expect(result.failed).toBe(12);
       expect(result.firstError).toMatch(
         /^run \S+ is not in this worker's store \(postgres:\/\/db\/assay\?schema=b\): a worker must use the store the run was queued with/,

@@ -12,24 +12,17 @@ export function judgeFields(raw: ResolvedVerifierConfig): Omit<ResolvedVerifierC
 }
 
 /**
- * The experiment's validators followed by its verifiers: the K columns of the tensor, in order. A judgement's
- * budget is the run's per-call limit unless the verifier sets its own; `models` prices (and caches) its calls.
+ * The experiment's verifiers as tensor columns (they follow its validators), each with its judge: limited by
+ * its own `rateLimit` through `limiters`, priced and cached by `models`. A judgement's budget is the run's
+ * per-call limit unless the verifier sets its own. Called by run/assemble.ts only.
  */
-export function tensorColumns(
+export function verifierColumns(
   x: Experiment,
-  limiters?: LimiterFactory,
-  env?: NodeJS.ProcessEnv,
-  models: { prices?: PriceTable; cache?: CacheSettings; warn?: (message: string) => void } = {},
+  limiters: LimiterFactory,
+  models: { prices?: PriceTable; cache?: CacheSettings; warn?: (message: string) => void; env?: NodeJS.ProcessEnv } = {},
 ): Validator[] {
-  const verifiers = x.verifierConfigs.map((raw, i) => {
-    const v = verifierFromConfig(judgeFields(raw), {
-      file: x.configPath,
-      path: `verifiers[${i}]`,
-      timeoutMs: x.timeoutMs,
-      ...models,
-      ...(limiters ? { limiters } : {}),
-      ...(env ? { env } : {}),
-    }) as Validator;
+  return x.verifierConfigs.map((raw, i) => {
+    const v = verifierFromConfig(judgeFields(raw), { file: x.configPath, path: `verifiers[${i}]`, timeoutMs: x.timeoutMs, ...models, limiters }) as Validator;
     // How its verdict treats errors, and the rate its sequential design plans for, are the run's business, not the judge's.
     return {
       ...v,
@@ -38,5 +31,4 @@ export function tensorColumns(
       ...(raw.perInput ? { perInput: raw.perInput } : {}),
     };
   });
-  return [...x.validators, ...verifiers];
 }

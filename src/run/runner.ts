@@ -122,7 +122,7 @@ export async function openRun(opts: Pick<RunOptions, 'experiment' | 'store' | 's
     });
   }
   const run = await store.getRun(opts.runId);
-  if (!run) throw new UsageError(`--resume: no run with id "${opts.runId}" in the store`);
+  if (!run) throw new UsageError(`runId: no run with id "${opts.runId}" in the store`, { key: 'runId' });
   const names = x.validators.map((v) => v.name);
   const stored = run.validators.map((v) => v.name);
   const problems: string[] = [];
@@ -135,7 +135,9 @@ export async function openRun(opts: Pick<RunOptions, 'experiment' | 'store' | 's
   if (run.M !== x.samples) problems.push(`samples: the run has ${run.M}, the config gives ${x.samples}`);
   if (JSON.stringify(names) !== JSON.stringify(stored)) problems.push(`validators: the run has [${stored.join(', ')}], the config gives [${names.join(', ')}]`);
   if (problems.length)
-    throw new UsageError(`--resume ${run.id}: the config${x.configPath ? ` ${x.configPath}` : ''} no longer matches the stored run; ${problems.join('; ')}`);
+    throw new UsageError(`runId ${run.id}: the config${x.configPath ? ` ${x.configPath}` : ''} no longer matches the stored run; ${problems.join('; ')}`, {
+      key: 'runId',
+    });
   if (x.decision) checkResumedDecision(run, x.decision, x.configPath);
   return run;
 }

@@ -8,11 +8,14 @@ import { AssayError, ExitCode, UsageError } from '../errors.js';
 export class StoreError extends AssayError {
   /** A lost connection (the server down, restarting, silent), which may mend; not a refusal (a password, a missing database). */
   readonly transient: boolean;
+  /** The option at fault (`store`), for a caller that names it its own way (the CLI: --store). */
+  readonly where?: { key: string };
 
-  constructor(message: string, options?: ErrorOptions & { transient?: boolean }) {
+  constructor(message: string, options?: ErrorOptions & { transient?: boolean; key?: string }) {
     super(message, ExitCode.INTERNAL, options);
     this.name = 'StoreError';
     this.transient = options?.transient ?? false;
+    if (options?.key) this.where = { key: options.key };
   }
 }
 
@@ -42,7 +45,7 @@ export class NoStoreError extends UsageError {
     readonly shown: string,
     message: string,
   ) {
-    super(message, { path: '--store' });
+    super(message, { path: 'store', key: 'store' });
     this.name = 'NoStoreError';
   }
 }

@@ -18,7 +18,7 @@ export { isPostgresUrl, redactPassword } from './postgres-schema.js';
  * the path of a SQLite file.
  */
 export function storeLocation(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
-  if (flag !== undefined && flag !== '') return checkStoreLocation(flag, '--store', cwd);
+  if (flag !== undefined && flag !== '') return checkStoreLocation(flag, 'store', cwd);
   const fromEnv = env.ASSAY_STORE;
   return fromEnv !== undefined && fromEnv !== '' ? checkStoreLocation(fromEnv, 'ASSAY_STORE', cwd) : defaultStorePath(cwd);
 }
@@ -31,12 +31,12 @@ const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i;
  * create. With `cwd` (a location a user gave: --store, ASSAY_STORE), a SQLite file's folder must exist: a
  * mistyped path creates no folders. Only `.assay/` in the working directory, assay's own, is made when missing.
  */
-export function checkStoreLocation(location: string, name = '--store', cwd?: string): string {
+export function checkStoreLocation(location: string, name = 'store', cwd?: string): string {
   if (URL_LIKE.test(location) && !isPostgresUrl(location)) {
     const scheme = location.slice(0, location.indexOf(':') + 1);
     throw new UsageError(
       `${name}: expected a postgres:// or postgresql:// URL, or the path of a SQLite file, found ${JSON.stringify(redactPassword(location))} (a ${scheme} URL: assay keeps runs in PostgreSQL or SQLite only)`,
-      { path: name },
+      { path: name, key: name },
     );
   }
   if (cwd !== undefined && !isPostgresUrl(location) && location !== ':memory:') {
@@ -44,7 +44,7 @@ export function checkStoreLocation(location: string, name = '--store', cwd?: str
     if (!existsSync(folder) && !isDefaultStoreFolder(folder, cwd))
       throw new UsageError(
         `${name}: the folder ${folder} of the SQLite store ${location} does not exist; create it first, or give a store path in a folder that exists`,
-        { file: location, path: name },
+        { file: location, path: name, key: name },
       );
   }
   return location;
@@ -114,19 +114,22 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
       await store.close().catch(() => {});
       throw err instanceof UsageError || err instanceof StoreError
         ? err
-        : new StoreError(`--store: cannot open the assay store at ${store.location.shown}: ${firstLine(err)}`, { cause: err });
+        : new StoreError(`store: cannot open the assay store at ${store.location.shown}: ${firstLine(err)}`, { cause: err, key: 'store' });
     }
     return store;
   }
   if (readonly && !existsSync(location)) {
-    throw new NoStoreError(location, `--store: expected an assay store at ${location}, found no file (runs are stored there by: assay run <config>)`);
+    throw new NoStoreError(location, `store: expected an assay store at ${location}, found no file (runs are stored there by: assay run <config>)`);
   }
   try {
     return openSqliteStore(location, { readonly });
   } catch (err) {
     const code = (err as { code?: unknown; cause?: { code?: unknown } }).code ?? (err as { cause?: { code?: unknown } }).cause?.code;
     const why = firstLine(err).replace(/^cannot open the assay store at .*?: /, '');
-    throw new StoreError(`--store: cannot open the assay store at ${location}: ${why}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: err });
+    throw new StoreError(`store: cannot open the assay store at ${location}: ${why}${typeof code === 'string' ? ` (${code})` : ''}`, {
+      cause: err,
+      key: 'store',
+    });
   }
 }
 
@@ -138,7 +141,7 @@ export function storeFailure(location: string, err: unknown): StoreError | undef
   if (err instanceof StoreError) return err;
   const code = (err as { code?: unknown }).code;
   if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
-  return new StoreError(`--store: cannot write the assay store at ${shownLocation(location)}: ${firstLine(err)} (${code})`, { cause: err });
+  return new StoreError(`store: cannot write the assay store at ${shownLocation(location)}: ${firstLine(err)} (${code})`, { cause: err, key: 'store' });
 }
 
 function firstLine(err: unknown): string {

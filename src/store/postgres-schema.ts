@@ -145,15 +145,18 @@ export function parsePostgresUrl(url: string): PostgresLocation {
   try {
     u = new URL(url);
   } catch {
-    throw new UsageError(`--store: expected a URL such as postgres://user@host:5432/database, found ${JSON.stringify(redactPassword(url))}`, {
-      path: '--store',
+    throw new UsageError(`store: expected a URL such as postgres://user@host:5432/database, found ${JSON.stringify(redactPassword(url))}`, {
+      path: 'store',
+      key: 'store',
     });
   }
-  if (!isPostgresUrl(url)) throw new UsageError(`--store: expected a postgres:// URL, found ${JSON.stringify(redactPassword(url))}`, { path: '--store' });
+  if (!isPostgresUrl(url))
+    throw new UsageError(`store: expected a postgres:// URL, found ${JSON.stringify(redactPassword(url))}`, { path: 'store', key: 'store' });
   const schema = u.searchParams.get('schema') ?? 'assay';
   if (!SCHEMA_NAME.test(schema)) {
-    throw new UsageError(`--store: the schema parameter must be a plain identifier (letters, digits, _; at most 63), found ${JSON.stringify(schema)}`, {
-      path: '--store',
+    throw new UsageError(`store: the schema parameter must be a plain identifier (letters, digits, _; at most 63), found ${JSON.stringify(schema)}`, {
+      path: 'store',
+      key: 'store',
     });
   }
   const options = u.searchParams.get('options') ?? undefined;

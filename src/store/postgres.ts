@@ -175,7 +175,7 @@ export class PostgresStore implements Store {
     if (rows[0].t === null) {
       throw new NoStoreError(
         this.location.shown,
-        `--store: expected an assay store at ${this.location.shown} (schema "${this.location.schema}"), found no assay tables there (runs are stored there by: assay run <config> --store URL)`,
+        `store: expected an assay store at ${this.location.shown} (schema "${this.location.schema}"), found no assay tables there (runs are stored there by: assay run <config> --store URL)`,
       );
     }
     const v = Number((await this.pool.query('SELECT max(version) AS v FROM assay_migrations')).rows[0].v);

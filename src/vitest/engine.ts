@@ -1,17 +1,16 @@
 import { dirname, relative, sep } from 'node:path';
 import { experimentFromDocument, type Experiment } from '../config/load.js';
-import type { Validator } from '../core/validator.js';
-import { withSystemCache, type CacheSettings } from '../providers/cache.js';
+import { withSystemCache } from '../providers/cache.js';
+import type { LimiterFactory } from '../providers/rate-limit.js';
 import { ProviderError, type SystemUnderTest } from '../providers/types.js';
 import { renderMarkdownReport } from '../report/markdown.js';
 import { reportMeta, verdictPasses } from '../report/meta.js';
 import { formatTerminalSummary } from '../report/terminal.js';
 import { summarizeRun } from '../core/decision.js';
-import { DEFAULT_MAX_ERRORS, FailFastRule } from '../run/fail-fast.js';
+import { assembleRun, type AssembledRun } from '../run/assemble.js';
 import { runExperiment, type RunResult } from '../run/runner.js';
-import { SequentialStopRule } from '../run/sequential.js';
 import { checkStoreLocation, openStore, shownLocation, storeLocation } from '../store/open.js';
-import type { Store } from '../store/types.js';
+import type { ResponseCache, Store } from '../store/types.js';
 import { cacheOn } from './cache.js';
 import { earlyStopText, ruleMessage, type EarlyStop } from './messages.js';
 import { runTimeoutOf } from './limits.js';
@@ -38,6 +37,8 @@ export interface ReliabilityRequest {
   store?: Store;
   /** One call repeated (toHoldReliably): never cached, and its message shows outputs, not inputs. */
   single?: boolean;
+  /** Where rate limits are kept (tests count their permits); default this process's. */
+  limiters?: LimiterFactory;
 }
 
 /** The experiment name: test file (relative to the root, with /) and describe name, so a trend follows one test. */
@@ -59,21 +60,11 @@ export function functionSystem(fn: SystemFunction): SystemUnderTest {
   };
 }
 
-async function columnsOf(x: Experiment, cache: CacheSettings | undefined): Promise<Validator[]> {
-  if (!x.verifierConfigs.length) return x.validators;
-  // The judge layer (and its model clients) only when the block has verifiers.
-  const { tensorColumns } = await import('../run/columns.js');
-  return tensorColumns(x, undefined, undefined, cache ? { cache } : {});
-}
-
-async function systemOf(x: Experiment, o: ReliabilityOptions, file: string, cache: CacheSettings | undefined): Promise<SystemUnderTest> {
-  if (typeof o.system === 'function') {
-    const sys = functionSystem(o.system as SystemFunction);
-    // Keyed by (experiment name = test file + describe, input, sample j): repeats stay repeats.
-    return cache ? withSystemCache(sys, { vitest: x.name }, cache) : sys;
-  }
-  const { createSystem } = await import('../providers/factory.js');
-  return createSystem(x.systemConfig, { file, baseDir: x.baseDir, inputs: x.inputs, samples: x.samples, ...(cache ? { cache } : {}) });
+/** A function system, cached when the cache is on: keyed by (experiment name = test file + describe, input, sample j). */
+function functionSystemOf(x: Experiment, o: ReliabilityOptions, cache: ResponseCache | undefined): SystemUnderTest | undefined {
+  if (typeof o.system !== 'function') return undefined;
+  const sys = functionSystem(o.system as SystemFunction);
+  return cache ? withSystemCache(sys, { vitest: x.name }, { store: cache }) : sys;
 }
 
 /** Why the run ended short of its samples, if it did: a stop rule (fail fast), else runTimeoutMs when it passed. */
@@ -94,23 +85,25 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
   const deadline = AbortSignal.timeout(runTimeoutMs);
   const x = await experimentFromDocument(configDocument(name, req.options), { file: where, configPath: req.file, baseDir: dirname(req.file) });
   let store: Store | undefined;
-  let system: SystemUnderTest | undefined;
+  let assembled: AssembledRun | undefined;
   try {
     const useCache = !req.single && cacheOn(req.options.cache, env);
     // The block's own `store:` is named as such (not as the CLI's --store); ASSAY_STORE names itself.
     const location = req.options.store !== undefined ? checkStoreLocation(req.options.store, `${where}: store`, process.cwd()) : storeLocation(undefined, env);
     store = req.store ?? (await openStore(location));
-    const cache: CacheSettings | undefined = useCache ? { store: store.cache } : undefined;
-    const validators = await columnsOf(x, cache);
-    system = await systemOf(x, req.options, where, cache);
-    const columns = x.decision.rules.map((r) => ({ minSuccess: r.minSuccess, ...(r.expect !== undefined ? { expect: r.expect } : {}) }));
-    const stopRules = [
-      ...(x.decision.stopping === 'sequential' ? [new SequentialStopRule(columns, x.decision.confidence)] : []),
-      new FailFastRule(DEFAULT_MAX_ERRORS),
-    ];
+    const cache = useCache ? store.cache : undefined;
+    // The one assembly (run/assemble.ts), as `assay run` makes its run: rate limits, prices, judges, stop rules.
+    const system = functionSystemOf(x, req.options, cache);
+    assembled = await assembleRun(x, {
+      useCache,
+      ...(cache ? { cache } : {}),
+      ...(system ? { system } : {}),
+      ...(req.limiters ? { limiters: req.limiters } : {}),
+      ...(req.env ? { env: req.env } : {}),
+    });
     // No config file to resume from: the test file is named in the run's name, not as its config. runTimeoutMs
     // stops the run as Ctrl-C stops `assay run`: in-flight calls abandoned, finished samples kept, run interrupted.
-    const result = await runExperiment({ experiment: { ...x, validators, configPath: undefined }, system, store, stopRules, signal: deadline });
+    const result = await runExperiment({ ...assembled, experiment: { ...assembled.experiment, configPath: undefined }, store, signal: deadline });
     const summary = summarizeRun(result.run, result.tensor);
     const samples = await store.listSamples(result.run.id);
     const meta = reportMeta(result.run, result.stats, req.options.store !== undefined ? { store: shownLocation(location) } : {});
@@ -135,8 +128,7 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
       cache: useCache,
     };
   } finally {
-    await system?.close?.();
-    x.dispose();
+    await (assembled ? assembled.dispose() : x.dispose());
     await store?.close();
   }
 }

@@ -21,11 +21,13 @@ describe('what importing assay/vitest loads', () => {
     expect(loadedModules('reporter.ts')).toEqual(['node:fs', 'node:path']);
   });
 
-  it('the engine loads the judge layer and the providers only with import()', () => {
-    const engine = loadedModules('engine.ts');
-    expect(engine.filter((m) => /judge|columns|providers\/factory|chat-factory|openai|sdk-providers/.test(m))).toEqual([]);
-    const text = readFileSync(join(import.meta.dirname, 'engine.ts'), 'utf8');
-    expect(text).toContain("await import('../run/columns.js')");
+  it('the engine and the run assembly load the judge layer and the providers only with import()', () => {
+    const heavy = /judge|columns|providers\/factory|chat-factory|openai|sdk-providers/;
+    expect(loadedModules('engine.ts').filter((m) => heavy.test(m))).toEqual([]);
+    expect(loadedModules('engine.ts')).toContain('../run/assemble.js');
+    expect(loadedModules('../run/assemble.ts').filter((m) => heavy.test(m))).toEqual([]);
+    const text = readFileSync(join(import.meta.dirname, '..', 'run', 'assemble.ts'), 'utf8');
+    expect(text).toContain("await import('./columns.js')");
     expect(text).toContain("await import('../providers/factory.js')");
   });
 });

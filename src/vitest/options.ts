@@ -29,6 +29,7 @@ const optionsSchema = z.strictObject({
   concurrency: anyValue,
   timeoutMs: anyValue,
   perInput: anyValue,
+  rateLimit: anyValue,
   onInconclusive: z.enum(['fail', 'skip']).optional(),
   cache: z.boolean({ error: 'expected true or false' }).optional(),
   store: z
@@ -51,6 +52,12 @@ export function checkOptions(options: unknown, where: string): void {
   if (options === null || typeof options !== 'object' || Array.isArray(options))
     throw new UsageError(`${where}: expected options { inputs, system, validators, … }, found ${describeFound(options)}`, { file: where });
   const r = optionsSchema.safeParse(options, { reportInput: true });
+  const o = options as Partial<ReliabilityOptions>;
+  if (r.success && o.rateLimit !== undefined && o.system && typeof o.system === 'object' && 'rateLimit' in o.system)
+    throw new UsageError(`${where}: rateLimit: expected it once, found it both beside system and in system.rateLimit; keep one`, {
+      file: where,
+      path: 'rateLimit',
+    });
   if (!r.success)
     throw usageError(
       where,
@@ -59,12 +66,19 @@ export function checkOptions(options: unknown, where: string): void {
     );
 }
 
+function systemDocument(o: ReliabilityOptions): unknown {
+  const system = typeof o.system === 'function' ? { function: o.system.name || 'anonymous' } : o.system;
+  if (o.rateLimit === undefined || system === null || typeof system !== 'object' || Array.isArray(system)) return system;
+  return { ...system, rateLimit: o.rateLimit };
+}
+
 /** The block's config keys as a config document (checked by the config loader like a file). */
 export function configDocument(name: string, o: ReliabilityOptions): Record<string, unknown> {
   const doc: Record<string, unknown> = {
     name,
     // A function system is not data: the loader only needs a value here; the runner gets the function itself.
-    system: typeof o.system === 'function' ? { function: o.system.name || 'anonymous' } : o.system,
+    // `rateLimit` goes beside the provider key, as in a config file (the assembly reads it there).
+    system: systemDocument(o),
     inputs: o.inputs,
     samples: o.samples,
     validators: o.validators,

@@ -41,6 +41,11 @@ export interface ReliabilityOptions {
   concurrency?: number;
   /** Per-call time limit in ms for the system and each judge; default 60 000. */
   timeoutMs?: number;
+  /**
+   * Spaces the system's calls: at most `requestsPerMinute` (and `tokensPerMinute`), as `rateLimit` beside a
+   * config's `system:` (docs/teams.md#rate-limits). A judge takes its own under `judge:`.
+   */
+  rateLimit?: { requestsPerMinute?: number; tokensPerMinute?: number; key?: string };
   /** Each input must pass at least this share of its repeats: the config's `perInput`, for every rule that sets none. */
   perInput?: { minSuccess: number };
   /** An inconclusive verdict fails its test (the default) or marks it skipped. */
