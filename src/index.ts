@@ -117,7 +117,7 @@ export { createSandbox, SandboxError, type Sandbox, type SandboxedFunction, type
 // Grounding audit: knowledge bases, claim-by-claim analysis, the HTTP service.
 export { createGroundingEngine, type GroundingEngineOptions, type OpenGroundingEngine } from './ground/service.js';
 export { createGroundingPool, PoolOverloadedError, WorkerCrashedError, type GroundingPool, type GroundingPoolOptions } from './ground/pool/grounding.js';
-export { ingest, type IngestOptions, type IngestSummary } from './ground/ingest.js';
+export { ingest, type IngestOptions, type IngestSummary } from './ground/kb/ingest.js';
 export { createEmbedder, type EmbedderConfig } from './ground/embedders/resolve.js';
 export { createNliChecker, type NliCheckerOptions } from './ground/checkers/nli.js';
 export { createLlmClaimChecker, type LlmCheckerOptions } from './ground/checkers/llm.js';

@@ -8,7 +8,7 @@
  * details with its own small patterns, not with mentions.ts, so a form the detector misreads is still
  * perturbed. Every choice comes from a seeded generator.
  */
-export { mulberry32 as seededRandom } from '../core/prng.js';
+export { mulberry32 as seededRandom } from '../../src/core/prng.js';
 
 export const PERTURB_KINDS = ['digits', 'number_words', 'dates', 'units_or_percentages', 'entities'] as const;
 export type PerturbKind = (typeof PERTURB_KINDS)[number];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chunkDocument, sentenceWindows } from './chunk.js';
-import { countWordTokens } from './text.js';
+import { countWordTokens } from '../claims/text.js';
 
 /** A long document of varied sentences (about 12 word tokens each). */
 function doc(sentences: number): string {

@@ -1,6 +1,6 @@
 /**
  * L2-regularised logistic regression and grouped k-fold splits: the fitting side of the learned claim
- * detector (bench/fit-detector.ts). Pure: no I/O. The shipped scorer only applies frozen coefficients.
+ * detector (bench/fit-detector.ts), which was tried and not adopted (docs/grounding.md). Pure: no I/O.
  */
 
 export interface LogisticModel {

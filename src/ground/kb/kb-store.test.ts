@@ -2,12 +2,12 @@ import { mkdtemp, readFile, readdir, rm, unlink, writeFile, mkdir } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../errors.js';
-import { createLexicalEmbedder } from './embedders/lexical.js';
+import { UsageError } from '../../errors.js';
+import { createLexicalEmbedder } from '../embedders/lexical.js';
 import { ingest } from './ingest.js';
 import { knowledgeBaseFromTexts } from './kb.js';
 import { openKnowledgeBase, readManifest, saveKnowledgeBase, writeCalibration } from './kb-store.js';
-import { createGroundingEngine } from './service.js';
+import { createGroundingEngine } from '../service.js';
 import { minimalPdf } from './testing/pdf.js';
 
 let root = '';

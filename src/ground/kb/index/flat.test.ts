@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../../core/testing/prng.js';
+import { mulberry32 } from '../../../core/testing/prng.js';
 import { vectorIndexContract } from './contract.case.js';
 import { FlatIPIndex, naiveSearch } from './flat.js';
 import { kernelModule, kernelModuleBytes } from './wasm-simd.js';

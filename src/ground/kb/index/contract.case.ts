@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../../core/testing/prng.js';
+import { mulberry32 } from '../../../core/testing/prng.js';
 import { naiveSearch, type VectorIndex } from './flat.js';
 
 /** Shared VectorIndex contract: exact top-k by inner product, best first, against a brute-force reference. */

@@ -8,14 +8,14 @@
  * - restated: restatements labelled CONTRADICTED (they should never be).
  */
 import { join } from 'node:path';
-import { extractClaims } from './claims.js';
-import type { KbEmbedder } from './embedders/spec.js';
-import { analyze } from './engine.js';
-import { loadFaithBench, loadWice, type EvalItem } from './eval.js';
-import { buildKnowledgeBase, segmentDocument } from './kb.js';
-import { wilson, type Interval } from './metrics.js';
+import { extractClaims } from '../../src/ground/claims/claims.js';
+import type { KbEmbedder } from '../../src/ground/embedders/spec.js';
+import { analyze } from '../../src/ground/engine.js';
+import { loadFaithBench, loadWice, type EvalItem } from '../../src/ground/eval/eval.js';
+import { buildKnowledgeBase, segmentDocument } from '../../src/ground/kb/kb.js';
+import { wilson, type Interval } from '../../src/ground/eval/metrics.js';
 import { PERTURB_KINDS, RESTATE_KINDS, itemSeed, namesIn, perturbations, restatements, seededRandom } from './perturb.js';
-import type { SupportStatus } from './types.js';
+import type { SupportStatus } from '../../src/ground/types.js';
 
 export interface SupportedClaim {
   dataset: string;

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UsageError } from '../errors.js';
-import { extractClaims } from './claims.js';
-import type { KbEmbedder } from './embedders/spec.js';
-import { analyze, type AnalyzeOptions } from './engine.js';
-import { buildKnowledgeBase, segmentDocument } from './kb.js';
-import type { GroundingReport } from './types.js';
+import { UsageError } from '../../errors.js';
+import { extractClaims } from '../claims/claims.js';
+import type { KbEmbedder } from '../embedders/spec.js';
+import { analyze, type AnalyzeOptions } from '../engine.js';
+import { buildKnowledgeBase, segmentDocument } from '../kb/kb.js';
+import type { GroundingReport } from '../types.js';
 
 /**
  * Evaluation of unsupported-claim detection (`assay bench grounding`, `assay calibrate`).

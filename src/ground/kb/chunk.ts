@@ -1,4 +1,4 @@
-import { segmentClaimSpans } from './claims.js';
+import { segmentClaimSpans } from '../claims/claims.js';
 
 /**
  * Chunking (design §3.2): fixed-size overlapping chunks of 500–700 tokens with 10–15% overlap, counted

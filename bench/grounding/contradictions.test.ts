@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { benchmarksRoot } from '../spade/testing/benchmark-data.js';
-import { summarizeContradictions, type LabelledVariant } from './bench-contradictions.js';
-import type { SupportStatus } from './types.js';
+import { benchmarksRoot } from '../../src/spade/testing/benchmark-data.js';
+import { summarizeContradictions, type LabelledVariant } from './contradictions.js';
+import type { SupportStatus } from '../../src/ground/types.js';
 
 /**
  * bench:contradictions: the summary's arithmetic on hand-made labels, the script end to end on a tiny data

@@ -1,8 +1,8 @@
-import { words } from './text.js';
-import { STOPWORDS, stem } from './tokens.js';
+import { words } from '../../src/ground/claims/text.js';
+import { STOPWORDS, stem } from '../../src/ground/claims/tokens.js';
 
 /**
- * Features of one claim against its best evidence, for the learned detector (src/ground/detector.ts).
+ * Features of one claim against its best evidence, for the learned detector that was tried and not adopted (detector-fit.ts; docs/grounding.md, "A learned detector").
  * Pure: the texts and the KB's word idf come in, numbers go out. Coverage is over the claim's content
  * words (stop words and one-letter words left out), compared by stem; numbers are the detail check's job.
  */

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors.js';
 import type { ChunkOptions } from './chunk.js';
-import { sameSpec, stableJson, type EmbedderSpec, type KbEmbedder } from './embedders/spec.js';
+import { sameSpec, stableJson, type EmbedderSpec, type KbEmbedder } from '../embedders/spec.js';
 import { KnowledgeBase, type KbDocument } from './kb.js';
-import type { SupportThresholds } from './types.js';
+import type { SupportThresholds } from '../types.js';
 
 /**
  * The knowledge base on disk, one directory:

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { lazyPackage } from '../lazy.js';
-import { importOptional, UsageError } from '../errors.js';
+import { lazyPackage } from '../../lazy.js';
+import { importOptional, UsageError } from '../../errors.js';
 
 /** Text extraction for the knowledge base: .txt, .md (as is), .html/.htm (htmlparser2), .pdf (pdfjs-dist). */
 

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { UsageError } from '../errors.js';
-import { analyze, type AnalyzeOptions } from './engine.js';
+import { UsageError } from '../../errors.js';
+import { analyze, type AnalyzeOptions } from '../engine.js';
 import { effectiveSupport } from './eval.js';
-import type { KnowledgeBase } from './kb.js';
-import { writeCalibration, type Calibration } from './kb-store.js';
+import type { KnowledgeBase } from '../kb/kb.js';
+import { writeCalibration, type Calibration } from '../kb/kb-store.js';
 import { fitThreshold } from './metrics.js';
 
 /**

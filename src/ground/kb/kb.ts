@@ -1,6 +1,6 @@
 import { chunkDocument, validateChunkOptions, type ChunkOptions } from './chunk.js';
-import type { KbEmbedder } from './embedders/spec.js';
-import { normalizeRows } from './embedders/spec.js';
+import type { KbEmbedder } from '../embedders/spec.js';
+import { normalizeRows } from '../embedders/spec.js';
 import { FlatIPIndex, type SearchHit } from './index/flat.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../core/prng.js';
+import { mulberry32 } from '../../src/core/prng.js';
 import { balancedAccuracy, fitDetector, itemScore, outOfFoldScores, selectConfig, type DetectorConfig, type FitItem } from './detector-fit.js';
 import { groupFolds } from './logistic.js';
 

@@ -1,7 +1,7 @@
-import type { KbEmbedder } from './embedders/spec.js';
+import type { KbEmbedder } from '../embedders/spec.js';
 import { loadFaithBench, loadWice, scoreItems, type EvalItem } from './eval.js';
 import { detectionMetrics, fitThreshold, type DetectionMetrics } from './metrics.js';
-import type { DetailMode } from './score.js';
+import type { DetailMode } from '../score.js';
 
 /**
  * `assay bench grounding`: unsupported-claim detection on WiCE or FaithBench. Thresholds are fitted on

@@ -1,5 +1,5 @@
 /** Detection metrics with 95% intervals: Wilson for proportions, seeded percentile bootstrap for BA and F1. */
-import { mulberry32 } from '../core/prng.js';
+import { mulberry32 } from '../../core/prng.js';
 
 export interface Interval {
   value: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../core/prng.js';
+import { mulberry32 } from '../../src/core/prng.js';
 import { fitLogistic, groupFolds, predictLogistic, sigmoid } from './logistic.js';
 
 // Ten rows fixed by hand. Reference coefficients (intercept, w1, w2 on the raw features) computed independently

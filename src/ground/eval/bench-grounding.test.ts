@@ -3,9 +3,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../cli/main.js';
+import { main } from '../../cli/main.js';
 import { crossValidateGrounding, runGroundingBench, type GroundingBenchResult } from './bench-grounding.js';
-import { createLexicalEmbedder } from './embedders/lexical.js';
+import { createLexicalEmbedder } from '../embedders/lexical.js';
 import { loadFaithBench, loadWice, scoreItems } from './eval.js';
 import { fitThreshold } from './metrics.js';
 
