@@ -12,7 +12,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { labelVariants, loadSupportedClaims, summarizeContradictions, type LabelledVariant, type SupportedClaim } from '../src/ground/bench-contradictions.js';
+import { labelVariants, loadSupportedClaims, summarizeContradictions, type LabelledVariant, type SupportedClaim } from './grounding/contradictions.js';
 import { createLexicalEmbedder } from '../src/ground/embedders/lexical.js';
 
 function fail(message: string, code = 2): never {

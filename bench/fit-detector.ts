@@ -1,7 +1,7 @@
 /**
  * `npm run -s bench:fit-detector -- [--data DIR] [--folds 5] [--seed 1] [--repeats 1] [--rules all,contradicted] [--test]`
  *
- * Fits the learned claim detector (src/ground/detector.ts) on the calibration splits of WiCE and FaithBench
+ * Fits the learned claim detector (bench/grounding/detector-fit.ts) on the calibration splits of WiCE and FaithBench
  * together and reports, as one JSON object:
  * - nested grouped k-fold CV on the calibration splits: per outer fold, the feature set, L2 strength and item
  *   aggregation are chosen by an inner grouped k-fold CV, the model is fitted on the outer training folds
@@ -16,7 +16,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { mulberry32 } from '../src/core/prng.js';
-import { claimFeatures, FEATURE_NAMES } from '../src/ground/claim-features.js';
+import { claimFeatures, FEATURE_NAMES } from './grounding/claim-features.js';
 import {
   balancedAccuracy,
   fitDetector,
@@ -26,13 +26,13 @@ import {
   selectConfig,
   type DetectorConfig,
   type FitItem,
-} from '../src/ground/detector-fit.js';
+} from './grounding/detector-fit.js';
 import { createLexicalEmbedder, type LexicalEmbedder } from '../src/ground/embedders/lexical.js';
 import { analyze } from '../src/ground/engine.js';
-import { loadFaithBench, loadWice, type EvalItem } from '../src/ground/eval.js';
-import { buildKnowledgeBase, segmentDocument } from '../src/ground/kb.js';
-import { groupFolds } from '../src/ground/logistic.js';
-import { detectionMetrics, fitThreshold } from '../src/ground/metrics.js';
+import { loadFaithBench, loadWice, type EvalItem } from '../src/ground/eval/eval.js';
+import { buildKnowledgeBase, segmentDocument } from '../src/ground/kb/kb.js';
+import { groupFolds } from './grounding/logistic.js';
+import { detectionMetrics, fitThreshold } from '../src/ground/eval/metrics.js';
 
 const { values } = parseArgs({
   options: {

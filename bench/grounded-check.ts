@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { saveKnowledgeBase } from '../src/ground/kb-store.js';
+import { saveKnowledgeBase } from '../src/ground/kb/kb-store.js';
 import { createGroundingEngine } from '../src/ground/service.js';
 import { sentenceSource, syntheticKb } from '../src/ground/testing/heavy.js';
 import { groundedValidator } from '../src/validators/grounded.js';

@@ -14,12 +14,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLexicalEmbedder } from '../src/ground/embedders/lexical.js';
 import { analyze } from '../src/ground/engine.js';
-import { FlatIPIndex, naiveSearch, type SearchHit } from '../src/ground/index/flat.js';
-import { ingest } from '../src/ground/ingest.js';
-import { knowledgeBaseFromTexts } from '../src/ground/kb.js';
-import { saveKnowledgeBase } from '../src/ground/kb-store.js';
+import { FlatIPIndex, naiveSearch, type SearchHit } from '../src/ground/kb/index/flat.js';
+import { ingest } from '../src/ground/kb/ingest.js';
+import { knowledgeBaseFromTexts } from '../src/ground/kb/kb.js';
+import { saveKnowledgeBase } from '../src/ground/kb/kb-store.js';
 import { mulberry32 } from '../src/core/testing/prng.js';
-import { countWordTokens } from '../src/ground/text.js';
+import { countWordTokens } from '../src/ground/claims/text.js';
 import type { GroundingReport } from '../src/ground/types.js';
 
 const rnd = mulberry32(20240601);

@@ -25,9 +25,9 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { segmentClaimSpans } from '../src/ground/claims.js';
+import { segmentClaimSpans } from '../src/ground/claims/claims.js';
 import { createGroundingPool } from '../src/ground/pool/grounding.js';
-import { saveKnowledgeBase } from '../src/ground/kb-store.js';
+import { saveKnowledgeBase } from '../src/ground/kb/kb-store.js';
 import { heaviestAnswer, syntheticKb } from '../src/ground/testing/heavy.js';
 import { pathologicalAnswers } from '../src/server/testing/pathological.js';
 

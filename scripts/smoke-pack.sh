@@ -2,7 +2,7 @@
 # Smoke test of the package as a user gets it: `npm pack`, then install the tarball into a blank CommonJS project
 # and a blank ES-module project (`npm init -y`, production dependencies only) and, in each:
 #   - `npx assay run` the YAML and the TypeScript examples of docs/config.md (read from the docs, as written);
-#   - `require('assay')` and `import 'assay'`;
+#   - `require('assay')` and `import 'assay'`, and subpaths (`assay/stats`, `assay/spade`, `assay/store`);
 #   - the optional peers (PDF ingest, the transformers embedder) are asked for by name with their install command;
 #   - no warning from assay's own npm config, no install script of assay's own; node_modules ≤ 150 MB;
 #   - without better-sqlite3's binary (its install script not run), the store says how to build it.
@@ -75,8 +75,8 @@ for kind in cjs esm; do
   expect 0 ts.log npx --no-install assay run assay.config.ts --no-progress
   grep -q 'names_customer' ts.log || fail "$kind: the TypeScript run printed no names_customer row"
 
-  printf "const a = require('assay');\nif (typeof a.defineConfig !== 'function' || typeof a.runExperiment !== 'function') process.exit(1);\n" >require.cjs
-  printf "import { defineConfig, spade } from 'assay';\nif (typeof defineConfig !== 'function' || typeof spade.select !== 'function') process.exit(1);\n" >import.mjs
+  printf "const a = require('assay');\nconst s = require('assay/stats');\nif (typeof a.defineConfig !== 'function' || typeof a.runExperiment !== 'function' || typeof s.wilson !== 'function') process.exit(1);\n" >require.cjs
+  printf "import { defineConfig } from 'assay';\nimport { select } from 'assay/spade';\nimport { openSqliteStore } from 'assay/store';\nif (typeof defineConfig !== 'function' || typeof select !== 'function' || typeof openSqliteStore !== 'function') process.exit(1);\n" >import.mjs
   expect 0 require.log node require.cjs
   expect 0 import.log node import.mjs
 

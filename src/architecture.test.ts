@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,7 +51,8 @@ describe('the layers of docs/architecture.md, held by npm run lint', () => {
     const folders = documented.slice(1, -1).map((cell) => cell.replace(/[`/]/g, ''));
     expect(folders).toEqual(layerNames.slice(1));
     const srcFolders = readdirSync(join(ROOT, 'src')).filter((f) => statSync(join(ROOT, 'src', f)).isDirectory() && f !== 'testing');
-    for (const f of srcFolders) expect(layerNames, `src/${f}/ has no layer`).toContain(f);
+    // The top layer, the public API (src/index.ts and the subpath entries in src/api/), has no rule: nothing is above it.
+    for (const f of srcFolders) expect([...layerNames, 'api'], `src/${f}/ has no layer`).toContain(f);
   });
 
   it('the tree has no import that runs up a layer, no circle, no test code in shipped code', async () => {
@@ -74,5 +75,33 @@ describe('the layers of docs/architecture.md, held by npm run lint', () => {
     } finally {
       for (const f of ['core/zz-up.ts', 'run/zz-a.ts', 'run/zz-b.ts', 'report/zz-test.ts']) rmSync(join(copy, 'src', f), { force: true });
     }
+  });
+});
+
+/** Every folder under `dir` (relative to ROOT), depth first, leaving out `testing` folders and what they hold. */
+function foldersUnder(dir: string): string[] {
+  return readdirSync(join(ROOT, dir))
+    .filter((f) => f !== 'testing' && statSync(join(ROOT, dir, f)).isDirectory())
+    .flatMap((f) => [`${dir}/${f}/`, ...foldersUnder(`${dir}/${f}`)]);
+}
+
+describe("the README's layout sketch (## Architecture)", () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Architecture\n'), readme.indexOf('\n## ', readme.indexOf('\n## Architecture\n') + 1));
+  const sketch = /```\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  /** The folders the sketch describes, one at the head of each line (`src/ground/kb/`, `bench/`). */
+  const described = [...sketch.matchAll(/^\s*((?:src|bench)\/(?:[\w-]+\/)*)\s/gm)].map((m) => m[1]);
+  /** Every folder it names anywhere (`src/ground/kb/index/`), at least one level below src/ or bench/. */
+  const named = [...sketch.matchAll(/(?:src|bench)\/(?:[\w-]+\/)+/g)].map((m) => m[0]);
+
+  it('names every folder of src/ (but testing folders), and each once', () => {
+    expect(sketch).not.toBe('');
+    for (const folder of foldersUnder('src')) expect(described, `${folder} is missing from the README's sketch`).toContain(folder);
+    expect(described.length).toBe(new Set(described).size);
+  });
+
+  it('names no folder that does not exist', () => {
+    for (const folder of named)
+      expect(existsSync(join(ROOT, folder)) && statSync(join(ROOT, folder)).isDirectory(), `${folder} (in the README's sketch)`).toBe(true);
   });
 });

@@ -13,6 +13,10 @@ describe('the packed package', () => {
     expect(files).toContain('dist/index.js');
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
     expect(files.filter((f) => f.startsWith('src/'))).toEqual([]);
+    // Every entry point package.json publishes (the root, each subpath, assay/testing, assay/vitest) ships, types and code.
+    const exports = (JSON.parse(readFileSync('package.json', 'utf8')) as { exports: Record<string, string | Record<string, string>> }).exports;
+    const targets = Object.values(exports).flatMap((t) => (typeof t === 'string' ? [t] : Object.values(t)));
+    for (const target of targets) expect(files, target).toContain(target.replace(/^\.\//, ''));
     const pointing = files.filter((f) => f.endsWith('.js') && /\/\/# sourceMappingURL=/.test(readFileSync(f, 'utf8')));
     expect(pointing).toEqual([]);
   });

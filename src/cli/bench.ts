@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { crossValidateGrounding, runGroundingBench } from '../ground/bench-grounding.js';
+import { crossValidateGrounding, runGroundingBench } from '../ground/eval/bench-grounding.js';
 import { createEmbedder } from '../ground/embedders/resolve.js';
-import type { Interval } from '../ground/metrics.js';
+import type { Interval } from '../ground/eval/metrics.js';
 import { embedderConfig, embedderOptions, numberFlag } from './ground-options.js';
 
 /** `assay bench grounding --dataset wice|faithbench --data <dir> [--json F]`. */

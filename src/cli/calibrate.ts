@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { calibrate, readLabelledSet } from '../ground/calibrate.js';
+import { calibrate, readLabelledSet } from '../ground/eval/calibrate.js';
 import { embedderFromSpec } from '../ground/embedders/resolve.js';
-import { openKnowledgeBase, writeCalibration } from '../ground/kb-store.js';
+import { openKnowledgeBase, writeCalibration } from '../ground/kb/kb-store.js';
 import { DEFAULT_KB, embedderConfig, embedderOptions } from './ground-options.js';
 
 /** `assay calibrate --kb <dir> --data <labelled.jsonl>`: fit the support threshold, store it with the KB. */

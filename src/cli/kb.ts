@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { createEmbedder } from '../ground/embedders/resolve.js';
-import { ingest } from '../ground/ingest.js';
-import { readManifest } from '../ground/kb-store.js';
+import { ingest } from '../ground/kb/ingest.js';
+import { readManifest } from '../ground/kb/kb-store.js';
 import { DEFAULT_KB, embedderConfig, embedderOptions, numberFlag } from './ground-options.js';
 
 /** `assay kb ingest <paths…> --kb <dir>` and `assay kb info --kb <dir>`. */

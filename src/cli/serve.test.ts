@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Outcome } from '../core/outcome.js';
 import { createLexicalEmbedder } from '../ground/embedders/lexical.js';
-import { ingest } from '../ground/ingest.js';
+import { ingest } from '../ground/kb/ingest.js';
 import { writeFixtureRun } from '../server/testing/fixtures.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { main } from './main.js';

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startMock } from '../mock/index.js';
 import { useConfigDir } from './testing/config-dir.js';
@@ -91,22 +92,34 @@ describe('start-up: what a run loads', () => {
     }
   }, 120_000);
 
-  it("importing the library (the package's root) loads none of the heavy packages, nor openai", async () => {
-    const index = fileURLToPath(new URL('../index.ts', import.meta.url));
-    const file = loadedBy('library');
-    const code = await new Promise<number | null>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        ['--import', TSX, ...tracePackagesArgs(file), '--input-type=module', '-e', `await import(${JSON.stringify(index)})`],
-        {
-          stdio: ['ignore', 'ignore', 'inherit'],
-        },
-      );
-      child.on('close', resolve);
-    });
-    expect(code).toBe(0);
-    const loaded = packagesIn(file);
-    expect(loaded.has('zod')).toBe(true); // the tracer saw the package's own imports
-    expect([...HEAVY, 'openai'].filter((p) => loaded.has(p))).toEqual([]);
-  }, 120_000);
+  // The root and each subpath's entry (src/api/<name>.ts): what their functions use loads when they first run.
+  const ENTRIES = [
+    'index.ts',
+    ...readdirSync(fileURLToPath(new URL('../api/', import.meta.url)))
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+      .map((f) => `api/${f}`),
+  ];
+
+  it.each(ENTRIES)(
+    "importing the library's entry %s loads none of the heavy packages, nor openai",
+    async (entry) => {
+      const index = fileURLToPath(new URL(`../${entry}`, import.meta.url));
+      const file = loadedBy(`library-${entry.replace(/\W/g, '-')}`);
+      const code = await new Promise<number | null>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          ['--import', TSX, ...tracePackagesArgs(file), '--input-type=module', '-e', `await import(${JSON.stringify(index)})`],
+          {
+            stdio: ['ignore', 'ignore', 'inherit'],
+          },
+        );
+        child.on('close', resolve);
+      });
+      expect(code).toBe(0);
+      expect(readFileSync(file, 'utf8')).toContain(pathToFileURL(index).href); // the tracer saw the entry's imports
+      const loaded = packagesIn(file);
+      expect([...HEAVY, 'openai'].filter((p) => loaded.has(p))).toEqual([]);
+    },
+    120_000,
+  );
 });

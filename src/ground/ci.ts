@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { extractClaims } from './claims.js';
+import { extractClaims } from './claims/claims.js';
 import type { GroundingReport } from './types.js';
 
 /**

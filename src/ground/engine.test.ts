@@ -3,7 +3,7 @@ import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { createLexicalEmbedder } from './embedders/lexical.js';
 import type { KbEmbedder } from './embedders/spec.js';
 import { analyze, GroundingUnavailableError } from './engine.js';
-import { knowledgeBaseFromTexts, type KnowledgeBase } from './kb.js';
+import { knowledgeBaseFromTexts, type KnowledgeBase } from './kb/kb.js';
 import { createOpenAIAnswerGenerator } from './llm.js';
 import { GroundingRequestError } from './types.js';
 

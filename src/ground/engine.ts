@@ -1,10 +1,10 @@
 import { GroundingUnavailableError } from './types.js';
 import { applyChecker, type CheckEvidence } from './checkers/apply.js';
 import type { ClaimChecker } from './checkers/types.js';
-import { extractClaims } from './claims.js';
-import { checkDetails, evidenceDetails, type EvidenceDetails } from './details.js';
-import type { SearchHit } from './index/flat.js';
-import type { KnowledgeBase } from './kb.js';
+import { extractClaims } from './claims/claims.js';
+import { checkDetails, evidenceDetails, type EvidenceDetails } from './claims/details.js';
+import type { SearchHit } from './kb/index/flat.js';
+import type { KnowledgeBase } from './kb/kb.js';
 import { aggregate, type DetailMode, type ScoredClaim } from './score.js';
 import { GroundingRequestError, type AnalyzeRequest, type ClaimAnalysis, type EvidenceRef, type GroundingReport, type SupportThresholds } from './types.js';
 

@@ -1,4 +1,4 @@
-import { describeConflict } from './details.js';
+import { describeConflict } from './claims/details.js';
 import type { ClaimAnalysis } from './types.js';
 
 /** The reasons of a claim's status, as the CLI prints them: what contradicts it, what the evidence leaves out, what the checker said. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evidenceDetails, unverifiedDetails, entities } from './details.js';
+import { evidenceDetails, unverifiedDetails, entities } from './claims/details.js';
 import { aggregate, claimStatus, classifyRisk, classifySupport, confidenceScore, type ScoredClaim } from './score.js';
 
 const T = { strong: 0.75, weak: 0.5 };

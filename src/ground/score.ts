@@ -1,5 +1,5 @@
 import type { CheckVerdict } from './checkers/types.js';
-import type { Conflict } from './details.js';
+import type { Conflict } from './claims/details.js';
 import type { GroundingReport, SupportStatus, SupportThresholds } from './types.js';
 
 /**

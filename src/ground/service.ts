@@ -5,8 +5,8 @@ import type { EmbedderConfig } from './embedders/resolve.js';
 import { embedderFromSpec } from './embedders/resolve.js';
 import type { KbEmbedder } from './embedders/spec.js';
 import { analyze, type AnalyzeOptions, type AnswerGenerator } from './engine.js';
-import type { KnowledgeBase } from './kb.js';
-import { openKnowledgeBase, type Calibration, type KbManifest } from './kb-store.js';
+import type { KnowledgeBase } from './kb/kb.js';
+import { openKnowledgeBase, type Calibration, type KbManifest } from './kb/kb-store.js';
 import { createOpenAIAnswerGenerator, type OpenAIGeneratorOptions } from './llm.js';
 import type { AnalyzeRequest, GroundingEngine, GroundingReport } from './types.js';
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLexicalEmbedder } from '../ground/embedders/lexical.js';
 import { analyze } from '../ground/engine.js';
-import { knowledgeBaseFromTexts } from '../ground/kb.js';
+import { knowledgeBaseFromTexts } from '../ground/kb/kb.js';
 import { startServer, type ServerHandle } from './start.js';
 
 /**

@@ -4,7 +4,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLexicalEmbedder } from '../ground/embedders/lexical.js';
 import { analyze } from '../ground/engine.js';
-import { knowledgeBaseFromTexts } from '../ground/kb.js';
+import { knowledgeBaseFromTexts } from '../ground/kb/kb.js';
 import type { GroundingEngine, GroundingReport } from '../ground/types.js';
 import { startServer, type ServerHandle } from './start.js';
 import { launchChromium, SCREENSHOTS } from './testing/chromium.js';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { llmClaimCheckerFromConfig } from '../ground/checkers/llm.js';
 import { createLexicalEmbedder } from '../ground/embedders/lexical.js';
 import { analyze } from '../ground/engine.js';
-import { knowledgeBaseFromTexts } from '../ground/kb.js';
+import { knowledgeBaseFromTexts } from '../ground/kb/kb.js';
 import type { GroundingEngine } from '../ground/types.js';
 import { startMock } from '../mock/index.js';
 import { mockResponder } from '../mock/rules.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLexicalEmbedder } from '../ground/embedders/lexical.js';
-import { ingest } from '../ground/ingest.js';
+import { ingest } from '../ground/kb/ingest.js';
 import { createGroundingPool, type GroundingPool } from '../ground/pool/grounding.js';
 import { WorkerPool } from '../ground/pool/pool.js';
 import { spawnModuleWorker } from '../ground/pool/spawn.js';

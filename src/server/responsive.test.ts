@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { saveKnowledgeBase } from '../ground/kb-store.js';
+import { saveKnowledgeBase } from '../ground/kb/kb-store.js';
 import { createGroundingPool, type GroundingPool } from '../ground/pool/grounding.js';
 import { heaviestAnswer, syntheticKb } from '../ground/testing/heavy.js';
 import type { AnalyzeRequest, GroundingEngine } from '../ground/types.js';

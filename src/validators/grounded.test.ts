@@ -7,7 +7,7 @@ import { experimentFromDocument, loadExperiment, type Experiment } from '../conf
 import type { CheckResult } from '../core/validator.js';
 import { UsageError } from '../errors.js';
 import { createLexicalEmbedder } from '../ground/embedders/lexical.js';
-import { ingest } from '../ground/ingest.js';
+import { ingest } from '../ground/kb/ingest.js';
 import { startMock } from '../mock/index.js';
 import { mockResponder } from '../mock/rules.js';
 import type { MockServer } from '../mock/types.js';

@@ -6,7 +6,7 @@ import { startMock } from '../../mock/index.js';
 import { loadMockRules, mockResponder } from '../../mock/rules.js';
 import type { MockChatView, MockServer } from '../../mock/types.js';
 import { createLexicalEmbedder } from '../embedders/lexical.js';
-import { ingest } from '../ingest.js';
+import { ingest } from '../kb/ingest.js';
 import { createGroundingPool } from '../pool/grounding.js';
 import { createGroundingEngine } from '../service.js';
 import { GroundingUnavailableError, type GroundingReport } from '../types.js';

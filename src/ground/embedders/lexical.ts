@@ -1,5 +1,5 @@
 import type { SupportThresholds } from '../types.js';
-import { countWordTokens, fnv1a, mix32, words } from '../text.js';
+import { countWordTokens, fnv1a, mix32, words } from '../claims/text.js';
 import type { EmbedderSpec, KbEmbedder } from './spec.js';
 
 /**

@@ -2,7 +2,7 @@ import type { EmbeddingModel } from '../../providers/embedding-model.js';
 import { OpenAIEmbeddingModel } from '../../providers/embeddings.js';
 import { ProviderError } from '../../providers/types.js';
 import { callWithRetry, type RetryOptions } from '../../providers/retry.js';
-import { countWordTokens } from '../text.js';
+import { countWordTokens } from '../claims/text.js';
 import type { SupportThresholds } from '../types.js';
 import { normalizeRows, type EmbedderSpec, type KbEmbedder } from './spec.js';
 

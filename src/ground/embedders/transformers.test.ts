@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { chunkDocument } from '../chunk.js';
+import { chunkDocument } from '../kb/chunk.js';
 import { embedderContract } from './contract.case.js';
 import { buildTinyBert } from './tiny-onnx.js';
 import { createTransformersEmbedder, type TransformersEmbedder } from './transformers.js';

@@ -39,7 +39,7 @@ describe('the grounding pool compiled to JavaScript (as in dist/)', () => {
       import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
       import { tmpdir } from 'node:os';
       import { join } from 'node:path';
-      import { ingest } from './ground/ingest.js';
+      import { ingest } from './ground/kb/ingest.js';
       import { createLexicalEmbedder } from './ground/embedders/lexical.js';
       import { createGroundingPool } from './ground/pool/grounding.js';
       const dir = mkdtempSync(join(tmpdir(), 'assay-pool-dist-'));

@@ -9,7 +9,7 @@ import { startMockOpenAI, type MockOpenAI } from '../../mock/openai.js';
 import { createLexicalEmbedder } from '../embedders/lexical.js';
 import { createOpenAIEmbedder } from '../embedders/openai.js';
 import type { AnswerGenerator } from '../engine.js';
-import { ingest } from '../ingest.js';
+import { ingest } from '../kb/ingest.js';
 import { createGroundingEngine } from '../service.js';
 import { heaviestAnswer } from '../testing/heavy.js';
 import { GroundingRequestError, GroundingUnavailableError } from '../types.js';

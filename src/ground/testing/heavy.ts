@@ -4,7 +4,7 @@
  */
 import { mulberry32 } from '../../core/prng.js';
 import { createLexicalEmbedder } from '../embedders/lexical.js';
-import { knowledgeBaseFromTexts, type KnowledgeBase } from '../kb.js';
+import { knowledgeBaseFromTexts, type KnowledgeBase } from '../kb/kb.js';
 
 export const MAX_ANSWER_CHARS = 100_000;
 export const MAX_CLAIMS = 200;
