@@ -174,7 +174,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       await reachQueue();
       // Looking the run up only reads: an unknown id creates nothing (no .assay/assay.db, no schema).
       const lookup = await openStore(location, { readonly: true }).catch((err: unknown) => {
-        if (err instanceof NoStoreError)
+        if (NoStoreError.isInstance(err))
           throw new UsageError(
             `--resume: no run with id "${flags.resume}": there is no store at ${err.shown} yet (runs are stored there by: assay run <config>)`,
             {
@@ -288,7 +288,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
           }).finally(() => progress.stop())
     ).catch((err: unknown) => {
       // The store stayed away past the bound: say how to finish the run once it is back.
-      if (err instanceof OutageError && runId !== undefined)
+      if (OutageError.isInstance(err) && runId !== undefined)
         throw new StoreError(`${err.message}; run ${runId} is not finished: finish it with: assay run --resume ${runId} --store ${shownLocation(location)}`, {
           cause: err,
         });

@@ -1,5 +1,5 @@
 export { runExperiment, validatorMeta, type RunPlan, type RunOptions, type RunResult, type RunProgress, type EvaluateFn } from './runner.js';
-export { callWithRetry, backoffDelay, isTransient, seededRandom, sleep, DEFAULT_RETRY, type RetryOptions, type RetryInfo } from '../providers/retry.js';
+export { callWithRetry, backoffDelay, seededRandom, sleep, DEFAULT_RETRY, type RetryOptions, type RetryInfo } from '../providers/retry.js';
 export { limitedWorkers } from './limit.js';
 export { StatsAccumulator, computeStats, type RunStats } from './stats.js';
 export { summaryOptionsOf } from '../core/summary-options.js';

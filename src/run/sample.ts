@@ -90,7 +90,7 @@ export async function executeSample(ctx: SampleContext, input: InputValue, i: nu
       i,
       j,
       generationError: msg,
-      ...(err instanceof ProviderError ? { generationErrorKind: err.kind } : {}),
+      ...(ProviderError.isInstance(err) ? { generationErrorKind: err.kind } : {}),
       outcomes: new Array<OutcomeCode>(K).fill(Outcome.ERROR),
       errors: new Array<string>(K).fill(msg),
       latencyMs: performance.now() - t0,

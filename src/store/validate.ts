@@ -116,7 +116,7 @@ export function checkGrades(
     try {
       return checkGrade(run, g, sampleAt(g?.i, g?.j), now);
     } catch (err) {
-      if (err instanceof GradeError) throw new GradeError(err.message, err.field, n);
+      if (GradeError.isInstance(err)) throw new GradeError(err.message, err.field, n);
       throw err;
     }
   });

@@ -114,7 +114,7 @@ export async function createGroundingPool(options: GroundingPoolOptions): Promis
       ...(checker ? { onCall: (input, signal) => checker.check((input as CheckCall).check, signal) } : {}),
     });
   } catch (err) {
-    const e = err instanceof PoolUnavailableError ? err.error : undefined;
+    const e = PoolUnavailableError.isInstance(err) ? err.error : undefined;
     if (e && (e.name === 'UsageError' || e.name === 'MissingPackageError')) throw new UsageError(e.message, { file: engine.kbDir });
     throw err;
   }
@@ -145,8 +145,8 @@ export async function createGroundingPool(options: GroundingPoolOptions): Promis
 
 /** The engine's own errors come back as what they were; anything else it threw is a bug (HTTP 500). */
 function fromWorker(err: unknown): unknown {
-  if (err instanceof PoolUnavailableError) return new GroundingUnavailableError(`the analysis workers cannot run: ${err.message}`, { cause: err });
-  if (!(err instanceof TaskFailedError)) return err;
+  if (PoolUnavailableError.isInstance(err)) return new GroundingUnavailableError(`the analysis workers cannot run: ${err.message}`, { cause: err });
+  if (!TaskFailedError.isInstance(err)) return err;
   const e = err.error;
   if (e.name === 'GroundingRequestError') return new GroundingRequestError(e.message, e.status as 400 | 422, e.field as string | undefined);
   if (e.name === 'GroundingUnavailableError') return new GroundingUnavailableError(e.message);
