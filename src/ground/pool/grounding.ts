@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { UsageError } from '../../errors.js';
+import { ArgumentError, UsageError } from '../../errors.js';
 import type { ClaimCheckItem, ClaimChecker } from '../checkers/types.js';
 import type { AnswerGenerator } from '../engine.js';
 import { createOpenAIAnswerGenerator, type OpenAIGeneratorOptions } from '../llm.js';
@@ -77,7 +77,8 @@ interface WorkerInfo {
  */
 export async function createGroundingPool(options: GroundingPoolOptions): Promise<GroundingPool> {
   const { llm: llmOption, checker, workers = defaultWorkers(), queue = DEFAULT_QUEUE, workerHeapMb, onWarning, ...engine } = options;
-  if ('embedder' in engine) throw new RangeError('createGroundingPool: an embedder object cannot be passed to worker threads; it is re-created from the KB');
+  if ('embedder' in engine)
+    throw new ArgumentError('createGroundingPool: an embedder object cannot be passed to worker threads; it is re-created from the KB', { key: 'embedder' });
   if (checker && engine.nliModel !== undefined)
     throw new UsageError(
       `${engine.nliLabel ?? 'nli model'}: expected one claim checker, an NLI model or an LLM judge, found both (the NLI model ${engine.nliModel} and ${checker.id})`,

@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { AssayError, ExitCode, hasMarker, setMarker } from '../../errors.js';
+import { ArgumentError, AssayError, ExitCode, hasMarker, setMarker } from '../../errors.js';
 import { toWire, type FromWorker, type Reply, type ToWorker, type WireError } from './protocol.js';
 
 /**
@@ -147,8 +147,10 @@ export class WorkerPool<I, O> {
 
   /** Starts `size` workers; resolves once every one is ready, rejects (stopping them all) if one cannot load. */
   static async start<I, O>(options: PoolOptions): Promise<WorkerPool<I, O>> {
-    if (!Number.isInteger(options.size) || options.size < 1) throw new RangeError(`pool size must be a whole number ≥ 1, got ${options.size}`);
-    if (!Number.isInteger(options.queue) || options.queue < 0) throw new RangeError(`pool queue must be a whole number ≥ 0, got ${options.queue}`);
+    if (!Number.isInteger(options.size) || options.size < 1)
+      throw new ArgumentError(`pool size must be a whole number ≥ 1, got ${options.size}`, { key: 'size' });
+    if (!Number.isInteger(options.queue) || options.queue < 0)
+      throw new ArgumentError(`pool queue must be a whole number ≥ 0, got ${options.queue}`, { key: 'queue' });
     const pool = new WorkerPool<I, O>(options);
     try {
       await new Promise<void>((resolve, reject) => {
