@@ -6,7 +6,7 @@
  */
 
 // Errors and exit codes.
-export { AssayError, UsageError, MissingPackageError, ExitCode, type ErrorExitCode } from './errors.js';
+export { AssayError, UsageError, ArgumentError, MissingPackageError, ExitCode, type ErrorExitCode } from './errors.js';
 
 // Experiments: configs in code (assay.config.ts) and loading config files.
 export { defineConfig, loadExperiment, type Experiment, type LoadOptions } from './config/load.js';
