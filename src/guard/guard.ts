@@ -69,7 +69,7 @@ function checkOptions(opts: GuardOptions): void {
   checkTemplate(opts.template ?? FEEDBACK_TEMPLATE);
 }
 
-/** One generation, with the per-call time limit turned into a transient (retryable) timeout. */
+/** One generation, with the per-call time limit turned into a retryable timeout. */
 async function generateOnce(system: SystemUnderTest, input: InputValue, signal: AbortSignal, sample: number, opts: GuardOptions) {
   const per = opts.callTimeoutMs ? AbortSignal.any([signal, AbortSignal.timeout(opts.callTimeoutMs)]) : signal;
   try {
