@@ -11,33 +11,67 @@ export const ExitCode = {
   INTERRUPTED: 130,
 } as const;
 
-/** The exit codes an error can carry: 2 (the user can fix what they gave us) or 3 (environment, internal). */
-export type ErrorExitCode = typeof ExitCode.USAGE | typeof ExitCode.INTERNAL;
+/**
+ * The exit codes an error can carry: 2 (the user can fix what they gave us), 3 (environment, internal), and the
+ * two that name an outcome, 1 (a reliability test that did not pass) and 130 (Ctrl-C).
+ */
+export type ErrorExitCode = typeof ExitCode.VERDICT_FAILED | typeof ExitCode.USAGE | typeof ExitCode.INTERNAL | typeof ExitCode.INTERRUPTED;
 
-/** Marker shared by every copy of this module: the `assay` bin's bundle and the package a TypeScript config imports. */
-const MARKER = Symbol.for('assay.AssayError');
+export interface AssayErrorOptions extends ErrorOptions {
+  /** Whether trying the same thing again may succeed (a lost connection, a 429); decided where the error is made. */
+  retryable?: boolean;
+}
+
+/**
+ * Marks `err` as made by the class whose marker is `marker`. Every class sets its own in its constructor, so an
+ * error carries the markers of its class and of every class above it. Not enumerable: it stays out of
+ * comparisons, logs and what crosses a thread.
+ */
+export function setMarker(err: Error, marker: symbol): void {
+  Object.defineProperty(err, marker, { value: true });
+}
+
+/** Whether `err` carries `marker`, whichever copy of assay made it. */
+export function hasMarker(err: unknown, marker: symbol): boolean {
+  return typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[marker] === true;
+}
+
+/**
+ * Marker shared by every copy of this module: the `assay` bin's bundle and the package a TypeScript config
+ * imports hold two copies of every class, so `instanceof` cannot tell; `isInstance` reads the marker. Each
+ * subclass has its own (`Symbol.for('assay.<Name>')`), so `isInstance` answers for that class and the classes
+ * below it, never for a sibling.
+ */
+const ASSAY_ERROR = Symbol.for('assay.AssayError');
 
 /**
  * The base of every error assay raises on purpose. Its message is written for the user and stands alone in
- * one line; `exitCode` is what the CLI exits with when it reaches the top. Anything else that reaches the top
- * is a bug, reported with its stack trace (exit 3).
+ * one line; `exitCode` is what the CLI exits with when it reaches the top; `retryable` says, once and where
+ * the error is made, whether another attempt may help. Anything else that reaches the top is a bug, reported
+ * with its stack trace (exit 3).
  */
 export class AssayError extends Error {
+  /** Whether another attempt may succeed (a lost connection, a rate limit): decided where the error is made, false unless said. */
+  readonly retryable: boolean;
+
   constructor(
     message: string,
     readonly exitCode: ErrorExitCode,
-    options?: ErrorOptions,
+    options?: AssayErrorOptions,
   ) {
     super(message, options);
     this.name = 'AssayError';
-    Object.defineProperty(this, MARKER, { value: true });
+    this.retryable = options?.retryable ?? false;
+    setMarker(this, ASSAY_ERROR);
   }
 
-  /** An AssayError of this copy of assay or of another (the bin is a bundle; a config imports the package). */
+  /** An AssayError (of any class) of this copy of assay or of another (the bin is a bundle; a config imports the package). */
   static isInstance(err: unknown): err is AssayError {
-    return err instanceof AssayError || (typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[MARKER] === true);
+    return hasMarker(err, ASSAY_ERROR);
   }
 }
+
+const USAGE_ERROR = Symbol.for('assay.UsageError');
 
 /**
  * A problem with what the user gave us (config file, input file, CLI flags). Exit code 2.
@@ -46,13 +80,44 @@ export class AssayError extends Error {
 export class UsageError extends AssayError {
   constructor(
     message: string,
+    /** Where the problem is: a file, a field path, a line; `key` names a library function's argument or option. */
     readonly where?: { file?: string; path?: string; line?: number; key?: string },
     options?: ErrorOptions,
   ) {
     super(message, ExitCode.USAGE, options);
     this.name = 'UsageError';
+    setMarker(this, USAGE_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is UsageError {
+    return hasMarker(err, USAGE_ERROR);
   }
 }
+
+const ARGUMENT_ERROR = Symbol.for('assay.ArgumentError');
+
+/**
+ * A library function was given an argument it cannot use (a level outside (0, 1), a negative count, an
+ * unknown method). Exit 2 should one reach the CLI; `where.key` names the argument or option at fault, the
+ * message says what was expected and what was found.
+ */
+export class ArgumentError extends AssayError {
+  constructor(
+    message: string,
+    readonly where: { key: string },
+    options?: ErrorOptions,
+  ) {
+    super(message, ExitCode.USAGE, options);
+    this.name = 'ArgumentError';
+    setMarker(this, ARGUMENT_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is ArgumentError {
+    return hasMarker(err, ARGUMENT_ERROR);
+  }
+}
+
+const MISSING_PACKAGE_ERROR = Symbol.for('assay.MissingPackageError');
 
 /**
  * A feature needs an optional package that is not installed (the transformers embedder, PDF ingest, a
@@ -71,6 +136,11 @@ export class MissingPackageError extends UsageError {
       options,
     );
     this.name = 'MissingPackageError';
+    setMarker(this, MISSING_PACKAGE_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is MissingPackageError {
+    return hasMarker(err, MISSING_PACKAGE_ERROR);
   }
 }
 

@@ -8,7 +8,7 @@
  */
 
 // Errors and exit codes.
-export { AssayError, UsageError, MissingPackageError, ExitCode, type ErrorExitCode } from './errors.js';
+export { AssayError, UsageError, ArgumentError, MissingPackageError, ExitCode, type ErrorExitCode } from './errors.js';
 export { ProviderError, type ProviderErrorKind } from './providers/types.js';
 export { StoreError } from './store/errors.js';
 

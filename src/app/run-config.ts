@@ -71,7 +71,7 @@ export interface RunConfigOutcome {
 /** The run named by `ref`, looked up read-only: an unknown id creates nothing (no .assay/assay.db, no schema). */
 async function priorRun(location: string, ref: string): Promise<RunRecord> {
   const lookup = await openStore(location, { readonly: true }).catch((err: unknown) => {
-    if (err instanceof NoStoreError)
+    if (NoStoreError.isInstance(err))
       throw new UsageError(`runId: no run with id "${ref}": there is no store at ${err.shown} yet (runs are stored there by: assay run <config>)`, {
         key: 'runId',
       });
@@ -185,7 +185,7 @@ export async function runConfig(o: RunConfigOptions): Promise<RunConfigOutcome> 
           }).finally(() => o.progress.stop())
     ).catch((err: unknown) => {
       // The store stayed away past the bound: say how to finish the run once it is back.
-      if (err instanceof OutageError && runId !== undefined)
+      if (OutageError.isInstance(err) && runId !== undefined)
         throw new StoreError(`${err.message}; run ${runId} is not finished: finish it with: assay run --resume ${runId} --store ${shownLocation(location)}`, {
           cause: err,
         });

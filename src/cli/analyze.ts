@@ -118,12 +118,12 @@ async function analyzeOne(
   try {
     report = await engine.analyze({ query: line.query, answer: line.answer, top_k: topK });
   } catch (err) {
-    if (err instanceof GroundingRequestError) {
+    if (GroundingRequestError.isInstance(err)) {
       const flag = err.field && `--${err.field.replace('_', '-')}`;
       throw new UsageError(`${flag ? `${flag}: ` : ''}${err.message}`, { path: flag });
     }
     // The LLM, the embedder or the claim checker is down: an infrastructure error, reported without a stack trace.
-    if (!(err instanceof GroundingUnavailableError)) throw err;
+    if (!GroundingUnavailableError.isInstance(err)) throw err;
     error = err.message;
     process.stderr.write(`assay: ${err.message}\n`);
   }
@@ -175,7 +175,7 @@ async function analyzeMany(
         report = await engine.analyze({ query: line.query, answer: line.answer, top_k: topK });
       } catch (err) {
         // Not the answer's fault (the file was checked): the LLM, embedder or checker failed, or a generated answer was empty.
-        if (!(err instanceof GroundingUnavailableError || err instanceof GroundingRequestError)) throw err;
+        if (!(GroundingUnavailableError.isInstance(err) || GroundingRequestError.isInstance(err))) throw err;
         error = err.message;
       }
       results[i] = {

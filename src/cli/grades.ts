@@ -63,7 +63,7 @@ async function importGrades(file: string, flags: ImportFlags): Promise<void> {
         fresh.map((l) => l.grade),
       );
     } catch (err) {
-      if (err instanceof GradeError && err.index !== undefined) {
+      if (GradeError.isInstance(err) && err.index !== undefined) {
         const line = fresh[err.index].line;
         throw new UsageError(`${file}: line ${line}${err.field ? `: field "${fieldName(err.field)}"` : ''}: ${err.message}; nothing was imported`, {
           file,

@@ -65,7 +65,7 @@ export function formatGuardResult(r: GuardResult, verifierName = 'verifier'): st
 
 /**
  * 0 accepted; 1 no output accepted (rejected every time, or out of time); 3 the system itself failed (connection
- * refused, 401, a missing model… after the retries of transient errors): an infrastructure error, not a verdict.
+ * refused, 401, a missing model… after the retries of retryable errors): an infrastructure error, not a verdict.
  */
 export function guardExitCode(r: GuardResult): number {
   if (r.accepted) return ExitCode.OK;

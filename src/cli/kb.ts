@@ -37,7 +37,7 @@ export function register(program: Command): void {
       const { embedderFromSpec } = await import('../ground/embedders/resolve.js');
       embedder = kind === m.embedder.kind && !o.dimension && !o.embeddingModel ? await embedderFromSpec(m.embedder, cfg) : await createEmbedder(kind, cfg);
     } catch (err) {
-      if (!(err instanceof UsageError) || !/no knowledge base/.test(err.message)) throw err;
+      if (!UsageError.isInstance(err) || !/no knowledge base/.test(err.message)) throw err;
       embedder = await createEmbedder(kind, cfg);
     }
     const s = await ingest(o.kb, paths, { embedder, chunk: { size, overlap } });

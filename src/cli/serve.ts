@@ -111,7 +111,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
         onWarning: (message) => process.stderr.write(`assay: ${message}\n`),
       });
     } catch (err) {
-      if (err instanceof UsageError) throw err;
+      if (UsageError.isInstance(err)) throw err;
       throw new UsageError(`--kb ${flags.kb}: ${(err as Error).message}`, { file: flags.kb, path: '--kb' });
     }
   }

@@ -383,7 +383,7 @@ async function buildValidator(v: ValidatorConfig, i: number, { cfg, sandbox, fil
         ...policy,
       };
     } catch (err) {
-      if (!(err instanceof SandboxError)) throw err;
+      if (!SandboxError.isInstance(err)) throw err;
       // The sandbox itself failed, not the predicate: an environment problem (exit 3), said in one line.
       if (err.kind === 'crashed')
         throw new AssayError(`${file}: validator ${JSON.stringify(v.name)}: the predicate sandbox failed: ${err.message}`, ExitCode.INTERNAL);
@@ -407,7 +407,7 @@ async function buildValidator(v: ValidatorConfig, i: number, { cfg, sandbox, fil
     }
     return { ...builtinValidator(stripUndefined(header), v.check as CheckSpec), ...policy };
   } catch (err) {
-    if (!(err instanceof CheckOptionError)) throw err;
+    if (!CheckOptionError.isInstance(err)) throw err;
     throw usageError(file, [{ path: ['validators', i, 'check', err.field], message: err.message }], locate);
   }
 }

@@ -3,6 +3,7 @@ import { aggregateRates, aggregateTensor, minMarginal, pickAggregate } from './a
 import { ReliabilityTensor } from './tensor.js';
 import { HAND, tensorOf } from './testing/fixtures.js';
 import { tensorViews } from './views.js';
+import { argumentErrorOf } from '../testing/errors.js';
 
 describe('§3.3 aggregation over validator rates', () => {
   it('mean, weighted mean, minimum', () => {
@@ -29,10 +30,10 @@ describe('§3.3 aggregation over validator rates', () => {
   });
 
   it('checks weights', () => {
-    expect(() => aggregateRates([0.5, 0.5], [1])).toThrow(RangeError);
+    expect(argumentErrorOf(() => aggregateRates([0.5, 0.5], [1])).where).toEqual({ key: 'weights' });
     expect(() => aggregateRates([0.5], [-1])).toThrow(/weight/);
     expect(pickAggregate('weighted', { mean: 1, weighted: 2, min: 3 })).toBe(2);
-    expect(() => pickAggregate('max' as never, { mean: 1, weighted: 2, min: 3 })).toThrow(RangeError);
+    expect(argumentErrorOf(() => pickAggregate('max' as never, { mean: 1, weighted: 2, min: 3 })).where).toEqual({ key: 'method' });
   });
 });
 

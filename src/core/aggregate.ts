@@ -16,6 +16,7 @@ import { Outcome } from './outcome.js';
 import type { AggregateMethod } from './rate-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 import { rateOf, tensorViews, type TensorViews } from './views.js';
+import { ArgumentError } from '../errors.js';
 
 export interface Aggregates {
   mean: number | null;
@@ -24,13 +25,13 @@ export interface Aggregates {
 }
 
 function checkWeight(w: number, where: string): void {
-  if (!(Number.isFinite(w) && w >= 0)) throw new RangeError(`weight ${where} must be a finite number ≥ 0, got ${w}`);
+  if (!(Number.isFinite(w) && w >= 0)) throw new ArgumentError(`weight ${where} must be a finite number ≥ 0, got ${w}`, { key: 'weights' });
 }
 
 /** §3.3 over validator rates; `weights` default 1 each. */
 export function aggregateRates(rates: readonly (number | null)[], weights?: readonly number[]): Aggregates {
   if (weights && weights.length !== rates.length) {
-    throw new RangeError(`aggregateRates: ${rates.length} rates but ${weights.length} weights`);
+    throw new ArgumentError(`aggregateRates: ${rates.length} rates but ${weights.length} weights`, { key: 'weights' });
   }
   let sum = 0;
   let count = 0;
@@ -64,7 +65,7 @@ export function pickAggregate(method: AggregateMethod, a: Aggregates): number | 
     case 'min':
       return a.min;
     default:
-      throw new RangeError(`unknown aggregate method ${JSON.stringify(method)}; expected mean, weighted or min`);
+      throw new ArgumentError(`unknown aggregate method ${JSON.stringify(method)}; expected mean, weighted or min`, { key: 'method' });
   }
 }
 
@@ -102,7 +103,7 @@ function weightedOverCells(t: ReliabilityTensor, views: TensorViews, W: CellWeig
       }
     }
   } else {
-    throw new RangeError(`tensor weights: expected ${K} (per validator) or ${N * M * K} (per cell) weights, got ${W.length}`);
+    throw new ArgumentError(`tensor weights: expected ${K} (per validator) or ${N * M * K} (per cell) weights, got ${W.length}`, { key: 'weights' });
   }
   return den === 0 ? null : num / den;
 }

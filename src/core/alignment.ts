@@ -14,6 +14,7 @@
  * (the Korn–Graubard interval core/cluster.ts uses too); `weighted` says so. The counts stay the graded ones.
  */
 import { clopperPearson } from './intervals.js';
+import { ArgumentError } from '../errors.js';
 
 /** A rate with its interval (exact Clopper–Pearson at the requested level, or Korn–Graubard when weighted). */
 export interface RateInterval {
@@ -49,7 +50,7 @@ export interface GradedPair {
 }
 
 function checkLevel(level: number): void {
-  if (!(level > 0 && level < 1)) throw new RangeError(`alignment: level must be in (0, 1), got ${level}`);
+  if (!(level > 0 && level < 1)) throw new ArgumentError(`alignment: level must be in (0, 1), got ${level}`, { key: 'level' });
 }
 
 /** Inverse-probability weights, or null when every pair has the same (or no) probability: plain counting is exact then. */
@@ -60,14 +61,16 @@ export function inclusionWeights(pairs: readonly { probability?: number }[], wha
   pairs.forEach((p, i) => {
     if (p.probability === undefined) return;
     if (!(typeof p.probability === 'number' && p.probability > 0 && p.probability <= 1))
-      throw new RangeError(`${what}: graded[${i}].probability must be in (0, 1], got ${String(p.probability)}`);
+      throw new ArgumentError(`${what}: graded[${i}].probability must be in (0, 1], got ${String(p.probability)}`, { key: 'graded' });
     given++;
     min = Math.min(min, p.probability);
     max = Math.max(max, p.probability);
   });
   if (given === 0 || max <= min * (1 + 1e-9)) return null;
   if (given < pairs.length)
-    throw new RangeError(`${what}: either every graded output carries its inclusion probability or none does (${given} of ${pairs.length} do)`);
+    throw new ArgumentError(`${what}: either every graded output carries its inclusion probability or none does (${given} of ${pairs.length} do)`, {
+      key: 'graded',
+    });
   return Float64Array.from(pairs, (p) => 1 / p.probability!);
 }
 
@@ -84,7 +87,7 @@ export function alignment(pairs: readonly GradedPair[], level: number): Alignmen
   checkLevel(level);
   pairs.forEach((p, i) => {
     if (typeof p.judge !== 'boolean' || typeof p.person !== 'boolean')
-      throw new TypeError(`alignment: pairs[${i}] must have boolean judge and person, got ${JSON.stringify(p)}`);
+      throw new ArgumentError(`alignment: pairs[${i}] must have boolean judge and person, got ${JSON.stringify(p)}`, { key: 'pairs' });
   });
   const w = inclusionWeights(pairs, 'alignment');
   const counts = { tp: 0, fp: 0, fn: 0, tn: 0 };

@@ -5,6 +5,7 @@ import { summarize } from './summarize.js';
 import { ReliabilityTensor } from './tensor.js';
 import { Outcome } from './outcome.js';
 import { mulberry32 } from './testing/prng.js';
+import { argumentErrorOf } from '../testing/errors.js';
 
 const sums = (outputs: [number, number][]): ClusterSums => {
   const s = emptyClusterSums();
@@ -17,7 +18,7 @@ describe('Student t critical values (published tables)', () => {
     expect(tCritical(0.95, 1)).toBeCloseTo(12.706204736174694, 9);
     expect(tCritical(0.95, 9)).toBeCloseTo(2.262157162798205, 9);
     expect(tCritical(0.95, 30)).toBeCloseTo(2.0422724563012378, 9);
-    expect(() => tCritical(0.95, 0)).toThrow(RangeError);
+    expect(argumentErrorOf(() => tCritical(0.95, 0)).where).toEqual({ key: 'df' });
   });
 });
 

@@ -15,6 +15,7 @@
 import { betaQuantile } from './distributions.js';
 import { interval, zCritical } from './intervals.js';
 import type { Interval, IntervalMethod } from './rate-types.js';
+import { ArgumentError } from '../errors.js';
 
 /** Sums over the outputs of one pooled view. */
 export interface ClusterSums {
@@ -51,7 +52,7 @@ const tCache = new Map<string, number>();
 
 /** Two-sided critical value of Student's t with ν degrees of freedom: P(|T| > t) = I_{ν/(ν+t²)}(ν/2, 1/2) = α. */
 export function tCritical(level: number, df: number): number {
-  if (!(df > 0)) throw new RangeError(`tCritical: degrees of freedom must be > 0, got ${df}`);
+  if (!(df > 0)) throw new ArgumentError(`tCritical: degrees of freedom must be > 0, got ${df}`, { key: 'df' });
   const key = `${level} ${df}`;
   let t = tCache.get(key);
   if (t === undefined) {

@@ -12,6 +12,7 @@ import type { Counts } from './rate-types.js';
 import type { RunSummary } from './summary-types.js';
 import type { InputValue } from './validator.js';
 import { errorShareOf } from './views.js';
+import { ArgumentError } from '../errors.js';
 
 export type PAdjust = 'none' | 'holm';
 
@@ -101,11 +102,11 @@ function matchInputs(a: readonly InputValue[], b: readonly InputValue[]): [numbe
 export function compareSummaries(a: ComparedRun, b: ComparedRun, options: { level?: number; adjust?: PAdjust } = {}): SummaryComparison {
   const level = options.level ?? 0.95;
   const adjust = options.adjust ?? 'none';
-  if (!(level > 0 && level < 1)) throw new RangeError(`compareSummaries: level must be in (0, 1), got ${level}`);
+  if (!(level > 0 && level < 1)) throw new ArgumentError(`compareSummaries: level must be in (0, 1), got ${level}`, { key: 'level' });
   const sa = a.summary;
   const sb = b.summary;
   if (sa.inputs.length !== a.inputs.length || sb.inputs.length !== b.inputs.length) {
-    throw new RangeError('compareSummaries: a summary does not match its inputs (N differs)');
+    throw new ArgumentError('compareSummaries: a summary does not match its inputs (N differs)', { key: 'summary' });
   }
   const byNameB = new Map(sb.validators.map((v) => [v.name, v]));
   const namesA = new Set(sa.validators.map((v) => v.name));

@@ -111,10 +111,12 @@ describe('a resume may not change how the run is decided', () => {
     } catch (e) {
       err = e;
     }
-    expect(err).toBeInstanceOf(UsageError);
+    expect(UsageError.isInstance(err)).toBe(true);
     expect((err as UsageError).exitCode).toBe(2);
+    // Named by the option's key (the CLI shows it as --resume, cli/flag-names.ts).
+    expect((err as UsageError).where).toMatchObject({ key: 'runId' });
     expect((err as Error).message).toMatch(
-      /^--resume r1: the config a\.yaml \(or a flag\) changes how the run is decided: stopping: fixed → sequential\. A run keeps/,
+      /^runId r1: the config a\.yaml \(or an override\) changes how the run is decided: stopping: fixed → sequential\. A run keeps/,
     );
   });
 });

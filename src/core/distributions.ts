@@ -1,3 +1,4 @@
+import { ArgumentError } from '../errors.js';
 /**
  * The few special functions the statistics need, written out so the pure core has no dependency:
  * log-gamma, the regularized incomplete gamma and beta functions, the normal CDF and quantile and
@@ -115,7 +116,7 @@ function acklam(p: number): number {
 
 /** Standard normal quantile Φ⁻¹(p), p in (0, 1); ±Infinity at 0 and 1. */
 export function normalQuantile(p: number): number {
-  if (!(p >= 0 && p <= 1)) throw new RangeError(`normalQuantile: p must be in [0, 1], got ${p}`);
+  if (!(p >= 0 && p <= 1)) throw new ArgumentError(`normalQuantile: p must be in [0, 1], got ${p}`, { key: 'p' });
   if (p === 0) return -Infinity;
   if (p === 1) return Infinity;
   if (p > 0.5) return -normalQuantile(1 - p);
@@ -178,8 +179,8 @@ export function betaCdf(x: number, a: number, b: number): number {
 
 /** Beta(a, b) quantile: the x with I_x(a, b) = p. Bisection to full relative precision (robust, monotone). */
 export function betaQuantile(p: number, a: number, b: number): number {
-  if (!(p >= 0 && p <= 1)) throw new RangeError(`betaQuantile: p must be in [0, 1], got ${p}`);
-  if (!(a > 0 && b > 0)) throw new RangeError(`betaQuantile: shape parameters must be > 0, got a=${a}, b=${b}`);
+  if (!(p >= 0 && p <= 1)) throw new ArgumentError(`betaQuantile: p must be in [0, 1], got ${p}`, { key: 'p' });
+  if (!(a > 0 && b > 0)) throw new ArgumentError(`betaQuantile: shape parameters must be > 0, got a=${a}, b=${b}`, { key: a > 0 ? 'b' : 'a' });
   if (p === 0) return 0;
   if (p === 1) return 1;
   if (a === 1) return -Math.expm1(Math.log1p(-p) / b);

@@ -1,3 +1,4 @@
+import { ArgumentError } from '../errors.js';
 /**
  * People's grades of outputs, as the statistics read them (docs/judges.md).
  *
@@ -50,7 +51,7 @@ export function combineGrades(grades: readonly PersonGrade[], K: number): Graded
     { i: number; j: number; k: number; latest: Map<string, { pass: boolean; at: number }>; probability?: number; design?: string }
   >();
   grades.forEach((g, at) => {
-    if (!(Number.isInteger(g.k) && g.k >= 0 && g.k < K)) throw new RangeError(`combineGrades: rule index k=${g.k} outside 0..${K - 1}`);
+    if (!(Number.isInteger(g.k) && g.k >= 0 && g.k < K)) throw new ArgumentError(`combineGrades: rule index k=${g.k} outside 0..${K - 1}`, { key: 'grades' });
     const key = `${g.k},${g.i},${g.j}`;
     let o = outputs.get(key);
     if (!o) outputs.set(key, (o = { i: g.i, j: g.j, k: g.k, latest: new Map() }));

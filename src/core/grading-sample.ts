@@ -20,6 +20,7 @@
  */
 import { mulberry32 } from './prng.js';
 import { stratifiedRate } from './ppi.js';
+import { ArgumentError } from '../errors.js';
 
 export type GradingDesign = 'uniform' | 'stratified';
 
@@ -70,15 +71,16 @@ export function suggestGrading(
   count: number,
   opts: GradingOptions,
 ): { picks: GradingPick[]; design: string } {
-  if (!(Number.isInteger(count) && count >= 0)) throw new RangeError(`suggestGrading: count must be a whole number ≥ 0, got ${count}`);
-  if (!Number.isInteger(opts.seed)) throw new RangeError(`suggestGrading: seed must be an integer, got ${opts.seed}`);
+  if (!(Number.isInteger(count) && count >= 0)) throw new ArgumentError(`suggestGrading: count must be a whole number ≥ 0, got ${count}`, { key: 'count' });
+  if (!Number.isInteger(opts.seed)) throw new ArgumentError(`suggestGrading: seed must be an integer, got ${opts.seed}`, { key: 'seed' });
   if (opts.design !== 'uniform' && opts.design !== 'stratified')
-    throw new RangeError(`suggestGrading: design must be "uniform" or "stratified", got ${JSON.stringify(opts.design)}`);
+    throw new ArgumentError(`suggestGrading: design must be "uniform" or "stratified", got ${JSON.stringify(opts.design)}`, { key: 'design' });
   const seen = new Set<number>();
   for (const [i, o] of outputs.entries()) {
-    if (!Number.isFinite(o.id)) throw new RangeError(`suggestGrading: outputs[${i}].id must be a number, got ${String(o.id)}`);
-    if (o.judge !== null && typeof o.judge !== 'boolean') throw new TypeError(`suggestGrading: outputs[${i}].judge must be true, false or null`);
-    if (seen.has(o.id)) throw new RangeError(`suggestGrading: output id ${o.id} appears twice`);
+    if (!Number.isFinite(o.id)) throw new ArgumentError(`suggestGrading: outputs[${i}].id must be a number, got ${String(o.id)}`, { key: 'outputs' });
+    if (o.judge !== null && typeof o.judge !== 'boolean')
+      throw new ArgumentError(`suggestGrading: outputs[${i}].judge must be true, false or null`, { key: 'outputs' });
+    if (seen.has(o.id)) throw new ArgumentError(`suggestGrading: output id ${o.id} appears twice`, { key: 'outputs' });
     seen.add(o.id);
   }
   // Candidates in id order, so the picks do not depend on the order the outputs came in.
@@ -125,17 +127,18 @@ export function gradesForWidth(args: GradesForWidthArgs): number {
   const { judged, tpr, tnr, width, level } = args;
   const design = args.design ?? 'uniform';
   if (!(Number.isInteger(judged?.n) && judged.n > 0 && Number.isInteger(judged.pass) && judged.pass >= 0 && judged.pass <= judged.n))
-    throw new RangeError(`gradesForWidth: judged must be whole numbers with 0 ≤ pass ≤ n and n > 0, got ${JSON.stringify(judged)}`);
-  if (!(width > 0 && width <= 1)) throw new RangeError(`gradesForWidth: width must be in (0, 1], got ${width}`);
-  if (!(level > 0 && level < 1)) throw new RangeError(`gradesForWidth: level must be in (0, 1), got ${level}`);
-  if ((tpr === undefined) !== (tnr === undefined)) throw new RangeError('gradesForWidth: give both tpr and tnr, or neither');
+    throw new ArgumentError(`gradesForWidth: judged must be whole numbers with 0 ≤ pass ≤ n and n > 0, got ${JSON.stringify(judged)}`, { key: 'judged' });
+  if (!(width > 0 && width <= 1)) throw new ArgumentError(`gradesForWidth: width must be in (0, 1], got ${width}`, { key: 'width' });
+  if (!(level > 0 && level < 1)) throw new ArgumentError(`gradesForWidth: level must be in (0, 1), got ${level}`, { key: 'level' });
+  if ((tpr === undefined) !== (tnr === undefined))
+    throw new ArgumentError('gradesForWidth: give both tpr and tnr, or neither', { key: tpr === undefined ? 'tpr' : 'tnr' });
   for (const [name, v] of [
     ['tpr', tpr],
     ['tnr', tnr],
   ] as const)
-    if (v !== undefined && !(v >= 0 && v <= 1)) throw new RangeError(`gradesForWidth: ${name} must be in [0, 1], got ${v}`);
+    if (v !== undefined && !(v >= 0 && v <= 1)) throw new ArgumentError(`gradesForWidth: ${name} must be in [0, 1], got ${v}`, { key: name });
   if (design !== 'uniform' && design !== 'stratified')
-    throw new RangeError(`gradesForWidth: design must be "uniform" or "stratified", got ${JSON.stringify(design)}`);
+    throw new ArgumentError(`gradesForWidth: design must be "uniform" or "stratified", got ${JSON.stringify(design)}`, { key: 'design' });
   const q = judged.pass / judged.n;
   const sizes = [judged.pass, judged.n - judged.pass];
   // Each verdict's person-PASS share: from the judge's error rates, or the worst case ½.

@@ -7,6 +7,7 @@
  * move a p-value that matters).
  */
 import { logChoose } from './distributions.js';
+import { ArgumentError } from '../errors.js';
 
 /** A distribution on the integers offset, offset + 1, …: probs[t − offset] = P(X = t). */
 export interface CountDistribution {
@@ -45,7 +46,8 @@ function hypergeometric(n: number, y: number, a: number): CountDistribution {
 /** Distribution of the number of samples passing every column (see the file comment). */
 export function intersectionDistribution(n: number, passes: readonly number[]): CountDistribution {
   for (const a of passes)
-    if (!(Number.isInteger(a) && a >= 0 && a <= n)) throw new RangeError(`intersectionDistribution: passes must be integers in [0, ${n}], got ${a}`);
+    if (!(Number.isInteger(a) && a >= 0 && a <= n))
+      throw new ArgumentError(`intersectionDistribution: passes must be integers in [0, ${n}], got ${a}`, { key: 'passes' });
   if (passes.length === 0) return { offset: n, probs: Float64Array.of(1) };
   let dist: CountDistribution = { offset: passes[0], probs: Float64Array.of(1) };
   for (let k = 1; k < passes.length; k++) {

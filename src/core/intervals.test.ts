@@ -3,6 +3,7 @@ import { exactCoverage, wrongVerdictProbability } from './coverage.js';
 import { clopperPearson, interval, wald, wilson } from './intervals.js';
 import type { Interval } from './rate-types.js';
 import { binomial, mulberry32 } from './testing/prng.js';
+import { argumentErrorOf } from '../testing/errors.js';
 
 const bounds = (ci: Interval | null, digits = 4) => {
   expect(ci).not.toBeNull();
@@ -47,8 +48,8 @@ describe('interval reference values (95%)', () => {
   it('n = 0 gives null; bad arguments throw; dispatch by method', () => {
     expect(wilson(0, 0)).toBeNull();
     expect(interval('clopper-pearson', 0, 0)).toBeNull();
-    expect(() => wilson(11, 10)).toThrow(RangeError);
-    expect(() => wilson(1, 10, 1)).toThrow(RangeError);
+    expect(argumentErrorOf(() => wilson(11, 10)).where).toEqual({ key: 'x' });
+    expect(argumentErrorOf(() => wilson(1, 10, 1)).where).toEqual({ key: 'level' });
     expect(() => interval('bogus' as never, 1, 2)).toThrow(/unknown method/);
     expect(interval('wald', 95, 100)).toEqual(wald(95, 100));
     expect(interval('clopper-pearson', 5, 10, 0.9)).toEqual({ ...clopperPearson(5, 10, 0.9)!, method: 'clopper-pearson', level: 0.9 });

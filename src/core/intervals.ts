@@ -13,13 +13,14 @@
  */
 import { betaQuantile, normalQuantile } from './distributions.js';
 import type { Interval, IntervalMethod } from './rate-types.js';
+import { ArgumentError } from '../errors.js';
 
 export const INTERVAL_METHODS: readonly IntervalMethod[] = ['clopper-pearson', 'wilson', 'wald'];
 
 function check(x: number, n: number, level: number): void {
-  if (!(Number.isFinite(n) && n >= 0)) throw new RangeError(`interval: n must be a finite number ≥ 0, got ${n}`);
-  if (!(Number.isFinite(x) && x >= 0 && x <= n)) throw new RangeError(`interval: x must be in [0, n=${n}], got ${x}`);
-  if (!(level > 0 && level < 1)) throw new RangeError(`interval: level must be in (0, 1), got ${level}`);
+  if (!(Number.isFinite(n) && n >= 0)) throw new ArgumentError(`interval: n must be a finite number ≥ 0, got ${n}`, { key: 'n' });
+  if (!(Number.isFinite(x) && x >= 0 && x <= n)) throw new ArgumentError(`interval: x must be in [0, n=${n}], got ${x}`, { key: 'x' });
+  if (!(level > 0 && level < 1)) throw new ArgumentError(`interval: level must be in (0, 1), got ${level}`, { key: 'level' });
 }
 
 const clip = (v: number): number => (v < 0 ? 0 : v > 1 ? 1 : v);
@@ -76,6 +77,6 @@ export function interval(method: IntervalMethod, x: number, n: number, level = 0
     case 'wald':
       return wald(x, n, level);
     default:
-      throw new RangeError(`interval: unknown method ${JSON.stringify(method)}; expected one of ${INTERVAL_METHODS.join(', ')}`);
+      throw new ArgumentError(`interval: unknown method ${JSON.stringify(method)}; expected one of ${INTERVAL_METHODS.join(', ')}`, { key: 'method' });
   }
 }

@@ -28,6 +28,7 @@ import { logChoose } from './distributions.js';
 import { clopperPearson } from './intervals.js';
 import type { Counts, Verdict, VerdictMode } from './rate-types.js';
 import { DEFAULT_MAX_ERROR_SHARE } from './verdict.js';
+import { ArgumentError } from '../errors.js';
 
 /** `perInput: { minSuccess }` on a rule: each input passes at least minSuccess of its repeats. */
 export interface PerInputFloor {
@@ -86,8 +87,8 @@ function logAdd(a: number, b: number): number {
 
 function checkBinomial(x: number, n: number, p: number): void {
   if (!(Number.isInteger(n) && n >= 0 && Number.isInteger(x) && x >= 0 && x <= n))
-    throw new RangeError(`binomial: expected whole numbers 0 ≤ x ≤ n, got x=${x}, n=${n}`);
-  if (!(p >= 0 && p <= 1)) throw new RangeError(`binomial: p must be in [0, 1], got ${p}`);
+    throw new ArgumentError(`binomial: expected whole numbers 0 ≤ x ≤ n, got x=${x}, n=${n}`, { key: Number.isInteger(n) && n >= 0 ? 'x' : 'n' });
+  if (!(p >= 0 && p <= 1)) throw new ArgumentError(`binomial: p must be in [0, 1], got ${p}`, { key: 'p' });
 }
 
 /**
@@ -129,8 +130,8 @@ const pct = (x: number) => `${(Math.round(x * 1000) / 10).toString()}%`;
  */
 export function perInputFloors(perInput: readonly Counts[], floor: PerInputFloor, options: PerInputOptions): PerInputResult {
   const p0 = floor.minSuccess;
-  if (!(p0 > 0 && p0 < 1)) throw new RangeError(`perInput.minSuccess must be strictly between 0 and 1, got ${p0}`);
-  if (!(options.level > 0 && options.level < 1)) throw new RangeError(`level must be in (0, 1), got ${options.level}`);
+  if (!(p0 > 0 && p0 < 1)) throw new ArgumentError(`perInput.minSuccess must be strictly between 0 and 1, got ${p0}`, { key: 'perInput.minSuccess' });
+  if (!(options.level > 0 && options.level < 1)) throw new ArgumentError(`level must be in (0, 1), got ${options.level}`, { key: 'level' });
   const maxErrorShare = options.maxErrorShare ?? DEFAULT_MAX_ERROR_SHARE;
   const alpha = (1 - options.level) / 2;
   const confident = options.mode === 'confident';

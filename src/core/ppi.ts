@@ -40,6 +40,7 @@
 import { betaQuantile, normalQuantile } from './distributions.js';
 import { clopperPearson } from './intervals.js';
 import { inclusionWeights } from './alignment.js';
+import { ArgumentError } from '../errors.js';
 
 export interface CorrectedRate {
   rate: number;
@@ -151,18 +152,18 @@ export function stratifiedRate(
 
 function checkJudged(judged: { pass: number; n: number }, what: string): void {
   const { pass, n } = judged ?? ({} as { pass: number; n: number });
-  if (!(Number.isInteger(n) && n > 0)) throw new RangeError(`${what}: judged.n must be a whole number > 0, got ${String(n)}`);
+  if (!(Number.isInteger(n) && n > 0)) throw new ArgumentError(`${what}: judged.n must be a whole number > 0, got ${String(n)}`, { key: 'judged' });
   if (!(Number.isInteger(pass) && pass >= 0 && pass <= n))
-    throw new RangeError(`${what}: judged.pass must be a whole number in [0, ${n}], got ${String(pass)}`);
+    throw new ArgumentError(`${what}: judged.pass must be a whole number in [0, ${n}], got ${String(pass)}`, { key: 'judged' });
 }
 
 export function correctedRate(args: CorrectedRateArgs): CorrectedRate | null {
   const { judged, graded, level } = args;
-  if (!(level > 0 && level < 1)) throw new RangeError(`correctedRate: level must be in (0, 1), got ${level}`);
+  if (!(level > 0 && level < 1)) throw new ArgumentError(`correctedRate: level must be in (0, 1), got ${level}`, { key: 'level' });
   checkJudged(judged, 'correctedRate');
   graded.forEach((g, i) => {
     if (typeof g.judge !== 'boolean' || typeof g.person !== 'boolean')
-      throw new TypeError(`correctedRate: graded[${i}] must have boolean judge and person, got ${JSON.stringify(g)}`);
+      throw new ArgumentError(`correctedRate: graded[${i}] must have boolean judge and person, got ${JSON.stringify(g)}`, { key: 'graded' });
   });
   if (graded.length === 0) return null;
   const q = judged.pass / judged.n;
@@ -171,8 +172,9 @@ export function correctedRate(args: CorrectedRateArgs): CorrectedRate | null {
     const own = graded.filter((g) => g.judge === verdict);
     const size = verdict ? judged.pass : judged.n - judged.pass;
     if (own.length > size)
-      throw new RangeError(
+      throw new ArgumentError(
         `correctedRate: ${own.length} graded outputs have judge verdict ${verdict ? 'PASS' : 'FAIL'} but only ${size} judged ones do; the graded outputs must be a subset of the judged ones`,
+        { key: 'graded' },
       );
     const share = verdict ? q : 1 - q;
     const w = inclusionWeights(own, 'correctedRate');
@@ -228,10 +230,10 @@ function std(n: number, f: (i: number) => number): number {
 
 function normalisedWeights(w: ArrayLike<number> | undefined, n: number, what: string): Float64Array {
   if (w === undefined) return new Float64Array(n).fill(1);
-  if (w.length !== n) throw new RangeError(`ppiMeanCI: ${what} has ${w.length} weights for ${n} outputs`);
+  if (w.length !== n) throw new ArgumentError(`ppiMeanCI: ${what} has ${w.length} weights for ${n} outputs`, { key: what });
   let s = 0;
   for (let i = 0; i < n; i++) s += w[i];
-  if (!(s > 0)) throw new RangeError(`ppiMeanCI: ${what} must sum to a positive number`);
+  if (!(s > 0)) throw new ArgumentError(`ppiMeanCI: ${what} must sum to a positive number`, { key: what });
   return Float64Array.from({ length: n }, (_, i) => (w[i] / s) * n);
 }
 
@@ -246,9 +248,9 @@ export function ppiMeanCI(args: PpiMeanArgs): { estimate: number; low: number; h
   const alpha = args.alpha ?? 0.1;
   const n = Y.length;
   const N = YhatUnlabeled.length;
-  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`ppiMeanCI: alpha must be in (0, 1), got ${alpha}`);
-  if (n === 0 || N === 0) throw new RangeError('ppiMeanCI: needs at least one labelled and one unlabelled output');
-  if (Yhat.length !== n) throw new RangeError(`ppiMeanCI: Y has ${n} values but Yhat ${Yhat.length}`);
+  if (!(alpha > 0 && alpha < 1)) throw new ArgumentError(`ppiMeanCI: alpha must be in (0, 1), got ${alpha}`, { key: 'alpha' });
+  if (n === 0 || N === 0) throw new ArgumentError('ppiMeanCI: needs at least one labelled and one unlabelled output', { key: n === 0 ? 'Y' : 'YhatUnlabeled' });
+  if (Yhat.length !== n) throw new ArgumentError(`ppiMeanCI: Y has ${n} values but Yhat ${Yhat.length}`, { key: 'Yhat' });
   const w = normalisedWeights(args.w, n, 'w');
   const wu = normalisedWeights(args.wUnlabeled, N, 'wUnlabeled');
   const estimateAt = (lam: number) => mean(YhatUnlabeled, (i) => wu[i] * lam * YhatUnlabeled[i]) + mean(Y, (i) => w[i] * (Y[i] - lam * Yhat[i]));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { meetsConfidence, minAttempts, mixtureMinAttempts, pFailAll, planFromRates, pPassFromRates, pSuccessWithin } from './retry.js';
+import { argumentErrorOf } from '../testing/errors.js';
 
 describe('the geometric model from rates (§4.2.2)', () => {
   it("reproduces the paper's worked example and corrects its m", () => {
@@ -52,7 +53,7 @@ describe('the geometric model from rates (§4.2.2)', () => {
     expect(zero).toMatchObject({ p_pass: 0, expected_attempts: null, expected_retries: null, m: null, p_success_within_m: null });
     expect(pPassFromRates([])).toBe(1);
     expect(() => planFromRates([0.9, 1.2], 0.99)).toThrow(/rate 2 .*1\.2/);
-    expect(() => planFromRates([Number.NaN], 0.99)).toThrow(RangeError);
+    expect(argumentErrorOf(() => planFromRates([Number.NaN], 0.99)).where).toEqual({ key: 'rates' });
     expect(() => planFromRates([0.9], 1)).toThrow(/confidence/);
     expect(() => planFromRates([0.9], 0)).toThrow(/confidence/);
   });

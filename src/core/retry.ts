@@ -1,3 +1,4 @@
+import { ArgumentError } from '../errors.js';
 /**
  * The retry planner (white paper §4.2.2): the geometric model of validator-driven retry, from rates.
  * m is always the maximum number of attempts *including the first* (the paper mixes "attempts" and
@@ -43,7 +44,7 @@ export function meetsConfidence(fail: number, confidence: number): boolean {
 /** The smallest m ≥ 1 with P(success within m) ≥ confidence; null when unreachable (P_pass = 0). */
 export function minAttempts(pPass: number, confidence: number): number | null {
   assertConfidence(confidence);
-  if (!(pPass >= 0 && pPass <= 1)) throw new RangeError(`P_pass must be in [0, 1], got ${pPass}`);
+  if (!(pPass >= 0 && pPass <= 1)) throw new ArgumentError(`P_pass must be in [0, 1], got ${pPass}`, { key: 'pPass' });
   if (pPass <= 0) return null;
   if (pPass >= 1) return 1;
   let m = Math.max(1, Math.ceil(Math.log1p(-confidence) / Math.log1p(-pPass)));
@@ -110,11 +111,11 @@ export function planFromPPass(p: number, confidence: number): RatePlan {
 export function assertRates(rates: readonly number[]): void {
   rates.forEach((p, k) => {
     if (typeof p !== 'number' || !Number.isFinite(p) || p < 0 || p > 1) {
-      throw new RangeError(`rate ${k + 1} must be a number in [0, 1], got ${String(p)}`);
+      throw new ArgumentError(`rate ${k + 1} must be a number in [0, 1], got ${String(p)}`, { key: 'rates' });
     }
   });
 }
 
 export function assertConfidence(c: number): void {
-  if (!(c > 0 && c < 1)) throw new RangeError(`confidence must be in (0, 1), got ${c}`);
+  if (!(c > 0 && c < 1)) throw new ArgumentError(`confidence must be in (0, 1), got ${c}`, { key: 'confidence' });
 }

@@ -15,6 +15,7 @@ import { betaCdf, normalQuantile } from './distributions.js';
 import { interval } from './intervals.js';
 import { logEvidenceAbove, logEvidenceBelow, evidenceThreshold } from './sequence.js';
 import type { IntervalMethod } from './rate-types.js';
+import { ArgumentError } from '../errors.js';
 
 /** Beyond this many outputs a plan is not worth computing: null (fixed, sequential) or Infinity (toDecide). */
 export const MAX_PLANNED_SAMPLES = 1e7;
@@ -44,7 +45,7 @@ export function upperBelow(method: IntervalMethod, x: number, n: number, level: 
 }
 
 function checkProbability(name: string, v: number): void {
-  if (!(v > 0 && v < 1)) throw new RangeError(`${name} must be in (0, 1), got ${v}`);
+  if (!(v > 0 && v < 1)) throw new ArgumentError(`${name} must be in (0, 1), got ${v}`, { key: name });
 }
 
 export interface PlanOptions {
@@ -64,7 +65,8 @@ function checkPlan(o: PlanOptions): void {
   checkProbability('expect', o.expect);
   checkProbability('power', o.power);
   if (o.level !== undefined) checkProbability('level', o.level);
-  if (o.expect === o.minSuccess) throw new RangeError(`expect must differ from minSuccess (${o.minSuccess}): no sample size tells a rate from itself`);
+  if (o.expect === o.minSuccess)
+    throw new ArgumentError(`expect must differ from minSuccess (${o.minSuccess}): no sample size tells a rate from itself`, { key: 'expect' });
 }
 
 /** Probability that the fixed-n confident verdict is right (pass if p ≥ minSuccess, else fail). */

@@ -3,6 +3,7 @@ import { wilson } from './intervals.js';
 import { sequentialBoundaries } from './sample-size.js';
 import { evidenceThreshold, logEvidenceAbove, logEvidenceBelow, sequenceBounds, sequentialVerdict } from './sequence.js';
 import { mulberry32 } from './testing/prng.js';
+import { argumentErrorOf } from '../testing/errors.js';
 
 // Reference values: the same mixture written out independently in Python with mpmath (40 digits), its
 // bounds found by bisection on the evidence.
@@ -54,7 +55,7 @@ describe('confidence sequence: reference values', () => {
     expect(logEvidenceAbove(3, 0, 0)).toBe(Infinity);
     expect(logEvidenceAbove(3, 1, 1)).toBe(-Infinity);
     expect(evidenceThreshold(0.95)).toBeCloseTo(Math.log(40), 12);
-    expect(() => logEvidenceAbove(-1, 0, 0.5)).toThrow(RangeError);
+    expect(argumentErrorOf(() => logEvidenceAbove(-1, 0, 0.5)).where).toEqual({ key: 'S' });
     expect(() => logEvidenceAbove(1, 0, 0.5, 1)).toThrow(/expect/);
   });
 

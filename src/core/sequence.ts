@@ -1,3 +1,4 @@
+import { ArgumentError } from '../errors.js';
 /**
  * An anytime-valid confidence sequence for a success rate, and the sequential verdict it gives against a
  * threshold m (minSuccess). Optional stopping — looking after every sample and stopping once decided —
@@ -58,11 +59,12 @@ function logRatioLogOdds(S: number, F: number, u: number, d: number): number {
 }
 
 function checkCounts(S: number, F: number): void {
-  if (!(Number.isFinite(S) && Number.isFinite(F) && S >= 0 && F >= 0)) throw new RangeError(`sequence: counts must be finite and ≥ 0, got S=${S}, F=${F}`);
+  if (!(Number.isFinite(S) && Number.isFinite(F) && S >= 0 && F >= 0))
+    throw new ArgumentError(`sequence: counts must be finite and ≥ 0, got S=${S}, F=${F}`, { key: Number.isFinite(S) && S >= 0 ? 'F' : 'S' });
 }
 
 function checkExpect(expect: number | undefined): void {
-  if (expect !== undefined && !(expect > 0 && expect < 1)) throw new RangeError(`sequence: expect must be in (0, 1), got ${expect}`);
+  if (expect !== undefined && !(expect > 0 && expect < 1)) throw new ArgumentError(`sequence: expect must be in (0, 1), got ${expect}`, { key: 'expect' });
 }
 
 /**
@@ -90,7 +92,7 @@ export function logEvidenceBelow(S: number, F: number, m: number, expect?: numbe
 
 /** ln(2/α) for a two-sided level 1 − α: the evidence either side must reach. */
 export function evidenceThreshold(level: number): number {
-  if (!(level > 0 && level < 1)) throw new RangeError(`sequence: level must be in (0, 1), got ${level}`);
+  if (!(level > 0 && level < 1)) throw new ArgumentError(`sequence: level must be in (0, 1), got ${level}`, { key: 'level' });
   return Math.log(2 / (1 - level));
 }
 

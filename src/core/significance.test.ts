@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareProportions, fisherExact, newcombeInterval, twoProportionZTest } from './significance.js';
+import { argumentErrorOf } from '../testing/errors.js';
 
 describe('two-proportion z-test (pooled, two-sided)', () => {
   it('by hand: 85/100 → 95/100', () => {
@@ -23,7 +24,7 @@ describe('two-proportion z-test (pooled, two-sided)', () => {
   it('degenerate: no variance → z 0, p 1; an empty side → null', () => {
     expect(twoProportionZTest({ pass: 10, n: 10 }, { pass: 20, n: 20 })).toEqual({ z: 0, pValue: 1 });
     expect(twoProportionZTest({ pass: 0, n: 0 }, { pass: 2, n: 20 })).toBeNull();
-    expect(() => twoProportionZTest({ pass: 3, n: 2 }, { pass: 1, n: 2 })).toThrow(RangeError);
+    expect(argumentErrorOf(() => twoProportionZTest({ pass: 3, n: 2 }, { pass: 1, n: 2 })).where).toEqual({ key: 'a' });
   });
 });
 
@@ -104,6 +105,6 @@ describe('compareProportions', () => {
     const r = compareProportions({ pass: 0, n: 0 }, { pass: 3, n: 4 });
     expect(r).toMatchObject({ diff: null, ci: null, pValue: null, test: null, significant: false, direction: 'unchanged' });
     expect(r.b.rate).toBe(0.75);
-    expect(() => compareProportions({ pass: 1, n: 2 }, { pass: 1, n: 2 }, 95)).toThrow(RangeError);
+    expect(argumentErrorOf(() => compareProportions({ pass: 1, n: 2 }, { pass: 1, n: 2 }, 95)).where).toEqual({ key: 'level' });
   });
 });

@@ -9,6 +9,7 @@
  */
 import { logChoose, normalSf } from './distributions.js';
 import { wilson } from './intervals.js';
+import { ArgumentError } from '../errors.js';
 
 /** Successes out of decided trials (errors and pending cells are not trials). */
 export interface Proportion {
@@ -18,7 +19,7 @@ export interface Proportion {
 
 function check(p: Proportion, name: string): void {
   if (!(Number.isInteger(p.n) && p.n >= 0 && Number.isInteger(p.pass) && p.pass >= 0 && p.pass <= p.n)) {
-    throw new RangeError(`${name} must have integers 0 ≤ pass ≤ n, got pass=${p.pass}, n=${p.n}`);
+    throw new ArgumentError(`${name} must have integers 0 ≤ pass ≤ n, got pass=${p.pass}, n=${p.n}`, { key: name });
   }
 }
 
@@ -110,7 +111,7 @@ export interface ProportionComparison {
  * returned. The Newcombe interval is reported alongside; it agrees with the test in all but borderline cases.
  */
 export function compareProportions(a: Proportion, b: Proportion, level = 0.95): ProportionComparison {
-  if (!(level > 0 && level < 1)) throw new RangeError(`compareProportions: level must be in (0, 1), got ${level}`);
+  if (!(level > 0 && level < 1)) throw new ArgumentError(`compareProportions: level must be in (0, 1), got ${level}`, { key: 'level' });
   check(a, 'a');
   check(b, 'b');
   const ra = a.n === 0 ? null : a.pass / a.n;

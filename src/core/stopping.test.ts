@@ -3,6 +3,7 @@ import { Outcome, type OutcomeCode } from './outcome.js';
 import { sequenceBounds } from './sequence.js';
 import { boundsWithErrors, sequentialStatus, undecidedValidators } from './stopping.js';
 import { ReliabilityTensor } from './tensor.js';
+import { argumentErrorOf } from '../testing/errors.js';
 
 /** N × M × K tensor filled by f(i, j, k). */
 function tensor(N: number, M: number, K: number, f: (i: number, j: number, k: number) => OutcomeCode): ReliabilityTensor {
@@ -55,7 +56,7 @@ describe('sequential status from the tensor prefix', () => {
   });
 
   it('checks the column and handles an empty tensor', () => {
-    expect(() => sequentialStatus(new ReliabilityTensor(1, 1, 1), 1, o)).toThrow(RangeError);
+    expect(argumentErrorOf(() => sequentialStatus(new ReliabilityTensor(1, 1, 1), 1, o)).where).toEqual({ key: 'k' });
     expect(sequentialStatus(new ReliabilityTensor(0, 5, 1), 0, o)).toMatchObject({ decision: 'undecided', rounds: 0, bounds: null });
   });
 });

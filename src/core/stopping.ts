@@ -9,6 +9,7 @@
 import { Outcome } from './outcome.js';
 import { sequenceBounds, sequentialVerdict, type SequentialDecision } from './sequence.js';
 import type { ReliabilityTensor } from './tensor.js';
+import { ArgumentError } from '../errors.js';
 
 export interface SequentialStatus {
   decision: SequentialDecision;
@@ -51,7 +52,8 @@ export class SequentialScan {
   /** Reads newly complete rounds of column k (no-op once decided). */
   advance(t: ReliabilityTensor): this {
     const { k } = this;
-    if (!(Number.isInteger(k) && k >= 0 && k < t.K)) throw new RangeError(`sequentialStatus: validator ${k} is not a column of a tensor with K = ${t.K}`);
+    if (!(Number.isInteger(k) && k >= 0 && k < t.K))
+      throw new ArgumentError(`sequentialStatus: validator ${k} is not a column of a tensor with K = ${t.K}`, { key: 'k' });
     while (this.decision === 'undecided' && this.rounds < t.M && t.N > 0) {
       const j = this.rounds;
       const round = { pass: 0, fail: 0, error: 0 };

@@ -17,6 +17,7 @@ import type { ReliabilityTensor } from './tensor.js';
 import type { ValidatorMeta } from './validator.js';
 import { checkVerdictArguments, correctedVerdict, DEFAULT_MAX_ERROR_SHARE, DEFAULT_VERDICT_MODE, pctBeside, validatorVerdict } from './verdict.js';
 import { errorShareOf, rateOf, tensorViews } from './views.js';
+import { ArgumentError } from '../errors.js';
 
 /** Clopper–Pearson and confident verdicts by default: they hold their level for every p and n (docs/verdicts.md). */
 export const DEFAULT_SUMMARY_OPTIONS: SummaryOptions = {
@@ -32,25 +33,28 @@ const VERDICT_MODES: readonly VerdictMode[] = ['point', 'confident'];
 const AGGREGATE_METHODS: readonly AggregateMethod[] = ['mean', 'weighted', 'min'];
 const STOPPING_RULES: readonly StoppingRule[] = ['fixed', 'sequential'];
 
-/** Defaults filled in and every option checked (RangeError naming the option). */
+/** Defaults filled in and every option checked (an ArgumentError naming the option). */
 export function resolveSummaryOptions(options: Partial<SummaryOptions> = {}): SummaryOptions {
   const o: SummaryOptions = { ...DEFAULT_SUMMARY_OPTIONS };
   for (const [key, value] of Object.entries(options)) if (value !== undefined) (o as unknown as Record<string, unknown>)[key] = value;
   if (!INTERVAL_METHODS.includes(o.interval))
-    throw new RangeError(`options.interval must be one of ${INTERVAL_METHODS.join(', ')}, got ${JSON.stringify(o.interval)}`);
+    throw new ArgumentError(`options.interval must be one of ${INTERVAL_METHODS.join(', ')}, got ${JSON.stringify(o.interval)}`, { key: 'interval' });
   if (!(typeof o.level === 'number' && o.level > 0 && o.level < 1))
-    throw new RangeError(`options.level must be a number in (0, 1), got ${JSON.stringify(o.level)}`);
-  if (!VERDICT_MODES.includes(o.verdict)) throw new RangeError(`options.verdict must be one of ${VERDICT_MODES.join(', ')}, got ${JSON.stringify(o.verdict)}`);
+    throw new ArgumentError(`options.level must be a number in (0, 1), got ${JSON.stringify(o.level)}`, { key: 'level' });
+  if (!VERDICT_MODES.includes(o.verdict))
+    throw new ArgumentError(`options.verdict must be one of ${VERDICT_MODES.join(', ')}, got ${JSON.stringify(o.verdict)}`, { key: 'verdict' });
   if (!AGGREGATE_METHODS.includes(o.aggregate))
-    throw new RangeError(`options.aggregate must be one of ${AGGREGATE_METHODS.join(', ')}, got ${JSON.stringify(o.aggregate)}`);
+    throw new ArgumentError(`options.aggregate must be one of ${AGGREGATE_METHODS.join(', ')}, got ${JSON.stringify(o.aggregate)}`, { key: 'aggregate' });
   if (!(typeof o.maxErrorShare === 'number' && o.maxErrorShare >= 0 && o.maxErrorShare <= 1))
-    throw new RangeError(`options.maxErrorShare must be a number in [0, 1], got ${JSON.stringify(o.maxErrorShare)}`);
+    throw new ArgumentError(`options.maxErrorShare must be a number in [0, 1], got ${JSON.stringify(o.maxErrorShare)}`, { key: 'maxErrorShare' });
   if (!STOPPING_RULES.includes(o.stopping))
-    throw new RangeError(`options.stopping must be one of ${STOPPING_RULES.join(', ')}, got ${JSON.stringify(o.stopping)}`);
+    throw new ArgumentError(`options.stopping must be one of ${STOPPING_RULES.join(', ')}, got ${JSON.stringify(o.stopping)}`, { key: 'stopping' });
   // A sequential verdict is decided by the confidence sequence's bounds: a point verdict would undo its guarantee.
   if (o.stopping === 'sequential') {
     if (options.verdict === 'point')
-      throw new RangeError('options.verdict: stopping "sequential" decides on confidence bounds; it needs verdict "confident", got "point"');
+      throw new ArgumentError('options.verdict: stopping "sequential" decides on confidence bounds; it needs verdict "confident", got "point"', {
+        key: 'verdict',
+      });
     o.verdict = 'confident';
   }
   return o;
@@ -121,10 +125,10 @@ export function summarize(
   grades?: readonly (readonly GradedOutput[])[],
 ): RunSummary {
   if (validators.length !== t.K) {
-    throw new RangeError(`summarize: the tensor has K = ${t.K} validator columns but ${validators.length} validators were given`);
+    throw new ArgumentError(`summarize: the tensor has K = ${t.K} validator columns but ${validators.length} validators were given`, { key: 'validators' });
   }
   if (grades !== undefined && grades.length !== t.K)
-    throw new RangeError(`summarize: grades must hold one list per validator (K = ${t.K}), got ${grades.length}`);
+    throw new ArgumentError(`summarize: grades must hold one list per validator (K = ${t.K}), got ${grades.length}`, { key: 'grades' });
   const opts = resolveSummaryOptions(options);
   const views = tensorViews(t);
   const rc = (c: Counts): RateWithCI => rateWithCI(c, opts.interval, opts.level);
@@ -141,7 +145,9 @@ export function summarize(
     const graded = { ...(figure !== undefined ? { figure } : {}), ...(grading ? { grading } : {}) };
     // The floors' exact tests need a number of samples fixed in advance (core/per-input.ts); config load refuses the pair.
     if (sequential && v.perInput)
-      throw new RangeError(`validator ${JSON.stringify(v.name)}: perInput cannot be decided with stopping "sequential"; use stopping "fixed"`);
+      throw new ArgumentError(`validator ${JSON.stringify(v.name)}: perInput cannot be decided with stopping "sequential"; use stopping "fixed"`, {
+        key: 'perInput',
+      });
     if (sequential) return { ...head, ...r, ...sequentialSummary(t, k, v, r, opts, maxErrorShare), ...graded };
     const verdictOptions = { mode: opts.verdict, interval: opts.interval, level: opts.level, maxErrorShare };
     const corrected = grading?.corrected;

@@ -1,4 +1,5 @@
 import { Outcome, type OutcomeCode } from './outcome.js';
+import { ArgumentError } from '../errors.js';
 
 /**
  * The reliability tensor R[i][j][k] (white paper §3.6.1): input i, output iteration (sample) j,
@@ -18,11 +19,11 @@ export class ReliabilityTensor {
     cells?: Uint8Array,
   ) {
     if (!Number.isInteger(N) || !Number.isInteger(M) || !Number.isInteger(K) || N < 0 || M < 0 || K < 0) {
-      throw new RangeError(`tensor shape must be non-negative integers, got ${N}×${M}×${K}`);
+      throw new ArgumentError(`tensor shape must be non-negative integers, got ${N}×${M}×${K}`, { key: 'shape' });
     }
     const size = N * M * K;
     if (cells && cells.length !== size) {
-      throw new RangeError(`tensor of shape ${N}×${M}×${K} needs ${size} cells, got ${cells.length}`);
+      throw new ArgumentError(`tensor of shape ${N}×${M}×${K} needs ${size} cells, got ${cells.length}`, { key: 'cells' });
     }
     this.cells = cells ?? new Uint8Array(size);
   }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { binomialUpperTail } from './sample-size.js';
 import { DEFAULT_VERDICT_MODE, errorBounds, intervalProblem, pointVerdict, TO_DECIDE_PROBABILITY, validatorVerdict, zeroFailureSamples } from './verdict.js';
 import { mulberry32 } from './testing/prng.js';
+import { argumentErrorOf } from '../testing/errors.js';
 
 const confident = { mode: 'confident', interval: 'clopper-pearson', level: 0.95 } as const;
 const point = { mode: 'point', interval: 'clopper-pearson', level: 0.95 } as const;
@@ -123,7 +124,7 @@ describe('zero-failure plan', () => {
     expect(zeroFailureSamples(0.99, 0.95)).toBe(299); // 298.07
     expect(zeroFailureSamples(0.9, 0.99)).toBe(44); // ln 0.01 / ln 0.9 = 43.71
     expect(zeroFailureSamples(0.5, 0.75)).toBe(2); // ln 0.25 / ln 0.5 = 2 exactly
-    expect(() => zeroFailureSamples(1, 0.95)).toThrow(RangeError);
+    expect(argumentErrorOf(() => zeroFailureSamples(1, 0.95)).where).toEqual({ key: 'p0' });
     const n = zeroFailureSamples(0.97, 0.9);
     expect(0.97 ** n).toBeLessThanOrEqual(0.1);
     expect(0.97 ** (n - 1)).toBeGreaterThan(0.1);

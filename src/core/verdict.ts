@@ -17,6 +17,7 @@
 import { interval } from './intervals.js';
 import { toDecide } from './sample-size.js';
 import type { IntervalMethod, Verdict, VerdictMode } from './rate-types.js';
+import { ArgumentError } from '../errors.js';
 
 export interface VerdictOptions {
   mode: VerdictMode;
@@ -90,8 +91,8 @@ export function errorBounds(c: VerdictCounts, method: IntervalMethod, level: num
 
 /** Checks shared by the verdict functions. */
 export function checkVerdictArguments(minSuccess: number, maxErrorShare: number): void {
-  if (!(minSuccess >= 0 && minSuccess <= 1)) throw new RangeError(`minSuccess must be in [0, 1], got ${minSuccess}`);
-  if (!(maxErrorShare >= 0 && maxErrorShare <= 1)) throw new RangeError(`maxErrorShare must be in [0, 1], got ${maxErrorShare}`);
+  if (!(minSuccess >= 0 && minSuccess <= 1)) throw new ArgumentError(`minSuccess must be in [0, 1], got ${minSuccess}`, { key: 'minSuccess' });
+  if (!(maxErrorShare >= 0 && maxErrorShare <= 1)) throw new ArgumentError(`maxErrorShare must be in [0, 1], got ${maxErrorShare}`, { key: 'maxErrorShare' });
 }
 
 /** A validator's verdict from its pass, fail and error counts (pending cells are not counted). */
@@ -141,8 +142,8 @@ export function validatorVerdict(c: VerdictCounts, minSuccess: number, options: 
  * This is the one-sided bound; a two-sided 95% Clopper–Pearson lower bound needs α/2 instead (72 for 0.95).
  */
 export function zeroFailureSamples(p0: number, level = 0.95): number {
-  if (!(p0 > 0 && p0 < 1)) throw new RangeError(`zeroFailureSamples: p0 must be in (0, 1), got ${p0}`);
-  if (!(level > 0 && level < 1)) throw new RangeError(`zeroFailureSamples: level must be in (0, 1), got ${level}`);
+  if (!(p0 > 0 && p0 < 1)) throw new ArgumentError(`zeroFailureSamples: p0 must be in (0, 1), got ${p0}`, { key: 'p0' });
+  if (!(level > 0 && level < 1)) throw new ArgumentError(`zeroFailureSamples: level must be in (0, 1), got ${level}`, { key: 'level' });
   const exact = Math.log(1 - level) / Math.log(p0);
   // Guard against a ratio that is an integer in exact arithmetic landing a hair above it.
   return Math.max(1, Math.ceil(exact - 1e-9));

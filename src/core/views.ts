@@ -17,6 +17,7 @@ import { addCluster, emptyClusterSums, type ClusterSums } from './cluster.js';
 import { Outcome } from './outcome.js';
 import type { Counts } from './rate-types.js';
 import type { ReliabilityTensor } from './tensor.js';
+import { ArgumentError } from '../errors.js';
 
 export interface TensorViews {
   N: number;
@@ -80,7 +81,7 @@ export function tensorViews(t: ReliabilityTensor): TensorViews {
       let fails = 0;
       for (let k = 0; k < K; k++) {
         const c = cells[p++];
-        if (c > 3) throw new RangeError(`tensor cell (${i}, ${j}, ${k}) holds ${c}, not an outcome code 0–3`);
+        if (c > 3) throw new ArgumentError(`tensor cell (${i}, ${j}, ${k}) holds ${c}, not an outcome code 0–3`, { key: 'tensor' });
         byIK[ikBase + k * 4 + c]++;
         byJ[jBase + c]++;
         if (c === Outcome.PASS) passes++;

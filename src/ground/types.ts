@@ -1,4 +1,4 @@
-import { AssayError, ExitCode } from '../errors.js';
+import { AssayError, ExitCode, hasMarker, setMarker } from '../errors.js';
 import type { CheckerSummary, CheckVerdict } from './checkers/types.js';
 
 /** Cosine-similarity thresholds; they belong to the embedder, since cosine scales differ between embedders. */
@@ -76,6 +76,8 @@ export interface GroundingReport {
   [extra: string]: unknown;
 }
 
+const GROUNDING_REQUEST_ERROR = Symbol.for('assay.GroundingRequestError');
+
 /** A problem with the request itself; the HTTP layer maps it to its status (400, or 422 for an empty answer). */
 export class GroundingRequestError extends AssayError {
   constructor(
@@ -85,8 +87,15 @@ export class GroundingRequestError extends AssayError {
   ) {
     super(message, ExitCode.USAGE);
     this.name = 'GroundingRequestError';
+    setMarker(this, GROUNDING_REQUEST_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is GroundingRequestError {
+    return hasMarker(err, GROUNDING_REQUEST_ERROR);
   }
 }
+
+const GROUNDING_UNAVAILABLE_ERROR = Symbol.for('assay.GroundingUnavailableError');
 
 /** The analysis could not be done now (the LLM failed, or embedding failed for every claim): HTTP 503. */
 export class GroundingUnavailableError extends AssayError {
@@ -94,6 +103,11 @@ export class GroundingUnavailableError extends AssayError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, ExitCode.INTERNAL, options);
     this.name = 'GroundingUnavailableError';
+    setMarker(this, GROUNDING_UNAVAILABLE_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is GroundingUnavailableError {
+    return hasMarker(err, GROUNDING_UNAVAILABLE_ERROR);
   }
 }
 

@@ -6,6 +6,7 @@ import { attemptSinkOf } from './attempt-log.js';
 import { runCheck } from './checks.js';
 import { augmentInput, checkTemplate, FEEDBACK_TEMPLATE } from './feedback.js';
 import type { Attempt, AttemptSink, CheckRecord, GuardOptions, GuardReason, GuardResult, TokenPrices } from './types.js';
+import { ArgumentError } from '../errors.js';
 
 /**
  * The guard: what an application calls in production (white paper §4.1 and §4.2). Generate, check with every
@@ -58,15 +59,17 @@ export function guard(system: SystemUnderTest, options: GuardOptions): GuardedSy
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function checkOptions(opts: GuardOptions): void {
-  if (!Number.isInteger(opts.maxAttempts) || opts.maxAttempts < 1) throw new RangeError(`maxAttempts must be an integer ≥ 1, got ${opts.maxAttempts}`);
+  if (!Number.isInteger(opts.maxAttempts) || opts.maxAttempts < 1)
+    throw new ArgumentError(`maxAttempts must be an integer ≥ 1, got ${opts.maxAttempts}`, { key: 'maxAttempts' });
   for (const key of ['timeoutMs', 'callTimeoutMs', 'validatorTimeoutMs', 'verifierTimeoutMs'] as const) {
     const ms = opts[key];
-    if (ms !== undefined && !(ms > 0 && ms <= MAX_TIMER_MS)) throw new RangeError(`${key} must be a number of ms in (0, ${MAX_TIMER_MS}], got ${ms}`);
+    if (ms !== undefined && !(ms > 0 && ms <= MAX_TIMER_MS))
+      throw new ArgumentError(`${key} must be a number of ms in (0, ${MAX_TIMER_MS}], got ${ms}`, { key: key });
   }
   checkTemplate(opts.template ?? FEEDBACK_TEMPLATE);
 }
 
-/** One generation, with the per-call time limit turned into a transient (retryable) timeout. */
+/** One generation, with the per-call time limit turned into a retryable timeout. */
 async function generateOnce(system: SystemUnderTest, input: InputValue, signal: AbortSignal, sample: number, opts: GuardOptions) {
   const per = opts.callTimeoutMs ? AbortSignal.any([signal, AbortSignal.timeout(opts.callTimeoutMs)]) : signal;
   try {

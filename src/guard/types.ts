@@ -41,13 +41,13 @@ export interface GuardOptions {
   /** Persist attempts: a Store, an AttemptSink, or a store location (a SQLite path or postgres:// URL, opened for the call). */
   store?: AttemptSink | Store | string;
   prices?: { system?: TokenPrices; verifier?: TokenPrices };
-  /** Time limit of one generation in ms; a timed-out call is retried with backoff like any transient error. */
+  /** Time limit of one generation in ms; a timed-out call is retried with backoff like any retryable error. */
   callTimeoutMs?: number;
   /** Time limit of a rule in ms when the validator sets none (evaluateValidator's default otherwise: 5 s). */
   validatorTimeoutMs?: number;
   /** Time limit of one LLM judgement in ms (the verifier, or a verifier column that sets none); default 60 s. */
   verifierTimeoutMs?: number;
-  /** Backoff for transient generation errors within one attempt (429, 5xx, timeouts, resets). */
+  /** Backoff for retryable generation errors within one attempt (429, 5xx, timeouts, resets). */
   retry?: RetryOptions;
   /** Cancellation by the caller. */
   signal?: AbortSignal;

@@ -62,7 +62,7 @@ export interface VerifierContext {
   path?: string;
   /** Environment holding the API key; default process.env. */
   env?: NodeJS.ProcessEnv;
-  /** Backoff for transient judge errors (tests pass short delays). */
+  /** Backoff for retryable judge errors (tests pass short delays). */
   retry?: RetryOptions;
   /** The judgement budget when the verifier sets no `timeoutMs` (the run's per-call limit); default 60 000. */
   timeoutMs?: number;

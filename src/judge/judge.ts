@@ -32,7 +32,7 @@ export interface JudgeOptions {
   timeoutMs?: number;
   /** Limit of one attempt in ms; default half the budget (the whole budget when retries are off). */
   attemptTimeoutMs?: number;
-  /** Backoff for transient errors (429, 5xx, timeouts, resets); default 2 retries from 250 ms. */
+  /** Backoff for retryable errors (429, 5xx, timeouts, resets); default 2 retries from 250 ms. */
   retry?: Omit<RetryOptions, 'signal' | 'attemptTimeoutMs'>;
 }
 

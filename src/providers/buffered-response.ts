@@ -90,6 +90,7 @@ export class BufferedResponse {
     return this.stream;
   }
 
+  // TypeError where fetch's Response throws one: its readers expect a Response's errors.
   private consume(): Buffer {
     if (this.used) throw new TypeError('Body is unusable: Body has already been read');
     this.used = true;

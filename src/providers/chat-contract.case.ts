@@ -147,14 +147,14 @@ export function chatModelContract(name: string, fixture: ChatContractFixture): v
       expect(value.error.kind).toBe('rate_limit');
       expect(value.error.status).toBe(429);
       expect(value.error.retryAfterMs).toBe(2000);
-      expect(value.error.isRetryable).toBe(true);
+      expect(value.error.retryable).toBe(true);
       expect(requests).toBe(1);
     });
 
     it('5xx is a retryable server error, not retried by the client', async () => {
       next({ status: 503 });
       const { value, requests } = await requestsDuring(() => failure(model.generate(hi, { signal: live() })));
-      expect([value.error.kind, value.error.status, value.error.isRetryable]).toEqual(['server', 503, true]);
+      expect([value.error.kind, value.error.status, value.error.retryable]).toEqual(['server', 503, true]);
       expect(requests).toBe(1);
     });
 
@@ -162,14 +162,14 @@ export function chatModelContract(name: string, fixture: ChatContractFixture): v
       for (const status of [400, 401, 404]) {
         next({ status });
         const { error } = await failure(model.generate(hi, { signal: live() }));
-        expect([error.kind, error.status, error.isRetryable]).toEqual(['client', status, false]);
+        expect([error.kind, error.status, error.retryable]).toEqual(['client', status, false]);
       }
     });
 
     it('a body that is not JSON, or JSON of the wrong shape, is invalid_response', async () => {
       next({ garbage: '<html>upstream hiccup' });
       let { error } = await failure(model.generate(hi, { signal: live() }));
-      expect([error.kind, error.isRetryable]).toEqual(['invalid_response', false]);
+      expect([error.kind, error.retryable]).toEqual(['invalid_response', false]);
       next({ garbage: '{"unexpected": true}' });
       ({ error } = await failure(model.generate(hi, { signal: live() })));
       expect(error.kind).toBe('invalid_response');
@@ -178,10 +178,10 @@ export function chatModelContract(name: string, fixture: ChatContractFixture): v
     it('a dropped connection and a refused one are retryable connection errors', async () => {
       next({ reset: true });
       let { error } = await failure(model.generate(hi, { signal: live() }));
-      expect([error.kind, error.isRetryable]).toEqual(['connection', true]);
+      expect([error.kind, error.retryable]).toEqual(['connection', true]);
       const away = fixture.makeUnreachable();
       ({ error } = await failure(away.generate(hi, { signal: live() })));
-      expect([error.kind, error.isRetryable]).toEqual(['connection', true]);
+      expect([error.kind, error.retryable]).toEqual(['connection', true]);
     });
 
     it('an already-aborted signal fails at once as aborted, sending nothing', async () => {
@@ -189,7 +189,7 @@ export function chatModelContract(name: string, fixture: ChatContractFixture): v
       c.abort();
       const { value, requests } = await requestsDuring(() => failure(model.generate(hi, { signal: c.signal })));
       expect(value.error.kind).toBe('aborted');
-      expect(value.error.isRetryable).toBe(false);
+      expect(value.error.retryable).toBe(false);
       expect(requests).toBe(0);
     });
 
@@ -205,7 +205,7 @@ export function chatModelContract(name: string, fixture: ChatContractFixture): v
       onArrival = undefined;
       next({ hang: true });
       r = await failure(model.generate(hi, { signal: AbortSignal.timeout(100) }));
-      expect([r.error.kind, r.error.isRetryable]).toEqual(['timeout', true]);
+      expect([r.error.kind, r.error.retryable]).toEqual(['timeout', true]);
       expect(r.ms).toBeLessThan(PROMPTLY_MS);
       // The runner's deadline: an abort whose reason is a timeout ProviderError, while the request is out.
       queue.length = 0;

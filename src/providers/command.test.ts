@@ -58,7 +58,7 @@ describe('CommandSystem', () => {
     const s = new CommandSystem({ command: process.execPath, args: [script], env: { FAIL: 'disk full' } });
     const e = (await s.generate('x', { signal: signal(), inputIndex: 0, sample: 0 }).catch((err: unknown) => err)) as ProviderError;
     expect(e).toBeInstanceOf(ProviderError);
-    expect(e.transient).toBe(false);
+    expect(e.retryable).toBe(false);
     expect(e.message).toContain('code 3');
     expect(e.message).toContain('something went wrong: disk full');
   });

@@ -106,7 +106,7 @@ export function systemContract(name: string, makeSystem: MakeSystem): void {
       const r = await timed(() => s.generate(CONTRACT_INPUTS.string, opts(AbortSignal.timeout(100))));
       expect(r.error).toBeInstanceOf(ProviderError);
       expect((r.error as ProviderError).kind).toBe('timeout');
-      expect((r.error as ProviderError).transient).toBe(true);
+      expect((r.error as ProviderError).retryable).toBe(true);
       expect(r.ms).toBeLessThan(PROMPTLY_MS);
     });
 

@@ -52,13 +52,13 @@ export function embeddingModelContract(name: string, fixture: EmbeddingContractF
       const before = server.requests.length;
       queue.push({ status: 429, retryAfterSeconds: 3 });
       let e = await failure(model.embed(['x']));
-      expect([e.kind, e.retryAfterMs, e.isRetryable]).toEqual(['rate_limit', 3000, true]);
+      expect([e.kind, e.retryAfterMs, e.retryable]).toEqual(['rate_limit', 3000, true]);
       queue.push({ status: 500 });
       e = await failure(model.embed(['x']));
-      expect([e.kind, e.isRetryable]).toEqual(['server', true]);
+      expect([e.kind, e.retryable]).toEqual(['server', true]);
       queue.push({ status: 400 });
       e = await failure(model.embed(['x']));
-      expect([e.kind, e.isRetryable]).toEqual(['client', false]);
+      expect([e.kind, e.retryable]).toEqual(['client', false]);
       queue.push({ garbage: 'not json' });
       expect((await failure(model.embed(['x']))).kind).toBe('invalid_response');
       queue.push([[1, 2, 3]]);

@@ -66,12 +66,12 @@ describe('status and abort mapping', () => {
     await expect(abortableSleep(SLOW_MS, c.signal, 'x')).rejects.toMatchObject({ kind: 'aborted' });
     expect(performance.now() - t1).toBeLessThan(PROMPTLY_MS);
   });
-  it('decides isRetryable where the error is made: by kind, and 501/505 never', () => {
+  it('decides retryable where the error is made: by kind, and 501/505 never', () => {
     const h0 = h({});
-    expect([429, 500, 502, 503, 504, 529, 408].map((st) => statusError('x', st, h0).isRetryable)).toEqual([true, true, true, true, true, true, true]);
-    expect([400, 401, 403, 404, 422, 501, 505].map((st) => statusError('x', st, h0).isRetryable)).toEqual([false, false, false, false, false, false, false]);
-    expect(new ProviderError('invalid_response', 'x').isRetryable).toBe(false);
-    expect(new ProviderError('connection', 'x').transient).toBe(true);
+    expect([429, 500, 502, 503, 504, 529, 408].map((st) => statusError('x', st, h0).retryable)).toEqual([true, true, true, true, true, true, true]);
+    expect([400, 401, 403, 404, 422, 501, 505].map((st) => statusError('x', st, h0).retryable)).toEqual([false, false, false, false, false, false, false]);
+    expect(new ProviderError('invalid_response', 'x').retryable).toBe(false);
+    expect(new ProviderError('connection', 'x').retryable).toBe(true);
     // Recognised across module copies (src and dist) by its marker, not only by instanceof.
     const copy = Object.assign(Object.create(Error.prototype) as object, { kind: 'server' });
     Object.defineProperty(copy, Symbol.for('assay.ProviderError'), { value: true });

@@ -53,8 +53,8 @@ export function statusError(
   const retryAfterMs = kind === 'rate_limit' || kind === 'server' ? parseRetryAfter(headers) : undefined;
   const tail = detail ? `: ${excerpt(detail)}` : '';
   // 501 and 505: the server says it will never do this, however often it is asked.
-  const isRetryable = status === 501 || status === 505 ? false : undefined;
-  return new ProviderError(kind, `${who}: HTTP ${status}${tail}`, { status, retryAfterMs, cause, isRetryable });
+  const retryable = status === 501 || status === 505 ? false : undefined;
+  return new ProviderError(kind, `${who}: HTTP ${status}${tail}`, { status, retryAfterMs, cause, retryable });
 }
 
 const CONNECTION_CODES = new Set([

@@ -124,9 +124,9 @@ describe('HttpSystem', () => {
 
   it('500 → server, 400 → client with the body excerpt', async () => {
     const e5 = await failure((res) => res.writeHead(502).end('bad gateway'));
-    expect([e5.kind, e5.status, e5.transient]).toEqual(['server', 502, true]);
+    expect([e5.kind, e5.status, e5.retryable]).toEqual(['server', 502, true]);
     const e4 = await failure((res) => res.writeHead(400).end('missing field "input"'));
-    expect([e4.kind, e4.status, e4.transient]).toEqual(['client', 400, false]);
+    expect([e4.kind, e4.status, e4.retryable]).toEqual(['client', 400, false]);
     expect(e4.message).toContain('missing field "input"');
   });
 

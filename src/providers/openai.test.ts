@@ -102,28 +102,28 @@ describe('OpenAISystem', () => {
     expect(e.kind).toBe('rate_limit');
     expect(e.status).toBe(429);
     expect(e.retryAfterMs).toBe(7000);
-    expect(e.transient).toBe(true);
+    expect(e.retryable).toBe(true);
   });
 
   it('500 → server (transient)', async () => {
     const e = await failure({ status: 500 });
     expect(e.kind).toBe('server');
     expect(e.status).toBe(500);
-    expect(e.transient).toBe(true);
+    expect(e.retryable).toBe(true);
   });
 
   it('400 → client (not transient)', async () => {
     const e = await failure({ status: 400, body: { error: { message: 'bad model' } } });
     expect(e.kind).toBe('client');
     expect(e.status).toBe(400);
-    expect(e.transient).toBe(false);
+    expect(e.retryable).toBe(false);
     expect(e.message).toContain('bad model');
   });
 
   it('connection reset → connection', async () => {
     const e = await failure({ reset: true });
     expect(e.kind).toBe('connection');
-    expect(e.transient).toBe(true);
+    expect(e.retryable).toBe(true);
   });
 
   it('connection refused → connection', async () => {
@@ -136,7 +136,7 @@ describe('OpenAISystem', () => {
   it('a garbage body → invalid_response', async () => {
     const e = await failure({ garbage: '<html>oops' });
     expect(e.kind).toBe('invalid_response');
-    expect(e.transient).toBe(false);
+    expect(e.retryable).toBe(false);
   });
 
   it('an answer without content → invalid_response', async () => {

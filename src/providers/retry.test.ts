@@ -190,7 +190,7 @@ describe("callWithRetry: per-attempt deadlines within the caller's budget", () =
 
   it('retries what the error says is retryable, nothing else', async () => {
     let n = 0;
-    const notImplemented = new ProviderError('server', 'HTTP 501', { status: 501, isRetryable: false });
+    const notImplemented = new ProviderError('server', 'HTTP 501', { status: 501, retryable: false });
     await expect(
       callWithRetry(
         async () => {

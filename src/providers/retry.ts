@@ -4,7 +4,7 @@ import { ProviderError } from './types.js';
  * The one place that retries model calls (the runner's generations, judges, SPADE's steps, embedders).
  * Retry with exponential backoff and "full jitter" (delay drawn uniformly from [0, min(max, base·2^n)]),
  * which spreads a burst of clients that were rate-limited together instead of having them retry in step.
- * Only ProviderErrors whose `isRetryable` says so are retried (429, 5xx, timeouts, connection resets: the
+ * Only ProviderErrors whose `retryable` says so are retried (429, 5xx, timeouts, connection resets: the
  * decision is made where the error is made); a bad request, an unreadable answer, any other exception, or
  * a cancelled run is rethrown at once. With `attemptTimeoutMs`, each attempt gets its own deadline inside
  * the caller's budget (the signal): an attempt that runs out is a `timeout`, retried while the budget lasts.
@@ -50,10 +50,6 @@ export function backoffDelay(attempt: number, error: ProviderError, opts: RetryO
   const jittered = Math.floor(random() * ceiling);
   // The server knows its own rate window: never come back sooner than it asked.
   return error.retryAfterMs !== undefined ? Math.max(error.retryAfterMs, jittered) : jittered;
-}
-
-export function isTransient(err: unknown): err is ProviderError {
-  return ProviderError.isInstance(err) && err.isRetryable;
 }
 
 /** Wait `ms`, or reject with the signal's reason as soon as it aborts. */
@@ -109,7 +105,7 @@ async function withDeadline<T>(fn: (signal: AbortSignal) => Promise<T>, ms: numb
 }
 
 /**
- * Call `fn` until it succeeds, a non-transient error occurs, the run is aborted or the retries are used up.
+ * Call `fn` until it succeeds, an error that is not retryable occurs, the run is aborted or the retries are used up.
  * `fn` receives the 1-based attempt number and the attempt's signal. The last error is rethrown unchanged.
  */
 export async function callWithRetry<T>(fn: (attempt: number, signal: AbortSignal) => Promise<T>, opts: RetryOptions = {}): Promise<T> {
@@ -122,7 +118,7 @@ export async function callWithRetry<T>(fn: (attempt: number, signal: AbortSignal
         ? await withDeadline((signal) => fn(attempt, signal), opts.attemptTimeoutMs, opts.signal)
         : await fn(attempt, opts.signal ?? NEVER);
     } catch (err) {
-      if (opts.signal?.aborted || !isTransient(err) || attempt > retries) throw err;
+      if (opts.signal?.aborted || !(ProviderError.isInstance(err) && err.retryable) || attempt > retries) throw err;
       if (err.retryAfterMs !== undefined && err.retryAfterMs > maxRetryAfterMs) throw err;
       const delayMs = backoffDelay(attempt, err, opts);
       opts.onRetry?.({ attempt, error: err, delayMs });

@@ -80,7 +80,7 @@ describe('SimulatedSystem', () => {
       } catch (err) {
         expect(err).toBeInstanceOf(ProviderError);
         expect((err as ProviderError).kind).toBe('rate_limit');
-        expect((err as ProviderError).transient).toBe(true);
+        expect((err as ProviderError).retryable).toBe(true);
         errors++;
         if (i < 500) {
           firstTryFailed++;

@@ -5,7 +5,7 @@ import { ProviderError, type GenerateOptions, type Generation, type SystemUnderT
 
 /**
  * A SIMULATOR, not a model: a seeded stochastic system that answers with weighted canned outputs after a
- * simulated latency, optionally failing a fraction of calls with transient errors. It exists for demos,
+ * simulated latency, optionally failing a fraction of calls with retryable errors. It exists for demos,
  * tests and benchmarks, where the true success rate must be known in advance.
  */
 
@@ -25,7 +25,7 @@ export interface SimulatedSystemOptions {
   outputs: SimulatedOutput[];
   /** Outputs for particular inputs, keyed by the input text (object inputs: their JSON with sorted keys). */
   byInput?: Record<string, SimulatedOutput[]>;
-  /** Fraction of calls (0..1) that throw a transient ProviderError, to exercise retries. */
+  /** Fraction of calls (0..1) that throw a retryable ProviderError, to exercise retries. */
   errorRate?: number;
   /** Kind of the injected errors; default 'server'. */
   errorKind?: TransientKind;

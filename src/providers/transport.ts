@@ -39,6 +39,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): FetchLike {
       const res = await once(url, req, agents);
       const location = res.headers.get('location');
       if (!REDIRECTS.has(res.status) || location === null || req.redirect === 'manual') return res;
+      // TypeError, as fetch rejects: the clients that take this function as their `fetch` expect fetch's errors.
       if (hop >= 5 || req.redirect === 'error') throw new TypeError(`fetch: too many redirects, or redirects not allowed (${url.href})`);
       const next = new URL(location, url);
       if (next.origin !== url.origin) {

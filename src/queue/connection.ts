@@ -1,11 +1,18 @@
 import type { Redis } from 'ioredis';
-import { AssayError, ExitCode, UsageError } from '../errors.js';
+import { AssayError, ExitCode, hasMarker, setMarker, UsageError } from '../errors.js';
+
+const QUEUE_ERROR = Symbol.for('assay.QueueError');
 
 /** The queue (Redis) could not be reached or used: an environment problem, exit 3, in one line without the password. */
 export class QueueError extends AssayError {
   constructor(message: string, options?: ErrorOptions) {
     super(message, ExitCode.INTERNAL, options);
     this.name = 'QueueError';
+    setMarker(this, QUEUE_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is QueueError {
+    return hasMarker(err, QUEUE_ERROR);
   }
 }
 

@@ -78,7 +78,7 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
   const outage = new Outage(`the queue at ${opts.queue.shown}`, {
     boundMs: opts.outageMs ?? DEFAULT_OUTAGE_MS,
     log,
-    transient: redisLost,
+    retryable: redisLost,
     describe: redisReason(redis),
   });
   const ride: Ride = (fn) => outage.ride(fn, opts.signal);
@@ -261,7 +261,7 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
     };
   } catch (err) {
     // The queue (or the store) stayed away past the bound: the run is kept, and the line says how to finish it.
-    if (err instanceof OutageError && run) {
+    if (OutageError.isInstance(err) && run) {
       const kept = await store.setStatus(run.id, 'interrupted').then(
         () => 'is kept as interrupted',
         () => 'is not finished',

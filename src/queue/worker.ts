@@ -61,7 +61,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
   const outage = new Outage(`the queue at ${queue.shown}`, {
     boundMs: opts.outageMs ?? DEFAULT_OUTAGE_MS,
     log,
-    transient: redisLost,
+    retryable: redisLost,
     describe: redisReason(redis),
     onGiveUp: (err) => opts.onFatal?.(err),
   });
@@ -120,7 +120,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
     } catch (err) {
       e.inUse--;
       // A store that was unreachable may answer next time; a config that cannot be built will not.
-      if (!(err instanceof AssayError && err.exitCode === ExitCode.USAGE)) contexts.delete(runId);
+      if (!(AssayError.isInstance(err) && err.exitCode === ExitCode.USAGE)) contexts.delete(runId);
       throw err;
     }
   }
@@ -174,7 +174,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       held = await contextFor(runId);
     } catch (err) {
       // A run this worker cannot build (unknown id, a config it cannot load) will not get better by retrying.
-      if (err instanceof AssayError && err.exitCode === ExitCode.USAGE) throw new UnrecoverableError(err.message);
+      if (AssayError.isInstance(err) && err.exitCode === ExitCode.USAGE) throw new UnrecoverableError(err.message);
       throw err;
     }
     try {
@@ -211,7 +211,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       stored++;
       return summary(s, 'stored');
     } catch (err) {
-      if (!(err instanceof DuplicateSampleError)) throw err;
+      if (!DuplicateSampleError.isInstance(err)) throw err;
       const theirs = await store.getSample(runId, s.i, s.j);
       return summary(theirs ?? s, 'theirs');
     }

@@ -68,7 +68,7 @@ function checkWritable(name: string, file: string): void {
     if (statSync(file).isDirectory())
       throw new UsageError(`${name}: expected a file path, found ${JSON.stringify(file)}, which is a folder`, { path: name, file });
   } catch (err) {
-    if (err instanceof UsageError) throw err;
+    if (UsageError.isInstance(err)) throw err;
     existed = false;
   }
   // Opening for append creates the file without touching an existing one's content: a real test of writability

@@ -7,7 +7,7 @@ import { renderJunitReport } from './junit.js';
 import { renderMarkdownReport } from './markdown.js';
 import type { ReportMeta } from './meta.js';
 import { REPORT_FLAGS, STDOUT, type ReportFlag } from './targets.js';
-import { AssayError, ExitCode } from '../errors.js';
+import { AssayError, ExitCode, hasMarker, setMarker } from '../errors.js';
 
 export interface ReportTargets {
   json?: string;
@@ -19,6 +19,8 @@ export interface ReportTargets {
 /** Outputs are embedded in the HTML report only up to this many samples, to keep the file openable. */
 const HTML_SAMPLES_LIMIT = 5000;
 
+const REPORT_WRITE_ERROR = Symbol.for('assay.ReportWriteError');
+
 /**
  * A report that could not be written after the work was done (disk full, folder removed meanwhile).
  * Exit 3 with this one line; the run itself is already stored.
@@ -27,6 +29,11 @@ export class ReportWriteError extends AssayError {
   constructor(message: string, options?: ErrorOptions) {
     super(message, ExitCode.INTERNAL, options);
     this.name = 'ReportWriteError';
+    setMarker(this, REPORT_WRITE_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is ReportWriteError {
+    return hasMarker(err, REPORT_WRITE_ERROR);
   }
 }
 

@@ -7,6 +7,7 @@ import { MemoryStore } from '../store/memory.js';
 import type { SampleRecord } from '../store/types.js';
 import { DEFAULT_MAX_ERRORS, FailFastRule } from './fail-fast.js';
 import { runExperiment, type RunPlan } from './runner.js';
+import { argumentErrorOf } from '../testing/errors.js';
 
 const t = new ReliabilityTensor(1, 1, 1);
 const failed = (message: string, kind: ProviderErrorKind, attempts = 1): SampleRecord => ({
@@ -58,8 +59,8 @@ describe('fail-fast rule', () => {
   });
 
   it('refuses a maxErrors below 1', () => {
-    expect(() => new FailFastRule(0)).toThrow(RangeError);
-    expect(() => new FailFastRule(1.5)).toThrow(RangeError);
+    expect(argumentErrorOf(() => new FailFastRule(0)).where).toEqual({ key: 'maxErrors' });
+    expect(argumentErrorOf(() => new FailFastRule(1.5)).where).toEqual({ key: 'maxErrors' });
   });
 });
 

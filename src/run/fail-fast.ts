@@ -6,7 +6,7 @@
  * `interrupted`, so `assay run --resume` finishes it once the cause is fixed; the CLI exits 3.
  */
 import type { ReliabilityTensor } from '../core/tensor.js';
-import { ExitCode } from '../errors.js';
+import { ArgumentError, ExitCode } from '../errors.js';
 import type { ProviderErrorKind } from '../providers/types.js';
 import type { SampleRecord } from '../store/types.js';
 import { errorKey } from './error-groups.js';
@@ -35,7 +35,8 @@ export class FailFastRule implements StopRule {
 
   /** `maxErrors` ≥ 1: samples in a row failing the same way that stop the run. */
   constructor(readonly maxErrors: number = DEFAULT_MAX_ERRORS) {
-    if (!Number.isInteger(maxErrors) || maxErrors < 1) throw new RangeError(`maxErrors: expected a whole number ≥ 1, found ${maxErrors}`);
+    if (!Number.isInteger(maxErrors) || maxErrors < 1)
+      throw new ArgumentError(`maxErrors: expected a whole number ≥ 1, found ${maxErrors}`, { key: 'maxErrors' });
   }
 
   observe(s: SampleRecord, _tensor: ReliabilityTensor, resumed: boolean): void {

@@ -217,7 +217,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
         await store.recordSample(run.id, mine);
       } catch (err) {
         // Another process working on this run stored (i, j) first: the store keeps theirs, and so do we.
-        const theirs = err instanceof DuplicateSampleError ? await store.getSample(run.id, i, j).catch(() => undefined) : undefined;
+        const theirs = DuplicateSampleError.isInstance(err) ? await store.getSample(run.id, i, j).catch(() => undefined) : undefined;
         if (!theirs) {
           fatal ??= err;
           stop.abort(err);

@@ -1,5 +1,5 @@
 /**
- * Executing one sample (input i, sample j): one generation, retried where transient, then the K checks.
+ * Executing one sample (input i, sample j): one generation, retried where retryable, then the K checks.
  * The local runner and the queue workers both call `executeSample`; what to run next, and when to stop,
  * is the scheduler's business (runner.ts), not this file's.
  */
@@ -90,7 +90,7 @@ export async function executeSample(ctx: SampleContext, input: InputValue, i: nu
       i,
       j,
       generationError: msg,
-      ...(err instanceof ProviderError ? { generationErrorKind: err.kind } : {}),
+      ...(ProviderError.isInstance(err) ? { generationErrorKind: err.kind } : {}),
       outcomes: new Array<OutcomeCode>(K).fill(Outcome.ERROR),
       errors: new Array<string>(K).fill(msg),
       latencyMs: performance.now() - t0,
@@ -127,7 +127,7 @@ export async function executeSample(ctx: SampleContext, input: InputValue, i: nu
 
 /**
  * One provider call with its own deadline. The race against the abort makes the deadline hold even for a
- * provider that ignores its signal; a deadline that fires becomes a (transient) `timeout` ProviderError.
+ * provider that ignores its signal; a deadline that fires becomes a (retryable) `timeout` ProviderError.
  */
 async function callOnce(system: SystemUnderTest, input: InputValue, i: number, j: number, timeoutMs: number, runSignal: AbortSignal): Promise<Generation> {
   const ac = new AbortController();

@@ -9,6 +9,7 @@ import type { ReliabilityTensor } from '../core/tensor.js';
 import type { ValidatorMeta } from '../core/validator.js';
 import type { SampleRecord } from '../store/types.js';
 import type { StopDecision, StopRule } from './stop.js';
+import { ArgumentError } from '../errors.js';
 
 export class SequentialStopRule implements StopRule {
   readonly name = 'sequential';
@@ -20,8 +21,9 @@ export class SequentialStopRule implements StopRule {
     // Per-input floors are exact tests over a number of samples fixed in advance: stopping on the data voids them.
     const floored = validators.find((v) => v.perInput);
     if (floored)
-      throw new RangeError(
+      throw new ArgumentError(
         `${floored.name ? `validator ${JSON.stringify(floored.name)}: ` : ''}perInput cannot be decided with stopping "sequential"; use stopping "fixed"`,
+        { key: 'perInput' },
       );
     this.scans = validators.map((v, k) => new SequentialScan(k, { minSuccess: v.minSuccess, level, ...(v.expect !== undefined ? { expect: v.expect } : {}) }));
   }

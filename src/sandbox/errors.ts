@@ -1,4 +1,4 @@
-import { AssayError, ExitCode } from '../errors.js';
+import { AssayError, ExitCode, hasMarker, setMarker } from '../errors.js';
 
 /** Why a sandboxed evaluation did not produce a value. */
 export type SandboxErrorKind =
@@ -12,6 +12,8 @@ export type SandboxErrorKind =
   | 'crashed' // the sandbox's worker kept dying with no call to blame (it could not start, or was killed): not the predicate's doing
   | 'disposed'; // the sandbox was disposed
 
+const SANDBOX_ERROR = Symbol.for('assay.SandboxError');
+
 /** Every rejection of a SandboxedFunction is a SandboxError, so callers can record an `error` outcome. */
 export class SandboxError extends AssayError {
   constructor(
@@ -21,5 +23,10 @@ export class SandboxError extends AssayError {
     // Reaching the top (not recorded as an `error` outcome) means assay misused its sandbox: internal.
     super(message, ExitCode.INTERNAL);
     this.name = 'SandboxError';
+    setMarker(this, SANDBOX_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is SandboxError {
+    return hasMarker(err, SANDBOX_ERROR);
   }
 }

@@ -81,7 +81,7 @@ function build(rq: number, fn: Fn): Reply | undefined {
     fn.instance = instance;
     return undefined;
   } catch (err) {
-    if (err instanceof SandboxError) return { rq, ok: false, kind: err.kind, message: err.message };
+    if (SandboxError.isInstance(err)) return { rq, ok: false, kind: err.kind, message: err.message };
     return failure(rq, fn, err);
   } finally {
     leave();

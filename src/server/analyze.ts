@@ -130,17 +130,17 @@ export function registerAnalyze(app: Hono, engine: GroundingEngine | undefined, 
         }
         return c.json(result, 200);
       } catch (err) {
-        if (err instanceof GroundingRequestError) return fail(c, err.status, { error: 'invalid_request', message: err.message, field: err.field });
-        if (err instanceof GroundingUnavailableError) {
+        if (GroundingRequestError.isInstance(err)) return fail(c, err.status, { error: 'invalid_request', message: err.message, field: err.field });
+        if (GroundingUnavailableError.isInstance(err)) {
           c.header('Retry-After', '5');
           return fail(c, 503, { error: 'unavailable', message: err.message });
         }
         // The worker pool (ground/pool): every worker busy and its queue full; or the worker running this analysis died.
-        if (err instanceof PoolOverloadedError) {
+        if (PoolOverloadedError.isInstance(err)) {
           c.header('Retry-After', '1');
           return fail(c, 503, { error: 'overloaded', message: err.message });
         }
-        if (err instanceof WorkerCrashedError) {
+        if (WorkerCrashedError.isInstance(err)) {
           const why = err.outOfMemory ? 'ran out of memory' : 'crashed';
           return fail(c, 500, { error: 'analysis_crashed', message: `the analysis of this request ${why}; its worker was replaced and the service goes on` });
         }

@@ -8,6 +8,7 @@ import { registerDashboard } from './dashboard.js';
 import { requireLocalHost } from './host.js';
 import { resolveLimits, type RequestLimiter, type ServerLimits } from './limits.js';
 import { requestLog, stdoutSink, type LogSink } from './log.js';
+import { ArgumentError } from '../errors.js';
 
 export interface AppOptions {
   /** The grounding engine behind POST /analyze; without it /analyze answers 503. */
@@ -44,7 +45,7 @@ export function createApp(options: AppOptions = {}): Hono {
   });
   if (options.allowedHosts) app.use(requireLocalHost(options.allowedHosts));
   if (options.token !== undefined) {
-    if (options.token.length < 16) throw new RangeError('the API token must be at least 16 characters');
+    if (options.token.length < 16) throw new ArgumentError('the API token must be at least 16 characters', { key: 'token' });
     app.use(requireToken(options.token, { trustProxy: options.trustProxy }));
   }
 

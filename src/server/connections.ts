@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { ArgumentError } from '../errors.js';
 
 /**
  * Limits on the connections of the listening server (below the HTTP app): how many may be open, and how long
@@ -30,11 +31,13 @@ export function resolveConnectionLimits(partial: Partial<ConnectionLimits> = {})
   const limits = { ...defaultConnectionLimits, ...partial };
   for (const [key, value] of Object.entries(limits)) {
     if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-      throw new RangeError(`connection limit ${key} must be a positive integer, got ${String(value)}`);
+      throw new ArgumentError(`connection limit ${key} must be a positive integer, got ${String(value)}`, { key: key });
     }
   }
   if (limits.headersTimeoutMs > limits.bodyTimeoutMs) {
-    throw new RangeError(`headersTimeoutMs (${limits.headersTimeoutMs}) must not exceed bodyTimeoutMs (${limits.bodyTimeoutMs})`);
+    throw new ArgumentError(`headersTimeoutMs (${limits.headersTimeoutMs}) must not exceed bodyTimeoutMs (${limits.bodyTimeoutMs})`, {
+      key: 'headersTimeoutMs',
+    });
   }
   return limits;
 }

@@ -72,7 +72,7 @@ export class DashboardData {
   /** The run id a page or API path names: the id itself, `latest`, or a unique prefix (undefined when none). */
   async resolve(ref: string): Promise<string | undefined> {
     return resolveRunId(this.store, ref).catch((err: unknown) => {
-      if (err instanceof UsageError) return undefined;
+      if (UsageError.isInstance(err)) return undefined;
       throw err;
     });
   }
@@ -83,7 +83,7 @@ export class DashboardData {
       await resolveRunId(this.store, ref, 'run');
       return `no run with id "${ref}"`;
     } catch (err) {
-      if (err instanceof UsageError) return err.message.replace(/^run: /, '');
+      if (UsageError.isInstance(err)) return err.message.replace(/^run: /, '');
       throw err;
     }
   }
@@ -120,7 +120,7 @@ export class DashboardData {
   /** The run's grades; undefined for an unknown run. */
   private async grades(id: string): Promise<GradeRecord[] | undefined> {
     return this.store.listGrades(id).catch((err: unknown) => {
-      if (err instanceof UnknownRunError) return undefined;
+      if (UnknownRunError.isInstance(err)) return undefined;
       throw err;
     });
   }

@@ -169,8 +169,8 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
       try {
         g = await store.recordGrade(run.id, parsed.data);
       } catch (err) {
-        if (err instanceof GradeError) return c.json({ error: 'invalid_grade', message: err.message, ...(err.field ? { field: err.field } : {}) }, 400);
-        if (err instanceof UnknownRunError) return missing(c, run.id);
+        if (GradeError.isInstance(err)) return c.json({ error: 'invalid_grade', message: err.message, ...(err.field ? { field: err.field } : {}) }, 400);
+        if (UnknownRunError.isInstance(err)) return missing(c, run.id);
         throw err;
       }
       const k = run.validators.findIndex((v) => v.name === g.rule);

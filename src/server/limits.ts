@@ -1,3 +1,4 @@
+import { ArgumentError } from '../errors.js';
 /** Limits of the HTTP service; every one has a safe default so `createApp({})` is already defended. */
 export interface ServerLimits {
   /** Largest accepted request body in bytes (413 above). */
@@ -24,7 +25,7 @@ export function resolveLimits(partial: Partial<ServerLimits> = {}): ServerLimits
   const limits = { ...defaultLimits, ...partial };
   for (const [key, value] of Object.entries(limits)) {
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-      throw new RangeError(`server limit ${key} must be a positive number, got ${String(value)}`);
+      throw new ArgumentError(`server limit ${key} must be a positive number, got ${String(value)}`, { key: key });
     }
   }
   return limits;

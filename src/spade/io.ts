@@ -35,7 +35,7 @@ export async function readData(file: string): Promise<unknown> {
     }
     return /\.ya?ml$/i.test(file) ? parseYaml(raw) : JSON.parse(raw);
   } catch (err) {
-    if (err instanceof UsageError) throw err;
+    if (UsageError.isInstance(err)) throw err;
     throw new UsageError(`${file}: not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'} (${(err as Error).message})`, { file });
   }
 }

@@ -24,7 +24,7 @@ export interface SpadeLlmOptions {
   maxTokens?: number;
   /** Limit of one attempt in ms (default 120 000). */
   timeoutMs?: number;
-  /** Further attempts after a transient failure (default 2). */
+  /** Further attempts after a retryable failure (default 2). */
   maxRetries?: number;
   /** Backoff of those retries. */
   retry?: Omit<RetryOptions, 'signal' | 'attemptTimeoutMs' | 'retries'>;

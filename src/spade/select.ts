@@ -21,6 +21,7 @@ import { diagnose, type Infeasibility } from './infeasible.js';
 import { assertionStats, failView, setMetrics, type FailView } from './metrics.js';
 import { addSubsumption, bounds, coreProgram, EPS, subsumerIndex } from './program.js';
 import type { EvaluationMatrix, SubsumptionPair } from './types.js';
+import { ArgumentError } from '../errors.js';
 
 export type { Infeasibility } from './infeasible.js';
 export type Method = 'base' | 'cov' | 'sub';
@@ -119,7 +120,7 @@ function result(
 function checkOptions(opts: SelectOptions): void {
   for (const k of ['alpha', 'tau'] as const) {
     const x = opts[k];
-    if (!(typeof x === 'number' && x >= 0 && x <= 1)) throw new RangeError(`${k} must be a number in [0, 1], got ${x}`);
+    if (!(typeof x === 'number' && x >= 0 && x <= 1)) throw new ArgumentError(`${k} must be a number in [0, 1], got ${x}`, { key: k });
   }
 }
 

@@ -82,11 +82,11 @@ export function storeOutage(
   return new Outage(`the store at ${shownLocation(location)}`, {
     boundMs: opts.boundMs,
     log: opts.log,
-    transient: (err) => err instanceof StoreError && err.transient,
+    retryable: (err) => StoreError.isInstance(err) && err.retryable,
     // The driver's words (ECONNREFUSED, Connection terminated), not the StoreError's, which names the store again.
     describe: (err) => {
       const cause = (err as { cause?: { message?: unknown; code?: unknown } }).cause;
-      if (!(err instanceof StoreError) || typeof cause?.message !== 'string') return firstLine(err);
+      if (!StoreError.isInstance(err) || typeof cause?.message !== 'string') return firstLine(err);
       const code = typeof cause.code === 'string' && !cause.message.includes(cause.code) ? ` (${cause.code})` : '';
       return `${cause.message.split('\n')[0]}${code}`;
     },
@@ -112,7 +112,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
       await store.open();
     } catch (err) {
       await store.close().catch(() => {});
-      throw err instanceof UsageError || err instanceof StoreError
+      throw UsageError.isInstance(err) || StoreError.isInstance(err)
         ? err
         : new StoreError(`store: cannot open the assay store at ${store.location.shown}: ${firstLine(err)}`, { cause: err, key: 'store' });
     }
@@ -138,7 +138,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
  * as a one-line StoreError naming the location; undefined for anything else.
  */
 export function storeFailure(location: string, err: unknown): StoreError | undefined {
-  if (err instanceof StoreError) return err;
+  if (StoreError.isInstance(err)) return err;
   const code = (err as { code?: unknown }).code;
   if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
   return new StoreError(`store: cannot write the assay store at ${shownLocation(location)}: ${firstLine(err)} (${code})`, { cause: err, key: 'store' });

@@ -9,7 +9,7 @@ function simulated(boundMs: number) {
   const outage = new Outage('the queue at redis://q', {
     boundMs,
     log: (l) => lines.push(l),
-    transient: (err) => (err as Error).message === 'lost',
+    retryable: (err) => (err as Error).message === 'lost',
     onGiveUp: (e) => givenUp.push(e),
     now: () => t,
     sleep: async (ms) => {

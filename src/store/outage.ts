@@ -1,4 +1,4 @@
-import { AssayError, ExitCode } from '../errors.js';
+import { AssayError, ExitCode, hasMarker, setMarker } from '../errors.js';
 
 /**
  * Riding out a lost service (the PostgreSQL store, the Redis queue) for a bounded time: one line when it is
@@ -10,6 +10,8 @@ import { AssayError, ExitCode } from '../errors.js';
 /** How long `assay run` and `assay worker` ride out a lost store or queue unless told otherwise. */
 export const DEFAULT_OUTAGE_MS = 60_000;
 
+const OUTAGE_ERROR = Symbol.for('assay.OutageError');
+
 /** The service stayed unreachable past the bound (or refused us): exit 3, in one line. */
 export class OutageError extends AssayError {
   constructor(
@@ -20,6 +22,11 @@ export class OutageError extends AssayError {
   ) {
     super(message, ExitCode.INTERNAL, options);
     this.name = 'OutageError';
+    setMarker(this, OUTAGE_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is OutageError {
+    return hasMarker(err, OUTAGE_ERROR);
   }
 }
 
@@ -34,7 +41,7 @@ export interface OutageOptions {
   /** One line each: lost, back, given up. */
   log?: (line: string) => void;
   /** Whether a failure is a lost connection (worth waiting for) rather than a refusal or a bug. */
-  transient: (err: unknown) => boolean;
+  retryable: (err: unknown) => boolean;
   /** Once, when the bound is passed: the process's cue to stop (a worker exits 3). */
   onGiveUp?: (err: OutageError) => void;
   /** The failure in a few words for the lines (default: its message's first line). */
@@ -89,7 +96,7 @@ export class Outage {
         this.back();
         return value;
       } catch (err) {
-        if (!this.opts.transient(err)) throw err;
+        if (!this.opts.retryable(err)) throw err;
         // The outage this call waited through is over (another call got an answer): this failure is a first one.
         if (ended !== this.ended) [first, ended] = [true, this.ended];
         this.lost(err, !first);

@@ -185,13 +185,13 @@ export class PostgresStore implements Store {
 
   /** Connection-level failures become a one-line StoreError naming the store; anything else passes through. */
   private wrap(err: unknown): unknown {
-    if (err instanceof StoreError || err instanceof UsageError) return err;
+    if (StoreError.isInstance(err) || UsageError.isInstance(err)) return err;
     const kind = pgFailure(err);
     if (!kind) return err;
     const code = String((err as { code?: unknown }).code ?? '');
     return new StoreError(`cannot use the assay store at ${this.location.shown}: ${firstLine(err)}${code ? ` (${code})` : ''}`, {
       cause: err,
-      transient: kind === 'lost',
+      retryable: kind === 'lost',
     });
   }
 

@@ -1,16 +1,21 @@
 import { designProblem } from '../core/limits.js';
 import { GradeError } from './errors.js';
 import type { GradeFilter, GradeRecord, NewGrade, RunFilter, RunRecord, SampleRecord } from './types.js';
+import { ArgumentError } from '../errors.js';
 
 /** Shared checks every adapter applies before writing a sample, so stored data stays consistent. */
 export function checkSample(run: RunRecord, s: SampleRecord): void {
-  if (!Number.isInteger(s.i) || s.i < 0 || s.i >= run.N) throw new RangeError(`run ${run.id}: sample input index i=${s.i} outside 0..${run.N - 1}`);
-  if (!Number.isInteger(s.j) || s.j < 0 || s.j >= run.M) throw new RangeError(`run ${run.id}: sample index j=${s.j} outside 0..${run.M - 1}`);
-  if (s.outcomes.length !== run.K) throw new RangeError(`run ${run.id}: sample (${s.i}, ${s.j}) has ${s.outcomes.length} outcomes, expected K=${run.K}`);
+  if (!Number.isInteger(s.i) || s.i < 0 || s.i >= run.N)
+    throw new ArgumentError(`run ${run.id}: sample input index i=${s.i} outside 0..${run.N - 1}`, { key: 'i' });
+  if (!Number.isInteger(s.j) || s.j < 0 || s.j >= run.M) throw new ArgumentError(`run ${run.id}: sample index j=${s.j} outside 0..${run.M - 1}`, { key: 'j' });
+  if (s.outcomes.length !== run.K)
+    throw new ArgumentError(`run ${run.id}: sample (${s.i}, ${s.j}) has ${s.outcomes.length} outcomes, expected K=${run.K}`, { key: 'outcomes' });
   // 0 (pending) is a column a stop rule settled before this sample: not checked, never counted.
   for (const o of s.outcomes) {
     if (o !== 0 && o !== 1 && o !== 2 && o !== 3)
-      throw new RangeError(`run ${run.id}: sample (${s.i}, ${s.j}) has outcome code ${o}; expected 0 (not checked), 1 (pass), 2 (fail) or 3 (error)`);
+      throw new ArgumentError(`run ${run.id}: sample (${s.i}, ${s.j}) has outcome code ${o}; expected 0 (not checked), 1 (pass), 2 (fail) or 3 (error)`, {
+        key: 'outcomes',
+      });
   }
 }
 
@@ -49,7 +54,7 @@ export function page<T>(list: T[], f: { limit?: number; offset?: number }): T[] 
 /** A run's N×M×K must be a tensor this process can allocate; refused at createRun, guarded at loadTensor. */
 export function checkShape(what: string, N: number, M: number, K: number): void {
   const problem = designProblem(N, M, K);
-  if (problem) throw new RangeError(`${what}: ${problem}`);
+  if (problem) throw new ArgumentError(`${what}: ${problem}`, { key: 'shape' });
 }
 
 /* eslint-disable no-control-regex */
@@ -116,7 +121,7 @@ export function checkGrades(
     try {
       return checkGrade(run, g, sampleAt(g?.i, g?.j), now);
     } catch (err) {
-      if (err instanceof GradeError) throw new GradeError(err.message, err.field, n);
+      if (GradeError.isInstance(err)) throw new GradeError(err.message, err.field, n);
       throw err;
     }
   });

@@ -2,7 +2,7 @@ import type { Ajv, ValidateFunction } from 'ajv';
 import * as z from 'zod';
 import type { Validator } from '../core/validator.js';
 import { quoted } from '../core/show.js';
-import { AssayError, ExitCode } from '../errors.js';
+import { AssayError, ExitCode, hasMarker, setMarker } from '../errors.js';
 import { lazyPackage } from '../lazy.js';
 import { ajvRegExp, compileLinearRegex, RegexOptionError, type LinearRegex } from './regex.js';
 
@@ -30,6 +30,8 @@ export type CheckSpec = z.infer<typeof checkSchema>;
 export type CheckType = CheckSpec['type'];
 export const CHECK_TYPES: readonly CheckType[] = ['contains', 'not-contains', 'regex', 'max-count', 'words', 'sentences', 'json', 'json-schema'];
 
+const CHECK_OPTION_ERROR = Symbol.for('assay.CheckOptionError');
+
 /** Thrown for a check whose options are well-typed but unusable (bad regex, bad JSON Schema). */
 export class CheckOptionError extends AssayError {
   constructor(
@@ -38,6 +40,11 @@ export class CheckOptionError extends AssayError {
   ) {
     super(message, ExitCode.USAGE);
     this.name = 'CheckOptionError';
+    setMarker(this, CHECK_OPTION_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is CheckOptionError {
+    return hasMarker(err, CHECK_OPTION_ERROR);
   }
 }
 
@@ -149,7 +156,7 @@ function compileRegex(pattern: string, flags: string): LinearRegex {
   try {
     return compileLinearRegex(pattern, flags);
   } catch (err) {
-    if (err instanceof RegexOptionError) throw new CheckOptionError(err.field, err.message);
+    if (RegexOptionError.isInstance(err)) throw new CheckOptionError(err.field, err.message);
     throw err;
   }
 }

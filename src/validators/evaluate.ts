@@ -31,8 +31,8 @@ export const SANDBOX_WAIT_BOUND_MS = 10 * 60_000;
  * Only the first may count as a failure, and only with `onError: 'fail'`.
  */
 function thrownByRule(err: unknown): boolean {
-  if (err instanceof SandboxError) return err.kind === 'thrown';
-  return !(err instanceof PredicateResultError);
+  if (SandboxError.isInstance(err)) return err.kind === 'thrown';
+  return !PredicateResultError.isInstance(err);
 }
 
 /**
@@ -65,7 +65,7 @@ export async function evaluateValidator(v: Validator, output: string, input: Inp
     } catch (err) {
       // Answer once the Ctrl-C has been handed on: by then the run's SIGINT handler has aborted the run, so this
       // cut-short check is dropped with its sample rather than stored as an error (see run/sample.ts).
-      if (err instanceof InterruptedError) return err.handled.then(() => failed(err));
+      if (InterruptedError.isInstance(err)) return err.handled.then(() => failed(err));
       return failed(err);
     }
     const work = Promise.resolve(result).then(verdict).catch(failed);

@@ -89,7 +89,7 @@ export async function groundedValidator(header: ValidatorHeader, spec: GroundedC
       ...(checker ? { checker } : {}),
     });
   } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
+    if (!UsageError.isInstance(err)) throw err;
     // The model's own messages start with the field that named it; the rest is about the KB.
     const nli = /^nliModel: /.exec(err.message) || /needs the optional package @huggingface\/transformers/.test(err.message);
     throw new CheckOptionError(nli ? 'nliModel' : 'kb', err.message.replace(/^nliModel: /, '').replace(/^--kb [^:]+: /, ''));
@@ -114,7 +114,7 @@ export async function groundedValidator(header: ValidatorHeader, spec: GroundedC
       report = await pool.analyze({ query, answer: output, ...(spec.topK ? { top_k: spec.topK } : {}) }, signal);
     } catch (err) {
       // An output with nothing to verify is not grounded: it fails the rule (the empty output, a bare list marker).
-      if (err instanceof GroundingRequestError && err.status === 422)
+      if (GroundingRequestError.isInstance(err) && err.status === 422)
         return { outcome: 'fail', reasons: [`the output holds no claim to verify against the knowledge base (${err.message})`] };
       return { outcome: 'error', error: err instanceof Error ? err.message : String(err) };
     }

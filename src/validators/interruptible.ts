@@ -1,4 +1,5 @@
 import vm from 'node:vm';
+import { AssayError, ExitCode, hasMarker, setMarker } from '../errors.js';
 
 /**
  * Calls user code that runs on the main thread (a predicate written as a real function in assay.config.ts)
@@ -37,13 +38,21 @@ function handOn(): Promise<void> {
   );
 }
 
-export class InterruptedError extends Error {
+const INTERRUPTED_ERROR = Symbol.for('assay.InterruptedError');
+
+/** A user's predicate cut short by Ctrl-C (exit 130 should it reach the top; evaluate.ts waits for `handled`). */
+export class InterruptedError extends AssayError {
   constructor(
     /** Resolves once the signal has been handed on and its listeners have run. */
     readonly handled: Promise<void>,
   ) {
-    super('interrupted (Ctrl-C)');
+    super('interrupted (Ctrl-C)', ExitCode.INTERRUPTED);
     this.name = 'InterruptedError';
+    setMarker(this, INTERRUPTED_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is InterruptedError {
+    return hasMarker(err, INTERRUPTED_ERROR);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { RE2JS } from 're2js';
+import { AssayError, ExitCode, hasMarker, setMarker } from '../errors.js';
 import { lazyPackage } from '../lazy.js';
 
 const re2js = lazyPackage<typeof import('re2js')>('re2js');
@@ -19,14 +20,21 @@ export interface LinearRegex {
   readonly display: string;
 }
 
+const REGEX_OPTION_ERROR = Symbol.for('assay.RegexOptionError');
+
 /** Why a pattern was refused, and which option is at fault. */
-export class RegexOptionError extends Error {
+export class RegexOptionError extends AssayError {
   constructor(
     readonly field: 'pattern' | 'flags',
     message: string,
   ) {
-    super(message);
+    super(message, ExitCode.USAGE);
     this.name = 'RegexOptionError';
+    setMarker(this, REGEX_OPTION_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is RegexOptionError {
+    return hasMarker(err, REGEX_OPTION_ERROR);
   }
 }
 

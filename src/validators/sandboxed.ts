@@ -1,3 +1,4 @@
+import { AssayError, ExitCode, hasMarker, setMarker } from '../errors.js';
 import type { InputValue, Predicate, Validator } from '../core/validator.js';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.js';
 import { validatorFromHeader, type ValidatorHeader } from './builtin.js';
@@ -30,11 +31,19 @@ export function enforcesOwnTimeLimit(predicate: Predicate): boolean {
   return selfTimed.has(predicate);
 }
 
+const PREDICATE_RESULT_ERROR = Symbol.for('assay.PredicateResultError');
+
 /** A predicate that answered something other than a boolean: the rule is broken, not the output (never `onError: fail`). */
-export class PredicateResultError extends TypeError {
+export class PredicateResultError extends AssayError {
   constructor(message: string) {
-    super(message);
+    // The user's rule is at fault: exit 2 should one reach the top (it is recorded as an `error` outcome).
+    super(message, ExitCode.USAGE);
     this.name = 'PredicateResultError';
+    setMarker(this, PREDICATE_RESULT_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is PredicateResultError {
+    return hasMarker(err, PREDICATE_RESULT_ERROR);
   }
 }
 

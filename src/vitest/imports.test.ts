@@ -12,9 +12,10 @@ function loadedModules(file: string): string[] {
 }
 
 describe('what importing assay/vitest loads', () => {
-  it('index.ts (assay/vitest) loads Vitest and nothing of assay but its time limits, which load nothing', () => {
-    expect(loadedModules('index.ts')).toEqual(['vitest', './limits.js']);
+  it('index.ts (assay/vitest) loads Vitest and nothing of assay but its time limits and the error model, which load nothing', () => {
+    expect(loadedModules('index.ts')).toEqual(['vitest', '../errors.js', './limits.js']);
     expect(loadedModules('limits.ts')).toEqual([]);
+    expect(loadedModules('../errors.ts')).toEqual([]);
   });
 
   it('the reporter loads only node:fs and node:path', () => {

@@ -5,6 +5,7 @@
  * the first block runs (docs/vitest.md).
  */
 import { beforeAll, describe, test } from 'vitest';
+import { AssayError, ExitCode, hasMarker, setMarker } from '../errors.js';
 import { hookTimeoutMs } from './limits.js';
 import type { ReliabilityOptions, RunOutcome } from './types.js';
 
@@ -25,13 +26,20 @@ declare module 'vitest' {
   }
 }
 
+const RELIABILITY_ERROR = Symbol.for('assay.ReliabilityError');
+
 /** A rule test that does not pass: its message is assay's; its one stack frame the describeReliability call. */
-export class ReliabilityError extends Error {
+export class ReliabilityError extends AssayError {
   constructor(message: string, at: { file?: string; line?: number; column?: number } = {}) {
-    super(message);
+    super(message, ExitCode.VERDICT_FAILED);
     this.name = 'ReliabilityError';
+    setMarker(this, RELIABILITY_ERROR);
     const frame = at.file !== undefined && at.line !== undefined ? `\n    at describeReliability (${at.file}:${at.line}:${at.column ?? 1})` : '';
     this.stack = `${this.name}: ${message}${frame}`;
+  }
+
+  static override isInstance(err: unknown): err is ReliabilityError {
+    return hasMarker(err, RELIABILITY_ERROR);
   }
 }
 

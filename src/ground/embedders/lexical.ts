@@ -1,6 +1,7 @@
 import type { SupportThresholds } from '../types.js';
 import { countWordTokens, fnv1a, mix32, words } from '../claims/text.js';
 import type { EmbedderSpec, KbEmbedder } from './spec.js';
+import { ArgumentError } from '../../errors.js';
 
 /**
  * The built-in embedder: no weights, no network. Hashed word unigrams, word bigrams and character
@@ -59,7 +60,8 @@ export class LexicalEmbedder implements KbEmbedder {
 
   constructor(options: LexicalOptions = {}, idf?: Float32Array, docs = 0) {
     this.dimension = options.dimension ?? 384;
-    if (!Number.isInteger(this.dimension) || this.dimension < 8) throw new RangeError(`lexical dimension must be an integer ≥ 8, got ${this.dimension}`);
+    if (!Number.isInteger(this.dimension) || this.dimension < 8)
+      throw new ArgumentError(`lexical dimension must be an integer ≥ 8, got ${this.dimension}`, { key: 'dimension' });
     this.thresholds = options.thresholds ?? LEXICAL_DEFAULT_THRESHOLDS;
     this.weights = options.weights ?? DEFAULT_WEIGHTS;
     this.idf = idf ?? new Float32Array(IDF_SIZE).fill(1);

@@ -8,7 +8,7 @@ import { normalizeRows, type EmbedderSpec, type KbEmbedder } from './spec.js';
 
 /**
  * A knowledge-base embedder over an EmbeddingModel (src/providers): any OpenAI-compatible POST /embeddings
- * endpoint (OpenAI, Ollama's /v1, vLLM, TEI) by default. Texts go in batches; transient failures are
+ * endpoint (OpenAI, Ollama's /v1, vLLM, TEI) by default. Texts go in batches; retryable failures are
  * retried in callWithRetry, the one place; rows are L2-normalised here, since not every server normalises.
  */
 
@@ -23,7 +23,7 @@ export interface OpenAIEmbedderOptions {
   thresholds?: SupportThresholds;
   /** Limit of one request in ms (default 30 000). */
   timeoutMs?: number;
-  /** Backoff of transient failures (default 2 retries). */
+  /** Backoff of retryable failures (default 2 retries). */
   retry?: Omit<RetryOptions, 'signal' | 'attemptTimeoutMs'>;
   /** Token counter for chunking (the remote tokenizer is not reachable); default: word-level tokens. */
   countTokens?: (text: string) => number;

@@ -1,4 +1,5 @@
 import { segmentClaimSpans } from '../claims/claims.js';
+import { ArgumentError } from '../../errors.js';
 
 /**
  * Chunking (design §3.2): fixed-size overlapping chunks of 500–700 tokens with 10–15% overlap, counted
@@ -55,9 +56,10 @@ function units(text: string, countTokens: (s: string) => number, from = 0, to = 
 
 export function validateChunkOptions(o: ChunkOptions): Required<ChunkOptions> {
   const r = { ...DEFAULT_CHUNK_OPTIONS, ...o };
-  if (!(r.size >= 500 && r.size <= 700)) throw new RangeError(`chunk size must be within 500–700 tokens, got ${r.size}`);
-  if (!(r.overlap >= 0.1 && r.overlap <= 0.15)) throw new RangeError(`chunk overlap must be within 0.10–0.15, got ${r.overlap}`);
-  if (!(r.windowTokens >= 16 && r.windowTokens <= 256)) throw new RangeError(`window size must be within 16–256 tokens, got ${r.windowTokens}`);
+  if (!(r.size >= 500 && r.size <= 700)) throw new ArgumentError(`chunk size must be within 500–700 tokens, got ${r.size}`, { key: 'size' });
+  if (!(r.overlap >= 0.1 && r.overlap <= 0.15)) throw new ArgumentError(`chunk overlap must be within 0.10–0.15, got ${r.overlap}`, { key: 'overlap' });
+  if (!(r.windowTokens >= 16 && r.windowTokens <= 256))
+    throw new ArgumentError(`window size must be within 16–256 tokens, got ${r.windowTokens}`, { key: 'windowTokens' });
   return r;
 }
 

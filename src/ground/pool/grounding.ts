@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { UsageError } from '../../errors.js';
+import { ArgumentError, UsageError } from '../../errors.js';
 import type { ClaimCheckItem, ClaimChecker } from '../checkers/types.js';
 import type { AnswerGenerator } from '../engine.js';
 import { createOpenAIAnswerGenerator, type OpenAIGeneratorOptions } from '../llm.js';
@@ -77,7 +77,8 @@ interface WorkerInfo {
  */
 export async function createGroundingPool(options: GroundingPoolOptions): Promise<GroundingPool> {
   const { llm: llmOption, checker, workers = defaultWorkers(), queue = DEFAULT_QUEUE, workerHeapMb, onWarning, ...engine } = options;
-  if ('embedder' in engine) throw new RangeError('createGroundingPool: an embedder object cannot be passed to worker threads; it is re-created from the KB');
+  if ('embedder' in engine)
+    throw new ArgumentError('createGroundingPool: an embedder object cannot be passed to worker threads; it is re-created from the KB', { key: 'embedder' });
   if (checker && engine.nliModel !== undefined)
     throw new UsageError(
       `${engine.nliLabel ?? 'nli model'}: expected one claim checker, an NLI model or an LLM judge, found both (the NLI model ${engine.nliModel} and ${checker.id})`,
@@ -114,7 +115,7 @@ export async function createGroundingPool(options: GroundingPoolOptions): Promis
       ...(checker ? { onCall: (input, signal) => checker.check((input as CheckCall).check, signal) } : {}),
     });
   } catch (err) {
-    const e = err instanceof PoolUnavailableError ? err.error : undefined;
+    const e = PoolUnavailableError.isInstance(err) ? err.error : undefined;
     if (e && (e.name === 'UsageError' || e.name === 'MissingPackageError')) throw new UsageError(e.message, { file: engine.kbDir });
     throw err;
   }
@@ -145,8 +146,8 @@ export async function createGroundingPool(options: GroundingPoolOptions): Promis
 
 /** The engine's own errors come back as what they were; anything else it threw is a bug (HTTP 500). */
 function fromWorker(err: unknown): unknown {
-  if (err instanceof PoolUnavailableError) return new GroundingUnavailableError(`the analysis workers cannot run: ${err.message}`, { cause: err });
-  if (!(err instanceof TaskFailedError)) return err;
+  if (PoolUnavailableError.isInstance(err)) return new GroundingUnavailableError(`the analysis workers cannot run: ${err.message}`, { cause: err });
+  if (!TaskFailedError.isInstance(err)) return err;
   const e = err.error;
   if (e.name === 'GroundingRequestError') return new GroundingRequestError(e.message, e.status as 400 | 422, e.field as string | undefined);
   if (e.name === 'GroundingUnavailableError') return new GroundingUnavailableError(e.message);

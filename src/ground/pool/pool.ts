@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { AssayError, ExitCode } from '../../errors.js';
+import { ArgumentError, AssayError, ExitCode, hasMarker, setMarker } from '../../errors.js';
 import { toWire, type FromWorker, type Reply, type ToWorker, type WireError } from './protocol.js';
 
 /**
@@ -44,13 +44,22 @@ export interface PoolStats {
   crashed: number;
 }
 
+const POOL_OVERLOADED_ERROR = Symbol.for('assay.PoolOverloadedError');
+
 /** The queue is full: retry shortly (HTTP 503 with Retry-After). */
 export class PoolOverloadedError extends AssayError {
   constructor(message: string) {
     super(message, ExitCode.INTERNAL);
     this.name = 'PoolOverloadedError';
+    setMarker(this, POOL_OVERLOADED_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is PoolOverloadedError {
+    return hasMarker(err, POOL_OVERLOADED_ERROR);
   }
 }
+
+const WORKER_CRASHED_ERROR = Symbol.for('assay.WorkerCrashedError');
 
 /** The worker running the task died (out of memory, an uncaught error); it has been replaced. */
 export class WorkerCrashedError extends AssayError {
@@ -60,8 +69,15 @@ export class WorkerCrashedError extends AssayError {
   ) {
     super(message, ExitCode.INTERNAL);
     this.name = 'WorkerCrashedError';
+    setMarker(this, WORKER_CRASHED_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is WorkerCrashedError {
+    return hasMarker(err, WORKER_CRASHED_ERROR);
   }
 }
+
+const POOL_UNAVAILABLE_ERROR = Symbol.for('assay.PoolUnavailableError');
 
 /** No worker can start now (its state failed to load): the message says why. */
 export class PoolUnavailableError extends AssayError {
@@ -71,14 +87,27 @@ export class PoolUnavailableError extends AssayError {
   ) {
     super(message, ExitCode.INTERNAL);
     this.name = 'PoolUnavailableError';
+    setMarker(this, POOL_UNAVAILABLE_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is PoolUnavailableError {
+    return hasMarker(err, POOL_UNAVAILABLE_ERROR);
   }
 }
 
+const TASK_FAILED_ERROR = Symbol.for('assay.TaskFailedError');
+
 /** The task ran and failed inside the worker; `error` is what it threw, as it crossed the thread boundary. */
-export class TaskFailedError extends Error {
+export class TaskFailedError extends AssayError {
   constructor(readonly error: WireError) {
-    super(error.message);
+    // Exit 3 should one reach the top: the caller (grounding.ts) maps the engine's own errors back to theirs.
+    super(error.message, ExitCode.INTERNAL);
     this.name = 'TaskFailedError';
+    setMarker(this, TASK_FAILED_ERROR);
+  }
+
+  static override isInstance(err: unknown): err is TaskFailedError {
+    return hasMarker(err, TASK_FAILED_ERROR);
   }
 }
 
@@ -118,8 +147,10 @@ export class WorkerPool<I, O> {
 
   /** Starts `size` workers; resolves once every one is ready, rejects (stopping them all) if one cannot load. */
   static async start<I, O>(options: PoolOptions): Promise<WorkerPool<I, O>> {
-    if (!Number.isInteger(options.size) || options.size < 1) throw new RangeError(`pool size must be a whole number ≥ 1, got ${options.size}`);
-    if (!Number.isInteger(options.queue) || options.queue < 0) throw new RangeError(`pool queue must be a whole number ≥ 0, got ${options.queue}`);
+    if (!Number.isInteger(options.size) || options.size < 1)
+      throw new ArgumentError(`pool size must be a whole number ≥ 1, got ${options.size}`, { key: 'size' });
+    if (!Number.isInteger(options.queue) || options.queue < 0)
+      throw new ArgumentError(`pool queue must be a whole number ≥ 0, got ${options.queue}`, { key: 'queue' });
     const pool = new WorkerPool<I, O>(options);
     try {
       await new Promise<void>((resolve, reject) => {

@@ -1,5 +1,6 @@
 import { JsDotKernel } from './js-kernel.js';
 import { QUERY_BATCH, ROW_BLOCK, WasmDotKernel, type DotKernel } from './wasm-simd.js';
+import { ArgumentError } from '../../../errors.js';
 
 /**
  * Exact inner-product search (FAISS's IndexFlatIP) over one contiguous row-major Float32Array.
@@ -36,8 +37,9 @@ export class FlatIPIndex implements VectorIndex {
     readonly dimension: number,
     options: FlatIndexOptions = {},
   ) {
-    if (!Number.isInteger(dimension) || dimension <= 0) throw new RangeError(`dimension must be a positive integer, got ${dimension}`);
-    if (vectors.length % dimension !== 0) throw new RangeError(`vector data length ${vectors.length} is not a multiple of dimension ${dimension}`);
+    if (!Number.isInteger(dimension) || dimension <= 0) throw new ArgumentError(`dimension must be a positive integer, got ${dimension}`, { key: 'dimension' });
+    if (vectors.length % dimension !== 0)
+      throw new ArgumentError(`vector data length ${vectors.length} is not a multiple of dimension ${dimension}`, { key: 'vectors' });
     this.size = vectors.length / dimension;
     const want = options.kernel ?? 'auto';
     let kernel: DotKernel | undefined;
@@ -66,7 +68,7 @@ export class FlatIPIndex implements VectorIndex {
    */
   search(queries: Float32Array, k: number): SearchHit[][] {
     const d = this.dimension;
-    if (queries.length % d !== 0) throw new RangeError(`query data length ${queries.length} is not a multiple of dimension ${d}`);
+    if (queries.length % d !== 0) throw new ArgumentError(`query data length ${queries.length} is not a multiple of dimension ${d}`, { key: 'queries' });
     const nq = queries.length / d;
     const kk = Math.max(0, Math.min(Math.floor(k), this.size));
     if (kk === 0) return Array.from({ length: nq }, () => []);
@@ -97,7 +99,8 @@ export class FlatIPIndex implements VectorIndex {
   bestInRanges(queries: Float32Array, ranges: readonly (readonly number[])[]): (SearchHit | null)[] {
     const d = this.dimension;
     const nq = queries.length / d;
-    if (!Number.isInteger(nq) || ranges.length !== nq) throw new RangeError(`expected ${nq} range lists for ${nq} queries, got ${ranges.length}`);
+    if (!Number.isInteger(nq) || ranges.length !== nq)
+      throw new ArgumentError(`expected ${nq} range lists for ${nq} queries, got ${ranges.length}`, { key: 'ranges' });
     const kernel = this.kernel;
     const out = kernel.out;
     const best: (SearchHit | null)[] = [];

@@ -1,3 +1,4 @@
+import { ArgumentError } from '../../../errors.js';
 /**
  * A WebAssembly SIMD (128-bit, f32x4) dot-product kernel for the flat index, emitted as bytes here so
  * no build step or binary file is needed. Rows and queries live in the module's linear memory, zero-
@@ -282,7 +283,7 @@ export class WasmDotKernel implements DotKernel {
     // the last one are read: reserve them (zeros) beyond the rows padded to a multiple of 4.
     const bytes = this.rowsPtr + (Math.ceil(n / 4) * 4 + 4) * this.rowBytes;
     const pages = Math.ceil(bytes / PAGE);
-    if (pages > MAX_PAGES) throw new RangeError(`${n} × ${dimension} vectors exceed the 4 GiB WebAssembly memory`);
+    if (pages > MAX_PAGES) throw new ArgumentError(`${n} × ${dimension} vectors exceed the 4 GiB WebAssembly memory`, { key: 'vectors' });
     const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
     const exports = new WebAssembly.Instance(mod, { env: { memory } }).exports;
     this.k2 = exports.k2x4 as KernelFn;
