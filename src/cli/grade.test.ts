@@ -37,7 +37,7 @@ async function fixture(config: Record<string, unknown> = {}) {
 async function grades(path: string, runId: string) {
   const store = openSqliteStore(path, { readonly: true });
   try {
-    return await store.listGrades(runId);
+    return await store.grades.list(runId);
   } finally {
     await store.close();
   }

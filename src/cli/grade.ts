@@ -47,16 +47,16 @@ async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
   const store = await openGradingStore(storeLocation(flags.store));
   try {
     const runId = await resolveRunId(store, runArg, 'run');
-    const run = (await store.getRun(runId))!;
+    const run = (await store.runs.get(runId))!;
     const refusal = gradingRefusal(run);
     if (refusal) throw new UsageError(refusal, { path: 'run' });
     if (run.status !== 'complete')
       process.stderr.write(`assay: warning: run ${runId} is ${run.status}: the queue is drawn from the outputs decided so far, not from the finished run's\n`);
     const k = ruleOf(run, flags.rule);
     const rule = run.validators[k];
-    const tensor = await store.loadTensor(runId);
+    const tensor = await store.samples.tensor(runId);
     const seed = seedGiven ?? defaultSeed(runId, rule.name);
-    const grades = await store.listGrades(runId, { rule: rule.name });
+    const grades = await store.grades.list(runId, { rule: rule.name });
     // A new batch from the outputs nobody graded for this rule yet (docs/judges.md, "The queue").
     const queue = gradingQueue(tensor, k, { count, design, seed, graded: grades });
     if (!queue.items.length)

@@ -51,14 +51,14 @@ async function importGrades(file: string, flags: ImportFlags): Promise<void> {
   const store = await openGradingStore(storeLocation(flags.store));
   try {
     const runId = await resolveRunId(store, flags.run, '--run');
-    const run = (await store.getRun(runId))!;
+    const run = (await store.runs.get(runId))!;
     const refusal = gradingRefusal(run);
     if (refusal) throw new UsageError(`--run: ${refusal}`, { path: '--run' });
     // Importing the same file twice stores its grades once: a line equal to a stored grade is skipped.
-    const stored = new Set((await store.listGrades(runId)).map(sameGrade));
+    const stored = new Set((await store.grades.list(runId)).map(sameGrade));
     const fresh = lines.filter((l) => l.grade.gradedAt === undefined || !stored.has(sameGrade(l.grade)));
     try {
-      await store.recordGrades(
+      await store.grades.recordMany(
         runId,
         fresh.map((l) => l.grade),
       );
@@ -99,12 +99,12 @@ async function exportGrades(flags: ExportFlags): Promise<void> {
   let runId: string;
   try {
     runId = await resolveRunId(store, flags.run, '--run');
-    const run = (await store.getRun(runId))!;
+    const run = (await store.runs.get(runId))!;
     if (flags.rule !== undefined && !run.validators.some((v) => v.name === flags.rule))
       throw new UsageError(`--rule: run ${runId} has no rule ${JSON.stringify(flags.rule)} (its rules: ${run.validators.map((v) => v.name).join(', ')})`, {
         path: '--rule',
       });
-    grades = await store.listGrades(runId, flags.rule !== undefined ? { rule: flags.rule } : {});
+    grades = await store.grades.list(runId, flags.rule !== undefined ? { rule: flags.rule } : {});
   } finally {
     await store.close();
   }

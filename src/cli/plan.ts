@@ -212,8 +212,8 @@ async function planCommand(flags: PlanFlags): Promise<void> {
   }
   const store = await openStore(storeLocation(flags.store), { readonly: true });
   try {
-    const run = (await store.getRun(await resolveRunId(store, flags.run!, '--run')))!;
-    const tensor = await store.loadTensor(run.id);
+    const run = (await store.runs.get(await resolveRunId(store, flags.run!, '--run')))!;
+    const tensor = await store.samples.tensor(run.id);
     const plan = planFromTensor(tensor, { confidence, level, method, errors, alpha, names: run.validators.map((v) => v.name) });
     // The headline figures (the per-input mixture's) come first; the paper's product and the pooled rate beside them.
     const out = {

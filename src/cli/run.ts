@@ -116,7 +116,7 @@ function stoppingFlag(value: string | undefined): StoppingRule | undefined {
 /** A sequential run with grades is not resumed: its sequence cannot take them (grades refuses them; a library could store some). */
 async function checkResumedGrades(store: Store, prior: RunRecord): Promise<void> {
   const refusal = gradingRefusal(prior);
-  if (refusal && (await store.listGrades(prior.id)).length)
+  if (refusal && (await store.grades.list(prior.id)).length)
     throw new UsageError(`--resume ${prior.id}: ${refusal.replace(/which takes no grades/, 'which takes no grades, and it has some')}`, { path: '--resume' });
 }
 
@@ -185,7 +185,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
       });
       try {
         resume = await resolveRunId(lookup, flags.resume, '--resume');
-        prior = (await lookup.getRun(resume))!;
+        prior = (await lookup.runs.get(resume))!;
       } finally {
         await lookup.close();
       }

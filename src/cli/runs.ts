@@ -47,7 +47,7 @@ export function register(program: Command): void {
       const offset = flags.offset === undefined || flags.offset === '0' ? undefined : positiveIntFlag('--offset', flags.offset);
       const store = await openStore(storeLocation(flags.store), { readonly: true });
       try {
-        const runs = await store.listRuns({
+        const runs = await store.runs.list({
           ...(flags.name !== undefined ? { name: flags.name } : {}),
           ...(limit !== undefined ? { limit } : {}),
           ...(offset !== undefined ? { offset } : {}),

@@ -48,7 +48,7 @@ export async function labelledExamples(o: LabelFlags): Promise<Labelled | undefi
   const store = await openStore(storeLocation(o.store), { readonly: true });
   try {
     const runId = await resolveRunId(store, o.run, '--run');
-    const run = (await store.getRun(runId))!;
+    const run = (await store.runs.get(runId))!;
     const g = await gradedExamples(store, run, { rule: o.rule });
     const good = g.examples.filter((e) => e.label === 'good').length;
     const notes = [

@@ -70,10 +70,10 @@ const noDumps = (text: string) => expect(text).not.toMatch(/^\s+at |^Error: |\{$
 async function storedOnce(store: string, runId: string): Promise<{ samples: number; status: string }> {
   const s = await openStore(store, { readonly: true });
   try {
-    const samples = await s.listSamples(runId);
+    const samples = await s.samples.list(runId);
     // Exactly once: as many distinct (i, j) as rows.
     expect(new Set(samples.map((x) => `${x.i},${x.j}`)).size).toBe(samples.length);
-    return { samples: samples.length, status: (await s.getRun(runId))!.status };
+    return { samples: samples.length, status: (await s.runs.get(runId))!.status };
   } finally {
     await s.close();
   }

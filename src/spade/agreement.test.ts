@@ -75,7 +75,7 @@ describe('graded outputs as labelled examples', () => {
         { length: 12 },
         (_, n) => ({ i: Math.floor((n * 25) / 10), j: (n * 25) % 10, rule: 'polite', grade: n % 3 ? 'pass' : 'fail', grader: 'r1' }) as const,
       );
-      await store.recordGrades(run.id, few);
+      await store.grades.recordMany(run.id, few);
       const one = await gradedExamples(store, run, { rule: 'polite' });
       expect(one.examples).toHaveLength(12);
       expect(one.examples[1]).toEqual({
@@ -88,7 +88,7 @@ describe('graded outputs as labelled examples', () => {
       expect(one.rules).toEqual([{ rule: 'polite', pass: 8, fail: 4 }]);
 
       const many = Array.from({ length: 299 }, (_, n) => ({ i: Math.floor(n / 10), j: n % 10, rule: 'short', grade: 'pass', grader: 'r1' }) as const);
-      await store.recordGrades(run.id, many);
+      await store.grades.recordMany(run.id, many);
       const all = await gradedExamples(store, run);
       expect(all.examples).toHaveLength(299);
       expect(all.mixed).toBe(4);

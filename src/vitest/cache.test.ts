@@ -71,10 +71,10 @@ describeReliability('counting bot', {
     expect(existsSync(db)).toBe(true);
     const store = openSqliteStore(db, { readonly: true });
     try {
-      const runs = (await store.listRuns()).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+      const runs = (await store.runs.list()).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
       expect(runs.map((r) => r.name)).toEqual(['bot.test.ts › counting bot', 'bot.test.ts › counting bot']);
-      const first = (await store.listSamples(runs[0].id)).sort((a, b) => a.j - b.j).map((s) => s.output);
-      const second = await store.listSamples(runs[1].id);
+      const first = (await store.samples.list(runs[0].id)).sort((a, b) => a.j - b.j).map((s) => s.output);
+      const second = await store.samples.list(runs[1].id);
       expect(new Set(first).size).toBe(20);
       expect(second.sort((a, b) => a.j - b.j).map((s) => s.output)).toEqual(first);
       expect(second.every((s) => s.cached)).toBe(true);

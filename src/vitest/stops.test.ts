@@ -74,7 +74,7 @@ describe('runTimeoutMs', () => {
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(r.rules.map((x) => x.test)).toEqual(['fail', 'fail']);
     for (const rule of r.rules) expect(rule.message.split('\n')[1]).toMatch(/^ {2}the run stopped at runTimeoutMs \(300 ms\) after [0-5] of 20 samples; /);
-    const [stored] = await store.listRuns();
+    const [stored] = await store.runs.list();
     expect(stored.status).toBe('interrupted');
   });
 
@@ -118,7 +118,7 @@ describeReliability('slow', {
     expect(run.stdout + run.stderr).not.toMatch(/Hook timed out/);
     const store = openSqliteStore(join(project.dir, 'runs.db'), { readonly: true });
     try {
-      const [stored] = await store.listRuns();
+      const [stored] = await store.runs.list();
       expect(stored.status).toBe('interrupted');
     } finally {
       await store.close();
