@@ -1,14 +1,5 @@
 import type Database from 'better-sqlite3';
-import {
-  GUARD_ATTEMPT_COLUMNS,
-  GUARD_CALL_COLUMNS,
-  guardAttemptValues,
-  guardCallValues,
-  toGuardAttempt,
-  toGuardCall,
-  type GuardAttemptRow,
-  type GuardCallRow,
-} from './guard-rows.js';
+import * as guardRows from './guard-rows.js';
 import type { GuardAttemptRecord, GuardCallRecord, GuardLog } from './types.js';
 import { pageBounds } from './validate.js';
 
@@ -22,32 +13,34 @@ export class SqliteGuardLog implements GuardLog {
 
   async recordAttempt(a: GuardAttemptRecord): Promise<void> {
     this.upsertAttempt ??= this.db.prepare(
-      `INSERT OR REPLACE INTO guard_attempts (${GUARD_ATTEMPT_COLUMNS.join(', ')}) VALUES (${GUARD_ATTEMPT_COLUMNS.map(() => '?').join(', ')})`,
+      `INSERT OR REPLACE INTO guard_attempts (${guardRows.GUARD_ATTEMPT_COLUMNS.join(', ')}) VALUES (${guardRows.GUARD_ATTEMPT_COLUMNS.map(() => '?').join(', ')})`,
     );
-    this.upsertAttempt.run(...guardAttemptValues(a));
+    this.upsertAttempt.run(...guardRows.guardAttemptValues(a));
   }
 
   async recordCall(c: GuardCallRecord): Promise<void> {
     this.upsertCall ??= this.db.prepare(
-      `INSERT OR REPLACE INTO guard_calls (${GUARD_CALL_COLUMNS.join(', ')}) VALUES (${GUARD_CALL_COLUMNS.map(() => '?').join(', ')})`,
+      `INSERT OR REPLACE INTO guard_calls (${guardRows.GUARD_CALL_COLUMNS.join(', ')}) VALUES (${guardRows.GUARD_CALL_COLUMNS.map(() => '?').join(', ')})`,
     );
-    this.upsertCall.run(...guardCallValues(c, (b) => (b ? 1 : 0)));
+    this.upsertCall.run(...guardRows.guardCallValues(c, (b) => (b ? 1 : 0)));
   }
 
   async getCall(callId: string): Promise<GuardCallRecord | undefined> {
-    const row = this.db.prepare(`SELECT * FROM guard_calls WHERE call_id = ?`).get(callId) as GuardCallRow | undefined;
-    return row && toGuardCall(row);
+    const row = this.db.prepare(`SELECT * FROM guard_calls WHERE call_id = ?`).get(callId) as guardRows.GuardCallRow | undefined;
+    return row && guardRows.toGuardCall(row);
   }
 
   async listAttempts(callId: string): Promise<GuardAttemptRecord[]> {
-    return (this.db.prepare(`SELECT * FROM guard_attempts WHERE call_id = ? ORDER BY n`).all(callId) as GuardAttemptRow[]).map((r) => toGuardAttempt(r));
+    return (this.db.prepare(`SELECT * FROM guard_attempts WHERE call_id = ? ORDER BY n`).all(callId) as guardRows.GuardAttemptRow[]).map((r) =>
+      guardRows.toGuardAttempt(r),
+    );
   }
 
   async listCalls(filter: { limit?: number; offset?: number } = {}): Promise<GuardCallRecord[]> {
     const { limit, offset } = pageBounds(filter);
     const rows = this.db
       .prepare(`SELECT * FROM guard_calls ORDER BY finished_at DESC, call_id DESC LIMIT ${limit ?? -1} OFFSET ${offset}`)
-      .all() as GuardCallRow[];
-    return rows.map((r) => toGuardCall(r));
+      .all() as guardRows.GuardCallRow[];
+    return rows.map((r) => guardRows.toGuardCall(r));
   }
 }

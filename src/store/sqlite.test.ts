@@ -14,6 +14,19 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const freshPath = () => join(dir, `s${n++}`, 'assay.db');
 
+/** A store with one run and its sample (0, 0), made older by `downgrade` (SQL run on the file as it is). */
+async function olderStore(downgrade: string) {
+  const path = freshPath();
+  const s = openSqliteStore(path);
+  const run = await s.runs.create(newRun());
+  await s.samples.record(run.id, sample(0, 0, [Outcome.PASS, Outcome.PASS]));
+  await s.close();
+  const raw = new Database(path);
+  raw.exec(downgrade);
+  raw.close();
+  return { path, run };
+}
+
 describe('SqliteStore persistence', () => {
   it('persists runs and samples across close and reopen, and opens read-only', async () => {
     const path = freshPath();
@@ -40,17 +53,10 @@ describe('SqliteStore persistence', () => {
   });
 
   it('upgrades a schema-version-2 store in place: old samples read back, cost and the cache are stored', async () => {
-    const path = freshPath();
-    const s1 = openSqliteStore(path);
-    const run = await s1.runs.create(newRun());
-    await s1.samples.record(run.id, sample(0, 0, [Outcome.PASS, Outcome.PASS]));
-    await s1.close();
-    // Make it a version-2 store: the columns and table added in version 3 did not exist.
-    const raw = new Database(path);
-    raw.exec(
+    // A version-2 store: the columns and table added in version 3 did not exist.
+    const { path, run } = await olderStore(
       `ALTER TABLE samples DROP COLUMN cost_json; ALTER TABLE samples DROP COLUMN cached; DROP TABLE response_cache; UPDATE meta SET value = '2' WHERE key = 'schema_version'`,
     );
-    raw.close();
     const ro = openSqliteStore(path, { readonly: true });
     expect((await ro.samples.get(run.id, 0, 0))!.outcomes).toEqual([Outcome.PASS, Outcome.PASS]);
     await ro.close();
@@ -63,14 +69,7 @@ describe('SqliteStore persistence', () => {
   });
 
   it('a version-3 store (before grades) lists no grades read-only, and takes them once upgraded', async () => {
-    const path = freshPath();
-    const s1 = openSqliteStore(path);
-    const run = await s1.runs.create(newRun());
-    await s1.samples.record(run.id, sample(0, 0, [Outcome.PASS, Outcome.PASS]));
-    await s1.close();
-    const raw = new Database(path);
-    raw.exec(`DROP TABLE grades; UPDATE meta SET value = '3' WHERE key = 'schema_version'`);
-    raw.close();
+    const { path, run } = await olderStore(`DROP TABLE grades; UPDATE meta SET value = '3' WHERE key = 'schema_version'`);
     const ro = openSqliteStore(path, { readonly: true });
     expect(await ro.grades.list(run.id)).toEqual([]);
     await ro.close();
