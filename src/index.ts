@@ -57,6 +57,7 @@ export { openStore, storeLocation, type OpenStoreOptions } from './store/open.js
 export { openPostgresStore, type PostgresStoreOptions } from './store/postgres.js';
 export { StoreError, DuplicateSampleError, GradeError } from './store/errors.js';
 export type { RunRecord, RunStatus, SampleRecord, Store, RunFilter, GuardAttemptRecord, GuardCallRecord, ResponseCache, CacheEntry } from './store/types.js';
+export type { RunStore, SampleStore, GradeStore, GuardLog } from './store/types.js';
 export type { NewGrade, GradeRecord, GradeFilter } from './store/types.js';
 export { ReliabilityTensor } from './core/tensor.js';
 

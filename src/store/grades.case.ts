@@ -112,7 +112,7 @@ export function gradesContract(make: MakeStore): void {
       await expect(store.grades.list('nope')).rejects.toBeInstanceOf(UnknownRunError);
     });
 
-    it('gradesVersion changes whenever the grades of any run change (ids are never reused)', async () => {
+    it('version changes whenever the grades of any run change (ids are never reused)', async () => {
       await using store = await make();
       const runId = await gradedRun(store);
       const seen = new Set([await store.grades.version()]);

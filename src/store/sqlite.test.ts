@@ -157,7 +157,7 @@ describe('SqliteStore persistence', () => {
 });
 
 describe('SqliteStore: design bounds', () => {
-  it('refuses to create a run whose tensor could not be allocated, and loadTensor of such a stored record fails with a clear error', async () => {
+  it('refuses to create a run whose tensor could not be allocated, and samples.tensor of such a stored record fails with a clear error', async () => {
     const path = freshPath();
     const s = openSqliteStore(path);
     await expect(s.runs.create(newRun({ samples: 1e12 }))).rejects.toThrow(/tensor cells, found 2 inputs × 1000000000000 samples × 2 validators/);
