@@ -165,12 +165,8 @@ async function interrupted(file: string, store: string, after: number): Promise<
 
 /** The stored samples and status of a run: what a refused resume must leave as it found it. */
 async function storedState(store: string, id: string) {
-  const s = openSqliteStore(store, { readonly: true });
-  try {
-    return { samples: (await s.samples.list(id)).length, status: (await s.runs.get(id))!.status };
-  } finally {
-    await s.close();
-  }
+  await using s = openSqliteStore(store, { readonly: true });
+  return { samples: (await s.samples.list(id)).length, status: (await s.runs.get(id))!.status };
 }
 
 /** The lines of a terminal summary that carry verdicts: the validator rows, their reasons and the verdict line. */

@@ -119,17 +119,13 @@ describe('validator-driven retry (§4.2)', () => {
     const { sys } = scripted(['Call 555', 'Call us']);
     const r = await guardedCall(sys, { prompt: 'Invite' }, { validators: [noDigits], maxAttempts: 3, store: path, callId: 'c1' });
     expect(r.logError).toBeUndefined();
-    const log = openSqliteStore(path, { readonly: true });
-    try {
-      expect(await log.guard.getCall('c1')).toMatchObject({ accepted: true, reason: 'accepted', attempts: 2, output: 'Call us', usage: { promptTokens: 200 } });
-      const rows = await log.guard.listAttempts('c1');
-      expect(rows.map((a) => a.status)).toEqual(['rejected', 'accepted']);
-      expect(rows[1].input).toEqual(r.attempts[1].input);
-      expect((rows[1].input as { prompt: string }).prompt).toContain('Do not use digits.');
-      expect(rows[0].validators).toEqual([{ name: 'no_digits', outcome: 'fail' }]);
-    } finally {
-      await log.close();
-    }
+    await using log = openSqliteStore(path, { readonly: true });
+    expect(await log.guard.getCall('c1')).toMatchObject({ accepted: true, reason: 'accepted', attempts: 2, output: 'Call us', usage: { promptTokens: 200 } });
+    const rows = await log.guard.listAttempts('c1');
+    expect(rows.map((a) => a.status)).toEqual(['rejected', 'accepted']);
+    expect(rows[1].input).toEqual(r.attempts[1].input);
+    expect((rows[1].input as { prompt: string }).prompt).toContain('Do not use digits.');
+    expect(rows[0].validators).toEqual([{ name: 'no_digits', outcome: 'fail' }]);
   });
 
   it('writes each attempt as it ends, into a Store it is given (and leaves that store open)', async () => {

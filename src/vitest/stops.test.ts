@@ -116,12 +116,8 @@ describeReliability('slow', {
     expect(t?.status, run.stdout + run.stderr).toBe('failed');
     expect(t!.failureMessages[0]).toMatch(/^ReliabilityError: v: .*\n {2}the run stopped at runTimeoutMs \(500 ms\) after [0-3] of 20 samples; /);
     expect(run.stdout + run.stderr).not.toMatch(/Hook timed out/);
-    const store = openSqliteStore(join(project.dir, 'runs.db'), { readonly: true });
-    try {
-      const [stored] = await store.runs.list();
-      expect(stored.status).toBe('interrupted');
-    } finally {
-      await store.close();
-    }
+    await using store = openSqliteStore(join(project.dir, 'runs.db'), { readonly: true });
+    const [stored] = await store.runs.list();
+    expect(stored.status).toBe('interrupted');
   });
 });
