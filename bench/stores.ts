@@ -45,7 +45,7 @@ async function fill(store: Store): Promise<{ runs: string[]; seconds: number; sa
       while (next < RUNS) {
         const r = next++;
         const name = NAMES[r % NAMES.length];
-        const run = await store.createRun({
+        const run = await store.runs.create({
           name,
           config: { name, samples: M },
           inputs: Array.from({ length: N }, (_, i) => `input ${i}`),
@@ -59,11 +59,11 @@ async function fill(store: Store): Promise<{ runs: string[]; seconds: number; sa
         for (let i = 0; i < N; i++) {
           for (let j = 0; j < M; j++) {
             const outcomes = Array.from({ length: K }, () => (rnd() < p ? 1 : 2) as OutcomeCode);
-            writes.push(store.recordSample(run.id, { i, j, outcomes, output: `output ${i},${j} of ${run.id}`, latencyMs: 10, attempts: 1 }));
+            writes.push(store.samples.record(run.id, { i, j, outcomes, output: `output ${i},${j} of ${run.id}`, latencyMs: 10, attempts: 1 }));
           }
         }
         await Promise.all(writes);
-        await store.setStatus(run.id, 'complete');
+        await store.runs.setStatus(run.id, 'complete');
       }
     }),
   );

@@ -7,4 +7,17 @@ export { openSqliteStore, defaultStorePath, type SqliteStoreOptions } from '../s
 export { openPostgresStore, type PostgresStoreOptions } from '../store/postgres.js';
 export { storeLocation } from '../store/open.js';
 export { DuplicateSampleError, GradeError } from '../store/errors.js';
-export type { RunFilter, GuardAttemptRecord, GuardCallRecord, ResponseCache, CacheEntry, NewGrade, GradeRecord, GradeFilter } from '../store/types.js';
+export type {
+  RunStore,
+  SampleStore,
+  GradeStore,
+  GuardLog,
+  RunFilter,
+  GuardAttemptRecord,
+  GuardCallRecord,
+  ResponseCache,
+  CacheEntry,
+  NewGrade,
+  GradeRecord,
+  GradeFilter,
+} from '../store/types.js';

@@ -79,7 +79,7 @@ async function priorRun(location: string, ref: string): Promise<RunRecord> {
   });
   try {
     const id = await resolveRunId(lookup, ref, 'runId');
-    return (await lookup.getRun(id))!;
+    return (await lookup.runs.get(id))!;
   } finally {
     await lookup.close();
   }
@@ -88,7 +88,7 @@ async function priorRun(location: string, ref: string): Promise<RunRecord> {
 /** A sequential run with grades is not resumed: its sequence cannot take them (grades refuses them; a library could store some). */
 async function checkResumedGrades(store: Store, prior: RunRecord): Promise<void> {
   const refusal = gradingRefusal(prior);
-  if (refusal && (await store.listGrades(prior.id)).length)
+  if (refusal && (await store.grades.list(prior.id)).length)
     throw new UsageError(`runId ${prior.id}: ${refusal.replace(/which takes no grades/, 'which takes no grades, and it has some')}`, { key: 'runId' });
 }
 

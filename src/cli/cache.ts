@@ -13,12 +13,8 @@ export function register(program: Command): void {
       const location = storeLocation(flags.store);
       // A missing store is exit 2 and stays missing (it has no cache to clear): looked up read-only first.
       await (await openStore(location, { readonly: true })).close();
-      const store = await openStore(location, { readonly: false });
-      try {
-        const n = await store.cache.clear();
-        process.stdout.write(`assay: removed ${n} cached answer${n === 1 ? '' : 's'} from ${shownLocation(location)}\n`);
-      } finally {
-        await store.close();
-      }
+      await using store = await openStore(location, { readonly: false });
+      const n = await store.cache.clear();
+      process.stdout.write(`assay: removed ${n} cached answer${n === 1 ? '' : 's'} from ${shownLocation(location)}\n`);
     });
 }

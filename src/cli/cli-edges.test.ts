@@ -98,7 +98,7 @@ describe('run ids: latest and unique prefixes, wherever a run id is taken', () =
     expect(JSON.parse(plan.out).run_id).toBe(idB);
 
     const s = openSqliteStore(store);
-    await s.setStatus(idB, 'interrupted');
+    await s.runs.setStatus(idB, 'interrupted');
     await s.close();
     const resumed = await cli('run', '--resume', 'latest', '--store', store, '--no-progress');
     expect(resumed.err).toContain(`run ${idB}: 2 inputs × 20 samples`);
@@ -115,7 +115,7 @@ describe('assay show', () => {
     expect((await cli('show', runIdOf(pass.err), '--store', store)).code).toBe(0);
     expect((await cli('show', runIdOf(fail.err), '--store', store)).code).toBe(1);
     const s = openSqliteStore(store);
-    await s.setStatus(runIdOf(pass.err), 'interrupted');
+    await s.runs.setStatus(runIdOf(pass.err), 'interrupted');
     await s.close();
     const interrupted = await cli('show', runIdOf(pass.err), '--store', store);
     expect(interrupted.code).toBe(130);

@@ -35,36 +35,32 @@ async function compareCommand(runA: string, runB: string, flags: CompareFlags): 
   const adjust = parseAdjust(flags.adjust);
   const location = storeLocation(flags.store);
   checkReportTargets({ json: flags.json }, { storeFile: storeFile(location) });
-  const store = await openStore(location, { readonly: true });
-  try {
-    const [idA, idB] = [await resolveRunId(store, runA, 'run A'), await resolveRunId(store, runB, 'run B')];
-    const [a, b] = [await loadStoredRun(store, idA), await loadStoredRun(store, idB)];
-    const result = compareRuns(a, b, { level, adjust });
-    if (flags.json === '-') {
-      process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-    } else {
-      process.stdout.write(formatComparison(result));
-      if (flags.json) {
-        try {
-          await writeFile(flags.json, JSON.stringify(result, null, 2) + '\n', 'utf8');
-        } catch (err) {
-          throw new ReportWriteError(`--json: could not write ${flags.json} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, {
-            cause: err,
-          });
-        }
+  await using store = await openStore(location, { readonly: true });
+  const [idA, idB] = [await resolveRunId(store, runA, 'run A'), await resolveRunId(store, runB, 'run B')];
+  const [a, b] = [await loadStoredRun(store, idA), await loadStoredRun(store, idB)];
+  const result = compareRuns(a, b, { level, adjust });
+  if (flags.json === '-') {
+    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+  } else {
+    process.stdout.write(formatComparison(result));
+    if (flags.json) {
+      try {
+        await writeFile(flags.json, JSON.stringify(result, null, 2) + '\n', 'utf8');
+      } catch (err) {
+        throw new ReportWriteError(`--json: could not write ${flags.json} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, {
+          cause: err,
+        });
       }
     }
-    // A gate that compared nothing must not pass silently (e.g. two different experiments' ids).
-    if (!result.validators.length) {
-      throw new UsageError(
-        `runs ${idA} (${a.run.name}) and ${idB} (${b.run.name}) have no validator in common: nothing to compare ` +
-          `(A: ${a.run.validators.map((v) => v.name).join(', ') || 'none'}; B: ${b.run.validators.map((v) => v.name).join(', ') || 'none'})`,
-      );
-    }
-    process.exitCode = result.regressions.length ? ExitCode.VERDICT_FAILED : ExitCode.OK;
-  } finally {
-    await store.close();
   }
+  // A gate that compared nothing must not pass silently (e.g. two different experiments' ids).
+  if (!result.validators.length) {
+    throw new UsageError(
+      `runs ${idA} (${a.run.name}) and ${idB} (${b.run.name}) have no validator in common: nothing to compare ` +
+        `(A: ${a.run.validators.map((v) => v.name).join(', ') || 'none'}; B: ${b.run.validators.map((v) => v.name).join(', ') || 'none'})`,
+    );
+  }
+  process.exitCode = result.regressions.length ? ExitCode.VERDICT_FAILED : ExitCode.OK;
 }
 
 /** `assay compare <runA> <runB>`: is B significantly worse than A? Exit 1 if any validator is (a CI regression gate). */

@@ -35,12 +35,8 @@ async function fixture(config: Record<string, unknown> = {}) {
 }
 
 async function grades(path: string, runId: string) {
-  const store = openSqliteStore(path, { readonly: true });
-  try {
-    return await store.listGrades(runId);
-  } finally {
-    await store.close();
-  }
+  await using store = openSqliteStore(path, { readonly: true });
+  return await store.grades.list(runId);
 }
 
 beforeAll(() => {

@@ -44,72 +44,68 @@ async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
   const design = designFlag(flags.design);
   const seedGiven = seedFlag(flags.seed);
   const width = widthFlag(flags.width);
-  const store = await openGradingStore(storeLocation(flags.store));
-  try {
-    const runId = await resolveRunId(store, runArg, 'run');
-    const run = (await store.getRun(runId))!;
-    const refusal = gradingRefusal(run);
-    if (refusal) throw new UsageError(refusal, { path: 'run' });
-    if (run.status !== 'complete')
-      process.stderr.write(`assay: warning: run ${runId} is ${run.status}: the queue is drawn from the outputs decided so far, not from the finished run's\n`);
-    const k = ruleOf(run, flags.rule);
-    const rule = run.validators[k];
-    const tensor = await store.loadTensor(runId);
-    const seed = seedGiven ?? defaultSeed(runId, rule.name);
-    const grades = await store.listGrades(runId, { rule: rule.name });
-    // A new batch from the outputs nobody graded for this rule yet (docs/judges.md, "The queue").
-    const queue = gradingQueue(tensor, k, { count, design, seed, graded: grades });
-    if (!queue.items.length)
-      throw new UsageError(
-        `run ${runId}: rule ${rule.name} has no output left to grade (${grades.length ? 'every output it decided is graded' : 'it decided none: every cell an error or not run'})`,
-        { path: '--rule' },
-      );
-    // The grades a target width needs, from the rule's verdicts and (once there are grades) its measured error rates.
-    const plan = gradingPlan(run, tensor, k, grades, { width, design });
-    const wide = `a corrected interval ${Math.round(width * 1000) / 10} points wide at ${Math.round(plan.level * 1000) / 10}%`;
-    const planText =
-      plan.grades === null
-        ? `${wide} would need more grades than the outputs ${rule.name} decided (${plan.graded} graded so far)`
-        : `${wide} needs about ${plan.grades} grades of ${rule.name}, drawn ${design} (${plan.graded} so far)`;
-    process.stderr.write(
-      `assay: queue of ${queue.items.length} of the ${queue.population} outputs ${rule.name} decided that nobody graded yet, drawn ${queue.design} (--seed ${seed} draws it again); ${planText}\n`,
+  await using store = await openGradingStore(storeLocation(flags.store));
+  const runId = await resolveRunId(store, runArg, 'run');
+  const run = (await store.runs.get(runId))!;
+  const refusal = gradingRefusal(run);
+  if (refusal) throw new UsageError(refusal, { path: 'run' });
+  if (run.status !== 'complete')
+    process.stderr.write(`assay: warning: run ${runId} is ${run.status}: the queue is drawn from the outputs decided so far, not from the finished run's\n`);
+  const k = ruleOf(run, flags.rule);
+  const rule = run.validators[k];
+  const tensor = await store.samples.tensor(runId);
+  const seed = seedGiven ?? defaultSeed(runId, rule.name);
+  const grades = await store.grades.list(runId, { rule: rule.name });
+  // A new batch from the outputs nobody graded for this rule yet (docs/judges.md, "The queue").
+  const queue = gradingQueue(tensor, k, { count, design, seed, graded: grades });
+  if (!queue.items.length)
+    throw new UsageError(
+      `run ${runId}: rule ${rule.name} has no output left to grade (${grades.length ? 'every output it decided is graded' : 'it decided none: every cell an error or not run'})`,
+      { path: '--rule' },
     );
-    if (flags.print) {
-      // The picks in the import format, to grade elsewhere: add "grade" and "grader", then assay grades import.
-      for (const it of queue.items)
-        process.stdout.write(`${JSON.stringify({ input: it.i, sample: it.j, rule: rule.name, probability: it.probability, design: it.design })}\n`);
-      return;
-    }
-    const grader = graderName(flags.grader);
-    const tty = Boolean(process.stdin.isTTY);
-    const session = new GradingSession({
-      store,
-      run,
-      tensor,
-      k,
-      grader,
-      queue: queue.items,
-      write: (t) => process.stdout.write(t),
-      clear: tty && Boolean(process.stdout.isTTY),
-    });
-    await session.start();
-    if (tty) process.stdin.setRawMode(true);
-    try {
-      process.stdin.setEncoding('utf8');
-      outer: for await (const chunk of process.stdin as AsyncIterable<string>) {
-        for (const key of parseKeys(chunk)) if (!(await session.press(key))) break outer;
-      }
-    } finally {
-      if (tty) process.stdin.setRawMode(false);
-      process.stdin.pause();
-    }
-    process.stderr.write(
-      `assay: ${session.count} grade(s) stored by ${grader}; ${session.gradedInQueue} of the queue's ${queue.items.length} graded by ${grader}. See them with: assay show ${runId}\n`,
-    );
-    process.exitCode = ExitCode.OK;
-  } finally {
-    await store.close();
+  // The grades a target width needs, from the rule's verdicts and (once there are grades) its measured error rates.
+  const plan = gradingPlan(run, tensor, k, grades, { width, design });
+  const wide = `a corrected interval ${Math.round(width * 1000) / 10} points wide at ${Math.round(plan.level * 1000) / 10}%`;
+  const planText =
+    plan.grades === null
+      ? `${wide} would need more grades than the outputs ${rule.name} decided (${plan.graded} graded so far)`
+      : `${wide} needs about ${plan.grades} grades of ${rule.name}, drawn ${design} (${plan.graded} so far)`;
+  process.stderr.write(
+    `assay: queue of ${queue.items.length} of the ${queue.population} outputs ${rule.name} decided that nobody graded yet, drawn ${queue.design} (--seed ${seed} draws it again); ${planText}\n`,
+  );
+  if (flags.print) {
+    // The picks in the import format, to grade elsewhere: add "grade" and "grader", then assay grades import.
+    for (const it of queue.items)
+      process.stdout.write(`${JSON.stringify({ input: it.i, sample: it.j, rule: rule.name, probability: it.probability, design: it.design })}\n`);
+    return;
   }
+  const grader = graderName(flags.grader);
+  const tty = Boolean(process.stdin.isTTY);
+  const session = new GradingSession({
+    store,
+    run,
+    tensor,
+    k,
+    grader,
+    queue: queue.items,
+    write: (t) => process.stdout.write(t),
+    clear: tty && Boolean(process.stdout.isTTY),
+  });
+  await session.start();
+  if (tty) process.stdin.setRawMode(true);
+  try {
+    process.stdin.setEncoding('utf8');
+    outer: for await (const chunk of process.stdin as AsyncIterable<string>) {
+      for (const key of parseKeys(chunk)) if (!(await session.press(key))) break outer;
+    }
+  } finally {
+    if (tty) process.stdin.setRawMode(false);
+    process.stdin.pause();
+  }
+  process.stderr.write(
+    `assay: ${session.count} grade(s) stored by ${grader}; ${session.gradedInQueue} of the queue's ${queue.items.length} graded by ${grader}. See them with: assay show ${runId}\n`,
+  );
+  process.exitCode = ExitCode.OK;
 }
 
 /** `assay grade RUN`: grade a run's outputs in the terminal, from a random queue (docs/judges.md). */

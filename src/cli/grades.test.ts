@@ -54,7 +54,7 @@ describe('assay grades import / export', () => {
     expect(again.code).toBe(0);
     expect(again.err).toMatch(/imported 0 grade\(s\) into run \S+ \(2 already stored, skipped\)/);
     const store = openSqliteStore(path, { readonly: true });
-    expect((await store.listGrades(runId)).length).toBe(2);
+    expect((await store.grades.list(runId)).length).toBe(2);
     await store.close();
     expect((await cli('grades', 'export', '--run', runId, '--store', path, '--rule', 'short')).out).toBe('');
     expect((await cli('grades', 'export', '--run', runId, '--store', path, '--rule', 'nope')).err).toMatch(
@@ -84,7 +84,7 @@ describe('assay grades import / export', () => {
       expect(r.code).toBe(2);
     }
     const store = openSqliteStore(path, { readonly: true });
-    expect(await store.listGrades(runId)).toEqual([]);
+    expect(await store.grades.list(runId)).toEqual([]);
     await store.close();
   });
 
@@ -93,7 +93,7 @@ describe('assay grades import / export', () => {
     const csv = tmp.config('g3.csv', 'input,sample,rule,grade\n0,1,short,PASS\n');
     expect((await cli('grades', 'import', csv, '--run', runId, '--store', path, '--grader', 'Grace')).code).toBe(0);
     const store = openSqliteStore(path, { readonly: true });
-    expect((await store.listGrades(runId)).map((g) => [g.rule, g.grade, g.grader])).toEqual([['short', 'pass', 'Grace']]);
+    expect((await store.grades.list(runId)).map((g) => [g.rule, g.grade, g.grader])).toEqual([['short', 'pass', 'Grace']]);
     await store.close();
 
     const missing = await cli('grades', 'import', join(tmp.dir(), 'none.jsonl'), '--run', runId, '--store', path);
@@ -223,7 +223,7 @@ validators:
     const first = await cli('run', cfg, '--store', path, '--no-progress', '--json', '-');
     const runId = (JSON.parse(first.out) as { runId: string }).runId;
     const store = openSqliteStore(path);
-    await store.recordGrade(runId, { i: 0, j: 0, rule: 'no_contractions', grade: 'pass', grader: 'lib' });
+    await store.grades.record(runId, { i: 0, j: 0, rule: 'no_contractions', grade: 'pass', grader: 'lib' });
     await store.close();
     const resumed = await cli('run', '--resume', runId, '--store', path, '--no-progress');
     expect(resumed.code).toBe(2);

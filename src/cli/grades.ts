@@ -48,43 +48,39 @@ async function importGrades(file: string, flags: ImportFlags): Promise<void> {
   // Lines without a grader are the importer's: the name is looked up only when a line needs it.
   let grader: string | undefined;
   const lines = parseGrades(text, file, format, () => (grader ??= graderName(flags.grader)));
-  const store = await openGradingStore(storeLocation(flags.store));
+  await using store = await openGradingStore(storeLocation(flags.store));
+  const runId = await resolveRunId(store, flags.run, '--run');
+  const run = (await store.runs.get(runId))!;
+  const refusal = gradingRefusal(run);
+  if (refusal) throw new UsageError(`--run: ${refusal}`, { path: '--run' });
+  // Importing the same file twice stores its grades once: a line equal to a stored grade is skipped.
+  const stored = new Set((await store.grades.list(runId)).map(sameGrade));
+  const fresh = lines.filter((l) => l.grade.gradedAt === undefined || !stored.has(sameGrade(l.grade)));
   try {
-    const runId = await resolveRunId(store, flags.run, '--run');
-    const run = (await store.getRun(runId))!;
-    const refusal = gradingRefusal(run);
-    if (refusal) throw new UsageError(`--run: ${refusal}`, { path: '--run' });
-    // Importing the same file twice stores its grades once: a line equal to a stored grade is skipped.
-    const stored = new Set((await store.listGrades(runId)).map(sameGrade));
-    const fresh = lines.filter((l) => l.grade.gradedAt === undefined || !stored.has(sameGrade(l.grade)));
-    try {
-      await store.recordGrades(
-        runId,
-        fresh.map((l) => l.grade),
-      );
-    } catch (err) {
-      if (GradeError.isInstance(err) && err.index !== undefined) {
-        const line = fresh[err.index].line;
-        throw new UsageError(`${file}: line ${line}${err.field ? `: field "${fieldName(err.field)}"` : ''}: ${err.message}; nothing was imported`, {
-          file,
-          line,
-          ...(err.field ? { path: fieldName(err.field) } : {}),
-        });
-      }
-      throw err;
-    }
-    const skipped = lines.length - fresh.length;
-    const drawn = fresh.filter((l) => l.grade.probability !== undefined).length;
-    process.stderr.write(
-      `assay: imported ${fresh.length} grade(s) into run ${runId}${skipped ? ` (${skipped} already stored, skipped)` : ''}` +
-        (fresh.length > drawn
-          ? `; ${fresh.length - drawn} without a probability count as hand-picked: the corrected rate assumes they were drawn at random (docs/judges.md)`
-          : '') +
-        '\n',
+    await store.grades.recordMany(
+      runId,
+      fresh.map((l) => l.grade),
     );
-  } finally {
-    await store.close();
+  } catch (err) {
+    if (GradeError.isInstance(err) && err.index !== undefined) {
+      const line = fresh[err.index].line;
+      throw new UsageError(`${file}: line ${line}${err.field ? `: field "${fieldName(err.field)}"` : ''}: ${err.message}; nothing was imported`, {
+        file,
+        line,
+        ...(err.field ? { path: fieldName(err.field) } : {}),
+      });
+    }
+    throw err;
   }
+  const skipped = lines.length - fresh.length;
+  const drawn = fresh.filter((l) => l.grade.probability !== undefined).length;
+  process.stderr.write(
+    `assay: imported ${fresh.length} grade(s) into run ${runId}${skipped ? ` (${skipped} already stored, skipped)` : ''}` +
+      (fresh.length > drawn
+        ? `; ${fresh.length - drawn} without a probability count as hand-picked: the corrected rate assumes they were drawn at random (docs/judges.md)`
+        : '') +
+      '\n',
+  );
 }
 
 /** The file's name for a NewGrade field. */
@@ -99,12 +95,12 @@ async function exportGrades(flags: ExportFlags): Promise<void> {
   let runId: string;
   try {
     runId = await resolveRunId(store, flags.run, '--run');
-    const run = (await store.getRun(runId))!;
+    const run = (await store.runs.get(runId))!;
     if (flags.rule !== undefined && !run.validators.some((v) => v.name === flags.rule))
       throw new UsageError(`--rule: run ${runId} has no rule ${JSON.stringify(flags.rule)} (its rules: ${run.validators.map((v) => v.name).join(', ')})`, {
         path: '--rule',
       });
-    grades = await store.listGrades(runId, flags.rule !== undefined ? { rule: flags.rule } : {});
+    grades = await store.grades.list(runId, flags.rule !== undefined ? { rule: flags.rule } : {});
   } finally {
     await store.close();
   }

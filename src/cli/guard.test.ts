@@ -57,13 +57,9 @@ describe('assay guard', () => {
     expect(res.attempts).toHaveLength(2);
     expect(res.attempts[0].verifier).toEqual({ outcome: 'fail', reasons: [REASON] });
     expect(res.attempts[1].input).toContain(REASON);
-    const log = openSqliteStore(store, { readonly: true });
-    try {
-      expect(await log.getGuardCall(res.callId)).toMatchObject({ accepted: true, attempts: 2 });
-      expect((await log.listGuardAttempts(res.callId)).map((a) => a.status)).toEqual(['rejected', 'accepted']);
-    } finally {
-      await log.close();
-    }
+    await using log = openSqliteStore(store, { readonly: true });
+    expect(await log.guard.getCall(res.callId)).toMatchObject({ accepted: true, attempts: 2 });
+    expect((await log.guard.listAttempts(res.callId)).map((a) => a.status)).toEqual(['rejected', 'accepted']);
   });
 
   it('the same verifier is one more tensor column in `assay run`: reasons stored, then planned from', async () => {
@@ -74,9 +70,9 @@ describe('assay guard', () => {
     const runId = JSON.parse(readFileSync(json, 'utf8')).runId as string;
     const s = openSqliteStore(store, { readonly: true });
     try {
-      const sample = await s.getSample(runId, 0, 2);
+      const sample = await s.samples.get(runId, 0, 2);
       expect(sample?.reasons).toEqual([undefined, [REASON]]);
-      expect((await s.getRun(runId))?.validators.map((v) => [v.name, v.kind])).toEqual([
+      expect((await s.runs.get(runId))?.validators.map((v) => [v.name, v.kind])).toEqual([
         ['short', 'validator'],
         ['courteous', 'verifier'],
       ]);

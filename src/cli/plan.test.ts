@@ -53,7 +53,7 @@ describe('assay plan --run', () => {
   it('plans from a stored run: global figures, per-input figures and the independence check', async () => {
     const path = join(dir, 'assay.db');
     const store = openSqliteStore(path);
-    const run = await store.createRun({
+    const run = await store.runs.create({
       name: 'exp',
       config: {},
       inputs: ['easy', 'hard'],
@@ -67,8 +67,8 @@ describe('assay plan --run', () => {
     const { PASS: P, FAIL: F } = Outcome;
     // Input 0 passes 39/40 samples; input 1 passes 20/40, and a and b always fail together there.
     for (let j = 0; j < 40; j++) {
-      await store.recordSample(run.id, { i: 0, j, outcomes: j === 0 ? [P, F] : [P, P], latencyMs: 1, attempts: 1 });
-      await store.recordSample(run.id, { i: 1, j, outcomes: j < 20 ? [F, F] : [P, P], latencyMs: 1, attempts: 1 });
+      await store.samples.record(run.id, { i: 0, j, outcomes: j === 0 ? [P, F] : [P, P], latencyMs: 1, attempts: 1 });
+      await store.samples.record(run.id, { i: 1, j, outcomes: j < 20 ? [F, F] : [P, P], latencyMs: 1, attempts: 1 });
     }
     await store.close();
 

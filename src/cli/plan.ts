@@ -210,22 +210,18 @@ async function planCommand(flags: PlanFlags): Promise<void> {
     process.stdout.write(flags.json ? `${JSON.stringify({ rates, ...plan }, null, 2)}\n` : `${formatRatePlan(plan, rates)}\n`);
     return;
   }
-  const store = await openStore(storeLocation(flags.store), { readonly: true });
-  try {
-    const run = (await store.getRun(await resolveRunId(store, flags.run!, '--run')))!;
-    const tensor = await store.loadTensor(run.id);
-    const plan = planFromTensor(tensor, { confidence, level, method, errors, alpha, names: run.validators.map((v) => v.name) });
-    // The headline figures (the per-input mixture's) come first; the paper's product and the pooled rate beside them.
-    const out = {
-      run_id: run.id,
-      name: run.name,
-      ...plan,
-      inputs: plan.inputs.map((x) => ({ ...x, input: run.inputs[x.i] })),
-    };
-    process.stdout.write(flags.json ? `${JSON.stringify(out, null, 2)}\n` : `${formatTensorPlan(out, run.inputs.map(label))}\n`);
-  } finally {
-    await store.close();
-  }
+  await using store = await openStore(storeLocation(flags.store), { readonly: true });
+  const run = (await store.runs.get(await resolveRunId(store, flags.run!, '--run')))!;
+  const tensor = await store.samples.tensor(run.id);
+  const plan = planFromTensor(tensor, { confidence, level, method, errors, alpha, names: run.validators.map((v) => v.name) });
+  // The headline figures (the per-input mixture's) come first; the paper's product and the pooled rate beside them.
+  const out = {
+    run_id: run.id,
+    name: run.name,
+    ...plan,
+    inputs: plan.inputs.map((x) => ({ ...x, input: run.inputs[x.i] })),
+  };
+  process.stdout.write(flags.json ? `${JSON.stringify(out, null, 2)}\n` : `${formatTensorPlan(out, run.inputs.map(label))}\n`);
 }
 
 export function register(program: Command): void {

@@ -48,7 +48,7 @@ validators:
       // An interrupted run with its first 20 samples stored, decided as the config decides it (confident verdicts).
       const at = location!();
       const setup = await openStore(at);
-      const run = await setup.createRun({
+      const run = await setup.runs.create({
         name: 'twice',
         config: { verdict: 'confident' },
         configPath: file,
@@ -58,8 +58,8 @@ validators:
         systemId: 'openai:m',
       });
       for (let x = 0; x < 20; x++)
-        await setup.recordSample(run.id, { i: x % 5, j: Math.floor(x / 5), outcomes: [Outcome.PASS], output: 'fine', latencyMs: 1, attempts: 1 });
-      await setup.setStatus(run.id, 'interrupted');
+        await setup.samples.record(run.id, { i: x % 5, j: Math.floor(x / 5), outcomes: [Outcome.PASS], output: 'fine', latencyMs: 1, attempts: 1 });
+      await setup.runs.setStatus(run.id, 'interrupted');
       await setup.close();
 
       const [a, b] = await Promise.all([
@@ -77,10 +77,10 @@ validators:
 
       const store = await openStore(at, { readonly: true });
       try {
-        const all = await store.listSamples(run.id);
+        const all = await store.samples.list(run.id);
         expect(all).toHaveLength(200);
         expect(new Set(all.map((s) => `${s.i},${s.j}`)).size).toBe(200);
-        expect((await store.getRun(run.id))!.status).toBe('complete');
+        expect((await store.runs.get(run.id))!.status).toBe('complete');
       } finally {
         await store.close();
       }

@@ -55,7 +55,7 @@ describe('assay run: fail fast', () => {
     expect(refused.code).toBe(2);
     expect(refused.err).toMatch(/no longer matches the stored run/);
     const kept = openSqliteStore(store, { readonly: true });
-    expect((await kept.listSamples(runId)).filter((x) => x.generationError !== undefined).length).toBeGreaterThanOrEqual(5);
+    expect((await kept.samples.list(runId)).filter((x) => x.generationError !== undefined).length).toBeGreaterThanOrEqual(5);
     await kept.close();
     expect(mock.requests.length).toBe(0);
     const again = await captureCli(['run', fixed, '--resume', runId, '--retry-errors', '--store', store, '--no-progress']);
@@ -63,7 +63,7 @@ describe('assay run: fail fast', () => {
     expect(again.code).toBe(0);
     expect(mock.requests.length).toBe(20); // the failed ones again, and those never run
     const s = openSqliteStore(store, { readonly: true });
-    const stored = await s.listSamples(runId);
+    const stored = await s.samples.list(runId);
     await s.close();
     expect(stored).toHaveLength(20);
     expect(stored.filter((x) => x.generationError !== undefined)).toHaveLength(0);
@@ -80,8 +80,8 @@ describe('assay run: fail fast', () => {
     expect(r.out).toMatch(/INTERRUPTED: partial results, \d+ of 100 samples not run; resume with: assay run --resume \S+ --store /);
     const runId = /run (\S+): 10 inputs/.exec(r.err)![1];
     const s = openSqliteStore(store, { readonly: true });
-    expect((await s.getRun(runId))?.status).toBe('interrupted');
-    const stored = await s.listSamples(runId);
+    expect((await s.runs.get(runId))?.status).toBe('interrupted');
+    const stored = await s.samples.list(runId);
     await s.close();
     expect(stored.length).toBeGreaterThanOrEqual(5);
     expect(stored.length).toBeLessThanOrEqual(5 + 8); // the default concurrency: the rest were never started

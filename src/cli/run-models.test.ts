@@ -60,12 +60,8 @@ ${PRICES}${extra}`;
 }
 
 async function outputs(store: string, runId: string): Promise<string[]> {
-  const s = openSqliteStore(store, { readonly: true });
-  try {
-    return (await s.listSamples(runId)).map((x) => `${x.i},${x.j}: ${x.output}`);
-  } finally {
-    await s.close();
-  }
+  await using s = openSqliteStore(store, { readonly: true });
+  return (await s.samples.list(runId)).map((x) => `${x.i},${x.j}: ${x.output}`);
 }
 
 describe('assay run: cost and the response cache', () => {

@@ -50,7 +50,7 @@ validators:
       runId ??= /run (\S+):/.exec(stderr)?.[1];
       if (runId) {
         const s = openSqliteStore(store, { readonly: true });
-        const n = (await s.listSamples(runId)).length;
+        const n = (await s.samples.list(runId)).length;
         await s.close();
         if (n >= 15) break;
       }
@@ -60,8 +60,8 @@ validators:
     expect(await exited).toBe('SIGKILL');
 
     const s1 = openSqliteStore(store, { readonly: true });
-    const kept = await s1.listSamples(runId!);
-    expect((await s1.getRun(runId!))?.status).toBe('running'); // it never got to say otherwise
+    const kept = await s1.samples.list(runId!);
+    expect((await s1.runs.get(runId!))?.status).toBe('running'); // it never got to say otherwise
     await s1.close();
     expect(kept.length).toBeGreaterThanOrEqual(15);
     expect(kept.length).toBeLessThan(200);
@@ -74,9 +74,9 @@ validators:
     expect(mock.requests.filter((q) => (q.body as { model: string }).model === 'second')).toHaveLength(200 - kept.length);
 
     const s2 = openSqliteStore(store, { readonly: true });
-    const all = await s2.listSamples(runId!);
-    const tensor = await s2.loadTensor(runId!);
-    expect((await s2.getRun(runId!))?.status).toBe('complete');
+    const all = await s2.samples.list(runId!);
+    const tensor = await s2.samples.tensor(runId!);
+    expect((await s2.runs.get(runId!))?.status).toBe('complete');
     await s2.close();
     expect(all).toHaveLength(200);
     expect(new Set(all.map((x) => `${x.i},${x.j}`)).size).toBe(200);
@@ -119,8 +119,8 @@ validators:
     // The hint finds the run: it repeats the --store the run was given.
     expect(stdout).toContain(`resume with: assay run --resume ${runId} --store ${store}`);
     const s = openSqliteStore(store, { readonly: true });
-    expect((await s.getRun(runId))?.status).toBe('interrupted');
-    const kept = await s.listSamples(runId);
+    expect((await s.runs.get(runId))?.status).toBe('interrupted');
+    const kept = await s.samples.list(runId);
     await s.close();
     expect(kept.length).toBeGreaterThan(0);
     expect(kept.length).toBeLessThan(160);

@@ -220,7 +220,7 @@ verifiers:
         ['polite', 'verifier', 3, 3],
       ]);
       const s = openSqliteStore(store, { readonly: true });
-      const sample = await s.getSample(report.runId, 1, 0);
+      const sample = await s.samples.get(report.runId, 1, 0);
       await s.close();
       expect(sample?.reasons?.[1]).toEqual(['dismissive']);
       // a sample's tokens are its generation's plus its verifier's

@@ -208,8 +208,8 @@ describe('assay serve', () => {
     }
     expect(await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)))).toBe(0);
     const store = openSqliteStore(db, { readonly: true });
-    const [run] = await store.listRuns();
-    expect((await store.listGrades(run.id)).map((g) => [g.i, g.j, g.grade, g.grader])).toEqual([[1, 2, 'fail', 'ada']]);
+    const [run] = await store.runs.list();
+    expect((await store.grades.list(run.id)).map((g) => [g.i, g.j, g.grade, g.grader])).toEqual([[1, 2, 'fail', 'ada']]);
     await store.close();
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     expect(await main(['serve', '--store', join(dir, 'none.db'), '--grading', '--port', '0'])).toBe(2);

@@ -35,22 +35,18 @@ export function register(program: Command): void {
     .action(async (runId: string, flags: ShowFlags) => {
       const location = storeLocation(flags.store);
       checkReportTargets(flags, { storeFile: storeFile(location) });
-      const store = await openStore(location, { readonly: true });
-      try {
-        const id = await resolveRunId(store, runId);
-        const r = await loadStoredRun(store, id, {
-          withStats: true,
-          allowInconclusive: flags.allowInconclusive ?? false,
-          ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}),
-        });
-        // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.
-        const human = reportsToStdout(flags) ? process.stderr : process.stdout;
-        human.write(formatTerminalSummary(r.summary, r.meta, { color: Boolean(human.isTTY) }));
-        const written = await writeReports(flags, { ...r, store });
-        for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
-        process.exitCode = exitCodeFor(r.summary, r.run.status, flags.allowInconclusive ?? false);
-      } finally {
-        await store.close();
-      }
+      await using store = await openStore(location, { readonly: true });
+      const id = await resolveRunId(store, runId);
+      const r = await loadStoredRun(store, id, {
+        withStats: true,
+        allowInconclusive: flags.allowInconclusive ?? false,
+        ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}),
+      });
+      // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.
+      const human = reportsToStdout(flags) ? process.stderr : process.stdout;
+      human.write(formatTerminalSummary(r.summary, r.meta, { color: Boolean(human.isTTY) }));
+      const written = await writeReports(flags, { ...r, store });
+      for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
+      process.exitCode = exitCodeFor(r.summary, r.run.status, flags.allowInconclusive ?? false);
     });
 }

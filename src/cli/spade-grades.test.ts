@@ -210,12 +210,8 @@ describe('spade select --run: people’s grades as the labelled outputs', () => 
   });
 
   it('the store is read, never written: the run and its grades are unchanged', async () => {
-    const store = openSqliteStore(db, { readonly: true });
-    try {
-      expect(await store.listGrades(runId)).toHaveLength(GRADES.length);
-      expect((await store.getRun(runId))!.status).toBe('complete');
-    } finally {
-      await store.close();
-    }
+    await using store = openSqliteStore(db, { readonly: true });
+    expect(await store.grades.list(runId)).toHaveLength(GRADES.length);
+    expect((await store.runs.get(runId))!.status).toBe('complete');
   });
 });

@@ -45,24 +45,20 @@ export async function labelledExamples(o: LabelFlags): Promise<Labelled | undefi
     throw new UsageError(`--rule: expected --run <run> whose grades of this rule are the labels, found no --run`, { path: '--rule' });
   if (o.examples !== undefined) return { examples: await readExamples(o.examples), notes: [] };
   if (o.run === undefined) return undefined;
-  const store = await openStore(storeLocation(o.store), { readonly: true });
-  try {
-    const runId = await resolveRunId(store, o.run, '--run');
-    const run = (await store.getRun(runId))!;
-    const g = await gradedExamples(store, run, { rule: o.rule });
-    const good = g.examples.filter((e) => e.label === 'good').length;
-    const notes = [
-      `labelled by people's grades of run ${runId}: ${plural(g.examples.length, 'output')} (${good} good = graded PASS, ${g.examples.length - good} bad = graded FAIL); ` +
-        g.rules.map((r) => `${r.rule} ${r.pass} PASS / ${r.fail} FAIL`).join(', '),
-    ];
-    if (g.mixed) notes.push(`  ${plural(g.mixed, 'output')} graded PASS on one rule and FAIL on another: bad (a FAIL on any rule makes an output bad)`);
-    if (g.disputed) notes.push(`  ${plural(g.disputed, 'output')} disputed among graders: the majority decided (docs/judges.md)`);
-    if (!good || good === g.examples.length)
-      notes.push(`  no ${good ? 'bad' : 'good'} output among the graded: ${good ? 'coverage' : 'the false failure rate'} is undefined until one is graded`);
-    return { examples: g.examples, graded: { run: runId, ...(o.rule !== undefined ? { rule: o.rule } : {}) }, notes };
-  } finally {
-    await store.close();
-  }
+  await using store = await openStore(storeLocation(o.store), { readonly: true });
+  const runId = await resolveRunId(store, o.run, '--run');
+  const run = (await store.runs.get(runId))!;
+  const g = await gradedExamples(store, run, { rule: o.rule });
+  const good = g.examples.filter((e) => e.label === 'good').length;
+  const notes = [
+    `labelled by people's grades of run ${runId}: ${plural(g.examples.length, 'output')} (${good} good = graded PASS, ${g.examples.length - good} bad = graded FAIL); ` +
+      g.rules.map((r) => `${r.rule} ${r.pass} PASS / ${r.fail} FAIL`).join(', '),
+  ];
+  if (g.mixed) notes.push(`  ${plural(g.mixed, 'output')} graded PASS on one rule and FAIL on another: bad (a FAIL on any rule makes an output bad)`);
+  if (g.disputed) notes.push(`  ${plural(g.disputed, 'output')} disputed among graders: the majority decided (docs/judges.md)`);
+  if (!good || good === g.examples.length)
+    notes.push(`  no ${good ? 'bad' : 'good'} output among the graded: ${good ? 'coverage' : 'the false failure rate'} is undefined until one is graded`);
+  return { examples: g.examples, graded: { run: runId, ...(o.rule !== undefined ? { rule: o.rule } : {}) }, notes };
 }
 
 export interface EvalFlags {

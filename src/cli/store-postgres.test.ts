@@ -60,7 +60,7 @@ describe.skipIf(!db)('the CLI on a PostgreSQL store', () => {
       expect(guard.code, guard.err).toBe(0);
       const callId = JSON.parse(guard.out).callId as string;
       const store = await openStore(url, { readonly: true });
-      expect(await store.getGuardCall(callId)).toMatchObject({ accepted: true, attempts: 1, output: 'fine' });
+      expect(await store.guard.getCall(callId)).toMatchObject({ accepted: true, attempts: 1, output: 'fine' });
       await store.close();
     } finally {
       if (before === undefined) delete process.env.ASSAY_STORE;

@@ -161,12 +161,8 @@ async function interrupted(file: string, store: string, after: number): Promise<
 
 /** The stored samples and status of a run: what a refused resume must leave as it found it. */
 async function storedState(store: string, id: string) {
-  const s = openSqliteStore(store, { readonly: true });
-  try {
-    return { samples: (await s.listSamples(id)).length, status: (await s.getRun(id))!.status };
-  } finally {
-    await s.close();
-  }
+  await using s = openSqliteStore(store, { readonly: true });
+  return { samples: (await s.samples.list(id)).length, status: (await s.runs.get(id))!.status };
 }
 
 /** The lines of a terminal summary that carry verdicts: the validator rows, their reasons and the verdict line. */
@@ -291,7 +287,7 @@ describe('assay run --stopping sequential', () => {
     expect(rep.validators[0]).toMatchObject({ verdict: 'pass', sequential: { reason: 'lower-bound', rounds: 98, outputs: 98 } });
     expect(rep.stoppedAfter).toBe(98);
     const s = openSqliteStore(store, { readonly: true });
-    expect(await s.listSamples(rep.runId)).toHaveLength(98);
+    expect(await s.samples.list(rep.runId)).toHaveLength(98);
     await s.close();
     const shown = await cli('show', rep.runId, '--store', store);
     expect(shown.out).toContain('short: stopped after 98 of 300 samples per input (98 outputs)');

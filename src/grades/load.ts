@@ -30,16 +30,16 @@ export function personGrades(run: RunRecord, grades: readonly GradeRecord[]): Pe
  * on that output (shown beside a disagreement); undefined when the run has no grade.
  */
 export async function loadGrading(store: Store, run: RunRecord, grades?: readonly GradeRecord[]): Promise<GradedOutput[][] | undefined> {
-  const list = grades ?? (await store.listGrades(run.id));
+  const list = grades ?? (await store.grades.list(run.id));
   if (!list.length) return undefined;
   const perRule = combineGrades(personGrades(run, list), run.K);
   const cells = new Set(perRule.flatMap((outs) => outs.map((o) => `${o.i},${o.j}`)));
   const samples = new Map<string, SampleRecord>();
-  if (cells.size > ONE_BY_ONE) for (const s of await store.listSamples(run.id)) samples.set(`${s.i},${s.j}`, s);
+  if (cells.size > ONE_BY_ONE) for (const s of await store.samples.list(run.id)) samples.set(`${s.i},${s.j}`, s);
   else
     for (const key of cells) {
       const [i, j] = key.split(',').map(Number);
-      const s = await store.getSample(run.id, i, j);
+      const s = await store.samples.get(run.id, i, j);
       if (s) samples.set(key, s);
     }
   perRule.forEach((outs, k) => {

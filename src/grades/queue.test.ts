@@ -65,7 +65,7 @@ describe('loadGrading', () => {
     expect(await loadGrading(store, run)).toBeUndefined();
     for (const many of [false, true]) {
       const cells = many ? [...Array(250).keys()] : [0, 1, 2];
-      await store.recordGrades(
+      await store.grades.recordMany(
         run.id,
         cells.map((x) => ({ i: Math.floor(x / 10), j: x % 10, rule: 'polite', grade: 'fail' as const, grader: many ? 'bob' : 'ada' })),
       );

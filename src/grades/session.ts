@@ -91,7 +91,7 @@ export class GradingSession {
 
   /** Read the grader's earlier grades, go to the first output they have not graded, and show it. */
   async start(): Promise<void> {
-    const earlier = await this.o.store.listGrades(this.o.run.id, { rule: this.rule.name, grader: this.o.grader });
+    const earlier = await this.o.store.grades.list(this.o.run.id, { rule: this.rule.name, grader: this.o.grader });
     for (const g of earlier) this.mine.set(`${g.i},${g.j}`, g);
     const first = this.o.queue.findIndex((it) => !this.mine.has(this.key(it)));
     if (first < 0) {
@@ -112,7 +112,7 @@ export class GradingSession {
       case 'pass':
       case 'fail': {
         if (!item) return true;
-        const g = await this.o.store.recordGrade(this.o.run.id, {
+        const g = await this.o.store.grades.record(this.o.run.id, {
           i: item.i,
           j: item.j,
           rule: this.rule.name,
@@ -139,9 +139,9 @@ export class GradingSession {
           this.o.write('Nothing to undo in this session.\n');
           return true;
         }
-        await this.o.store.deleteGrade(this.o.run.id, last.id);
+        await this.o.store.grades.delete(this.o.run.id, last.id);
         // The grade it replaced (an earlier one of this grader), if any, counts again.
-        const before = await this.o.store.listGrades(this.o.run.id, { rule: this.rule.name, grader: this.o.grader, i: last.i, j: last.j });
+        const before = await this.o.store.grades.list(this.o.run.id, { rule: this.rule.name, grader: this.o.grader, i: last.i, j: last.j });
         const at = `${last.i},${last.j}`;
         if (before.length) this.mine.set(at, before[before.length - 1]);
         else this.mine.delete(at);
@@ -172,7 +172,7 @@ export class GradingSession {
 
   private async sample(item: QueueItem): Promise<SampleRecord | undefined> {
     const at = this.key(item);
-    if (!this.samples.has(at)) this.samples.set(at, await this.o.store.getSample(this.o.run.id, item.i, item.j));
+    if (!this.samples.has(at)) this.samples.set(at, await this.o.store.samples.get(this.o.run.id, item.i, item.j));
     return this.samples.get(at);
   }
 

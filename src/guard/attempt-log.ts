@@ -6,12 +6,12 @@ import type { AttemptSink, GuardResult } from './types.js';
 /**
  * The guard's attempt log lives in the Store (guard_calls and guard_attempts, in SQLite or PostgreSQL):
  * each attempt is written when it ends, so a process killed mid-loop keeps the attempts it made. Read it
- * back with store.getGuardCall, listGuardAttempts and listGuardCalls.
+ * back with store.guard.getCall, listAttempts and listCalls.
  */
 export function storeAttemptSink(store: Store, owned = false): AttemptSink {
   return {
     recordAttempt: (callId, systemId, a) =>
-      store.recordGuardAttempt({
+      store.guard.recordAttempt({
         callId,
         n: a.n,
         systemId,
@@ -27,7 +27,7 @@ export function storeAttemptSink(store: Store, owned = false): AttemptSink {
         startedAt: a.startedAt,
       }),
     recordResult: (systemId: string, input: InputValue, r: GuardResult) =>
-      store.recordGuardCall({
+      store.guard.recordCall({
         callId: r.callId,
         systemId,
         input,
@@ -47,7 +47,7 @@ export function storeAttemptSink(store: Store, owned = false): AttemptSink {
 
 /** True for a Store (rather than a bare AttemptSink). */
 export function isStore(x: unknown): x is Store {
-  return typeof x === 'object' && x !== null && typeof (x as Store).recordGuardAttempt === 'function';
+  return typeof x === 'object' && x !== null && typeof (x as Partial<Store>).guard?.recordAttempt === 'function';
 }
 
 /** The sink of a guarded call's `store` option: a sink as it is, a Store wrapped, a location opened (and closed after the call). */

@@ -119,17 +119,13 @@ describe('validator-driven retry (§4.2)', () => {
     const { sys } = scripted(['Call 555', 'Call us']);
     const r = await guardedCall(sys, { prompt: 'Invite' }, { validators: [noDigits], maxAttempts: 3, store: path, callId: 'c1' });
     expect(r.logError).toBeUndefined();
-    const log = openSqliteStore(path, { readonly: true });
-    try {
-      expect(await log.getGuardCall('c1')).toMatchObject({ accepted: true, reason: 'accepted', attempts: 2, output: 'Call us', usage: { promptTokens: 200 } });
-      const rows = await log.listGuardAttempts('c1');
-      expect(rows.map((a) => a.status)).toEqual(['rejected', 'accepted']);
-      expect(rows[1].input).toEqual(r.attempts[1].input);
-      expect((rows[1].input as { prompt: string }).prompt).toContain('Do not use digits.');
-      expect(rows[0].validators).toEqual([{ name: 'no_digits', outcome: 'fail' }]);
-    } finally {
-      await log.close();
-    }
+    await using log = openSqliteStore(path, { readonly: true });
+    expect(await log.guard.getCall('c1')).toMatchObject({ accepted: true, reason: 'accepted', attempts: 2, output: 'Call us', usage: { promptTokens: 200 } });
+    const rows = await log.guard.listAttempts('c1');
+    expect(rows.map((a) => a.status)).toEqual(['rejected', 'accepted']);
+    expect(rows[1].input).toEqual(r.attempts[1].input);
+    expect((rows[1].input as { prompt: string }).prompt).toContain('Do not use digits.');
+    expect(rows[0].validators).toEqual([{ name: 'no_digits', outcome: 'fail' }]);
   });
 
   it('writes each attempt as it ends, into a Store it is given (and leaves that store open)', async () => {
@@ -139,14 +135,14 @@ describe('validator-driven retry (§4.2)', () => {
     const sys: SystemUnderTest = {
       id: 'counting',
       generate: async () => {
-        seen.push((await store.listGuardAttempts('c2')).length); // the earlier attempts are already stored
+        seen.push((await store.guard.listAttempts('c2')).length); // the earlier attempts are already stored
         return { text: ++calls < 3 ? 'Call 555' : 'Call us', latencyMs: 1 };
       },
     };
     const r = await guardedCall(sys, 'q', { validators: [noDigits], maxAttempts: 3, store, callId: 'c2' });
     expect(r.accepted).toBe(true);
     expect(seen).toEqual([0, 1, 2]);
-    expect((await store.getGuardCall('c2'))!.attempts).toBe(3);
+    expect((await store.guard.getCall('c2'))!.attempts).toBe(3);
   });
 
   it('a store that cannot be opened is a logError; the loop still runs', async () => {

@@ -51,7 +51,7 @@ export default () => {
       expect(result.failed).toBe(6);
       expect(result.firstError).toBe('refuses.config.ts: system: no key for the model on this machine');
       expect(result.status).toBe('interrupted');
-      expect(await store.listSamples(result.run.id)).toEqual([]);
+      expect(await store.samples.list(result.run.id)).toEqual([]);
       // Loaded once where the run was queued and once on the worker: its failure is kept for the run, not retried.
       expect(readFileSync(loads, 'utf8')).toBe('xx');
       expect(lines.filter((l) => / failed/.test(l))).toEqual([

@@ -100,14 +100,14 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
     });
     const runId = run.id;
     const { N, M, K } = run;
-    const discarded = opts.retryErrors && opts.runId !== undefined ? await store.discardGenerationErrors(run.id) : 0;
-    const tensor = await store.loadTensor(run.id);
+    const discarded = opts.retryErrors && opts.runId !== undefined ? await store.samples.discardGenerationErrors(run.id) : 0;
+    const tensor = await store.samples.tensor(run.id);
     const have = storedSamples(tensor, N, M, K);
     const rules = opts.stopRules ?? [];
     // Stored samples (outputs and all) are read only for rules that use them.
     const readers = rules.filter((r) => !r.ignoresResumed);
-    if (readers.length && opts.runId !== undefined) for (const s of await store.listSamples(run.id)) for (const r of readers) r.observe(s, tensor, true);
-    if (opts.runId !== undefined) await store.setStatus(run.id, 'running');
+    if (readers.length && opts.runId !== undefined) for (const s of await store.samples.list(run.id)) for (const r of readers) r.observe(s, tensor, true);
+    if (opts.runId !== undefined) await store.runs.setStatus(run.id, 'running');
 
     const seen = new Uint8Array(N * M);
     let decision: StopDecision | undefined = firstDecision(rules);
@@ -192,8 +192,8 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
     /** The queue came back without the run's board and jobs: queue again what the store does not hold (what it holds is the truth). */
     const requeue = async () => {
       log(`the queue at ${opts.queue.shown} came back without run ${runId}'s jobs (restarted without its data?): queuing again the samples not yet stored`);
-      const now = storedSamples(await store.loadTensor(runId), N, M, K);
-      if (rules.length) for (const s of await store.listSamples(runId)) if (now[s.i * M + s.j]) observe(s);
+      const now = storedSamples(await store.samples.tensor(runId), N, M, K);
+      if (rules.length) for (const s of await store.samples.list(runId)) if (now[s.i * M + s.j]) observe(s);
       pending = decision ? [] : pending.filter(([i, j]) => !now[i * M + j]);
       await enqueue(pending);
       if (decision) await board.stop(runId, { status: decision.status, message: decision.message, rule: decision.rule });
@@ -239,16 +239,16 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
 
     const final = interrupted ? await board.counts(runId).catch(() => undefined) : await board.counts(runId);
     const state = interrupted ? await board.state(runId).catch(() => ({ stop: undefined })) : await board.state(runId);
-    const stored = await store.loadTensor(runId);
-    const samples = await store.listSamples(runId);
+    const stored = await store.samples.tensor(runId);
+    const samples = await store.samples.list(runId);
     const complete = samples.length === N * M;
     // A rule's decision (sequential, budget, fail fast), not a Ctrl-C here or elsewhere, explains the stop.
     const ruled = !interrupted && decision && state.stop?.rule === decision.rule ? decision : undefined;
     const status: RunStatus = interrupted ? 'interrupted' : complete ? 'complete' : (state.stop?.status ?? 'interrupted');
-    await store.setStatus(runId, status);
+    await store.runs.setStatus(runId, status);
     const stats = computeStats(samples);
     return {
-      run: (await store.getRun(runId)) ?? run,
+      run: (await store.runs.get(runId)) ?? run,
       status,
       tensor: stored,
       stats,
@@ -262,7 +262,7 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
   } catch (err) {
     // The queue (or the store) stayed away past the bound: the run is kept, and the line says how to finish it.
     if (OutageError.isInstance(err) && run) {
-      const kept = await store.setStatus(run.id, 'interrupted').then(
+      const kept = await store.runs.setStatus(run.id, 'interrupted').then(
         () => 'is kept as interrupted',
         () => 'is not finished',
       );

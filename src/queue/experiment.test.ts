@@ -15,7 +15,7 @@ const tmp = useConfigDir('assay-queue-experiment-');
 async function storedRun(file: string): Promise<RunRecord> {
   const x = await loadExperiment(file);
   try {
-    return await new MemoryStore().createRun({
+    return await new MemoryStore().runs.create({
       name: x.name,
       config: x.serialisable,
       configPath: x.configPath,

@@ -68,15 +68,11 @@ const count = (text: string, re: RegExp) => text.match(new RegExp(re.source, 'g'
 const noDumps = (text: string) => expect(text).not.toMatch(/^\s+at |^Error: |\{$/m);
 
 async function storedOnce(store: string, runId: string): Promise<{ samples: number; status: string }> {
-  const s = await openStore(store, { readonly: true });
-  try {
-    const samples = await s.listSamples(runId);
-    // Exactly once: as many distinct (i, j) as rows.
-    expect(new Set(samples.map((x) => `${x.i},${x.j}`)).size).toBe(samples.length);
-    return { samples: samples.length, status: (await s.getRun(runId))!.status };
-  } finally {
-    await s.close();
-  }
+  await using s = await openStore(store, { readonly: true });
+  const samples = await s.samples.list(runId);
+  // Exactly once: as many distinct (i, j) as rows.
+  expect(new Set(samples.map((x) => `${x.i},${x.j}`)).size).toBe(samples.length);
+  return { samples: samples.length, status: (await s.runs.get(runId))!.status };
 }
 
 describe.skipIf(!db || !redis)('a Redis lost in the middle of a queued run', () => {

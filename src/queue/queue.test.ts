@@ -94,11 +94,11 @@ ${extra}`,
     const runId = /run (\S+):/.exec(r.err)![1];
     const s = await openStore(store(), { readonly: true });
     try {
-      const samples = await s.listSamples(runId);
+      const samples = await s.samples.list(runId);
       expect(samples).toHaveLength(60);
       expect(new Set(samples.map((x) => `${x.i},${x.j}`)).size).toBe(60);
       expect(samples.every((x) => x.outcomes.every((o) => o === Outcome.PASS))).toBe(true);
-      expect((await s.getRun(runId))!.status).toBe('complete');
+      expect((await s.runs.get(runId))!.status).toBe('complete');
     } finally {
       await s.close();
     }
@@ -134,9 +134,9 @@ ${extra}`,
     const s = await openStore(store(), { readonly: true });
     try {
       const deadline = Date.now() + START_MS;
-      while ((await s.getRun(runId))!.status === 'running' && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
-      expect((await s.getRun(runId))!.status).toBe('complete');
-      expect(await s.listSamples(runId)).toHaveLength(60);
+      while ((await s.runs.get(runId))!.status === 'running' && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+      expect((await s.runs.get(runId))!.status).toBe('complete');
+      expect(await s.samples.list(runId)).toHaveLength(60);
     } finally {
       await s.close();
     }
@@ -222,10 +222,10 @@ validators:
       });
       expect(result.status).toBe('complete');
       expect(result.stopped).toMatchObject({ rule: 'enough' });
-      const stored = await s.listSamples(result.run.id);
+      const stored = await s.samples.list(result.run.id);
       expect(stored.length).toBeGreaterThanOrEqual(20);
       expect(stored.length).toBeLessThan(60); // all 60 would take the workers another 27 s or more
-      expect((await s.getRun(result.run.id))!.status).toBe('complete');
+      expect((await s.runs.get(result.run.id))!.status).toBe('complete');
       // Every queued job was resolved: the samples not run were skipped by the worker, none failed.
       const redisClient = await connectRedis(q);
       const counts = await new RunBoard(redisClient, q.prefix).counts(result.run.id);
@@ -257,10 +257,10 @@ validators:
       expect(r.code).toBe(3);
       expect(r.err).toMatch(/stopped early: \d+ samples in a row failed the same way \(connection\):.*ECONNREFUSED/);
       const runId = /run (\S+):/.exec(r.err)![1];
-      const run = await s.getRun(runId);
+      const run = await s.runs.get(runId);
       expect(run!.status).toBe('interrupted');
       // Stopped well before the 100 samples: the workers skipped the rest of the run.
-      expect((await s.listSamples(runId)).length).toBeLessThan(40);
+      expect((await s.samples.list(runId)).length).toBeLessThan(40);
     } finally {
       await worker.close();
       await s.close();

@@ -99,7 +99,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
     let entry = contexts.get(runId);
     if (!entry) {
       const ctx = (async () => {
-        const run = await store.getRun(runId);
+        const run = await store.runs.get(runId);
         // Queued from another store (a different --store, ASSAY_STORE or schema on the same Redis prefix).
         if (!run)
           throw new UsageError(
@@ -137,10 +137,10 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
   /** Once every queued job of a run is resolved, the run's status says how it ended (also when nobody waits: --detach). */
   async function finishIfDone(runId: string, counts: { done: number; target: number; failed: number }): Promise<void> {
     if (counts.target === 0 || counts.done + counts.failed < counts.target) return;
-    const run = await store.getRun(runId);
+    const run = await store.runs.get(runId);
     if (!run || run.status !== 'running') return;
     const state = await board.state(runId);
-    const t = await store.loadTensor(runId);
+    const t = await store.samples.tensor(runId);
     let have = 0;
     for (let x = 0; x < run.N * run.M; x++) {
       for (let k = 0; k < run.K; k++) {
@@ -151,7 +151,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       }
     }
     const status: RunStatus = state.stop?.status ?? (have === run.N * run.M ? 'complete' : 'interrupted');
-    await store.setStatus(runId, status);
+    await store.runs.setStatus(runId, status);
   }
 
   // A run's stop and settled columns, read at most every STATE_MS per run: they change once in a run's life,
@@ -188,7 +188,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
         result = { i, j, by: 'skipped' };
       } else {
         // A job started before (its worker died, or it threw) may have stored its sample already: keep that one.
-        const already = job.attemptsStarted > 1 ? await store.getSample(runId, i, j) : undefined;
+        const already = job.attemptsStarted > 1 ? await store.samples.get(runId, i, j) : undefined;
         if (already) result = summary(already, 'theirs');
         else {
           const settled = new Set(state.settled);
@@ -207,12 +207,12 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
 
   async function record(runId: string, s: SampleRecord): Promise<SampleJobResult> {
     try {
-      await store.recordSample(runId, s);
+      await store.samples.record(runId, s);
       stored++;
       return summary(s, 'stored');
     } catch (err) {
       if (!DuplicateSampleError.isInstance(err)) throw err;
-      const theirs = await store.getSample(runId, s.i, s.j);
+      const theirs = await store.samples.get(runId, s.i, s.j);
       return summary(theirs ?? s, 'theirs');
     }
   }

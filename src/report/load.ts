@@ -25,12 +25,12 @@ export async function loadStoredRun(
   runId: string,
   opts: { withStats?: boolean; allowInconclusive?: boolean; options?: Partial<SummaryOptions>; store?: string } = {},
 ): Promise<StoredRunReport> {
-  const run = await store.getRun(runId);
+  const run = await store.runs.get(runId);
   if (!run) throw new UsageError(`no run with id "${runId}" in the store (list them with: assay runs)`);
-  const tensor = await store.loadTensor(runId);
+  const tensor = await store.samples.tensor(runId);
   // Grades given after the run count too: `assay show` reflects them.
   const summary = summarizeRun(run, tensor, opts.options, await loadGrading(store, run));
-  const stats = opts.withStats ? computeStats(await store.listSamples(runId)) : undefined;
+  const stats = opts.withStats ? computeStats(await store.samples.list(runId)) : undefined;
   const meta = reportMeta(run, stats, {
     ...(opts.allowInconclusive !== undefined ? { allowInconclusive: opts.allowInconclusive } : {}),
     ...(opts.store !== undefined ? { store: opts.store } : {}),

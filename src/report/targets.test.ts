@@ -44,7 +44,7 @@ describe('checkReportTargets', () => {
 describe('writeReports', () => {
   it('a report that cannot be written at the end is a one-line ReportWriteError (exit 3) naming the flag and the stored run', async () => {
     const store = new MemoryStore();
-    const run = await store.createRun({
+    const run = await store.runs.create({
       name: 'x',
       config: null,
       inputs: ['a'],
@@ -52,8 +52,8 @@ describe('writeReports', () => {
       validators: [{ name: 'v', message: 'm', minSuccess: 0.5, weight: 1, kind: 'validator' }],
       systemId: 's',
     });
-    await store.recordSample(run.id, { i: 0, j: 0, outcomes: [Outcome.PASS], latencyMs: 1, attempts: 1 });
-    const tensor = await store.loadTensor(run.id);
+    await store.samples.record(run.id, { i: 0, j: 0, outcomes: [Outcome.PASS], latencyMs: 1, attempts: 1 });
+    const tensor = await store.samples.tensor(run.id);
     const summary = summarize(tensor, run.validators, {});
     const ctx = { run, summary, meta: reportMeta(run), tensor, store };
     const err = await writeReports({ json: join(dir, 'gone', 'r.json') }, ctx).catch((e: unknown) => e);

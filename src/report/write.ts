@@ -55,7 +55,7 @@ export async function writeReports(
     junit: async () => renderJunitReport(ctx.summary, ctx.meta),
     markdown: async () => renderMarkdownReport(ctx.summary, ctx.meta),
     html: async () => {
-      const samples = ctx.run.N * ctx.run.M <= HTML_SAMPLES_LIMIT ? await ctx.store.listSamples(ctx.run.id) : undefined;
+      const samples = ctx.run.N * ctx.run.M <= HTML_SAMPLES_LIMIT ? await ctx.store.samples.list(ctx.run.id) : undefined;
       // The charts (Observable Plot, linkedom) load with an HTML report only (start-up, docs/runner.md).
       const { renderHtmlReport } = await import('./html.js');
       return renderHtmlReport({ ...ctx.run, status: ctx.meta.status }, ctx.summary, ctx.tensor, samples, ctx.meta.stats);

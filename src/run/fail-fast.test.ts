@@ -92,17 +92,17 @@ describe('fail-fast in the runner', () => {
     expect(res.stopped).toMatchObject({ rule: 'fail-fast', exitCode: 3 });
     // The fifth failure decides; calls in flight then were cancelled, not waited for, and nothing new started.
     expect(system.calls).toBeLessThanOrEqual(5 + 4);
-    const stored = await store.listSamples(res.run.id);
+    const stored = await store.samples.list(res.run.id);
     expect(stored.length).toBeGreaterThanOrEqual(5);
     expect(stored.length).toBeLessThanOrEqual(system.calls);
     expect(stored.every((s) => s.generationErrorKind === 'client')).toBe(true);
-    expect((await store.getRun(res.run.id))?.status).toBe('interrupted');
+    expect((await store.runs.get(res.run.id))?.status).toBe('interrupted');
 
     system.fixed = true;
     const again = await runExperiment({ experiment: plan, system, store, runId: res.run.id, concurrency: 4, stopRules: [new FailFastRule(5)] });
     expect(again.status).toBe('complete');
     expect(again.stopped).toBeUndefined();
-    expect(await store.listSamples(res.run.id)).toHaveLength(100);
+    expect(await store.samples.list(res.run.id)).toHaveLength(100);
   });
 
   it('without the rule every sample is tried', async () => {

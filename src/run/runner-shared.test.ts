@@ -33,7 +33,7 @@ describe('two runners on one run', () => {
       expect(r.status).toBe('complete');
       expect(Array.from(r.tensor.cells).every((c) => c === Outcome.PASS)).toBe(true);
     }
-    const samples = await store.listSamples(first.run.id);
+    const samples = await store.samples.list(first.run.id);
     expect(samples).toHaveLength(40);
     const won = { A: samples.filter((s) => s.output === 'A').length, B: samples.filter((s) => s.output === 'B').length };
     expect(won.A + won.B).toBe(40);
@@ -42,6 +42,6 @@ describe('two runners on one run', () => {
     expect(b.stats.samples).toBe(40);
     expect(a.storedByOthers + b.storedByOthers).toBe(calls - 40);
     expect(a.storedByOthers + b.storedByOthers).toBeGreaterThan(0);
-    expect((await store.getRun(first.run.id))!.status).toBe('complete');
+    expect((await store.runs.get(first.run.id))!.status).toBe('complete');
   });
 });

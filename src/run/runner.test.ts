@@ -36,14 +36,14 @@ describe('runExperiment against the mock OpenAI server', () => {
     const res = await runExperiment({ experiment: plan(['ok', 'long', 'x'], 4), system, store, concurrency: 3, retry: fast });
     expect(res.status).toBe('complete');
     expect(res.run.status).toBe('complete');
-    const t = await store.loadTensor(res.run.id);
+    const t = await store.samples.tensor(res.run.id);
     expect(Array.from(t.cells)).toEqual(Array.from(res.tensor.cells));
     for (let j = 0; j < 4; j++) {
       expect([t.get(0, j, 0), t.get(0, j, 1)]).toEqual([Outcome.PASS, Outcome.PASS]);
       expect([t.get(1, j, 0), t.get(1, j, 1)]).toEqual([Outcome.FAIL, Outcome.PASS]);
       expect([t.get(2, j, 0), t.get(2, j, 1)]).toEqual([Outcome.PASS, Outcome.FAIL]);
     }
-    const samples = await store.listSamples(res.run.id);
+    const samples = await store.samples.list(res.run.id);
     expect(samples).toHaveLength(12);
     expect(samples.every((s) => s.attempts === 1 && s.usage !== undefined && s.output !== undefined)).toBe(true);
     expect(res.stats.samples).toBe(12);
@@ -71,7 +71,7 @@ describe('runExperiment against the mock OpenAI server', () => {
     const res = await runExperiment({ experiment: plan(['f0', 'f1', 'f2', 'f3', 'f4'], 1), system, store, concurrency: 5, timeoutMs: 300, retry: fast });
     expect(res.status).toBe('complete');
     expect(Array.from(res.tensor.cells).every((c) => c === Outcome.PASS)).toBe(true);
-    const samples = await store.listSamples(res.run.id);
+    const samples = await store.samples.list(res.run.id);
     expect(samples.map((s) => s.attempts)).toEqual([2, 2, 2, 2, 2]);
     expect(res.stats.retries).toBe(5);
     const t429 = times.get('f0')!;
@@ -93,10 +93,10 @@ describe('runExperiment against the mock OpenAI server', () => {
         expect(res.tensor.get(2, j, k)).toBe(Outcome.ERROR);
       }
     }
-    const bad = await store.getSample(res.run.id, 1, 0);
+    const bad = await store.samples.get(res.run.id, 1, 0);
     expect(bad?.generationError).toMatch(/3 attempt/);
     expect(bad?.output).toBeUndefined();
-    const forbidden = await store.getSample(res.run.id, 2, 0);
+    const forbidden = await store.samples.get(res.run.id, 2, 0);
     expect(forbidden?.attempts).toBe(1); // a 400 is not transient: no retry
     expect(res.stats.generationErrors).toBe(4);
     expect(Array.from(res.tensor.cells).includes(Outcome.FAIL)).toBe(false);
@@ -119,7 +119,7 @@ describe('runExperiment against the mock OpenAI server', () => {
     const store = new MemoryStore();
     const res = await runExperiment({ experiment: plan(['a'], 2, vs), system: new OpenAISystem({ baseURL: mock.baseURL, model: 'm' }), store });
     expect(Array.from(res.tensor.cells)).toEqual([3, 3, 1, 3, 3, 1]);
-    const s = await store.getSample(res.run.id, 0, 0);
+    const s = await store.samples.get(res.run.id, 0, 0);
     expect(s?.errors?.[0]).toMatch(/bug in predicate/);
     expect(s?.generationError).toBeUndefined();
     expect(res.stats.validatorErrors).toBe(4);
@@ -159,8 +159,8 @@ describe('runExperiment against the mock OpenAI server', () => {
       },
     });
     expect(first.status).toBe('interrupted');
-    expect((await store.getRun(first.run.id))?.status).toBe('interrupted');
-    const kept = await store.listSamples(first.run.id);
+    expect((await store.runs.get(first.run.id))?.status).toBe('interrupted');
+    const kept = await store.samples.list(first.run.id);
     expect(kept.length).toBeGreaterThanOrEqual(8);
     expect(kept.length).toBeLessThan(40);
     expect(kept.every((s) => s.outcomes.every((o) => o === Outcome.PASS))).toBe(true); // aborted calls are not stored as errors
@@ -169,7 +169,7 @@ describe('runExperiment against the mock OpenAI server', () => {
     const second = await runExperiment({ experiment: p, system: system2, store, runId: first.run.id, concurrency: 3 });
     expect(second.status).toBe('complete');
     expect(mock.requests.filter((r) => (r.body as ChatRequestBody).model === 'm2')).toHaveLength(40 - kept.length); // nothing redone
-    const all = await store.listSamples(first.run.id);
+    const all = await store.samples.list(first.run.id);
     expect(all).toHaveLength(40);
     expect(new Set(all.map((s) => `${s.i},${s.j}`)).size).toBe(40);
     expect(Array.from(second.tensor.cells).every((c) => c === Outcome.PASS)).toBe(true);
@@ -201,7 +201,7 @@ describe('runExperiment against the mock OpenAI server', () => {
     await expect(runExperiment({ experiment: plan(['a', 'b'], 1e12), system, store })).rejects.toThrow(
       /samples: expected inputs × samples × \(validators \+ verifiers\) ≤ 100,000,000 tensor cells, found 2 inputs × 1000000000000 samples/,
     );
-    expect(await store.listRuns()).toEqual([]);
+    expect(await store.runs.list()).toEqual([]);
   });
 
   it('a provider that ignores its signal still hits the per-call deadline', async () => {
@@ -218,24 +218,23 @@ describe('runExperiment against the mock OpenAI server', () => {
     const res = await runExperiment({ experiment: plan(['a'], 1), system: stubborn, store, timeoutMs: 100, retry: fast });
     expect(Date.now() - t0).toBeLessThan(PROMPTLY_MS);
     expect(res.tensor.get(0, 0, 0)).toBe(Outcome.PASS);
-    expect((await store.getSample(res.run.id, 0, 0))?.attempts).toBe(2);
+    expect((await store.samples.get(res.run.id, 0, 0))?.attempts).toBe(2);
   });
 
   it('a store that fails mid-run stops the run, marks it failed and rethrows', async () => {
-    class FlakyStore extends MemoryStore {
-      writes = 0;
-      override async recordSample(...args: Parameters<MemoryStore['recordSample']>): Promise<void> {
-        if (++this.writes > 5) throw new Error('disk full');
-        return super.recordSample(...args);
-      }
-    }
-    const store = new FlakyStore();
+    const store = new MemoryStore();
+    let writes = 0;
+    const record = store.samples.record.bind(store.samples);
+    store.samples.record = async (runId, sample) => {
+      if (++writes > 5) throw new Error('disk full');
+      return record(runId, sample);
+    };
     const system = { id: 'echo', generate: async () => ({ text: 'ok', latencyMs: 0 }) };
     const err = await runExperiment({ experiment: plan(['a', 'b'], 20), system, store, concurrency: 2 }).catch((e: unknown) => e);
     expect((err as Error).message).toBe('disk full');
-    const [run] = await store.listRuns();
+    const [run] = await store.runs.list();
     expect(run.status).toBe('failed');
-    expect(await store.listSamples(run.id)).toHaveLength(5);
-    expect(store.writes).toBeLessThanOrEqual(7); // stopped scheduling at once (at most the in-flight ones tried)
+    expect(await store.samples.list(run.id)).toHaveLength(5);
+    expect(writes).toBeLessThanOrEqual(7); // stopped scheduling at once (at most the in-flight ones tried)
   });
 });

@@ -111,7 +111,7 @@ export async function openRun(opts: Pick<RunOptions, 'experiment' | 'store' | 's
     // Refuse a design too large to hold before the run record exists: nothing half-made is left in the store.
     const tooBig = designProblem(x.inputs.length, x.samples, x.validators.length);
     if (tooBig) throw new UsageError(`${x.configPath ?? 'experiment'}: samples: ${tooBig}`, { path: 'samples' });
-    return store.createRun({
+    return store.runs.create({
       name: x.name,
       config: x.serialisable ?? (x.decision ? { decision: x.decision } : null),
       ...(x.configPath !== undefined ? { configPath: x.configPath } : {}),
@@ -121,7 +121,7 @@ export async function openRun(opts: Pick<RunOptions, 'experiment' | 'store' | 's
       systemId: system.id,
     });
   }
-  const run = await store.getRun(opts.runId);
+  const run = await store.runs.get(opts.runId);
   if (!run) throw new UsageError(`runId: no run with id "${opts.runId}" in the store`, { key: 'runId' });
   const names = x.validators.map((v) => v.name);
   const stored = run.validators.map((v) => v.name);
@@ -156,15 +156,15 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   const { N, M, K } = run;
   const inputs = run.inputs;
   // Only now that openRun has accepted the resume (a config that no longer matches the run loses nothing).
-  const discarded = opts.retryErrors && opts.runId !== undefined ? await store.discardGenerationErrors(run.id) : 0;
+  const discarded = opts.retryErrors && opts.runId !== undefined ? await store.samples.discardGenerationErrors(run.id) : 0;
 
   const rules = opts.stopRules ?? [];
   // What is already stored (resume): a bitmap over (i, j), and the stats of those samples.
   const stored = new Uint8Array(N * M);
   const stats = new StatsAccumulator();
-  const tensor = await store.loadTensor(run.id);
+  const tensor = await store.samples.tensor(run.id);
   if (opts.runId !== undefined) {
-    for (const s of await store.listSamples(run.id)) {
+    for (const s of await store.samples.list(run.id)) {
       stored[s.i * M + s.j] = 1;
       stats.add(s);
       for (const r of rules) r.observe(s, tensor, true);
@@ -180,7 +180,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
     storedByOthers: 0,
     ...(opts.retryErrors ? { discarded } : {}),
   };
-  if (opts.runId !== undefined) await store.setStatus(run.id, 'running');
+  if (opts.runId !== undefined) await store.runs.setStatus(run.id, 'running');
   opts.onStart?.(run, { ...progress });
 
   // One internal controller: the user's Ctrl-C, or a fatal error (the store failing), stops everything.
@@ -214,10 +214,10 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
       if (!mine) return;
       let s: SampleRecord = mine;
       try {
-        await store.recordSample(run.id, mine);
+        await store.samples.record(run.id, mine);
       } catch (err) {
         // Another process working on this run stored (i, j) first: the store keeps theirs, and so do we.
-        const theirs = DuplicateSampleError.isInstance(err) ? await store.getSample(run.id, i, j).catch(() => undefined) : undefined;
+        const theirs = DuplicateSampleError.isInstance(err) ? await store.samples.get(run.id, i, j).catch(() => undefined) : undefined;
         if (!theirs) {
           fatal ??= err;
           stop.abort(err);
@@ -253,9 +253,9 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   // Ctrl-C wins over a rule's decision: an interrupted run says so even if a rule also fired.
   const byRule = stopped !== undefined && !finished && (!stop.signal.aborted || (cancelledByRule && !opts.signal?.aborted));
   const status: RunStatus = fatal !== undefined ? 'failed' : finished ? 'complete' : byRule ? stopped!.status : 'interrupted';
-  await store.setStatus(run.id, status);
+  await store.runs.setStatus(run.id, status);
   if (fatal !== undefined) throw fatal;
-  const final = (await store.getRun(run.id)) ?? run;
+  const final = (await store.runs.get(run.id)) ?? run;
   return { run: final, status, tensor, stats: stats.snapshot(), storedByOthers: progress.storedByOthers, ...(byRule ? { stopped } : {}) };
 }
 

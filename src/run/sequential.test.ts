@@ -75,7 +75,7 @@ describe('stopping: sequential in the runner', () => {
       },
     });
     expect(first.status).toBe('interrupted');
-    const stored = (await store.listSamples(first.run.id)).length;
+    const stored = (await store.samples.list(first.run.id)).length;
     const { plan: again, checks } = plan();
     const system = counting();
     const second = await runExperiment({ experiment: again, system, store, runId: first.run.id, concurrency: 1, stopRules: [rule(again)] });

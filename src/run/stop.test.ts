@@ -58,8 +58,8 @@ describe('stop rules', () => {
     expect(res.status).toBe('complete');
     expect(res.stopped).toEqual({ rule: 'after-n', status: 'complete', message: 'stopped after 5' });
     expect(system.calls).toBe(5);
-    expect(await store.listSamples(res.run.id)).toHaveLength(5);
-    expect((await store.getRun(res.run.id))?.status).toBe('complete');
+    expect(await store.samples.list(res.run.id)).toHaveLength(5);
+    expect((await store.runs.get(res.run.id))?.status).toBe('complete');
     // Iteration-major: both inputs' sample 0, then sample 1, …
     expect(rule.seen.map(({ s }) => [s.i, s.j])).toEqual([
       [0, 0],
@@ -74,7 +74,7 @@ describe('stop rules', () => {
     const store = new MemoryStore();
     const first = await runExperiment({ experiment: plan(4), system: counting(), store, concurrency: 2, stopRules: [new AfterN(3, 'interrupted')] });
     expect(first.status).toBe('interrupted');
-    const stored = (await store.listSamples(first.run.id)).length;
+    const stored = (await store.samples.list(first.run.id)).length;
     expect(stored).toBeGreaterThanOrEqual(3);
     const rule = new AfterN(1000);
     const system = counting();

@@ -216,8 +216,8 @@ describe('dashboard in Chromium', () => {
 
   it('opens the static report from a file, offline, and shows a clicked cell from the embedded samples', async () => {
     const file = join(OUT, 'static-report.html');
-    const tensor = await store.loadTensor(run.id);
-    await writeHtmlReport(file, run, summarize(tensor, run.validators), tensor, await store.listSamples(run.id));
+    const tensor = await store.samples.tensor(run.id);
+    await writeHtmlReport(file, run, summarize(tensor, run.validators), tensor, await store.samples.list(run.id));
     const context = await browser.newContext({ offline: true, viewport: { width: 1280, height: 800 } });
     const pageObj = await context.newPage();
     const external: string[] = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
-import { newRun, sample } from '../store/contract.case.js';
+import { newRun, sample } from '../store/testing/fixtures.js';
 import { MemoryStore } from '../store/memory.js';
 import { startServer, type ServerHandle } from './start.js';
 
@@ -10,14 +10,14 @@ let server: ServerHandle;
 let runId: string;
 beforeAll(async () => {
   const store = new MemoryStore();
-  const run = await store.createRun(newRun());
+  const run = await store.runs.create(newRun());
   runId = run.id;
-  await store.recordSample(
+  await store.samples.record(
     run.id,
     sample(0, 0, [PASS, PASS], { usage: { promptTokens: 300, completionTokens: 30 }, cost: { usd: 0.0125, checks: [undefined, 0.0025] } }),
   );
-  await store.recordSample(run.id, sample(1, 0, [PASS, PASS], { cached: true, cost: { usd: 0, checks: [undefined, 0] } }));
-  await store.setStatus(run.id, 'complete');
+  await store.samples.record(run.id, sample(1, 0, [PASS, PASS], { cached: true, cost: { usd: 0, checks: [undefined, 0] } }));
+  await store.runs.setStatus(run.id, 'complete');
   server = await startServer({ store, port: 0, log: false });
 });
 afterAll(() => server.close());

@@ -35,7 +35,7 @@ for (const [backend, location] of backends) {
     it('setup: 130 runs, 80 of them named nightly-…', async () => {
       const writer = await openStore(location!());
       for (let n = 0; n < 130; n++) {
-        const run = await writer.createRun({
+        const run = await writer.runs.create({
           name: n % 13 < 8 ? `nightly-${n % 2}` : 'weekly',
           config: {},
           inputs: ['x'],
@@ -43,8 +43,8 @@ for (const [backend, location] of backends) {
           validators: [{ name: 'v', message: 'm', minSuccess: 0.5, weight: 1, kind: 'validator' }],
           systemId: 'fixture',
         });
-        await writer.recordSample(run.id, { i: 0, j: 0, outcomes: [n % 3 ? Outcome.PASS : Outcome.FAIL], latencyMs: 1, attempts: 1 });
-        await writer.setStatus(run.id, 'complete');
+        await writer.samples.record(run.id, { i: 0, j: 0, outcomes: [n % 3 ? Outcome.PASS : Outcome.FAIL], latencyMs: 1, attempts: 1 });
+        await writer.runs.setStatus(run.id, 'complete');
         ids.unshift(run.id);
         names.set(run.id, run.name);
         await new Promise((r) => setTimeout(r, 2));

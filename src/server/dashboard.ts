@@ -146,7 +146,7 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
       return html(c, 'Not found', `<h1>No run “${esc(id)}”</h1><p>${esc(await data.whyUnresolved(id))}</p><p><a href="/">All runs</a></p>`, undefined, 404);
     const enc = encodeURIComponent;
     const links = `<p><a href="/trend/${enc(loaded.run.name)}">Trend of ${esc(loaded.run.name)}</a> · <a href="/api/runs/${enc(id)}">JSON</a> · <a href="/runs/${enc(id)}/grade">Grade outputs</a></p>`;
-    const stats = loaded.run.N * loaded.run.M <= STATS_SAMPLES_LIMIT ? computeStats(await store.listSamples(id)) : undefined;
+    const stats = loaded.run.N * loaded.run.M <= STATS_SAMPLES_LIMIT ? computeStats(await store.samples.list(id)) : undefined;
     const body = renderRunSections(loaded.run, loaded.summary, loaded.tensor, {
       sampleBase: `/api/runs/${enc(id)}/samples`,
       links,
@@ -163,7 +163,7 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
   });
   app.get('/runs/:id/grade', async (c) => {
     const id = await data.resolve(c.req.param('id'));
-    const run = id === undefined ? undefined : await store.getRun(id);
+    const run = id === undefined ? undefined : await store.runs.get(id);
     if (!run)
       return html(
         c,
@@ -194,7 +194,7 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
   });
   app.get('/compare', async (c) => {
     // The pickers offer the newest runs; any other run is compared by its id in the URL.
-    const runs = (await store.listRuns({ limit: 200 })).map((r) => ({ id: r.id, name: r.name, createdAt: r.createdAt }));
+    const runs = (await store.runs.list({ limit: 200 })).map((r) => ({ id: r.id, name: r.name, createdAt: r.createdAt }));
     const [a, b] = [c.req.query('a'), c.req.query('b')];
     const adjust = adjustOf(c.req.query('adjust')) ?? 'none';
     if (!a || !b) return html(c, 'Compare', compareBody(undefined, runs, defaultPair(runs)));

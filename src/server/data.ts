@@ -24,7 +24,7 @@ export interface LoadedRun {
   errors?: ErrorSummary;
   /** The grades the summary was made with (their count and newest id): a new grade makes it stale. */
   gradesKey?: string;
-  /** The store's gradesVersion when the summary was last known current. */
+  /** The store's grades.version() when the summary was last known current. */
   gradesVersion?: string;
 }
 
@@ -95,7 +95,7 @@ export class DashboardData {
   async load(ref: string, known?: RunRecord, version?: string): Promise<LoadedRun | undefined> {
     const id = known?.id ?? (await this.resolve(ref));
     if (id === undefined) return undefined;
-    const gradesVersion = version ?? (await this.store.gradesVersion());
+    const gradesVersion = version ?? (await this.store.grades.version());
     const cached = this.cache.get(id);
     if (cached && cached.gradesVersion === gradesVersion) return cached;
     const grades = await this.grades(id);
@@ -106,12 +106,12 @@ export class DashboardData {
       return cached;
     }
     // A record just listed is used as it is (one query fewer per run of a page).
-    const run = known ?? (await this.store.getRun(id));
+    const run = known ?? (await this.store.runs.get(id));
     if (!run) return undefined;
-    const tensor = await this.store.loadTensor(id);
+    const tensor = await this.store.samples.tensor(id);
     // Decided by the parameters stored with the run, as `assay show` decides it, with people's grades.
     const summary = summarizeRun(run, tensor, {}, await loadGrading(this.store, run, grades));
-    const errors = tensor.cells.includes(Outcome.ERROR) ? errorSummaryOf(computeStats(await this.store.listSamples(id))) : undefined;
+    const errors = tensor.cells.includes(Outcome.ERROR) ? errorSummaryOf(computeStats(await this.store.samples.list(id))) : undefined;
     const loaded = { run, tensor, summary, gradesKey, gradesVersion, ...(errors ? { errors } : {}) };
     if (run.status !== 'running' && (this.cache.size < 500 || this.cache.has(id))) this.cache.set(id, loaded);
     return loaded;
@@ -119,15 +119,15 @@ export class DashboardData {
 
   /** The run's grades; undefined for an unknown run. */
   private async grades(id: string): Promise<GradeRecord[] | undefined> {
-    return this.store.listGrades(id).catch((err: unknown) => {
+    return this.store.grades.list(id).catch((err: unknown) => {
       if (UnknownRunError.isInstance(err)) return undefined;
       throw err;
     });
   }
 
-  /** The store's gradesVersion: unchanged, no run's grades changed. */
+  /** The store's grades.version(): unchanged, no run's grades changed. */
   gradesVersion(): Promise<string> {
-    return this.store.gradesVersion();
+    return this.store.grades.version();
   }
 
   /** What changes when a grade of the run is given or undone (for pages kept between requests); undefined for an unknown run. */
@@ -142,9 +142,9 @@ export class DashboardData {
     const filter = needle ? { nameContains: needle } : {};
     const [offset, limit] = [page.offset ?? 0, page.limit ?? RUNS_PAGE];
     const [picked, total, version] = await Promise.all([
-      this.store.listRuns({ ...filter, offset, limit }),
-      this.store.countRuns(filter),
-      this.store.gradesVersion(),
+      this.store.runs.list({ ...filter, offset, limit }),
+      this.store.runs.count(filter),
+      this.store.grades.version(),
     ]);
     const items: RunListItem[] = [];
     for (const r of picked) {
@@ -216,15 +216,15 @@ export class DashboardData {
 
   async sample(ref: string, i: number, j: number): Promise<SampleView | undefined> {
     const id = await this.resolve(ref);
-    const run = id === undefined ? undefined : await this.store.getRun(id);
+    const run = id === undefined ? undefined : await this.store.runs.get(id);
     if (!run || i >= run.N || j >= run.M) return undefined;
-    const s = await this.store.getSample(run.id, i, j);
+    const s = await this.store.samples.get(run.id, i, j);
     return s ? sampleView(run, s) : undefined;
   }
 
   /** The trend of the newest `limit` runs of one name; `totalRuns` says how many it has in all. */
   async trend(name: string, limit = TREND_RUNS): Promise<(Trend & { totalRuns: number }) | undefined> {
-    const [runs, totalRuns, version] = await Promise.all([this.store.listRuns({ name, limit }), this.store.countRuns({ name }), this.store.gradesVersion()]);
+    const [runs, totalRuns, version] = await Promise.all([this.store.runs.list({ name, limit }), this.store.runs.count({ name }), this.store.grades.version()]);
     if (!runs.length) return undefined;
     const loaded: LoadedRun[] = [];
     for (const r of runs) {

@@ -99,7 +99,7 @@ describe('grading page in Chromium', () => {
     await page.locator('#g-progress', { hasText: 'Output 4 of 5' }).waitFor();
     await page.screenshot({ path: join(OUT, 'grading-1280x900.png'), fullPage: true });
 
-    const grades = await store.listGrades(run.id);
+    const grades = await store.grades.list(run.id);
     expect(grades.map((g) => [g.grade, g.grader, g.rule, g.probability])).toEqual([
       ['pass', 'Ada', 'polite', 0.1],
       ['fail', 'Ada', 'polite', 0.1],

@@ -109,7 +109,7 @@ describe('grading API', () => {
   });
 
   it('answers bad requests with 4xx naming the field, never storing them', async () => {
-    const before = (await store.listGrades(run.id)).length;
+    const before = (await store.grades.list(run.id)).length;
     const good = { i: 0, j: 0, rule: 'polite', grade: 'pass', grader: 'ada' };
     expect(await post(server, run.id, good, { 'content-type': 'text/plain' })).toMatchObject({ status: 415, body: { error: 'unsupported_media_type' } });
     expect(await post(server, run.id, good, {})).toMatchObject({ status: 415 });
@@ -138,7 +138,7 @@ describe('grading API', () => {
     expect(await api(server, `/api/runs/${run.id}/grading?i=1`)).toMatchObject({ status: 400, body: { field: 'j' } });
     expect(await api(server, `/api/runs/${run.id}/grading?i=99&j=0`)).toMatchObject({ status: 400, body: { field: 'i' } });
     expect(await api(server, `/api/runs/${run.id}/grades/abc`, { method: 'DELETE' })).toMatchObject({ status: 404 });
-    expect((await store.listGrades(run.id)).length).toBe(before);
+    expect((await store.grades.list(run.id)).length).toBe(before);
   });
 
   it('a server without --grading shows the queue but takes no grades; the token and Host checks hold', async () => {

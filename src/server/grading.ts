@@ -74,7 +74,7 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
   async function runOf(c: Context): Promise<RunRecord | Response> {
     const ref = c.req.param('id')!;
     const id = await data.resolve(ref);
-    const run = id === undefined ? undefined : await store.getRun(id);
+    const run = id === undefined ? undefined : await store.runs.get(id);
     if (!run) return missing(c, ref);
     const refusal = gradingRefusal(run);
     if (refusal) return c.json({ error: 'not_gradable', message: refusal }, 409);
@@ -102,8 +102,8 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
         pi === null || pi === undefined ? 'i' : 'j',
         `query parameters "i" and "j" name one output together: i in 0..${run.N - 1}, j in 0..${run.M - 1}`,
       );
-    const tensor = await store.loadTensor(run.id);
-    const ruleGrades = await store.listGrades(run.id, { rule: rule.name });
+    const tensor = await store.samples.tensor(run.id);
+    const ruleGrades = await store.grades.list(run.id, { rule: rule.name });
     // A new batch from the outputs nobody graded for this rule yet (docs/judges.md, "The queue").
     const queue =
       pi !== undefined && pj !== undefined
@@ -114,7 +114,7 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
     if (grader) for (const g of ruleGrades) if (g.grader === grader) mine.set(`${g.i},${g.j}`, g);
     const items = [];
     for (const it of queue.items) {
-      const s = await store.getSample(run.id, it.i, it.j);
+      const s = await store.samples.get(run.id, it.i, it.j);
       const g = mine.get(`${it.i},${it.j}`);
       const v = g ? verdictOf(tensor, k, it.i, it.j, s) : undefined;
       // The stratum is the rule's verdict: like the verdict, not sent before grading.
@@ -167,15 +167,15 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
       if (run instanceof Response) return run;
       let g: GradeRecord;
       try {
-        g = await store.recordGrade(run.id, parsed.data);
+        g = await store.grades.record(run.id, parsed.data);
       } catch (err) {
         if (GradeError.isInstance(err)) return c.json({ error: 'invalid_grade', message: err.message, ...(err.field ? { field: err.field } : {}) }, 400);
         if (UnknownRunError.isInstance(err)) return missing(c, run.id);
         throw err;
       }
       const k = run.validators.findIndex((v) => v.name === g.rule);
-      const tensor = await store.loadTensor(run.id);
-      const v = verdictOf(tensor, k, g.i, g.j, await store.getSample(run.id, g.i, g.j));
+      const tensor = await store.samples.tensor(run.id);
+      const v = verdictOf(tensor, k, g.i, g.j, await store.samples.get(run.id, g.i, g.j));
       return c.json({ grade: g, rule: { ...v, agree: agreeOf(v, g.grade) } }, 201);
     },
   );
@@ -185,15 +185,15 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
     const run = await runOf(c);
     if (run instanceof Response) return run;
     const id = whole(c.req.param('gradeId'), undefined, Number.MAX_SAFE_INTEGER);
-    const before = id ? (await store.listGrades(run.id)).find((g) => g.id === id) : undefined;
-    if (!id || !before || !(await store.deleteGrade(run.id, id)))
+    const before = id ? (await store.grades.list(run.id)).find((g) => g.id === id) : undefined;
+    if (!id || !before || !(await store.grades.delete(run.id, id)))
       return c.json({ error: 'not_found', message: `run ${run.id} has no grade ${c.req.param('gradeId')}` }, 404);
     // The grader's earlier grade of the output, if any, counts again.
-    const left = await store.listGrades(run.id, { rule: before.rule, grader: before.grader, i: before.i, j: before.j });
+    const left = await store.grades.list(run.id, { rule: before.rule, grader: before.grader, i: before.i, j: before.j });
     const last = left[left.length - 1];
     if (!last) return c.json({ deleted: before, mine: null });
     const k = run.validators.findIndex((v) => v.name === before.rule);
-    const v = verdictOf(await store.loadTensor(run.id), k, last.i, last.j, await store.getSample(run.id, last.i, last.j));
+    const v = verdictOf(await store.samples.tensor(run.id), k, last.i, last.j, await store.samples.get(run.id, last.i, last.j));
     return c.json({ deleted: before, mine: { id: last.id, grade: last.grade }, rule: { ...v, agree: agreeOf(v, last.grade) } });
   });
 }

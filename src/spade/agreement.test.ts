@@ -67,40 +67,36 @@ describe('graded outputs as labelled examples', () => {
   });
 
   it('gradedExamples on a SQLite store: the graded outputs with their inputs, read one by one or (many) in one listing alike', async () => {
-    const store = openSqliteStore(join(dir, 'graded.db'));
-    try {
-      const run = await writeGradedFixture(store, { N: 30, M: 10, cell: () => Outcome.PASS, failed: (i, j) => i === 29 && j === 9 });
-      // 12 outputs graded on `polite` (every 25th), then all but the failed one on `short`.
-      const few = Array.from(
-        { length: 12 },
-        (_, n) => ({ i: Math.floor((n * 25) / 10), j: (n * 25) % 10, rule: 'polite', grade: n % 3 ? 'pass' : 'fail', grader: 'r1' }) as const,
-      );
-      await store.recordGrades(run.id, few);
-      const one = await gradedExamples(store, run, { rule: 'polite' });
-      expect(one.examples).toHaveLength(12);
-      expect(one.examples[1]).toEqual({
-        id: 'i2/j5',
-        output: 'Answer 2.5: open Settings, then Security.',
-        input: 'Question 2: how do I reset my password?',
-        label: 'good',
-      });
-      expect(one.examples.filter((e) => e.label === 'bad').map((e) => e.id)).toEqual(['i0/j0', 'i7/j5', 'i15/j0', 'i22/j5']);
-      expect(one.rules).toEqual([{ rule: 'polite', pass: 8, fail: 4 }]);
+    await using store = openSqliteStore(join(dir, 'graded.db'));
+    const run = await writeGradedFixture(store, { N: 30, M: 10, cell: () => Outcome.PASS, failed: (i, j) => i === 29 && j === 9 });
+    // 12 outputs graded on `polite` (every 25th), then all but the failed one on `short`.
+    const few = Array.from(
+      { length: 12 },
+      (_, n) => ({ i: Math.floor((n * 25) / 10), j: (n * 25) % 10, rule: 'polite', grade: n % 3 ? 'pass' : 'fail', grader: 'r1' }) as const,
+    );
+    await store.grades.recordMany(run.id, few);
+    const one = await gradedExamples(store, run, { rule: 'polite' });
+    expect(one.examples).toHaveLength(12);
+    expect(one.examples[1]).toEqual({
+      id: 'i2/j5',
+      output: 'Answer 2.5: open Settings, then Security.',
+      input: 'Question 2: how do I reset my password?',
+      label: 'good',
+    });
+    expect(one.examples.filter((e) => e.label === 'bad').map((e) => e.id)).toEqual(['i0/j0', 'i7/j5', 'i15/j0', 'i22/j5']);
+    expect(one.rules).toEqual([{ rule: 'polite', pass: 8, fail: 4 }]);
 
-      const many = Array.from({ length: 299 }, (_, n) => ({ i: Math.floor(n / 10), j: n % 10, rule: 'short', grade: 'pass', grader: 'r1' }) as const);
-      await store.recordGrades(run.id, many);
-      const all = await gradedExamples(store, run);
-      expect(all.examples).toHaveLength(299);
-      expect(all.mixed).toBe(4);
-      // The outputs read in one listing are the ones read one by one.
-      const byId = new Map(all.examples.map((e) => [e.id, e]));
-      for (const e of one.examples) expect(byId.get(e.id)).toEqual(e);
-      expect(all.rules).toEqual([
-        { rule: 'short', pass: 299, fail: 0 },
-        { rule: 'polite', pass: 8, fail: 4 },
-      ]);
-    } finally {
-      await store.close();
-    }
+    const many = Array.from({ length: 299 }, (_, n) => ({ i: Math.floor(n / 10), j: n % 10, rule: 'short', grade: 'pass', grader: 'r1' }) as const);
+    await store.grades.recordMany(run.id, many);
+    const all = await gradedExamples(store, run);
+    expect(all.examples).toHaveLength(299);
+    expect(all.mixed).toBe(4);
+    // The outputs read in one listing are the ones read one by one.
+    const byId = new Map(all.examples.map((e) => [e.id, e]));
+    for (const e of one.examples) expect(byId.get(e.id)).toEqual(e);
+    expect(all.rules).toEqual([
+      { rule: 'short', pass: 299, fail: 0 },
+      { rule: 'polite', pass: 8, fail: 4 },
+    ]);
   });
 });

@@ -53,7 +53,7 @@ export async function gradedExamples(store: Store, run: RunRecord, opts: { rule?
   const names = run.validators.map((v) => v.name);
   if (opts.rule !== undefined && !names.includes(opts.rule))
     throw new UsageError(`--rule: run ${run.id} has no rule ${JSON.stringify(opts.rule)} (its rules: ${names.join(', ')})`, { path: '--rule' });
-  const grades = await store.listGrades(run.id, opts.rule !== undefined ? { rule: opts.rule } : {});
+  const grades = await store.grades.list(run.id, opts.rule !== undefined ? { rule: opts.rule } : {});
   if (!grades.length)
     throw new UsageError(
       `--run: run ${run.id} has no grades${opts.rule !== undefined ? ` of rule ${opts.rule}` : ''} to take as labelled examples; grade some of its outputs first (assay grade ${run.id}${opts.rule !== undefined ? ` --rule ${opts.rule}` : ''}, or assay grades import), see docs/judges.md`,
@@ -63,10 +63,10 @@ export async function gradedExamples(store: Store, run: RunRecord, opts: { rule?
   const labels = labelGradedOutputs(perRule);
   // Few graded outputs are read one by one, many in one listing (as loadGrading does).
   const samples = new Map<string, SampleRecord>();
-  if (labels.size > ONE_BY_ONE) for (const s of await store.listSamples(run.id)) samples.set(`${s.i},${s.j}`, s);
+  if (labels.size > ONE_BY_ONE) for (const s of await store.samples.list(run.id)) samples.set(`${s.i},${s.j}`, s);
   else
     for (const l of labels.values()) {
-      const s = await store.getSample(run.id, l.i, l.j);
+      const s = await store.samples.get(run.id, l.i, l.j);
       if (s) samples.set(`${l.i},${l.j}`, s);
     }
   const examples: LabelledExample[] = [];

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { sampleParams, toRun, toSample, type RunRow, type SampleRow } from './sqlite-rows.js';
 import type { NewRun, RunRecord, RunStatus, SampleRecord } from './types.js';
 
@@ -5,6 +6,12 @@ import type { NewRun, RunRecord, RunStatus, SampleRecord } from './types.js';
  * The PostgreSQL store's rows and the Store's records. The layout is SQLite's (sqlite-rows.ts), with
  * timestamptz for times (pg reads them as Date) and free text kept as JSON strings (see postgres-schema.ts).
  */
+
+/**
+ * A query of a PostgreSQL store, as its parts make them: through its pool, once the schema is ready, riding
+ * out a lost server when the store was opened to (store/postgres.ts).
+ */
+export type Query = <R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
 
 export const RUN_COLUMNS = [
   'id',
@@ -52,6 +59,9 @@ export interface PgSampleRow extends Omit<SampleRow, 'finished_at' | 'cached'> {
 
 /** A string as the JSON text of a json column (null stays null). */
 export const textOf = (s: string | undefined): string | null => (s === undefined ? null : JSON.stringify(s));
+
+/** A text column kept as a JSON string (Postgres text cannot hold U+0000), read back. */
+export const jsonText = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : (JSON.parse(v as string) as string));
 
 export function pgRunValues(id: string, run: NewRun): unknown[] {
   return [

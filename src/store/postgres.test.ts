@@ -1,11 +1,11 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../testing/services.js';
-import { newRun, storeContract } from './contract.case.js';
 import { StoreError } from './errors.js';
 import { openStore } from './open.js';
 import { PostgresStore } from './postgres.js';
 import { parsePostgresUrl, PG_SCHEMA_VERSION, redactPassword } from './postgres-schema.js';
+import { newRun } from './testing/fixtures.js';
 
 // A database of this test run (dropped after); each store gets a schema of its own in it.
 const db = await createTestDatabase();
@@ -14,8 +14,6 @@ let n = 0;
 const fresh = async () => `${db!.url}?schema=s${n++}`;
 
 describe.skipIf(!db)('PostgreSQL store', () => {
-  storeContract('postgres', async () => openStore(await fresh()), { fresh });
-
   it('records the migrations it applied, once, in the store schema', async () => {
     const at = await fresh();
     await Promise.all([openStore(at), openStore(at)]).then((s) => Promise.all(s.map((x) => x.close())));
@@ -72,7 +70,7 @@ describe.skipIf(!db)('PostgreSQL store', () => {
 
   it('a store whose connections the server cut (a restart) reconnects at the next call; a closed store says so', async () => {
     const store = new PostgresStore(await fresh(), { poolSize: 2 });
-    const run = await store.createRun(newRun());
+    const run = await store.runs.create(newRun());
     // Cut every connection of this store from the server side, as a restart would.
     const c = new pg.Client({ connectionString: db!.url });
     await c.connect();
@@ -83,9 +81,9 @@ describe.skipIf(!db)('PostgreSQL store', () => {
     expect(cut.rowCount).toBeGreaterThan(0);
     // A connection killed while idle is dropped by the pool; the next query reconnects.
     await new Promise((r) => setTimeout(r, 100));
-    expect((await store.getRun(run.id))!.id).toBe(run.id);
+    expect((await store.runs.get(run.id))!.id).toBe(run.id);
     await store.close();
-    await expect(store.getRun(run.id)).rejects.toThrow(/closed/);
+    await expect(store.runs.get(run.id)).rejects.toThrow(/closed/);
   });
 });
 

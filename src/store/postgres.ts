@@ -1,38 +1,16 @@
 import type pg from 'pg';
-import { ReliabilityTensor } from '../core/tensor.js';
 import { lazyPackage } from '../lazy.js';
 import { UsageError } from '../errors.js';
 import type { Outage } from './outage.js';
 import { NoStoreError, StoreError } from './errors.js';
-import {
-  GUARD_ATTEMPT_COLUMNS,
-  GUARD_CALL_COLUMNS,
-  guardAttemptValues,
-  guardCallValues,
-  toGuardAttempt,
-  toGuardCall,
-  type GuardAttemptRow,
-  type GuardCallRow,
-} from './guard-rows.js';
+import { GroupCommit, type QueuedSample } from './group-commit.js';
+import { PostgresGrades } from './postgres-grades.js';
+import { PostgresGuardLog } from './postgres-guard.js';
+import type { Query } from './postgres-rows.js';
+import { PostgresRuns } from './postgres-runs.js';
+import { BATCH_ROWS, PostgresSamples, pgSampleWriter } from './postgres-samples.js';
 import { parsePostgresUrl, PG_MIGRATIONS, PG_SCHEMA_VERSION, type PostgresLocation } from './postgres-schema.js';
-import { pgRunValues, pgSampleValues, RUN_COLUMNS, SAMPLE_COLUMNS, textOf, toPgRun, toPgSample, type PgRunRow, type PgSampleRow } from './postgres-rows.js';
-import { GRADE_COLUMNS, gradeValues, toGrade, type GradeRow } from './sqlite-rows.js';
-import type {
-  CacheEntry,
-  GradeFilter,
-  GradeRecord,
-  GuardAttemptRecord,
-  GuardCallRecord,
-  NewGrade,
-  NewRun,
-  ResponseCache,
-  RunFilter,
-  RunRecord,
-  RunStatus,
-  SampleRecord,
-  Store,
-} from './types.js';
-import { checkGrades, checkSample, checkShape, DuplicateSampleError, newRunId, pageBounds, UnknownRunError } from './validate.js';
+import type { CacheEntry, GradeStore, GuardLog, ResponseCache, RunStore, SampleStore, Store } from './types.js';
 
 export interface PostgresStoreOptions {
   /** Read only (dashboard, reports): every transaction is read-only, nothing is created or migrated. */
@@ -87,29 +65,22 @@ const types = {
     oid === JSON_OID ? (v: string) => v : pgPackage().types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
-/** Rows per INSERT of a group commit (15 parameters each; Postgres allows 65,535 per statement). */
-const BATCH_ROWS = 500;
-
-interface PendingWrite {
-  runId: string;
-  sample: SampleRecord;
-  resolve: () => void;
-  reject: (err: unknown) => void;
-}
-
 /**
  * The team store: PostgreSQL through a `pg` connection pool, tables in their own schema (`?schema=`, default
  * `assay`). The schema is created and migrated on first use, under an advisory lock so that processes
- * starting together migrate once. A sample is acknowledged once its INSERT has committed (synchronous
- * commit: it survives kill -9 of the writer, and of the server). Samples recorded in one turn of the event
- * loop share one multi-row INSERT … ON CONFLICT DO NOTHING: a row that did not go in was already there, so
- * of two writers of one (i, j) exactly one succeeds and the other gets a DuplicateSampleError.
+ * starting together migrate once. Samples are written by group commit (postgres-samples.ts).
  */
 export class PostgresStore implements Store {
   readonly location: PostgresLocation;
+  readonly runs: RunStore;
+  readonly samples: SampleStore;
+  readonly grades: GradeStore;
+  readonly cache: ResponseCache;
+  readonly guard: GuardLog;
   private pool: pg.Pool;
   private ready?: Promise<void>;
   private closed = false;
+  private readonly commit: GroupCommit<QueuedSample>;
 
   constructor(
     url: string,
@@ -130,6 +101,14 @@ export class PostgresStore implements Store {
     });
     // A pooled connection the server dropped while idle: the pool discards it and the next query reconnects.
     this.pool.on('error', () => {});
+    const q: Query = (text, values) => this.q(text, values);
+    this.commit = new GroupCommit(pgSampleWriter(q), BATCH_ROWS);
+    const runs = new PostgresRuns(q, this.commit, this.location.shown);
+    this.runs = runs;
+    this.samples = new PostgresSamples(q, this.commit, runs);
+    this.grades = new PostgresGrades(q, this.commit, runs);
+    this.cache = new PostgresCache(q);
+    this.guard = new PostgresGuardLog(q);
   }
 
   /** Connect, and migrate (or, read-only, check) the schema; every method awaits it. */
@@ -208,306 +187,9 @@ export class PostgresStore implements Store {
     return this.options.outage ? this.options.outage.ride(once) : once();
   }
 
-  // recordSample runs once per sample: keep each run's shape instead of reading its row again.
-  private shapes = new Map<string, RunRecord>();
-
-  private async shape(runId: string): Promise<RunRecord> {
-    let r = this.shapes.get(runId);
-    if (!r) {
-      r = await this.run(runId);
-      this.shapes.set(runId, r);
-    }
-    return r;
-  }
-
-  private async run(runId: string): Promise<RunRecord> {
-    const r = await this.getRunNow(runId);
-    if (!r) throw new UnknownRunError(runId);
-    return r;
-  }
-
-  private async getRunNow(runId: string): Promise<RunRecord | undefined> {
-    const { rows } = await this.q<PgRunRow>('SELECT * FROM runs WHERE id = $1', [runId]);
-    return rows[0] && toPgRun(rows[0]);
-  }
-
-  async createRun(run: NewRun): Promise<RunRecord> {
-    checkShape(`run ${run.name}`, run.inputs.length, run.samples, run.validators.length);
-    const marks = RUN_COLUMNS.map((_, n) => `$${n + 1}`).join(', ');
-    // Ids are second + 16 random bits: two runs started in the same second may draw the same one.
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const { rows } = await this.q<PgRunRow>(
-        `INSERT INTO runs (${RUN_COLUMNS.join(', ')}) VALUES (${marks}) ON CONFLICT (id) DO NOTHING RETURNING *`,
-        pgRunValues(newRunId(), run),
-      );
-      if (rows[0]) return toPgRun(rows[0]);
-    }
-    throw new StoreError(`could not find a free run id in the assay store at ${this.location.shown}`);
-  }
-
-  private queue: PendingWrite[] = [];
-  private flushScheduled = false;
-  private inflight = new Set<Promise<void>>();
-
-  async recordSample(runId: string, s: SampleRecord): Promise<void> {
-    checkSample(await this.shape(runId), s); // a malformed sample or unknown run is refused at once
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ runId, sample: s, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
-  }
-
-  private flush(): void {
-    this.flushScheduled = false;
-    const batch = this.queue.splice(0);
-    for (let at = 0; at < batch.length; at += BATCH_ROWS) {
-      const p: Promise<void> = this.writeBatch(batch.slice(at, at + BATCH_ROWS)).finally(() => this.inflight.delete(p));
-      this.inflight.add(p);
-    }
-  }
-
-  /** Commit what is queued and wait for every write in flight: reads see earlier writes. */
-  private async settle(): Promise<void> {
-    this.flush();
-    await Promise.allSettled([...this.inflight]);
-  }
-
-  private async writeBatch(batch: PendingWrite[]): Promise<void> {
-    try {
-      const values: unknown[] = [];
-      const rows = batch.map((w) => {
-        const row = pgSampleValues(w.runId, w.sample);
-        const marks = row.map((_, c) => `$${values.length + c + 1}`);
-        values.push(...row);
-        return `(${marks.join(', ')})`;
-      });
-      const { rows: inserted } = await this.q<{ run_id: string; i: number; j: number }>(
-        `INSERT INTO samples (${SAMPLE_COLUMNS.join(', ')}) VALUES ${rows.join(', ')} ON CONFLICT (run_id, i, j) DO NOTHING RETURNING run_id, i, j`,
-        values,
-      );
-      // A row that did not go in was there already (or earlier in this very batch): the first writer keeps it.
-      const fresh = new Set(inserted.map((r) => `${r.run_id}\0${r.i}\0${r.j}`));
-      for (const w of batch) {
-        const key = `${w.runId}\0${w.sample.i}\0${w.sample.j}`;
-        if (fresh.delete(key)) w.resolve();
-        else w.reject(new DuplicateSampleError(w.runId, w.sample.i, w.sample.j));
-      }
-    } catch (err) {
-      // A value the server refused (class 22/23) fails its own sample, not its batch: write them one by one.
-      if (batch.length > 1 && /^2[23]/.test(String((err as { code?: unknown }).code ?? ''))) {
-        await Promise.all(batch.map((w) => this.writeBatch([w])));
-        return;
-      }
-      for (const w of batch) w.reject(err);
-    }
-  }
-
-  async discardGenerationErrors(runId: string): Promise<number> {
-    await this.settle();
-    if (!(await this.getRunNow(runId))) throw new UnknownRunError(runId);
-    return (await this.q('DELETE FROM samples WHERE run_id = $1 AND generation_error IS NOT NULL', [runId])).rowCount ?? 0;
-  }
-
-  async setStatus(runId: string, status: RunStatus): Promise<void> {
-    await this.settle();
-    const res = await this.q('UPDATE runs SET status = $1, finished_at = $2 WHERE id = $3', [
-      status,
-      status === 'running' ? null : new Date().toISOString(),
-      runId,
-    ]);
-    if (res.rowCount === 0) throw new UnknownRunError(runId);
-  }
-
-  async getRun(runId: string): Promise<RunRecord | undefined> {
-    await this.settle();
-    return this.getRunNow(runId);
-  }
-
-  private runWhere(filter: RunFilter): { where: string; values: unknown[] } {
-    const clauses: string[] = [];
-    const values: unknown[] = [];
-    if (filter.name !== undefined) {
-      values.push(filter.name);
-      clauses.push(`name = $${values.length}`);
-    }
-    if (filter.idPrefix !== undefined) {
-      // starts_with, not LIKE (no wildcards to escape) nor a range (a linguistic collation does not sort ids bytewise).
-      values.push(filter.idPrefix);
-      clauses.push(`starts_with(id, $${values.length})`);
-    }
-    if (filter.nameContains !== undefined) {
-      values.push(filter.nameContains.toLowerCase());
-      clauses.push(`strpos(lower(name), $${values.length}) > 0`);
-    }
-    return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', values };
-  }
-
-  async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
-    await this.settle();
-    const { where, values } = this.runWhere(filter);
-    const { limit, offset } = pageBounds(filter);
-    const { rows } = await this.q<PgRunRow>(
-      `SELECT * FROM runs ${where} ORDER BY created_at DESC, id DESC ${limit !== undefined ? `LIMIT ${limit}` : ''} OFFSET ${offset}`,
-      values,
-    );
-    return rows.map(toPgRun);
-  }
-
-  async countRuns(filter: RunFilter = {}): Promise<number> {
-    await this.settle();
-    const { where, values } = this.runWhere(filter);
-    const { rows } = await this.q<{ n: string }>(`SELECT count(*) AS n FROM runs ${where}`, values);
-    return Number(rows[0].n);
-  }
-
-  async loadTensor(runId: string): Promise<ReliabilityTensor> {
-    await this.settle();
-    const run = await this.run(runId);
-    checkShape(`run ${run.id}`, run.N, run.M, run.K);
-    const t = new ReliabilityTensor(run.N, run.M, run.K);
-    const { rows } = await this.q<{ i: number; j: number; outcomes: Buffer }>('SELECT i, j, outcomes FROM samples WHERE run_id = $1', [runId]);
-    for (const row of rows) t.cells.set(row.outcomes, t.index(row.i, row.j, 0));
-    return t;
-  }
-
-  async getSample(runId: string, i: number, j: number): Promise<SampleRecord | undefined> {
-    await this.settle();
-    const { rows } = await this.q<PgSampleRow>('SELECT * FROM samples WHERE run_id = $1 AND i = $2 AND j = $3', [runId, i, j]);
-    if (rows[0]) return toPgSample(rows[0]);
-    await this.shape(runId); // absent: from a run that exists, or an unknown run (which throws)
-    return undefined;
-  }
-
-  async listSamples(runId: string): Promise<SampleRecord[]> {
-    await this.settle();
-    await this.run(runId);
-    const { rows } = await this.q<PgSampleRow>('SELECT * FROM samples WHERE run_id = $1 ORDER BY i, j', [runId]);
-    return rows.map(toPgSample);
-  }
-
-  async recordGrade(runId: string, grade: NewGrade): Promise<GradeRecord> {
-    return (await this.recordGrades(runId, [grade]))[0];
-  }
-
-  async recordGrades(runId: string, grades: readonly NewGrade[]): Promise<GradeRecord[]> {
-    await this.settle();
-    const run = await this.run(runId);
-    // The outputs graded, read at once; every grade is checked before any is stored.
-    const cells = grades.filter((g) => Number.isInteger(g?.i) && Number.isInteger(g?.j) && g.i >= 0 && g.j >= 0 && g.i < run.N && g.j < run.M);
-    const stored = new Map<string, { output?: string; generationError?: string }>();
-    if (cells.length) {
-      const { rows } = await this.q<{ i: number; j: number; output: string | null; generation_error: string | null }>(
-        'SELECT s.i, s.j, s.output::text AS output, s.generation_error::text AS generation_error FROM samples s JOIN unnest($2::int[], $3::int[]) AS c (i, j) ON s.i = c.i AND s.j = c.j WHERE s.run_id = $1',
-        [runId, cells.map((g) => g.i), cells.map((g) => g.j)],
-      );
-      for (const r of rows)
-        stored.set(`${r.i},${r.j}`, {
-          ...(r.output !== null ? { output: jsonText(r.output)! } : {}),
-          ...(r.generation_error !== null ? { generationError: jsonText(r.generation_error)! } : {}),
-        });
-    }
-    const checked = checkGrades(run, grades, (i, j) => stored.get(`${i},${j}`));
-    if (!checked.length) return [];
-    const values: unknown[] = [];
-    const rows = checked.map((g) => {
-      const row = gradeValues(runId, g);
-      row[3] = JSON.stringify(g.rule); // a json column: any name a config allows, U+0000 included
-      const marks = row.map((_, c) => `$${values.length + c + 1}`);
-      values.push(...row);
-      return `(${marks.join(', ')})`;
-    });
-    // One statement is one transaction: all are stored or none.
-    const { rows: ids } = await this.q<{ id: string }>(`INSERT INTO grades (${GRADE_COLUMNS.join(', ')}) VALUES ${rows.join(', ')} RETURNING id`, values);
-    return checked.map((g, n) => ({ ...g, id: Number(ids[n].id), runId }));
-  }
-
-  async deleteGrade(runId: string, id: number): Promise<boolean> {
-    await this.settle();
-    await this.run(runId);
-    if (!Number.isSafeInteger(id)) return false;
-    return ((await this.q('DELETE FROM grades WHERE run_id = $1 AND id = $2', [runId, id])).rowCount ?? 0) > 0;
-  }
-
-  private gradesTable = false;
-
-  async listGrades(runId: string, filter: GradeFilter = {}): Promise<GradeRecord[]> {
-    await this.settle();
-    // Every report reads a run's grades: the run's existence is checked without reading its record.
-    if (!(await this.q('SELECT 1 FROM runs WHERE id = $1', [runId])).rowCount) throw new UnknownRunError(runId);
-    // A store from before grades (opened read-only, so not migrated) has none; once there, the table stays.
-    this.gradesTable ||= (await this.q<{ t: string | null }>(`SELECT to_regclass('grades') AS t`)).rows[0].t !== null;
-    if (!this.gradesTable) return [];
-    const clauses = ['run_id = $1'];
-    const values: unknown[] = [runId];
-    for (const key of ['rule', 'grader', 'i', 'j'] as const) {
-      if (filter[key] === undefined) continue;
-      values.push(key === 'rule' ? JSON.stringify(filter.rule) : filter[key]);
-      clauses.push(key === 'rule' ? `rule::text = $${values.length}` : `${key} = $${values.length}`);
-    }
-    const { rows } = await this.q<Omit<GradeRow, 'id' | 'graded_at'> & { id: string; graded_at: Date }>(
-      `SELECT * FROM grades WHERE ${clauses.join(' AND ')} ORDER BY graded_at, id`,
-      values,
-    );
-    return rows.map((r) => toGrade({ ...r, rule: JSON.parse(r.rule) as string }));
-  }
-
-  async gradesVersion(): Promise<string> {
-    await this.settle();
-    this.gradesTable ||= (await this.q<{ t: string | null }>(`SELECT to_regclass('grades') AS t`)).rows[0].t !== null;
-    if (!this.gradesTable) return '0:0';
-    const { rows } = await this.q<{ n: string; m: string }>('SELECT count(*) AS n, coalesce(max(id), 0) AS m FROM grades');
-    return `${rows[0].n}:${rows[0].m}`;
-  }
-
-  async recordGuardAttempt(a: GuardAttemptRecord): Promise<void> {
-    await this.q(upsert('guard_attempts', GUARD_ATTEMPT_COLUMNS, ['call_id', 'n']), guardAttemptValues(a, textOf));
-  }
-
-  async recordGuardCall(c: GuardCallRecord): Promise<void> {
-    await this.q(
-      upsert('guard_calls', GUARD_CALL_COLUMNS, ['call_id']),
-      guardCallValues(c, (b) => b, textOf),
-    );
-  }
-
-  async getGuardCall(callId: string): Promise<GuardCallRecord | undefined> {
-    const { rows } = await this.q<GuardCallRow>('SELECT * FROM guard_calls WHERE call_id = $1', [callId]);
-    return rows[0] && toGuardCall(rows[0], jsonText);
-  }
-
-  async listGuardAttempts(callId: string): Promise<GuardAttemptRecord[]> {
-    const { rows } = await this.q<GuardAttemptRow>('SELECT * FROM guard_attempts WHERE call_id = $1 ORDER BY n', [callId]);
-    return rows.map((r) => toGuardAttempt(r, jsonText));
-  }
-
-  async listGuardCalls(filter: { limit?: number; offset?: number } = {}): Promise<GuardCallRecord[]> {
-    const { limit, offset } = pageBounds(filter);
-    const { rows } = await this.q<GuardCallRow>(
-      `SELECT * FROM guard_calls ORDER BY finished_at DESC, call_id DESC ${limit !== undefined ? `LIMIT ${limit}` : ''} OFFSET ${offset}`,
-    );
-    return rows.map((r) => toGuardCall(r, jsonText));
-  }
-
-  readonly cache: ResponseCache = {
-    get: async (key) => {
-      const { rows } = await this.q<{ value: string; stored_at: Date }>('SELECT value, stored_at FROM response_cache WHERE key = $1', [key]);
-      return rows[0] && ({ value: rows[0].value, storedAt: rows[0].stored_at.toISOString() } satisfies CacheEntry);
-    },
-    set: async (key, value) => {
-      await this.q(
-        'INSERT INTO response_cache (key, value, stored_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, stored_at = EXCLUDED.stored_at',
-        [key, value, new Date().toISOString()],
-      );
-    },
-    clear: async () => (await this.q('DELETE FROM response_cache')).rowCount ?? 0,
-  };
-
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.settle();
+    await this.commit.settle();
     this.closed = true;
     await this.pool.end();
   }
@@ -543,15 +225,27 @@ function firstLine(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split('\n')[0];
 }
 
-/** A text column kept as a JSON string (Postgres text cannot hold U+0000), read back. */
-const jsonText = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : (JSON.parse(v as string) as string));
-
-function upsert(table: string, columns: readonly string[], key: string[]): string {
-  const marks = columns.map((_, n) => `$${n + 1}`).join(', ');
-  const set = columns.filter((c) => !key.includes(c)).map((c) => `${c} = EXCLUDED.${c}`);
-  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${marks}) ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${set.join(', ')}`;
-}
-
 export function openPostgresStore(url: string, options: PostgresStoreOptions = {}): PostgresStore {
   return new PostgresStore(url, options);
+}
+
+/** The response cache in a PostgreSQL store (table response_cache). */
+class PostgresCache implements ResponseCache {
+  constructor(private readonly q: Query) {}
+
+  async get(key: string): Promise<CacheEntry | undefined> {
+    const { rows } = await this.q<{ value: string; stored_at: Date }>('SELECT value, stored_at FROM response_cache WHERE key = $1', [key]);
+    return rows[0] && { value: rows[0].value, storedAt: rows[0].stored_at.toISOString() };
+  }
+
+  async set(key: string, value: string): Promise<void> {
+    await this.q(
+      'INSERT INTO response_cache (key, value, stored_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, stored_at = EXCLUDED.stored_at',
+      [key, value, new Date().toISOString()],
+    );
+  }
+
+  async clear(): Promise<number> {
+    return (await this.q('DELETE FROM response_cache')).rowCount ?? 0;
+  }
 }

@@ -15,19 +15,19 @@ const SHOWN = 5;
 export async function resolveRunId(store: Store, ref: string, what = 'run id'): Promise<string> {
   const wanted = ref.trim();
   if (!wanted) throw new UsageError(`${what}: expected a run id, "latest" or the start of an id, found nothing`, { path: what });
-  if (await store.getRun(wanted)) return wanted;
+  if (await store.runs.get(wanted)) return wanted;
   if (wanted === 'latest') {
-    const [newest] = await store.listRuns({ limit: 1 });
+    const [newest] = await store.runs.list({ limit: 1 });
     if (!newest)
       throw new UsageError(`${what}: "latest" names the newest run, but the store has none (runs are stored by: assay run <config>)`, { path: what });
     return newest.id;
   }
   // The store finds the few ids with this start (an index range), however many runs it holds.
-  const matches = await store.listRuns({ idPrefix: wanted, limit: SHOWN + 1 });
+  const matches = await store.runs.list({ idPrefix: wanted, limit: SHOWN + 1 });
   if (matches.length === 1) return matches[0].id;
   if (matches.length === 0)
     throw new UsageError(`${what}: no run with id "${wanted}" (or an id starting so) in the store (list them with: assay runs)`, { path: what });
-  const count = matches.length > SHOWN ? await store.countRuns({ idPrefix: wanted }) : matches.length;
+  const count = matches.length > SHOWN ? await store.runs.count({ idPrefix: wanted }) : matches.length;
   const shown = matches
     .slice(0, SHOWN)
     .map((r) => r.id)

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
-import { newRun, sample, storeContract } from './contract.case.js';
-import { openSqliteStore, SqliteStore } from './sqlite.js';
+import { openSqliteStore } from './sqlite.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './sqlite-rows.js';
+import { newRun, sample } from './testing/fixtures.js';
 import { DuplicateSampleError } from './validate.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-store-'));
@@ -14,21 +14,31 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const freshPath = () => join(dir, `s${n++}`, 'assay.db');
 
-storeContract('sqlite (file)', async () => openSqliteStore(freshPath()), { fresh: async () => freshPath() });
-storeContract('sqlite (:memory:)', async () => new SqliteStore(':memory:'));
+/** A store with one run and its sample (0, 0), made older by `downgrade` (SQL run on the file as it is). */
+async function olderStore(downgrade: string) {
+  const path = freshPath();
+  const s = openSqliteStore(path);
+  const run = await s.runs.create(newRun());
+  await s.samples.record(run.id, sample(0, 0, [Outcome.PASS, Outcome.PASS]));
+  await s.close();
+  const raw = new Database(path);
+  raw.exec(downgrade);
+  raw.close();
+  return { path, run };
+}
 
 describe('SqliteStore persistence', () => {
   it('persists runs and samples across close and reopen, and opens read-only', async () => {
     const path = freshPath();
     const s1 = openSqliteStore(path);
-    const run = await s1.createRun(newRun());
-    await s1.recordSample(run.id, sample(1, 1, [Outcome.PASS, Outcome.FAIL]));
+    const run = await s1.runs.create(newRun());
+    await s1.samples.record(run.id, sample(1, 1, [Outcome.PASS, Outcome.FAIL]));
     await s1.close();
 
     const ro = openSqliteStore(path, { readonly: true });
-    expect((await ro.getRun(run.id))!.name).toBe('exp');
-    expect((await ro.loadTensor(run.id)).get(1, 1, 1)).toBe(Outcome.FAIL);
-    await expect(ro.createRun(newRun())).rejects.toThrow(/readonly/i);
+    expect((await ro.runs.get(run.id))!.name).toBe('exp');
+    expect((await ro.samples.tensor(run.id)).get(1, 1, 1)).toBe(Outcome.FAIL);
+    await expect(ro.runs.create(newRun())).rejects.toThrow(/readonly/i);
     await ro.close();
   });
 
@@ -43,43 +53,29 @@ describe('SqliteStore persistence', () => {
   });
 
   it('upgrades a schema-version-2 store in place: old samples read back, cost and the cache are stored', async () => {
-    const path = freshPath();
-    const s1 = openSqliteStore(path);
-    const run = await s1.createRun(newRun());
-    await s1.recordSample(run.id, sample(0, 0, [Outcome.PASS, Outcome.PASS]));
-    await s1.close();
-    // Make it a version-2 store: the columns and table added in version 3 did not exist.
-    const raw = new Database(path);
-    raw.exec(
+    // A version-2 store: the columns and table added in version 3 did not exist.
+    const { path, run } = await olderStore(
       `ALTER TABLE samples DROP COLUMN cost_json; ALTER TABLE samples DROP COLUMN cached; DROP TABLE response_cache; UPDATE meta SET value = '2' WHERE key = 'schema_version'`,
     );
-    raw.close();
     const ro = openSqliteStore(path, { readonly: true });
-    expect((await ro.getSample(run.id, 0, 0))!.outcomes).toEqual([Outcome.PASS, Outcome.PASS]);
+    expect((await ro.samples.get(run.id, 0, 0))!.outcomes).toEqual([Outcome.PASS, Outcome.PASS]);
     await ro.close();
     const s2 = openSqliteStore(path);
-    await s2.recordSample(run.id, sample(1, 0, [Outcome.PASS, Outcome.FAIL], { cost: { usd: 0.5 }, cached: true }));
-    expect((await s2.getSample(run.id, 1, 0))!.cost).toEqual({ usd: 0.5 });
-    expect((await s2.getSample(run.id, 0, 0))!.cost).toBeUndefined();
+    await s2.samples.record(run.id, sample(1, 0, [Outcome.PASS, Outcome.FAIL], { cost: { usd: 0.5 }, cached: true }));
+    expect((await s2.samples.get(run.id, 1, 0))!.cost).toEqual({ usd: 0.5 });
+    expect((await s2.samples.get(run.id, 0, 0))!.cost).toBeUndefined();
     await s2.cache.set('k', 'v');
     await s2.close();
   });
 
   it('a version-3 store (before grades) lists no grades read-only, and takes them once upgraded', async () => {
-    const path = freshPath();
-    const s1 = openSqliteStore(path);
-    const run = await s1.createRun(newRun());
-    await s1.recordSample(run.id, sample(0, 0, [Outcome.PASS, Outcome.PASS]));
-    await s1.close();
-    const raw = new Database(path);
-    raw.exec(`DROP TABLE grades; UPDATE meta SET value = '3' WHERE key = 'schema_version'`);
-    raw.close();
+    const { path, run } = await olderStore(`DROP TABLE grades; UPDATE meta SET value = '3' WHERE key = 'schema_version'`);
     const ro = openSqliteStore(path, { readonly: true });
-    expect(await ro.listGrades(run.id)).toEqual([]);
+    expect(await ro.grades.list(run.id)).toEqual([]);
     await ro.close();
     const s2 = openSqliteStore(path);
-    await s2.recordGrade(run.id, { i: 0, j: 0, rule: 'v0', grade: 'pass', grader: 'ada' });
-    expect((await s2.listGrades(run.id)).map((g) => g.grader)).toEqual(['ada']);
+    await s2.grades.record(run.id, { i: 0, j: 0, rule: 'v0', grade: 'pass', grader: 'ada' });
+    expect((await s2.grades.list(run.id)).map((g) => g.grader)).toEqual(['ada']);
     await s2.close();
   });
 
@@ -93,19 +89,19 @@ describe('SqliteStore persistence', () => {
   it('group commit: samples of one event-loop turn commit together, each acknowledged only once on disk', async () => {
     const path = freshPath();
     const store = openSqliteStore(path);
-    const run = await store.createRun(newRun({ inputs: Array.from({ length: 10 }, (_, i) => `in ${i}`), samples: 10 }));
+    const run = await store.runs.create(newRun({ inputs: Array.from({ length: 10 }, (_, i) => `in ${i}`), samples: 10 }));
     const other = new Database(path, { readonly: true }); // a second connection sees only committed data
     const count = () => (other.prepare('SELECT COUNT(*) AS n FROM samples').get() as { n: number }).n;
     let acked = 0;
     const writes = Array.from({ length: 100 }, (_, x) =>
-      store.recordSample(run.id, sample(Math.floor(x / 10), x % 10, [Outcome.PASS, Outcome.FAIL])).then(() => acked++),
+      store.samples.record(run.id, sample(Math.floor(x / 10), x % 10, [Outcome.PASS, Outcome.FAIL])).then(() => acked++),
     );
-    const duplicate = store.recordSample(run.id, sample(3, 3, [Outcome.FAIL, Outcome.FAIL]));
+    const duplicate = store.samples.record(run.id, sample(3, 3, [Outcome.FAIL, Outcome.FAIL]));
     expect([count(), acked]).toEqual([0, 0]); // queued, not yet committed, not yet acknowledged
     await Promise.all(writes);
     await expect(duplicate).rejects.toBeInstanceOf(DuplicateSampleError); // fails alone, not its batch
     expect([count(), acked]).toEqual([100, 100]);
-    expect((await store.getSample(run.id, 3, 3))!.outcomes).toEqual([Outcome.PASS, Outcome.FAIL]);
+    expect((await store.samples.get(run.id, 3, 3))!.outcomes).toEqual([Outcome.PASS, Outcome.FAIL]);
     other.close();
     await store.close();
   });
@@ -113,14 +109,14 @@ describe('SqliteStore persistence', () => {
   it('reads see queued writes, and close commits them', async () => {
     const path = freshPath();
     const store = openSqliteStore(path);
-    const run = await store.createRun(newRun());
-    void store.recordSample(run.id, sample(0, 0, [Outcome.PASS, Outcome.PASS]));
-    expect((await store.listSamples(run.id)).length).toBe(1);
-    const last = store.recordSample(run.id, sample(1, 2, [Outcome.ERROR, Outcome.PASS]));
+    const run = await store.runs.create(newRun());
+    void store.samples.record(run.id, sample(0, 0, [Outcome.PASS, Outcome.PASS]));
+    expect((await store.samples.list(run.id)).length).toBe(1);
+    const last = store.samples.record(run.id, sample(1, 2, [Outcome.ERROR, Outcome.PASS]));
     await store.close();
     await last;
     const again = openSqliteStore(path, { readonly: true });
-    expect((await again.loadTensor(run.id)).get(1, 2, 0)).toBe(Outcome.ERROR);
+    expect((await again.samples.tensor(run.id)).get(1, 2, 0)).toBe(Outcome.ERROR);
     await again.close();
   });
 
@@ -136,12 +132,12 @@ describe('SqliteStore persistence', () => {
     old.close();
     // Read-only, an old store is read as it is.
     const ro = openSqliteStore(path, { readonly: true });
-    expect((await ro.listRuns()).map((r) => r.id)).toEqual(['r1']);
+    expect((await ro.runs.list()).map((r) => r.id)).toEqual(['r1']);
     await ro.close();
     const s = openSqliteStore(path);
     expect(s.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).pluck().get()).toBe(String(SCHEMA_VERSION));
-    expect((await s.getRun('r1'))!.name).toBe('old');
-    expect(await s.getGuardCall('c0')).toMatchObject({
+    expect((await s.runs.get('r1'))!.name).toBe('old');
+    expect(await s.guard.getCall('c0')).toMatchObject({
       callId: 'c0',
       input: 'q',
       accepted: true,
@@ -161,14 +157,14 @@ describe('SqliteStore persistence', () => {
 });
 
 describe('SqliteStore: design bounds', () => {
-  it('refuses to create a run whose tensor could not be allocated, and loadTensor of such a stored record fails with a clear error', async () => {
+  it('refuses to create a run whose tensor could not be allocated, and samples.tensor of such a stored record fails with a clear error', async () => {
     const path = freshPath();
     const s = openSqliteStore(path);
-    await expect(s.createRun(newRun({ samples: 1e12 }))).rejects.toThrow(/tensor cells, found 2 inputs × 1000000000000 samples × 2 validators/);
-    expect(await s.listRuns()).toEqual([]);
-    const run = await s.createRun(newRun());
+    await expect(s.runs.create(newRun({ samples: 1e12 }))).rejects.toThrow(/tensor cells, found 2 inputs × 1000000000000 samples × 2 validators/);
+    expect(await s.runs.list()).toEqual([]);
+    const run = await s.runs.create(newRun());
     s.db.prepare('UPDATE runs SET m = ? WHERE id = ?').run(1e12, run.id);
-    await expect(s.loadTensor(run.id)).rejects.toThrow(new RegExp(`run ${run.id}: expected inputs × samples`));
+    await expect(s.samples.tensor(run.id)).rejects.toThrow(new RegExp(`run ${run.id}: expected inputs × samples`));
     await s.close();
   });
 });

@@ -175,58 +175,84 @@ export interface GradeFilter {
   j?: number;
 }
 
-/**
- * Persistence of runs and of the guard's attempt log, behind one interface (SQLite by default, PostgreSQL
- * for teams, memory for tests). Every adapter passes the shared contract suite in store/contract.case.ts.
- * Writes of one sample are atomic: after a crash a sample is either fully stored or absent, so resume never
- * duplicates or loses a completed cell; of two writers of one (i, j), exactly one succeeds.
- */
-export interface Store {
-  createRun(run: NewRun): Promise<RunRecord>;
-  /** Insert one sample; storing the same (i, j) twice is an error (no duplicates). */
-  recordSample(runId: string, sample: SampleRecord): Promise<void>;
-  setStatus(runId: string, status: RunStatus): Promise<void>;
-  getRun(runId: string): Promise<RunRecord | undefined>;
-  listRuns(filter?: RunFilter): Promise<RunRecord[]>;
+/** The runs of a store: their records and status. */
+export interface RunStore {
+  /** Store a new run, `running`; a shape N×M×K this process could not allocate as a tensor is refused (RangeError). */
+  create(run: NewRun): Promise<RunRecord>;
+  get(runId: string): Promise<RunRecord | undefined>;
+  list(filter?: RunFilter): Promise<RunRecord[]>;
   /** How many runs match (for pagination); limit and offset are ignored. */
-  countRuns(filter?: RunFilter): Promise<number>;
-  /** The run's tensor; cells of samples not yet stored are PENDING. */
-  loadTensor(runId: string): Promise<ReliabilityTensor>;
-  getSample(runId: string, i: number, j: number): Promise<SampleRecord | undefined>;
+  count(filter?: RunFilter): Promise<number>;
+  /** Any status but `running` also sets finishedAt; UnknownRunError for no run. */
+  setStatus(runId: string, status: RunStatus): Promise<void>;
+}
+
+/**
+ * The samples of a run: one generation (i, j) with its K outcomes each, and the tensor they fill. Writes of
+ * one sample are atomic: after a crash a sample is either fully stored or absent, so resume never duplicates
+ * or loses a completed cell; of two writers of one (i, j), exactly one succeeds.
+ */
+export interface SampleStore {
+  /** Insert one sample; storing the same (i, j) twice is an error (DuplicateSampleError: no duplicates). */
+  record(runId: string, sample: SampleRecord): Promise<void>;
+  get(runId: string, i: number, j: number): Promise<SampleRecord | undefined>;
   /** All stored samples of a run, ordered by (i, j). */
-  listSamples(runId: string): Promise<SampleRecord[]>;
+  list(runId: string): Promise<SampleRecord[]>;
+  /** The run's tensor; cells of samples not yet stored are PENDING. */
+  tensor(runId: string): Promise<ReliabilityTensor>;
   /**
    * Deletes the run's samples whose generation failed (an infrastructure error: no output was checked), so
    * that a resume runs them again (`assay run --resume ID --retry-errors`); returns how many were deleted.
    */
   discardGenerationErrors(runId: string): Promise<number>;
+}
+
+/** People's grades of stored outputs: a log per run, checked against the run. */
+export interface GradeStore {
   /**
    * Store a person's grade of one stored output (durable once resolved: it survives kill -9). Refused with a
    * GradeError (exit 2) when i or j is outside the run, the rule is not one of the run's, the output was
    * never stored or has none (its generation failed), or a field is malformed; UnknownRunError for no run.
    */
-  recordGrade(runId: string, grade: NewGrade): Promise<GradeRecord>;
+  record(runId: string, grade: NewGrade): Promise<GradeRecord>;
   /** Several grades in one transaction: all are stored, or (any one refused) none. */
-  recordGrades(runId: string, grades: readonly NewGrade[]): Promise<GradeRecord[]>;
+  recordMany(runId: string, grades: readonly NewGrade[]): Promise<GradeRecord[]>;
   /** Delete one grade of the run (undo); false when the run has no grade with this id. */
-  deleteGrade(runId: string, id: number): Promise<boolean>;
+  delete(runId: string, id: number): Promise<boolean>;
   /** The run's grades, oldest first (gradedAt, then id); a store from before grades existed has none. */
-  listGrades(runId: string, filter?: GradeFilter): Promise<GradeRecord[]>;
+  list(runId: string, filter?: GradeFilter): Promise<GradeRecord[]>;
   /**
    * A token that changes whenever a grade of any run is recorded or deleted (the number of grades and the
    * largest id, which is never reused): one cheap query tells a cache whether any run's grades changed.
    */
-  gradesVersion(): Promise<string>;
+  version(): Promise<string>;
+}
+
+/** The guard's attempt log (src/guard): an attempt is written when it ends, a call when it ends. */
+export interface GuardLog {
+  /** Writing (callId, n) again replaces the attempt. */
+  recordAttempt(attempt: GuardAttemptRecord): Promise<void>;
+  /** How a guarded call ended; writing a callId again replaces it. */
+  recordCall(call: GuardCallRecord): Promise<void>;
+  getCall(callId: string): Promise<GuardCallRecord | undefined>;
+  /** A call's attempts, in order of n. */
+  listAttempts(callId: string): Promise<GuardAttemptRecord[]>;
+  /** Calls, most recently finished first. */
+  listCalls(filter?: { limit?: number; offset?: number }): Promise<GuardCallRecord[]>;
+}
+
+/**
+ * Persistence of runs and of the guard's attempt log (SQLite by default, PostgreSQL for teams, memory for
+ * tests), one part per entity. Every adapter passes the contract suite of each part (store/*.case.ts), run
+ * against every adapter from one list (store/contract.test.ts). `await using store = …` closes it.
+ */
+export interface Store extends AsyncDisposable {
+  readonly runs: RunStore;
+  readonly samples: SampleStore;
+  readonly grades: GradeStore;
   /** The response cache, shared by every run of the store. */
   readonly cache: ResponseCache;
-  /** The guard's attempt log: an attempt is written when it ends; writing (callId, n) again replaces it. */
-  recordGuardAttempt(attempt: GuardAttemptRecord): Promise<void>;
-  /** How a guarded call ended; writing a callId again replaces it. */
-  recordGuardCall(call: GuardCallRecord): Promise<void>;
-  getGuardCall(callId: string): Promise<GuardCallRecord | undefined>;
-  /** A call's attempts, in order of n. */
-  listGuardAttempts(callId: string): Promise<GuardAttemptRecord[]>;
-  /** Calls, most recently finished first. */
-  listGuardCalls(filter?: { limit?: number; offset?: number }): Promise<GuardCallRecord[]>;
+  readonly guard: GuardLog;
+  /** Commit what is queued and let go of the file or the connections; the store is not used after. */
   close(): Promise<void>;
 }

@@ -51,7 +51,7 @@ export function page<T>(list: T[], f: { limit?: number; offset?: number }): T[] 
   return list.slice(offset, limit === undefined ? undefined : offset + limit);
 }
 
-/** A run's N×M×K must be a tensor this process can allocate; refused at createRun, guarded at loadTensor. */
+/** A run's N×M×K must be a tensor this process can allocate; refused at runs.create, guarded at samples.tensor. */
 export function checkShape(what: string, N: number, M: number, K: number): void {
   const problem = designProblem(N, M, K);
   if (problem) throw new ArgumentError(`${what}: ${problem}`, { key: 'shape' });

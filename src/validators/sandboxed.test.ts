@@ -65,7 +65,7 @@ describe('sandboxed predicates under a concurrent run: the time limit is their o
     const bomb = await sandboxedValidator({ name: 'bomb', minSuccess: 0.9 }, 'o => { const a = []; for (;;) a.push(new Float64Array(1 << 20)); }', sandbox);
     const store = new MemoryStore();
     const res = await runExperiment({ experiment: { name: 'qa', inputs, samples: 1, validators: [bomb] }, system: system(), store, concurrency: 4 });
-    const samples = await store.listSamples(res.run.id);
+    const samples = await store.samples.list(res.run.id);
     expect(samples).toHaveLength(inputs.length);
     for (const s of samples) {
       expect(res.tensor.get(s.i, s.j, 0)).toBe(Outcome.ERROR);

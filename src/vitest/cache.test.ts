@@ -69,18 +69,14 @@ describeReliability('counting bot', {
     // Stored where assay keeps runs by default (.assay/assay.db under the project): two runs, the same 20 outputs.
     const db = join(project.dir, '.assay/assay.db');
     expect(existsSync(db)).toBe(true);
-    const store = openSqliteStore(db, { readonly: true });
-    try {
-      const runs = (await store.listRuns()).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-      expect(runs.map((r) => r.name)).toEqual(['bot.test.ts › counting bot', 'bot.test.ts › counting bot']);
-      const first = (await store.listSamples(runs[0].id)).sort((a, b) => a.j - b.j).map((s) => s.output);
-      const second = await store.listSamples(runs[1].id);
-      expect(new Set(first).size).toBe(20);
-      expect(second.sort((a, b) => a.j - b.j).map((s) => s.output)).toEqual(first);
-      expect(second.every((s) => s.cached)).toBe(true);
-    } finally {
-      await store.close();
-    }
+    await using store = openSqliteStore(db, { readonly: true });
+    const runs = (await store.runs.list()).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    expect(runs.map((r) => r.name)).toEqual(['bot.test.ts › counting bot', 'bot.test.ts › counting bot']);
+    const first = (await store.samples.list(runs[0].id)).sort((a, b) => a.j - b.j).map((s) => s.output);
+    const second = await store.samples.list(runs[1].id);
+    expect(new Set(first).size).toBe(20);
+    expect(second.sort((a, b) => a.j - b.j).map((s) => s.output)).toEqual(first);
+    expect(second.every((s) => s.cached)).toBe(true);
   });
 
   it('is off with ASSAY_CACHE=0 even under watch', async () => {

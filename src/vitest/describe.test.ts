@@ -153,7 +153,7 @@ describe('describeReliability', () => {
   it('stores each block as a run named by test file and describe name', async () => {
     const store = openSqliteStore(join(project.dir, 'runs.db'), { readonly: true });
     onTestFinished(() => store.close());
-    const runs = await store.listRuns();
+    const runs = await store.runs.list();
     expect(runs.map((r) => r.name).sort()).toEqual([
       'edges.test.ts › borderline',
       'edges.test.ts › borderline skipped',
@@ -163,7 +163,7 @@ describe('describeReliability', () => {
     ]);
     const bot = runs.find((r) => r.name === 'support.test.ts › support bot')!;
     expect(bot.status).toBe('complete');
-    expect((await store.listSamples(bot.id)).length).toBe(40);
+    expect((await store.samples.list(bot.id)).length).toBe(40);
   });
 
   it("prints each block's reliability table at the end (the reporter)", () => {

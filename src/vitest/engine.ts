@@ -105,7 +105,7 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
     // stops the run as Ctrl-C stops `assay run`: in-flight calls abandoned, finished samples kept, run interrupted.
     const result = await runExperiment({ ...assembled, experiment: { ...assembled.experiment, configPath: undefined }, store, signal: deadline });
     const summary = summarizeRun(result.run, result.tensor);
-    const samples = await store.listSamples(result.run.id);
+    const samples = await store.samples.list(result.run.id);
     const meta = reportMeta(result.run, result.stats, req.options.store !== undefined ? { store: shownLocation(location) } : {});
     const skip = req.options.onInconclusive === 'skip';
     const early = earlyStopOf(result, deadline.aborted ? runTimeoutMs : undefined);

@@ -67,15 +67,11 @@ describe('describeReliability with providers and judges', () => {
   });
 
   it('stops a sequential block once every rule is decided: fewer calls than samples', async () => {
-    const store = openSqliteStore(join(project.dir, 'runs.db'), { readonly: true });
-    try {
-      const polite = (await store.listRuns()).find((r) => r.name === 'judged.test.ts › polite bot')!;
-      const stored = (await store.listSamples(polite.id)).length;
-      expect(stored).toBeGreaterThan(0);
-      expect(stored).toBeLessThan(200);
-      expect(systemCalls).toBe(stored + 10); // the polite run's samples and the rude run's 10
-    } finally {
-      await store.close();
-    }
+    await using store = openSqliteStore(join(project.dir, 'runs.db'), { readonly: true });
+    const polite = (await store.runs.list()).find((r) => r.name === 'judged.test.ts › polite bot')!;
+    const stored = (await store.samples.list(polite.id)).length;
+    expect(stored).toBeGreaterThan(0);
+    expect(stored).toBeLessThan(200);
+    expect(systemCalls).toBe(stored + 10); // the polite run's samples and the rude run's 10
   });
 });

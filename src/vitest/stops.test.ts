@@ -74,7 +74,7 @@ describe('runTimeoutMs', () => {
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(r.rules.map((x) => x.test)).toEqual(['fail', 'fail']);
     for (const rule of r.rules) expect(rule.message.split('\n')[1]).toMatch(/^ {2}the run stopped at runTimeoutMs \(300 ms\) after [0-5] of 20 samples; /);
-    const [stored] = await store.listRuns();
+    const [stored] = await store.runs.list();
     expect(stored.status).toBe('interrupted');
   });
 
@@ -116,12 +116,8 @@ describeReliability('slow', {
     expect(t?.status, run.stdout + run.stderr).toBe('failed');
     expect(t!.failureMessages[0]).toMatch(/^ReliabilityError: v: .*\n {2}the run stopped at runTimeoutMs \(500 ms\) after [0-3] of 20 samples; /);
     expect(run.stdout + run.stderr).not.toMatch(/Hook timed out/);
-    const store = openSqliteStore(join(project.dir, 'runs.db'), { readonly: true });
-    try {
-      const [stored] = await store.listRuns();
-      expect(stored.status).toBe('interrupted');
-    } finally {
-      await store.close();
-    }
+    await using store = openSqliteStore(join(project.dir, 'runs.db'), { readonly: true });
+    const [stored] = await store.runs.list();
+    expect(stored.status).toBe('interrupted');
   });
 });

@@ -17,7 +17,7 @@ export async function writeGradedFixture(
     failed?: (i: number, j: number) => boolean;
   },
 ): Promise<RunRecord> {
-  const run = await store.createRun({
+  const run = await store.runs.create({
     name: 'graded',
     config: { name: 'graded', ...(opts.config ?? {}) },
     inputs: Array.from({ length: opts.N }, (_, i) => `Question ${i}: how do I reset my password?`),
@@ -46,11 +46,11 @@ export async function writeGradedFixture(
   for (let i = 0; i < opts.N; i++)
     for (let j = 0; j < opts.M; j++) {
       if (opts.failed?.(i, j)) {
-        await store.recordSample(run.id, { i, j, outcomes: [Outcome.ERROR, Outcome.ERROR], generationError: 'HTTP 503', latencyMs: 1, attempts: 3 });
+        await store.samples.record(run.id, { i, j, outcomes: [Outcome.ERROR, Outcome.ERROR], generationError: 'HTTP 503', latencyMs: 1, attempts: 3 });
         continue;
       }
       const outcomes = [opts.cell(i, j, 0), opts.cell(i, j, 1)];
-      await store.recordSample(run.id, {
+      await store.samples.record(run.id, {
         i,
         j,
         output: `Answer ${i}.${j}: open Settings, then Security.`,
@@ -61,6 +61,6 @@ export async function writeGradedFixture(
         attempts: 1,
       });
     }
-  await store.setStatus(run.id, 'complete');
-  return (await store.getRun(run.id))!;
+  await store.runs.setStatus(run.id, 'complete');
+  return (await store.runs.get(run.id))!;
 }

@@ -15,7 +15,7 @@ export interface FixtureRun {
 }
 
 export async function writeFixtureRun(store: Store, f: FixtureRun): Promise<RunRecord> {
-  const run = await store.createRun({
+  const run = await store.runs.create({
     name: f.name,
     config: { fixture: true },
     inputs: f.inputs,
@@ -33,7 +33,7 @@ export async function writeFixtureRun(store: Store, f: FixtureRun): Promise<RunR
     for (let j = 0; j < f.samples; j++) {
       if (f.skip?.(i, j)) continue;
       const outcomes = f.validators.map((_, k) => f.cell(i, j, k));
-      await store.recordSample(run.id, {
+      await store.samples.record(run.id, {
         i,
         j,
         output: f.output ? f.output(i, j) : `output ${i}-${j}`,
@@ -44,8 +44,8 @@ export async function writeFixtureRun(store: Store, f: FixtureRun): Promise<RunR
       });
     }
   }
-  await store.setStatus(run.id, 'complete');
-  return (await store.getRun(run.id))!;
+  await store.runs.setStatus(run.id, 'complete');
+  return (await store.runs.get(run.id))!;
 }
 
 /** Deterministic pseudo-random numbers for seeded fixtures (mulberry32). */

@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import { GradeError, UnknownRunError } from './errors.js';
+import { grade, gradedRun, newRun, P, sample, type MakeStore } from './testing/fixtures.js';
+import type { NewGrade } from './types.js';
+
+/** The contract of `store.grades`: people's grades of outputs, a log per run, checked against the run, all-or-none in batches. */
+export function gradesContract(make: MakeStore): void {
+  describe('grades', () => {
+    it('stores grades with every field and lists them oldest first, filtered by rule, grader and output', async () => {
+      await using store = await make();
+      const runId = await gradedRun(store);
+      const a = await store.grades.record(runId, grade(0, 1, { gradedAt: '2026-03-01T10:00:00.000Z', probability: 0.25, design: 'uniform, seed 7' }));
+      expect(a).toEqual({
+        id: expect.any(Number),
+        runId,
+        i: 0,
+        j: 1,
+        rule: 'v1',
+        grade: 'fail',
+        grader: 'reviewer-1',
+        gradedAt: '2026-03-01T10:00:00.000Z',
+        probability: 0.25,
+        design: 'uniform, seed 7',
+      });
+      const before = Date.now();
+      const b = await store.grades.record(runId, grade(1, 2, { rule: 'v0', grade: 'pass', grader: '  Ada Lovelace ' }));
+      expect(b.grader).toBe('Ada Lovelace');
+      expect(b.probability).toBeUndefined();
+      expect(b.design).toBeUndefined();
+      expect(Date.parse(b.gradedAt)).toBeGreaterThanOrEqual(before - 1000);
+      const c = await store.grades.record(runId, grade(0, 1, { grade: 'pass', grader: 'reviewer-2', gradedAt: '2026-02-01T00:00:00+02:00' }));
+      expect(c.gradedAt).toBe('2026-01-31T22:00:00.000Z');
+      expect(new Set([a.id, b.id, c.id]).size).toBe(3);
+      const all = await store.grades.list(runId);
+      expect(all.map((g) => g.id)).toEqual([c.id, a.id, b.id]);
+      expect(all[1]).toEqual(a);
+      expect((await store.grades.list(runId, { rule: 'v0' })).map((g) => g.id)).toEqual([b.id]);
+      expect((await store.grades.list(runId, { grader: 'reviewer-2' })).map((g) => g.id)).toEqual([c.id]);
+      expect((await store.grades.list(runId, { i: 0, j: 1 })).map((g) => g.id)).toEqual([c.id, a.id]);
+      expect(await store.grades.list(runId, { i: 1, j: 0 })).toEqual([]);
+    });
+
+    it('keeps every grade of one output as a log (a second grade is a new row)', async () => {
+      await using store = await make();
+      const runId = await gradedRun(store);
+      await store.grades.record(runId, grade(0, 0, { gradedAt: '2026-01-01T00:00:00.000Z' }));
+      await store.grades.record(runId, grade(0, 0, { grade: 'pass', gradedAt: '2026-01-01T00:00:01.000Z' }));
+      expect((await store.grades.list(runId)).map((g) => g.grade)).toEqual(['fail', 'pass']);
+    });
+
+    it('refuses grades outside the run, of unknown rules, of missing outputs or malformed, naming the field, storing nothing', async () => {
+      await using store = await make();
+      const runId = await gradedRun(store);
+      const refused = async (g: NewGrade, field: string, text: RegExp) => {
+        const err = await store.grades.record(runId, g).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err, JSON.stringify(g)).toBeInstanceOf(GradeError);
+        expect((err as GradeError).field).toBe(field);
+        expect((err as GradeError).exitCode).toBe(2);
+        expect((err as Error).message).toMatch(text);
+      };
+      await refused(grade(2, 0), 'i', /i must be a whole number in 0\.\.1/);
+      await refused(grade(-1, 0), 'i', /0\.\.1/);
+      await refused(grade(0, 3), 'j', /j must be a whole number in 0\.\.2/);
+      await refused(grade(0.5, 0), 'i', /whole number/);
+      await refused(grade(0, 0, { rule: 'polite' }), 'rule', /rule "polite" is not one of the run's \("v0", "v1"\)/);
+      await refused(grade(0, 0, { grade: 'maybe' as 'pass' }), 'grade', /"pass" or "fail", found "maybe"/);
+      await refused(grade(0, 0, { grader: ' ' }), 'grader', /grader/);
+      await refused(grade(0, 0, { grader: 'a\u0000b' }), 'grader', /control characters/);
+      await refused(grade(0, 0, { grader: 'x'.repeat(201) }), 'grader', /200/);
+      await refused(grade(0, 0, { gradedAt: 'yesterday' }), 'gradedAt', /ISO 8601/);
+      await refused(grade(0, 0, { probability: 0 }), 'probability', /\(0, 1\]/);
+      await refused(grade(0, 0, { probability: 1.5 }), 'probability', /\(0, 1\]/);
+      await refused(grade(0, 0, { design: 'uniform' }), 'probability', /needs the probability/);
+      await refused(grade(0, 2), 'i', /no stored output there/);
+      await refused(grade(1, 1), 'i', /generation failed \(HTTP 503\).*no output to grade/);
+      await expect(store.grades.record('nope', grade(0, 0))).rejects.toBeInstanceOf(UnknownRunError);
+      expect(await store.grades.list(runId)).toEqual([]);
+    });
+
+    it('stores a batch all or none', async () => {
+      await using store = await make();
+      const runId = await gradedRun(store);
+      const err = await store.grades.recordMany(runId, [grade(0, 0), grade(1, 0), grade(0, 0, { rule: 'nope' })]).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(GradeError);
+      expect(err).toMatchObject({ field: 'rule', index: 2, message: expect.stringMatching(/rule "nope"/) });
+      expect(await store.grades.list(runId)).toEqual([]);
+      const ok = await store.grades.recordMany(runId, [grade(0, 0), grade(1, 0, { grade: 'pass' }), grade(1, 2)]);
+      expect(ok.map((g) => [g.i, g.j, g.grade])).toEqual([
+        [0, 0, 'fail'],
+        [1, 0, 'pass'],
+        [1, 2, 'fail'],
+      ]);
+      expect((await store.grades.list(runId)).map((g) => g.id)).toEqual(ok.map((g) => g.id));
+      expect(await store.grades.recordMany(runId, [])).toEqual([]);
+    });
+
+    it('deletes one grade (undo); a deleted id is never given again', async () => {
+      await using store = await make();
+      const runId = await gradedRun(store);
+      const a = await store.grades.record(runId, grade(0, 0));
+      const b = await store.grades.record(runId, grade(0, 1));
+      expect(await store.grades.delete(runId, b.id)).toBe(true);
+      expect(await store.grades.delete(runId, b.id)).toBe(false);
+      expect(await store.grades.delete(runId, 987654321)).toBe(false);
+      const c = await store.grades.record(runId, grade(1, 0));
+      expect(c.id).not.toBe(b.id);
+      expect((await store.grades.list(runId)).map((g) => g.id)).toEqual([a.id, c.id]);
+      await expect(store.grades.delete('nope', a.id)).rejects.toBeInstanceOf(UnknownRunError);
+      await expect(store.grades.list('nope')).rejects.toBeInstanceOf(UnknownRunError);
+    });
+
+    it('version changes whenever the grades of any run change (ids are never reused)', async () => {
+      await using store = await make();
+      const runId = await gradedRun(store);
+      const seen = new Set([await store.grades.version()]);
+      const changed = async () => {
+        const v = await store.grades.version();
+        expect(seen.has(v), v).toBe(false);
+        seen.add(v);
+        return v;
+      };
+      const a = await store.grades.record(runId, grade(0, 0));
+      await changed();
+      const b = await store.grades.record(runId, grade(0, 1));
+      await changed();
+      await store.grades.delete(runId, a.id); // one grade again, but another one
+      await changed();
+      const c = await store.grades.record(runId, grade(1, 0));
+      const withC = await changed();
+      await store.grades.delete(runId, c.id); // the grades are {b} again: so may the version be
+      expect(await store.grades.version()).not.toBe(withC);
+      const other = (await store.runs.create(newRun())).id;
+      await store.samples.record(other, sample(0, 0, [P, P]));
+      const before = await store.grades.version();
+      await store.samples.record(other, sample(0, 1, [P, P])); // samples do not change it
+      expect(await store.grades.version()).toBe(before);
+      await store.grades.record(other, grade(0, 0));
+      expect(await store.grades.version()).not.toBe(before);
+      expect(b.id).not.toBe(c.id);
+    });
+
+    it('keeps the grades of runs apart, and an id of one run cannot delete a grade of another', async () => {
+      await using store = await make();
+      const runId = await gradedRun(store);
+      const other = (await store.runs.create(newRun())).id;
+      await store.samples.record(other, sample(0, 0, [P, P]));
+      const mine = await store.grades.record(runId, grade(0, 0));
+      await store.grades.record(other, grade(0, 0, { grade: 'pass' }));
+      expect(await store.grades.delete(other, mine.id)).toBe(false);
+      expect((await store.grades.list(runId)).map((g) => g.grade)).toEqual(['fail']);
+      expect((await store.grades.list(other)).map((g) => g.grade)).toEqual(['pass']);
+    });
+  });
+}

@@ -1,0 +1,91 @@
+import type { GroupCommit, QueuedSample } from './group-commit.js';
+import { jsonText, type Query } from './postgres-rows.js';
+import type { PostgresRuns } from './postgres-runs.js';
+import { GRADE_COLUMNS, gradeValues, toGrade, type GradeRow } from './sqlite-rows.js';
+import type { GradeFilter, GradeRecord, GradeStore, NewGrade } from './types.js';
+import { checkGrades, UnknownRunError } from './validate.js';
+
+/** People's grades in a PostgreSQL store; every call first waits for the samples queued or in flight. */
+export class PostgresGrades implements GradeStore {
+  private table = false;
+
+  constructor(
+    private readonly q: Query,
+    private readonly commit: GroupCommit<QueuedSample>,
+    private readonly runs: PostgresRuns,
+  ) {}
+
+  /** Whether the grades table exists (a store from before grades, opened read-only, so not migrated, has none); once there, it stays. */
+  private async hasTable(): Promise<boolean> {
+    return (this.table ||= (await this.q<{ t: string | null }>(`SELECT to_regclass('grades') AS t`)).rows[0].t !== null);
+  }
+
+  async record(runId: string, grade: NewGrade): Promise<GradeRecord> {
+    return (await this.recordMany(runId, [grade]))[0];
+  }
+
+  async recordMany(runId: string, grades: readonly NewGrade[]): Promise<GradeRecord[]> {
+    await this.commit.settle();
+    const run = await this.runs.existing(runId);
+    // The outputs graded, read at once; every grade is checked before any is stored.
+    const cells = grades.filter((g) => Number.isInteger(g?.i) && Number.isInteger(g?.j) && g.i >= 0 && g.j >= 0 && g.i < run.N && g.j < run.M);
+    const stored = new Map<string, { output?: string; generationError?: string }>();
+    if (cells.length) {
+      const { rows } = await this.q<{ i: number; j: number; output: string | null; generation_error: string | null }>(
+        'SELECT s.i, s.j, s.output::text AS output, s.generation_error::text AS generation_error FROM samples s JOIN unnest($2::int[], $3::int[]) AS c (i, j) ON s.i = c.i AND s.j = c.j WHERE s.run_id = $1',
+        [runId, cells.map((g) => g.i), cells.map((g) => g.j)],
+      );
+      for (const r of rows)
+        stored.set(`${r.i},${r.j}`, {
+          ...(r.output !== null ? { output: jsonText(r.output)! } : {}),
+          ...(r.generation_error !== null ? { generationError: jsonText(r.generation_error)! } : {}),
+        });
+    }
+    const checked = checkGrades(run, grades, (i, j) => stored.get(`${i},${j}`));
+    if (!checked.length) return [];
+    const values: unknown[] = [];
+    const rows = checked.map((g) => {
+      const row = gradeValues(runId, g);
+      row[3] = JSON.stringify(g.rule); // a json column: any name a config allows, U+0000 included
+      const marks = row.map((_, c) => `$${values.length + c + 1}`);
+      values.push(...row);
+      return `(${marks.join(', ')})`;
+    });
+    // One statement is one transaction: all are stored or none.
+    const { rows: ids } = await this.q<{ id: string }>(`INSERT INTO grades (${GRADE_COLUMNS.join(', ')}) VALUES ${rows.join(', ')} RETURNING id`, values);
+    return checked.map((g, n) => ({ ...g, id: Number(ids[n].id), runId }));
+  }
+
+  async delete(runId: string, id: number): Promise<boolean> {
+    await this.commit.settle();
+    await this.runs.existing(runId);
+    if (!Number.isSafeInteger(id)) return false;
+    return ((await this.q('DELETE FROM grades WHERE run_id = $1 AND id = $2', [runId, id])).rowCount ?? 0) > 0;
+  }
+
+  async list(runId: string, filter: GradeFilter = {}): Promise<GradeRecord[]> {
+    await this.commit.settle();
+    // Every report reads a run's grades: the run's existence is checked without reading its record.
+    if (!(await this.q('SELECT 1 FROM runs WHERE id = $1', [runId])).rowCount) throw new UnknownRunError(runId);
+    if (!(await this.hasTable())) return [];
+    const clauses = ['run_id = $1'];
+    const values: unknown[] = [runId];
+    for (const key of ['rule', 'grader', 'i', 'j'] as const) {
+      if (filter[key] === undefined) continue;
+      values.push(key === 'rule' ? JSON.stringify(filter.rule) : filter[key]);
+      clauses.push(key === 'rule' ? `rule::text = $${values.length}` : `${key} = $${values.length}`);
+    }
+    const { rows } = await this.q<Omit<GradeRow, 'id' | 'graded_at'> & { id: string; graded_at: Date }>(
+      `SELECT * FROM grades WHERE ${clauses.join(' AND ')} ORDER BY graded_at, id`,
+      values,
+    );
+    return rows.map((r) => toGrade({ ...r, rule: JSON.parse(r.rule) as string }));
+  }
+
+  async version(): Promise<string> {
+    await this.commit.settle();
+    if (!(await this.hasTable())) return '0:0';
+    const { rows } = await this.q<{ n: string; m: string }>('SELECT count(*) AS n, coalesce(max(id), 0) AS m FROM grades');
+    return `${rows[0].n}:${rows[0].m}`;
+  }
+}

@@ -1,0 +1,80 @@
+import type Database from 'better-sqlite3';
+import type { GroupCommit, QueuedSample } from './group-commit.js';
+import type { SqliteRuns } from './sqlite-runs.js';
+import { GRADE_COLUMNS, gradeValues, toGrade, type GradeRow } from './sqlite-rows.js';
+import type { GradeFilter, GradeRecord, GradeStore, NewGrade } from './types.js';
+import { checkGrades, UnknownRunError } from './validate.js';
+
+/** People's grades in a SQLite store; every call first commits the queued samples (a grade needs its output). */
+export class SqliteGrades implements GradeStore {
+  // Every report reads a run's grades: the statements are prepared once, and the run's existence checked without parsing it.
+  private stmts = new Map<string, Database.Statement>();
+  private table = false;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly commit: GroupCommit<QueuedSample>,
+    private readonly runs: SqliteRuns,
+  ) {}
+
+  private stmt(sql: string): Database.Statement {
+    let st = this.stmts.get(sql);
+    if (!st) this.stmts.set(sql, (st = this.db.prepare(sql)));
+    return st;
+  }
+
+  /** Whether the grades table exists (a store from before grades, opened read-only, has none); once there, it stays. */
+  private hasTable(): boolean {
+    return (this.table ||= Boolean(this.stmt(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grades'`).get()));
+  }
+
+  async record(runId: string, grade: NewGrade): Promise<GradeRecord> {
+    return (await this.recordMany(runId, [grade]))[0];
+  }
+
+  async recordMany(runId: string, grades: readonly NewGrade[]): Promise<GradeRecord[]> {
+    this.commit.flush();
+    const run = this.runs.existing(runId);
+    const output = this.stmt(`SELECT output, generation_error FROM samples WHERE run_id = ? AND i = ? AND j = ?`);
+    // Every grade is checked before any is stored, and all are stored in one transaction: all or none.
+    const checked = checkGrades(run, grades, (i, j) => {
+      const row =
+        Number.isInteger(i) && Number.isInteger(j)
+          ? (output.get(runId, i, j) as { output: string | null; generation_error: string | null } | undefined)
+          : undefined;
+      return (
+        row && { ...(row.output !== null ? { output: row.output } : {}), ...(row.generation_error !== null ? { generationError: row.generation_error } : {}) }
+      );
+    });
+    const insert = this.stmt(`INSERT INTO grades (${GRADE_COLUMNS.join(', ')}) VALUES (${GRADE_COLUMNS.map(() => '?').join(', ')})`);
+    return this.db.transaction(() => checked.map((g) => ({ ...g, id: Number(insert.run(...gradeValues(runId, g)).lastInsertRowid), runId })))();
+  }
+
+  async delete(runId: string, id: number): Promise<boolean> {
+    this.commit.flush();
+    this.runs.existing(runId);
+    return this.db.prepare(`DELETE FROM grades WHERE run_id = ? AND id = ?`).run(runId, id).changes > 0;
+  }
+
+  async list(runId: string, filter: GradeFilter = {}): Promise<GradeRecord[]> {
+    this.commit.flush();
+    if (!this.stmt(`SELECT 1 FROM runs WHERE id = ?`).get(runId)) throw new UnknownRunError(runId);
+    if (!this.hasTable()) return [];
+    const clauses = ['run_id = ?'];
+    const params: (string | number)[] = [runId];
+    for (const key of ['rule', 'grader', 'i', 'j'] as const) {
+      if (filter[key] === undefined) continue;
+      clauses.push(`${key} = ?`);
+      params.push(filter[key]);
+    }
+    const rows = this.stmt(`SELECT * FROM grades WHERE ${clauses.join(' AND ')} ORDER BY graded_at, id`).all(...params) as GradeRow[];
+    return rows.map(toGrade);
+  }
+
+  async version(): Promise<string> {
+    this.commit.flush();
+    if (!this.hasTable()) return '0:0';
+    const r = this.stmt(`SELECT count(*) AS n, coalesce(max(id), 0) AS m FROM grades`).get() as { n: number; m: number };
+    return `${r.n}:${r.m}`;
+  }
+}
