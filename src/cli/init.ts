@@ -44,7 +44,8 @@ validators:
     message: Output contains too many contractions
     predicate: "o => (o.match(/'/g) ?? []).length <= 3"
     minSuccess: 0.7
-  # Built-in checks: contains, not-contains, regex, max-count, words, sentences, json, json-schema.
+  # Built-in checks: contains, not-contains, regex, max-count, words, sentences, json, json-schema, tool-called, tool-not-called, tool-order, max-steps, tool-args-valid, no-tool-errors.
+  # (The tool-… and max-steps checks read an agent's steps; the others its final answer. See docs/config.md.)
   - name: short_enough
     message: Output is longer than 25 words
     check: { type: words, max: 25 }

@@ -152,7 +152,7 @@ describe('loadExperiment: every problem names the field, what was expected and w
     expect((await usage(both)).message).toContain('validators[0]: expected either predicate or check, found both');
     const type = write('type.yaml', GOOD.replace('predicate: "o => o.length < 10"', 'check: { type: containz, value: x }'));
     expect((await usage(type)).message).toContain(
-      'validators[0].check.type: expected one of contains, not-contains, regex, max-count, words, sentences, json, json-schema, grounded, found "containz"',
+      'validators[0].check.type: expected one of contains, not-contains, regex, max-count, words, sentences, json, json-schema, tool-called, tool-not-called, tool-order, max-steps, tool-args-valid, no-tool-errors, grounded, found "containz"',
     );
     const re = write('re.yaml', GOOD.replace('predicate: "o => o.length < 10"', 'check: { type: regex, pattern: "(" }'));
     expect((await usage(re)).message).toMatch(/validators\[0\]\.check\.pattern: expected a valid regular expression, found "\("/);

@@ -53,8 +53,18 @@ export type TrajectoryEnd =
   /** A conversation reached its turn limit without meeting its stop condition. */
   | 'max-turns';
 
+/** A tool the agent was given: its name and, when declared, the JSON Schema of its arguments. */
+export interface ToolDeclaration {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments (`tool-args-valid` checks every call against it). */
+  parameters?: Record<string, unknown>;
+}
+
 export interface Trajectory {
   steps: TrajectoryStep[];
+  /** The tools the agent was given, when known: what `tool-args-valid` checks calls against. */
+  tools?: ToolDeclaration[];
   ended?: TrajectoryEnd;
   /** Conversations: the number of user turns. */
   turns?: number;

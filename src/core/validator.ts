@@ -1,11 +1,14 @@
+import type { Trajectory } from './trajectory.js';
+
 /** An input to the system under test: a plain prompt, or an object whose fields a provider or predicate may use. */
 export type InputValue = string | Record<string, unknown>;
 
 /**
  * A validator's rule (white paper §2): the one-argument form `(output) => boolean` or the
  * two-argument form `(output, input) => boolean`. May be async. Throwing is an `error` outcome.
+ * An agent's output also brings its steps (core/trajectory.ts) as the third argument; undefined for text.
  */
-export type Predicate = (output: string, input: InputValue) => boolean | Promise<boolean>;
+export type Predicate = (output: string, input: InputValue, trajectory?: Trajectory) => boolean | Promise<boolean>;
 
 /** Result of a check that can say more than a boolean (verifiers give reasons). */
 export interface CheckResult {
@@ -37,7 +40,7 @@ export interface Validator {
    * When present, used instead of `predicate`: verifiers return PASS/FAIL with reasons. Must honour
    * the signal (per-call timeout, Ctrl-C) and return `error` rather than throw for infrastructure problems.
    */
-  evaluate?: (output: string, input: InputValue, signal: AbortSignal) => Promise<CheckResult>;
+  evaluate?: (output: string, input: InputValue, signal: AbortSignal, trajectory?: Trajectory) => Promise<CheckResult>;
   /** Human-readable description of the rule (predicate source or built-in check), for reports. */
   source?: string;
   /**

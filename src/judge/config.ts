@@ -1,3 +1,4 @@
+import type { Trajectory } from '../core/trajectory.js';
 import * as z from 'zod';
 import type { CheckResult, InputValue, Validator } from '../core/validator.js';
 import { UsageError } from '../errors.js';
@@ -206,8 +207,8 @@ export function verifierFromJudge(
       if (v.outcome === 'error') throw new Error(v.error ?? 'judge error');
       return v.outcome === 'pass';
     },
-    evaluate: async (output: string, input: InputValue, signal: AbortSignal): Promise<CheckResult> => {
-      const v = await judge.verify(input, output, signal);
+    evaluate: async (output: string, input: InputValue, signal: AbortSignal, trajectory?: Trajectory): Promise<CheckResult> => {
+      const v = await judge.verify(input, output, signal, trajectory);
       const spent = { ...(v.usage ? { usage: v.usage } : {}), ...(v.costUsd !== undefined ? { costUsd: v.costUsd } : {}) };
       return v.outcome === 'error' ? { outcome: 'error', error: v.error, reasons: [], ...spent } : { outcome: v.outcome, reasons: v.reasons, ...spent };
     },

@@ -1,3 +1,4 @@
+import type { Trajectory } from '../core/trajectory.js';
 import type { InputValue } from '../core/validator.js';
 import { canonicalJson } from '../providers/cache.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../providers/chat-model.js';
@@ -80,13 +81,22 @@ export function createJudge(o: JudgeOptions): Judge {
 
   return {
     id,
-    async verify(input: InputValue, output: string, signal?: AbortSignal): Promise<JudgeVerdict> {
+    async verify(input: InputValue, output: string, signal?: AbortSignal, trajectory?: Trajectory): Promise<JudgeVerdict> {
       const started = performance.now();
-      const { system, user, nonce } = buildJudgeMessages(instructions, input, output, undefined, format);
+      const { system, user, nonce } = buildJudgeMessages(instructions, input, output, undefined, format, trajectory);
       const req = request(mode, system, user, o);
       // The prompt carries a fresh nonce; the cache keys on what is judged, not on how it was wrapped, and keeps
       // the nonce an answer was given under (a cached answer is bound to its own call's). v2: nonce-bound answers.
-      const cacheKey = canonicalJson({ judge: 'verdict/2', mode, instructions, input, output, temperature: o.temperature ?? null });
+      // An agent's steps are part of what is judged (a text answer keys as it always did).
+      const cacheKey = canonicalJson({
+        judge: 'verdict/2',
+        mode,
+        instructions,
+        input,
+        output,
+        ...(trajectory ? { trajectory } : {}),
+        temperature: o.temperature ?? null,
+      });
       let boundTo = nonce;
       const usage = { promptTokens: 0, completionTokens: 0 };
       let costUsd: number | undefined;

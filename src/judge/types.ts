@@ -1,3 +1,4 @@
+import type { Trajectory } from '../core/trajectory.js';
 import type { InputValue } from '../core/validator.js';
 import type { TokenUsage } from '../providers/types.js';
 
@@ -21,16 +22,19 @@ export interface JudgeVerdict {
 export interface Judge {
   /** e.g. "openai:gpt-4o-mini@http://127.0.0.1:8080/v1" */
   readonly id: string;
-  /** Never throws for infrastructure problems: those come back as an `error` verdict. */
-  verify(input: InputValue, output: string, signal?: AbortSignal): Promise<JudgeVerdict>;
+  /**
+   * Never throws for infrastructure problems: those come back as an `error` verdict. An agent's output comes with
+   * its steps (`trajectory`), which the judge sees rendered, its tool results quoted as untrusted data.
+   */
+  verify(input: InputValue, output: string, signal?: AbortSignal, trajectory?: Trajectory): Promise<JudgeVerdict>;
 }
 
 /** How the judge is asked for structure: a JSON schema response_format (default), a forced tool call, or plain JSON in text. */
 export type StructuredMode = 'json_schema' | 'tool' | 'json_object' | 'text';
 
 /** Standalone use: judge one (input, output) pair. */
-export function verify(judge: Judge, input: InputValue, output: string, signal?: AbortSignal): Promise<JudgeVerdict> {
-  return judge.verify(input, output, signal);
+export function verify(judge: Judge, input: InputValue, output: string, signal?: AbortSignal, trajectory?: Trajectory): Promise<JudgeVerdict> {
+  return judge.verify(input, output, signal, trajectory);
 }
 
 /**
@@ -40,8 +44,8 @@ export function verify(judge: Judge, input: InputValue, output: string, signal?:
 export function meterJudge(judge: Judge, usage: TokenUsage): Judge {
   return {
     id: judge.id,
-    async verify(input, output, signal) {
-      const v = await judge.verify(input, output, signal);
+    async verify(input, output, signal, trajectory) {
+      const v = await judge.verify(input, output, signal, trajectory);
       if (!signal?.aborted) {
         usage.promptTokens += v.usage?.promptTokens ?? 0;
         usage.completionTokens += v.usage?.completionTokens ?? 0;

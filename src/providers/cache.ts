@@ -1,3 +1,4 @@
+import type { Trajectory } from '../core/trajectory.js';
 import { createHash } from 'node:crypto';
 import type { InputValue } from '../core/validator.js';
 import type { ResponseCache } from '../store/types.js';
@@ -88,10 +89,12 @@ export function withSystemCache(system: SystemUnderTest, identity: unknown, sett
     id: system.id,
     async generate(input: InputValue, options: GenerateOptions): Promise<Generation> {
       const key = cacheKey({ v: 1, system: identity, input, j: options.sample });
-      const hit = (await lookup(settings, key)) as { text?: unknown } | undefined;
-      if (hit && typeof hit.text === 'string') return { text: hit.text, latencyMs: 0, costUsd: 0, cached: true };
+      const hit = (await lookup(settings, key)) as { text?: unknown; trajectory?: Trajectory } | undefined;
+      // An agent's answer comes back with its steps: the checks that read them see what the first call did.
+      if (hit && typeof hit.text === 'string')
+        return { text: hit.text, ...(hit.trajectory ? { trajectory: hit.trajectory } : {}), latencyMs: 0, costUsd: 0, cached: true };
       const g = await system.generate(input, options);
-      await settings.store.set(key, JSON.stringify({ text: g.text }));
+      await settings.store.set(key, JSON.stringify({ text: g.text, ...(g.trajectory ? { trajectory: g.trajectory } : {}) }));
       return g;
     },
     ...(system.close ? { close: () => system.close!() } : {}),

@@ -5,6 +5,7 @@ import { withSystemCache, type CacheSettings } from './cache.js';
 import { createChatModel, decorateModel, expandAll as expandValues, parseChatOptions } from './chat-factory.js';
 import { ChatSystem } from './chat-system.js';
 import { CommandSystem } from './command.js';
+import { functionSystem, type SystemFunction } from './function-system.js';
 import { HttpSystem } from './http.js';
 import type { PriceTable } from './prices.js';
 import { ReplaySystem, loadReplayFile, type ReplayRow } from './replay.js';
@@ -78,6 +79,8 @@ const isChat = (name: string): name is ChatProviderName => (CHAT_PROVIDER_NAMES 
  * its ChatModel, priced and (with ctx.cache) cached; http and command systems are cached as a whole.
  */
 export function createSystem(raw: unknown, ctx: SystemContext): SystemUnderTest {
+  // A TypeScript config's `system:` may be a function, as assay/vitest's: text, or an agent's result.
+  if (typeof raw === 'function') return functionSystem(raw as SystemFunction);
   const config = parseSystemConfig(raw, ctx);
   const [name, options] = Object.entries(config)[0] as [ProviderName, unknown];
   if (isChat(name)) {

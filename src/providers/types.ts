@@ -1,3 +1,4 @@
+import type { Trajectory } from '../core/trajectory.js';
 import type { InputValue } from '../core/validator.js';
 import type { TokenUsage } from './chat-model.js';
 
@@ -5,7 +6,10 @@ export type { TokenUsage } from './chat-model.js';
 export { ProviderError, type ProviderErrorKind } from './provider-error.js';
 
 export interface Generation {
+  /** The answer: for an agent, its final text (what text checks read). */
   text: string;
+  /** An agent's steps that led to `text` (tool calls, results, messages); absent for a plain text answer. */
+  trajectory?: Trajectory;
   usage?: TokenUsage;
   /** Wall time of the call that produced this text, in ms. */
   latencyMs: number;

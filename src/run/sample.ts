@@ -4,12 +4,19 @@
  * is the scheduler's business (runner.ts), not this file's.
  */
 import { Outcome, outcomeCode, type OutcomeCode } from '../core/outcome.js';
+import { trajectoryCost, trajectoryUsage, type Trajectory } from '../core/trajectory.js';
+import { limitTrajectory } from '../core/trajectory-text.js';
 import type { CheckResult, InputValue, Validator } from '../core/validator.js';
 import { ProviderError, type Generation, type SystemUnderTest, type TokenUsage } from '../providers/types.js';
 import type { SampleCost, SampleRecord } from '../store/types.js';
 import { callWithRetry, type RetryOptions } from '../providers/retry.js';
 
-export type EvaluateFn = (v: Validator, output: string, input: InputValue, opts: { timeoutMs?: number; signal: AbortSignal }) => Promise<CheckResult>;
+export type EvaluateFn = (
+  v: Validator,
+  output: string,
+  input: InputValue,
+  opts: { timeoutMs?: number; signal: AbortSignal; trajectory?: Trajectory },
+) => Promise<CheckResult>;
 
 /** Everything one sample needs; built once per run (or per worker job). */
 export interface SampleContext {
@@ -97,13 +104,24 @@ export async function executeSample(ctx: SampleContext, input: InputValue, i: nu
       attempts,
     };
   }
+  // An agent's tokens and cost are its steps' summed, when the system did not sum them itself.
+  if (gen.trajectory) {
+    const usage = gen.usage ?? trajectoryUsage(gen.trajectory);
+    const costUsd = gen.costUsd ?? trajectoryCost(gen.trajectory);
+    gen = { ...gen, ...(usage ? { usage } : {}), ...(costUsd !== undefined ? { costUsd } : {}) };
+  }
+  const trajectory = gen.trajectory;
   const results = await Promise.all(
     ctx.validators.map((v, k) =>
       opts.skip?.(k)
         ? undefined
         : // A verifier is an LLM call: the run's per-call limit applies; a rule keeps its own (or the 5 s default).
           ctx
-            .evaluate(v, gen.text, input, { ...(v.kind === 'verifier' ? { timeoutMs: v.timeoutMs ?? ctx.timeoutMs } : {}), signal: ctx.signal })
+            .evaluate(v, gen.text, input, {
+              ...(v.kind === 'verifier' ? { timeoutMs: v.timeoutMs ?? ctx.timeoutMs } : {}),
+              signal: ctx.signal,
+              ...(trajectory ? { trajectory } : {}),
+            })
             .catch((err: unknown): CheckResult => ({ outcome: 'error', error: errorMessage(err) })),
     ),
   );
@@ -114,6 +132,8 @@ export async function executeSample(ctx: SampleContext, input: InputValue, i: nu
     i,
     j,
     output: gen.text,
+    // Stored whole up to its limits (core/trajectory-text.ts); the checks above read all of it.
+    ...(trajectory ? { trajectory: limitTrajectory(trajectory) } : {}),
     outcomes: results.map((r) => (r === undefined ? Outcome.PENDING : outcomeCode(r.outcome))),
     ...(hasErrors ? { errors: results.map((r) => (r?.outcome === 'error' ? (r.error ?? 'error') : undefined)) } : {}),
     ...(hasReasons ? { reasons: results.map((r) => r?.reasons) } : {}),

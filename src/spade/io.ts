@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import { Outcome } from '../core/outcome.js';
 import { UsageError } from '../errors.js';
-import { checkSchema } from '../validators/builtin.js';
+import { textCheckSchema } from '../validators/builtin.js';
 import { parsePipeline, type LabelVariant } from './benchmark-data.js';
 import type { CandidateAssertion, EvaluationMatrix, LabelledExample, SubsumptionPair } from './types.js';
 import { TAXONOMY_NAMES } from './types.js';
@@ -72,7 +72,7 @@ export async function readExamples(file: string): Promise<LabelledExample[]> {
 }
 
 const formSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('check'), check: checkSchema }),
+  z.strictObject({ kind: z.literal('check'), check: textCheckSchema }),
   z.strictObject({ kind: z.literal('llm'), question: z.string().min(1) }),
   z.strictObject({ kind: z.literal('js'), source: z.string().min(1) }),
 ]);

@@ -5,7 +5,7 @@
  * anything else the LLM writes is rejected with a reason, never executed.
  */
 import * as z from 'zod';
-import { checkSchema } from '../validators/builtin.js';
+import { textCheckSchema } from '../validators/builtin.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { PromptDelta } from './deltas.js';
 import type { SpadeLlm } from './llm.js';
@@ -103,7 +103,7 @@ async function toForm(a: z.infer<typeof assertionsSchema>['assertions'][number],
   } catch {
     return `kind "check" whose check is not JSON: ${String(a.check).slice(0, 80)}`;
   }
-  const parsed = checkSchema.safeParse(raw);
+  const parsed = textCheckSchema.safeParse(raw);
   if (!parsed.success) return `not a built-in check: ${parsed.error.issues[0].message} at ${parsed.error.issues[0].path.join('.') || 'check'}`;
   return { kind: 'check', check: parsed.data };
 }

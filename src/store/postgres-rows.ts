@@ -44,6 +44,7 @@ export const SAMPLE_COLUMNS = [
   'finished_at',
   'cost_json',
   'cached',
+  'trajectory_json',
 ] as const;
 
 export interface PgRunRow extends Omit<RunRow, 'created_at' | 'finished_at'> {
@@ -102,6 +103,7 @@ export function pgSampleValues(runId: string, s: SampleRecord): unknown[] {
     p.finished_at,
     p.cost_json,
     s.cached ? true : null,
+    p.trajectory_json,
   ];
 }
 

@@ -5,7 +5,7 @@ import type { PostgresRuns } from './postgres-runs.js';
 import type { SampleRecord, SampleStore } from './types.js';
 import { checkSample, checkShape, DuplicateSampleError, UnknownRunError } from './validate.js';
 
-/** Rows per INSERT of a group commit (15 parameters each; Postgres allows 65,535 per statement). */
+/** Rows per INSERT of a group commit (16 parameters each; Postgres allows 65,535 per statement). */
 export const BATCH_ROWS = 500;
 
 /**

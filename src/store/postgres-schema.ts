@@ -117,6 +117,14 @@ CREATE TABLE grades (
 CREATE INDEX grades_by_run ON grades (run_id, graded_at, id);
 `,
   },
+  {
+    version: 4,
+    name: "an agent's steps with each sample",
+    // json (not jsonb): tool results may hold U+0000, which jsonb refuses; NULL for a text answer and older samples.
+    sql: `
+ALTER TABLE samples ADD COLUMN trajectory_json json;
+`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

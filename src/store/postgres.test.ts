@@ -5,7 +5,7 @@ import { StoreError } from './errors.js';
 import { openStore } from './open.js';
 import { PostgresStore } from './postgres.js';
 import { parsePostgresUrl, PG_SCHEMA_VERSION, redactPassword } from './postgres-schema.js';
-import { newRun } from './testing/fixtures.js';
+import { F, newRun, P, sample } from './testing/fixtures.js';
 
 // A database of this test run (dropped after); each store gets a schema of its own in it.
 const db = await createTestDatabase();
@@ -32,6 +32,32 @@ describe.skipIf(!db)('PostgreSQL store', () => {
         'runs',
         'samples',
       ]);
+    } finally {
+      await c.end();
+    }
+  });
+
+  it("upgrades a version-3 store (before trajectories) in place: old samples read back, the column added, an agent's steps stored", async () => {
+    const at = await fresh();
+    const schema = `s${n - 1}`;
+    const first = await openStore(at);
+    const run = await first.runs.create(newRun());
+    await first.samples.record(run.id, sample(0, 0, [P, P]));
+    await first.close();
+    const c = new pg.Client({ connectionString: db!.url });
+    await c.connect();
+    try {
+      await c.query(`ALTER TABLE ${schema}.samples DROP COLUMN trajectory_json; DELETE FROM ${schema}.assay_migrations WHERE version = 4`);
+      const ro = await openStore(at, { readonly: true });
+      expect(await ro.samples.get(run.id, 0, 0)).not.toHaveProperty('trajectory');
+      await ro.close();
+      await using upgraded = await openStore(at);
+      const trajectory = { steps: [{ toolCalls: [{ name: 'lookup', arguments: { id: 1 }, result: 'nul \u0000' }] }], ended: 'final' as const };
+      await upgraded.samples.record(run.id, sample(1, 0, [P, F], { trajectory }));
+      expect((await upgraded.samples.get(run.id, 1, 0))!.trajectory).toEqual(trajectory);
+      expect((await upgraded.samples.get(run.id, 0, 0))!.outcomes).toEqual([P, P]);
+      const { rows } = await c.query(`SELECT max(version) AS v FROM ${schema}.assay_migrations`);
+      expect(rows[0].v).toBe(PG_SCHEMA_VERSION);
     } finally {
       await c.end();
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Outcome, type OutcomeCode } from '../core/outcome.js';
+import type { Trajectory } from '../core/trajectory.js';
 import { DuplicateSampleError } from './errors.js';
 import { E, F, newRun, P, sample, type MakeStore } from './testing/fixtures.js';
 
@@ -105,6 +106,45 @@ export function samplesContract(make: MakeStore): void {
       expect(got!.finishedAt).toBe('2026-01-02T03:04:05.000Z');
       expect(got!.outcomes).toEqual([E, F]);
       expect(await store.samples.get(run.id, 0, 0)).toBeUndefined();
+    });
+
+    it("round-trips an agent's trajectory: steps, tool calls with arguments, results, errors, U+0000 in a result", async () => {
+      await using store = await make();
+      const run = await store.runs.create(newRun());
+      const trajectory: Trajectory = {
+        steps: [
+          {
+            text: 'Let me look that up.',
+            toolCalls: [
+              {
+                id: 'c1',
+                name: 'lookup_order',
+                arguments: { orderId: 'A1', deep: { n: [1, 2] } },
+                result: { status: 'shipped', note: 'nul \u0000 😀' },
+                durationMs: 3.5,
+              },
+              { name: 'refund', arguments: undefined, argumentsText: '{not json', error: 'arguments are not JSON' },
+            ],
+            usage: { promptTokens: 10, completionTokens: 4 },
+            costUsd: 0.001,
+            finishReason: 'tool-calls',
+          },
+          { text: 'It shipped.', toolCalls: [], messages: [{ role: 'assistant', content: 'It shipped.' }], finishReason: 'stop' },
+        ],
+        tools: [{ name: 'lookup_order', parameters: { type: 'object' } }, { name: 'refund' }],
+        ended: 'final',
+      };
+      await store.samples.record(run.id, sample(0, 1, [P, F], { output: 'It shipped.', trajectory }));
+      await store.samples.record(run.id, sample(1, 1, [P, P]));
+      const got = (await store.samples.get(run.id, 0, 1))!;
+      // JSON has no undefined: the arguments of a call whose arguments were not JSON come back absent.
+      const { arguments: _gone, ...refund } = trajectory.steps[0].toolCalls[1];
+      expect(got.trajectory).toEqual({
+        ...trajectory,
+        steps: [{ ...trajectory.steps[0], toolCalls: [trajectory.steps[0].toolCalls[0], refund] }, trajectory.steps[1]],
+      });
+      expect((await store.samples.list(run.id)).map((s) => s.trajectory !== undefined)).toEqual([true, false]);
+      expect(await store.samples.get(run.id, 1, 1)).not.toHaveProperty('trajectory');
     });
 
     it('lists samples ordered by (i, j)', async () => {

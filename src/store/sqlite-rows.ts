@@ -1,4 +1,5 @@
 import type { OutcomeCode } from '../core/outcome.js';
+import type { Trajectory } from '../core/trajectory.js';
 import type { GradeRecord, NewGrade, RunRecord, RunStatus, SampleCost, SampleRecord } from './types.js';
 
 /** The SQLite store's tables and the mapping between their rows and the Store's records. */
@@ -126,6 +127,14 @@ CREATE TABLE IF NOT EXISTS grades (
 CREATE INDEX IF NOT EXISTS grades_by_run ON grades (run_id, graded_at, id);
 `,
   },
+  {
+    version: 5,
+    name: "an agent's steps with each sample",
+    // JSON text of the sample's Trajectory (core/trajectory.ts); NULL for a text answer and for older samples.
+    sql: `
+ALTER TABLE samples ADD COLUMN trajectory_json TEXT;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
@@ -162,6 +171,8 @@ export interface SampleRow {
   /** Absent in a version-1 store opened read-only. */
   cost_json?: string | null;
   cached?: number | null;
+  /** Absent in a store before version 5 opened read-only. */
+  trajectory_json?: string | null;
 }
 
 export function toRun(r: RunRow): RunRecord {
@@ -205,6 +216,7 @@ export function toSample(r: SampleRow): SampleRecord {
     s.cost = cost.checks ? { ...cost, checks: cost.checks.map((c) => c ?? undefined) } : cost;
   }
   if (r.cached) s.cached = true;
+  if (r.trajectory_json !== null && r.trajectory_json !== undefined) s.trajectory = JSON.parse(r.trajectory_json) as Trajectory;
   return s;
 }
 
@@ -227,6 +239,7 @@ export function sampleParams(runId: string, s: SampleRecord) {
     // Holes in `checks` are written as null and read back as undefined, as with errors and reasons.
     cost_json: s.cost ? JSON.stringify(s.cost.checks ? { ...s.cost, checks: s.cost.checks.map((c) => c ?? null) } : s.cost) : null,
     cached: s.cached ? 1 : null,
+    trajectory_json: s.trajectory ? JSON.stringify(s.trajectory) : null,
   };
 }
 

@@ -52,10 +52,11 @@ describe('SqliteStore persistence', () => {
     await s2.close();
   });
 
+  // Each older store lacks what later versions added (trajectory_json: version 5).
   it('upgrades a schema-version-2 store in place: old samples read back, cost and the cache are stored', async () => {
     // A version-2 store: the columns and table added in version 3 did not exist.
     const { path, run } = await olderStore(
-      `ALTER TABLE samples DROP COLUMN cost_json; ALTER TABLE samples DROP COLUMN cached; DROP TABLE response_cache; UPDATE meta SET value = '2' WHERE key = 'schema_version'`,
+      `ALTER TABLE samples DROP COLUMN trajectory_json; ALTER TABLE samples DROP COLUMN cost_json; ALTER TABLE samples DROP COLUMN cached; DROP TABLE response_cache; UPDATE meta SET value = '2' WHERE key = 'schema_version'`,
     );
     const ro = openSqliteStore(path, { readonly: true });
     expect((await ro.samples.get(run.id, 0, 0))!.outcomes).toEqual([Outcome.PASS, Outcome.PASS]);
@@ -69,13 +70,30 @@ describe('SqliteStore persistence', () => {
   });
 
   it('a version-3 store (before grades) lists no grades read-only, and takes them once upgraded', async () => {
-    const { path, run } = await olderStore(`DROP TABLE grades; UPDATE meta SET value = '3' WHERE key = 'schema_version'`);
+    const { path, run } = await olderStore(
+      `ALTER TABLE samples DROP COLUMN trajectory_json; DROP TABLE grades; UPDATE meta SET value = '3' WHERE key = 'schema_version'`,
+    );
     const ro = openSqliteStore(path, { readonly: true });
     expect(await ro.grades.list(run.id)).toEqual([]);
     await ro.close();
     const s2 = openSqliteStore(path);
     await s2.grades.record(run.id, { i: 0, j: 0, rule: 'v0', grade: 'pass', grader: 'ada' });
     expect((await s2.grades.list(run.id)).map((g) => g.grader)).toEqual(['ada']);
+    await s2.close();
+  });
+
+  it("a version-4 store (before trajectories) reads its samples read-only, and gains the column and stores an agent's steps once upgraded", async () => {
+    const { path, run } = await olderStore(`ALTER TABLE samples DROP COLUMN trajectory_json; UPDATE meta SET value = '4' WHERE key = 'schema_version'`);
+    const ro = openSqliteStore(path, { readonly: true });
+    expect(await ro.samples.get(run.id, 0, 0)).not.toHaveProperty('trajectory');
+    await ro.close();
+    const s2 = openSqliteStore(path);
+    const columns = s2.db.prepare(`SELECT name FROM pragma_table_info('samples')`).pluck().all();
+    expect(columns).toContain('trajectory_json');
+    const trajectory = { steps: [{ toolCalls: [{ name: 'lookup', arguments: { id: 1 }, result: 'ok' }] }], ended: 'final' as const };
+    await s2.samples.record(run.id, sample(1, 0, [Outcome.PASS, Outcome.FAIL], { trajectory }));
+    expect((await s2.samples.get(run.id, 1, 0))!.trajectory).toEqual(trajectory);
+    expect((await s2.samples.get(run.id, 0, 0))!.outcomes).toEqual([Outcome.PASS, Outcome.PASS]);
     await s2.close();
   });
 

@@ -2,6 +2,7 @@ import type { OutcomeCode } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue, ValidatorMeta } from '../core/validator.js';
 import type { CallErrorKind, TokenUsage } from '../core/call.js';
+import type { Trajectory } from '../core/trajectory.js';
 
 export type RunStatus = 'running' | 'complete' | 'interrupted' | 'failed';
 
@@ -32,8 +33,13 @@ export interface RunRecord extends NewRun {
 export interface SampleRecord {
   i: number;
   j: number;
-  /** The output text, or undefined when the generation itself failed after retries. */
+  /** The output text (an agent's final answer), or undefined when the generation itself failed after retries. */
   output?: string;
+  /**
+   * An agent's steps that led to `output`, when the system returned them. Each tool result is stored whole up to
+   * STORED_RESULT_MAX_CHARS (core/trajectory-text.ts) and cut there (`truncated`); the model had the whole of it.
+   */
+  trajectory?: Trajectory;
   /** Set when the generation failed (all K cells are then ERROR). */
   generationError?: string;
   /** The provider error's kind when the generation failed (for stop rules; not every store keeps it). */

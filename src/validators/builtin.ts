@@ -5,6 +5,7 @@ import { quoted } from '../core/show.js';
 import { AssayError, ExitCode, hasMarker, setMarker } from '../errors.js';
 import { lazyPackage } from '../lazy.js';
 import { ajvRegExp, compileLinearRegex, RegexOptionError, type LinearRegex } from './regex.js';
+import { buildTrajectoryCheck, isTrajectoryCheck, TRAJECTORY_CHECK_TYPES, trajectoryCheckSchemas, type TrajectoryPredicate } from './trajectory-checks.js';
 
 /**
  * Built-in check types for YAML/JSON configs. Each is written `check: { type: <name>, ...options }`
@@ -15,7 +16,8 @@ const bounds = { min: z.number().int().nonnegative().optional(), max: z.number()
 const boundsRefine = (b: { min?: number; max?: number }) => b.min !== undefined || b.max !== undefined;
 const boundsMessage = { message: 'expected at least one of min or max' };
 
-export const checkSchema = z.discriminatedUnion('type', [
+/** The checks of an output's text (SPADE's assertions are these). */
+export const textCheckSchemas = [
   z.strictObject({ type: z.literal('contains'), value: stringOrList, ignoreCase: z.boolean().optional(), match: z.enum(['all', 'any']).optional() }),
   z.strictObject({ type: z.literal('not-contains'), value: stringOrList, ignoreCase: z.boolean().optional() }),
   z.strictObject({ type: z.literal('regex'), pattern: z.string(), flags: z.string().optional(), mustMatch: z.boolean().optional() }),
@@ -24,11 +26,28 @@ export const checkSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('sentences'), ...bounds }).refine(boundsRefine, boundsMessage),
   z.strictObject({ type: z.literal('json') }),
   z.strictObject({ type: z.literal('json-schema'), schema: z.record(z.string(), z.unknown()) }),
+] as const;
+export const textCheckSchema = z.discriminatedUnion('type', [...textCheckSchemas]);
+
+export const checkSchema = z.discriminatedUnion('type', [
+  ...textCheckSchemas,
+  // An agent's steps (validators/trajectory-checks.ts): the text checks above read its final answer.
+  ...trajectoryCheckSchemas,
 ]);
 
 export type CheckSpec = z.infer<typeof checkSchema>;
 export type CheckType = CheckSpec['type'];
-export const CHECK_TYPES: readonly CheckType[] = ['contains', 'not-contains', 'regex', 'max-count', 'words', 'sentences', 'json', 'json-schema'];
+export const CHECK_TYPES: readonly CheckType[] = [
+  'contains',
+  'not-contains',
+  'regex',
+  'max-count',
+  'words',
+  'sentences',
+  'json',
+  'json-schema',
+  ...TRAJECTORY_CHECK_TYPES,
+];
 
 const CHECK_OPTION_ERROR = Symbol.for('assay.CheckOptionError');
 
@@ -84,7 +103,9 @@ export function validatorFromHeader(header: ValidatorHeader, source: string, pre
   };
 }
 
-export function buildCheck(check: CheckSpec): { predicate: (output: string) => boolean; source: string } {
+/** A check's predicate: text checks read the output (the final answer); trajectory checks the steps. */
+export function buildCheck(check: CheckSpec): { predicate: TrajectoryPredicate; source: string } {
+  if (isTrajectoryCheck(check)) return buildTrajectoryCheck(check, compileSchema);
   switch (check.type) {
     case 'contains': {
       const values = list(check.value);

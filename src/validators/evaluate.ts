@@ -1,8 +1,10 @@
+import type { Trajectory } from '../core/trajectory.js';
 import type { CheckResult, InputValue, Validator } from '../core/validator.js';
 import { SandboxError } from '../sandbox/errors.js';
 import { isBuiltinPredicate } from './builtin.js';
 import { callInterruptibly, InterruptedError } from './interruptible.js';
 import { enforcesOwnTimeLimit, PredicateResultError, requireBoolean } from './sandboxed.js';
+import { TrajectoryCheckError } from './trajectory-checks.js';
 
 export interface EvaluateOptions {
   /** Time limit for this evaluation in ms; the validator's own `timeoutMs` takes precedence. */
@@ -11,6 +13,8 @@ export interface EvaluateOptions {
   signal?: AbortSignal;
   /** Overall bound for a sandboxed predicate, waiting included; default `SANDBOX_WAIT_BOUND_MS`. */
   sandboxWaitMs?: number;
+  /** The agent's steps, when the output is a trajectory: predicates get it as their third argument, judges see it. */
+  trajectory?: Trajectory;
 }
 
 export const DEFAULT_VALIDATOR_TIMEOUT_MS = 5000;
@@ -32,7 +36,7 @@ export const SANDBOX_WAIT_BOUND_MS = 10 * 60_000;
  */
 function thrownByRule(err: unknown): boolean {
   if (SandboxError.isInstance(err)) return err.kind === 'thrown';
-  return !PredicateResultError.isInstance(err);
+  return !PredicateResultError.isInstance(err) && !TrajectoryCheckError.isInstance(err);
 }
 
 /**
@@ -60,7 +64,8 @@ export async function evaluateValidator(v: Validator, output: string, input: Inp
     let result: unknown;
     try {
       const predicate = v.predicate;
-      result = ownLimit || isBuiltinPredicate(predicate) ? predicate(output, input) : callInterruptibly(() => predicate(output, input));
+      const t = options.trajectory;
+      result = ownLimit || isBuiltinPredicate(predicate) ? predicate(output, input, t) : callInterruptibly(() => predicate(output, input, t));
       if (!isThenable(result)) return verdict(result);
     } catch (err) {
       // Answer once the Ctrl-C has been handed on: by then the run's SIGINT handler has aborted the run, so this
@@ -78,7 +83,7 @@ export async function evaluateValidator(v: Validator, output: string, input: Inp
   const deadline = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
   const evaluate = v.evaluate;
-  const work = (async () => normalise(await evaluate(output, input, signal)))().catch(failed);
+  const work = (async () => normalise(await evaluate(output, input, signal, options.trajectory)))().catch(failed);
   return race(work, v.name, timeoutMs, options.signal, () => deadline.abort());
 }
 

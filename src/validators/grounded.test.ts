@@ -213,7 +213,9 @@ describe('the grounded check: config errors at load (exit 2), never per-cell fai
     expect(await loadError('{ type: grounded, kb: ./kb, maxRisk: low, judge: { gpt: { model: m } } }')).toMatch(
       /validators\[0\]\.check\.judge: expected exactly one of openai/,
     );
-    expect(await loadError('{ type: gronded, kb: ./kb }')).toMatch(/check\.type: expected one of contains, .*json-schema, grounded, found "gronded"/);
+    expect(await loadError('{ type: gronded, kb: ./kb }')).toMatch(
+      /check\.type: expected one of contains, .*json-schema, .*no-tool-errors, grounded, found "gronded"/,
+    );
   });
 
   it('a corrupt knowledge base is a config error naming its file', async () => {

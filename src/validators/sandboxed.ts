@@ -1,4 +1,5 @@
 import { AssayError, ExitCode, hasMarker, setMarker } from '../errors.js';
+import type { Trajectory } from '../core/trajectory.js';
 import type { InputValue, Predicate, Validator } from '../core/validator.js';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.js';
 import { validatorFromHeader, type ValidatorHeader } from './builtin.js';
@@ -18,7 +19,9 @@ import { validatorFromHeader, type ValidatorHeader } from './builtin.js';
 export async function sandboxedValidator(header: ValidatorHeader, source: string, sandbox: Sandbox, limits: Partial<SandboxLimits> = {}): Promise<Validator> {
   // The validator's own limit, else the experiment's, else the sandbox default.
   const fn = await sandbox.compile(source, header.timeoutMs !== undefined ? { ...limits, timeoutMs: header.timeoutMs } : limits);
-  const predicate = async (output: string, input: InputValue) => requireBoolean(await fn(output, input));
+  // An agent's steps are the third argument (`(o, input, t) => …`); a text output passes two, as it always did.
+  const predicate = async (output: string, input: InputValue, trajectory?: Trajectory) =>
+    requireBoolean(await (trajectory ? fn(output, input, trajectory) : fn(output, input)));
   selfTimed.add(predicate);
   return validatorFromHeader(header, source, predicate);
 }

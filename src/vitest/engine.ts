@@ -2,7 +2,8 @@ import { dirname, relative, sep } from 'node:path';
 import { experimentFromDocument, type Experiment } from '../config/load.js';
 import { withSystemCache } from '../providers/cache.js';
 import type { LimiterFactory } from '../providers/rate-limit.js';
-import { ProviderError, type SystemUnderTest } from '../providers/types.js';
+import { functionSystem } from '../providers/function-system.js';
+import type { SystemUnderTest } from '../providers/types.js';
 import { renderMarkdownReport } from '../report/markdown.js';
 import { reportMeta, verdictPasses } from '../report/meta.js';
 import { formatTerminalSummary } from '../report/terminal.js';
@@ -44,20 +45,6 @@ export interface ReliabilityRequest {
 /** The experiment name: test file (relative to the root, with /) and describe name, so a trend follows one test. */
 export function experimentName(file: string, name: string, root = process.cwd()): string {
   return `${relative(root, file).split(sep).join('/')} › ${name}`;
-}
-
-/** A function system behind the runner's SystemUnderTest: a non-string answer is an error outcome, never a FAIL. */
-export function functionSystem(fn: SystemFunction): SystemUnderTest {
-  return {
-    id: `function:${fn.name || 'anonymous'}`,
-    async generate(input, { signal, sample, inputIndex }) {
-      const t0 = performance.now();
-      const text: unknown = await fn(input, { signal, sample, inputIndex });
-      if (typeof text !== 'string')
-        throw new ProviderError('invalid_response', `the system function returned ${text === null ? 'null' : typeof text}, expected a string`);
-      return { text, latencyMs: performance.now() - t0 };
-    },
-  };
 }
 
 /** A function system, cached when the cache is on: keyed by (experiment name = test file + describe, input, sample j). */

@@ -24,7 +24,7 @@ describe('a run stopped early by calls that keep failing', () => {
     const lines = rule.message.split('\n');
     expect(lines[0]).toMatch(/^short: ERROR · /);
     expect(lines[1]).toMatch(
-      /^ {2}the run stopped early after \d+ of 30 samples: 5 samples in a row failed the same way \(invalid_response\): the system function returned number, expected a string$/,
+      /^ {2}the run stopped early after \d+ of 30 samples: 5 samples in a row failed the same way \(invalid_response\): the system function returned number, expected a string \(or an agent.s result: the AI SDK.s generateText result, or \{ output, steps \}\)$/,
     );
   });
 

@@ -1,18 +1,13 @@
 import type { ExperimentConfig } from '../config/schema.js';
 import type { InputValue } from '../core/validator.js';
 
-/** What a system function is given besides the input: the call's abort signal, sample index j and input index i. */
-export interface SystemCallContext {
-  /** Aborted on the per-call time limit (timeoutMs) or when the run stops; pass it on to your client. */
-  signal: AbortSignal;
-  /** Sample index j (0 … samples − 1). */
-  sample: number;
-  /** Input index i. */
-  inputIndex: number;
-}
+import type { SystemFunction } from '../providers/function-system.js';
 
-/** Any async function from an input to the system's answer: the AI SDK's generateText, an app's own handler. */
-export type SystemFunction = (input: InputValue, ctx: SystemCallContext) => string | Promise<string>;
+/**
+ * Any async function from an input to the system's answer: text; or an agent's, the AI SDK's `generateText` result
+ * as it is, or `{ output, steps }` (its tool calls become the sample's trajectory, which trajectory checks read).
+ */
+export type { SystemCallContext, SystemFunction } from '../providers/function-system.js';
 
 /** A validator as in a config (`{ name, minSuccess, check }` or `{ name, minSuccess, predicate }`, the predicate a function). */
 export type ValidatorSpec = NonNullable<ExperimentConfig['validators']>[number];
@@ -24,7 +19,7 @@ export interface ReliabilityOptions {
   inputs: InputValue[];
   /** Samples per input (M). Default 1. */
   samples?: number;
-  /** A function (input, ctx) => string, or an assay system config such as `{ openai: { model: 'gpt-4o-mini' } }`. */
+  /** A function (input, ctx) => string or an agent's result, or an assay system config such as `{ openai: { model: 'gpt-4o-mini' } }`. */
   system: SystemFunction | Record<string, unknown>;
   validators?: ValidatorSpec[];
   verifiers?: VerifierSpec[];
