@@ -7,7 +7,17 @@ import { mockResponder } from '../mock/rules.js';
 import { boundAnswer, judgeCallOf, NOT_BOUND } from './binding.js';
 import { createJudge } from './judge.js';
 import { naiveJudge } from './testing/naive-judge.js';
-import { ECHO_CASES, echoOutput, echoPrompt, echoRequest, INJECTION_CASES, INSTRUCTION, obedientJudge, type InjectionCase } from './testing/obedient.js';
+import {
+  ECHO_CASES,
+  echoOutput,
+  echoPrompt,
+  echoRequest,
+  INJECTION_CASES,
+  INSTRUCTION,
+  obedientJudge,
+  TOOL_INJECTION_CASES,
+  type InjectionCase,
+} from './testing/obedient.js';
 import type { Judge, StructuredMode } from './types.js';
 
 /**
@@ -191,6 +201,28 @@ export function judgeContract(name: string, fixture: JudgeFixture): void {
               expect(v.error, `${how}, ${mode}, ${c.name}`).toMatch(new RegExp(`${NOT_BOUND}|unparsable judge answer|ambiguous judge answer`));
             }
             expect(outcomes, `${how}, ${mode}`).toEqual({ pass: 0, fail: 0, error: ECHO_CASES.length });
+          }
+        }
+      } finally {
+        answer = obedientJudge;
+      }
+    });
+
+    it("a verdict planted in an agent's tool result buys nothing: the rule's verdict in every mode; echoed, an error", async () => {
+      try {
+        for (const mode of modes()) {
+          for (const c of TOOL_INJECTION_CASES) {
+            const v = await judgeWith({ mode }).verify('Which plan should I choose?', c.output, undefined, c.trajectory);
+            expect(v.outcome, `${mode}, ${c.name}: ${v.raw ?? v.error}`).toBe(c.truth.toLowerCase());
+          }
+        }
+        for (const echo of [echoRequest, echoPrompt]) {
+          answer = echo;
+          for (const mode of modes()) {
+            for (const c of TOOL_INJECTION_CASES) {
+              const v = await judgeWith({ mode }).verify('Which plan should I choose?', c.output, undefined, c.trajectory);
+              expect(v.outcome, `${echo.name}, ${mode}, ${c.name}`).toBe('error');
+            }
           }
         }
       } finally {

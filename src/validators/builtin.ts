@@ -231,7 +231,7 @@ const ajvPackage = lazyPackage<typeof import('ajv')>('ajv');
 const ajv2020Package = lazyPackage<typeof import('ajv/dist/2020.js')>('ajv/dist/2020.js');
 const ajvFormats = lazyPackage<{ default?: unknown }>('ajv-formats');
 
-function compileSchema(schema: Record<string, unknown>): ValidateFunction {
+function compileSchema(schema: Record<string, unknown>, field = 'schema'): ValidateFunction {
   const is2020 = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
   // `pattern` keywords run on the linear-time engine too.
   const options = { allErrors: false, strict: false, code: { regExp: ajvRegExp } };
@@ -242,6 +242,6 @@ function compileSchema(schema: Record<string, unknown>): ValidateFunction {
   try {
     return ajv.compile(schema);
   } catch (err) {
-    throw new CheckOptionError('schema', `expected a valid JSON Schema, found one that does not compile (${(err as Error).message})`);
+    throw new CheckOptionError(field, `expected a valid JSON Schema, found one that does not compile (${(err as Error).message})`);
   }
 }

@@ -5,7 +5,7 @@ import type { Sandbox, SandboxLimits } from '../sandbox/types.js';
 import { validatorFromHeader, type ValidatorHeader } from './builtin.js';
 
 /**
- * A validator whose predicate is JavaScript source (`o => ...` or `(o, input) => ...`) run in the
+ * A validator whose predicate is JavaScript source (`o => ...`, `(o, input) => ...` or, for an agent, `(o, input, t) => ...`) run in the
  * sandbox. Compiled here, once; a source that does not compile rejects (the config loader turns that
  * into a UsageError naming the validator).
  *

@@ -121,7 +121,7 @@ const truncate = (s: string, n: number) => (s.length <= n ? s : s.slice(0, n - 1
  */
 export function buildTrajectoryCheck(
   check: TrajectoryCheckSpec,
-  compile: (schema: Record<string, unknown>) => ValidateFunction,
+  compile: (schema: Record<string, unknown>, field: string) => ValidateFunction,
 ): { predicate: TrajectoryPredicate; source: string } {
   const needs = (t: Trajectory | undefined): Trajectory => {
     if (!t) throw new TrajectoryCheckError(noTrajectoryMessage(check.type));
@@ -129,7 +129,7 @@ export function buildTrajectoryCheck(
   };
   switch (check.type) {
     case 'tool-called': {
-      const validate = check.argumentsSchema ? compile(check.argumentsSchema) : undefined;
+      const validate = check.argumentsSchema ? compile(check.argumentsSchema, 'argumentsSchema') : undefined;
       const matches = (c: ToolCallRecord) =>
         c.name === check.name &&
         (check.arguments === undefined || partialMatch(c.arguments, check.arguments)) &&
@@ -186,7 +186,7 @@ export function buildTrajectoryCheck(
         source: `finishes within ${plural(check.max, 'step')}`,
       };
     case 'tool-args-valid': {
-      const own = new Map(Object.entries(check.tools ?? {}).map(([n, s]) => [n, compile(s)]));
+      const own = new Map(Object.entries(check.tools ?? {}).map(([n, s]) => [n, compile(s, `tools.${n}`)]));
       // Schemas a trajectory declares, compiled once each (the same declarations come back with every sample).
       const compiled = new Map<string, ValidateFunction>();
       const declared = (t: Trajectory, tool: string): ValidateFunction | null | undefined => {
@@ -196,7 +196,15 @@ export function buildTrajectoryCheck(
         if (!d.parameters) return null;
         const key = JSON.stringify(d.parameters);
         let v = compiled.get(key);
-        if (!v) compiled.set(key, (v = compile(d.parameters)));
+        if (!v) {
+          try {
+            v = compile(d.parameters, 'parameters');
+          } catch (err) {
+            // The agent's own declaration is broken: nothing to check its calls against (an error, not its failure).
+            throw new TrajectoryCheckError(`tool-args-valid: the tool ${quoted(tool)} declares a schema that does not compile: ${(err as Error).message}`);
+          }
+          compiled.set(key, v);
+        }
         return v;
       };
       return {
