@@ -8,6 +8,8 @@ export { wilson, clopperPearson, wald, interval } from '../core/intervals.js';
 export { validatorVerdict, errorBounds } from '../core/verdict.js';
 export { perInputFloors, combinePerInput, binomialCdf, binomialSf, type PerInputFloor, type PerInputResult, type InputFloor } from '../core/per-input.js';
 export { toDecide, fixedSampleSize, sequentialSampleSize } from '../core/sample-size.js';
+export { passHatK, passAtK, passKSummary, type PassKOption, type PassKSummary, type PassKInput } from '../core/pass-k.js';
+export { bettingInterval, type BettingInterval } from '../core/betting.js';
 export { sequenceBounds } from '../core/sequence.js';
 export { sequentialStatus } from '../core/stopping.js';
 export { compareProportions, type ProportionComparison } from '../core/significance.js';

@@ -433,3 +433,46 @@ describe('loadExperiment: per-input floors (issue 19)', () => {
     expect(seq.where).toMatchObject({ path: 'perInput', line: 6 });
   });
 });
+
+describe('loadExperiment: pass^k (issue 25)', () => {
+  const TWO = `${GOOD}verifiers:
+  - name: polite
+    instructions: Is it polite?
+    minSuccess: 0.8
+    judge: { openai: { model: m } }
+`;
+  it('a run default applies to every rule without its own; passK: false opts out; stored in the decision, not given to the judge', async () => {
+    const e = await loadExperiment(
+      write(
+        'passk.yaml',
+        TWO.replace('samples: 3', 'samples: 3\npassK: { k: 3, minSuccess: 0.5 }').replace(
+          '    minSuccess: 0.8\n',
+          '    minSuccess: 0.8\n    passK: { k: 2 }\n',
+        ),
+      ),
+    );
+    try {
+      expect(e.validators[0].passK).toEqual({ k: 3, minSuccess: 0.5 });
+      expect(e.decision.rules.map((r) => r.passK)).toEqual([{ k: 3, minSuccess: 0.5 }, { k: 2 }]);
+      const { assembleRun } = await import('../run/assemble.js');
+      const cols = (await assembleRun(e, { env: { OPENAI_API_KEY: 'test' } })).experiment.validators;
+      expect(cols.map((c) => c.passK)).toEqual([{ k: 3, minSuccess: 0.5 }, { k: 2 }]);
+    } finally {
+      e.dispose();
+    }
+    const off = await loadExperiment(
+      write('off.yaml', TWO.replace('samples: 3', 'samples: 3\npassK: { k: 3 }').replace('    minSuccess: 0.9\n', '    minSuccess: 0.9\n    passK: false\n')),
+    );
+    expect(off.decision.rules.map((r) => r.passK)).toEqual([undefined, { k: 3 }]);
+    off.dispose();
+  });
+
+  it('refuses k above samples, and passK with stopping: sequential, naming the field', async () => {
+    const big = await usage(write('big.yaml', GOOD.replace('samples: 3', 'samples: 3\npassK: { k: 5 }')));
+    expect(big.message).toMatch(/big\.yaml: passK\.k: expected k ≤ samples \(3\): pass\^k needs k tries of each input, found 5 \(line 5\)/);
+    const seq = await usage(write('seqk.yaml', GOOD.replace('samples: 3', 'samples: 3\nstopping: sequential\npassK: { k: 2 }')));
+    expect(seq.message).toMatch(/seqk\.yaml: passK: expected no passK with stopping: sequential/);
+    const zero = await usage(write('zero.yaml', GOOD.replace('samples: 3', 'samples: 3\npassK: { k: 0 }')));
+    expect(zero.message).toMatch(/passK\.k: expected a whole number of tries ≥ 1 \(at most samples\), found 0/);
+  });
+});

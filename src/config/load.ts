@@ -1,3 +1,4 @@
+import type { PassKOption } from '../core/pass-k.js';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -31,8 +32,8 @@ import {
 /** An override is named `overrides.<key>` (its `where.key`); the CLI shows its flag (`--samples`) instead. */
 const overrideName = (path: readonly PropertyKey[]) => `overrides.${formatPath(path)}`;
 
-/** A verifier entry with its per-input floor resolved (its own, else the run's default). */
-export type ResolvedVerifierConfig = Omit<VerifierConfig, 'perInput'> & { perInput?: { minSuccess: number } };
+/** A verifier entry with its per-input floor and pass^k resolved (its own, else the run's default). */
+export type ResolvedVerifierConfig = Omit<VerifierConfig, 'perInput' | 'passK'> & { perInput?: { minSuccess: number }; passK?: PassKOption };
 
 /** A loaded, validated experiment: everything the runner needs, nothing it must parse again. */
 export interface Experiment {
@@ -204,8 +205,9 @@ async function buildExperiment(
   }
 
   // Each rule's per-input floor: its own, else the run's default (`perInput: false` on a rule opts out).
-  const verifierConfigs: ResolvedVerifierConfig[] = cfg.verifiers.map((v) => withPerInput(v, cfg.perInput));
+  const verifierConfigs: ResolvedVerifierConfig[] = cfg.verifiers.map((v) => withPassK(withPerInput(v, cfg.perInput), cfg.passK));
   checkPerInputStopping(cfg, file, locate, { stopping: ov.data.stopping !== undefined, perInput: ov.data.perInput !== undefined });
+  checkPassK(cfg, samples, file, locate);
 
   const metas: ValidatorMeta[] = validators.map((v) => ({
     name: v.name,
@@ -218,6 +220,7 @@ async function buildExperiment(
     ...(v.maxErrorShare !== undefined ? { maxErrorShare: v.maxErrorShare } : {}),
     ...(v.expect !== undefined ? { expect: v.expect } : {}),
     ...(v.perInput !== undefined ? { perInput: v.perInput } : {}),
+    ...(v.passK !== undefined ? { passK: v.passK } : {}),
   }));
   const name = cfg.name ?? defaultName(configPath);
   // A sequential run decides on confidence bounds: it needs the confident verdict (the default).
@@ -323,6 +326,43 @@ function withPerInput<T extends { perInput?: { minSuccess: number } | false }>(
   return floor ? { ...rest, perInput: { minSuccess: floor.minSuccess } } : rest;
 }
 
+/** A rule with its pass^k resolved: its own, else `fallback`; none when it says `passK: false`. */
+function withPassK<T extends { passK?: PassKOption | false }>(rule: T, fallback: PassKOption | undefined): Omit<T, 'passK'> & { passK?: PassKOption } {
+  const { passK, ...rest } = rule;
+  const p = passK === false ? undefined : (passK ?? fallback);
+  return p ? { ...rest, passK: { k: p.k, ...(p.minSuccess !== undefined ? { minSuccess: p.minSuccess } : {}) } } : rest;
+}
+
+/**
+ * pass^k needs k tries of each input (k ≤ samples), and a number of tries fixed in advance: a sequential run stops
+ * each rule when its data decide it, which would bias the per-input estimates (core/pass-k.ts). Each is refused.
+ */
+function checkPassK(cfg: ParsedExperimentConfig, samples: number, file: string, locate: Locate): void {
+  const at = [
+    ...(cfg.passK ? [{ path: ['passK'], k: cfg.passK.k }] : []),
+    ...(['validators', 'verifiers'] as const).flatMap((key) => cfg[key].flatMap((v, i) => (v.passK ? [{ path: [key, i, 'passK'], k: v.passK.k }] : []))),
+  ];
+  const tooMany = at.find((x) => x.k > samples);
+  if (tooMany)
+    throw usageError(
+      file,
+      [{ path: [...tooMany.path, 'k'], message: `expected k ≤ samples (${samples}): pass^k needs k tries of each input, found ${tooMany.k}` }],
+      locate,
+    );
+  if (cfg.stopping === 'sequential' && at.length)
+    throw usageError(
+      file,
+      [
+        {
+          path: at[0].path,
+          message:
+            'expected no passK with stopping: sequential, found one: its per-input estimates need a number of tries fixed in advance, and a sequential run stops when the data decide the rule (use stopping: fixed, or drop passK)',
+        },
+      ],
+      locate,
+    );
+}
+
 /**
  * Per-input floors are decided by exact tests over a number of samples fixed in advance; a sequential run stops
  * when its data say so, which would void them (core/per-input.ts). The pair is refused, naming the floor.
@@ -359,7 +399,13 @@ interface BuildContext {
 async function buildValidator(v: ValidatorConfig, i: number, { cfg, sandbox, file, locate, baseDir, grounded }: BuildContext): Promise<Validator> {
   const header = { name: v.name, message: v.message, minSuccess: v.minSuccess, weight: v.weight, timeoutMs: v.timeoutMs };
   // How errors and the sequential design treat this rule: the same for every kind of predicate.
-  const policy = stripUndefined({ onError: v.onError, maxErrorShare: v.maxErrorShare, expect: v.expect, perInput: withPerInput(v, cfg.perInput).perInput });
+  const policy = stripUndefined({
+    onError: v.onError,
+    maxErrorShare: v.maxErrorShare,
+    expect: v.expect,
+    perInput: withPerInput(v, cfg.perInput).perInput,
+    passK: withPassK(v, cfg.passK).passK,
+  });
   if (typeof v.predicate === 'function') {
     const fn = v.predicate;
     return {

@@ -44,6 +44,21 @@ export const perInputSchema = z
 /** On a rule: its floor, or `false` for none where the run sets a default. */
 const rulePerInput = z.union([perInputSchema, z.literal(false)], { error: 'expected { minSuccess: <a number strictly between 0 and 1> } or false' }).optional();
 
+/** `passK: { k, minSuccess? }`: pass^k and pass@k at k, and with minSuccess a gate on pass^k (docs/verdicts.md#passk-and-passk). */
+export const passKSchema = z
+  .strictObject(
+    {
+      k: posInt('a whole number of tries ≥ 1 (at most samples)'),
+      minSuccess: unit.optional(),
+    },
+    { error: 'expected { k: <tries>, minSuccess?: <a number between 0 and 1> }' },
+  )
+  .describe(
+    'Report pass^k (all k of k tries succeed, τ-bench) and pass@k per input and over inputs, each with an interval that holds its level; with minSuccess, the rule also needs pass^k over inputs ≥ minSuccess. k ≤ samples. Not with stopping: sequential.',
+  );
+/** On a rule: its own, or `false` for none where the run sets a default. */
+const rulePassK = z.union([passKSchema, z.literal(false)], { error: 'expected { k: <tries>, minSuccess?: <a number between 0 and 1> } or false' }).optional();
+
 export const inputValueSchema = z.union([z.string(), z.record(z.string(), z.unknown())], {
   error: 'expected a string or an object',
 });
@@ -74,6 +89,7 @@ export const validatorConfigSchema = z
     maxErrorShare: maxErrorShare.optional(),
     expect: expectRate.optional(),
     perInput: rulePerInput,
+    passK: rulePassK,
   })
   .superRefine((v, ctx) => {
     if ((v.predicate === undefined) === (v.check === undefined)) {
@@ -94,6 +110,7 @@ export const verifierConfigSchema = z.strictObject({
   maxErrorShare: maxErrorShare.optional(),
   expect: expectRate.optional(),
   perInput: rulePerInput,
+  passK: rulePassK,
   instructions: z.union([nonEmpty, z.array(nonEmpty).min(1)], { error: 'expected a string or a list of strings' }),
   /** The judge's provider, raw like `system`; the verifier module validates it. */
   judge: z.unknown().refine((v) => v !== undefined && v !== null, { error: 'expected a provider object like system' }),
@@ -139,6 +156,8 @@ export const experimentConfigSchema = z.strictObject({
   maxErrorShare: maxErrorShare.default(0.05),
   /** The per-input floor of every rule that sets none (a rule's `perInput: false` opts out). */
   perInput: perInputSchema.optional(),
+  /** The pass^k report (and gate) of every rule that sets none (a rule's `passK: false` opts out). */
+  passK: passKSchema.optional(),
   stopping: z
     .enum(['fixed', 'sequential'], {
       error: 'expected "fixed" (run every sample, the default) or "sequential" (stop each validator once its confidence sequence decides it)',

@@ -38,16 +38,19 @@ export interface RuleDecision {
   expect?: number;
   /** Its per-input floor (core/per-input.ts), when it has one. */
   perInput?: { minSuccess: number };
+  /** Its pass^k report and gate (core/pass-k.ts), when it has one. */
+  passK?: { k: number; minSuccess?: number };
 }
 
 /** A rule's decision parameters from its metadata (a Validator or a stored ValidatorMeta). */
-export function ruleDecision(v: Pick<ValidatorMeta, 'name' | 'minSuccess' | 'maxErrorShare' | 'expect' | 'perInput'>): RuleDecision {
+export function ruleDecision(v: Pick<ValidatorMeta, 'name' | 'minSuccess' | 'maxErrorShare' | 'expect' | 'perInput' | 'passK'>): RuleDecision {
   return {
     name: v.name,
     minSuccess: v.minSuccess,
     ...(v.maxErrorShare !== undefined ? { maxErrorShare: v.maxErrorShare } : {}),
     ...(v.expect !== undefined ? { expect: v.expect } : {}),
     ...(v.perInput ? { perInput: { minSuccess: v.perInput.minSuccess } } : {}),
+    ...(v.passK ? { passK: { k: v.passK.k, ...(v.passK.minSuccess !== undefined ? { minSuccess: v.passK.minSuccess } : {}) } } : {}),
   };
 }
 
@@ -69,7 +72,14 @@ function storedDecision(config: unknown): DecisionParameters | undefined {
     isUnit(d.maxErrorShare) &&
     (d.stopping === 'fixed' || d.stopping === 'sequential') &&
     Array.isArray(d.rules) &&
-    d.rules.every((r) => r && typeof r.name === 'string' && isUnit(r.minSuccess) && (r.perInput === undefined || isUnit(r.perInput?.minSuccess)));
+    d.rules.every(
+      (r) =>
+        r &&
+        typeof r.name === 'string' &&
+        isUnit(r.minSuccess) &&
+        (r.perInput === undefined || isUnit(r.perInput?.minSuccess)) &&
+        (r.passK === undefined || (Number.isInteger(r.passK?.k) && r.passK.k >= 1 && (r.passK.minSuccess === undefined || isUnit(r.passK.minSuccess)))),
+    );
   return ok ? (d as DecisionParameters) : undefined;
 }
 
@@ -121,7 +131,7 @@ export function summarizeRun(
   const validators = run.validators.map((v, k) => {
     const r = d.rules[k];
     if (!r || r.name !== v.name) return v;
-    const { maxErrorShare: _m, expect: _e, perInput: _p, ...rest } = v;
+    const { maxErrorShare: _m, expect: _e, perInput: _p, passK: _k, ...rest } = v;
     return { ...rest, ...r };
   });
   return summarize(tensor, validators, { ...summaryOptionsOfDecision(d, run.config), ...options }, grades);
@@ -140,6 +150,8 @@ export function decisionChanges(stored: DecisionParameters, now: DecisionParamet
     for (const k of ['minSuccess', 'maxErrorShare', 'expect'] as const)
       if (r[k] !== n[k]) out.push(`${JSON.stringify(r.name)}.${k}: ${show(r[k])} → ${show(n[k])}`);
     if (r.perInput?.minSuccess !== n.perInput?.minSuccess) out.push(`${JSON.stringify(r.name)}.perInput: ${show(r.perInput)} → ${show(n.perInput)}`);
+    if (r.passK?.k !== n.passK?.k || r.passK?.minSuccess !== n.passK?.minSuccess)
+      out.push(`${JSON.stringify(r.name)}.passK: ${show(r.passK)} → ${show(n.passK)}`);
   }
   return out;
 }

@@ -209,3 +209,36 @@ describe('summarize with per-input floors (core/per-input.ts)', () => {
     expect(() => summarize(tensor(40), rule({ minSuccess: 0.8 }), { stopping: 'sequential' })).toThrow(/perInput cannot be decided with stopping "sequential"/);
   });
 });
+
+describe('summarize with pass^k (core/pass-k.ts)', () => {
+  /** 80 inputs × 10 samples × 1 rule: every input passes `good` of its 10. */
+  const tensor = (good: number, N = 80) => {
+    const t = new ReliabilityTensor(N, 10, 1);
+    for (let i = 0; i < N; i++) for (let j = 0; j < 10; j++) t.set(i, j, 0, j < good ? Outcome.PASS : Outcome.FAIL);
+    return t;
+  };
+  const rule = (passK?: { k: number; minSuccess?: number }): ValidatorMeta[] => [
+    { name: 'r', message: 'm', minSuccess: 0.6, weight: 1, kind: 'validator', ...(passK ? { passK } : {}) },
+  ];
+
+  it('reports pass^k without changing the verdict when no minSuccess is set', () => {
+    const v = summarize(tensor(9), rule({ k: 5 })).validators[0];
+    expect(v.verdict).toBe('pass');
+    expect(v.passK).toMatchObject({ k: 5, inputs: 80, leftOut: 0 });
+    expect(v.passK!.passK).toBeCloseTo((9 * 8 * 7 * 6 * 5) / (10 * 9 * 8 * 7 * 6), 12);
+    expect(v.passK!.verdict).toBeUndefined();
+  });
+
+  it('a gate on pass^k fails a rule whose rate passes: 90% per try is 50% for five in a row', () => {
+    const v = summarize(tensor(9), rule({ k: 5, minSuccess: 0.8 })).validators[0];
+    expect(v.rate).toBe(0.9);
+    expect(v.passK!.verdict).toBe('fail');
+    expect(v.verdict).toBe('fail');
+    expect(v.reason).toMatch(/^lower bound \S+ ≥ minSuccess 60%; pass\^5 upper bound \S+ < minSuccess 80%$/);
+    expect(summarize(tensor(10), rule({ k: 5, minSuccess: 0.8 })).validators[0].verdict).toBe('pass');
+  });
+
+  it('refuses pass^k with sequential stopping', () => {
+    expect(() => summarize(tensor(10), rule({ k: 2 }), { stopping: 'sequential' })).toThrow(/passK cannot be estimated with stopping "sequential"/);
+  });
+});

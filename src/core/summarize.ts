@@ -8,6 +8,7 @@ import type { GradedOutput } from './grades.js';
 import { gradesForWidth } from './grading-sample.js';
 import { figureOf, gradingSummary } from './grading-summary.js';
 import { INTERVAL_METHODS, interval } from './intervals.js';
+import { passKSummary } from './pass-k.js';
 import { combinePerInput, perInputFloors } from './per-input.js';
 import { sequenceBounds } from './sequence.js';
 import { sequentialStatus } from './stopping.js';
@@ -148,6 +149,10 @@ export function summarize(
       throw new ArgumentError(`validator ${JSON.stringify(v.name)}: perInput cannot be decided with stopping "sequential"; use stopping "fixed"`, {
         key: 'perInput',
       });
+    if (sequential && v.passK)
+      throw new ArgumentError(`validator ${JSON.stringify(v.name)}: passK cannot be estimated with stopping "sequential"; use stopping "fixed"`, {
+        key: 'passK',
+      });
     if (sequential) return { ...head, ...r, ...sequentialSummary(t, k, v, r, opts, maxErrorShare), ...graded };
     const verdictOptions = { mode: opts.verdict, interval: opts.interval, level: opts.level, maxErrorShare };
     const corrected = grading?.corrected;
@@ -183,6 +188,20 @@ export function summarize(
       s.reason = `${reason}; per input: ${floors.reason}`;
       // More outputs decide the aggregate; they need not decide the floors.
       if (floors.verdict !== 'pass') delete s.toDecide;
+    }
+    if (v.passK) {
+      const pk = passKSummary(
+        views.rows.map((row) => row[k]),
+        v.passK,
+        { mode: opts.verdict, level: opts.level, maxErrorShare },
+      );
+      s.passK = pk;
+      // A gate on pass^k is part of the rule's verdict, as a per-input floor is.
+      if (pk.verdict !== undefined) {
+        s.verdict = combinePerInput(s.verdict, pk.verdict);
+        s.reason = `${s.reason}; ${pk.reason}`;
+        if (pk.verdict !== 'pass') delete s.toDecide;
+      }
     }
     return s;
   });

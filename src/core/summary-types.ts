@@ -1,4 +1,5 @@
 import type { Alignment } from './alignment.js';
+import type { PassKSummary } from './pass-k.js';
 import type { PerInputResult } from './per-input.js';
 import type { CorrectedRate } from './ppi.js';
 
@@ -98,6 +99,11 @@ export interface ValidatorSummary extends RateWithCI {
    * that fail it. `verdict` and `reason` are then the rule's whole verdict: the aggregate's and the floors'.
    */
   perInput?: PerInputResult;
+  /**
+   * `passK: { k, minSuccess? }`: pass^k and pass@k per input and over inputs with their intervals (core/pass-k.ts);
+   * with minSuccess, the gate's verdict, included in `verdict` and `reason`.
+   */
+  passK?: PassKSummary;
 }
 
 export interface InputSummary extends PooledRate {

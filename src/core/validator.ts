@@ -54,6 +54,8 @@ export interface Validator {
   expect?: number;
   /** Each input must pass at least this share of its repeats, Holm over the inputs (core/per-input.ts). */
   perInput?: { minSuccess: number };
+  /** pass^k and pass@k at k, per input and over inputs; with minSuccess, the rule also needs pass^k ≥ it (core/pass-k.ts). */
+  passK?: { k: number; minSuccess?: number };
 }
 
 /** What a report needs to know about a validator, without its (non-serialisable) predicate. */
@@ -74,4 +76,6 @@ export interface ValidatorMeta {
   expect?: number;
   /** Its per-input floor, if set (core/per-input.ts). */
   perInput?: { minSuccess: number };
+  /** Its pass^k report and gate, if set (core/pass-k.ts). */
+  passK?: { k: number; minSuccess?: number };
 }

@@ -5,9 +5,9 @@ import type { CacheSettings } from '../providers/cache.js';
 import type { PriceTable } from '../providers/prices.js';
 import type { LimiterFactory } from '../providers/rate-limit.js';
 
-/** A verifier entry without the run's fields (maxErrorShare, expect, perInput): what the judge's module checks. */
-export function judgeFields(raw: ResolvedVerifierConfig): Omit<ResolvedVerifierConfig, 'maxErrorShare' | 'expect' | 'perInput'> {
-  const { maxErrorShare: _m, expect: _e, perInput: _p, ...judged } = raw;
+/** A verifier entry without the run's fields (maxErrorShare, expect, perInput, passK): what the judge's module checks. */
+export function judgeFields(raw: ResolvedVerifierConfig): Omit<ResolvedVerifierConfig, 'maxErrorShare' | 'expect' | 'perInput' | 'passK'> {
+  const { maxErrorShare: _m, expect: _e, perInput: _p, passK: _k, ...judged } = raw;
   return judged;
 }
 
@@ -29,6 +29,7 @@ export function verifierColumns(
       ...(raw.maxErrorShare !== undefined ? { maxErrorShare: raw.maxErrorShare } : {}),
       ...(raw.expect !== undefined ? { expect: raw.expect } : {}),
       ...(raw.perInput ? { perInput: raw.perInput } : {}),
+      ...(raw.passK ? { passK: raw.passK } : {}),
     };
   });
 }

@@ -98,6 +98,7 @@ export function validatorMeta(v: Validator): ValidatorMeta {
     ...(v.maxErrorShare !== undefined ? { maxErrorShare: v.maxErrorShare } : {}),
     ...(v.expect !== undefined ? { expect: v.expect } : {}),
     ...(v.perInput !== undefined ? { perInput: v.perInput } : {}),
+    ...(v.passK !== undefined ? { passK: v.passK } : {}),
   };
 }
 

@@ -29,6 +29,7 @@ const optionsSchema = z.strictObject({
   concurrency: anyValue,
   timeoutMs: anyValue,
   perInput: anyValue,
+  passK: anyValue,
   rateLimit: anyValue,
   onInconclusive: z.enum(['fail', 'skip']).optional(),
   cache: z.boolean({ error: 'expected true or false' }).optional(),
@@ -85,6 +86,8 @@ export function configDocument(name: string, o: ReliabilityOptions): Record<stri
     verifiers: o.verifiers,
     // The run's per-input floor, for every rule that sets none (the config key of the same name).
     perInput: o.perInput,
+    // pass^k (and its gate) for every rule that sets none.
+    passK: o.passK,
     stopping: o.stopping,
     confidence: o.confidence,
     verdict: o.verdict,

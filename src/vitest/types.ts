@@ -43,6 +43,11 @@ export interface ReliabilityOptions {
   rateLimit?: { requestsPerMinute?: number; tokensPerMinute?: number; key?: string };
   /** Each input must pass at least this share of its repeats: the config's `perInput`, for every rule that sets none. */
   perInput?: { minSuccess: number };
+  /**
+   * pass^k and pass@k at k for every rule that sets none (a rule's own `passK`, or `passK: false`, wins): all k of k
+   * tries succeed, per input and over inputs, with intervals; with `minSuccess`, the rule also needs pass^k ≥ it.
+   */
+  passK?: { k: number; minSuccess?: number };
   /** An inconclusive verdict fails its test (the default) or marks it skipped. */
   onInconclusive?: 'fail' | 'skip';
   /** The response cache: on by default under `vitest --watch`, off in `vitest run`; ASSAY_CACHE=0|1 overrides both. */
