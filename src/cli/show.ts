@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { loadStoredRun } from '../report/load.js';
 import { exitCodeFor } from '../report/meta.js';
 import { formatTerminalSummary } from '../report/terminal.js';
+import { sampleText } from '../report/trajectory.js';
+import { UsageError } from '../errors.js';
 import { checkReportTargets } from '../report/targets.js';
 import { reportsToStdout, writeReports, type ReportTargets } from '../report/write.js';
 import { openStore, shownLocation, storeFile, storeLocation } from '../store/open.js';
@@ -11,6 +13,16 @@ import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 interface ShowFlags extends ReportTargets {
   store?: string;
   allowInconclusive?: boolean;
+  sample?: string;
+}
+
+/** `--sample 3,2`: input 3, sample 2, counted from 1 as the dashboard and reports count them. */
+function sampleFlag(value: string | undefined): { i: number; j: number } | undefined {
+  if (value === undefined) return undefined;
+  const m = /^\s*(\d+)\s*[,:]\s*(\d+)\s*$/.exec(value);
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1)
+    throw new UsageError(`--sample: expected <input>,<sample> counted from 1, e.g. 3,2, found ${JSON.stringify(value)}`);
+  return { i: Number(m[1]) - 1, j: Number(m[2]) - 1 };
 }
 
 /**
@@ -28,11 +40,16 @@ export function register(program: Command): void {
     .option('--html <file>', 'write a static HTML report')
     .option(STORE_FLAG, STORE_HELP)
     .option('--allow-inconclusive', 'treat inconclusive verdicts as accepted in the reports')
+    .option(
+      '--sample <input,sample>',
+      "also print one output (e.g. 3,2, counted from 1): its input, an agent's steps (calls, arguments, results), the answer and each rule's outcome",
+    )
     .addHelpText(
       'after',
       '\nExit codes: 0 every verdict accepted; 1 a validator fails, is an error or is inconclusive; 2 unknown or\nambiguous run id, bad flag; 3 the store cannot be read, or a report cannot be written; 130 the run is\ninterrupted (finish it with assay run --resume <runId>).',
     )
     .action(async (runId: string, flags: ShowFlags) => {
+      const cell = sampleFlag(flags.sample);
       const location = storeLocation(flags.store);
       checkReportTargets(flags, { storeFile: storeFile(location) });
       await using store = await openStore(location, { readonly: true });
@@ -45,6 +62,14 @@ export function register(program: Command): void {
       // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.
       const human = reportsToStdout(flags) ? process.stderr : process.stdout;
       human.write(formatTerminalSummary(r.summary, r.meta, { color: Boolean(human.isTTY) }));
+      if (cell) {
+        const s = cell.i < r.run.N && cell.j < r.run.M ? await store.samples.get(id, cell.i, cell.j) : undefined;
+        if (!s)
+          throw new UsageError(
+            `--sample: run ${id} has no stored output at input ${cell.i + 1}, sample ${cell.j + 1} (it has ${r.run.N} inputs × ${r.run.M} samples)`,
+          );
+        human.write(`\n${sampleText(r.run, s)}`);
+      }
       const written = await writeReports(flags, { ...r, store });
       for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
       process.exitCode = exitCodeFor(r.summary, r.run.status, flags.allowInconclusive ?? false);

@@ -72,6 +72,7 @@ dl.facts dt{font-size:.85rem;color:#656d76}dl.facts dd{margin:0;font-size:1.15re
 .nowrap{white-space:nowrap}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;border:1px solid #d8dee4;border-radius:6px;padding:.5rem;max-height:22rem;overflow:auto;margin:.3rem 0}
 #cell-detail{position:sticky;top:.5rem;max-height:calc(100vh - 1rem);overflow:auto}
+ol.trace{padding-left:1.4rem;margin:.3rem 0}ol.trace>li{margin:.4rem 0}.call{border-left:3px solid #d8dee4;padding-left:.5rem;margin:.3rem 0}.call.failed{border-left-color:#cf222e}.call pre{max-height:12rem}
 #cell-detail:empty::before{content:"Select a heatmap cell to see its input, output and outcomes.";color:#656d76}
 .heatmaps{display:flex;flex-direction:column;gap:1rem;min-width:0}
 .heatmaps figure{min-width:0;margin:0}

@@ -1,4 +1,6 @@
 import { outcomeName } from '../core/outcome.js';
+import type { Trajectory } from '../core/trajectory.js';
+import { limitTrajectory } from '../core/trajectory-text.js';
 import type { RunSummary, RateWithCI } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue } from '../core/validator.js';
@@ -12,7 +14,9 @@ import { costSummary } from './cost.js';
 import { esc, pct, scriptJson, tableHtml, verdictBadge } from './html-layout.js';
 import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, ownRateNote, reasonsText, shownRate } from './grading-text.js';
 import { errorShareText, gradesToDecideText, stoppedText, toDecideText } from './meta.js';
+import { passKHtml } from './pass-k.js';
 import { perInputHtml } from './per-input.js';
+import { agentLine } from './trajectory.js';
 
 /** What the cell-detail view shows for one sample (also the body of GET /api/runs/:id/samples/:i/:j). */
 export interface SampleView {
@@ -20,18 +24,28 @@ export interface SampleView {
   j: number;
   input: InputValue;
   output?: string;
+  /** An agent's steps: tool calls with arguments, results or errors (each result shortened, SampleViewOptions). */
+  trajectory?: Trajectory;
   generationError?: string;
   outcomes: { validator: string; outcome: string; error?: string; reasons?: string[] }[];
   latencyMs: number;
   attempts: number;
 }
 
-export function sampleView(run: RunRecord, s: SampleRecord): SampleView {
+/**
+ * A tool result in a sample's view: up to 100,000 characters from the dashboard's API (one sample at a time), 2,000
+ * in a static report (every sample embedded in one file); the JSON of the store keeps it whole up to its limit.
+ */
+export const VIEW_RESULT_MAX_CHARS = 100_000;
+export const EMBEDDED_RESULT_MAX_CHARS = 2_000;
+
+export function sampleView(run: RunRecord, s: SampleRecord, maxResult = VIEW_RESULT_MAX_CHARS): SampleView {
   return {
     i: s.i,
     j: s.j,
     input: run.inputs[s.i],
     output: s.output,
+    ...(s.trajectory ? { trajectory: limitTrajectory(s.trajectory, maxResult, Infinity) } : {}),
     generationError: s.generationError,
     outcomes: run.validators.map((v, k) => ({
       validator: v.name,
@@ -95,7 +109,8 @@ function spendLine(st: RunStats | undefined, summary: RunSummary): string {
   if (!st) return '';
   const tokens = st.promptTokens + st.completionTokens > 0 ? `tokens ${st.promptTokens} in / ${st.completionTokens} out` : '';
   const line = [tokens, costSummary(st, summary.validators) ?? ''].filter(Boolean).join(' · ');
-  return line ? `<p class="muted" data-testid="spend">${esc(line)}</p>` : '';
+  const agent = st.agent ? `<p class="muted" data-testid="agent">${esc(agentLine(st.agent))}</p>` : '';
+  return (line ? `<p class="muted" data-testid="spend">${esc(line)}</p>` : '') + agent;
 }
 
 /** Error groups shown on the page; the rest are summed up in one line. */
@@ -289,10 +304,19 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
   let embedded = '';
   if (options.samples) {
     const byCell: Record<string, SampleView> = {};
-    for (const s of options.samples) byCell[`${s.i},${s.j}`] = sampleView(run, s);
+    for (const s of options.samples) byCell[`${s.i},${s.j}`] = sampleView(run, s, EMBEDDED_RESULT_MAX_CHARS);
     embedded = `<script type="application/json" id="assay-samples">${scriptJson(byCell)}</script>`;
   }
   return (
-    head + vTable + perInputHtml(summary, run.inputs) + gradingHtml(run, summary) + errorsHtml(options.errors) + tensorSection + profiles + table + embedded
+    head +
+    vTable +
+    perInputHtml(summary, run.inputs) +
+    passKHtml(summary, run.inputs) +
+    gradingHtml(run, summary) +
+    errorsHtml(options.errors) +
+    tensorSection +
+    profiles +
+    table +
+    embedded
   );
 }

@@ -31,6 +31,9 @@ import { verdictPasses, type ReportMeta } from './meta.js';
  * Added within version 2 (issue 19): per rule with `perInput: { minSuccess }`, `perInput` (each input's verdict
  * against the floor, Holm over the inputs, and the failing inputs' indices into `inputs`); the rule's `verdict`
  * and `reason` then include it.
+ * Added within version 2 (issue 25): per rule with `passK: { k, minSuccess? }`, `passK` (pass^k and pass@k over the
+ * inputs with betting intervals, each input's unbiased estimates with exact intervals, and the gate's verdict); and
+ * `stats.agent` when the system's outputs came with their steps (steps, tool calls per tool, tool errors).
  */
 export const REPORT_SCHEMA_VERSION = 2;
 
@@ -124,6 +127,7 @@ export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonRepo
       ...(v.grading ? gradingJson(v.grading) : {}),
       ...(v.gradesToDecide !== undefined ? { gradesToDecide: v.gradesToDecide } : {}),
       ...(v.perInput ? { perInput: v.perInput } : {}),
+      ...(v.passK ? { passK: v.passK } : {}),
       // a verifier's judge, or a rule whose check calls one (grounded with a judge)
       ...(meta.stats?.checkCostUsd?.[v.k] !== undefined && (v.kind === 'verifier' || meta.stats.checkCostUsd[v.k] > 0)
         ? { costUsd: meta.stats.checkCostUsd[v.k] }

@@ -3,7 +3,9 @@ import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { costSummary } from './cost.js';
 import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
 import { errorShareText, gradesToDecideText, inputLabel, pct, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
+import { passKMarkdown } from './pass-k.js';
 import { perInputMarkdown } from './per-input.js';
+import { agentLine } from './trajectory.js';
 import { sparkline, verdictLine } from './terminal.js';
 
 /**
@@ -93,6 +95,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push(`> ${mdCell(verdictLine(s, meta))}`);
   L.push('');
   L.push(...perInputMarkdown(s.validators, s.options.verdict, meta.inputs, mdCell));
+  L.push(...passKMarkdown(s.validators, s.options.verdict, meta.inputs, mdCell));
   L.push(...gradingMarkdown(s));
   L.push(`<details><summary>Per input (IRP) <code>${sparkline(s.inputs.map((x) => x.rate))}</code></summary>`);
   L.push('');
@@ -140,6 +143,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
     );
     const cost = costSummary(st, s.validators);
     if (cost) L.push('', `<sub>${cost}</sub>`);
+    if (st.agent) L.push('', `<sub>${mdCell(agentLine(st.agent))}</sub>`);
   }
   return L.join('\n') + '\n';
 }

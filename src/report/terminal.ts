@@ -5,7 +5,9 @@ import { errorSummaryOf } from '../run/stats.js';
 import { costSummary } from './cost.js';
 import { inputInline } from '../core/show.js';
 import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
+import { passKLines } from './pass-k.js';
 import { perInputLines } from './per-input.js';
+import { agentLine } from './trajectory.js';
 import { errorShareText, gradesToDecideText, pct, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 
 /** The terminal summary printed after a run (and by `assay show`). Plain text; colour only when asked. */
@@ -120,6 +122,8 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   lines.push('');
   const floors = perInputLines(s.validators, o.verdict, meta.inputs);
   if (floors.length) lines.push(...floors, '');
+  const passK = passKLines(s.validators, o.verdict, meta.inputs);
+  if (passK.length) lines.push(...passK, '');
   const graded = gradingLines(s);
   if (graded.length) lines.push(...graded, '');
   const errs = (r: { errorShare: number | null }) => (r.errorShare ? ` (${errorShareText(r)})` : '');
@@ -155,6 +159,7 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
     );
     const cost = costSummary(st, s.validators);
     if (cost) lines.push(cost);
+    if (st.agent) lines.push(agentLine(st.agent));
     lines.push(...errorSummaryLines(errorSummaryOf(st), { top: 5 }));
   }
   lines.push('');

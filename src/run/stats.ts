@@ -33,7 +33,27 @@ export interface RunStats {
   topErrors: ErrorGroup[];
   /** Distinct error groups in the run (topErrors lists the first TOP_ERRORS of them). */
   distinctErrors: number;
+  /** An agent's runs (samples with a trajectory): their steps and tool calls, summed. Absent when none has one. */
+  agent?: AgentStats;
 }
+
+/** What an agent did over a run's samples: steps, tool calls per tool, tool errors, runs its step limit cut. */
+export interface AgentStats {
+  /** Samples whose output came with its steps. */
+  trajectories: number;
+  steps: { mean: number; max: number };
+  toolCalls: number;
+  /** Calls and errors per tool, most called first (at most MAX_TOOLS_TRACKED names; the rest summed as "(other)"). */
+  tools: { name: string; calls: number; errors: number }[];
+  /** Calls that ended in an error (the tool threw or timed out, was not declared, or got arguments that failed its schema). */
+  toolErrors: number;
+  /** Trajectories their step (or turn) limit ended before a final answer. */
+  cutByLimit: number;
+}
+
+/** Distinct tool names counted one by one; the rest are summed (memory stays flat whatever the agent calls). */
+export const MAX_TOOLS_TRACKED = 100;
+const OTHER_TOOLS = '(other)';
 
 /** Error groups listed in RunStats (reports show fewer, then "and N more"). */
 export const TOP_ERRORS = 20;
@@ -57,6 +77,37 @@ export class StatsAccumulator {
   private cachedSamples = 0;
   private latencies: number[] = [];
   private errors = new ErrorGrouper();
+  private agent:
+    | {
+        trajectories: number;
+        steps: number;
+        maxSteps: number;
+        calls: number;
+        errors: number;
+        cut: number;
+        tools: Map<string, { calls: number; errors: number }>;
+      }
+    | undefined;
+
+  private addTrajectory(t: NonNullable<SampleRecord['trajectory']>): void {
+    const a = (this.agent ??= { trajectories: 0, steps: 0, maxSteps: 0, calls: 0, errors: 0, cut: 0, tools: new Map() });
+    a.trajectories++;
+    a.steps += t.steps.length;
+    a.maxSteps = Math.max(a.maxSteps, t.steps.length);
+    if (t.ended === 'max-steps' || t.ended === 'max-turns') a.cut++;
+    for (const s of t.steps)
+      for (const c of s.toolCalls) {
+        a.calls++;
+        const name = a.tools.has(c.name) || a.tools.size < MAX_TOOLS_TRACKED ? c.name : OTHER_TOOLS;
+        const tool = a.tools.get(name) ?? { calls: 0, errors: 0 };
+        tool.calls++;
+        if (c.error !== undefined) {
+          tool.errors++;
+          a.errors++;
+        }
+        a.tools.set(name, tool);
+      }
+  }
 
   private countError(message: string): void {
     this.errors.add(message);
@@ -89,6 +140,7 @@ export class StatsAccumulator {
       });
     }
     if (s.cached) this.cachedSamples++;
+    if (s.trajectory) this.addTrajectory(s.trajectory);
   }
 
   /** USD spent so far (stop rules read it). */
@@ -128,6 +180,18 @@ export class StatsAccumulator {
       latencyMs: { mean, p50: q(0.5), p95: q(0.95), max: xs.length ? xs[xs.length - 1] : null },
       topErrors: errors.groups,
       distinctErrors: errors.distinct,
+      ...(this.agent ? { agent: this.agentStats(this.agent) } : {}),
+    };
+  }
+
+  private agentStats(a: NonNullable<StatsAccumulator['agent']>): AgentStats {
+    return {
+      trajectories: a.trajectories,
+      steps: { mean: a.steps / a.trajectories, max: a.maxSteps },
+      toolCalls: a.calls,
+      tools: [...a.tools].map(([name, t]) => ({ name, ...t })).sort((x, y) => y.calls - x.calls || (x.name < y.name ? -1 : 1)),
+      toolErrors: a.errors,
+      cutByLimit: a.cut,
     };
   }
 }

@@ -4,6 +4,7 @@ import type { RunSummary } from '../core/summary-types.js';
 import type { InputValue } from '../core/validator.js';
 import { shownRate } from '../report/grading-text.js';
 import { errorShareText, pct, stoppedText, toDecideText, verdictLabel } from '../report/meta.js';
+import { passKRuleLines } from '../report/pass-k.js';
 import { perInputHead, perInputItems } from '../report/per-input.js';
 import type { SampleRecord } from '../store/types.js';
 
@@ -90,6 +91,8 @@ export function ruleMessage(
     lines.push(`  ${perInputHead(v.perInput, s.options.verdict)}`);
     for (const item of perInputItems(v.perInput, inputs)) lines.push(`    ${item}`);
   }
+  // pass^k (passK): the figures over inputs with their intervals, the gate, and the inputs lowest in it.
+  for (const l of passKRuleLines(v, s.options.verdict, inputs, '  ')) lines.push(`  ${l}`);
   const worst = worstInputs(s, k, samples);
   // One call repeated (toHoldReliably): its input is nothing to show, a failing output is.
   if (opts.single) {

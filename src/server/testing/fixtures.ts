@@ -1,4 +1,5 @@
 import { Outcome, type OutcomeCode } from '../../core/outcome.js';
+import type { Trajectory } from '../../core/trajectory.js';
 import type { InputValue } from '../../core/validator.js';
 import type { RunRecord, Store } from '../../store/types.js';
 
@@ -10,6 +11,10 @@ export interface FixtureRun {
   validators: { name: string; minSuccess?: number }[];
   cell: (i: number, j: number, k: number) => OutcomeCode;
   output?: (i: number, j: number) => string;
+  /** An agent's steps for output (i, j), when the run is an agent's. */
+  trajectory?: (i: number, j: number) => Trajectory | undefined;
+  /** Each validator's passK (pass^k report and gate). */
+  passK?: { k: number; minSuccess?: number };
   /** Cells (i, j) left unstored (PENDING). */
   skip?: (i: number, j: number) => boolean;
 }
@@ -26,6 +31,7 @@ export async function writeFixtureRun(store: Store, f: FixtureRun): Promise<RunR
       minSuccess: v.minSuccess ?? 0.8,
       weight: 1,
       kind: 'validator' as const,
+      ...(f.passK ? { passK: f.passK } : {}),
     })),
     systemId: 'fixture:echo',
   });
@@ -37,6 +43,7 @@ export async function writeFixtureRun(store: Store, f: FixtureRun): Promise<RunR
         i,
         j,
         output: f.output ? f.output(i, j) : `output ${i}-${j}`,
+        ...(f.trajectory?.(i, j) ? { trajectory: f.trajectory(i, j) } : {}),
         outcomes,
         errors: outcomes.map((o) => (o === Outcome.ERROR ? 'provider timeout' : undefined)),
         latencyMs: 12,
