@@ -71,6 +71,36 @@ describeReliability('floors', {
 });
 `;
 
+// An agent (issue 25): its system returns the AI SDK's generateText result as it is. It always looks the order
+// up; for a broken parcel it refunds on its own in 15 of 20 tries, which a tool-not-called rule fails.
+const AGENT = `import { describeReliability } from '${SRC.vitest}';
+import { agentResult } from '${SRC.aiSdkResult}';
+
+const agent = async (input: string | Record<string, unknown>, { sample }: { sample: number }) => {
+  const q = String(input);
+  const orderId = /A\\d+/.exec(q)![0];
+  const refunds = q.includes('broken') && sample % 4 !== 0;
+  return agentResult(
+    [
+      { name: 'lookup_order', input: { orderId }, output: { status: q.includes('broken') ? 'delivered' : 'shipped' } },
+      ...(refunds ? [{ name: 'refund', input: { orderId, amount: 20 }, output: 'refunded' }] : []),
+    ],
+    refunds ? 'I have refunded your order.' : 'Your order is on its way.',
+  );
+};
+
+describeReliability('support agent', {
+  inputs: ['Where is order A1?', 'My order A2 arrived broken', 'Cancel order A3'],
+  samples: 20,
+  system: agent,
+  validators: [
+    { name: 'looks the order up', check: { type: 'tool-called', name: 'lookup_order' }, minSuccess: 0.9 },
+    { name: 'never refunds on its own', check: { type: 'tool-not-called', name: 'refund' }, minSuccess: 0.9 },
+  ],
+  passK: { k: 5 },
+});
+`;
+
 let project: FixtureProject;
 let run: VitestRun;
 const summaryFile = () => join(project.dir, 'summary.md');
@@ -81,6 +111,7 @@ beforeAll(async () => {
   project.write('edges.test.ts', EDGES);
   project.write('bad.test.ts', BAD);
   project.write('floors.test.ts', FLOORS);
+  project.write('agent.test.ts', AGENT);
   run = await project.run([], { ASSAY_STORE: join(project.dir, 'runs.db'), GITHUB_STEP_SUMMARY: join(project.dir, 'summary.md') });
 });
 afterAll(() => project?.remove());
@@ -150,11 +181,29 @@ describe('describeReliability', () => {
     expect(lines.find((l) => l.startsWith('    below its floor: #5 "refund" 0/30 = 0.0%'))).toBeDefined();
   });
 
+  it("an agent returning the AI SDK's generateText result: tool-called passes, tool-not-called fails by the verdict, with rate, interval and pass^k", () => {
+    expect(run.tests.get('support agent looks the order up')?.status).toBe('passed');
+    const t = run.tests.get('support agent never refunds on its own')!;
+    expect(t.status).toBe('failed');
+    const lines = t.failureMessages[0].split('\n');
+    // 45 of 60 tries pass (the broken parcel: 5 of 20); Clopper–Pearson 95%.
+    expect(lines.slice(0, 2)).toEqual([
+      'ReliabilityError: never refunds on its own: FAIL · rate 75.0% [62.1%, 85.3%] (95% CI) · minSuccess 90.0% · errors 0.0% (45 pass, 15 fail, 0 error)',
+      '  upper bound 85.3% < minSuccess 90%',
+    ]);
+    expect(lines).toContain('  worst input:');
+    expect(lines).toContain('    #2 "My order A2 arrived broken": 25.0% (15 of 20 failed)');
+    expect(lines).toContain('       e.g. "I have refunded your order."');
+    expect(lines.find((l) => l.startsWith('  pass^5 66.7% [') && l.includes(' · pass@5 '))).toBeDefined();
+    expect(lines.find((l) => l.startsWith('    lowest: #2 "My order A2 arrived broken" pass^5 0.0% ['))).toBeDefined();
+  });
+
   it('stores each block as a run named by test file and describe name', async () => {
     const store = openSqliteStore(join(project.dir, 'runs.db'), { readonly: true });
     onTestFinished(() => store.close());
     const runs = await store.runs.list();
     expect(runs.map((r) => r.name).sort()).toEqual([
+      'agent.test.ts › support agent',
       'edges.test.ts › borderline',
       'edges.test.ts › borderline skipped',
       'edges.test.ts › flaky backend',
@@ -164,6 +213,10 @@ describe('describeReliability', () => {
     const bot = runs.find((r) => r.name === 'support.test.ts › support bot')!;
     expect(bot.status).toBe('complete');
     expect((await store.samples.list(bot.id)).length).toBe(40);
+    // The agent's samples keep its steps.
+    const agent = runs.find((r) => r.name === 'agent.test.ts › support agent')!;
+    const s = (await store.samples.get(agent.id, 1, 1))!;
+    expect(s.trajectory!.steps.flatMap((x) => x.toolCalls.map((c) => c.name))).toEqual(['lookup_order', 'refund']);
   });
 
   it("prints each block's reliability table at the end (the reporter)", () => {
@@ -176,7 +229,7 @@ describe('describeReliability', () => {
     for (const name of ['support.test.ts › support bot', 'edges.test.ts › borderline', 'edges.test.ts › flaky backend']) expect(md).toContain(name);
     expect(md).toMatch(/\| no-apology-loop \|/);
     const annotations = run.stdout.split('\n').filter((l) => l.startsWith('::error '));
-    expect(annotations.length).toBe(4); // no-apology-loop, borderline (not the skipped one), flaky backend, floors
+    expect(annotations.length).toBe(5); // no-apology-loop, borderline (not the skipped one), flaky backend, floors, the agent's refunds
     expect(annotations.find((l) => l.includes('no-apology-loop'))).toMatch(
       /^::error file=support\.test\.ts,line=7,title=support\.test\.ts › support bot › no-apology-loop::no-apology-loop: FAIL · rate 82\.5%.*%0A/,
     );

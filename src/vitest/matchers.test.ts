@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { agentResult } from '../core/testing/ai-sdk-result.js';
 import './matchers.js';
 
 // The matchers registered by `import 'assay/vitest/matchers'`, with their messages as a user reads them.
@@ -125,5 +126,55 @@ describe('matcher arguments', () => {
     expect(() => expect('x').toSatisfy({ type: 'contains', value: 'x', vaule: 2 } as never)).toThrow(
       /^toSatisfy\(rule\)\.vaule: unknown key \(expected one of: type, value, ignoreCase, match\); did you mean "value"\?$/,
     );
+  });
+});
+
+describe("an agent's result", () => {
+  const looked = agentResult([{ name: 'lookup_order', input: { orderId: 'A1', verbose: true }, output: { status: 'shipped' } }], 'It shipped.');
+  const refunded = agentResult(
+    [
+      { name: 'lookup_order', input: { orderId: 'A2' }, output: { status: 'broken' } },
+      { name: 'refund', input: { orderId: 'A2', amount: 20 }, output: 'ok' },
+    ],
+    'Refunded.',
+  );
+
+  it('toHaveCalledTool: by name, by arguments included; .not says which calls it made', () => {
+    expect(looked).toHaveCalledTool('lookup_order');
+    expect(looked).toHaveCalledTool('lookup_order', { orderId: 'A1' });
+    expect(looked).not.toHaveCalledTool('refund');
+    expect(() => expect(looked).toHaveCalledTool('lookup_order', { orderId: 'A2' })).toThrow(
+      'expected the agent to call lookup_order with arguments including {"orderId":"A2"}; the calls it made:\n    lookup_order({"orderId":"A1","verbose":true}) → {"status":"shipped"}',
+    );
+    expect(() => expect(refunded).not.toHaveCalledTool('refund')).toThrow(
+      'expected the agent not to call refund, but it did 1 time:\n    refund({"orderId":"A2","amount":20}) → ok',
+    );
+    expect({ output: 'x', steps: [{ toolCalls: [{ name: 'search', arguments: { q: 'a' } }] }] }).toHaveCalledTool('search', { q: 'a' });
+  });
+
+  it('a text answer has no steps: an error for both forms, never a silent pass of .not', () => {
+    expect(() => expect('It shipped.').not.toHaveCalledTool('refund')).toThrow(
+      /toHaveCalledTool: checking tool calls needs the agent's steps, and this output has none/,
+    );
+    expect(() => expect(42).toHaveCalledTool('refund')).toThrow(/expected a string output or an agent's result, found number/);
+    expect(() => expect(looked).toHaveCalledTool('')).toThrow(/^toHaveCalledTool\(name, arguments\?\): expected a tool name/);
+  });
+
+  it('toSatisfy reads the steps for trajectory checks and the final answer for text checks', () => {
+    expect(looked).toSatisfy({ type: 'tool-not-called', name: 'refund' });
+    expect(looked).toSatisfy({ type: 'contains', value: 'shipped' });
+    expect(() => expect(refunded).toSatisfy({ type: 'tool-not-called', name: 'refund' })).toThrow(
+      'never calls the tool "refund": FAIL\n  output: "Refunded."\n  steps: 3 steps, 2 tool calls (lookup_order, refund)',
+    );
+    expect(() => expect('text').toSatisfy({ type: 'tool-called', name: 'x' })).toThrow(/ERROR · the rule threw: tool-called needs the agent's steps/);
+  });
+
+  it("toHoldReliably repeats an agent and decides by assay's verdict", async () => {
+    let n = 0;
+    const agent = async () => (n++ % 4 === 0 ? refunded : looked);
+    await expect(expect(agent).toHoldReliably({ type: 'tool-not-called', name: 'refund' }, { samples: 40, minSuccess: 0.9 })).rejects.toThrow(
+      'never calls the tool "refund": FAIL · rate 75.0% [58.8%, 87.3%] (95% CI) · minSuccess 90.0% · errors 0.0% (30 pass, 10 fail, 0 error)',
+    );
+    await expect(async () => looked).toHoldReliably({ type: 'tool-called', name: 'lookup_order' }, { samples: 60, minSuccess: 0.9 });
   });
 });

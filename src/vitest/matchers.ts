@@ -1,14 +1,15 @@
 /**
- * `import 'assay/vitest/matchers'` (or list it in `setupFiles`) registers two matchers:
- * `expect(output).toSatisfy(rule)` for one output and `await expect(fn).toHoldReliably(rule, { samples,
- * minSuccess })` for repeated calls, decided by assay's verdict. Vitest's own `toSatisfy(predicate)` keeps
+ * `import 'assay/vitest/matchers'` (or list it in `setupFiles`) registers three matchers:
+ * `expect(output).toSatisfy(rule)` for one output (text, or an agent's result: trajectory checks read its steps),
+ * `expect(result).toHaveCalledTool(name, args?)` for one agent's result, and `await expect(fn).toHoldReliably(rule,
+ * { samples, minSuccess })` for repeated calls, decided by assay's verdict. Vitest's own `toSatisfy(predicate)` keeps
  * working: a plain function is still its predicate.
  */
 // Vitest's declarations load before the augmentation below, which then wins over its own toSatisfy whatever the
 // user's import order (declaration files keep only a `preserve` reference).
 /// <reference types="vitest" preserve="true" />
 import { expect } from 'vitest';
-import { checkOne, holdsReliably, type HoldOptions, type Rule } from './rules.js';
+import { calledTool, checkOne, holdsReliably, type HoldOptions, type Rule } from './rules.js';
 
 export type { HoldOptions, Rule } from './rules.js';
 
@@ -22,6 +23,11 @@ declare module 'vitest' {
   interface Matchers<T = any> {
     /** Call the function `samples` times and check every answer; passes on assay's PASS verdict for `minSuccess`. */
     toHoldReliably(rule: Rule, options: HoldOptions): Promise<T>;
+    /**
+     * An agent's result (the AI SDK's generateText result, or `{ output, steps }`) called the tool, with arguments
+     * including `args` when given (objects matched key by key). `.not.toHaveCalledTool('refund')`: it never did.
+     */
+    toHaveCalledTool(name: string, args?: Record<string, unknown>): T;
   }
   /* eslint-enable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unused-vars */
 }
@@ -40,6 +46,10 @@ expect.extend({
     const r = checkOne(actual, rule);
     if (r instanceof Promise) return r.then((x) => ({ pass: x.pass, message: () => (x.pass ? `expected the output not to satisfy ${x.rule}` : x.message) }));
     return { pass: r.pass, message: () => (r.pass ? `expected the output not to satisfy ${r.rule}` : r.message) };
+  },
+  toHaveCalledTool(actual: unknown, name: string, args?: Record<string, unknown>) {
+    const r = calledTool(actual, name, args);
+    return { pass: r.pass, message: () => r.message };
   },
   async toHoldReliably(actual: unknown, rule: Rule, options: HoldOptions) {
     const r = await holdsReliably(actual, rule, options);

@@ -4,6 +4,10 @@ import * as z from 'zod';
 import { checkKeys, describeFound, explainIssues, formatPath, type KeysAt } from '../config/issues.js';
 import { experimentConfigSchema, validatorConfigSchema } from '../config/schema.js';
 import { buildCheck, checkSchema, type CheckSpec } from '../validators/builtin.js';
+import { agentAnswer, type AgentAnswer } from '../core/trajectory-from.js';
+import { toolCallsOf, type Trajectory } from '../core/trajectory.js';
+import { toolCallLine, trajectoryLine } from '../core/trajectory-text.js';
+import { partialMatch, TrajectoryCheckError, noTrajectoryMessage } from '../validators/trajectory-checks.js';
 import { outputInline } from './messages.js';
 import type { ValidatorSpec } from './types.js';
 
@@ -28,7 +32,9 @@ export interface CheckOutcome {
   message: string;
 }
 
-const isValidatorSpec = (r: Rule): r is Exclude<Rule, CheckSpec> => typeof (r as { name?: unknown }).name === 'string';
+// A check spec has a `type` (the tool checks a `name` too); a validator `{ name, check | predicate }` has none.
+const isValidatorSpec = (r: Rule): r is Exclude<Rule, CheckSpec> =>
+  typeof (r as { name?: unknown }).name === 'string' && (r as { type?: unknown }).type === undefined;
 
 /**
  * A matcher argument's problems as one UsageError, a line each: `<where>.<field>: <message>`, as the config loader
@@ -82,8 +88,11 @@ function parsedHoldOptions(options: unknown, where: string): HoldOptions {
   );
 }
 
-/** The rule as a name, a description and a predicate. */
-function resolveRule(rule: Rule, where: string): { name: string; source: string; predicate: (o: string, i: string) => boolean | Promise<boolean> } {
+/** The rule as a name, a description and a predicate (of the final answer, the input and an agent's steps). */
+function resolveRule(
+  rule: Rule,
+  where: string,
+): { name: string; source: string; predicate: (o: string, i: string, t?: Trajectory) => boolean | Promise<boolean> } {
   if (rule === null || typeof rule !== 'object')
     throw new UsageError(`${where}: expected a check such as { type: 'contains', value: 'x' } or a validator { name, check | predicate }`, { path: where });
   if (!isValidatorSpec(rule)) {
@@ -98,10 +107,15 @@ function resolveRule(rule: Rule, where: string): { name: string; source: string;
   return { name: `${rule.name} (${c.source})`, source: c.source, predicate: c.predicate };
 }
 
-function outcome(rule: string, output: string, result: unknown): CheckOutcome {
+function outcome(rule: string, output: string, result: unknown, trajectory?: Trajectory): CheckOutcome {
+  const steps = trajectory ? `\n  steps: ${trajectoryLine(trajectory)}` : '';
   if (typeof result !== 'boolean')
-    return { pass: false, rule, message: `${rule}: ERROR · the rule returned ${typeof result}, expected true or false\n  output: ${outputInline(output)}` };
-  return { pass: result, rule, message: `${rule}: ${result ? 'PASS' : 'FAIL'}\n  output: ${outputInline(output)}` };
+    return {
+      pass: false,
+      rule,
+      message: `${rule}: ERROR · the rule returned ${typeof result}, expected true or false\n  output: ${outputInline(output)}${steps}`,
+    };
+  return { pass: result, rule, message: `${rule}: ${result ? 'PASS' : 'FAIL'}\n  output: ${outputInline(output)}${steps}` };
 }
 
 const thrown = (rule: string, output: string, err: unknown): CheckOutcome => ({
@@ -110,21 +124,31 @@ const thrown = (rule: string, output: string, err: unknown): CheckOutcome => ({
   message: `${rule}: ERROR · the rule threw: ${err instanceof Error ? err.message : String(err)} (an error decides nothing)\n  output: ${outputInline(output)}`,
 });
 
-/** One output against one rule; synchronous when the rule is (every built-in check). */
+/** An output as the matchers read it: text, or an agent's result (the AI SDK's generateText result, `{ output, steps }`). */
+function answerOf(actual: unknown): AgentAnswer | { problem: string } {
+  if (typeof actual === 'string') return { text: actual };
+  if (actual === null || typeof actual !== 'object' || Array.isArray(actual))
+    return { problem: `expected a string output or an agent's result, found ${actual === null ? 'null' : Array.isArray(actual) ? 'an array' : typeof actual}` };
+  const a = agentAnswer(actual);
+  return 'problem' in a ? { problem: `expected a string output or an agent's result, found one assay cannot read: ${a.problem}` } : a;
+}
+
+/** One output against one rule; synchronous when the rule is (every built-in check). An agent's result brings its steps. */
 export function checkOne(actual: unknown, rule: Rule): CheckOutcome | Promise<CheckOutcome> {
   const r = resolveRule(rule, 'toSatisfy(rule)');
-  if (typeof actual !== 'string')
-    return { pass: false, rule: r.name, message: `${r.name}: expected a string output, found ${actual === null ? 'null' : typeof actual}` };
+  const answer = answerOf(actual);
+  if ('problem' in answer) return { pass: false, rule: r.name, message: `${r.name}: ${answer.problem}` };
+  const shown = answer.trajectory ? `${answer.text}` : actual;
   try {
-    const result = r.predicate(actual, '');
+    const result = r.predicate(answer.text, '', answer.trajectory);
     return result instanceof Promise
       ? result.then(
-          (x) => outcome(r.name, actual, x),
-          (err: unknown) => thrown(r.name, actual, err),
+          (x) => outcome(r.name, shown as string, x, answer.trajectory),
+          (err: unknown) => thrown(r.name, shown as string, err),
         )
-      : outcome(r.name, actual, result);
+      : outcome(r.name, shown as string, result, answer.trajectory);
   } catch (err) {
-    return thrown(r.name, actual, err);
+    return thrown(r.name, shown as string, err);
   }
 }
 
@@ -159,4 +183,34 @@ export async function holdsReliably(fn: unknown, rule: Rule, options: HoldOption
   });
   const v = run.rules[0];
   return { pass: v.test === 'pass', rule: r.name, message: v.message };
+}
+
+/** Calls listed in a toHaveCalledTool message. */
+const CALLS_SHOWN = 5;
+
+/**
+ * One agent result against "it called this tool (with arguments including these)". The calls it made are in the
+ * message either way, for `.not` too. A text answer has no steps to look at: an error, whichever form is used.
+ */
+export function calledTool(actual: unknown, name: unknown, args?: unknown): CheckOutcome {
+  const where = 'toHaveCalledTool(name, arguments?)';
+  if (typeof name !== 'string' || name === '') throw new UsageError(`${where}: expected a tool name, found ${describeFound(name)}`, { path: where });
+  if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args)))
+    throw new UsageError(`${where}: expected the arguments to match as an object such as { orderId: 'A1' }, found ${describeFound(args)}`, { path: where });
+  const answer = answerOf(actual);
+  if ('problem' in answer) throw new UsageError(`toHaveCalledTool: ${answer.problem}`, { path: where });
+  if (!answer.trajectory) throw new TrajectoryCheckError(`toHaveCalledTool: ${noTrajectoryMessage('checking tool calls')}`);
+  const calls = toolCallsOf(answer.trajectory);
+  const hits = calls.filter((c) => c.name === name && (args === undefined || partialMatch(c.arguments, args)));
+  const what = `${name}${args !== undefined ? ` with arguments including ${JSON.stringify(args)}` : ''}`;
+  const list = (cs: typeof calls) =>
+    cs.length
+      ? cs
+          .slice(0, CALLS_SHOWN)
+          .map((c) => `\n    ${toolCallLine(c, 120)}`)
+          .join('') + (cs.length > CALLS_SHOWN ? `\n    and ${cs.length - CALLS_SHOWN} more` : '')
+      : ' none';
+  return hits.length
+    ? { pass: true, rule: what, message: `expected the agent not to call ${what}, but it did ${hits.length} time${hits.length === 1 ? '' : 's'}:${list(hits)}` }
+    : { pass: false, rule: what, message: `expected the agent to call ${what}; the calls it made:${list(calls)}` };
 }

@@ -16,6 +16,8 @@ export const SRC = {
   vitest: join(ROOT, 'src/vitest/index.ts'),
   matchers: join(ROOT, 'src/vitest/matchers.ts'),
   reporter: join(ROOT, 'src/vitest/reporter.ts'),
+  /** A generateText-shaped result, as the AI SDK gives it (an agent's steps, tool calls and results). */
+  aiSdkResult: join(ROOT, 'src/core/testing/ai-sdk-result.ts'),
 };
 
 export interface VitestRun {
