@@ -14,7 +14,8 @@
 //   their security fixes reach users through `npm update` without a release of assay.
 // - `new URL('./x.js', import.meta.url)` (worker-thread entry files) is rewritten to point from dist/cli/ to
 //   the file tsc emitted, which the worker runs as before.
-import { renameSync, rmSync } from 'node:fs';
+import { Buffer } from 'node:buffer';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -27,7 +28,7 @@ const MAIN = resolve(out, 'main.js');
 const RUN = resolve(out, 'run.js');
 
 /** Inlined packages (with the packages they import): those on the path of `assay run`. */
-const INLINE = new Set(['commander', 'yaml', 'zod', 'openai']);
+const INLINE = new Set(['yaml', 'zod']);
 /** Never inlined, even where an inlined package imports them. */
 const NATIVE = new Set(['better-sqlite3']);
 
@@ -50,12 +51,28 @@ const fileUrls = {
   name: 'assay-file-urls',
   transform(code, id) {
     if (inNodeModules(id) || !id.startsWith(dist + sep) || !code.includes('import.meta.url')) return null;
-    return code.replace(URL_OF_FILE, (_, q, rel) => {
+    const rewritten = code.replace(URL_OF_FILE, (_, q, rel) => {
       const target = relative(out, resolve(dirname(id), rel))
         .split(sep)
         .join('/');
       return `new URL(${q}${target.startsWith('.') ? target : `./${target}`}${q}, import.meta.url)`;
     });
+    // A path within one line: the lines stay where they were, so the input map still holds (map: null keeps it).
+    return { code: rewritten, map: null };
+  },
+};
+
+const MAP_URL = /\n\/\/# sourceMappingURL=(\S+)\s*$/;
+
+/** tsc's maps (with the sources inlined) as the input maps of its files: the bundle's maps then lead to src/. */
+const inputMaps = {
+  name: 'assay-input-maps',
+  load(id) {
+    if (!id.startsWith(dist + sep) || !id.endsWith('.js')) return null;
+    const code = readFileSync(id, 'utf8');
+    const m = MAP_URL.exec(code);
+    if (!m) this.error(`${id} has no source map: tsconfig.build.json must emit them (sourceMap, inlineSources)`);
+    return { code: code.slice(0, m.index + 1), map: readFileSync(resolve(dirname(id), m[1]), 'utf8') };
   },
 };
 
@@ -87,8 +104,11 @@ rmSync(tmp, { recursive: true, force: true });
 const bundle = await rolldown({
   input: { main: MAIN },
   platform: 'node',
+  // node_modules as the package's folder names it (a linked node_modules keeps its path): the comments before
+  // each module and the maps' sources read `node_modules/<package>/…`.
+  resolve: { symlinks: false },
   external,
-  plugins: [fileUrls, runGroup],
+  plugins: [inputMaps, fileUrls, runGroup],
   logLevel: 'warn',
   // run.js is also imported statically by other commands (guard, runs, worker): expected, not a problem.
   onLog(level, log, handler) {
@@ -102,6 +122,8 @@ const { output } = await bundle.write({
   chunkFileNames: '[name]-[hash].js',
   // Errors are told apart by their classes' names (the openai client's): keep names through renaming.
   keepNames: true,
+  // Maps with the sources in them (src/ is not in the package): a stack trace names src/ files and lines.
+  sourcemap: true,
   // JSDoc is for readers of the sources (shipped in dist/ beside the bundle); licence comments stay.
   comments: { legal: true, annotation: true, jsdoc: false },
   // main.js's own imports first, so that the run's group (which takes its members' imports too) leaves them
@@ -116,5 +138,23 @@ const { output } = await bundle.write({
 await bundle.close();
 rmSync(out, { recursive: true, force: true });
 renameSync(tmp, out);
-const bytes = output.reduce((n, o) => n + (o.type === 'chunk' ? o.code.length : 0), 0);
-console.log(`bundle-cli: dist/cli: ${output.length} files, ${(bytes / 1e6).toFixed(2)} MB (the run path: ${runModules.size} modules in one chunk)`);
+
+/** tsc's maps served as the bundle's input; the library's files ship without them (as before), so they go. */
+function dropMaps(folder) {
+  for (const name of readdirSync(folder)) {
+    const file = resolve(folder, name);
+    if (file === out) continue;
+    if (statSync(file).isDirectory()) dropMaps(file);
+    else if (name.endsWith('.js.map')) rmSync(file);
+    else if (name.endsWith('.js')) {
+      const code = readFileSync(file, 'utf8');
+      const m = MAP_URL.exec(code);
+      if (m) writeFileSync(file, code.slice(0, m.index + 1));
+    }
+  }
+}
+dropMaps(dist);
+const size = (type) => output.reduce((n, o) => n + (o.type === type ? Buffer.byteLength(o.type === 'chunk' ? o.code : o.source) : 0), 0);
+console.log(
+  `bundle-cli: dist/cli: ${output.length} files, code ${(size('chunk') / 1e6).toFixed(2)} MB, maps ${(size('asset') / 1e6).toFixed(2)} MB (the run path: ${runModules.size} modules in one chunk)`,
+);
