@@ -8,10 +8,22 @@
 //   client, the queue, HTML reports, the server, the sandbox, grounding …).
 // - What `assay run` imports statically, beyond what main.js has, is one chunk (run-static): split by which
 //   other commands share each module, it was ≈ 45 small chunks, and their loading cost ≈ 35 ms of CPU a run.
-// - Inlined: the packages a one-call run loads (INLINE) and what they import. Every other package stays
-//   external, loaded from node_modules as before: native modules, packages with files of their own (wasm,
-//   loaders), optional peers, those loaded lazily by name (src/lazy.ts), and the server's (hono), so that
-//   their security fixes reach users through `npm update` without a release of assay.
+// - Inlined: yaml and zod (INLINE), which every `assay run` loads (the config), and what they import. Every
+//   other package stays external, loaded from node_modules, so that its security fixes reach users through
+//   `npm update` without a release of assay: openai, commander, native modules, packages with files of
+//   their own (wasm, loaders), optional peers, those loaded lazily by name (src/lazy.ts), the server's (hono).
+//   Decided by `npm run -s bench:startup -- --json --runs 20` and CPU time (user + sys, medians of 15
+//   alternated one-call runs against `assay mock`, Node 20, 2 shared cores at load average 9–12; the
+//   run loads openai, as the bench's does): with yaml and zod inlined and openai external, 0.30 s of CPU;
+//   commander inlined as well, 0.30 s (so it is not); zod external, 0.37 s; yaml external, 0.35 s; openai
+//   inlined as it used to be, 0.23 s (main's bundle: 0.22 s). openai from node_modules is 154 files, ≈ 75 ms
+//   of CPU more than its chunk (≈ 9 ms): the bench's run_one_per_node went from 3.6 (main's build) to 4.3
+//   in the same 20 alternated rounds (load average 6.7), above the 4× target (docs/runner.md, "Start-up").
+// - Source maps (sourcemap: true), with the sources inside them (src/ is not in the package): tsc emits
+//   its maps with the sources inlined (tsconfig.build.json), the inputMaps plugin hands them to rolldown,
+//   and the bundle's maps lead from each chunk to src/*.ts (and node_modules/yaml|zod/…). The bin reads
+//   them only when a stack is printed (src/cli/stack-traces.ts); tsc's maps of the library's files are
+//   deleted after the bundle is made (the library ships without maps, as before).
 // - `new URL('./x.js', import.meta.url)` (worker-thread entry files) is rewritten to point from dist/cli/ to
 //   the file tsc emitted, which the worker runs as before.
 import { Buffer } from 'node:buffer';

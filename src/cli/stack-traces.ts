@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
  *
  * Node maps stacks itself with `--enable-source-maps` or `process.setSourceMapsEnabled(true)`, but reads a
  * module's map when it compiles that module, for every module, errors or not: for the run's chunk that is a
- * 2 MB map parsed on every `assay run` (≈ 25 ms of CPU on Node 20, docs/runner.md "Start-up"). Here a map is
+ * 2 MB map parsed on every `assay run` (25–40 ms of CPU on Node 20: docs/runner.md, "Start-up"). Here a map is
  * read the first time a stack with a frame in its file is formatted, which only an internal error does.
  * When Node maps stacks itself already (the flag), this leaves it to Node. When something turns Node's maps
  * on later (tsx does, to load a TypeScript config), frames of the files Node has maps for (the config) are
