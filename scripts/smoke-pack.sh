@@ -2,6 +2,7 @@
 # Smoke test of the package as a user gets it: `npm pack`, then install the tarball into a blank CommonJS project
 # and a blank ES-module project (`npm init -y`, production dependencies only) and, in each:
 #   - `npx assay run` the YAML and the TypeScript examples of docs/config.md (read from the docs, as written);
+#   - an internal error's stack names src/ files and lines (the bin's source maps, shipped with their sources);
 #   - `require('assay')` and `import 'assay'`, and subpaths (`assay/stats`, `assay/spade`, `assay/store`);
 #   - the optional peers (PDF ingest, the transformers embedder) are asked for by name with their install command;
 #   - no warning from assay's own npm config, no install script of assay's own; node_modules ≤ 150 MB;
@@ -69,6 +70,12 @@ for kind in cjs esm; do
 
   cp "$WORK/assay.yaml" "$WORK/assay.config.ts" .
   expect 0 version.log npx --no-install assay --version
+  # An internal error of the installed bin (stdout's write made to throw, from outside) prints its stack in
+  # terms of the sources, from the maps the package ships: src/ files and lines, no frame in the bundle.
+  printf 'process.stdout.write = () => { throw new TypeError("stdout refused the write"); };\n' >refuse.mjs
+  expect 3 internal.log node --import ./refuse.mjs node_modules/assay/dist/cli/main.js --version
+  grep -q 'at main (.*node_modules/assay/src/cli/main\.ts:[0-9]*:[0-9]*)$' internal.log || { cat internal.log >&2; fail "$kind: the internal error's stack names no line of src/cli/main.ts"; }
+  if grep -q 'dist/cli/' internal.log; then cat internal.log >&2; fail "$kind: the internal error's stack names the bundle"; fi
   # The YAML example is built to fail its 0.95 target (true rate 0.9): exit 1 with the validator's row.
   expect 1 yaml.log npx --no-install assay run assay.yaml --no-progress
   grep -q 'contraction_validator' yaml.log || fail "$kind: the YAML run printed no validator row"
@@ -97,7 +104,7 @@ for kind in cjs esm; do
     mv "$WORK/better-sqlite3-build" node_modules/better-sqlite3/build
     grep -q 'npm rebuild better-sqlite3' native.log || { cat native.log >&2; fail "the store did not say how to build better-sqlite3"; }
   fi
-  echo "smoke: $kind: assay --version, run YAML (exit 1 as designed), run TS (exit 0), require, import, optional peers named, init + run: ok"
+  echo "smoke: $kind: assay --version, an internal error in src/ terms, run YAML (exit 1 as designed), run TS (exit 0), require, import, optional peers named, init + run: ok"
 done
 # vitest_example <label>: in the current folder (the tarball and vitest installed), run the example project.
 vitest_example() {

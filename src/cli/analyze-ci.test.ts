@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTinyNliModel } from '../ground/checkers/testing/tiny-nli.js';
 import { RISKS, riskAtOrAbove } from '../ground/ci.js';
 import { captureCli } from './testing/capture.js';
+import { cliCommand } from './testing/process.js';
 
 // Grounding in CI: `assay analyze --answers … --fail-on …` with its reports, run in-process as a user would.
 let dir = '';
@@ -48,7 +49,7 @@ beforeAll(async () => {
     ].join('\n'),
   );
   // The judge is `assay mock --rules rules.yaml` in a process of its own, as a user would start it.
-  judge = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mock', '--port', '0', '--rules', join(dir, 'rules.yaml')], {
+  judge = spawn(process.execPath, [...cliCommand(), 'mock', '--port', '0', '--rules', join(dir, 'rules.yaml')], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let said = '';

@@ -14,6 +14,7 @@ import { parseSystemConfig } from '../providers/factory.js';
 import { CHECK_TYPES } from '../validators/builtin.js';
 import { STARTER_CONFIG } from './init.js';
 import { captureCli } from './testing/capture.js';
+import { cliCommand } from './testing/process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-init-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -127,8 +128,9 @@ describe('the bin', () => {
   it('runs when started through a symlink of any name (npm bin links, npx)', () => {
     // node_modules/.bin/assay is a symlink to the entry file; main.ts compares real paths.
     const link = join(dir, 'some-bin-name');
-    symlinkSync(join(process.cwd(), 'src/cli/main.ts'), link);
-    const out = execFileSync(process.execPath, ['--import', 'tsx', link, '--version'], { encoding: 'utf8' });
+    const command = cliCommand();
+    symlinkSync(command[command.length - 1], link);
+    const out = execFileSync(process.execPath, [...command.slice(0, -1), link, '--version'], { encoding: 'utf8' });
     expect(out.trim()).toBe('0.1.0');
   });
 });

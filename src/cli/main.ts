@@ -3,8 +3,10 @@ import { cliMessage } from './flag-names.js';
 import { Command, CommanderError } from 'commander';
 import { realpathSync } from 'node:fs';
 import * as nodeModule from 'node:module';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AssayError, ExitCode } from '../errors.js';
+import { mapStackTraces } from './stack-traces.js';
 
 /**
  * One file per command; each exports register(program). Modules are imported only when their command runs
@@ -96,6 +98,8 @@ if (isEntryPoint()) {
   // folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off), so later runs skip compiling them: see docs/runner.md,
   // "Start-up". Node 20 has no such cache.
   (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+  // The bundled bin's stack traces name src/ files and lines, from the maps beside its chunks (read on demand).
+  mapStackTraces(dirname(fileURLToPath(import.meta.url)));
   // `assay runs | head -3`: the reader went away; that is not an error, stop quietly.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') throw err;

@@ -6,6 +6,7 @@ import { openStore } from '../store/open.js';
 import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { createTestDatabase } from '../testing/services.js';
 import { useConfigDir } from './testing/config-dir.js';
+import { cliCommand } from './testing/process.js';
 
 // Two `assay run --resume <id>` of one run at once (two terminals, two CI retries): each sample is stored by
 // whichever process gets there first; the other keeps that one, says so, and ends like any run.
@@ -14,7 +15,7 @@ const db = await createTestDatabase();
 afterAll(async () => db?.drop());
 
 function runCli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...cliCommand(), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -5,9 +5,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { captureCli } from './testing/capture.js';
 import { useConfigDir } from './testing/config-dir.js';
+import { cliCommand } from './testing/process.js';
 
 const tmp = useConfigDir('assay-cli-guards-');
 const cli = (...args: string[]) => captureCli(args);
+const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`;
 
 /** A run of `samples` × 2 passing outputs; 3 samples (6 outputs) show 0.5 at 95% (lower bound 54%): a confident pass. */
 const body = (samples: string) => `name: guards
@@ -138,7 +140,7 @@ describe('stdout closed early (assay ... | head)', () => {
       'bash',
       [
         '-c',
-        `${process.execPath} --import tsx src/cli/main.ts show ${id} --store ${store} --html - | head -c 10 >/dev/null; echo "status=\${PIPESTATUS[0]}" >&2`,
+        `${[process.execPath, ...cliCommand()].map(quote).join(' ')} show ${id} --store ${store} --html - | head -c 10 >/dev/null; echo "status=\${PIPESTATUS[0]}" >&2`,
       ],
       { encoding: 'utf8' },
     );

@@ -12,6 +12,7 @@ import { openSqliteStore } from '../store/sqlite.js';
 import { captureCli } from './testing/capture.js';
 import { judgeReply } from '../mock/judge.js';
 import { useConfigDir } from './testing/config-dir.js';
+import { cliCommand } from './testing/process.js';
 
 /** The model layer end to end through `assay run`: providers, the response cache, prices and --max-cost. */
 
@@ -221,7 +222,7 @@ validators:
 describe('assay mock', () => {
   it('serves echo answers and rules over the OpenAI protocol until Ctrl-C', async () => {
     const rules = tmp.config('rules.yaml', '- { match: weather, reply: "Sunny, 21 °C." }\n- { match: broken, status: 503 }\n');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mock', '--port', '0', '--rules', rules], {
+    const child = spawn(process.execPath, [...cliCommand(), 'mock', '--port', '0', '--rules', rules], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -252,7 +253,7 @@ describe('assay mock', () => {
 
   it('--judge answers the judge requests the rules leave, bound to their nonce; the echo answers the rest', async () => {
     const rules = tmp.config('judge-rules.yaml', '- { match: "Go away", judge: fail, reasons: ["Dismissive."] }\n');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mock', '--port', '0', '--rules', rules, '--judge', 'pass'], {
+    const child = spawn(process.execPath, [...cliCommand(), 'mock', '--port', '0', '--rules', rules, '--judge', 'pass'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

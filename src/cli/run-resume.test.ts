@@ -8,6 +8,7 @@ import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { captureCli } from './testing/capture.js';
 import { useConfigDir } from './testing/config-dir.js';
 import { SLOW_MS, START_MS } from '../testing/time.js';
+import { cliCommand } from './testing/process.js';
 
 // Interruptions as a user meets them, in a real child process: kill -9 then --resume, and Ctrl-C.
 
@@ -37,7 +38,7 @@ validators:
   - { name: no_x, check: { type: not-contains, value: x }, minSuccess: 0.9 }
 `;
     const file = config('killed.yaml', body('first'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', file, '--store', store], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...cliCommand(), 'run', file, '--store', store], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
@@ -100,7 +101,7 @@ validators:
   - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
 `,
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', file, '--store', store], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...cliCommand(), 'run', file, '--store', store], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     let stdout = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

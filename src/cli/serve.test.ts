@@ -11,6 +11,7 @@ import { writeFixtureRun } from '../server/testing/fixtures.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { main } from './main.js';
 import { START_MS } from '../testing/time.js';
+import { cliCommand } from './testing/process.js';
 
 let dir: string;
 let kbDir: string;
@@ -48,14 +49,10 @@ describe('assay serve --judge', () => {
       }),
     });
     writeFileSync(join(dir, 'judge.yaml'), `openai:\n  model: gpt-4o-mini\n  baseURL: "${judge.baseURL}"\n`);
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--kb', kbDir, '--judge', join(dir, 'judge.yaml'), '--port', '0', '--workers', '1'],
-      {
-        cwd: process.cwd(),
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [...cliCommand(), 'serve', '--kb', kbDir, '--judge', join(dir, 'judge.yaml'), '--port', '0', '--workers', '1'], {
+      cwd: process.cwd(),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     try {
       const url = await new Promise<string>((resolve, reject) => {
@@ -102,7 +99,7 @@ describe('assay serve --judge', () => {
 
 describe('assay serve', () => {
   it('serves /analyze over a real KB and the dashboard over the store, and stops cleanly on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--kb', kbDir, '--store', db, '--port', '0'], {
+    const child = spawn(process.execPath, [...cliCommand(), 'serve', '--kb', kbDir, '--store', db, '--port', '0'], {
       cwd: process.cwd(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -177,7 +174,7 @@ describe('assay serve', () => {
   });
 
   it('--grading opens the store for writing: the grading page stores grades (and a missing store is exit 2)', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--store', db, '--grading', '--port', '0'], {
+    const child = spawn(process.execPath, [...cliCommand(), 'serve', '--store', db, '--grading', '--port', '0'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

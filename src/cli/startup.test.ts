@@ -5,13 +5,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startMock } from '../mock/index.js';
 import { useConfigDir } from './testing/config-dir.js';
-import { packagesIn, tracePackagesArgs } from './testing/loaded-packages.js';
+import { loadedPackagesIn, packagesIn, tracePackagesArgs } from './testing/loaded-packages.js';
 import { runCliProcess, TSX } from './testing/process.js';
 
 /**
  * Start-up, held structurally (which packages a process loads), not by time: each dependency loads where
  * it is used (docs/runner.md, "Start-up"). The tracer sees packages loaded lazily too: the second run,
- * which uses them, must list them.
+ * which uses them, must list them. The runs are the CLI under test (the sources, or the built bin under
+ * `npm test`), whose packages are those of node_modules and, in the bin, the ones inlined in its chunks.
  */
 const tmp = useConfigDir('assay-startup-');
 
@@ -57,7 +58,7 @@ describe('start-up: what a run loads', () => {
     expect(r.err).not.toMatch(/internal error/);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/greets .* PASS/);
-    const loaded = packagesIn(loadedBy('plain'));
+    const loaded = loadedPackagesIn(loadedBy('plain'));
     expect([...loaded]).toEqual(expect.arrayContaining(['better-sqlite3', 'yaml', 'commander']));
     expect(HEAVY.filter((p) => loaded.has(p))).toEqual([]);
     expect(loaded.has('openai')).toBe(false);
@@ -84,7 +85,7 @@ describe('start-up: what a run loads', () => {
       });
       expect(r.err).not.toMatch(/internal error/);
       expect(r.code).toBe(0);
-      const loaded = packagesIn(loadedBy('used'));
+      const loaded = loadedPackagesIn(loadedBy('used'));
       expect([...loaded]).toEqual(expect.arrayContaining(['openai', 're2js', '@observablehq/plot', 'linkedom']));
       expect(['bullmq', 'ioredis', 'pg', 'quickjs-emscripten', 'highs', 'ajv', '@hono/node-server'].filter((p) => loaded.has(p))).toEqual([]);
     } finally {

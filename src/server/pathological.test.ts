@@ -16,6 +16,7 @@ import { startServer, type ServerHandle } from './start.js';
 import { pathologicalAnswers } from './testing/pathological.js';
 import { START_MS } from '../testing/time.js';
 import { readFileSync } from 'node:fs';
+import { cliCommand } from '../cli/testing/process.js';
 
 /**
  * Issue 17: one request (99,999 spaces and "x") held `assay serve`'s only thread for 10.4 s, /healthz
@@ -193,7 +194,7 @@ describe('a worker that crashes or a pool that is full, through HTTP', () => {
 
 describe('issue 17 reproducer: `assay serve` and an answer of 99,999 spaces and "x"', () => {
   it('keeps answering /healthz while it analyses (it was blocked for 10.4 s)', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--kb', kbDir, '--port', '0'], {
+    const child = spawn(process.execPath, [...cliCommand(), 'serve', '--kb', kbDir, '--port', '0'], {
       cwd: process.cwd(),
       stdio: ['ignore', 'ignore', 'pipe'],
     });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { START_MS } from '../testing/time.js';
+import { cliCommand } from '../cli/testing/process.js';
 
 // Ctrl-C during a run whose checks hold the main thread, as a user meets it: `assay run` in a child process.
 
@@ -12,7 +13,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Starts `assay run <config>`, sends SIGINT once the run is `settleMs` under way, and reports how it ended. */
 async function interruptRun(config: string, settleMs: number): Promise<{ code: number | null; stdout: string; stderr: string; afterSignalMs: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', config, '--store', join(dir, 'runs.db'), '--no-progress'], {
+  const child = spawn(process.execPath, [...cliCommand(), 'run', config, '--store', join(dir, 'runs.db'), '--no-progress'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

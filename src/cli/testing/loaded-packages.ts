@@ -56,3 +56,16 @@ export function bundledModulesIn(file: string): Set<string> {
   }
   return modules;
 }
+
+/**
+ * The packages a process loaded, from node_modules or from the bundle's chunks (yaml and zod are inlined in
+ * the bin): the same answer whether the CLI under test is the sources or the built bin.
+ */
+export function loadedPackagesIn(file: string): Set<string> {
+  const names = packagesIn(file);
+  for (const m of bundledModulesIn(file)) {
+    const name = /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(m)?.[1];
+    if (name) names.add(name);
+  }
+  return names;
+}

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cliCommand } from '../../cli/testing/process.js';
 
 // A user without the optional peer: `assay analyze --nli-model` in a process where Node cannot resolve
 // @huggingface/transformers (a resolve hook fails it as Node fails a package that is not installed).
@@ -33,7 +34,7 @@ describe('--nli-model without @huggingface/transformers installed', () => {
     mkdirSync(join(dir, 'docs'));
     writeFileSync(join(dir, 'docs', 'a.md'), 'The X200 router supports 5G.\n');
     const cli = (...args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', '--import', pathToFileURL(join(dir, 'register.mjs')).href, 'src/cli/main.ts', ...args], {
+      spawnSync(process.execPath, [...cliCommand({ nodeArgs: ['--import', pathToFileURL(join(dir, 'register.mjs')).href] }), ...args], {
         encoding: 'utf8',
       });
     expect(cli('kb', 'ingest', join(dir, 'docs'), '--kb', join(dir, 'kb')).status).toBe(0);

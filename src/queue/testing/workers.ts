@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { cliCommand } from '../../cli/testing/process.js';
 
 /** An `assay worker` in a child process, as a user starts one (tests and benchmarks only). */
 export interface WorkerProcess {
@@ -10,7 +11,7 @@ export interface WorkerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function spawnWorker(args: string[], env: NodeJS.ProcessEnv = process.env, entry = ['--import', 'tsx', 'src/cli/main.ts']): WorkerProcess {
+export function spawnWorker(args: string[], env: NodeJS.ProcessEnv = process.env, entry = cliCommand()): WorkerProcess {
   const child = spawn(process.execPath, [...entry, 'worker', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env });
   let err = '';
   let onReady: () => void = () => {};
