@@ -139,3 +139,22 @@ describe('per-input floors are decision parameters (issue 19)', () => {
     expect(s.validators[1].perInput).toBeUndefined();
   });
 });
+
+describe('pass^k is a decision parameter (issue 25)', () => {
+  it('a changed, added or dropped passK is a change, named by rule; a stored one decides the stored run', () => {
+    const withK: DecisionParameters = { ...decision, rules: [{ ...decision.rules[0], passK: { k: 5, minSuccess: 0.8 } }, decision.rules[1]] };
+    expect(decisionChanges(decision, withK)).toEqual(['"short".passK: unset → {"k":5,"minSuccess":0.8}']);
+    const laxer = { ...withK, rules: [{ ...withK.rules[0], passK: { k: 5, minSuccess: 0.5 } }, withK.rules[1]] };
+    expect(decisionChanges(withK, laxer)).toEqual(['"short".passK: {"k":5,"minSuccess":0.8} → {"k":5,"minSuccess":0.5}']);
+    expect(decisionChanges(withK, structuredClone(withK))).toEqual([]);
+    const t = new ReliabilityTensor(2, 30, 2);
+    for (let i = 0; i < 2; i++) for (let j = 0; j < 30; j++) for (let k = 0; k < 2; k++) t.set(i, j, k, Outcome.PASS);
+    const s = summarizeRun({ config: { decision: withK }, validators: metas }, t);
+    expect(s.validators[0].passK).toMatchObject({ k: 5, minSuccess: 0.8, passK: 1 });
+    expect(s.validators[1].passK).toBeUndefined();
+    // A stored block with a malformed passK is not this version's: read the legacy way, from the stored validators.
+    expect(
+      decisionOfRun({ config: { decision: { ...withK, rules: [{ ...withK.rules[0], passK: { k: 0 } }, withK.rules[1]] } }, validators: metas }).rules[0].passK,
+    ).toBeUndefined();
+  });
+});
