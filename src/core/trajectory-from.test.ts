@@ -102,6 +102,32 @@ describe('agentAnswer: what a function system returns, as the runner reads it', 
     });
   });
 
+  it("reads the AI SDK's tool set as declarations (a JSON Schema given with jsonSchema(); a zod schema is left out) and steps' messages", () => {
+    const a = agentAnswer({
+      text: 'ok',
+      steps: [
+        {
+          text: '',
+          toolCalls: [],
+          messages: [
+            { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+            { role: 'robot', content: 'x' },
+          ],
+        },
+      ],
+      tools: {
+        refund: { description: 'Refund an order', inputSchema: { jsonSchema: { type: 'object', required: ['orderId'] } } },
+        lookup: { inputSchema: { _zod: {}, parse() {} } },
+      },
+    });
+    if ('problem' in a) throw new Error(a.problem);
+    expect(a.trajectory!.tools).toEqual([
+      { name: 'refund', description: 'Refund an order', parameters: { type: 'object', required: ['orderId'] } },
+      { name: 'lookup' },
+    ]);
+    expect(a.trajectory!.steps[0].messages).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+
   it('says what it cannot read: no text, steps that are not a list, a call without a name', () => {
     expect(agentAnswer({ steps: [] })).toEqual({ problem: expect.stringMatching(/without a string text or output/) });
     expect(agentAnswer({ output: 'x', steps: 'many' })).toEqual({ problem: 'steps: expected a list of steps, found string' });
