@@ -6,10 +6,8 @@ export type { TokenUsage } from './chat-model.js';
 export { ProviderError, type ProviderErrorKind } from './provider-error.js';
 
 export interface Generation {
-  /** The answer: for an agent, its final text (what text checks read). */
+  /** The answer: for an agent, its final text (what text checks read); its steps are in `trajectory`. */
   text: string;
-  /** An agent's steps that led to `text` (tool calls, results, messages); absent for a plain text answer. */
-  trajectory?: Trajectory;
   usage?: TokenUsage;
   /** Wall time of the call that produced this text, in ms. */
   latencyMs: number;
@@ -17,6 +15,7 @@ export interface Generation {
   costUsd?: number;
   /** Served from the response cache: no call was made. */
   cached?: boolean;
+  trajectory?: Trajectory;
 }
 
 export interface GenerateOptions {
