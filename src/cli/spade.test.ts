@@ -436,7 +436,10 @@ describe('assay spade (CLI)', () => {
           [...evaluate, '--judge', file('judge-gpt.yaml', 'gpt:\n  model: x\n')],
           /judge-gpt\.yaml: --judge: expected exactly one of openai, anthropic.*found "gpt"/,
         ],
-        [[...evaluate, '--judge', file('judge-sys.yaml', 'ollama:\n  model: x\n  system: hi\n')], /judge-sys\.yaml: --judge\.ollama\.system: unknown option/],
+        [
+          [...evaluate, '--judge', file('judge-sys.yaml', 'ollama:\n  model: x\n  system: hi\n')],
+          /judge-sys\.yaml: --judge\.ollama\.system: unknown key \(expected one of: model, .*, attemptTimeoutMs\)$/m,
+        ],
         [
           [...evaluate, '--judge', file('judge-nokey.yaml', 'mistral:\n  model: x\n')],
           /judge-nokey\.yaml: --judge\.mistral: expected an API key in MISTRAL_API_KEY/,

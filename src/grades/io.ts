@@ -8,7 +8,7 @@
  * random) and design (how it was drawn). Every problem names the file, the line and the field.
  */
 import { lazyPackage } from '../lazy.js';
-import { describeFound } from '../config/issues.js';
+import { describeFound } from '../core/issues.js';
 import { UsageError } from '../errors.js';
 import type { GradeRecord, NewGrade } from '../store/types.js';
 

@@ -1,6 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import * as z from 'zod';
+import { firstIssue } from '../core/issues.js';
 import { Outcome, outcomeName } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { gradingRefusal } from '../grades/gradable.js';
@@ -153,16 +154,8 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
       } catch {
         return c.json({ error: 'invalid_json', message: 'the body is not valid JSON' }, 400);
       }
-      const parsed = GradeBody.safeParse(body);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const keys = issue.code === 'unrecognized_keys' ? (issue as { keys: string[] }).keys : [];
-        const field = keys[0] ?? (issue.path.map(String).join('.') || undefined);
-        const message = keys.length
-          ? `unknown field "${keys.join('", "')}"; expected i, j, rule, grade, grader, probability, design`
-          : `field "${field}": ${issue.message}`;
-        return c.json({ error: 'invalid_request', message, ...(field ? { field } : {}) }, 400);
-      }
+      const parsed = GradeBody.safeParse(body, { reportInput: true });
+      if (!parsed.success) return c.json({ error: 'invalid_request', ...firstIssue(parsed.error, GradeBody) }, 400);
       const run = await runOf(c);
       if (run instanceof Response) return run;
       let g: GradeRecord;

@@ -9,6 +9,7 @@ import type { PriceTable } from '../providers/prices.js';
 import { claimReasons } from '../ground/reasons.js';
 import { CheckOptionError, type ValidatorHeader } from './builtin.js';
 import type { GroundedCheckSpec } from './grounded-schema.js';
+import type { Locate } from '../core/issues.js';
 
 /**
  * The `grounded` check as a validator: one more column of the reliability tensor, whose cells say whether an
@@ -24,6 +25,8 @@ export interface GroundedContext {
   baseDir: string;
   /** The config file, named in errors of the judge's provider object. */
   file?: string;
+  /** The line of a field in that file, when known (a YAML config's). */
+  locate?: Locate;
   /** Where the check sits, e.g. "validators[2].check". */
   path?: string;
   /** Prices of the judge's calls (the config's prices: over the built-in table). */
@@ -68,6 +71,7 @@ export async function groundedValidator(header: ValidatorHeader, spec: GroundedC
     const { localLimiters } = await import('../providers/rate-limit.js');
     checker = llmClaimCheckerFromConfig(spec.judge, {
       file: ctx.file,
+      ...(ctx.locate ? { locate: ctx.locate } : {}),
       path: `${at}.judge`,
       limiters: localLimiters(),
       ...(ctx.prices ? { prices: ctx.prices } : {}),

@@ -114,7 +114,7 @@ describe('matcher arguments', () => {
 
   it("names a validator rule's field under toSatisfy(rule)", () => {
     expect(() => expect('x').toSatisfy({ name: 'n', check: rule, onError: 'skip' } as never)).toThrow(
-      /^toSatisfy\(rule\)\.onError: expected one of error, fail/,
+      /^toSatisfy\(rule\)\.onError: expected "error" \(a throw is an error outcome, the default\) or "fail" \(a throw means the output failed\), found "skip"$/,
     );
     expect(() => expect('x').toSatisfy({ name: 'n', check: { ...rule, mx: 3 } } as never)).toThrow(
       /^toSatisfy\(rule\)\.check\.mx: unknown key \(expected one of: type, min, max\); did you mean "max"\?$/,

@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import { describeFound, explainIssues } from '../config/issues.js';
-import { usageError } from '../config/load.js';
+import { describeFound, zodUsageError } from '../core/issues.js';
 import { UsageError } from '../errors.js';
 import { MAX_RUN_TIMEOUT_MS } from './limits.js';
 import type { ReliabilityOptions } from './types.js';
@@ -58,12 +57,7 @@ export function checkOptions(options: unknown, where: string): void {
       file: where,
       path: 'rateLimit',
     });
-  if (!r.success)
-    throw usageError(
-      where,
-      explainIssues(r.error.issues, [], (path) => (path.length === 0 ? OPTION_KEYS : undefined)),
-      () => undefined,
-    );
+  if (!r.success) throw zodUsageError(r.error, { file: where, schema: optionsSchema });
 }
 
 function systemDocument(o: ReliabilityOptions): unknown {
