@@ -2,13 +2,14 @@ import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
 import { gradingRefusal } from '../grades/gradable.js';
 import { graderName } from '../grades/grader.js';
-import { DEFAULT_QUEUE, defaultSeed, designFlag, gradingPlan, gradingQueue, ruleToGrade, seedFlag, widthFlag } from '../grades/queue.js';
+import { GRADING_DEFAULTS, GRADING_DESIGNS, gradingPlan, gradingQueue, MAX_SEED, queueSettings, ruleToGrade, type QueueSettings } from '../grades/queue.js';
 import { GradingSession, parseKeys } from '../grades/session.js';
 import { storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import type { RunRecord } from '../store/types.js';
 import { openGradingStore } from './grading-store.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
+import { intFlag, oneOfFlag, shareFlag } from './flags.js';
 
 interface GradeFlags {
   rule?: string;
@@ -21,12 +22,15 @@ interface GradeFlags {
   store?: string;
 }
 
-/** --suggest: a whole number ≥ 1. */
-function countFlag(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_QUEUE;
-  if (!/^\d{1,6}$/.test(value.trim()) || Number(value) < 1)
-    throw new UsageError(`--suggest: expected a whole number ≥ 1, found ${JSON.stringify(value)}`, { path: '--suggest' });
-  return Number(value);
+/** The queue's settings the flags give (--suggest, --design, --seed, --width); queueSettings fills in the rest. */
+function queueFlags(flags: GradeFlags): Partial<QueueSettings> {
+  const given = {
+    count: intFlag('--suggest', flags.suggest, { min: 1, max: 999_999 }),
+    design: oneOfFlag('--design', flags.design, GRADING_DESIGNS),
+    seed: intFlag('--seed', flags.seed, { min: 0, max: MAX_SEED }),
+    width: shareFlag('--width', flags.width, { open: true, percent: true, what: 'an interval width' }),
+  };
+  return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
 }
 
 /** The rule graded (--rule, else the first verifier, else the first rule), or a UsageError naming the rules. */
@@ -40,10 +44,7 @@ function ruleOf(run: RunRecord, flag: string | undefined): number {
 }
 
 async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
-  const count = countFlag(flags.suggest);
-  const design = designFlag(flags.design);
-  const seedGiven = seedFlag(flags.seed);
-  const width = widthFlag(flags.width);
+  const given = queueFlags(flags);
   const store = await openGradingStore(storeLocation(flags.store));
   try {
     const runId = await resolveRunId(store, runArg, 'run');
@@ -55,7 +56,7 @@ async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
     const k = ruleOf(run, flags.rule);
     const rule = run.validators[k];
     const tensor = await store.loadTensor(runId);
-    const seed = seedGiven ?? defaultSeed(runId, rule.name);
+    const { count, design, seed, width } = queueSettings(runId, rule.name, given);
     const grades = await store.listGrades(runId, { rule: rule.name });
     // A new batch from the outputs nobody graded for this rule yet (docs/judges.md, "The queue").
     const queue = gradingQueue(tensor, k, { count, design, seed, graded: grades });
@@ -122,10 +123,10 @@ export function register(program: Command): void {
     .argument('<runId>', 'run id, "latest" or the start of an id')
     .option('--rule <name>', 'the rule to grade (default: the first verifier, else the first rule)')
     .option('--grader <name>', 'who grades (default: git config user.name, else $USER)')
-    .option('--suggest <n>', `outputs in the queue, drawn at random with known probabilities (default ${DEFAULT_QUEUE})`)
+    .option('--suggest <n>', `outputs in the queue, drawn at random with known probabilities (default ${GRADING_DEFAULTS.count})`)
     .option('--design <design>', "stratified by the rule's verdict (default; square-root allocation, weights kept) or uniform")
     .option('--seed <n>', 'seed of the draw (default: one fixed by the run and the rule, so the queue is the same until someone grades)')
-    .option('--width <w>', 'target width of the corrected interval for the grades-needed estimate (default 0.1)')
+    .option('--width <w>', `target width of the corrected interval for the grades-needed estimate, e.g. 0.1 or 10% (default ${GRADING_DEFAULTS.width})`)
     .option('--print', 'print the queue as JSONL in the import format instead of grading (to grade elsewhere)')
     .option(STORE_FLAG, STORE_HELP)
     .addHelpText(

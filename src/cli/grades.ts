@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { gradingRefusal } from '../grades/gradable.js';
 import { graderName } from '../grades/grader.js';
-import { formatGrades, formatOfFile, gradeFormatFlag, parseGrades, type GradeFileFormat } from '../grades/io.js';
+import { formatGrades, formatOfFile, GRADE_FILE_FORMATS, parseGrades, type GradeFileFormat } from '../grades/io.js';
+import { oneOfFlag } from './flags.js';
 import { openStore, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import { GradeError } from '../store/errors.js';
@@ -36,7 +37,7 @@ const sameGrade = (g: NewGrade & { gradedAt?: string }) => {
 };
 
 async function importGrades(file: string, flags: ImportFlags): Promise<void> {
-  const format = gradeFormatFlag(flags.format) ?? formatOfFile(file);
+  const format = oneOfFlag('--format', flags.format, GRADE_FILE_FORMATS, { ignoreCase: true }) ?? formatOfFile(file);
   if (!format) throw new UsageError(`${file}: expected a .jsonl or .csv file (or say which with --format jsonl|csv)`, { file, path: '--format' });
   let text: string;
   try {
@@ -93,7 +94,8 @@ function fieldName(field: string): string {
 }
 
 async function exportGrades(flags: ExportFlags): Promise<void> {
-  const format: GradeFileFormat = gradeFormatFlag(flags.format) ?? (flags.out ? formatOfFile(flags.out) : undefined) ?? 'jsonl';
+  const format: GradeFileFormat =
+    oneOfFlag('--format', flags.format, GRADE_FILE_FORMATS, { ignoreCase: true }) ?? (flags.out ? formatOfFile(flags.out) : undefined) ?? 'jsonl';
   const store: Store = await openStore(storeLocation(flags.store), { readonly: true });
   let grades: GradeRecord[];
   let runId: string;

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { loadStoredRun, type StoredRunReport } from '../report/load.js';
 import { pct } from '../report/meta.js';
 import { openStore, storeLocation } from '../store/open.js';
-import { positiveIntFlag } from './run.js';
+import { intFlag } from './flags.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface RunsFlags {
@@ -43,8 +43,8 @@ export function register(program: Command): void {
     .option('--json', 'print JSON instead of a table')
     .option(STORE_FLAG, STORE_HELP)
     .action(async (flags: RunsFlags) => {
-      const limit = positiveIntFlag('--limit', flags.limit);
-      const offset = flags.offset === undefined || flags.offset === '0' ? undefined : positiveIntFlag('--offset', flags.offset);
+      const limit = intFlag('--limit', flags.limit, { min: 1 });
+      const offset = intFlag('--offset', flags.offset, { min: 0 }) || undefined;
       const store = await openStore(storeLocation(flags.store), { readonly: true });
       try {
         const runs = await store.listRuns({

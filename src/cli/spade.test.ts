@@ -74,7 +74,7 @@ describe('assay spade (CLI)', () => {
 
   it('bad --alpha, --method and an example-free matrix are usage errors naming what is wrong', async () => {
     expect(await main(['spade', 'select', '--matrix', 'x.json', '--alpha', '1.5'])).toBe(2);
-    expect(stderr).toMatch(/--alpha: expected a number between 0 and 1, found "1.5"/);
+    expect(stderr).toMatch(/--alpha: expected a number from 0 to 1, found "1.5"/);
     expect(await main(['spade', 'select', '--method', 'greedy'])).toBe(2);
     expect(stderr).toMatch(/--method/);
     const empty = file('empty.json', { assertions: ['a'], examples: [], results: { a: [] } });
