@@ -10,6 +10,7 @@ import type { RunRecord } from '../store/types.js';
 import { openGradingStore } from './grading-store.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 import { intFlag, oneOfFlag, shareFlag } from './flags.js';
+import { formatLevel } from '../core/show.js';
 
 interface GradeFlags {
   rule?: string;
@@ -67,7 +68,7 @@ async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
       );
     // The grades a target width needs, from the rule's verdicts and (once there are grades) its measured error rates.
     const plan = gradingPlan(run, tensor, k, grades, { width, design });
-    const wide = `a corrected interval ${Math.round(width * 1000) / 10} points wide at ${Math.round(plan.level * 1000) / 10}%`;
+    const wide = `a corrected interval ${Math.round(width * 1000) / 10} points wide at ${formatLevel(plan.level)}`;
     const planText =
       plan.grades === null
         ? `${wide} would need more grades than the outputs ${rule.name} decided (${plan.graded} graded so far)`

@@ -9,6 +9,7 @@ import { openStore, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 import { decimal, flagError, oneOfFlag, shareFlag } from './flags.js';
+import { formatRate, NO_VALUE } from '../core/show.js';
 
 /**
  * `assay plan`: what the guard will cost (white paper §4.2). From validator rates (--rates) or from a stored
@@ -41,7 +42,8 @@ export function parseRates(text: string): number[] {
 }
 
 const num = (x: number | null | undefined, digits = 4) => (x === null || x === undefined ? '∞' : Number.isInteger(x) ? String(x) : x.toFixed(digits));
-const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(2)}%`);
+// The plan's probabilities need two decimals (99.95% is not 100.0%).
+const pct = (x: number | null | undefined) => formatRate(x, 2);
 
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
@@ -59,9 +61,9 @@ export function formatRatePlan(p: RatePlan, rates: number[]): string {
   ].join('\n');
 }
 
-/** One row of the model table: '—' where there is no data, '∞' where the figure is unbounded (P_pass = 0). */
+/** One row of the model table: NO_VALUE where there is no data, '∞' where the figure is unbounded (P_pass = 0). */
 function modelRow(label: string, p: { p_pass: number; expected_attempts: number | null; m: number | null } | null | undefined): string[] {
-  return p ? [label, num(p.p_pass), num(p.expected_attempts), num(p.m)] : [label, '—', '—', '—'];
+  return p ? [label, num(p.p_pass), num(p.expected_attempts), num(p.m)] : [label, NO_VALUE, NO_VALUE, NO_VALUE];
 }
 
 export function formatTensorPlan(p: TensorRetryPlan & { run_id: string }, labels: string[]): string {
@@ -98,10 +100,10 @@ export function formatTensorPlan(p: TensorRetryPlan & { run_id: string }, labels
         String(x.i + 1),
         (labels[x.i] ?? '').slice(0, 32),
         num(x.p_pass, 3),
-        x.p_pass_ci ? `[${x.p_pass_ci.low.toFixed(3)}, ${x.p_pass_ci.high.toFixed(3)}]` : '—',
-        x.p_pass === null ? '—' : num(x.expected_attempts, 3),
-        x.p_pass === null ? '—' : num(x.m),
-        x.m_ci ? `[${num(x.m_ci.low)}, ${num(x.m_ci.high)}]` : '—',
+        x.p_pass_ci ? `[${x.p_pass_ci.low.toFixed(3)}, ${x.p_pass_ci.high.toFixed(3)}]` : NO_VALUE,
+        x.p_pass === null ? NO_VALUE : num(x.expected_attempts, 3),
+        x.p_pass === null ? NO_VALUE : num(x.m),
+        x.m_ci ? `[${num(x.m_ci.low)}, ${num(x.m_ci.high)}]` : NO_VALUE,
         String(x.samples),
       ]),
     ]),
@@ -140,7 +142,7 @@ export function formatSampleSizePlan(p: SampleSizePlan, o: { minSuccess: number;
   return [
     `to ${verdict} minSuccess ${pct(o.minSuccess)} with probability ${pct(o.power)} when the rate is ${pct(o.expect)}, at level ${pct(o.level)}:`,
     `fixed (confident verdict, Clopper–Pearson)   n = ${n(p.fixed.n)} outputs`,
-    `sequential (stopping: sequential, expect ${o.expect})   expected n = ${p.sequential.expected_n === null ? '–' : p.sequential.expected_n.toFixed(1)}, at most ${n(p.sequential.max_n)} outputs (set samples so that inputs × samples ≥ max n)`,
+    `sequential (stopping: sequential, expect ${o.expect})   expected n = ${p.sequential.expected_n === null ? NO_VALUE : p.sequential.expected_n.toFixed(1)}, at most ${n(p.sequential.max_n)} outputs (set samples so that inputs × samples ≥ max n)`,
   ].join('\n');
 }
 

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { loadStoredRun, type StoredRunReport } from '../report/load.js';
-import { pct } from '../report/meta.js';
 import { openStore, storeLocation } from '../store/open.js';
 import { intFlag } from './flags.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
+import { formatRate } from '../core/show.js';
 
 interface RunsFlags {
   name?: string;
@@ -109,8 +109,8 @@ export function register(program: Command): void {
               `${r.design.N}×${r.design.M}×${r.design.K}`,
               `${r.done}/${r.design.N * r.design.M}`,
               r.verdict,
-              pct(r.overall),
-              r.errorShare == null ? '–' : pct(r.errorShare),
+              formatRate(r.overall),
+              formatRate(r.errorShare),
             ]),
           );
           const widths = table[0].map((_, c) => Math.max(...table.map((row) => row[c].length)));

@@ -20,6 +20,7 @@ import { gitVersions, readVersionsFile } from '../spade/versions.js';
 import { evaluateOn, evaluationJudge, labelledExamples, type EvalFlags, type LabelFlags } from './spade-labels.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 import { intFlag, oneOfFlag, shareFlag } from './flags.js';
+import { orNoValue } from '../core/show.js';
 
 /** `assay spade …`: SPADE's steps, from prompt history to a selected validator config. */
 
@@ -81,7 +82,7 @@ async function writeJson(file: string | undefined, data: unknown): Promise<void>
   if (file) await writeFile(file, JSON.stringify(data, null, 2) + '\n');
 }
 
-const pct = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
+const num3 = (x: number | null) => orNoValue(x, (v) => v.toFixed(3));
 const INITIAL = ['--no-initial', 'leave out the delta from the empty version 0 to the first version (the paper includes it)'] as const;
 
 export function register(program: Command): void {
@@ -123,9 +124,9 @@ export function register(program: Command): void {
         const r = await evaluateTaxonomy(llm, rows);
         out(`taxonomy agreement with human tags (${llm.model}): ${r.deltas} deltas, ${r.errors.length} errors`);
         out(
-          `  micro precision ${pct(r.micro.precision)}, recall ${pct(r.micro.recall)}, F1 ${pct(r.micro.f1)}; exact match ${r.exactMatch}/${r.deltas}; mean Jaccard ${pct(r.meanJaccard)}`,
+          `  micro precision ${num3(r.micro.precision)}, recall ${num3(r.micro.recall)}, F1 ${num3(r.micro.f1)}; exact match ${r.exactMatch}/${r.deltas}; mean Jaccard ${num3(r.meanJaccard)}`,
         );
-        for (const [tag, c] of Object.entries(r.perTag).sort()) out(`  ${tag.padEnd(34)} F1 ${pct(c.f1)} (tp ${c.tp}, fp ${c.fp}, fn ${c.fn})`);
+        for (const [tag, c] of Object.entries(r.perTag).sort()) out(`  ${tag.padEnd(34)} F1 ${num3(c.f1)} (tp ${c.tp}, fp ${c.fp}, fn ${c.fn})`);
         for (const e of r.errors) out(`  error on delta ${e.id}: ${e.error}`);
         out(usageLine(llm));
         await writeJson(o.json, r);

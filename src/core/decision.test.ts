@@ -114,7 +114,7 @@ describe('a resume may not change how the run is decided', () => {
     expect(err).toBeInstanceOf(UsageError);
     expect((err as UsageError).exitCode).toBe(2);
     expect((err as Error).message).toMatch(
-      /^--resume r1: the config a\.yaml \(or a flag\) changes how the run is decided: stopping: fixed → sequential\. A run keeps/,
+      /^runId r1: the config a\.yaml \(or an override\) changes how the run is decided: stopping: fixed → sequential\. A run keeps/,
     );
   });
 });

@@ -28,6 +28,7 @@ import { logChoose } from './distributions.js';
 import { clopperPearson } from './intervals.js';
 import type { Counts, Verdict, VerdictMode } from './rate-types.js';
 import { DEFAULT_MAX_ERROR_SHARE } from './verdict.js';
+import { formatLevel, formatRate } from './show.js';
 
 /** `perInput: { minSuccess }` on a rule: each input passes at least minSuccess of its repeats. */
 export interface PerInputFloor {
@@ -121,8 +122,6 @@ export function binomialSf(x: number, n: number, p: number): number {
   return Math.min(1, Math.exp(logTail(x, n, n, p)));
 }
 
-const pct = (x: number) => `${(Math.round(x * 1000) / 10).toString()}%`;
-
 /**
  * The per-input verdicts of one rule: `perInput[i]` are input i's counts for the rule (pending cells are not
  * counted). Pure; the one function that decides whether an input meets its floor.
@@ -172,8 +171,8 @@ export function perInputFloors(perInput: readonly Counts[], floor: PerInputFloor
     .map((x) => x.input);
   const count = (v: Verdict) => inputs.filter((x) => x.verdict === v).length;
   const verdict: Verdict = failing.length ? 'fail' : count('error') ? 'error' : count('inconclusive') ? 'inconclusive' : 'pass';
-  const family = `Holm, family-wise ${pct(options.level)}`;
-  const floorText = `floor ${pct(p0)}`;
+  const family = `Holm, family-wise ${formatLevel(options.level)}`;
+  const floorText = `floor ${formatRate(p0)}`;
   const reason =
     verdict === 'fail'
       ? `${failing.length} of ${inputs.length} inputs below their ${floorText} (${family})`
@@ -182,7 +181,7 @@ export function perInputFloors(perInput: readonly Counts[], floor: PerInputFloor
           ? `every input at or above its ${floorText} (${family})`
           : `every input's rate ≥ its ${floorText}, none shown below it (${family})`
         : verdict === 'error'
-          ? `${count('error')} of ${inputs.length} inputs undecided with too many errors (maxErrorShare ${pct(maxErrorShare)}) against their ${floorText}`
+          ? `${count('error')} of ${inputs.length} inputs undecided with too many errors (maxErrorShare ${formatRate(maxErrorShare)}) against their ${floorText}`
           : `${count('inconclusive')} of ${inputs.length} inputs neither shown at nor below their ${floorText} (${family})`;
   return { minSuccess: p0, method: 'holm', level: options.level, alpha, verdict, reason, inputs, failing };
 }

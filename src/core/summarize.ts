@@ -17,6 +17,7 @@ import type { ReliabilityTensor } from './tensor.js';
 import type { ValidatorMeta } from './validator.js';
 import { checkVerdictArguments, correctedVerdict, DEFAULT_MAX_ERROR_SHARE, DEFAULT_VERDICT_MODE, pctBeside, validatorVerdict } from './verdict.js';
 import { errorShareOf, rateOf, tensorViews } from './views.js';
+import { formatRate } from './show.js';
 
 /** Clopper–Pearson and confident verdicts by default: they hold their level for every p and n (docs/verdicts.md). */
 export const DEFAULT_SUMMARY_OPTIONS: SummaryOptions = {
@@ -73,8 +74,6 @@ export function overallVerdict(verdicts: readonly Verdict[]): Verdict {
   return 'pass';
 }
 
-const pct = (x: number) => `${(Math.round(x * 1000) / 10).toString()}%`;
-
 /** A validator's verdict under sequential stopping: its confidence sequence over the complete rounds. */
 function sequentialSummary(
   t: ReliabilityTensor,
@@ -93,20 +92,20 @@ function sequentialSummary(
     return {
       ...base,
       verdict: 'pass',
-      reason: `sequence lower bound ${pctBeside(st.bounds!.low, v.minSuccess)} ≥ minSuccess ${pct(v.minSuccess)}${c.error ? ', errors counted as failures' : ''}`,
+      reason: `sequence lower bound ${pctBeside(st.bounds!.low, v.minSuccess)} ≥ minSuccess ${formatRate(v.minSuccess)}${c.error ? ', errors counted as failures' : ''}`,
     };
   if (st.decision === 'fail')
     return {
       ...base,
       verdict: 'fail',
-      reason: `sequence upper bound ${pctBeside(st.bounds!.high, v.minSuccess)} < minSuccess ${pct(v.minSuccess)}${c.error ? ', errors counted as passes' : ''}`,
+      reason: `sequence upper bound ${pctBeside(st.bounds!.high, v.minSuccess)} < minSuccess ${formatRate(v.minSuccess)}${c.error ? ', errors counted as passes' : ''}`,
     };
   const n = c.pass + c.fail + c.error;
   const share = n > 0 ? c.error / n : 0;
   const open =
     st.reason === 'samples' ? `undecided after all ${t.M} samples per input` : `undecided after ${st.rounds} of ${t.M} samples per input; samples remain`;
   if (n > 0 && (c.pass + c.fail === 0 || share > maxErrorShare))
-    return { ...base, verdict: 'error', reason: `${open}; error share ${pct(share)} > maxErrorShare ${pct(maxErrorShare)}` };
+    return { ...base, verdict: 'error', reason: `${open}; error share ${formatRate(share)} > maxErrorShare ${formatRate(maxErrorShare)}` };
   return { ...base, verdict: 'inconclusive', reason: r.rate === null && n === 0 ? 'nothing checked' : open };
 }
 

@@ -10,6 +10,7 @@ import { claimReasons } from '../ground/reasons.js';
 import { CheckOptionError, type ValidatorHeader } from './builtin.js';
 import type { GroundedCheckSpec } from './grounded-schema.js';
 import type { Locate } from '../core/issues.js';
+import { formatRate } from '../core/show.js';
 
 /**
  * The `grounded` check as a validator: one more column of the reliability tensor, whose cells say whether an
@@ -45,7 +46,7 @@ const upper = (r: string | undefined) => (r === undefined ? undefined : (r.toUpp
 function describeCheck(spec: GroundedCheckSpec, checker: string | undefined): string {
   const rules = [
     spec.maxRisk ? `risk at most ${upper(spec.maxRisk)}` : '',
-    spec.minSupport !== undefined ? `at least ${Math.round(spec.minSupport * 1000) / 10}% of claims supported` : '',
+    spec.minSupport !== undefined ? `at least ${formatRate(spec.minSupport)} of claims supported` : '',
     spec.noContradiction ? 'no contradicted claim' : '',
   ].filter(Boolean);
   return `grounded in the knowledge base ${spec.kb}: ${rules.join(', ')}${checker ? ` (claims checked by ${checker})` : ''}`;
