@@ -4,10 +4,9 @@ import { gradingRefusal } from '../grades/gradable.js';
 import { graderName } from '../grades/grader.js';
 import { GRADING_DEFAULTS, GRADING_DESIGNS, gradingPlan, gradingQueue, MAX_SEED, queueSettings, ruleToGrade, type QueueSettings } from '../grades/queue.js';
 import { GradingSession, parseKeys } from '../grades/session.js';
-import { storeLocation } from '../store/open.js';
+import { openStore, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import type { RunRecord } from '../store/types.js';
-import { openGradingStore } from './grading-store.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 import { intFlag, oneOfFlag, shareFlag } from './flags.js';
 import { formatLevel } from '../core/show.js';
@@ -46,7 +45,7 @@ function ruleOf(run: RunRecord, flag: string | undefined): number {
 
 async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
   const given = queueFlags(flags);
-  const store = await openGradingStore(storeLocation(flags.store));
+  const store = await openStore(storeLocation(flags.store), { existing: true });
   try {
     const runId = await resolveRunId(store, runArg, 'run');
     const run = (await store.getRun(runId))!;

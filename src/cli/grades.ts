@@ -9,7 +9,6 @@ import { openStore, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import { GradeError } from '../store/errors.js';
 import type { GradeRecord, NewGrade, Store } from '../store/types.js';
-import { openGradingStore } from './grading-store.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface ImportFlags {
@@ -49,7 +48,7 @@ async function importGrades(file: string, flags: ImportFlags): Promise<void> {
   // Lines without a grader are the importer's: the name is looked up only when a line needs it.
   let grader: string | undefined;
   const lines = parseGrades(text, file, format, () => (grader ??= graderName(flags.grader)));
-  const store = await openGradingStore(storeLocation(flags.store));
+  const store = await openStore(storeLocation(flags.store), { existing: true });
   try {
     const runId = await resolveRunId(store, flags.run, '--run');
     const run = (await store.getRun(runId))!;

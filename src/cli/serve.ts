@@ -10,7 +10,7 @@ import { RedisRateLimiter, resolveLimits, type ServerLimits } from '../server/li
 import type { Redis } from 'ioredis';
 import { connectRedis, parseRedisUrl } from '../queue/connection.js';
 import { startServer, type ServerHandle } from '../server/start.js';
-import { isPostgresUrl, openStore, storeLocation } from '../store/open.js';
+import { openStore, storeLocation } from '../store/open.js';
 import type { Store } from '../store/types.js';
 
 interface ServeFlags extends CheckerFlags {
@@ -119,15 +119,10 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   // The dashboard reads the store; without --store (or ASSAY_STORE) a missing default store just means no dashboard data.
   let store: Store | undefined;
   const location = storeLocation(flags.store);
-  // --grading: the grading page stores people's grades, so the store is opened for writing (runs stay untouched).
-  if (flags.grading && !isPostgresUrl(location) && !existsSync(location)) {
-    await engine?.close();
-    throw new UsageError(`--grading: expected an assay store at ${location}, found no file (runs are stored there by: assay run <config>)`, {
-      path: '--store',
-    });
-  }
+  // --grading: the grading page stores people's grades, so the store is opened for writing (runs stay untouched);
+  // it must hold runs already, as for reading.
   if (flags.store || process.env.ASSAY_STORE || existsSync(location) || flags.grading)
-    store = await openStore(location, { readonly: !flags.grading }).catch(async (err: unknown) => {
+    store = await openStore(location, { readonly: !flags.grading, existing: true }).catch(async (err: unknown) => {
       await engine?.close();
       throw err;
     });

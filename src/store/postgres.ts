@@ -3,7 +3,8 @@ import { ReliabilityTensor } from '../core/tensor.js';
 import { lazyPackage } from '../lazy.js';
 import { UsageError } from '../errors.js';
 import type { Outage } from './outage.js';
-import { NoStoreError, StoreError } from './errors.js';
+import { StoreError } from './errors.js';
+import { noStore } from './no-store.js';
 import {
   GUARD_ATTEMPT_COLUMNS,
   GUARD_CALL_COLUMNS,
@@ -37,6 +38,8 @@ import { checkGrades, checkSample, checkShape, DuplicateSampleError, newRunId, p
 export interface PostgresStoreOptions {
   /** Read only (dashboard, reports): every transaction is read-only, nothing is created or migrated. */
   readonly?: boolean;
+  /** The schema must exist already (store/no-store.ts), though the store is written (grades): it is then migrated, never created. Implied by readonly. */
+  existing?: boolean;
   /** Connections in the pool (default 10). */
   poolSize?: number;
   /**
@@ -134,7 +137,8 @@ export class PostgresStore implements Store {
 
   /** Connect, and migrate (or, read-only, check) the schema; every method awaits it. */
   open(): Promise<void> {
-    this.ready ??= (this.options.readonly ? this.checkSchema() : this.migrate()).catch((err: unknown) => {
+    const opening = this.options.readonly ? this.checkSchema() : this.options.existing ? this.checkSchema().then(() => this.migrate()) : this.migrate();
+    this.ready ??= opening.catch((err: unknown) => {
       this.ready = undefined; // a server that was down may be up at the next call
       throw this.wrap(err);
     });
@@ -173,10 +177,7 @@ export class PostgresStore implements Store {
   private async checkSchema(): Promise<void> {
     const { rows } = await this.pool.query(`SELECT to_regclass('assay_migrations') AS t`);
     if (rows[0].t === null) {
-      throw new NoStoreError(
-        this.location.shown,
-        `store: expected an assay store at ${this.location.shown} (schema "${this.location.schema}"), found no assay tables there (runs are stored there by: assay run <config> --store URL)`,
-      );
+      throw noStore(this.location.shown, 'no assay tables there', ` (schema "${this.location.schema}")`);
     }
     const v = Number((await this.pool.query('SELECT max(version) AS v FROM assay_migrations')).rows[0].v);
     if (v > PG_SCHEMA_VERSION)

@@ -27,6 +27,7 @@ import {
 } from './sqlite-rows.js';
 import { nativeModuleProblem } from './sqlite-native.js';
 import { retainStatementsOnClose } from './sqlite-retain.js';
+import { noStore } from './no-store.js';
 import type {
   CacheEntry,
   GradeFilter,
@@ -61,6 +62,8 @@ export function isDefaultStoreFolder(folder: string, cwd: string = process.cwd()
 export interface SqliteStoreOptions {
   /** Open for reading only (dashboard, reports); never creates or migrates. */
   readonly?: boolean;
+  /** The file must be an assay store already (store/no-store.ts), though it is written (grades): migrated, never created. Implied by readonly. */
+  existing?: boolean;
 }
 
 /** A sample waiting for the next group commit, and the caller waiting for it. */
@@ -102,15 +105,18 @@ export class SqliteStore implements Store {
     this.afterClose = retainStatementsOnClose(this.db);
     // exec, not pragma(): pragma() prepares a statement that sqlite-retain.ts could not track.
     this.db.exec('PRAGMA busy_timeout = 5000');
+    // A file that is not an assay store is refused before anything is written to it, as a missing one is.
+    if ((options.readonly || options.existing) && this.schemaVersion() === undefined) {
+      this.db.close();
+      this.afterClose();
+      throw noStore(path, 'no assay tables there');
+    }
     if (!options.readonly) {
       this.db.exec('PRAGMA journal_mode = WAL');
       this.db.exec('PRAGMA synchronous = NORMAL');
       this.db.exec('PRAGMA foreign_keys = ON');
       // A store already at this version is only read: a write transaction costs every run a commit (start-up).
       if (this.schemaVersion() !== SCHEMA_VERSION) this.migrate();
-    } else {
-      const v = this.schemaVersion();
-      if (v === undefined) throw new Error(`${path} is not an assay store (no schema found)`);
     }
     this.stmts = this.prepare();
   }
