@@ -118,10 +118,12 @@ describe('perInput: one input below its floor while the aggregate passes', () =>
     );
     const flag = await cli('run', tmp.config('seq2.yaml', config()), '--stopping', 'sequential', '--store', store, '--no-progress');
     expect(flag.code).toBe(2);
-    expect(flag.err).toContain('expected no perInput with stopping: sequential (--stopping)');
+    expect(flag.err).toMatch(
+      /^assay: --stopping: expected no perInput with stopping: sequential, found a per-input floor \(validators\[0\]\.perInput in .*seq2\.yaml, line 6\): its exact/m,
+    );
     const both = await cli('run', tmp.config('seq3.yaml', config('', 'weight: 1')), '--stopping', 'sequential', '--per-input', '0.8', '--store', store);
     expect(both.code).toBe(2);
-    expect(both.err).toContain('expected no perInput (--per-input) with stopping: sequential (--stopping)');
+    expect(both.err).toContain('assay: --per-input: expected no perInput with stopping: sequential, found a per-input floor: its exact per-input tests');
     const badFlag = await cli('run', tmp.config('seq3.yaml', config('', 'weight: 1')), '--per-input', '80%', '--store', store);
     expect(badFlag.code).toBe(2);
     expect(badFlag.err).toContain(`--per-input: expected a number strictly between 0 and 1 (each input's floor, e.g. 0.8), found "80%"`);

@@ -17,6 +17,7 @@ import { priceTable } from '../providers/prices.js';
 import { inputsFromReplay, loadInputsFile } from './inputs.js';
 import { readYaml } from './yaml.js';
 import { designProblem } from '../core/limits.js';
+import { floorUnderSequential, perInputWithSequential } from '../core/per-input.js';
 import { describeFound, explainIssues, formatPath, issuesError, schemaKeys, type LocatedMessage, type Locate } from '../core/issues.js';
 import {
   experimentConfigSchema,
@@ -327,26 +328,22 @@ function withPerInput<T extends { perInput?: { minSuccess: number } | false }>(
 }
 
 /**
- * Per-input floors are decided by exact tests over a number of samples fixed in advance; a sequential run stops
- * when its data say so, which would void them (core/per-input.ts). The pair is refused, naming the floor.
+ * Per-input floors against sequential stopping, as core/per-input.ts decides and words it, named where the
+ * pair came from: the file's field (with its line), or the override (`where.key`, which the CLI shows as its flag).
  */
-function checkPerInputStopping(cfg: ParsedExperimentConfig, file: string, locate: Locate, byFlag: { stopping: boolean; perInput: boolean }): void {
-  if (cfg.stopping !== 'sequential') return;
-  const own = (['validators', 'verifiers'] as const).flatMap((key) =>
-    cfg[key].flatMap((v, i) => (v.perInput ? [[key, i, 'perInput'] as (string | number)[]] : [])),
-  );
-  const path = cfg.perInput ? ['perInput'] : own[0];
-  if (!path) return;
-  throw usageError(
-    file,
-    [
-      {
-        path,
-        message: `expected no perInput${byFlag.perInput ? ' (--per-input)' : ''} with stopping: sequential${byFlag.stopping ? ' (--stopping)' : ''}, found a per-input floor: its exact per-input tests need a number of samples fixed in advance, and a sequential run stops when the data decide the rule (use stopping: fixed, or drop perInput)`,
-      },
-    ],
-    locate,
-  );
+function checkPerInputStopping(cfg: ParsedExperimentConfig, file: string, locate: Locate, byOverride: { stopping: boolean; perInput: boolean }): void {
+  const rules = [cfg, ...cfg.validators, ...cfg.verifiers];
+  const k = floorUnderSequential(cfg.stopping, rules);
+  if (k === undefined) return;
+  const path =
+    k === 0 ? ['perInput'] : k <= cfg.validators.length ? ['validators', k - 1, 'perInput'] : ['verifiers', k - 1 - cfg.validators.length, 'perInput'];
+  if (byOverride.perInput) throw issuesError({ key: 'overrides.perInput' }, [{ path: ['overrides', 'perInput'], message: perInputWithSequential() }]);
+  if (byOverride.stopping) {
+    const line = locate(path);
+    const floor = `${formatPath(path)} in ${file}${line ? `, line ${line}` : ''}`;
+    throw issuesError({ key: 'overrides.stopping' }, [{ path: ['overrides', 'stopping'], message: perInputWithSequential(floor) }]);
+  }
+  throw usageError(file, [{ path, message: perInputWithSequential() }], locate);
 }
 
 interface BuildContext {

@@ -8,7 +8,7 @@ import type { GradedOutput } from './grades.js';
 import { gradesForWidth } from './grading-sample.js';
 import { figureOf, gradingSummary } from './grading-summary.js';
 import { INTERVAL_METHODS, interval } from './intervals.js';
-import { combinePerInput, perInputFloors } from './per-input.js';
+import { combinePerInput, floorUnderSequential, perInputFloors, perInputWithSequential } from './per-input.js';
 import { sequenceBounds } from './sequence.js';
 import { sequentialStatus } from './stopping.js';
 import type { AggregateMethod, Counts, PooledRate, RateWithCI, StoppingRule, Verdict, VerdictMode } from './rate-types.js';
@@ -128,6 +128,9 @@ export function summarize(
   const views = tensorViews(t);
   const rc = (c: Counts): RateWithCI => rateWithCI(c, opts.interval, opts.level);
 
+  // The floors' exact tests need a number of samples fixed in advance (core/per-input.ts); config load refuses the pair.
+  const floored = floorUnderSequential(opts.stopping, validators);
+  if (floored !== undefined) throw new RangeError(perInputWithSequential(`validator ${JSON.stringify(validators[floored].name)}`));
   const validatorSummaries: ValidatorSummary[] = validators.map((v, k) => {
     const r = rc(views.perValidator[k]);
     const maxErrorShare = v.maxErrorShare ?? opts.maxErrorShare;
@@ -138,9 +141,6 @@ export function summarize(
     const grading = grades?.[k]?.length ? gradingSummary(t, k, grades[k], r.counts, opts.level, !sequential) : undefined;
     const figure = figureOf(v.kind, grading, sequential);
     const graded = { ...(figure !== undefined ? { figure } : {}), ...(grading ? { grading } : {}) };
-    // The floors' exact tests need a number of samples fixed in advance (core/per-input.ts); config load refuses the pair.
-    if (sequential && v.perInput)
-      throw new RangeError(`validator ${JSON.stringify(v.name)}: perInput cannot be decided with stopping "sequential"; use stopping "fixed"`);
     if (sequential) return { ...head, ...r, ...sequentialSummary(t, k, v, r, opts, maxErrorShare), ...graded };
     const verdictOptions = { mode: opts.verdict, interval: opts.interval, level: opts.level, maxErrorShare };
     const corrected = grading?.corrected;
