@@ -127,19 +127,13 @@ export type ProviderName = keyof typeof providerSchemas;
 export const PROVIDER_NAMES = Object.keys(providerSchemas) as ProviderName[];
 
 /** The whole `system:` value, for JSON Schema generation (`z.toJSONSchema(systemSchema)`). */
-export const systemSchema = z.union([
-  z.strictObject({ openai: openaiOptionsSchema }),
-  z.strictObject({ anthropic: anthropicOptionsSchema }),
-  z.strictObject({ google: googleOptionsSchema }),
-  z.strictObject({ bedrock: bedrockOptionsSchema }),
-  z.strictObject({ azure: azureOptionsSchema }),
-  z.strictObject({ mistral: mistralOptionsSchema }),
-  z.strictObject({ ollama: ollamaOptionsSchema }),
-  z.strictObject({ http: httpOptionsSchema }),
-  z.strictObject({ command: commandOptionsSchema }),
-  z.strictObject({ replay: replayOptionsSchema }),
-  z.strictObject({ simulated: simulatedOptionsSchema }),
-]);
+export const systemSchema = z.union(
+  // One option per provider, `{ <name>: <its options> }`, in the order of providerSchemas.
+  PROVIDER_NAMES.map((name) => z.strictObject({ [name]: providerSchemas[name] })) as unknown as [
+    z.ZodObject<{ [K in ProviderName]?: (typeof providerSchemas)[K] }>,
+    ...z.ZodObject<{ [K in ProviderName]?: (typeof providerSchemas)[K] }>[],
+  ],
+);
 
 export type OpenAIConfig = z.output<typeof openaiOptionsSchema>;
 export type HttpConfig = z.output<typeof httpOptionsSchema>;
