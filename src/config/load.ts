@@ -414,7 +414,7 @@ async function buildValidator(v: ValidatorConfig, i: number, { cfg, sandbox, fil
 }
 
 /** One UsageError for a document's problems: `<file>: <field>: <message> (line N)` a line, in file order. */
-export function usageError(file: string, messages: LocatedMessage[], locate: Locate): UsageError {
+function usageError(file: string, messages: LocatedMessage[], locate: Locate): UsageError {
   return issuesError({ file, locate }, messages);
 }
 

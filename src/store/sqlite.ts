@@ -105,8 +105,9 @@ export class SqliteStore implements Store {
     this.afterClose = retainStatementsOnClose(this.db);
     // exec, not pragma(): pragma() prepares a statement that sqlite-retain.ts could not track.
     this.db.exec('PRAGMA busy_timeout = 5000');
-    // A file that is not an assay store is refused before anything is written to it, as a missing one is.
-    if ((options.readonly || options.existing) && this.schemaVersion() === undefined) {
+    // A database without assay tables is refused before anything is written to it, as a missing file is (a
+    // file that is not a SQLite database at all throws here: a StoreError, as any file SQLite cannot open).
+    if ((options.readonly || options.existing) && !this.hasSchema()) {
       this.db.close();
       this.afterClose();
       throw noStore(path, 'no assay tables there');
@@ -119,6 +120,12 @@ export class SqliteStore implements Store {
       if (this.schemaVersion() !== SCHEMA_VERSION) this.migrate();
     }
     this.stmts = this.prepare();
+  }
+
+  /** Whether the database holds assay's tables; throws for a file that is not a SQLite database. */
+  private hasSchema(): boolean {
+    const meta = this.db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).get() as { n: number };
+    return meta.n > 0 && this.schemaVersion() !== undefined;
   }
 
   private schemaVersion(): number | undefined {
