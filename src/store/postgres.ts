@@ -137,12 +137,17 @@ export class PostgresStore implements Store {
 
   /** Connect, and migrate (or, read-only, check) the schema; every method awaits it. */
   open(): Promise<void> {
-    const opening = this.options.readonly ? this.checkSchema() : this.options.existing ? this.checkSchema().then(() => this.migrate()) : this.migrate();
-    this.ready ??= opening.catch((err: unknown) => {
+    this.ready ??= this.prepareSchema().catch((err: unknown) => {
       this.ready = undefined; // a server that was down may be up at the next call
       throw this.wrap(err);
     });
     return this.ready;
+  }
+
+  /** Read-only: check the schema; a store that must exist: check, then migrate; else create or migrate it. */
+  private async prepareSchema(): Promise<void> {
+    if (this.options.readonly || this.options.existing) await this.checkSchema();
+    if (!this.options.readonly) await this.migrate();
   }
 
   private async migrate(): Promise<void> {
