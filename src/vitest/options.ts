@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { describeFound, zodUsageError } from '../core/issues.js';
+import { describeFound, fieldError, zodUsageError } from '../core/issues.js';
 import { UsageError } from '../errors.js';
 import { MAX_RUN_TIMEOUT_MS } from './limits.js';
 import type { ReliabilityOptions } from './types.js';
@@ -53,10 +53,7 @@ export function checkOptions(options: unknown, where: string): void {
   const r = optionsSchema.safeParse(options, { reportInput: true });
   const o = options as Partial<ReliabilityOptions>;
   if (r.success && o.rateLimit !== undefined && o.system && typeof o.system === 'object' && 'rateLimit' in o.system)
-    throw new UsageError(`${where}: rateLimit: expected it once, found it both beside system and in system.rateLimit; keep one`, {
-      file: where,
-      path: 'rateLimit',
-    });
+    throw fieldError({ file: where }, ['rateLimit'], 'expected it once, found it both beside system and in system.rateLimit; keep one');
   if (!r.success) throw zodUsageError(r.error, { file: where, schema: optionsSchema });
 }
 
