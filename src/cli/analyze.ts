@@ -12,10 +12,10 @@ import {
   embedderOptions,
   llmConfig,
   llmOptions,
-  numberFlag,
   type CheckerFlags,
   type LlmFlags,
 } from './ground-options.js';
+import { intFlag, oneOfFlag } from './flags.js';
 import { claimReasons } from '../ground/reasons.js';
 import { formatBatchTable, outcomeReason, writeBatchReports, type AnswerResult, type GroundingBatch } from '../report/grounding.js';
 import { checkReportTargets, STDOUT } from '../report/targets.js';
@@ -66,9 +66,8 @@ export function register(program: Command): void {
 }
 
 async function analyzeCommand(o: AnalyzeFlags): Promise<void> {
-  if (!['count', 'report', 'off'].includes(o.details))
-    throw new UsageError(`--details: expected count, report or off, found "${o.details}"`, { path: '--details' });
-  const topK = numberFlag('--top-k', o.topK, { min: 1, max: 50 });
+  oneOfFlag('--details', o.details, ['count', 'report', 'off']);
+  const topK = intFlag('--top-k', o.topK, { min: 1, max: 50 });
   const failOn = o.failOn !== undefined ? parseRisk(o.failOn, '--fail-on') : undefined;
   const single = o.answers === undefined;
   if (!single && (o.query !== undefined || o.answer !== undefined))

@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
 import { crossValidateGrounding, runGroundingBench } from '../ground/eval/bench-grounding.js';
 import { createEmbedder } from '../ground/embedders/resolve.js';
 import type { Interval } from '../ground/eval/metrics.js';
-import { embedderConfig, embedderOptions, numberFlag } from './ground-options.js';
+import { embedderConfig, embedderOptions } from './ground-options.js';
+import { intFlag, oneOfFlag } from './flags.js';
 
 /** `assay bench grounding --dataset wice|faithbench --data <dir> [--json F]`. */
 export function register(program: Command): void {
@@ -22,14 +22,14 @@ export function register(program: Command): void {
       .option('--cv <folds>', 'instead: k-fold cross-validation inside the calibration split, for tuning (the test split is not read)')
       .option('--json <file>', 'also write the full result as JSON'),
   ).action(async (o) => {
-    if (o.dataset !== 'wice' && o.dataset !== 'faithbench') throw new UsageError(`--dataset: expected wice or faithbench, found "${o.dataset}"`);
-    const limit = numberFlag('--limit', o.limit, { min: 1 });
+    oneOfFlag('--dataset', o.dataset, ['wice', 'faithbench']);
+    const limit = intFlag('--limit', o.limit, { min: 1 });
     const embedder = await createEmbedder(o.embedder, {
       ...embedderConfig(o),
       model: o.embeddingModel,
-      dimension: numberFlag('--dimension', o.dimension, { min: 8, max: 65536 }),
+      dimension: intFlag('--dimension', o.dimension, { min: 8, max: 65536 }),
     });
-    const folds = numberFlag('--cv', o.cv, { min: 2, max: 20 });
+    const folds = intFlag('--cv', o.cv, { min: 2, max: 20 });
     if (folds !== undefined) {
       const cv = await crossValidateGrounding(o.dataset, o.data, embedder, folds);
       if (o.json) await writeFile(o.json, JSON.stringify(cv, null, 2) + '\n');

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
 import { calibrate, readLabelledSet } from '../ground/eval/calibrate.js';
 import { embedderFromSpec } from '../ground/embedders/resolve.js';
 import { openKnowledgeBase, writeCalibration } from '../ground/kb/kb-store.js';
 import { DEFAULT_KB, embedderConfig, embedderOptions } from './ground-options.js';
+import { oneOfFlag } from './flags.js';
 
 /** `assay calibrate --kb <dir> --data <labelled.jsonl>`: fit the support threshold, store it with the KB. */
 export function register(program: Command): void {
@@ -16,7 +16,7 @@ export function register(program: Command): void {
       .option('--details <mode>', 'numbers/dates/names check during calibration: count | off', 'count')
       .option('--json', 'print the calibration as JSON'),
   ).action(async (o) => {
-    if (o.details !== 'count' && o.details !== 'off') throw new UsageError(`--details: expected count or off, found "${o.details}"`, { path: '--details' });
+    oneOfFlag('--details', o.details, ['count', 'off']);
     const set = await readLabelledSet(o.data);
     const { kb } = await openKnowledgeBase(o.kb, { resolve: (s) => embedderFromSpec(s, embedderConfig(o)) });
     const c = await calibrate(kb, set, { details: o.details });

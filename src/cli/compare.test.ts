@@ -144,7 +144,7 @@ describe('assay compare', () => {
     expect(json.validators[0].adjustedP).toBeCloseTo(2 * 1.275e-5, 7);
     const bad = await run(['compare', base.id, worse.id, '--store', db, '--adjust', 'bh']);
     expect(bad.code).toBe(2);
-    expect(bad.err).toContain('--adjust: expected "none" or "holm", found "bh"');
+    expect(bad.err).toContain('--adjust: expected none or holm, found "bh"');
   });
 
   it('exits 2 for an unknown run id, a bad level or a missing store', async () => {

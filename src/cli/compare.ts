@@ -9,6 +9,7 @@ import { ReportWriteError } from '../report/write.js';
 import { openStore, storeFile, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
+import { oneOfFlag, shareFlag } from './flags.js';
 
 interface CompareFlags {
   store?: string;
@@ -17,22 +18,9 @@ interface CompareFlags {
   adjust?: string;
 }
 
-function parseLevel(s: string | undefined): number {
-  if (s === undefined) return 0.95;
-  const level = Number(s);
-  if (!(s.trim() !== '' && level > 0 && level < 1))
-    throw new UsageError(`--level: expected a number between 0 and 1 (e.g. 0.95), found ${JSON.stringify(s)}`, { path: '--level' });
-  return level;
-}
-
-function parseAdjust(s: string | undefined): PAdjust {
-  if (s === undefined || s === 'none' || s === 'holm') return s ?? 'none';
-  throw new UsageError(`--adjust: expected "none" or "holm", found ${JSON.stringify(s)}`, { path: '--adjust' });
-}
-
 async function compareCommand(runA: string, runB: string, flags: CompareFlags): Promise<void> {
-  const level = parseLevel(flags.level);
-  const adjust = parseAdjust(flags.adjust);
+  const level = shareFlag('--level', flags.level, { open: true, hint: 'e.g. 0.95' }) ?? 0.95;
+  const adjust = oneOfFlag<PAdjust>('--adjust', flags.adjust, ['none', 'holm']) ?? 'none';
   const location = storeLocation(flags.store);
   checkReportTargets({ json: flags.json }, { storeFile: storeFile(location) });
   await using store = await openStore(location, { readonly: true });

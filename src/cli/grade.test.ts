@@ -143,8 +143,11 @@ describe('assay grade (keys piped into the built CLI)', () => {
     };
     await bad([runId, '--store', path, '--rule', 'kind'], /--rule: run \S+ has no rule "kind" \(its rules: short, polite\)/);
     await bad([runId, '--store', path, '--design', 'random'], /--design: expected uniform or stratified, found "random"/);
-    await bad([runId, '--store', path, '--suggest', '0'], /--suggest: expected a whole number ≥ 1/);
-    await bad([runId, '--store', path, '--width', '2'], /--width: expected an interval width in \(0, 1\)/);
+    await bad([runId, '--store', path, '--suggest', '0'], /--suggest: expected a whole number from 1 to 999999, found "0"/);
+    await bad(
+      [runId, '--store', path, '--width', '2'],
+      /--width: expected an interval width strictly between 0 and 1 \(or a percentage such as 10%\), found "2"/,
+    );
     await bad(['nope', '--store', path], /run: no run with id "nope"/);
     const seq = await fixture({ stopping: 'sequential', verdict: 'confident' });
     await bad([seq.runId, '--store', seq.path], /used stopping: sequential, which takes no grades/);

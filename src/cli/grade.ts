@@ -2,13 +2,14 @@ import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
 import { gradingRefusal } from '../grades/gradable.js';
 import { graderName } from '../grades/grader.js';
-import { DEFAULT_QUEUE, defaultSeed, designFlag, gradingPlan, gradingQueue, ruleToGrade, seedFlag, widthFlag } from '../grades/queue.js';
+import { GRADING_DEFAULTS, GRADING_DESIGNS, gradingPlan, gradingQueue, MAX_SEED, queueSettings, ruleToGrade, type QueueSettings } from '../grades/queue.js';
 import { GradingSession, parseKeys } from '../grades/session.js';
-import { storeLocation } from '../store/open.js';
+import { openStore, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import type { RunRecord } from '../store/types.js';
-import { openGradingStore } from './grading-store.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
+import { intFlag, oneOfFlag, shareFlag } from './flags.js';
+import { formatLevel } from '../core/show.js';
 
 interface GradeFlags {
   rule?: string;
@@ -21,12 +22,15 @@ interface GradeFlags {
   store?: string;
 }
 
-/** --suggest: a whole number ≥ 1. */
-function countFlag(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_QUEUE;
-  if (!/^\d{1,6}$/.test(value.trim()) || Number(value) < 1)
-    throw new UsageError(`--suggest: expected a whole number ≥ 1, found ${JSON.stringify(value)}`, { path: '--suggest' });
-  return Number(value);
+/** The queue's settings the flags give (--suggest, --design, --seed, --width); queueSettings fills in the rest. */
+function queueFlags(flags: GradeFlags): Partial<QueueSettings> {
+  const given = {
+    count: intFlag('--suggest', flags.suggest, { min: 1, max: 999_999 }),
+    design: oneOfFlag('--design', flags.design, GRADING_DESIGNS),
+    seed: intFlag('--seed', flags.seed, { min: 0, max: MAX_SEED }),
+    width: shareFlag('--width', flags.width, { open: true, percent: true, what: 'an interval width' }),
+  };
+  return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
 }
 
 /** The rule graded (--rule, else the first verifier, else the first rule), or a UsageError naming the rules. */
@@ -40,72 +44,73 @@ function ruleOf(run: RunRecord, flag: string | undefined): number {
 }
 
 async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
-  const count = countFlag(flags.suggest);
-  const design = designFlag(flags.design);
-  const seedGiven = seedFlag(flags.seed);
-  const width = widthFlag(flags.width);
-  await using store = await openGradingStore(storeLocation(flags.store));
-  const runId = await resolveRunId(store, runArg, 'run');
-  const run = (await store.runs.get(runId))!;
-  const refusal = gradingRefusal(run);
-  if (refusal) throw new UsageError(refusal, { path: 'run' });
-  if (run.status !== 'complete')
-    process.stderr.write(`assay: warning: run ${runId} is ${run.status}: the queue is drawn from the outputs decided so far, not from the finished run's\n`);
-  const k = ruleOf(run, flags.rule);
-  const rule = run.validators[k];
-  const tensor = await store.samples.tensor(runId);
-  const seed = seedGiven ?? defaultSeed(runId, rule.name);
-  const grades = await store.grades.list(runId, { rule: rule.name });
-  // A new batch from the outputs nobody graded for this rule yet (docs/judges.md, "The queue").
-  const queue = gradingQueue(tensor, k, { count, design, seed, graded: grades });
-  if (!queue.items.length)
-    throw new UsageError(
-      `run ${runId}: rule ${rule.name} has no output left to grade (${grades.length ? 'every output it decided is graded' : 'it decided none: every cell an error or not run'})`,
-      { path: '--rule' },
-    );
-  // The grades a target width needs, from the rule's verdicts and (once there are grades) its measured error rates.
-  const plan = gradingPlan(run, tensor, k, grades, { width, design });
-  const wide = `a corrected interval ${Math.round(width * 1000) / 10} points wide at ${Math.round(plan.level * 1000) / 10}%`;
-  const planText =
-    plan.grades === null
-      ? `${wide} would need more grades than the outputs ${rule.name} decided (${plan.graded} graded so far)`
-      : `${wide} needs about ${plan.grades} grades of ${rule.name}, drawn ${design} (${plan.graded} so far)`;
-  process.stderr.write(
-    `assay: queue of ${queue.items.length} of the ${queue.population} outputs ${rule.name} decided that nobody graded yet, drawn ${queue.design} (--seed ${seed} draws it again); ${planText}\n`,
-  );
-  if (flags.print) {
-    // The picks in the import format, to grade elsewhere: add "grade" and "grader", then assay grades import.
-    for (const it of queue.items)
-      process.stdout.write(`${JSON.stringify({ input: it.i, sample: it.j, rule: rule.name, probability: it.probability, design: it.design })}\n`);
-    return;
-  }
-  const grader = graderName(flags.grader);
-  const tty = Boolean(process.stdin.isTTY);
-  const session = new GradingSession({
-    store,
-    run,
-    tensor,
-    k,
-    grader,
-    queue: queue.items,
-    write: (t) => process.stdout.write(t),
-    clear: tty && Boolean(process.stdout.isTTY),
-  });
-  await session.start();
-  if (tty) process.stdin.setRawMode(true);
+  const given = queueFlags(flags);
+  const store = await openStore(storeLocation(flags.store), { existing: true });
   try {
-    process.stdin.setEncoding('utf8');
-    outer: for await (const chunk of process.stdin as AsyncIterable<string>) {
-      for (const key of parseKeys(chunk)) if (!(await session.press(key))) break outer;
+    const runId = await resolveRunId(store, runArg, 'run');
+    const run = (await store.runs.get(runId))!;
+    const refusal = gradingRefusal(run);
+    if (refusal) throw new UsageError(refusal, { path: 'run' });
+    if (run.status !== 'complete')
+      process.stderr.write(`assay: warning: run ${runId} is ${run.status}: the queue is drawn from the outputs decided so far, not from the finished run's\n`);
+    const k = ruleOf(run, flags.rule);
+    const rule = run.validators[k];
+    const tensor = await store.samples.tensor(runId);
+    const { count, design, seed, width } = queueSettings(runId, rule.name, given);
+    const grades = await store.grades.list(runId, { rule: rule.name });
+    // A new batch from the outputs nobody graded for this rule yet (docs/judges.md, "The queue").
+    const queue = gradingQueue(tensor, k, { count, design, seed, graded: grades });
+    if (!queue.items.length)
+      throw new UsageError(
+        `run ${runId}: rule ${rule.name} has no output left to grade (${grades.length ? 'every output it decided is graded' : 'it decided none: every cell an error or not run'})`,
+        { path: '--rule' },
+      );
+    // The grades a target width needs, from the rule's verdicts and (once there are grades) its measured error rates.
+    const plan = gradingPlan(run, tensor, k, grades, { width, design });
+    const wide = `a corrected interval ${Math.round(width * 1000) / 10} points wide at ${formatLevel(plan.level)}`;
+    const planText =
+      plan.grades === null
+        ? `${wide} would need more grades than the outputs ${rule.name} decided (${plan.graded} graded so far)`
+        : `${wide} needs about ${plan.grades} grades of ${rule.name}, drawn ${design} (${plan.graded} so far)`;
+    process.stderr.write(
+      `assay: queue of ${queue.items.length} of the ${queue.population} outputs ${rule.name} decided that nobody graded yet, drawn ${queue.design} (--seed ${seed} draws it again); ${planText}\n`,
+    );
+    if (flags.print) {
+      // The picks in the import format, to grade elsewhere: add "grade" and "grader", then assay grades import.
+      for (const it of queue.items)
+        process.stdout.write(`${JSON.stringify({ input: it.i, sample: it.j, rule: rule.name, probability: it.probability, design: it.design })}\n`);
+      return;
     }
+    const grader = graderName(flags.grader);
+    const tty = Boolean(process.stdin.isTTY);
+    const session = new GradingSession({
+      store,
+      run,
+      tensor,
+      k,
+      grader,
+      queue: queue.items,
+      write: (t) => process.stdout.write(t),
+      clear: tty && Boolean(process.stdout.isTTY),
+    });
+    await session.start();
+    if (tty) process.stdin.setRawMode(true);
+    try {
+      process.stdin.setEncoding('utf8');
+      outer: for await (const chunk of process.stdin as AsyncIterable<string>) {
+        for (const key of parseKeys(chunk)) if (!(await session.press(key))) break outer;
+      }
+    } finally {
+      if (tty) process.stdin.setRawMode(false);
+      process.stdin.pause();
+    }
+    process.stderr.write(
+      `assay: ${session.count} grade(s) stored by ${grader}; ${session.gradedInQueue} of the queue's ${queue.items.length} graded by ${grader}. See them with: assay show ${runId}\n`,
+    );
+    process.exitCode = ExitCode.OK;
   } finally {
-    if (tty) process.stdin.setRawMode(false);
-    process.stdin.pause();
+    await store.close();
   }
-  process.stderr.write(
-    `assay: ${session.count} grade(s) stored by ${grader}; ${session.gradedInQueue} of the queue's ${queue.items.length} graded by ${grader}. See them with: assay show ${runId}\n`,
-  );
-  process.exitCode = ExitCode.OK;
 }
 
 /** `assay grade RUN`: grade a run's outputs in the terminal, from a random queue (docs/judges.md). */
@@ -118,10 +123,10 @@ export function register(program: Command): void {
     .argument('<runId>', 'run id, "latest" or the start of an id')
     .option('--rule <name>', 'the rule to grade (default: the first verifier, else the first rule)')
     .option('--grader <name>', 'who grades (default: git config user.name, else $USER)')
-    .option('--suggest <n>', `outputs in the queue, drawn at random with known probabilities (default ${DEFAULT_QUEUE})`)
+    .option('--suggest <n>', `outputs in the queue, drawn at random with known probabilities (default ${GRADING_DEFAULTS.count})`)
     .option('--design <design>', "stratified by the rule's verdict (default; square-root allocation, weights kept) or uniform")
     .option('--seed <n>', 'seed of the draw (default: one fixed by the run and the rule, so the queue is the same until someone grades)')
-    .option('--width <w>', 'target width of the corrected interval for the grades-needed estimate (default 0.1)')
+    .option('--width <w>', `target width of the corrected interval for the grades-needed estimate, e.g. 0.1 or 10% (default ${GRADING_DEFAULTS.width})`)
     .option('--print', 'print the queue as JSONL in the import format instead of grading (to grade elsewhere)')
     .option(STORE_FLAG, STORE_HELP)
     .addHelpText(

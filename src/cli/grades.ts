@@ -3,12 +3,12 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { gradingRefusal } from '../grades/gradable.js';
 import { graderName } from '../grades/grader.js';
-import { formatGrades, formatOfFile, gradeFormatFlag, parseGrades, type GradeFileFormat } from '../grades/io.js';
+import { formatGrades, formatOfFile, GRADE_FILE_FORMATS, parseGrades, type GradeFileFormat } from '../grades/io.js';
+import { oneOfFlag } from './flags.js';
 import { openStore, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import { GradeError } from '../store/errors.js';
 import type { GradeRecord, NewGrade, Store } from '../store/types.js';
-import { openGradingStore } from './grading-store.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface ImportFlags {
@@ -36,7 +36,7 @@ const sameGrade = (g: NewGrade & { gradedAt?: string }) => {
 };
 
 async function importGrades(file: string, flags: ImportFlags): Promise<void> {
-  const format = gradeFormatFlag(flags.format) ?? formatOfFile(file);
+  const format = oneOfFlag('--format', flags.format, GRADE_FILE_FORMATS, { ignoreCase: true }) ?? formatOfFile(file);
   if (!format) throw new UsageError(`${file}: expected a .jsonl or .csv file (or say which with --format jsonl|csv)`, { file, path: '--format' });
   let text: string;
   try {
@@ -48,39 +48,43 @@ async function importGrades(file: string, flags: ImportFlags): Promise<void> {
   // Lines without a grader are the importer's: the name is looked up only when a line needs it.
   let grader: string | undefined;
   const lines = parseGrades(text, file, format, () => (grader ??= graderName(flags.grader)));
-  await using store = await openGradingStore(storeLocation(flags.store));
-  const runId = await resolveRunId(store, flags.run, '--run');
-  const run = (await store.runs.get(runId))!;
-  const refusal = gradingRefusal(run);
-  if (refusal) throw new UsageError(`--run: ${refusal}`, { path: '--run' });
-  // Importing the same file twice stores its grades once: a line equal to a stored grade is skipped.
-  const stored = new Set((await store.grades.list(runId)).map(sameGrade));
-  const fresh = lines.filter((l) => l.grade.gradedAt === undefined || !stored.has(sameGrade(l.grade)));
+  const store = await openStore(storeLocation(flags.store), { existing: true });
   try {
-    await store.grades.recordMany(
-      runId,
-      fresh.map((l) => l.grade),
-    );
-  } catch (err) {
-    if (GradeError.isInstance(err) && err.index !== undefined) {
-      const line = fresh[err.index].line;
-      throw new UsageError(`${file}: line ${line}${err.field ? `: field "${fieldName(err.field)}"` : ''}: ${err.message}; nothing was imported`, {
-        file,
-        line,
-        ...(err.field ? { path: fieldName(err.field) } : {}),
-      });
+    const runId = await resolveRunId(store, flags.run, '--run');
+    const run = (await store.runs.get(runId))!;
+    const refusal = gradingRefusal(run);
+    if (refusal) throw new UsageError(`--run: ${refusal}`, { path: '--run' });
+    // Importing the same file twice stores its grades once: a line equal to a stored grade is skipped.
+    const stored = new Set((await store.grades.list(runId)).map(sameGrade));
+    const fresh = lines.filter((l) => l.grade.gradedAt === undefined || !stored.has(sameGrade(l.grade)));
+    try {
+      await store.grades.recordMany(
+        runId,
+        fresh.map((l) => l.grade),
+      );
+    } catch (err) {
+      if (GradeError.isInstance(err) && err.index !== undefined) {
+        const line = fresh[err.index].line;
+        throw new UsageError(`${file}: line ${line}${err.field ? `: field "${fieldName(err.field)}"` : ''}: ${err.message}; nothing was imported`, {
+          file,
+          line,
+          ...(err.field ? { path: fieldName(err.field) } : {}),
+        });
+      }
+      throw err;
     }
-    throw err;
+    const skipped = lines.length - fresh.length;
+    const drawn = fresh.filter((l) => l.grade.probability !== undefined).length;
+    process.stderr.write(
+      `assay: imported ${fresh.length} grade(s) into run ${runId}${skipped ? ` (${skipped} already stored, skipped)` : ''}` +
+        (fresh.length > drawn
+          ? `; ${fresh.length - drawn} without a probability count as hand-picked: the corrected rate assumes they were drawn at random (docs/judges.md)`
+          : '') +
+        '\n',
+    );
+  } finally {
+    await store.close();
   }
-  const skipped = lines.length - fresh.length;
-  const drawn = fresh.filter((l) => l.grade.probability !== undefined).length;
-  process.stderr.write(
-    `assay: imported ${fresh.length} grade(s) into run ${runId}${skipped ? ` (${skipped} already stored, skipped)` : ''}` +
-      (fresh.length > drawn
-        ? `; ${fresh.length - drawn} without a probability count as hand-picked: the corrected rate assumes they were drawn at random (docs/judges.md)`
-        : '') +
-      '\n',
-  );
 }
 
 /** The file's name for a NewGrade field. */
@@ -89,7 +93,8 @@ function fieldName(field: string): string {
 }
 
 async function exportGrades(flags: ExportFlags): Promise<void> {
-  const format: GradeFileFormat = gradeFormatFlag(flags.format) ?? (flags.out ? formatOfFile(flags.out) : undefined) ?? 'jsonl';
+  const format: GradeFileFormat =
+    oneOfFlag('--format', flags.format, GRADE_FILE_FORMATS, { ignoreCase: true }) ?? (flags.out ? formatOfFile(flags.out) : undefined) ?? 'jsonl';
   const store: Store = await openStore(storeLocation(flags.store), { readonly: true });
   let grades: GradeRecord[];
   let runId: string;

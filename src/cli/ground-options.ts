@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
+import { numberFlag } from './flags.js';
 import { chatModelFromFile, fileFlagAlone, readProviderFile } from '../providers/provider-file.js';
 import { localLimiters } from '../providers/rate-limit.js';
 import { llmClaimCheckerFromConfig } from '../ground/checkers/llm.js';
@@ -38,7 +39,7 @@ export interface LlmFlags {
 
 /** The answer generator from `--llm <file>` (any chat provider) or `--llm-model`/`--llm-base-url` (OpenAI-compatible). */
 export async function llmConfig(o: LlmFlags): Promise<AnswerGenerator | OpenAIGeneratorOptions | undefined> {
-  const temperature = numberFlag('--temperature', o.temperature, { min: 0, max: 0.3, integer: false });
+  const temperature = numberFlag('--temperature', o.temperature, { min: 0, max: 0.3 });
   if (o.llm !== undefined) {
     fileFlagAlone('--llm', o.llm, { '--llm-model': o.llmModel, '--llm-base-url': o.llmBaseUrl });
     const { model, name, options } = await chatModelFromFile(o.llm, '--llm');
@@ -89,18 +90,6 @@ export async function checkerConfig(o: CheckerFlags): Promise<{ checker?: ClaimC
   if (o.judge === undefined) return {};
   const raw = await readProviderFile(o.judge, '--judge');
   return { checker: llmClaimCheckerFromConfig(raw, { file: o.judge, path: '--judge', limiters: localLimiters(), retry: { baseMs: 200, maxMs: 2000 } }) };
-}
-
-/** A numeric flag, checked: the message names the flag, the range and what was found. */
-export function numberFlag(flag: string, value: string | undefined, range: { min: number; max?: number; integer?: boolean }): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  const integer = range.integer ?? true;
-  if (value.trim() === '' || !Number.isFinite(n) || n < range.min || (range.max !== undefined && n > range.max) || (integer && !Number.isInteger(n))) {
-    const bounds = range.max === undefined ? `≥ ${range.min}` : `from ${range.min} to ${range.max}`;
-    throw new UsageError(`${flag}: expected ${integer ? 'a whole number' : 'a number'} ${bounds}, found ${JSON.stringify(value)}`, { path: flag });
-  }
-  return n;
 }
 
 /** The knowledge base the grounding commands use without --kb (as the docs do): .assay/kb under the working directory. */

@@ -6,7 +6,7 @@ import { guardedCall } from '../guard/guard.js';
 import type { GuardResult } from '../guard/types.js';
 import { assembleRun, type AssembledRun } from '../run/assemble.js';
 import { shownLocation, storeLocation } from '../store/open.js';
-import { positiveIntFlag } from './run.js';
+import { intFlag } from './flags.js';
 
 /**
  * `assay guard <config> --input "..."`: one guarded call with an experiment's system, validators and verifiers
@@ -32,13 +32,7 @@ function pickInput(x: Experiment, flags: GuardFlags): InputValue {
   }
   if (flags.input !== undefined) return flags.input;
   // Counted from 1, as people count the config's inputs (and as reports number them).
-  const n = Number(flags.inputIndex);
-  if (!/^\d+$/.test(flags.inputIndex!.trim()) || n < 1 || n > x.inputs.length) {
-    throw new UsageError(
-      `--input-index: expected a whole number from 1 to ${x.inputs.length} (the config's inputs, counted from 1), found ${JSON.stringify(flags.inputIndex)}`,
-      { path: '--input-index' },
-    );
-  }
+  const n = intFlag('--input-index', flags.inputIndex, { min: 1, max: x.inputs.length, hint: "the config's inputs, counted from 1" })!;
   return x.inputs[n - 1];
 }
 
@@ -76,14 +70,10 @@ export function guardExitCode(r: GuardResult): number {
 // Node's timers hold at most 2^31 − 1 ms (about 24.8 days).
 const MAX_MS = 2 ** 31 - 1;
 
-function msFlag(flag: string, value: string | undefined): number | undefined {
-  const ms = positiveIntFlag(flag, value);
-  if (ms !== undefined && ms > MAX_MS) throw new UsageError(`${flag}: expected at most ${MAX_MS} ms, found ${JSON.stringify(value)}`, { path: flag });
-  return ms;
-}
+const msFlag = (flag: string, value: string | undefined) => intFlag(flag, value, { min: 1, max: MAX_MS, what: 'a whole number of milliseconds' });
 
 async function guardCommand(configPath: string, flags: GuardFlags): Promise<void> {
-  const maxAttempts = positiveIntFlag('--max-attempts', flags.maxAttempts)!;
+  const maxAttempts = intFlag('--max-attempts', flags.maxAttempts, { min: 1 })!;
   const timeoutMs = msFlag('--timeout', flags.timeout);
   const callTimeoutMs = msFlag('--call-timeout', flags.callTimeout);
   const experiment = await loadExperiment(configPath);

@@ -3,7 +3,8 @@ import { UsageError } from '../errors.js';
 import { createEmbedder } from '../ground/embedders/resolve.js';
 import { ingest } from '../ground/kb/ingest.js';
 import { readManifest } from '../ground/kb/kb-store.js';
-import { DEFAULT_KB, embedderConfig, embedderOptions, numberFlag } from './ground-options.js';
+import { DEFAULT_KB, embedderConfig, embedderOptions } from './ground-options.js';
+import { intFlag, numberFlag } from './flags.js';
 
 /** `assay kb ingest <paths…> --kb <dir>` and `assay kb info --kb <dir>`. */
 export function register(program: Command): void {
@@ -22,12 +23,12 @@ export function register(program: Command): void {
       .option('--json', 'print the summary as JSON'),
   ).action(async (paths: string[], o) => {
     let kind = o.embedder as string;
-    const size = numberFlag('--chunk-size', o.chunkSize, { min: 500, max: 700 }) as number;
-    const overlap = numberFlag('--overlap', o.overlap, { min: 0.1, max: 0.15, integer: false }) as number;
+    const size = intFlag('--chunk-size', o.chunkSize, { min: 500, max: 700 }) as number;
+    const overlap = numberFlag('--overlap', o.overlap, { min: 0.1, max: 0.15 }) as number;
     const cfg = {
       ...embedderConfig(o),
       model: o.embeddingModel as string | undefined,
-      dimension: numberFlag('--dimension', o.dimension, { min: 8, max: 65536 }),
+      dimension: intFlag('--dimension', o.dimension, { min: 8, max: 65536 }),
     };
     let embedder;
     try {

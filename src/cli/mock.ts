@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { MOCK_DIALECTS, startMock, type MockProvider } from '../mock/index.js';
 import { loadMockRules, mockResponder } from '../mock/rules.js';
+import { intFlag, numberFlag, oneOfFlag, shareFlag } from './flags.js';
 
 interface MockFlags {
   port: string;
@@ -14,13 +15,6 @@ interface MockFlags {
   errorStatus: string;
   seed: string;
   apiKey?: string;
-}
-
-function numberFlag(flag: string, value: string, check: (n: number) => boolean, expected: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || !check(n))
-    throw new UsageError(`${flag}: expected ${expected}, found ${JSON.stringify(value)}`, { path: flag });
-  return n;
 }
 
 /**
@@ -48,23 +42,13 @@ export function register(program: Command): void {
     .option('--seed <n>', 'seed of the error draws', '1')
     .option('--api-key <key>', 'require this key, sent the way the provider expects')
     .action(async (flags: MockFlags) => {
-      if (!(flags.provider in MOCK_DIALECTS))
-        throw new UsageError(`--provider: expected one of ${Object.keys(MOCK_DIALECTS).join(', ')}, found ${JSON.stringify(flags.provider)}`, {
-          path: '--provider',
-        });
-      const port = numberFlag('--port', flags.port, (n) => Number.isInteger(n) && n >= 0 && n < 65536, 'a port number from 0 to 65535');
-      const latencyMs = numberFlag('--latency', flags.latency, (n) => n >= 0, 'a number of milliseconds ≥ 0');
-      const errorRate = numberFlag('--error-rate', flags.errorRate, (n) => n >= 0 && n <= 1, 'a share between 0 and 1');
-      const errorStatus = numberFlag(
-        '--error-status',
-        flags.errorStatus,
-        (n) => Number.isInteger(n) && n >= 400 && n <= 599,
-        'an HTTP error status from 400 to 599',
-      );
-      const seed = numberFlag('--seed', flags.seed, Number.isInteger, 'an integer');
-      if (flags.judge !== undefined && flags.judge !== 'pass' && flags.judge !== 'fail')
-        throw new UsageError(`--judge: expected pass or fail, found ${JSON.stringify(flags.judge)}`, { path: '--judge' });
-      const judge = flags.judge as 'pass' | 'fail' | undefined;
+      oneOfFlag('--provider', flags.provider, Object.keys(MOCK_DIALECTS));
+      const port = intFlag('--port', flags.port, { min: 0, max: 65535, what: 'a port number' })!;
+      const latencyMs = numberFlag('--latency', flags.latency, { min: 0, what: 'a number of milliseconds' })!;
+      const errorRate = shareFlag('--error-rate', flags.errorRate)!;
+      const errorStatus = intFlag('--error-status', flags.errorStatus, { min: 400, max: 599, what: 'an HTTP error status' })!;
+      const seed = intFlag('--seed', flags.seed)!;
+      const judge = oneOfFlag('--judge', flags.judge, ['pass', 'fail'] as const);
       const rules = [...(flags.rules !== undefined ? loadMockRules(flags.rules) : []), ...(judge ? [{ judge }] : [])];
       const ruled = rules.length - (judge ? 1 : 0);
       let server;

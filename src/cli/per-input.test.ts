@@ -59,7 +59,7 @@ describe('perInput: one input below its floor while the aggregate passes', () =>
     expect(validateReport(json), JSON.stringify(validateReport.errors)).toBe(true);
     const v = json.validators[0];
     expect(v).toMatchObject({ verdict: 'fail', counts: { pass: 120, fail: 30, error: 0 } });
-    expect(v.reason).toMatch(/^lower bound 7\d\.\d% ≥ minSuccess 70%; per input: 1 of 5 inputs below their floor 80% \(Holm, family-wise 95%\)$/);
+    expect(v.reason).toMatch(/^lower bound 7\d\.\d% ≥ minSuccess 70\.0%; per input: 1 of 5 inputs below their floor 80\.0% \(Holm, family-wise 95%\)$/);
     const p = v.perInput!;
     expect(p).toMatchObject({ minSuccess: 0.8, method: 'holm', level: 0.95, verdict: 'fail', failing: [3] });
     expect(p.alpha).toBeCloseTo(0.025, 12);
@@ -70,14 +70,14 @@ describe('perInput: one input below its floor while the aggregate passes', () =>
     expect(json.passed).toBe(false);
 
     expect(r.out).toMatch(/no-apology\s+80\.0%\s+\[\S+, \S+\]\s+0\.0%\s+70\.0%\s+FAIL/);
-    expect(r.out).toContain('no-apology per input ≥ 80.0% (Holm, family-wise 95.0%): FAIL');
+    expect(r.out).toContain('no-apology per input ≥ 80.0% (Holm, family-wise 95%): FAIL');
     expect(r.out).toMatch(/ {2}below its floor: #4 "I want a refund for my broken kettle, please" 0\/30 = 0\.0% \[0\.0%, 11\.6%\], Holm p = /);
     expect(r.out).toContain('FAIL: 1 failed of 1 validator(s): no-apology');
 
     const junit = readFileSync(out('xml'), 'utf8');
     expect(junit).toMatch(/<failure type="below-min-success" message="[^"]*below the per-input floor 80\.0%: #4 &quot;I want a refund/);
     const md = readFileSync(out('md'), 'utf8');
-    expect(md).toContain('### no-apology per input ≥ 80.0% (Holm, family-wise 95.0%): FAIL');
+    expect(md).toContain('### no-apology per input ≥ 80.0% (Holm, family-wise 95%): FAIL');
     expect(md).toMatch(/- below its floor: #4 "I want a refund for my broken kettle, please" 0\/30 = 0\.0%/);
     const html = readFileSync(out('html'), 'utf8');
     expect(html).toContain('<h2>Per-input floors</h2>');
@@ -118,10 +118,12 @@ describe('perInput: one input below its floor while the aggregate passes', () =>
     );
     const flag = await cli('run', tmp.config('seq2.yaml', config()), '--stopping', 'sequential', '--store', store, '--no-progress');
     expect(flag.code).toBe(2);
-    expect(flag.err).toContain('expected no perInput with stopping: sequential (--stopping)');
+    expect(flag.err).toMatch(
+      /^assay: --stopping: expected no perInput with stopping: sequential, found a per-input floor \(validators\[0\]\.perInput in .*seq2\.yaml, line 6\): its exact/m,
+    );
     const both = await cli('run', tmp.config('seq3.yaml', config('', 'weight: 1')), '--stopping', 'sequential', '--per-input', '0.8', '--store', store);
     expect(both.code).toBe(2);
-    expect(both.err).toContain('expected no perInput (--per-input) with stopping: sequential (--stopping)');
+    expect(both.err).toContain('assay: --per-input: expected no perInput with stopping: sequential, found a per-input floor: its exact per-input tests');
     const badFlag = await cli('run', tmp.config('seq3.yaml', config('', 'weight: 1')), '--per-input', '80%', '--store', store);
     expect(badFlag.code).toBe(2);
     expect(badFlag.err).toContain(`--per-input: expected a number strictly between 0 and 1 (each input's floor, e.g. 0.8), found "80%"`);

@@ -40,7 +40,7 @@ describe('assay plan --rates', () => {
       [['--rates', '0.9', '--confidence', '1'], /--confidence: expected a number strictly between 0 and 1, found "1"/],
       [['--rates', '0.9', '--run', 'x'], /exactly one of --rates .* found --rates and --run/],
       [[], /found none/],
-      [['--rates', '0.9', '--interval', 'bayes'], /--interval: expected one of clopper-pearson, wilson, wald/],
+      [['--rates', '0.9', '--interval', 'bayes'], /--interval: expected clopper-pearson, wilson or wald, found "bayes"/],
     ] as const) {
       const r = await cli(['plan', ...args]);
       expect(r.code, args.join(' ')).toBe(2);

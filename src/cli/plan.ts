@@ -8,6 +8,8 @@ import { UsageError } from '../errors.js';
 import { openStore, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
+import { decimal, flagError, oneOfFlag, shareFlag } from './flags.js';
+import { formatRate, NO_VALUE } from '../core/show.js';
 
 /**
  * `assay plan`: what the guard will cost (white paper §4.2). From validator rates (--rates) or from a stored
@@ -29,41 +31,19 @@ interface PlanFlags {
   json?: boolean;
 }
 
-// A plain decimal ("0.9", ".85", "1", "9e-1"): Number() alone would also take "0x1", "Infinity" or "  ".
-const DECIMAL = /^[+]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
-
 /** Comma-separated rates in [0, 1], or a UsageError naming the flag, the position and what was found. */
 export function parseRates(text: string): number[] {
   const parts = text.split(',').map((s) => s.trim());
   return parts.map((s, k) => {
-    const p = DECIMAL.test(s) ? Number(s) : Number.NaN;
-    if (!(p >= 0 && p <= 1)) {
-      throw new UsageError(`--rates: expected comma-separated numbers in [0, 1], found ${JSON.stringify(s)} at position ${k + 1} of ${JSON.stringify(text)}`, {
-        path: '--rates',
-      });
-    }
+    const p = decimal(s);
+    if (!(p >= 0 && p <= 1)) throw flagError('--rates', 'comma-separated numbers in [0, 1]', s, `at position ${k + 1} of ${JSON.stringify(text)}`);
     return p;
   });
 }
 
-/** A probability strictly between 0 and 1 from a flag. */
-export function probabilityFlag(flag: string, value: string): number {
-  const p = DECIMAL.test(value.trim()) ? Number(value) : Number.NaN;
-  if (!(p > 0 && p < 1)) {
-    throw new UsageError(`${flag}: expected a number strictly between 0 and 1, found ${JSON.stringify(value)}`, { path: flag });
-  }
-  return p;
-}
-
-function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value)) {
-    throw new UsageError(`${flag}: expected one of ${allowed.join(', ')}, found ${JSON.stringify(value)}`, { path: flag });
-  }
-  return value as T;
-}
-
 const num = (x: number | null | undefined, digits = 4) => (x === null || x === undefined ? '∞' : Number.isInteger(x) ? String(x) : x.toFixed(digits));
-const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(2)}%`);
+// The plan's probabilities need two decimals (99.95% is not 100.0%).
+const pct = (x: number | null | undefined) => formatRate(x, 2);
 
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
@@ -81,9 +61,9 @@ export function formatRatePlan(p: RatePlan, rates: number[]): string {
   ].join('\n');
 }
 
-/** One row of the model table: '—' where there is no data, '∞' where the figure is unbounded (P_pass = 0). */
+/** One row of the model table: NO_VALUE where there is no data, '∞' where the figure is unbounded (P_pass = 0). */
 function modelRow(label: string, p: { p_pass: number; expected_attempts: number | null; m: number | null } | null | undefined): string[] {
-  return p ? [label, num(p.p_pass), num(p.expected_attempts), num(p.m)] : [label, '—', '—', '—'];
+  return p ? [label, num(p.p_pass), num(p.expected_attempts), num(p.m)] : [label, NO_VALUE, NO_VALUE, NO_VALUE];
 }
 
 export function formatTensorPlan(p: TensorRetryPlan & { run_id: string }, labels: string[]): string {
@@ -120,10 +100,10 @@ export function formatTensorPlan(p: TensorRetryPlan & { run_id: string }, labels
         String(x.i + 1),
         (labels[x.i] ?? '').slice(0, 32),
         num(x.p_pass, 3),
-        x.p_pass_ci ? `[${x.p_pass_ci.low.toFixed(3)}, ${x.p_pass_ci.high.toFixed(3)}]` : '—',
-        x.p_pass === null ? '—' : num(x.expected_attempts, 3),
-        x.p_pass === null ? '—' : num(x.m),
-        x.m_ci ? `[${num(x.m_ci.low)}, ${num(x.m_ci.high)}]` : '—',
+        x.p_pass_ci ? `[${x.p_pass_ci.low.toFixed(3)}, ${x.p_pass_ci.high.toFixed(3)}]` : NO_VALUE,
+        x.p_pass === null ? NO_VALUE : num(x.expected_attempts, 3),
+        x.p_pass === null ? NO_VALUE : num(x.m),
+        x.m_ci ? `[${num(x.m_ci.low)}, ${num(x.m_ci.high)}]` : NO_VALUE,
         String(x.samples),
       ]),
     ]),
@@ -162,7 +142,7 @@ export function formatSampleSizePlan(p: SampleSizePlan, o: { minSuccess: number;
   return [
     `to ${verdict} minSuccess ${pct(o.minSuccess)} with probability ${pct(o.power)} when the rate is ${pct(o.expect)}, at level ${pct(o.level)}:`,
     `fixed (confident verdict, Clopper–Pearson)   n = ${n(p.fixed.n)} outputs`,
-    `sequential (stopping: sequential, expect ${o.expect})   expected n = ${p.sequential.expected_n === null ? '–' : p.sequential.expected_n.toFixed(1)}, at most ${n(p.sequential.max_n)} outputs (set samples so that inputs × samples ≥ max n)`,
+    `sequential (stopping: sequential, expect ${o.expect})   expected n = ${p.sequential.expected_n === null ? NO_VALUE : p.sequential.expected_n.toFixed(1)}, at most ${n(p.sequential.max_n)} outputs (set samples so that inputs × samples ≥ max n)`,
   ].join('\n');
 }
 
@@ -173,9 +153,9 @@ function sampleSizeCommand(flags: PlanFlags, level: number): void {
       path: flags.minSuccess === undefined ? '--min-success' : '--expect',
     });
   }
-  const minSuccess = probabilityFlag('--min-success', flags.minSuccess);
-  const expect = probabilityFlag('--expect', flags.expect);
-  const power = probabilityFlag('--power', flags.power);
+  const minSuccess = shareFlag('--min-success', flags.minSuccess, { open: true })!;
+  const expect = shareFlag('--expect', flags.expect, { open: true })!;
+  const power = shareFlag('--power', flags.power, { open: true })!;
   if (expect === minSuccess)
     throw new UsageError(`--expect: expected a rate different from --min-success (${minSuccess}); no sample size tells a rate from itself`, {
       path: '--expect',
@@ -188,11 +168,11 @@ function sampleSizeCommand(flags: PlanFlags, level: number): void {
 }
 
 async function planCommand(flags: PlanFlags): Promise<void> {
-  const confidence = probabilityFlag('--confidence', flags.confidence);
-  const level = probabilityFlag('--level', flags.level);
-  const alpha = probabilityFlag('--alpha', flags.alpha);
-  const method = oneOf<IntervalMethod>('--interval', flags.interval, ['clopper-pearson', 'wilson', 'wald']);
-  const errors = oneOf<ErrorPolicy>('--errors', flags.errors, ['exclude', 'fail']);
+  const confidence = shareFlag('--confidence', flags.confidence, { open: true })!;
+  const level = shareFlag('--level', flags.level, { open: true })!;
+  const alpha = shareFlag('--alpha', flags.alpha, { open: true })!;
+  const method = oneOfFlag<IntervalMethod>('--interval', flags.interval, ['clopper-pearson', 'wilson', 'wald'])!;
+  const errors = oneOfFlag<ErrorPolicy>('--errors', flags.errors, ['exclude', 'fail'])!;
   const modes = [
     flags.rates !== undefined && '--rates',
     flags.run !== undefined && '--run',

@@ -284,6 +284,6 @@ describe('assay mock', () => {
     const bad = tmp.config('bad.jsonl', '{"match":"a","reply":"b"}\n{"match":"a","replyy":"b"}\n');
     const r = await cli('mock', '--rules', bad, '--port', '0');
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/bad\.jsonl:2: .*replyy/);
+    expect(r.err).toMatch(/bad\.jsonl: replyy: unknown key .*; did you mean "reply"\? \(line 2\)/);
   });
 });

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { IntervalMethod, StoppingRule, VerdictMode } from '../core/summary-types.js';
-import { DURATION_EXPECTED, parseDuration } from '../config/duration.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { exitCodeFor, reportMeta } from '../report/meta.js';
 import { formatTerminalSummary } from '../report/terminal.js';
@@ -13,6 +12,7 @@ import { createProgressView } from '../run/progress.js';
 import { outageTimeout } from './store-flag.js';
 import { parseRedisUrl } from '../queue/connection.js';
 import { OUTAGE_FLAG, OUTAGE_HELP, STORE_FLAG, STORE_HELP } from './store-flag.js';
+import { durationFlag, intFlag, oneOfFlag, shareFlag, usdFlag } from './flags.js';
 
 interface RunFlags {
   json?: string;
@@ -39,76 +39,20 @@ interface RunFlags {
   outageTimeout?: string;
 }
 
-/** --max-errors: samples in a row failing the same way that stop a run (0: never); default DEFAULT_MAX_ERRORS. */
-function maxErrorsFlag(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_MAX_ERRORS;
-  if (!/^\d+$/.test(value.trim()))
-    throw new UsageError(`--max-errors: expected a whole number ≥ 0 (0 never stops), found ${JSON.stringify(value)}`, { path: '--max-errors' });
-  return Number(value);
-}
-
-/** A whole number ≥ 1 from a flag, or a UsageError naming the flag and what was found. */
-export function positiveIntFlag(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value.trim()) || Number(value) < 1)
-    throw new UsageError(`${flag}: expected a whole number ≥ 1, found ${JSON.stringify(value)}`, { path: flag });
-  return Number(value);
-}
-
-/** `--per-input <rate>`: the per-input floor of every rule without its own, strictly between 0 and 1. */
-function perInputFlag(value: string | undefined): { minSuccess: number } | undefined {
-  if (value === undefined) return undefined;
-  const x = Number(value.trim());
-  if (!/\d/.test(value) || !(x > 0 && x < 1))
-    throw new UsageError(`--per-input: expected a number strictly between 0 and 1 (each input's floor, e.g. 0.8), found ${JSON.stringify(value)}`, {
-      path: '--per-input',
-    });
-  return { minSuccess: x };
-}
-
-/** An amount of USD > 0 from a flag. */
-export function usdFlag(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const usd = Number(value.trim().replace(/^\$/, ''));
-  if (!/\d/.test(value) || !Number.isFinite(usd) || usd <= 0)
-    throw new UsageError(`${flag}: expected an amount of USD > 0 such as 5 or 0.50, found ${JSON.stringify(value)}`, { path: flag });
-  return usd;
-}
-
-/** `--cache-ttl <duration>`: ignore cached answers older than this (ms). */
-function cacheTtlFlag(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = parseDuration(value);
-  if (ms === undefined) throw new UsageError(`--cache-ttl: ${DURATION_EXPECTED}, found ${JSON.stringify(value)}`, { path: '--cache-ttl' });
-  return ms;
-}
-
-/** `--stopping`: fixed or sequential. */
-function stoppingFlag(value: string | undefined): StoppingRule | undefined {
-  if (value === undefined) return undefined;
-  if (value !== 'fixed' && value !== 'sequential')
-    throw new UsageError(`--stopping: expected fixed or sequential, found ${JSON.stringify(value)}`, { path: '--stopping' });
-  return value;
-}
-
-/** A flag that takes one of a few words (`--verdict`, `--interval`). */
-function oneOfFlag<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
-  if (value === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(value))
-    throw new UsageError(`${flag}: expected ${allowed.join(' or ')}, found ${JSON.stringify(value)}`, { path: flag });
-  return value as T;
-}
-
 async function runCommand(configArg: string | undefined, flags: RunFlags): Promise<void> {
-  const concurrency = positiveIntFlag('--concurrency', flags.concurrency);
-  const samples = positiveIntFlag('--samples', flags.samples);
-  const maxErrors = maxErrorsFlag(flags.maxErrors);
-  const stopping = stoppingFlag(flags.stopping);
+  const concurrency = intFlag('--concurrency', flags.concurrency, { min: 1 });
+  const samples = intFlag('--samples', flags.samples, { min: 1 });
+  // Samples in a row failing the same way that stop a run (0: never).
+  const maxErrors = intFlag('--max-errors', flags.maxErrors, { min: 0, hint: '0 never stops' }) ?? DEFAULT_MAX_ERRORS;
+  const stopping = oneOfFlag<StoppingRule>('--stopping', flags.stopping, ['fixed', 'sequential']);
   const verdict = oneOfFlag<VerdictMode>('--verdict', flags.verdict, ['confident', 'point']);
   const interval = oneOfFlag<IntervalMethod>('--interval', flags.interval, ['clopper-pearson', 'wilson', 'wald']);
-  const perInput = perInputFlag(flags.perInput);
+  // The per-input floor of every rule without its own.
+  const floor = shareFlag('--per-input', flags.perInput, { open: true, hint: "each input's floor, e.g. 0.8" });
+  const perInput = floor !== undefined ? { minSuccess: floor } : undefined;
   const maxCost = usdFlag('--max-cost', flags.maxCost);
-  const cacheTtlMs = cacheTtlFlag(flags.cacheTtl);
+  // Ignore cached answers older than this.
+  const cacheTtlMs = durationFlag('--cache-ttl', flags.cacheTtl);
   checkQueueFlags(flags);
   if (flags.retryErrors && flags.resume === undefined)
     throw new UsageError('--retry-errors: only with --resume <runId> (a new run has no failed samples to run again)', { path: '--retry-errors' });

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { loadStoredRun, type StoredRunReport } from '../report/load.js';
-import { pct } from '../report/meta.js';
 import { openStore, storeLocation } from '../store/open.js';
-import { positiveIntFlag } from './run.js';
+import { intFlag } from './flags.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
+import { formatRate } from '../core/show.js';
 
 interface RunsFlags {
   name?: string;
@@ -43,84 +43,88 @@ export function register(program: Command): void {
     .option('--json', 'print JSON instead of a table')
     .option(STORE_FLAG, STORE_HELP)
     .action(async (flags: RunsFlags) => {
-      const limit = positiveIntFlag('--limit', flags.limit);
-      const offset = flags.offset === undefined || flags.offset === '0' ? undefined : positiveIntFlag('--offset', flags.offset);
-      await using store = await openStore(storeLocation(flags.store), { readonly: true });
-      const runs = await store.runs.list({
-        ...(flags.name !== undefined ? { name: flags.name } : {}),
-        ...(limit !== undefined ? { limit } : {}),
-        ...(offset !== undefined ? { offset } : {}),
-      });
-      const rows: RunRow[] = [];
-      for (const run of runs) {
-        let r: StoredRunReport;
-        try {
-          r = await loadStoredRun(store, run.id);
-        } catch (err) {
-          // One damaged record (e.g. an impossible N×M×K from an older assay) must not hide every other run.
-          const problem = err instanceof Error ? err.message : String(err);
-          process.stderr.write(`assay: run ${run.id} cannot be read: ${problem}\n`);
+      const limit = intFlag('--limit', flags.limit, { min: 1 });
+      const offset = intFlag('--offset', flags.offset, { min: 0 }) || undefined;
+      const store = await openStore(storeLocation(flags.store), { readonly: true });
+      try {
+        const runs = await store.runs.list({
+          ...(flags.name !== undefined ? { name: flags.name } : {}),
+          ...(limit !== undefined ? { limit } : {}),
+          ...(offset !== undefined ? { offset } : {}),
+        });
+        const rows: RunRow[] = [];
+        for (const run of runs) {
+          let r: StoredRunReport;
+          try {
+            r = await loadStoredRun(store, run.id);
+          } catch (err) {
+            // One damaged record (e.g. an impossible N×M×K from an older assay) must not hide every other run.
+            const problem = err instanceof Error ? err.message : String(err);
+            process.stderr.write(`assay: run ${run.id} cannot be read: ${problem}\n`);
+            rows.push({
+              id: run.id,
+              name: run.name,
+              status: run.status,
+              createdAt: run.createdAt,
+              system: run.systemId,
+              design: { N: run.N, M: run.M, K: run.K },
+              done: 0,
+              verdict: 'unreadable',
+              overall: null,
+              problem,
+            });
+            continue;
+          }
+          // A stored sample has a non-pending cell (a sequential run leaves decided validators' cells pending).
+          let done = 0;
+          for (let i = 0; i < r.tensor.N; i++)
+            for (let j = 0; j < r.tensor.M; j++) if (!Array.from({ length: r.tensor.K }, (_, k) => r.tensor.get(i, j, k)).every((c) => c === 0)) done++;
           rows.push({
             id: run.id,
             name: run.name,
             status: run.status,
             createdAt: run.createdAt,
+            ...(run.finishedAt !== undefined ? { finishedAt: run.finishedAt } : {}),
             system: run.systemId,
             design: { N: run.N, M: run.M, K: run.K },
-            done: 0,
-            verdict: 'unreadable',
-            overall: null,
-            problem,
+            done,
+            verdict: r.summary.verdict,
+            overall: r.summary.overall.value,
+            errorShare: r.summary.overall.errorShare,
           });
-          continue;
         }
-        // A stored sample has a non-pending cell (a sequential run leaves decided validators' cells pending).
-        let done = 0;
-        for (let i = 0; i < r.tensor.N; i++)
-          for (let j = 0; j < r.tensor.M; j++) if (!Array.from({ length: r.tensor.K }, (_, k) => r.tensor.get(i, j, k)).every((c) => c === 0)) done++;
-        rows.push({
-          id: run.id,
-          name: run.name,
-          status: run.status,
-          createdAt: run.createdAt,
-          ...(run.finishedAt !== undefined ? { finishedAt: run.finishedAt } : {}),
-          system: run.systemId,
-          design: { N: run.N, M: run.M, K: run.K },
-          done,
-          verdict: r.summary.verdict,
-          overall: r.summary.overall.value,
-          errorShare: r.summary.overall.errorShare,
-        });
-      }
-      if (flags.json) {
-        process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
-      } else if (!rows.length) {
-        process.stdout.write(
-          flags.name !== undefined ? `no runs named "${flags.name}" in the store\n` : 'no runs in the store yet (start one with: assay run assay.yaml)\n',
-        );
-      } else {
-        const table = [['run', 'name', 'status', 'created', 'N×M×K', 'samples', 'verdict', 'overall', 'errors']].concat(
-          rows.map((r) => [
-            r.id,
-            r.name,
-            r.status,
-            r.createdAt.slice(0, 19).replace('T', ' '),
-            `${r.design.N}×${r.design.M}×${r.design.K}`,
-            `${r.done}/${r.design.N * r.design.M}`,
-            r.verdict,
-            pct(r.overall),
-            r.errorShare == null ? '–' : pct(r.errorShare),
-          ]),
-        );
-        const widths = table[0].map((_, c) => Math.max(...table.map((row) => row[c].length)));
-        for (const row of table)
+        if (flags.json) {
+          process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+        } else if (!rows.length) {
           process.stdout.write(
-            row
-              .map((cell, c) => cell.padEnd(widths[c]))
-              .join('  ')
-              .trimEnd() + '\n',
+            flags.name !== undefined ? `no runs named "${flags.name}" in the store\n` : 'no runs in the store yet (start one with: assay run assay.yaml)\n',
           );
+        } else {
+          const table = [['run', 'name', 'status', 'created', 'N×M×K', 'samples', 'verdict', 'overall', 'errors']].concat(
+            rows.map((r) => [
+              r.id,
+              r.name,
+              r.status,
+              r.createdAt.slice(0, 19).replace('T', ' '),
+              `${r.design.N}×${r.design.M}×${r.design.K}`,
+              `${r.done}/${r.design.N * r.design.M}`,
+              r.verdict,
+              formatRate(r.overall),
+              formatRate(r.errorShare),
+            ]),
+          );
+          const widths = table[0].map((_, c) => Math.max(...table.map((row) => row[c].length)));
+          for (const row of table)
+            process.stdout.write(
+              row
+                .map((cell, c) => cell.padEnd(widths[c]))
+                .join('  ')
+                .trimEnd() + '\n',
+            );
+        }
+        process.exitCode = 0;
+      } finally {
+        await store.close();
       }
-      process.exitCode = 0;
     });
 }

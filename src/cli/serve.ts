@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { checkerConfig, checkerOptions, embedderConfig, embedderOptions, llmConfig, llmOptions, numberFlag, type CheckerFlags } from './ground-options.js';
+import { checkerConfig, checkerOptions, embedderConfig, embedderOptions, llmConfig, llmOptions, type CheckerFlags } from './ground-options.js';
+import { intFlag, numberFlag } from './flags.js';
 import { createGroundingPool, DEFAULT_QUEUE, defaultWorkers, type GroundingPool } from '../ground/pool/grounding.js';
 import { isLoopbackHost } from '../server/auth.js';
 import { defaultConnectionLimits, type ConnectionLimits } from '../server/connections.js';
@@ -9,7 +10,7 @@ import { RedisRateLimiter, resolveLimits, type ServerLimits } from '../server/li
 import type { Redis } from 'ioredis';
 import { connectRedis, parseRedisUrl } from '../queue/connection.js';
 import { startServer, type ServerHandle } from '../server/start.js';
-import { isPostgresUrl, openStore, storeLocation } from '../store/open.js';
+import { openStore, storeLocation } from '../store/open.js';
 import type { Store } from '../store/types.js';
 
 interface ServeFlags extends CheckerFlags {
@@ -62,13 +63,13 @@ function tokenFrom(flags: ServeFlags): string | undefined {
 }
 
 async function serveCommand(flags: ServeFlags): Promise<void> {
-  const port = numberFlag('--port', flags.port, { min: 0, max: 65535 }) as number;
+  const port = intFlag('--port', flags.port, { min: 0, max: 65535 }) as number;
   const token = tokenFrom(flags);
   const limits: Partial<ServerLimits> = {};
-  const maxBody = numberFlag('--max-body', flags.maxBody, { min: 1 });
-  const timeout = numberFlag('--timeout', flags.timeout, { min: 1 });
-  const rate = numberFlag('--rate', flags.rate, { min: 0.001, integer: false });
-  const burst = numberFlag('--burst', flags.burst, { min: 1 });
+  const maxBody = intFlag('--max-body', flags.maxBody, { min: 1 });
+  const timeout = intFlag('--timeout', flags.timeout, { min: 1 });
+  const rate = numberFlag('--rate', flags.rate, { min: 0.001 });
+  const burst = intFlag('--burst', flags.burst, { min: 1 });
   const llm = await llmConfig(flags);
   // An LLM claim checker answers on this thread (network I/O); an NLI model is loaded in each analysis worker.
   const checking = await checkerConfig(flags);
@@ -77,9 +78,9 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   if (rate) limits.ratePerSecond = rate;
   if (burst) limits.rateBurst = burst;
   const connections: Partial<ConnectionLimits> = {};
-  const maxConnections = numberFlag('--max-connections', flags.maxConnections, { min: 1 });
-  const headersTimeout = numberFlag('--headers-timeout', flags.headersTimeout, { min: 1 });
-  const bodyTimeout = numberFlag('--body-timeout', flags.bodyTimeout, { min: 1 });
+  const maxConnections = intFlag('--max-connections', flags.maxConnections, { min: 1 });
+  const headersTimeout = intFlag('--headers-timeout', flags.headersTimeout, { min: 1 });
+  const bodyTimeout = intFlag('--body-timeout', flags.bodyTimeout, { min: 1 });
   if (maxConnections) connections.maxConnections = maxConnections;
   if (headersTimeout) connections.headersTimeoutMs = headersTimeout;
   if (bodyTimeout) connections.bodyTimeoutMs = bodyTimeout;
@@ -90,9 +91,9 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
       path: '--headers-timeout',
     });
 
-  const workers = numberFlag('--workers', flags.workers, { min: 1, max: 256 }) ?? defaultWorkers();
-  const queue = numberFlag('--queue', flags.queue, { min: 0 }) ?? DEFAULT_QUEUE;
-  const workerHeapMb = numberFlag('--worker-memory', flags.workerMemory, { min: 16 });
+  const workers = intFlag('--workers', flags.workers, { min: 1, max: 256 }) ?? defaultWorkers();
+  const queue = intFlag('--queue', flags.queue, { min: 0 }) ?? DEFAULT_QUEUE;
+  const workerHeapMb = intFlag('--worker-memory', flags.workerMemory, { min: 16 });
   // The pool decides when /analyze is overloaded: every worker busy and its queue full.
   limits.maxInFlight = workers + queue;
 
@@ -118,15 +119,10 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   // The dashboard reads the store; without --store (or ASSAY_STORE) a missing default store just means no dashboard data.
   let store: Store | undefined;
   const location = storeLocation(flags.store);
-  // --grading: the grading page stores people's grades, so the store is opened for writing (runs stay untouched).
-  if (flags.grading && !isPostgresUrl(location) && !existsSync(location)) {
-    await engine?.close();
-    throw new UsageError(`--grading: expected an assay store at ${location}, found no file (runs are stored there by: assay run <config>)`, {
-      path: '--store',
-    });
-  }
+  // --grading: the grading page stores people's grades, so the store is opened for writing (runs stay untouched);
+  // it must hold runs already, as for reading.
   if (flags.store || process.env.ASSAY_STORE || existsSync(location) || flags.grading)
-    store = await openStore(location, { readonly: !flags.grading }).catch(async (err: unknown) => {
+    store = await openStore(location, { readonly: !flags.grading, existing: true }).catch(async (err: unknown) => {
       await engine?.close();
       throw err;
     });

@@ -74,7 +74,7 @@ describe('assay spade (CLI)', () => {
 
   it('bad --alpha, --method and an example-free matrix are usage errors naming what is wrong', async () => {
     expect(await main(['spade', 'select', '--matrix', 'x.json', '--alpha', '1.5'])).toBe(2);
-    expect(stderr).toMatch(/--alpha: expected a number between 0 and 1, found "1.5"/);
+    expect(stderr).toMatch(/--alpha: expected a number from 0 to 1, found "1.5"/);
     expect(await main(['spade', 'select', '--method', 'greedy'])).toBe(2);
     expect(stderr).toMatch(/--method/);
     const empty = file('empty.json', { assertions: ['a'], examples: [], results: { a: [] } });
@@ -436,7 +436,10 @@ describe('assay spade (CLI)', () => {
           [...evaluate, '--judge', file('judge-gpt.yaml', 'gpt:\n  model: x\n')],
           /judge-gpt\.yaml: --judge: expected exactly one of openai, anthropic.*found "gpt"/,
         ],
-        [[...evaluate, '--judge', file('judge-sys.yaml', 'ollama:\n  model: x\n  system: hi\n')], /judge-sys\.yaml: --judge\.ollama\.system: unknown option/],
+        [
+          [...evaluate, '--judge', file('judge-sys.yaml', 'ollama:\n  model: x\n  system: hi\n')],
+          /judge-sys\.yaml: --judge\.ollama\.system: unknown key \(expected one of: model, .*, attemptTimeoutMs\)$/m,
+        ],
         [
           [...evaluate, '--judge', file('judge-nokey.yaml', 'mistral:\n  model: x\n')],
           /judge-nokey\.yaml: --judge\.mistral: expected an API key in MISTRAL_API_KEY/,

@@ -19,6 +19,8 @@ import { categoriseDelta, evaluateTaxonomy, type AnnotatedDelta } from '../spade
 import { gitVersions, readVersionsFile } from '../spade/versions.js';
 import { evaluateOn, evaluationJudge, labelledExamples, type EvalFlags, type LabelFlags } from './spade-labels.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
+import { intFlag, oneOfFlag, shareFlag } from './flags.js';
+import { orNoValue } from '../core/show.js';
 
 /** `assay spade …`: SPADE's steps, from prompt history to a selected validator config. */
 
@@ -38,17 +40,8 @@ async function deltasFrom(file: string | undefined, o: { git?: string; initial?:
   return { versions, deltas: promptDeltas(versions, { initial: o.initial !== false }) };
 }
 
-function positiveInt(flag: string, v: string): number {
-  const x = Number(v);
-  if (!(/^\d+$/.test(v.trim()) && x >= 1)) throw new UsageError(`${flag}: expected a whole number ≥ 1, found ${JSON.stringify(v)}`, { path: flag });
-  return x;
-}
-
-function unit(flag: string, v: string): number {
-  const x = Number(v);
-  if (!(v.trim() !== '' && x >= 0 && x <= 1)) throw new UsageError(`${flag}: expected a number between 0 and 1, found ${JSON.stringify(v)}`, { path: flag });
-  return x;
-}
+const positiveInt = (flag: string, v: string): number => intFlag(flag, v, { min: 1 })!;
+const unit = (flag: string, v: string): number => shareFlag(flag, v)!;
 
 interface LlmFlags {
   model?: string;
@@ -89,7 +82,7 @@ async function writeJson(file: string | undefined, data: unknown): Promise<void>
   if (file) await writeFile(file, JSON.stringify(data, null, 2) + '\n');
 }
 
-const pct = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
+const num3 = (x: number | null) => orNoValue(x, (v) => v.toFixed(3));
 const INITIAL = ['--no-initial', 'leave out the delta from the empty version 0 to the first version (the paper includes it)'] as const;
 
 export function register(program: Command): void {
@@ -131,9 +124,9 @@ export function register(program: Command): void {
         const r = await evaluateTaxonomy(llm, rows);
         out(`taxonomy agreement with human tags (${llm.model}): ${r.deltas} deltas, ${r.errors.length} errors`);
         out(
-          `  micro precision ${pct(r.micro.precision)}, recall ${pct(r.micro.recall)}, F1 ${pct(r.micro.f1)}; exact match ${r.exactMatch}/${r.deltas}; mean Jaccard ${pct(r.meanJaccard)}`,
+          `  micro precision ${num3(r.micro.precision)}, recall ${num3(r.micro.recall)}, F1 ${num3(r.micro.f1)}; exact match ${r.exactMatch}/${r.deltas}; mean Jaccard ${num3(r.meanJaccard)}`,
         );
-        for (const [tag, c] of Object.entries(r.perTag).sort()) out(`  ${tag.padEnd(34)} F1 ${pct(c.f1)} (tp ${c.tp}, fp ${c.fp}, fn ${c.fn})`);
+        for (const [tag, c] of Object.entries(r.perTag).sort()) out(`  ${tag.padEnd(34)} F1 ${num3(c.f1)} (tp ${c.tp}, fp ${c.fp}, fn ${c.fn})`);
         for (const e of r.errors) out(`  error on delta ${e.id}: ${e.error}`);
         out(usageLine(llm));
         await writeJson(o.json, r);
@@ -267,13 +260,9 @@ export function register(program: Command): void {
     .option('--judge-base-url <url>', 'endpoint written into the exported judge config (default: OPENAI_BASE_URL, if set)')
     .option('--json <file>', 'also write the result as JSON')
     .action(async (o: Record<string, string | boolean | undefined>) => {
-      const method = String(o.method);
-      if (!['base', 'cov', 'sub', 'roots'].includes(method))
-        throw new UsageError(`--method: expected base, cov, sub or roots, found ${JSON.stringify(method)}`);
-      const objective = String(o.objective);
-      if (objective !== 'paper' && objective !== 'code') throw new UsageError(`--objective: expected paper or code, found ${JSON.stringify(objective)}`);
-      const labels = String(o.labels);
-      if (labels !== 'optimizer' && labels !== 'csv') throw new UsageError(`--labels: expected optimizer or csv, found ${JSON.stringify(labels)}`);
+      const method = oneOfFlag('--method', String(o.method), ['base', 'cov', 'sub', 'roots'])!;
+      const objective = oneOfFlag('--objective', String(o.objective), ['paper', 'code'])!;
+      const labels = oneOfFlag('--labels', String(o.labels), ['optimizer', 'csv'])!;
       const alpha = unit('--alpha', String(o.alpha));
       const tau = unit('--tau', String(o.tau));
       const flags = o as LabelFlags & EvalFlags;

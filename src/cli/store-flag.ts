@@ -1,5 +1,4 @@
-import { DURATION_EXPECTED, parseDuration } from '../config/duration.js';
-import { UsageError } from '../errors.js';
+import { durationFlag } from './flags.js';
 import { DEFAULT_OUTAGE_MS } from '../store/outage.js';
 
 /** The `--store` option every command that reads or writes runs takes (resolved by store/open.ts storeLocation). */
@@ -19,7 +18,5 @@ export function outageTimeout(flag: string | undefined, env: NodeJS.ProcessEnv =
   const [value, name] = flag !== undefined ? [flag, '--outage-timeout'] : [env.ASSAY_OUTAGE_TIMEOUT, 'ASSAY_OUTAGE_TIMEOUT'];
   if (value === undefined || value === '') return DEFAULT_OUTAGE_MS;
   if (/^\s*0+(\.0*)?\s*(ms|s|m|h)?\s*$/i.test(value)) return 0;
-  const ms = parseDuration(value);
-  if (ms === undefined) throw new UsageError(`${name}: ${DURATION_EXPECTED}, found ${JSON.stringify(value)}`, { path: name });
-  return ms;
+  return durationFlag(name, value)!;
 }

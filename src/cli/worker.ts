@@ -5,7 +5,7 @@ import { outageTimeout } from './store-flag.js';
 import { connectRedis, parseRedisUrl, QueueError } from '../queue/connection.js';
 import { startSampleWorker, type SampleWorker } from '../queue/worker.js';
 import { openStore, shownLocation, storeLocation, storeOutage } from '../store/open.js';
-import { positiveIntFlag } from './run.js';
+import { intFlag } from './flags.js';
 import { OUTAGE_FLAG, OUTAGE_HELP, STORE_FLAG, STORE_HELP } from './store-flag.js';
 
 interface WorkerFlags {
@@ -26,10 +26,8 @@ async function workerCommand(flags: WorkerFlags): Promise<void> {
   if (flags.queue === undefined)
     throw new UsageError('assay worker: expected --queue <redis-url> (e.g. --queue redis://127.0.0.1:6379), found none', { path: '--queue' });
   const queue = parseRedisUrl(flags.queue);
-  const concurrency = positiveIntFlag('--concurrency', flags.concurrency) ?? 8;
-  const lockDurationMs = positiveIntFlag('--lock-duration', flags.lockDuration);
-  if (lockDurationMs !== undefined && lockDurationMs < 1000)
-    throw new UsageError(`--lock-duration: expected at least 1000 ms, found ${lockDurationMs}`, { path: '--lock-duration' });
+  const concurrency = intFlag('--concurrency', flags.concurrency, { min: 1 }) ?? 8;
+  const lockDurationMs = intFlag('--lock-duration', flags.lockDuration, { min: 1000, what: 'a whole number of milliseconds' });
   const outageMs = outageTimeout(flags.outageTimeout);
   const location = storeLocation(flags.store);
   const log = (line: string) => process.stderr.write(`assay worker: ${line}\n`);

@@ -4,7 +4,7 @@ import { lazyPackage } from '../lazy.js';
 import type { InputValue } from '../core/validator.js';
 import { UsageError } from '../errors.js';
 import { loadReplayFile, recordedInputs } from '../providers/replay.js';
-import { describeFound } from './issues.js';
+import { describeFound } from '../core/issues.js';
 
 // csv-parse loads with the first CSV file (start-up, docs/runner.md).
 const csvParse = lazyPackage<typeof import('csv-parse/sync')>('csv-parse/sync');

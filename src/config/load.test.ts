@@ -85,7 +85,7 @@ describe('loadExperiment: the issue example', () => {
     const e = await loadExperiment('examples/assay.config.ts');
     try {
       const y = await loadExperiment('examples/contractions.yaml');
-      const strip = (x: typeof e) => ({ ...x, configPath: '', validators: [], serialisable: null, dispose: null });
+      const strip = (x: typeof e) => ({ ...x, configPath: '', file: '', locate: null, validators: [], serialisable: null, dispose: null });
       expect(strip(e)).toEqual(strip(y));
       y.dispose();
       const v = e.validators[0];
@@ -295,12 +295,14 @@ describe('loadExperiment: errors and stopping (issue 9)', () => {
 
   it('names the field, the line and what was expected', async () => {
     const bad = await usage(write('onerror.yaml', GOOD.replace('    minSuccess: 0.9\n', '    minSuccess: 0.9\n    onError: ignore\n')));
-    expect(bad.message).toMatch(/validators\[0\]\.onError: expected one of error, fail, found "ignore"/);
+    expect(bad.message).toMatch(
+      /validators\[0\]\.onError: expected "error" \(a throw is an error outcome, the default\) or "fail" \(a throw means the output failed\), found "ignore"/,
+    );
     expect(bad.message).toMatch(/line 10/);
     const share = await usage(write('share.yaml', GOOD.replace('samples: 3', 'samples: 3\nmaxErrorShare: 5')));
     expect(share.message).toMatch(/maxErrorShare: expected a number between 0 and 1/);
     const stop = await usage(write('stop.yaml', GOOD.replace('samples: 3', 'samples: 3\nstopping: early')));
-    expect(stop.message).toMatch(/stopping: expected one of fixed, sequential, found "early"/);
+    expect(stop.message).toMatch(/stopping: expected "fixed" \(run every sample, the default\) or "sequential" \(.*\), found "early" \(line 5\)/);
     const point = await usage(write('point.yaml', GOOD.replace('samples: 3', 'samples: 3\nstopping: sequential\nverdict: point')));
     expect(point.message).toMatch(/verdict: expected "confident" with stopping: sequential .* found "point" \(line 6\)/);
     const exp = await usage(write('expect.yaml', GOOD.replace('    minSuccess: 0.9\n', '    minSuccess: 0.9\n    expect: 1\n')));

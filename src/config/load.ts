@@ -2,7 +2,6 @@ import type { PassKOption } from '../core/pass-k.js';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { AggregateMethod, IntervalMethod, StoppingRule, VerdictMode } from '../core/summary-types.js';
 import { DEFAULT_VERDICT_MODE, intervalProblem } from '../core/verdict.js';
 import type { InputValue, Validator, ValidatorMeta } from '../core/validator.js';
@@ -17,8 +16,10 @@ import { sandboxedValidator } from '../validators/sandboxed.js';
 import type { GroundedValidator } from '../validators/grounded.js';
 import { priceTable } from '../providers/prices.js';
 import { inputsFromReplay, loadInputsFile } from './inputs.js';
+import { readYaml } from './yaml.js';
 import { designProblem } from '../core/limits.js';
-import { describeFound, explainIssues, formatPath, type LocatedMessage } from './issues.js';
+import { floorUnderSequential, perInputWithSequential } from '../core/per-input.js';
+import { describeFound, explainIssues, formatPath, issuesError, schemaKeys, type LocatedMessage, type Locate } from '../core/issues.js';
 import {
   experimentConfigSchema,
   overridesSchema,
@@ -29,8 +30,8 @@ import {
   type VerifierConfig,
 } from './schema.js';
 
-/** An override is named `overrides.<key>` (its `where.key`); the CLI shows its flag (`--samples`) instead. */
-const overrideName = (path: readonly PropertyKey[]) => `overrides.${formatPath(path)}`;
+/** The keys of a config file's objects, for "did you mean". */
+const CONFIG_KEYS_AT = schemaKeys(experimentConfigSchema);
 
 /** A verifier entry with its per-input floor and pass^k resolved (its own, else the run's default). */
 export type ResolvedVerifierConfig = Omit<VerifierConfig, 'perInput' | 'passK'> & { perInput?: { minSuccess: number }; passK?: PassKOption };
@@ -41,6 +42,10 @@ export interface Experiment {
   description?: string;
   /** Absolute path of the config file. */
   configPath: string;
+  /** The config file as the user named it, for messages (default configPath). */
+  file?: string;
+  /** The line of a field path in the config file, when known (YAML): errors found later (the system, a judge) name it. */
+  locate?: Locate;
   /** Directory of the config file; relative paths in it (inputs, replay files) resolve here. */
   baseDir: string;
   /** The `system` key as written; `createSystem(raw, { file, baseDir, inputs })` validates it. */
@@ -97,8 +102,6 @@ export function defineConfig(config: ExperimentConfig): ExperimentConfig {
   return config;
 }
 
-type Locate = (path: readonly PropertyKey[]) => number | undefined;
-
 export async function loadExperiment(path: string, overrides: ExperimentOverrides = {}, options: LoadOptions = {}): Promise<Experiment> {
   const configPath = resolve(path);
   const { raw, locate } = await readConfig(configPath, path);
@@ -130,14 +133,12 @@ async function buildExperiment(
     throw new UsageError(`${file}: expected a config object with keys name, system, inputs, validators, found ${describeFound(raw)}`, { file });
   }
   const parsed = experimentConfigSchema.safeParse(raw, { reportInput: true });
-  if (!parsed.success) throw usageError(file, explainIssues(parsed.error.issues), locate);
+  if (!parsed.success) throw usageError(file, explainIssues(parsed.error.issues, { keysAt: CONFIG_KEYS_AT }), locate);
 
   const ov = overridesSchema.safeParse(overrides, { reportInput: true });
   if (!ov.success) {
-    const issues = explainIssues(ov.error.issues);
-    const msgs = issues.map((m) => `${overrideName(m.path)}: ${m.message}`);
-    const key = overrideName(issues[0]?.path ?? []);
-    throw new UsageError(msgs.join('\n'), { path: key, key });
+    const issues = explainIssues(ov.error.issues, { prefix: ['overrides'], keysAt: schemaKeys(overridesSchema) });
+    throw issuesError({ key: formatPath(issues[0]?.path ?? ['overrides']) }, issues);
   }
   const cfg: ParsedExperimentConfig = { ...parsed.data };
   for (const [k, v] of Object.entries(ov.data)) if (v !== undefined) (cfg as Record<string, unknown>)[k] = v;
@@ -236,15 +237,16 @@ async function buildExperiment(
   if (degenerate) {
     // Said where the pair came from: the file, or an override (`assay run --interval/--verdict`).
     if (ov.data.interval !== undefined)
-      throw new UsageError(`overrides.interval: ${degenerate} (interval wald is accepted with verdict point)`, {
-        path: 'overrides.interval',
-        key: 'overrides.interval',
-      });
+      throw issuesError({ key: 'overrides.interval' }, [
+        { path: ['overrides', 'interval'], message: `${degenerate} (interval wald is accepted with verdict point)` },
+      ]);
     if (ov.data.verdict !== undefined)
-      throw new UsageError(
-        `overrides.verdict: expected point with the config's interval: wald, found "confident" (${degenerate.replace(/^.*?found "wald": /, '')}); or override interval with clopper-pearson or wilson`,
-        { path: 'overrides.verdict', key: 'overrides.verdict' },
-      );
+      throw issuesError({ key: 'overrides.verdict' }, [
+        {
+          path: ['overrides', 'verdict'],
+          message: `expected point with the config's interval: wald, found "confident" (${degenerate.replace(/^.*?found "wald": /, '')}); or override interval with clopper-pearson or wilson`,
+        },
+      ]);
     throw usageError(file, [{ path: ['interval'], message: degenerate }], locate);
   }
   // The run settings, the same in the experiment and in the copy stored with its runs.
@@ -293,6 +295,8 @@ async function buildExperiment(
     name,
     ...(cfg.description !== undefined ? { description: cfg.description } : {}),
     configPath,
+    file,
+    locate,
     baseDir,
     systemConfig: cfg.system,
     inputs,
@@ -364,26 +368,22 @@ function checkPassK(cfg: ParsedExperimentConfig, samples: number, file: string, 
 }
 
 /**
- * Per-input floors are decided by exact tests over a number of samples fixed in advance; a sequential run stops
- * when its data say so, which would void them (core/per-input.ts). The pair is refused, naming the floor.
+ * Per-input floors against sequential stopping, as core/per-input.ts decides and words it, named where the
+ * pair came from: the file's field (with its line), or the override (`where.key`, which the CLI shows as its flag).
  */
-function checkPerInputStopping(cfg: ParsedExperimentConfig, file: string, locate: Locate, byFlag: { stopping: boolean; perInput: boolean }): void {
-  if (cfg.stopping !== 'sequential') return;
-  const own = (['validators', 'verifiers'] as const).flatMap((key) =>
-    cfg[key].flatMap((v, i) => (v.perInput ? [[key, i, 'perInput'] as (string | number)[]] : [])),
-  );
-  const path = cfg.perInput ? ['perInput'] : own[0];
-  if (!path) return;
-  throw usageError(
-    file,
-    [
-      {
-        path,
-        message: `expected no perInput${byFlag.perInput ? ' (--per-input)' : ''} with stopping: sequential${byFlag.stopping ? ' (--stopping)' : ''}, found a per-input floor: its exact per-input tests need a number of samples fixed in advance, and a sequential run stops when the data decide the rule (use stopping: fixed, or drop perInput)`,
-      },
-    ],
-    locate,
-  );
+function checkPerInputStopping(cfg: ParsedExperimentConfig, file: string, locate: Locate, byOverride: { stopping: boolean; perInput: boolean }): void {
+  const rules = [cfg, ...cfg.validators, ...cfg.verifiers];
+  const k = floorUnderSequential(cfg.stopping, rules);
+  if (k === undefined) return;
+  const path =
+    k === 0 ? ['perInput'] : k <= cfg.validators.length ? ['validators', k - 1, 'perInput'] : ['verifiers', k - 1 - cfg.validators.length, 'perInput'];
+  if (byOverride.perInput) throw issuesError({ key: 'overrides.perInput' }, [{ path: ['overrides', 'perInput'], message: perInputWithSequential() }]);
+  if (byOverride.stopping) {
+    const line = locate(path);
+    const floor = `${formatPath(path)} in ${file}${line ? `, line ${line}` : ''}`;
+    throw issuesError({ key: 'overrides.stopping' }, [{ path: ['overrides', 'stopping'], message: perInputWithSequential(floor) }]);
+  }
+  throw usageError(file, [{ path, message: perInputWithSequential() }], locate);
 }
 
 interface BuildContext {
@@ -444,6 +444,7 @@ async function buildValidator(v: ValidatorConfig, i: number, { cfg, sandbox, fil
       const g = await groundedValidator(stripUndefined(header), v.check, {
         baseDir,
         file,
+        locate,
         path: `validators[${i}].check`,
         ...(cfg.prices ? { prices: priceTable(cfg.prices) } : {}),
       });
@@ -458,21 +459,9 @@ async function buildValidator(v: ValidatorConfig, i: number, { cfg, sandbox, fil
   }
 }
 
-/** One UsageError for a document's problems: `<file>: <field>: <message>` a line, in file order. */
-export function usageError(file: string, unsorted: LocatedMessage[], locate: Locate): UsageError {
-  // In file order, so the first message is the first problem the user will see in the editor.
-  const messages = unsorted
-    .map((m, i) => ({ m, i, line: locate(m.path) ?? Infinity }))
-    .sort((a, b) => a.line - b.line || a.i - b.i)
-    .map((x) => x.m);
-  const lines = messages.slice(0, 10).map((m) => {
-    const line = locate(m.path);
-    const where = m.path.length ? `${formatPath(m.path)}: ` : '';
-    return `${file}: ${where}${m.message}${line ? ` (line ${line})` : ''}`;
-  });
-  if (messages.length > 10) lines.push(`… and ${messages.length - 10} more`);
-  const first = messages[0];
-  return new UsageError(lines.join('\n'), { file, path: first ? formatPath(first.path) : undefined, line: first ? locate(first.path) : undefined });
+/** One UsageError for a document's problems: `<file>: <field>: <message> (line N)` a line, in file order. */
+function usageError(file: string, messages: LocatedMessage[], locate: Locate): UsageError {
+  return issuesError({ file, locate }, messages);
 }
 
 async function readConfig(abs: string, file: string): Promise<{ raw: unknown; locate: Locate }> {
@@ -500,33 +489,7 @@ async function readConfig(abs: string, file: string): Promise<{ raw: unknown; lo
       throw new UsageError(`${file}${line ? `:${line}` : ''}: expected valid JSON (${(err as Error).message})`, { file, line });
     }
   }
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0];
-    const pos = e.linePos?.[0];
-    const where = pos ? `${file}:${pos.line}:${pos.col}` : file;
-    const what = e.message.split('\n')[0].replace(/\s*at line \d+, column \d+:?\s*$/, '');
-    throw new UsageError(`${where}: invalid YAML: ${what}`, { file, line: pos?.line });
-  }
-  return { raw: doc.toJS(), locate: (path) => yamlLine(doc, lineCounter, path) };
-}
-
-/** Line of the deepest node that exists along `path` (an unknown key's own line, if present). */
-function yamlLine(doc: Document, lc: LineCounter, path: readonly PropertyKey[]): number | undefined {
-  for (let n = path.length; n >= 0; n--) {
-    const sub = path.slice(0, n) as (string | number)[];
-    const parent = n > 0 ? doc.getIn(sub.slice(0, -1), true) : undefined;
-    if (isMap(parent)) {
-      const pair = parent.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === sub[sub.length - 1]);
-      const range = pair && isScalar(pair.key) ? pair.key.range : undefined;
-      if (range) return lc.linePos(range[0]).line;
-    }
-    const node = n === 0 ? doc.contents : doc.getIn(sub, true);
-    const range = (node as { range?: [number, number, number] } | null)?.range;
-    if (range) return lc.linePos(range[0]).line;
-  }
-  return undefined;
+  return readYaml(text, file);
 }
 
 async function importConfig(abs: string, file: string, ext: string): Promise<unknown> {

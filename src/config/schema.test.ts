@@ -3,7 +3,6 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { configJsonSchema } from './schema.js';
-import { describeFound } from './issues.js';
 
 describe('schemas/config.schema.json', () => {
   const committed = JSON.parse(readFileSync('schemas/config.schema.json', 'utf8')) as Record<string, unknown>;
@@ -18,13 +17,5 @@ describe('schemas/config.schema.json', () => {
     expect(validate(example)).toBe(true);
     const { samples, ...rest } = example;
     expect(validate({ ...rest, sample: samples })).toBe(false);
-  });
-});
-
-describe('describeFound: what was found, shown as a person wrote it', () => {
-  it('quotes a string with the quotes that need no escapes', () => {
-    expect(describeFound('o => o.includes("x")')).toBe(`'o => o.includes("x")'`);
-    expect(describeFound('plain')).toBe('"plain"');
-    expect(describeFound(42)).toBe('42');
   });
 });

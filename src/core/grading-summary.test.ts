@@ -67,7 +67,7 @@ describe('summarize with people’s grades', () => {
     expect(v.grading!.disagreements[0]).toMatchObject({ judge: true, person: false, disputed: false, reasons: [expect.stringMatching(/^looks fine/)] });
     expect(v.grading!.caveats).toEqual([]);
     expect(v.verdict).toBe('fail');
-    expect(v.reason).toMatch(/^upper bound [\d.]+% \(corrected by 80 grades\) < minSuccess 90%$/);
+    expect(v.reason).toMatch(/^upper bound [\d.]+% \(corrected by 80 grades\) < minSuccess 90\.0%$/);
     expect(v.errorBounds).toEqual({ low: v.grading!.corrected!.low, high: v.grading!.corrected!.high });
     expect(s.verdict).toBe('fail');
     // point mode compares the corrected rate
@@ -234,14 +234,14 @@ describe('correctedVerdict: errors are missing data, whatever the errored output
     const r = correctedVerdict(c, corrected, 0.95, confident);
     expect(r.errorBounds!.low).toBeCloseTo(0.63, 12);
     expect(r.errorBounds!.high).toBeCloseTo(0.91, 12);
-    expect(r).toMatchObject({ verdict: 'fail', reason: 'upper bound 91% (corrected by 60 grades) < minSuccess 95%, errors counted as passes' });
+    expect(r).toMatchObject({ verdict: 'fail', reason: 'upper bound 91.0% (corrected by 60 grades) < minSuccess 95.0%, errors counted as passes' });
     expect(correctedVerdict(c, corrected, 0.6, confident)).toMatchObject({
       verdict: 'pass',
-      reason: expect.stringMatching(/lower bound 63% .*errors counted as failures$/),
+      reason: expect.stringMatching(/lower bound 63\.0% .*errors counted as failures$/),
     });
     expect(correctedVerdict(c, corrected, 0.8, confident)).toMatchObject({
       verdict: 'error',
-      reason: expect.stringMatching(/error share 10% > maxErrorShare 5%.*straddle/),
+      reason: expect.stringMatching(/error share 10\.0% > maxErrorShare 5\.0%.*straddle/),
     });
     expect(correctedVerdict(c, corrected, 0.8, { ...confident, maxErrorShare: 0.2 })).toMatchObject({ verdict: 'inconclusive' });
   });

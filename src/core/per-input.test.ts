@@ -55,7 +55,7 @@ describe('perInputFloors', () => {
     expect(r.alpha).toBeCloseTo(0.025, 12);
     expect(r.failing).toEqual([2]);
     expect(r.verdict).toBe('fail');
-    expect(r.reason).toBe('1 of 3 inputs below their floor 80% (Holm, family-wise 95%)');
+    expect(r.reason).toBe('1 of 3 inputs below their floor 80.0% (Holm, family-wise 95%)');
     const bad = r.inputs[2];
     expect(bad).toMatchObject({ input: 2, n: 50, successes: 25, errors: 0, rate: 0.5, verdict: 'fail' });
     expect(bad.pValue).toBeCloseTo(binomialCdf(25, 50, 0.8), 15);

@@ -21,18 +21,36 @@
  * else `inconclusive`. The floors' verdict: fail if any input fails, else error, else inconclusive, else pass.
  *
  * The tests are exact for a fixed number of samples; they do not hold if the number of samples depends on the
- * data, which is why a rule with perInput cannot be run with stopping: sequential (config/load.ts refuses).
+ * data, which is why a rule with perInput cannot be run with stopping: sequential (floorUnderSequential below).
  */
 import { holmAdjust } from './significance.js';
 import { logChoose } from './distributions.js';
 import { clopperPearson } from './intervals.js';
-import type { Counts, Verdict, VerdictMode } from './rate-types.js';
+import type { Counts, StoppingRule, Verdict, VerdictMode } from './rate-types.js';
 import { DEFAULT_MAX_ERROR_SHARE } from './verdict.js';
 import { ArgumentError } from '../errors.js';
+import { formatLevel, formatRate } from './show.js';
 
 /** `perInput: { minSuccess }` on a rule: each input passes at least minSuccess of its repeats. */
 export interface PerInputFloor {
   minSuccess: number;
+}
+
+/**
+ * The one check of per-input floors against sequential stopping: the floors' exact tests need a number of
+ * samples fixed in advance, and a sequential run stops when its data decide the rule, which would void them.
+ * Returns the index of the first rule with a floor when `stopping` is sequential (the pair is refused), else
+ * undefined. Config loading, the sequential stop rule and summarize all ask it; perInputWithSequential words it.
+ */
+export function floorUnderSequential(stopping: StoppingRule | undefined, rules: readonly { perInput?: unknown }[]): number | undefined {
+  if (stopping !== 'sequential') return undefined;
+  const k = rules.findIndex((r) => r.perInput !== undefined && r.perInput !== false);
+  return k < 0 ? undefined : k;
+}
+
+/** The refusal of a floor under sequential stopping, in one wording; `floor` says where the floor is. */
+export function perInputWithSequential(floor?: string): string {
+  return `expected no perInput with stopping: sequential, found a per-input floor${floor ? ` (${floor})` : ''}: its exact per-input tests need a number of samples fixed in advance, and a sequential run stops when the data decide the rule (use stopping: fixed, or drop perInput)`;
 }
 
 export interface InputFloor {
@@ -122,8 +140,6 @@ export function binomialSf(x: number, n: number, p: number): number {
   return Math.min(1, Math.exp(logTail(x, n, n, p)));
 }
 
-const pct = (x: number) => `${(Math.round(x * 1000) / 10).toString()}%`;
-
 /**
  * The per-input verdicts of one rule: `perInput[i]` are input i's counts for the rule (pending cells are not
  * counted). Pure; the one function that decides whether an input meets its floor.
@@ -173,8 +189,8 @@ export function perInputFloors(perInput: readonly Counts[], floor: PerInputFloor
     .map((x) => x.input);
   const count = (v: Verdict) => inputs.filter((x) => x.verdict === v).length;
   const verdict: Verdict = failing.length ? 'fail' : count('error') ? 'error' : count('inconclusive') ? 'inconclusive' : 'pass';
-  const family = `Holm, family-wise ${pct(options.level)}`;
-  const floorText = `floor ${pct(p0)}`;
+  const family = `Holm, family-wise ${formatLevel(options.level)}`;
+  const floorText = `floor ${formatRate(p0)}`;
   const reason =
     verdict === 'fail'
       ? `${failing.length} of ${inputs.length} inputs below their ${floorText} (${family})`
@@ -183,7 +199,7 @@ export function perInputFloors(perInput: readonly Counts[], floor: PerInputFloor
           ? `every input at or above its ${floorText} (${family})`
           : `every input's rate ≥ its ${floorText}, none shown below it (${family})`
         : verdict === 'error'
-          ? `${count('error')} of ${inputs.length} inputs undecided with too many errors (maxErrorShare ${pct(maxErrorShare)}) against their ${floorText}`
+          ? `${count('error')} of ${inputs.length} inputs undecided with too many errors (maxErrorShare ${formatRate(maxErrorShare)}) against their ${floorText}`
           : `${count('inconclusive')} of ${inputs.length} inputs neither shown at nor below their ${floorText} (${family})`;
   return { minSuccess: p0, method: 'holm', level: options.level, alpha, verdict, reason, inputs, failing };
 }

@@ -33,3 +33,37 @@ export function inputInline(input: InputValue | undefined, max = 60): string {
   if (typeof input !== 'string') return inputLabel(input, max);
   return quoted(inputLabel(input, max - 2));
 }
+
+/**
+ * What every surface shows where there is no value (no rate, no interval, no p-value, nothing decided): one
+ * glyph in the terminal, Markdown, HTML and the dashboard. JSON reports keep null.
+ */
+export const NO_VALUE = '–';
+
+/**
+ * A rate (a share in [0, 1]) as a percentage: `digits` decimals (one by default), always written out, so a
+ * column of rates lines up (95.0%, 100.0%); NO_VALUE when there is none. The one rounding of every rate shown.
+ */
+export function formatRate(x: number | null | undefined, digits = 1): string {
+  return x === null || x === undefined || Number.isNaN(x) ? NO_VALUE : `${(x * 100).toFixed(digits)}%`;
+}
+
+/** A difference of rates with its sign (a true minus): "+2.8%", "−25.1%", "0.0%"; NO_VALUE when there is none. */
+export function formatRateChange(x: number | null | undefined): string {
+  if (x === null || x === undefined || Number.isNaN(x)) return NO_VALUE;
+  const s = formatRate(Math.abs(x));
+  return s === formatRate(0) ? s : `${x > 0 ? '+' : '−'}${s}`;
+}
+
+/** A value shown by `show`, or NO_VALUE when there is none. */
+export function orNoValue<T>(x: T | null | undefined, show: (v: T) => string | number = String): string {
+  return x === null || x === undefined || (typeof x === 'number' && Number.isNaN(x)) ? NO_VALUE : String(show(x));
+}
+
+/**
+ * A confidence level or a target probability (a setting, not a measured rate): as few decimals as it has, up to
+ * two (95%, 99.5%, 99.75%), the same in every report: "(95% CI)", "family-wise 95%".
+ */
+export function formatLevel(x: number): string {
+  return `${Number((x * 100).toFixed(2))}%`;
+}

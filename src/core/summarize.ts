@@ -9,7 +9,7 @@ import { gradesForWidth } from './grading-sample.js';
 import { figureOf, gradingSummary } from './grading-summary.js';
 import { INTERVAL_METHODS, interval } from './intervals.js';
 import { passKSummary } from './pass-k.js';
-import { combinePerInput, perInputFloors } from './per-input.js';
+import { combinePerInput, floorUnderSequential, perInputFloors, perInputWithSequential } from './per-input.js';
 import { sequenceBounds } from './sequence.js';
 import { sequentialStatus } from './stopping.js';
 import type { AggregateMethod, Counts, PooledRate, RateWithCI, StoppingRule, Verdict, VerdictMode } from './rate-types.js';
@@ -19,6 +19,7 @@ import type { ValidatorMeta } from './validator.js';
 import { checkVerdictArguments, correctedVerdict, DEFAULT_MAX_ERROR_SHARE, DEFAULT_VERDICT_MODE, pctBeside, validatorVerdict } from './verdict.js';
 import { errorShareOf, rateOf, tensorViews } from './views.js';
 import { ArgumentError } from '../errors.js';
+import { formatRate } from './show.js';
 
 /** Clopper–Pearson and confident verdicts by default: they hold their level for every p and n (docs/verdicts.md). */
 export const DEFAULT_SUMMARY_OPTIONS: SummaryOptions = {
@@ -78,8 +79,6 @@ export function overallVerdict(verdicts: readonly Verdict[]): Verdict {
   return 'pass';
 }
 
-const pct = (x: number) => `${(Math.round(x * 1000) / 10).toString()}%`;
-
 /** A validator's verdict under sequential stopping: its confidence sequence over the complete rounds. */
 function sequentialSummary(
   t: ReliabilityTensor,
@@ -98,20 +97,20 @@ function sequentialSummary(
     return {
       ...base,
       verdict: 'pass',
-      reason: `sequence lower bound ${pctBeside(st.bounds!.low, v.minSuccess)} ≥ minSuccess ${pct(v.minSuccess)}${c.error ? ', errors counted as failures' : ''}`,
+      reason: `sequence lower bound ${pctBeside(st.bounds!.low, v.minSuccess)} ≥ minSuccess ${formatRate(v.minSuccess)}${c.error ? ', errors counted as failures' : ''}`,
     };
   if (st.decision === 'fail')
     return {
       ...base,
       verdict: 'fail',
-      reason: `sequence upper bound ${pctBeside(st.bounds!.high, v.minSuccess)} < minSuccess ${pct(v.minSuccess)}${c.error ? ', errors counted as passes' : ''}`,
+      reason: `sequence upper bound ${pctBeside(st.bounds!.high, v.minSuccess)} < minSuccess ${formatRate(v.minSuccess)}${c.error ? ', errors counted as passes' : ''}`,
     };
   const n = c.pass + c.fail + c.error;
   const share = n > 0 ? c.error / n : 0;
   const open =
     st.reason === 'samples' ? `undecided after all ${t.M} samples per input` : `undecided after ${st.rounds} of ${t.M} samples per input; samples remain`;
   if (n > 0 && (c.pass + c.fail === 0 || share > maxErrorShare))
-    return { ...base, verdict: 'error', reason: `${open}; error share ${pct(share)} > maxErrorShare ${pct(maxErrorShare)}` };
+    return { ...base, verdict: 'error', reason: `${open}; error share ${formatRate(share)} > maxErrorShare ${formatRate(maxErrorShare)}` };
   return { ...base, verdict: 'inconclusive', reason: r.rate === null && n === 0 ? 'nothing checked' : open };
 }
 
@@ -134,6 +133,9 @@ export function summarize(
   const views = tensorViews(t);
   const rc = (c: Counts): RateWithCI => rateWithCI(c, opts.interval, opts.level);
 
+  // The floors' exact tests need a number of samples fixed in advance (core/per-input.ts); config load refuses the pair.
+  const floored = floorUnderSequential(opts.stopping, validators);
+  if (floored !== undefined) throw new ArgumentError(perInputWithSequential(`validator ${JSON.stringify(validators[floored].name)}`), { key: 'perInput' });
   const validatorSummaries: ValidatorSummary[] = validators.map((v, k) => {
     const r = rc(views.perValidator[k]);
     const maxErrorShare = v.maxErrorShare ?? opts.maxErrorShare;
@@ -144,11 +146,6 @@ export function summarize(
     const grading = grades?.[k]?.length ? gradingSummary(t, k, grades[k], r.counts, opts.level, !sequential) : undefined;
     const figure = figureOf(v.kind, grading, sequential);
     const graded = { ...(figure !== undefined ? { figure } : {}), ...(grading ? { grading } : {}) };
-    // The floors' exact tests need a number of samples fixed in advance (core/per-input.ts); config load refuses the pair.
-    if (sequential && v.perInput)
-      throw new ArgumentError(`validator ${JSON.stringify(v.name)}: perInput cannot be decided with stopping "sequential"; use stopping "fixed"`, {
-        key: 'perInput',
-      });
     if (sequential && v.passK)
       throw new ArgumentError(`validator ${JSON.stringify(v.name)}: passK cannot be estimated with stopping "sequential"; use stopping "fixed"`, {
         key: 'passK',

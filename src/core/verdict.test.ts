@@ -17,7 +17,7 @@ describe("errors are missing data: the issue's reproducers", () => {
     const counts = c(183, 0, 17);
     const p = validatorVerdict(counts, 0.95, point);
     expect(p.verdict).toBe('error');
-    expect(p.reason).toMatch(/error share 8\.5% > maxErrorShare 5%/);
+    expect(p.reason).toMatch(/error share 8\.5% > maxErrorShare 5\.0%/);
     const v = validatorVerdict(counts, 0.95, confident);
     expect(v.verdict).toBe('error');
     expect(v.errorBounds!.low).toBeCloseTo(0.867395, 6); // errors counted as failures

@@ -18,6 +18,7 @@ import { interval } from './intervals.js';
 import { toDecide } from './sample-size.js';
 import type { IntervalMethod, Verdict, VerdictMode } from './rate-types.js';
 import { ArgumentError } from '../errors.js';
+import { formatRate } from './show.js';
 
 export interface VerdictOptions {
   mode: VerdictMode;
@@ -71,15 +72,11 @@ export function pointVerdict(rate: number | null, minSuccess: number): Verdict {
   return rate >= minSuccess ? 'pass' : 'fail';
 }
 
-const pct = (x: number) => `${(Math.round(x * 1000) / 10).toString()}%`;
-
-/** A bound beside the threshold it is compared with, with enough digits that the two read differently. */
+/** A bound beside the threshold it is compared with, with enough digits (1 to 4) that the two read differently. */
 export function pctBeside(x: number, threshold: number): string {
-  for (let digits = 1; digits <= 4; digits++) {
-    const a = (x * 100).toFixed(digits);
-    if (a !== (threshold * 100).toFixed(digits) || digits === 4) return `${Number(a).toString()}%`;
-  }
-  return pct(x);
+  let digits = 1;
+  while (digits < 4 && formatRate(x, digits) === formatRate(threshold, digits)) digits++;
+  return formatRate(x, digits);
 }
 
 /** The interval's lower bound with errors as failures and upper bound with errors as passes. */
@@ -105,31 +102,32 @@ export function validatorVerdict(c: VerdictCounts, minSuccess: number, options: 
   if (c.pass + c.fail === 0) return { verdict: 'error', reason: `every checked cell is an error (${c.error})`, errorBounds: bounds };
   const share = c.error / n;
   const tooManyErrors = share > maxErrorShare;
-  const errorReason = `error share ${pct(share)} > maxErrorShare ${pct(maxErrorShare)}: the errors could hide failures`;
+  const errorReason = `error share ${formatRate(share)} > maxErrorShare ${formatRate(maxErrorShare)}: the errors could hide failures`;
   if (options.mode === 'point') {
     if (tooManyErrors) return { verdict: 'error', reason: errorReason, errorBounds: bounds };
     const rate = c.pass / (c.pass + c.fail);
     return {
       verdict: pointVerdict(rate, minSuccess),
-      reason: `rate ${pctBeside(rate, minSuccess)} ${rate >= minSuccess ? '≥' : '<'} minSuccess ${pct(minSuccess)}`,
+      reason: `rate ${pctBeside(rate, minSuccess)} ${rate >= minSuccess ? '≥' : '<'} minSuccess ${formatRate(minSuccess)}`,
       errorBounds: bounds,
     };
   }
   const b = bounds!;
   const errorsNote = c.error > 0 ? ', errors counted as failures' : '';
   if (b.low >= minSuccess)
-    return { verdict: 'pass', reason: `lower bound ${pctBeside(b.low, minSuccess)} ≥ minSuccess ${pct(minSuccess)}${errorsNote}`, errorBounds: b };
+    return { verdict: 'pass', reason: `lower bound ${pctBeside(b.low, minSuccess)} ≥ minSuccess ${formatRate(minSuccess)}${errorsNote}`, errorBounds: b };
   if (b.high < minSuccess)
     return {
       verdict: 'fail',
-      reason: `upper bound ${pctBeside(b.high, minSuccess)} < minSuccess ${pct(minSuccess)}${c.error > 0 ? ', errors counted as passes' : ''}`,
+      reason: `upper bound ${pctBeside(b.high, minSuccess)} < minSuccess ${formatRate(minSuccess)}${c.error > 0 ? ', errors counted as passes' : ''}`,
       errorBounds: b,
     };
-  if (tooManyErrors) return { verdict: 'error', reason: `${errorReason}; bounds [${pct(b.low)}, ${pct(b.high)}] straddle minSuccess`, errorBounds: b };
+  if (tooManyErrors)
+    return { verdict: 'error', reason: `${errorReason}; bounds [${formatRate(b.low)}, ${formatRate(b.high)}] straddle minSuccess`, errorBounds: b };
   const more = toDecide(c, minSuccess, options.interval, options.level, TO_DECIDE_PROBABILITY);
   const result: VerdictResult = {
     verdict: 'inconclusive',
-    reason: `bounds [${pct(b.low)}, ${pct(b.high)}] straddle minSuccess ${pct(minSuccess)}`,
+    reason: `bounds [${formatRate(b.low)}, ${formatRate(b.high)}] straddle minSuccess ${formatRate(minSuccess)}`,
     errorBounds: b,
   };
   if (more !== undefined) result.toDecide = { outputs: more, probability: TO_DECIDE_PROBABILITY };
@@ -169,29 +167,29 @@ export function correctedVerdict(
   const bounds = { low: corrected.low * (1 - share), high: corrected.high * (1 - share) + share };
   const by = `corrected by ${corrected.grades} grades`;
   const tooManyErrors = share > maxErrorShare;
-  const errorReason = `error share ${pct(share)} > maxErrorShare ${pct(maxErrorShare)}: the errors could hide failures`;
+  const errorReason = `error share ${formatRate(share)} > maxErrorShare ${formatRate(maxErrorShare)}: the errors could hide failures`;
   if (options.mode === 'point') {
     if (tooManyErrors) return { verdict: 'error', reason: errorReason, errorBounds: bounds };
     const ok = corrected.rate >= minSuccess;
     return {
       verdict: ok ? 'pass' : 'fail',
-      reason: `rate ${pctBeside(corrected.rate, minSuccess)} (${by}) ${ok ? '≥' : '<'} minSuccess ${pct(minSuccess)}`,
+      reason: `rate ${pctBeside(corrected.rate, minSuccess)} (${by}) ${ok ? '≥' : '<'} minSuccess ${formatRate(minSuccess)}`,
       errorBounds: bounds,
     };
   }
   if (bounds.low >= minSuccess)
     return {
       verdict: 'pass',
-      reason: `lower bound ${pctBeside(bounds.low, minSuccess)} (${by}) ≥ minSuccess ${pct(minSuccess)}${c.error ? ', errors counted as failures' : ''}`,
+      reason: `lower bound ${pctBeside(bounds.low, minSuccess)} (${by}) ≥ minSuccess ${formatRate(minSuccess)}${c.error ? ', errors counted as failures' : ''}`,
       errorBounds: bounds,
     };
   if (bounds.high < minSuccess)
     return {
       verdict: 'fail',
-      reason: `upper bound ${pctBeside(bounds.high, minSuccess)} (${by}) < minSuccess ${pct(minSuccess)}${c.error ? ', errors counted as passes' : ''}`,
+      reason: `upper bound ${pctBeside(bounds.high, minSuccess)} (${by}) < minSuccess ${formatRate(minSuccess)}${c.error ? ', errors counted as passes' : ''}`,
       errorBounds: bounds,
     };
-  const straddle = `bounds [${pct(bounds.low)}, ${pct(bounds.high)}] (${by}) straddle minSuccess`;
+  const straddle = `bounds [${formatRate(bounds.low)}, ${formatRate(bounds.high)}] (${by}) straddle minSuccess`;
   if (tooManyErrors) return { verdict: 'error', reason: `${errorReason}; ${straddle}`, errorBounds: bounds };
-  return { verdict: 'inconclusive', reason: `${straddle} ${pct(minSuccess)}`, errorBounds: bounds };
+  return { verdict: 'inconclusive', reason: `${straddle} ${formatRate(minSuccess)}`, errorBounds: bounds };
 }

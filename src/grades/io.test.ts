@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GradeRecord } from '../store/types.js';
-import { formatGrades, formatOfFile, gradeFormatFlag, parseGrades } from './io.js';
+import { formatGrades, formatOfFile, parseGrades } from './io.js';
 
 const rec = (extra: Partial<GradeRecord> = {}): GradeRecord => ({
   id: 1,
@@ -64,9 +64,7 @@ describe('grades files', () => {
     expect(asked).toBe(1);
   });
 
-  it('tells the format from the name or the flag', () => {
+  it('tells the format from the name', () => {
     expect([formatOfFile('a.JSONL'), formatOfFile('a.ndjson'), formatOfFile('a.csv'), formatOfFile('a.txt')]).toEqual(['jsonl', 'jsonl', 'csv', undefined]);
-    expect(gradeFormatFlag('CSV')).toBe('csv');
-    expect(() => gradeFormatFlag('xml')).toThrow(/--format: expected jsonl or csv, found "xml"/);
   });
 });

@@ -8,7 +8,7 @@
  * random) and design (how it was drawn). Every problem names the file, the line and the field.
  */
 import { lazyPackage } from '../lazy.js';
-import { describeFound } from '../config/issues.js';
+import { describeFound } from '../core/issues.js';
 import { UsageError } from '../errors.js';
 import type { GradeRecord, NewGrade } from '../store/types.js';
 
@@ -16,6 +16,8 @@ import type { GradeRecord, NewGrade } from '../store/types.js';
 const csvParse = lazyPackage<typeof import('csv-parse/sync')>('csv-parse/sync');
 
 export type GradeFileFormat = 'jsonl' | 'csv';
+/** The formats of a grades file. */
+export const GRADE_FILE_FORMATS: readonly GradeFileFormat[] = ['jsonl', 'csv'];
 
 /** The fields of a grade line, in the order export writes them. */
 export const GRADE_FIELDS = ['input', 'sample', 'rule', 'grade', 'grader', 'gradedAt', 'probability', 'design'] as const;
@@ -31,14 +33,6 @@ export interface GradeLine {
 export function formatOfFile(file: string): GradeFileFormat | undefined {
   const ext = /\.([^./\\]+)$/.exec(file)?.[1]?.toLowerCase();
   return ext === 'jsonl' || ext === 'ndjson' || ext === 'json' ? 'jsonl' : ext === 'csv' ? 'csv' : undefined;
-}
-
-/** A --format value, or a UsageError naming it. */
-export function gradeFormatFlag(value: string | undefined): GradeFileFormat | undefined {
-  if (value === undefined) return undefined;
-  const v = value.trim().toLowerCase();
-  if (v === 'jsonl' || v === 'csv') return v;
-  throw new UsageError(`--format: expected jsonl or csv, found ${JSON.stringify(value)}`, { path: '--format' });
 }
 
 function bad(file: string, line: number, field: string | undefined, message: string): UsageError {

@@ -4,7 +4,7 @@ import { ReliabilityTensor } from '../core/tensor.js';
 import { writeGradedFixture } from './testing/fixture.js';
 import { MemoryStore } from '../store/memory.js';
 import { loadGrading } from './load.js';
-import { defaultSeed, designFlag, gradingQueue, seedFlag, widthFlag } from './queue.js';
+import { defaultSeed, GRADING_DEFAULTS, gradingQueue, queueSettings } from './queue.js';
 
 // 6 × 5 × 1: a quarter of the cells are errors or not run; the rest PASS or FAIL.
 const t = new ReliabilityTensor(6, 5, 1);
@@ -45,16 +45,12 @@ describe('grading queue', () => {
     expect([...byVerdict.values()].map((ps) => ps.size)).toEqual([1, 1]);
   });
 
-  it('seeds by run and rule when no seed is given, and checks its flags', () => {
+  it('seeds by run and rule when no seed is given; one set of defaults for the CLI and the dashboard', () => {
     expect(defaultSeed('r1', 'polite')).toBe(defaultSeed('r1', 'polite'));
     expect(defaultSeed('r1', 'polite')).not.toBe(defaultSeed('r1', 'short'));
-    expect(designFlag(undefined)).toBe('stratified');
-    expect(() => designFlag('x')).toThrow(/--design/);
-    expect(seedFlag(' 12 ')).toBe(12);
-    expect(() => seedFlag('-1')).toThrow(/--seed/);
-    expect(widthFlag('5%')).toBeCloseTo(0.05, 12);
-    expect(widthFlag(undefined)).toBe(0.1);
-    expect(() => widthFlag('0')).toThrow(/--width/);
+    expect(GRADING_DEFAULTS).toEqual({ count: 50, design: 'stratified', width: 0.1 });
+    expect(queueSettings('r1', 'polite')).toEqual({ count: 50, design: 'stratified', seed: defaultSeed('r1', 'polite'), width: 0.1 });
+    expect(queueSettings('r1', 'polite', { count: 5, design: 'uniform', seed: 0, width: 0.05 })).toEqual({ count: 5, design: 'uniform', seed: 0, width: 0.05 });
   });
 });
 

@@ -15,7 +15,6 @@ import { gradedPairs } from '../core/grading-summary.js';
 import { Outcome } from '../core/outcome.js';
 import { mulberry32 } from '../core/prng.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
-import { UsageError } from '../errors.js';
 import { decisionOfRun } from '../core/decision.js';
 import type { GradeRecord, RunRecord } from '../store/types.js';
 import { personGrades } from './load.js';
@@ -40,8 +39,36 @@ export interface GradingQueue {
   population: number;
 }
 
-/** The default number of outputs in a queue. */
-export const DEFAULT_QUEUE = 50;
+/** The grading designs: uniform, or stratified by the rule's verdict (square-root allocation, weights kept). */
+export const GRADING_DESIGNS: readonly GradingDesign[] = ['uniform', 'stratified'];
+
+/** The largest seed of a draw (nine digits). */
+export const MAX_SEED = 999_999_999;
+
+/**
+ * How a queue is drawn and planned unless the grader says otherwise, the same for `assay grade` and the
+ * dashboard: 50 outputs, stratified by the rule's verdict (the recommended design, docs/judges.md), a
+ * grades-needed estimate for a corrected interval 0.1 wide; the seed comes from the run and the rule.
+ */
+export const GRADING_DEFAULTS = { count: 50, design: 'stratified', width: 0.1 } as const satisfies { count: number; design: GradingDesign; width: number };
+
+/** A queue's settings as asked for. */
+export interface QueueSettings {
+  count: number;
+  design: GradingDesign;
+  seed: number;
+  width: number;
+}
+
+/** The settings of rule `rule`'s queue in run `runId`: what was given, the defaults for the rest (the one place they are decided). */
+export function queueSettings(runId: string, rule: string, given: Partial<QueueSettings> = {}): QueueSettings {
+  return {
+    count: given.count ?? GRADING_DEFAULTS.count,
+    design: given.design ?? GRADING_DEFAULTS.design,
+    seed: given.seed ?? defaultSeed(runId, rule),
+    width: given.width ?? GRADING_DEFAULTS.width,
+  };
+}
 
 /** A default seed from the run and the rule (FNV-1a): the same queue every time unless a seed is given. */
 export function defaultSeed(runId: string, rule: string): number {
@@ -149,28 +176,4 @@ export function gradingPlan(
   const a = alignment(pairs, level);
   const need = gradesNeeded(t, k, opts.width, level, { tpr: a.tpr?.rate, tnr: a.tnr?.rate, design: opts.design });
   return { width: opts.width, level, design: opts.design, graded: pairs.length, grades: need === undefined || !Number.isFinite(need) ? null : need };
-}
-
-/** --design: stratified by the rule's verdict by default (the recommended design, docs/judges.md). */
-export function designFlag(value: string | undefined): GradingDesign {
-  if (value === undefined) return 'stratified';
-  if (value === 'uniform' || value === 'stratified') return value;
-  throw new UsageError(`--design: expected uniform or stratified, found ${JSON.stringify(value)}`, { path: '--design' });
-}
-
-/** --seed: a whole number. */
-export function seedFlag(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d{1,9}$/.test(value.trim()))
-    throw new UsageError(`--seed: expected a whole number (0 to 999999999), found ${JSON.stringify(value)}`, { path: '--seed' });
-  return Number(value);
-}
-
-/** --width: a target interval width in (0, 1), given as 0.1 or 10%. */
-export function widthFlag(value: string | undefined): number {
-  if (value === undefined) return 0.1;
-  const v = value.trim().endsWith('%') ? Number(value.trim().slice(0, -1)) / 100 : Number(value);
-  if (!(v > 0 && v < 1))
-    throw new UsageError(`--width: expected an interval width in (0, 1) such as 0.1 or 10%, found ${JSON.stringify(value)}`, { path: '--width' });
-  return v;
 }

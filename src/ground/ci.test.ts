@@ -51,7 +51,11 @@ describe('groundedOutcome (the grounded check)', () => {
     const r = report({ risk: 'HIGH', statuses: ['STRONG', 'CONTRADICTED', 'UNSUPPORTED'], coverage: 1 / 3 });
     expect(groundedOutcome(r, { maxRisk: 'MEDIUM', minSupport: 0.5, noContradiction: true })).toEqual({
       outcome: 'fail',
-      reasons: ['1 contradicted claim: "claim 1."', 'risk HIGH (confidence 0.50) above maxRisk MEDIUM', '33.3% of the claims supported, below minSupport 50%'],
+      reasons: [
+        '1 contradicted claim: "claim 1."',
+        'risk HIGH (confidence 0.50) above maxRisk MEDIUM',
+        '33.3% of the claims supported, below minSupport 50.0%',
+      ],
     });
     expect(groundedOutcome(r, { maxRisk: 'HIGH' })).toEqual({ outcome: 'pass', reasons: [] });
     expect(groundedOutcome(r, { minSupport: 1 / 3 })).toEqual({ outcome: 'pass', reasons: [] }); // at the bound passes

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { extractClaims } from './claims/claims.js';
 import type { GroundingReport } from './types.js';
+import { formatRate } from '../core/show.js';
 
 /**
  * Grounding in CI: when an audited answer fails the job. One function decides it (answerOutcome), from the
@@ -138,8 +139,6 @@ export interface GroundedCriteria {
   noContradiction?: boolean;
 }
 
-const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
-
 /**
  * The `grounded` check's outcome for one report: `fail` with a reason per unmet criterion, or `pass`. A partial
  * report (claims that could not be scored) is an `error`: those claims could have raised or lowered the risk and
@@ -163,7 +162,8 @@ export function groundedOutcome(r: GroundingReport, c: GroundedCriteria): { outc
   if (!r.partial) {
     if (c.maxRisk && riskAtOrAbove(r.hallucination_risk, c.maxRisk) && r.hallucination_risk !== c.maxRisk)
       reasons.push(`risk ${r.hallucination_risk} (confidence ${r.confidence_score.toFixed(2)}) above maxRisk ${c.maxRisk}`);
-    if (c.minSupport !== undefined && coverage < c.minSupport) reasons.push(`${pct(coverage)} of the claims supported, below minSupport ${pct(c.minSupport)}`);
+    if (c.minSupport !== undefined && coverage < c.minSupport)
+      reasons.push(`${formatRate(coverage)} of the claims supported, below minSupport ${formatRate(c.minSupport)}`);
   }
   return { outcome: reasons.length ? 'fail' : 'pass', reasons };
 }

@@ -1,11 +1,11 @@
 import type { Trajectory } from '../core/trajectory.js';
 import * as z from 'zod';
 import type { CheckResult, InputValue, Validator } from '../core/validator.js';
-import { UsageError } from '../errors.js';
+import { describeFound, fieldError, parseFieldPath, zodUsageError, type IssuePath, type Locate } from '../core/issues.js';
 import type { CacheSettings } from '../providers/cache.js';
 import { createChatModel, decorateModel } from '../providers/chat-factory.js';
 import type { PriceTable } from '../providers/prices.js';
-import { CHAT_PROVIDER_NAMES, chatOptionsShape, describeValue, formatIssue, type ChatProviderConfig, type ChatProviderName } from '../providers/schemas.js';
+import { CHAT_PROVIDER_NAMES, chatOptionsShape, type ChatProviderConfig, type ChatProviderName } from '../providers/schemas.js';
 import { limitModel, rateLimitSchema, type LimiterFactory, type RateLimitConfig } from '../providers/rate-limit.js';
 import type { RetryOptions } from '../providers/retry.js';
 import { createJudge } from './judge.js';
@@ -59,6 +59,8 @@ export type VerifierConfig = z.output<typeof verifierConfigSchema>;
 export interface VerifierContext {
   /** The config file, named in error messages. */
   file?: string;
+  /** The line of a field in that file, when known (a YAML config's). */
+  locate?: Locate;
   /** Where this entry sits in the file, e.g. "verifiers[0]" or "validators[2]". */
   path?: string;
   /** Environment holding the API key; default process.env. */
@@ -85,8 +87,9 @@ export function isVerifierConfig(raw: unknown): boolean {
   return !!raw && typeof raw === 'object' && !Array.isArray(raw) && 'judge' in raw;
 }
 
-function usage(ctx: VerifierContext, path: readonly PropertyKey[], lines: string[]): never {
-  throw new UsageError(`${ctx.file ?? 'config'}: ${lines.join('\n')}`, { file: ctx.file, path: path.join('.') });
+/** A zod failure of the value at `at`, named as every config error is (file, field, expected, found, line). */
+function invalid(ctx: VerifierContext, at: IssuePath, error: Parameters<typeof zodUsageError>[0], schema: unknown): never {
+  throw zodUsageError(error, { file: ctx.file, locate: ctx.locate, prefix: at, schema });
 }
 
 /** A `judge:` value, validated: one chat provider with its judge options, and an optional rate limit. */
@@ -97,31 +100,21 @@ export interface JudgeConfig {
 }
 
 /** Validates a `judge:` value at field path `at` (exactly one provider, its options, an optional `rateLimit`). */
-export function parseJudgeConfig(raw: unknown, at: string[], ctx: VerifierContext = {}): JudgeConfig {
+export function parseJudgeConfig(raw: unknown, at: IssuePath, ctx: VerifierContext = {}): JudgeConfig {
   const obj = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
   const keys = obj ? providerKeys(obj) : [];
   if (!obj || !oneProvider(keys)) {
-    const found = !obj ? describeValue(raw) : keys.length ? keys.map((k) => JSON.stringify(k)).join(', ') : 'no provider';
-    usage(ctx, at, [`${at.join('.')}: expected ${ONE_PROVIDER}, found ${found}`]);
+    const found = !obj ? describeFound(raw) : keys.length ? keys.map((k) => JSON.stringify(k)).join(', ') : 'no provider';
+    throw fieldError(ctx, at, `expected ${ONE_PROVIDER}, found ${found}`);
   }
   const name = keys[0] as ChatProviderName;
-  const o = judgeProviderSchemas[name].safeParse(obj[name] ?? {});
-  if (!o.success) {
-    usage(
-      ctx,
-      [...at, name, ...o.error.issues[0].path.map(String)],
-      o.error.issues.map((i) => formatIssue(i, obj[name], [...at, name])),
-    );
-  }
+  const schema = judgeProviderSchemas[name];
+  const o = schema.safeParse(obj[name] ?? {}, { reportInput: true });
+  if (!o.success) invalid(ctx, [...at, name], o.error, schema);
   let rateLimit: RateLimitConfig | undefined;
   if (obj.rateLimit !== undefined) {
-    const l = rateLimitSchema.safeParse(obj.rateLimit);
-    if (!l.success)
-      usage(
-        ctx,
-        [...at, 'rateLimit', ...l.error.issues[0].path.map(String)],
-        l.error.issues.map((i) => formatIssue(i, obj.rateLimit, [...at, 'rateLimit'])),
-      );
+    const l = rateLimitSchema.safeParse(obj.rateLimit, { reportInput: true });
+    if (!l.success) invalid(ctx, [...at, 'rateLimit'], l.error, rateLimitSchema);
     rateLimit = l.data;
   }
   return { name, options: o.data as JudgeProviderConfig, ...(rateLimit ? { rateLimit } : {}) };
@@ -129,14 +122,9 @@ export function parseJudgeConfig(raw: unknown, at: string[], ctx: VerifierContex
 
 /** Validates a config entry; throws UsageError naming file, field path, expected and found. */
 export function parseVerifierConfig(raw: unknown, ctx: VerifierContext = {}): VerifierConfig {
-  const prefix = ctx.path ? ctx.path.split('.') : ['verifier'];
-  const r = verifierConfigSchema.safeParse(raw);
-  if (!r.success)
-    usage(
-      ctx,
-      [...prefix, ...r.error.issues[0].path],
-      r.error.issues.map((i) => formatIssue(i, raw, prefix)),
-    );
+  const prefix = ctx.path ? parseFieldPath(ctx.path) : ['verifier'];
+  const r = verifierConfigSchema.safeParse(raw, { reportInput: true });
+  if (!r.success) invalid(ctx, prefix, r.error, verifierConfigSchema);
   const j = parseJudgeConfig(r.data.judge, [...prefix, 'judge'], ctx);
   return { ...r.data, judge: { [j.name]: j.options, ...(j.rateLimit ? { rateLimit: j.rateLimit } : {}) } };
 }
@@ -156,15 +144,15 @@ export type JudgeMaker = (spec: JudgeSpec) => Judge;
  */
 export function judgeMakerFromConfig(raw: unknown, ctx: VerifierContext = {}, scope = 'judge'): JudgeMaker {
   const where = ctx.path ?? 'judge';
-  const { name, options: o, rateLimit } = parseJudgeConfig(raw, where.split('.'), ctx);
+  const { name, options: o, rateLimit } = parseJudgeConfig(raw, parseFieldPath(where), ctx);
   // The limiter spaces calls actually made: inside the prices and the cache (a cached verdict spends nothing).
   const bare = createChatModel(name, o, `${where}.${name}`, ctx);
   const model = decorateModel(rateLimit && ctx.limiters ? limitModel(bare, ctx.limiters(scope, rateLimit)) : bare, ctx);
   if (o.mode === 'tool' && !model.capabilities.tools) {
-    usage(
+    throw fieldError(
       ctx,
-      [where, name, 'mode'],
-      [`${where}.${name}.mode: expected json_schema, json_object or text (${name} cannot be forced to call a tool), found "tool"`],
+      [...parseFieldPath(where), name, 'mode'],
+      `expected json_schema, json_object or text (${name} cannot be forced to call a tool), found "tool"`,
     );
   }
   return (spec) =>

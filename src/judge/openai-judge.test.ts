@@ -140,8 +140,10 @@ describe('verifierFromConfig', () => {
       }
       throw new Error('expected a UsageError');
     };
-    expect(bad({ ...base, minSuccess: 'high' })).toMatch(/^exp\.yaml: verifiers\.0\.minSuccess: expected a number, found the string "high"/);
-    expect(bad({ ...base, judge: { openai: { baseURL: 'x', model: 'm', temprature: 0 } } })).toMatch(/verifiers\.0\.judge\.openai\.temprature: unknown option/);
+    expect(bad({ ...base, minSuccess: 'high' })).toMatch(/^exp\.yaml: verifiers\.0\.minSuccess: expected a number, found "high"/);
+    expect(bad({ ...base, judge: { openai: { baseURL: 'x', model: 'm', temprature: 0 } } })).toMatch(
+      /verifiers\.0\.judge\.openai\.temprature: unknown key \(expected one of: model, .*\); did you mean "temperature"\?/,
+    );
     expect(bad({ ...base, instructions: [] })).toMatch(/verifiers\.0\.instructions/);
     expect(bad({ ...base, judge: { openai: { ...base.judge.openai, apiKeyEnv: 'NOPE_KEY' } } })).toMatch(
       /apiKeyEnv: expected the environment variable NOPE_KEY/,

@@ -27,30 +27,33 @@ function errorOf(name: string, text: string): string {
 
 describe('loadMockRules: a bad rules file reads as a bad config does (file, rule, field, expected, found)', () => {
   it.each([
-    ['- { match: x, reply: 1 }\n', 'rules.yaml: rules[0].reply: expected a string, found 1'],
+    ['- { match: x, reply: 1 }\n', 'rules.yaml: rules[0].reply: expected a string, found 1 (line 1)'],
     [
       '- { match: x, replyy: "a" }\n',
-      'rules.yaml: rules[0].replyy: unknown key (expected one of: match, regex, model, reply, judge, reasons, status, retryAfterSeconds, delayMs)',
+      'rules.yaml: rules[0].replyy: unknown key (expected one of: match, regex, model, reply, judge, reasons, status, retryAfterSeconds, delayMs); did you mean "reply"? (line 1)',
     ],
-    ['- { match: x, reply: a }\n- { match: y, status: 200 }\n', 'rules.yaml: rules[1].status: expected an HTTP error status from 400 to 599, found 200'],
-    ['- { match: "", reply: a }\n', 'rules.yaml: rules[0].match: expected a non-empty string, found ""'],
-    ['- { match: x, delayMs: -1 }\n', 'rules.yaml: rules[0].delayMs: expected a number of milliseconds ≥ 0, found -1'],
-    ['- { match: x, status: 429.5 }\n', 'rules.yaml: rules[0].status: expected an HTTP error status from 400 to 599, found 429.5'],
-    ['- 5\n', 'rules.yaml: rules[0]: expected an object, found 5'],
-    ['- { judge: maybe }\n', 'rules.yaml: rules[0].judge: expected "pass" or "fail" (the verdict this rule gives a judge request), found "maybe"'],
-    ['- { match: x, judge: pass, reply: ok }\n', 'rules.yaml: rules[0]: expected either judge or reply (a rule gives one answer), found both'],
+    [
+      '- { match: x, reply: a }\n- { match: y, status: 200 }\n',
+      'rules.yaml: rules[1].status: expected an HTTP error status from 400 to 599, found 200 (line 2)',
+    ],
+    ['- { match: "", reply: a }\n', 'rules.yaml: rules[0].match: expected a non-empty string, found "" (line 1)'],
+    ['- { match: x, delayMs: -1 }\n', 'rules.yaml: rules[0].delayMs: expected a number of milliseconds ≥ 0, found -1 (line 1)'],
+    ['- { match: x, status: 429.5 }\n', 'rules.yaml: rules[0].status: expected an HTTP error status from 400 to 599, found 429.5 (line 1)'],
+    ['- 5\n', 'rules.yaml: rules[0]: expected an object, found 5 (line 1)'],
+    ['- { judge: maybe }\n', 'rules.yaml: rules[0].judge: expected "pass" or "fail" (the verdict this rule gives a judge request), found "maybe" (line 1)'],
+    ['- { match: x, judge: pass, reply: ok }\n', 'rules.yaml: rules[0]: expected either judge or reply (a rule gives one answer), found both (line 1)'],
     [
       '- { match: x, reply: ok, reasons: [a] }\n',
-      "rules.yaml: rules[0].reasons: expected only beside judge: pass or judge: fail (they are the judge's reasons)",
+      "rules.yaml: rules[0].reasons: expected only beside judge: pass or judge: fail (they are the judge's reasons) (line 1)",
     ],
-    ['- { judge: fail, reasons: a }\n', 'rules.yaml: rules[0].reasons: expected a list of strings, found "a"'],
+    ['- { judge: fail, reasons: a }\n', 'rules.yaml: rules[0].reasons: expected a list of strings, found "a" (line 1)'],
   ])('%j', (text, message) => {
     expect(errorOf('rules.yaml', text)).toBe(message);
   });
 
   it('JSON Lines name the line, .ndjson as .jsonl', () => {
-    expect(errorOf('rules.jsonl', '{"match":"a","reply":"b"}\n{"match":"a","reply":2}\n')).toBe('rules.jsonl:2: reply: expected a string, found 2');
-    expect(errorOf('rules.ndjson', '{"match":"a","replyy":"b"}\n')).toMatch(/^rules\.ndjson:1: replyy: unknown key/);
+    expect(errorOf('rules.jsonl', '{"match":"a","reply":"b"}\n{"match":"a","reply":2}\n')).toBe('rules.jsonl: reply: expected a string, found 2 (line 2)');
+    expect(errorOf('rules.ndjson', '{"match":"a","replyy":"b"}\n')).toMatch(/^rules\.ndjson: replyy: unknown key .*; did you mean "reply"\? \(line 1\)$/);
   });
 
   it('a good file loads', () => {

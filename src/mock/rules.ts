@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
 import * as z from 'zod';
 import { mulberry32 } from '../core/prng.js';
 import { UsageError } from '../errors.js';
+import { describeFound, explainIssues, fieldError, issuesError, schemaKeys, type IssuePath, type Locate } from '../core/issues.js';
+import { readYaml } from '../config/yaml.js';
 import { boundAnswer, judgeCallOf } from '../judge/binding.js';
 import type { ChatHandler, MockChatView, MockReply } from './types.js';
 
@@ -108,19 +109,6 @@ function describeRule(r: MockRule): string {
   return r.model !== undefined ? `for model ${JSON.stringify(r.model)}` : 'that matches every request';
 }
 
-/** A rule's first problem as config errors read: the field, what was expected, what was found. */
-function explainRuleIssue(issue: z.core.$ZodIssue & { input?: unknown }): { field: string; message: string } {
-  if (issue.code === 'unrecognized_keys')
-    return { field: issue.keys[0], message: `unknown key (expected one of: ${Object.keys(mockRuleSchema.shape).join(', ')})` };
-  const expected = issue.message.startsWith('expected')
-    ? issue.message
-    : issue.code === 'invalid_type'
-      ? `expected ${issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}`
-      : issue.message;
-  const found = issue.input === undefined ? 'nothing' : JSON.stringify(issue.input);
-  return { field: issue.path.map(String).join('.'), message: `${expected}, found ${found}` };
-}
-
 /** Rules from a YAML file (a list, or { rules: [...] }) or JSON Lines (one rule a line); errors name file and line. */
 export function loadMockRules(file: string): MockRule[] {
   let text: string;
@@ -129,49 +117,41 @@ export function loadMockRules(file: string): MockRule[] {
   } catch (err) {
     throw new UsageError(`--rules: cannot read ${file}: ${(err as Error).message}`, { file, path: '--rules' });
   }
-  const rows: { value: unknown; line: number }[] = [];
+  // Each rule with where it sits: a YAML list item (rules[i], its lines known) or a JSON line (the line).
+  const rows: { value: unknown; prefix: IssuePath; locate: Locate }[] = [];
   const ext = extname(file).toLowerCase();
-  const jsonLines = ext === '.jsonl' || ext === '.ndjson';
-  if (jsonLines) {
+  if (ext === '.jsonl' || ext === '.ndjson') {
     text.split('\n').forEach((l, n) => {
       if (!l.trim()) return;
+      const locate = () => n + 1;
       try {
-        rows.push({ value: JSON.parse(l), line: n + 1 });
+        rows.push({ value: JSON.parse(l), prefix: [], locate });
       } catch (err) {
-        throw new UsageError(`${file}:${n + 1}: expected a JSON object, found unreadable JSON (${(err as Error).message})`, { file, line: n + 1 });
+        throw issuesError({ file, locate }, [{ path: [], message: `expected a JSON object, found unreadable JSON (${(err as Error).message})` }]);
       }
     });
   } else {
-    const lc = new LineCounter();
-    const doc = parseDocument(text, { lineCounter: lc });
-    if (doc.errors.length) {
-      const e = doc.errors[0];
-      throw new UsageError(`${file}:${e.linePos?.[0].line ?? 1}: ${e.message.split('\n')[0]}`, { file, line: e.linePos?.[0].line });
-    }
-    const raw = doc.toJS() as unknown;
+    const { raw, locate } = readYaml(text, file);
     const list = Array.isArray(raw) ? raw : (raw as { rules?: unknown })?.rules;
-    if (!Array.isArray(list))
-      throw new UsageError(`${file}: expected a list of rules (or { rules: [...] }), found ${raw === null ? 'nothing' : typeof raw}`, { file });
-    list.forEach((value, i) => rows.push({ value, line: i + 1 }));
+    if (!Array.isArray(list)) throw fieldError({ file }, [], `expected a list of rules (or { rules: [...] }), found ${describeFound(raw ?? undefined)}`);
+    // Messages say rules[i] either way; the document has the list at its root or under `rules:`.
+    const at = (path: IssuePath) => locate(Array.isArray(raw) ? path.slice(1) : path);
+    list.forEach((value, i) => rows.push({ value, prefix: ['rules', i], locate: at }));
   }
-  return rows.map(({ value, line }) => {
+  return rows.map(({ value, prefix, locate }) => {
+    const source = { file, locate };
     const r = mockRuleSchema.safeParse(value, { reportInput: true });
-    const where = jsonLines ? `${file}:${line}` : `${file}: rules[${line - 1}]`;
-    if (!r.success) {
-      // As config errors read: the field, what was expected, what was found.
-      const { field, message } = explainRuleIssue(r.error.issues[0]);
-      throw new UsageError(`${where}${field ? (jsonLines ? `: ${field}` : `.${field}`) : ''}: ${message}`, { file, ...(jsonLines ? { line } : {}) });
-    }
-    const at = { file, ...(jsonLines ? { line } : {}) };
+    // As config errors read: the field, what was expected, what was found, the line.
+    if (!r.success) throw issuesError(source, explainIssues(r.error.issues, { prefix, keysAt: schemaKeys(mockRuleSchema) }));
     const other = (['reply', 'status'] as const).find((k) => r.data[k] !== undefined);
-    if (r.data.judge !== undefined && other) throw new UsageError(`${where}: expected either judge or ${other} (a rule gives one answer), found both`, at);
+    if (r.data.judge !== undefined && other) throw fieldError(source, prefix, `expected either judge or ${other} (a rule gives one answer), found both`);
     if (r.data.reasons !== undefined && r.data.judge === undefined)
-      throw new UsageError(`${where}${jsonLines ? ': ' : '.'}reasons: expected only beside judge: pass or judge: fail (they are the judge's reasons)`, at);
+      throw fieldError(source, [...prefix, 'reasons'], "expected only beside judge: pass or judge: fail (they are the judge's reasons)");
     if (r.data.regex !== undefined) {
       try {
         new RegExp(r.data.regex);
       } catch (err) {
-        throw new UsageError(`${where}.regex: expected a regular expression, found ${JSON.stringify(r.data.regex)} (${(err as Error).message})`, { file });
+        throw fieldError(source, [...prefix, 'regex'], `expected a regular expression, found ${describeFound(r.data.regex)} (${(err as Error).message})`);
       }
     }
     return r.data;

@@ -65,7 +65,9 @@ describe('chat providers from config', () => {
     expect(usage(() => createSystem({ bedrock: { model: 'x', region: 'mars' } }, ctx))).toMatch(
       /system\.bedrock\.region: expected an AWS region such as us-east-1/,
     );
-    expect(usage(() => createSystem({ anthropic: { model: 'x', temprature: 1 } }, ctx))).toMatch(/system\.anthropic\.temprature: unknown option/);
+    expect(usage(() => createSystem({ anthropic: { model: 'x', temprature: 1 } }, ctx))).toMatch(
+      /system\.anthropic\.temprature: unknown key \(expected one of: model, .*\); did you mean "temperature"\?$/,
+    );
     expect(usage(() => createSystem({ anthropic: { model: 'x', baseURL: 'http://x', headers: { 'x-team': '${TEAM}' } } }, { ...ctx, env: {} }))).toMatch(
       /system\.anthropic\.headers\.x-team: expected the environment variable TEAM/,
     );
@@ -105,7 +107,7 @@ describe('chat providers from config', () => {
     ).toMatch(/exp\.yaml: verifiers\[0\]\.judge\.ollama\.mode: expected json_schema, json_object or text \(ollama cannot be forced to call a tool\)/);
     expect(
       usage(() => verifierFromConfig({ ...base, judge: { anthropic: { model: 'c', system: 'x' } } }, { file: 'exp.yaml', path: 'verifiers.0', env: {} })),
-    ).toMatch(/verifiers\.0\.judge\.anthropic\.system: unknown option/);
+    ).toMatch(/verifiers\.0\.judge\.anthropic\.system: unknown key \(expected one of: model, baseURL, .*, mode, retries, attemptTimeoutMs\)$/);
     expect(usage(() => verifierFromConfig({ ...base, judge: { gpt: { model: 'c' } } }, { file: 'exp.yaml', path: 'verifiers.0' }))).toMatch(
       /verifiers\.0\.judge: expected exactly one of openai, anthropic, google/,
     );

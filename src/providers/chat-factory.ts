@@ -1,11 +1,11 @@
-import { UsageError } from '../errors.js';
+import { describeFound, fieldError, parseFieldPath, zodUsageError, type Locate } from '../core/issues.js';
 import { withResponseCache, type CacheSettings } from './cache.js';
 import type { ChatModel } from './chat-model.js';
 import { withWarnings } from './decorate.js';
 import { OllamaChatModel } from './ollama.js';
 import { OpenAIChatModel } from './openai.js';
 import { withPrices, type PriceTable } from './prices.js';
-import { CHAT_PROVIDER_NAMES, chatProviderSchemas, describeValue, formatIssue, type ChatProviderConfig, type ChatProviderName } from './schemas.js';
+import { CHAT_PROVIDER_NAMES, chatProviderSchemas, type ChatProviderConfig, type ChatProviderName } from './schemas.js';
 import { anthropicChatModel, azureChatModel, bedrockChatModel, googleChatModel, mistralChatModel } from './sdk-providers.js';
 import { envRefs, expandEnv } from './template.js';
 
@@ -18,6 +18,8 @@ import { envRefs, expandEnv } from './template.js';
 export interface ModelContext {
   /** The config file, named in error messages. */
   file?: string;
+  /** The line of a field in that file, when known (a YAML config's). */
+  locate?: Locate;
   /** Environment for keys and `${VAR}`; default process.env. */
   env?: NodeJS.ProcessEnv;
   /** Prices to put on every answer (default: the built-in table). */
@@ -39,12 +41,12 @@ export const DEFAULT_KEY_ENV: Record<ChatProviderName, string | undefined> = {
   ollama: undefined,
 };
 
-function fail(ctx: ModelContext, path: string, message: string): never {
-  throw new UsageError(`${ctx.file ?? 'config'}: ${path}: ${message}`, { file: ctx.file, path });
+function fail(ctx: Pick<ModelContext, 'file' | 'locate'>, path: string, message: string): never {
+  throw fieldError({ file: ctx.file, locate: ctx.locate }, path, message);
 }
 
 /** Expands `${VAR}` in every value, failing on the first unset variable with the field path. */
-export function expandAll(values: Record<string, string>, path: string, ctx: Pick<ModelContext, 'file' | 'env'>): Record<string, string> {
+export function expandAll(values: Record<string, string>, path: string, ctx: Pick<ModelContext, 'file' | 'locate' | 'env'>): Record<string, string> {
   const env = ctx.env ?? process.env;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(values)) {
@@ -70,18 +72,16 @@ function apiKey(name: ChatProviderName, o: ChatProviderConfig, path: string, ctx
 
 /** Validates one provider's options (zod), naming file and field on error. */
 export function parseChatOptions(name: ChatProviderName, raw: unknown, path: string, ctx: ModelContext): ChatProviderConfig {
-  const r = chatProviderSchemas[name].safeParse(raw ?? {});
-  if (!r.success) {
-    const lines = r.error.issues.map((i) => formatIssue(i, raw, path.split('.')));
-    throw new UsageError(`${ctx.file ?? 'config'}: ${lines.join('\n')}`, { file: ctx.file, path: [path, ...r.error.issues[0].path].join('.') });
-  }
+  const schema = chatProviderSchemas[name];
+  const r = schema.safeParse(raw ?? {}, { reportInput: true });
+  if (!r.success) throw zodUsageError(r.error, { file: ctx.file, locate: ctx.locate, prefix: parseFieldPath(path), schema });
   return r.data as ChatProviderConfig;
 }
 
 /** The one key of a provider object (`{ anthropic: {...} }`), or a usage error listing the choices. */
 export function chatProviderOf(raw: unknown, path: string, ctx: ModelContext): { name: ChatProviderName; options: unknown } {
   const one = `exactly one of ${CHAT_PROVIDER_NAMES.join(', ')}`;
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail(ctx, path, `expected ${one}, found ${describeValue(raw)}`);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail(ctx, path, `expected ${one}, found ${describeFound(raw)}`);
   const keys = Object.keys(raw);
   if (keys.length !== 1 || !(CHAT_PROVIDER_NAMES as string[]).includes(keys[0])) {
     fail(ctx, path, `expected ${one}, found ${keys.length === 0 ? 'no key' : keys.map((k) => JSON.stringify(k)).join(', ')}`);

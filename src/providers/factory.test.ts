@@ -56,16 +56,16 @@ describe('createSystem', () => {
       'assay.yaml: system.simulated.outputs[1].weight: expected a number > 0, found -1',
     );
     expect(usage({ simulated: { outputs: [], sed: 1 } }).message).toMatch(
-      /system\.simulated\.outputs: expected at least 1 item\(s\), found an array of 0\n.*system\.simulated\.sed: unknown option/,
+      /system\.simulated\.outputs: expected at least 1 item\(s\), found \[\]\n.*system\.simulated\.sed: unknown key \(expected one of: seed, .*\); did you mean "seed"\?$/,
     );
     expect(usage({ simulated: { outputs: ['a'], errorKind: 'fatal' } }).message).toContain(
-      'system.simulated.errorKind: expected one of "server", "rate_limit", "timeout", "connection", found the string "fatal"',
+      'system.simulated.errorKind: expected one of server, rate_limit, timeout, connection, found "fatal"',
     );
     expect(usage({ simulated: { outputs: ['a'], latencyMs: 'fast' } }).message).toContain(
-      'system.simulated.latencyMs: expected a number of ms or { mean, jitter }, found the string "fast"',
+      'system.simulated.latencyMs: expected a number of ms or { mean, jitter }, found "fast"',
     );
     expect(usage({ simulated: { outputs: ['a'], seed: 1.5 } }).message).toContain('system.simulated.seed: expected an integer, found 1.5');
-    expect(usage({ http: { url: 'ftp://x' } }).message).toContain('system.http.url: expected an http:// or https:// URL, found the string "ftp://x"');
+    expect(usage({ http: { url: 'ftp://x' } }).message).toContain('system.http.url: expected an http:// or https:// URL, found "ftp://x"');
     expect(usage({ http: { url: 'http://x', outputPath: 'a..b' } }).message).toContain(
       'system.http.outputPath: expected a JSON path such as data.choices[0].text',
     );
@@ -77,7 +77,7 @@ describe('createSystem', () => {
     expect(usage({}).message).toBe(`assay.yaml: system: ${one}, found no key`);
     expect(usage({ openai: {}, simulated: {} }).message).toBe(`assay.yaml: system: ${one}, found "openai", "simulated"`);
     expect(usage({ gpt4: {} }).message).toBe(`assay.yaml: system: ${one}, found "gpt4"`);
-    expect(usage('simulated').message).toBe(`assay.yaml: system: ${one}, found the string "simulated"`);
+    expect(usage('simulated').message).toBe(`assay.yaml: system: ${one}, found "simulated"`);
     expect(usage(undefined).message).toBe(`assay.yaml: system: ${one}, found nothing`);
   });
 
@@ -148,7 +148,7 @@ describe('createSystem', () => {
       '{"i":1,"input":"Say hello.","output":"ok"}\n{"i":0,"input":"Say hello.","output":"x"}\n{"i":0,"input":"Other","output":"y"}\n',
     );
     expect(usage({ replay: { file: 'contra.jsonl' } }, { ...ctx, inputs }).message).toMatch(
-      /contra\.jsonl:2: "input": expected the input of "i": 0 \(the string "Describe the weather\."\), found the string "Say hello\.", which is the input of "i": 1$/,
+      /contra\.jsonl:2: "input": expected the input of "i": 0 \("Describe the weather\."\), found "Say hello\.", which is the input of "i": 1$/,
     );
     writeFileSync(join(dir, 'agree.jsonl'), '{"i":1,"input":"Say hello.","output":"ok"}\n');
     expect(createSystem({ replay: { file: 'agree.jsonl' } }, { ...ctx, inputs })).toBeInstanceOf(ReplaySystem);

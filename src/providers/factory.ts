@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { InputValue } from '../core/validator.js';
 import { UsageError } from '../errors.js';
+import { describeFound, fieldError, zodUsageError, type Locate } from '../core/issues.js';
 import { withSystemCache, type CacheSettings } from './cache.js';
 import { createChatModel, decorateModel, expandAll as expandValues, parseChatOptions } from './chat-factory.js';
 import { ChatSystem } from './chat-system.js';
@@ -12,8 +13,6 @@ import { ReplaySystem, loadReplayFile, type ReplayRow } from './replay.js';
 import {
   CHAT_PROVIDER_NAMES,
   PROVIDER_NAMES,
-  describeValue,
-  formatIssue,
   providerSchemas,
   type ChatProviderName,
   type CommandConfig,
@@ -29,6 +28,8 @@ import type { SystemUnderTest } from './types.js';
 export interface SystemContext {
   /** The config file, named in error messages. */
   file?: string;
+  /** The line of a field in that file, when known (a YAML config's). */
+  locate?: Locate;
   /** Folder that relative paths (replay file, command cwd) resolve against: the config file's folder. */
   baseDir: string;
   /** The experiment's inputs, when known, to check recordings against. */
@@ -47,14 +48,14 @@ export interface SystemContext {
 
 const ONE_OF = `exactly one of ${PROVIDER_NAMES.join(', ')}`;
 
-function fail(ctx: SystemContext, path: string, message: string): never {
-  throw new UsageError(`${ctx.file ?? 'config'}: ${path}: ${message}`, { file: ctx.file, path });
+function fail(ctx: Pick<SystemContext, 'file' | 'locate'>, path: string, message: string): never {
+  throw fieldError({ file: ctx.file, locate: ctx.locate }, path, message);
 }
 
 /** Validates the YAML `system:` value; throws UsageError naming file and field path. */
-export function parseSystemConfig(raw: unknown, ctx: Pick<SystemContext, 'file'> = {}): SystemConfig {
+export function parseSystemConfig(raw: unknown, ctx: Pick<SystemContext, 'file' | 'locate'> = {}): SystemConfig {
   const c = { baseDir: '.', ...ctx };
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail(c, 'system', `expected ${ONE_OF}, found ${describeValue(raw)}`);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail(c, 'system', `expected ${ONE_OF}, found ${describeFound(raw)}`);
   // `rateLimit` sits beside the provider key; the runner reads it (providers/rate-limit.ts), the provider never sees it.
   const keys = Object.keys(raw).filter((k) => k !== 'rateLimit');
   const known = keys.filter((k): k is ProviderName => (PROVIDER_NAMES as string[]).includes(k));
@@ -63,12 +64,9 @@ export function parseSystemConfig(raw: unknown, ctx: Pick<SystemContext, 'file'>
   }
   const name = known[0];
   const options = (raw as Record<string, unknown>)[name] ?? {};
-  const result = providerSchemas[name].safeParse(options);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => formatIssue(i, options, ['system', name]));
-    const first = result.error.issues[0];
-    throw new UsageError(`${c.file ?? 'config'}: ${lines.join('\n')}`, { file: c.file, path: ['system', name, ...first.path].join('.') });
-  }
+  const schema = providerSchemas[name];
+  const result = schema.safeParse(options, { reportInput: true });
+  if (!result.success) throw zodUsageError(result.error, { file: c.file, locate: c.locate, prefix: ['system', name], schema });
   return { [name]: result.data } as SystemConfig;
 }
 
@@ -130,7 +128,7 @@ function replay(o: ReplayConfig, ctx: SystemContext): SystemUnderTest {
       if (row.i !== undefined && row.input !== undefined && inputKey(row.input) !== inputKey(inputs[row.i])) {
         const at = inputs.findIndex((x) => inputKey(x) === inputKey(row.input as InputValue));
         throw new UsageError(
-          `${file}:${row.line}: "input": expected the input of "i": ${row.i} (${describeValue(inputs[row.i])}), found ${describeValue(row.input)}` +
+          `${file}:${row.line}: "input": expected the input of "i": ${row.i} (${describeFound(inputs[row.i])}), found ${describeFound(row.input)}` +
             (at >= 0 ? `, which is the input of "i": ${at}` : ", which is not one of the experiment's inputs"),
           { file, line: row.line },
         );
@@ -143,7 +141,7 @@ function replay(o: ReplayConfig, ctx: SystemContext): SystemUnderTest {
         fail(
           ctx,
           'system.replay.file',
-          `expected recordings for the experiment's inputs, found none of its ${inputs.length} inputs in ${file} (its first recorded input is ${describeValue(byInput[0].input)})`,
+          `expected recordings for the experiment's inputs, found none of its ${inputs.length} inputs in ${file} (its first recorded input is ${describeFound(byInput[0].input)})`,
         );
       }
     }
@@ -173,7 +171,7 @@ function ignoredRecordings(system: ReplaySystem, rows: ReplayRow[], inputs: Inpu
   const others = rows.filter((r) => r.i === undefined && r.input !== undefined && !known.has(inputKey(r.input)));
   if (others.length) {
     out.push(
-      `${others.length} recording${others.length === 1 ? '' : 's'} of inputs not among the experiment's inputs ${others.length === 1 ? 'is' : 'are'} ignored (the first, line ${others[0].line}: ${describeValue(others[0].input)})`,
+      `${others.length} recording${others.length === 1 ? '' : 's'} of inputs not among the experiment's inputs ${others.length === 1 ? 'is' : 'are'} ignored (the first, line ${others[0].line}: ${describeFound(others[0].input)})`,
     );
   }
   return out;

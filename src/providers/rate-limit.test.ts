@@ -286,7 +286,7 @@ validators:
     );
     const r = await cli('run', file, '--store', `${tmp.dir()}/bad.db`);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/bad\.yaml: system\.rateLimit\.requestsPerMinute: .*>0/);
+    expect(r.err).toMatch(/bad\.yaml: system\.rateLimit\.requestsPerMinute: expected a number > 0, found -1 \(line 4\)/);
     expect(() => rateLimitOf({ rateLimit: {} }, { path: 'system' })).toThrow(/system\.rateLimit: expected requestsPerMinute and\/or tokensPerMinute/);
     expect(() => rateLimitOf({ rateLimit: { rpm: 5 } }, { path: 'system' })).toThrow(/rpm/);
     expect(rateLimitOf({ openai: {} }, { path: 'system' })).toBeUndefined();

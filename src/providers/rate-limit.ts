@@ -25,7 +25,7 @@
  * tokens spent exceed the budget by at most what the calls in flight use.
  */
 import * as z from 'zod';
-import { UsageError } from '../errors.js';
+import { parseFieldPath, zodUsageError, type Locate } from '../core/issues.js';
 import type { InputValue } from '../core/validator.js';
 import type { ChatModel } from './chat-model.js';
 import type { Generation, GenerateOptions, SystemUnderTest } from './types.js';
@@ -67,13 +67,11 @@ export interface Permit {
 export type LimiterFactory = (scope: string, config: RateLimitConfig) => CallLimiter;
 
 /** The `rateLimit` of a `system:` or `judge:` value, if any; a UsageError naming the field when malformed. */
-export function rateLimitOf(raw: unknown, where: { file?: string; path: string }): RateLimitConfig | undefined {
+export function rateLimitOf(raw: unknown, where: { file?: string; locate?: Locate; path: string }): RateLimitConfig | undefined {
   if (raw === null || typeof raw !== 'object' || !('rateLimit' in raw)) return undefined;
-  const r = rateLimitSchema.safeParse((raw as { rateLimit: unknown }).rateLimit);
+  const r = rateLimitSchema.safeParse((raw as { rateLimit: unknown }).rateLimit, { reportInput: true });
   if (r.success) return r.data;
-  const issue = r.error.issues[0];
-  const path = [where.path, 'rateLimit', ...issue.path.map(String)].join('.');
-  throw new UsageError(`${where.file ?? 'config'}: ${path}: ${issue.message.replace(/^Invalid input: /, '')}`, { file: where.file, path });
+  throw zodUsageError(r.error, { file: where.file, locate: where.locate, prefix: [...parseFieldPath(where.path), 'rateLimit'], schema: rateLimitSchema });
 }
 
 /** The value without its `rateLimit` key (what the provider factories validate). */

@@ -39,7 +39,7 @@ describe("docs/providers.md's replay examples", () => {
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/no_apology +50\.0% .* INCONCLUSIVE +1 +1 +0/);
     expect(r.err).toMatch(
-      /assay: warning: .*listed\.yaml: system\.replay: 1 recording of inputs not among the experiment's inputs is ignored \(the first, line 3: the string "Say hello\."\)/,
+      /assay: warning: .*listed\.yaml: system\.replay: 1 recording of inputs not among the experiment's inputs is ignored \(the first, line 3: "Say hello\."\)/,
     );
   });
 

@@ -127,19 +127,13 @@ export type ProviderName = keyof typeof providerSchemas;
 export const PROVIDER_NAMES = Object.keys(providerSchemas) as ProviderName[];
 
 /** The whole `system:` value, for JSON Schema generation (`z.toJSONSchema(systemSchema)`). */
-export const systemSchema = z.union([
-  z.strictObject({ openai: openaiOptionsSchema }),
-  z.strictObject({ anthropic: anthropicOptionsSchema }),
-  z.strictObject({ google: googleOptionsSchema }),
-  z.strictObject({ bedrock: bedrockOptionsSchema }),
-  z.strictObject({ azure: azureOptionsSchema }),
-  z.strictObject({ mistral: mistralOptionsSchema }),
-  z.strictObject({ ollama: ollamaOptionsSchema }),
-  z.strictObject({ http: httpOptionsSchema }),
-  z.strictObject({ command: commandOptionsSchema }),
-  z.strictObject({ replay: replayOptionsSchema }),
-  z.strictObject({ simulated: simulatedOptionsSchema }),
-]);
+export const systemSchema = z.union(
+  // One option per provider, `{ <name>: <its options> }`, in the order of providerSchemas.
+  PROVIDER_NAMES.map((name) => z.strictObject({ [name]: providerSchemas[name] })) as unknown as [
+    z.ZodObject<{ [K in ProviderName]?: (typeof providerSchemas)[K] }>,
+    ...z.ZodObject<{ [K in ProviderName]?: (typeof providerSchemas)[K] }>[],
+  ],
+);
 
 export type OpenAIConfig = z.output<typeof openaiOptionsSchema>;
 export type HttpConfig = z.output<typeof httpOptionsSchema>;
@@ -152,69 +146,3 @@ export type SystemConfig =
   | { command: CommandConfig }
   | { replay: ReplayConfig }
   | { simulated: SimulatedConfig };
-
-/** `system.simulated.outputs[1].weight` */
-export function pathString(path: readonly PropertyKey[]): string {
-  let s = '';
-  for (const p of path) s += typeof p === 'number' ? `[${p}]` : s === '' ? String(p) : `.${String(p)}`;
-  return s;
-}
-
-/** What was found, in words: `42`, `the string "x"`, `an object`, `nothing`. */
-export function describeValue(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return `an array of ${v.length}`;
-  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
-  if (typeof v === 'object') return `an object with keys ${Object.keys(v).join(', ') || '(none)'}`;
-  return String(v);
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let v = root;
-  for (const p of path) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<PropertyKey, unknown>)[p];
-  }
-  return v;
-}
-
-const ARTICLE: Record<string, string> = {
-  string: 'a string',
-  number: 'a number',
-  int: 'an integer',
-  boolean: 'true or false',
-  object: 'an object',
-  array: 'a list',
-  record: 'an object',
-};
-
-/** One readable line per zod issue: `system.openai.model: expected a string, found 42`. */
-export function formatIssue(issue: z.core.$ZodIssue, root: unknown, prefix: readonly PropertyKey[]): string {
-  const path = [...prefix, ...issue.path];
-  const where = pathString(path);
-  const found = describeValue(valueAt(root, issue.path));
-  switch (issue.code) {
-    case 'invalid_type':
-      return `${where}: expected ${ARTICLE[issue.expected] ?? issue.expected}, found ${found}`;
-    case 'unrecognized_keys':
-      return issue.keys.map((k) => `${pathString([...path, k])}: unknown option`).join('; ');
-    case 'too_small': {
-      const what =
-        issue.origin === 'array'
-          ? `at least ${String(issue.minimum)} item(s)`
-          : issue.origin === 'string'
-            ? 'a non-empty string'
-            : `a number ${issue.inclusive ? '≥' : '>'} ${String(issue.minimum)}`;
-      return `${where}: expected ${what}, found ${found}`;
-    }
-    case 'too_big':
-      return `${where}: expected ${issue.origin === 'array' ? `at most ${String(issue.maximum)} item(s)` : `a number ${issue.inclusive ? '≤' : '<'} ${String(issue.maximum)}`}, found ${found}`;
-    case 'invalid_value':
-      return `${where}: expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, found ${found}`;
-    case 'invalid_format':
-      return `${where}: ${issue.message.startsWith('expected') ? issue.message : `expected a valid ${issue.format}`}, found ${found}`;
-    default:
-      return `${where}: ${issue.message.startsWith('expected') ? issue.message : issue.message.replace(/^Invalid input: /, '')}, found ${found}`;
-  }
-}

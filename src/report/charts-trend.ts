@@ -1,6 +1,7 @@
 import type * as Plot from '@observablehq/plot';
-import { attr, bandKey, doc, namedRows, plot, pctLabel, sparseTicks, svgString } from './charts.js';
-import { formatP, signedPct } from './compare.js';
+import { attr, bandKey, doc, namedRows, plot, sparseTicks, svgString } from './charts.js';
+import { formatP } from './compare.js';
+import { formatRate, formatRateChange } from '../core/show.js';
 
 /** Charts of changes: one validator's rate across runs (trend) and B − A per row (compare). */
 
@@ -31,8 +32,8 @@ export function trendSvg(points: TrendPoint[], options: { title: string; minSucc
   const rows = order.filter((p) => p.rate !== null);
   const sig = rows.filter((p) => p.significant);
   const describe = (p: (typeof rows)[number]) =>
-    `run #${p.no} ${p.runId} (${p.date.slice(0, 16).replace('T', ' ')}): ${pctLabel(p.rate)}` +
-    (p.low !== null ? ` (interval ${pctLabel(p.low)}–${pctLabel(p.high)})` : '') +
+    `run #${p.no} ${p.runId} (${p.date.slice(0, 16).replace('T', ' ')}): ${formatRate(p.rate)}` +
+    (p.low !== null ? ` (interval ${formatRate(p.low)}–${formatRate(p.high)})` : '') +
     (p.significant ? `, significantly ${p.significant.direction} than the previous run, p=${formatP(p.significant.p)}` : '');
   const width = Math.max(340, Math.min(1000, 90 + order.length * 64));
   const marks: Plot.Markish[] = [
@@ -75,7 +76,7 @@ export function trendSvg(points: TrendPoint[], options: { title: string; minSucc
         stroke: '#0969da',
         strokeDasharray: '5,3',
         strokeOpacity: 0.7,
-        ariaLabel: () => `minimum success ${pctLabel(options.minSuccess)}`,
+        ariaLabel: () => `minimum success ${formatRate(options.minSuccess)}`,
       } as Plot.RuleYOptions),
     );
   }
@@ -124,7 +125,7 @@ export function diffSvg(rows: DiffRow[], options: { title: string }): string {
   const glyph = (r: DiffRow) => (r.direction === 'worse' ? '▼' : r.direction === 'better' ? '▲' : '●');
   const colour = (r: DiffRow) => (r.direction === 'worse' ? WORSE : r.direction === 'better' ? BETTER : '#57606a');
   const describe = (r: DiffRow) =>
-    `${r.label}: B − A ${signedPct(r.diff)} (interval ${signedPct(r.low)} to ${signedPct(r.high)}), ${r.direction === 'unchanged' ? 'no significant change' : `significantly ${r.direction}`}${r.note ? `, ${r.note}` : ''}`;
+    `${r.label}: B − A ${formatRateChange(r.diff)} (interval ${formatRateChange(r.low)} to ${formatRateChange(r.high)}), ${r.direction === 'unchanged' ? 'no significant change' : `significantly ${r.direction}`}${r.note ? `, ${r.note}` : ''}`;
   const svg = plot().plot({
     document: doc(),
     width: 520,

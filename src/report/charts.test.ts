@@ -11,10 +11,10 @@ describe('profileSvg', () => {
     { label: 'c', rate: 0.5, low: 0.3, high: 0.7 },
   ];
 
-  it('as bars: decided entries get a bar and whisker, undecided ones an "n/a" label, never a zero bar', () => {
+  it('as bars: decided entries get a bar and whisker, undecided ones a "–" label (no value), never a zero bar', () => {
     const svg = profileSvg(bars, { title: 'VRP', line: 0.8 });
     expect(count(svg, /<rect [^>]*aria-label="[abc]: /g)).toBe(2);
-    expect(svg).toContain('n/a (nothing decided)');
+    expect(svg).toContain('– (nothing decided)');
     expect(svg).toContain('aria-label="a: 90.0% (interval 80.0%–95.0%): ✓ meets the minimum"');
     expect(svg).toContain('aria-label="c: 50.0% (interval 30.0%–70.0%): ✗ below the minimum"');
     expect(svg).toContain('minimum success 80.0%');
@@ -28,7 +28,7 @@ describe('profileSvg', () => {
     expect(svg).toContain(`>${long.label.slice(0, CARD_LABEL_CHARS - 1)}…</text>`);
     expect(count(svg, /<rect [^>]*aria-label="[^"]+: /g)).toBe(3);
     expect(svg).toContain(`aria-label="${long.label}: 90.0%`); // the whole label where it is cut on screen
-    expect(svg).toContain('n/a (nothing decided)');
+    expect(svg).toContain('– (nothing decided)');
   });
 
   it('as columns (iterations, many inputs): numbered from 1, full labels in the tooltips', () => {
@@ -36,7 +36,7 @@ describe('profileSvg', () => {
     expect(count(svg, /<rect [^>]*aria-label="[abc]: /g)).toBe(2);
     expect(svg).toContain('<title>c: 50.0% (interval 30.0%–70.0%): ✗ below the minimum</title>');
     expect(svg).toMatch(/>1<\/text>.*>2<\/text>.*>3<\/text>/s);
-    expect(svg).toContain('aria-label="b: n/a"');
+    expect(svg).toContain('aria-label="b: –"');
   });
 });
 

@@ -1,5 +1,6 @@
 import type * as Plot from '@observablehq/plot';
 import { lazyPackage } from '../lazy.js';
+import { formatRate, NO_VALUE } from '../core/show.js';
 
 // Observable Plot and linkedom load with the first chart, not with every import of the package (start-up, docs/runner.md).
 export const plot = lazyPackage<typeof Plot>('@observablehq/plot');
@@ -42,8 +43,6 @@ export function svgString(node: unknown, minWidth?: number): string {
   }
   return el.outerHTML;
 }
-
-export const pctLabel = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : `${(v * 100).toFixed(1)}%`);
 
 /**
  * At most ~`max` tick labels on a band axis of n entries numbered from 1, so a 500-input heatmap stays
@@ -127,17 +126,17 @@ const TEXT_STYLE = { fontSize: '12px', fontFamily: 'system-ui,sans-serif' };
 
 /**
  * A marginal profile (IRP, ORP or VRP) with the interval of each entry as a whisker and thresholds as ticks
- * (per entry) or a dashed line (`line`). Entries with no decided cell show as "n/a", never as a zero bar.
+ * (per entry) or a dashed line (`line`). Entries with no decided cell show as NO_VALUE ("–"), never as a zero bar.
  * Horizontal bars carry names (validators, a few inputs); `columns` draws one column per entry numbered
  * from 1, for ordered or numerous entries (iterations, many inputs), each column's label in its tooltip.
  */
 export function profileSvg(bars: ProfileBar[], options: { title: string; line?: number; columns?: boolean; axis?: string; labelsAbove?: boolean }): string {
   const rows = bars.map((b, idx) => ({ ...b, idx, name: bandKey(idx, b.label), shown: barStatus(b, options.line) }));
   const describe = (r: (typeof rows)[number]) =>
-    `${r.label}: ${pctLabel(r.rate)}` +
-    (r.low !== null ? ` (interval ${pctLabel(r.low)}–${pctLabel(r.high)})` : '') +
-    (r.errorShare ? `, errors ${pctLabel(r.errorShare)}` : '') +
-    (r.threshold !== undefined ? `, minimum ${pctLabel(r.threshold)}` : '') +
+    `${r.label}: ${formatRate(r.rate)}` +
+    (r.low !== null ? ` (interval ${formatRate(r.low)}–${formatRate(r.high)})` : '') +
+    (r.errorShare ? `, errors ${formatRate(r.errorShare)}` : '') +
+    (r.threshold !== undefined ? `, minimum ${formatRate(r.threshold)}` : '') +
     (r.shown !== 'none' ? `: ${BAR_STYLE[r.shown].glyph} ${BAR_STYLE[r.shown].text}` : '');
   const common = { rows, decided: rows.filter((r) => r.rate !== null), describe, options };
   return options.columns ? columns(common) : options.labelsAbove ? labelledAbove(common) : horizontal(common);
@@ -155,7 +154,7 @@ interface Common {
 
 function lineMark(line: number | undefined, along: 'x' | 'y'): Plot.Markish[] {
   if (line === undefined) return [];
-  const style = { stroke: '#0969da', strokeWidth: 2, strokeDasharray: '5,3', ariaLabel: () => `minimum success ${pctLabel(line)}` };
+  const style = { stroke: '#0969da', strokeWidth: 2, strokeDasharray: '5,3', ariaLabel: () => `minimum success ${formatRate(line)}` };
   return [along === 'x' ? plot().ruleX([line], style as Plot.RuleXOptions) : plot().ruleY([line], style as Plot.RuleYOptions)];
 }
 
@@ -169,7 +168,7 @@ function horizontal({ rows, decided, describe, options }: Common): string {
     plot().tickX(withCi, { y: 'name', x: 'high', stroke: '#1f2328', inset: rowH / 5, ariaHidden: 'true' } as Plot.TickXOptions),
     plot().text(
       rows.filter((r) => r.rate === null),
-      { y: 'name', x: 0, text: () => 'n/a (nothing decided)', textAnchor: 'start', dx: 4, fill: '#656d76' },
+      { y: 'name', x: 0, text: () => `${NO_VALUE} (nothing decided)`, textAnchor: 'start', dx: 4, fill: '#656d76' },
     ),
     plot().ruleX([0]),
   ];
@@ -229,7 +228,7 @@ function labelledAbove({ rows, decided, describe, options }: Common): string {
     plot().tickX(withCi, { y: barKey, x: 'high', stroke: '#1f2328', inset: 4, ariaHidden: 'true' } as Plot.TickXOptions),
     plot().text(
       rows.filter((r) => r.rate === null),
-      { y: barKey, x: 0, text: () => 'n/a (nothing decided)', textAnchor: 'start', dx: 4, fill: '#656d76' },
+      { y: barKey, x: 0, text: () => `${NO_VALUE} (nothing decided)`, textAnchor: 'start', dx: 4, fill: '#656d76' },
     ),
     plot().ruleX([0]),
     ...lineMark(options.line, 'x'),
@@ -284,7 +283,7 @@ function columns({ rows, decided, describe, options }: Common): string {
       plot().tickY(withCi, { x: 'name', y: 'high', stroke: '#1f2328', inset, ariaHidden: 'true' } as Plot.TickYOptions),
       plot().text(
         rows.filter((r) => r.rate === null),
-        { x: 'name', y: 0, text: () => 'n/a', dy: -8, fill: '#656d76', ariaLabel: (r: Row) => attr(describe(r)) } as Plot.TextOptions,
+        { x: 'name', y: 0, text: () => NO_VALUE, dy: -8, fill: '#656d76', ariaLabel: (r: Row) => attr(describe(r)) } as Plot.TextOptions,
       ),
       plot().ruleY([0]),
       ...lineMark(options.line, 'y'),

@@ -5,7 +5,7 @@ import { summarize } from '../core/summarize.js';
 import { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue } from '../core/validator.js';
 import type { RunRecord } from '../store/types.js';
-import { compareRuns, formatComparison, formatP, signedPct, verdictLine } from './compare.js';
+import { compareRuns, formatComparison, formatP, verdictLine } from './compare.js';
 
 function stored(id: string, inputs: InputValue[], fail: (i: number, j: number) => boolean) {
   const M = 20;
@@ -29,20 +29,13 @@ function stored(id: string, inputs: InputValue[], fail: (i: number, j: number) =
   return { run, summary: summarize(tensor, validators) };
 }
 
-describe('formatP and signedPct', () => {
+describe('formatP', () => {
   it('gives three significant digits, scientific below 0.001 and a floor where doubles give out', () => {
     expect(formatP(0.0496)).toBe('0.0496');
     expect(formatP(1)).toBe('1.00');
     expect(formatP(0.000098)).toBe('9.8e-5');
     expect(formatP(0)).toBe('<1e-15');
-    expect(formatP(null)).toBe('n/a');
-  });
-
-  it('signs differences with a true minus and shows zero unsigned', () => {
-    expect(signedPct(-0.2512)).toBe('−25.1%');
-    expect(signedPct(0.028)).toBe('+2.8%');
-    expect(signedPct(-0.0001)).toBe('0.0%');
-    expect(signedPct(null)).toBe('n/a');
+    expect(formatP(null)).toBe('–');
   });
 });
 

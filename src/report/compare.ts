@@ -2,6 +2,7 @@ import { displayWidth } from './width.js';
 import { compareSummaries, type ComparisonRow, type PAdjust, type SummaryComparison } from '../core/compare.js';
 import type { RunSummary } from '../core/summary-types.js';
 import type { RunRecord } from '../store/types.js';
+import { formatRate, formatRateChange, NO_VALUE, formatLevel } from '../core/show.js';
 
 export type { ComparisonRow, InputComparisonRow } from '../core/compare.js';
 
@@ -27,7 +28,7 @@ export function compareRuns(
 
 /** A p-value for people: three significant digits, scientific below 0.001, a floor where doubles give out. */
 export function formatP(p: number | null | undefined): string {
-  if (p === null || p === undefined || Number.isNaN(p)) return 'n/a';
+  if (p === null || p === undefined || Number.isNaN(p)) return NO_VALUE;
   if (p < 1e-15) return '<1e-15';
   return p < 0.001 ? p.toExponential(1) : p.toPrecision(3);
 }
@@ -35,15 +36,6 @@ export function formatP(p: number | null | undefined): string {
 export function testName(test: 'fisher' | 'z' | null): string {
   return test === 'fisher' ? 'Fisher' : test === 'z' ? 'z-test' : 'no test';
 }
-
-/** A signed percentage with a true minus sign: "+2.8%", "−25.1%". */
-export function signedPct(v: number | null): string {
-  if (v === null) return 'n/a';
-  const s = (Math.abs(v) * 100).toFixed(1);
-  return s === '0.0' ? '0.0%' : `${v > 0 ? '+' : '−'}${s}%`;
-}
-
-const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
 
 /** Pad or cut to a display width in terminal columns (CJK characters take two, combining marks none). */
 function fit(text: string, width: number, align: 'left' | 'right' = 'left'): string {
@@ -65,13 +57,13 @@ export function changeWord(r: ComparisonRow): string {
 
 function row(r: ComparisonRow, width: number, adjusted: boolean): string {
   const p = adjusted && r.adjustedP !== undefined ? r.adjustedP : r.pValue;
-  const test = r.pValue === null ? 'n/a' : `p=${formatP(p)} ${testName(r.test)}`;
-  const ci = r.ci ? `[${signedPct(r.ci.low)}, ${signedPct(r.ci.high)}]` : 'n/a';
+  const test = r.pValue === null ? NO_VALUE : `p=${formatP(p)} ${testName(r.test)}`;
+  const ci = r.ci ? `[${formatRateChange(r.ci.low)}, ${formatRateChange(r.ci.high)}]` : NO_VALUE;
   return [
     fit(r.label, width),
-    fit(`${pct(r.a.rate)} (${r.a.pass}/${r.a.n})`, 16, 'right'),
-    fit(`${pct(r.b.rate)} (${r.b.pass}/${r.b.n})`, 16, 'right'),
-    fit(signedPct(r.diff), 8, 'right'),
+    fit(`${formatRate(r.a.rate)} (${r.a.pass}/${r.a.n})`, 16, 'right'),
+    fit(`${formatRate(r.b.rate)} (${r.b.pass}/${r.b.n})`, 16, 'right'),
+    fit(formatRateChange(r.diff), 8, 'right'),
     fit(ci, 18, 'right'),
     fit(test, 18, 'right'),
     `  ${changeWord(r)}`,
@@ -97,7 +89,7 @@ function header(first: string, width: number, adjusted: boolean): string {
 function errorsLine(rows: readonly ComparisonRow[]): string {
   const withErrors = rows.filter((r) => r.errorShare.a || r.errorShare.b);
   if (!withErrors.length) return '';
-  return `errors left out of these rates (share of checked cells): ${withErrors.map((r) => `${r.label} A ${pct(r.errorShare.a)}, B ${pct(r.errorShare.b)}`).join('; ')}`;
+  return `errors left out of these rates (share of checked cells): ${withErrors.map((r) => `${r.label} A ${formatRate(r.errorShare.a)}, B ${formatRate(r.errorShare.b)}`).join('; ')}`;
 }
 
 /** The comparison as terminal text: per validator, then the inputs that changed the most. */
@@ -105,7 +97,7 @@ export function formatComparison(c: RunComparison, maxInputs = 15): string {
   const holm = c.adjust === 'holm';
   const lines: string[] = [];
   lines.push(
-    `A ${c.a.id} (${c.a.name}, ${c.a.shape})  →  B ${c.b.id} (${c.b.name}, ${c.b.shape}), level ${+(c.level * 100).toFixed(2)}%${holm ? ', Holm-adjusted' : ''}`,
+    `A ${c.a.id} (${c.a.name}, ${c.a.shape})  →  B ${c.b.id} (${c.b.name}, ${c.b.shape}), level ${formatLevel(c.level)}${holm ? ', Holm-adjusted' : ''}`,
   );
   if (c.validators.length) {
     const vw = Math.max(10, ...c.validators.map((v) => Math.min(30, displayWidth(v.label))));

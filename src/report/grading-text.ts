@@ -6,7 +6,7 @@
  */
 import type { RateInterval } from '../core/alignment.js';
 import type { Disagreement, GradingSummary, ValidatorSummary } from '../core/summary-types.js';
-import { pct } from './meta.js';
+import { formatRate, NO_VALUE } from '../core/show.js';
 
 /** The rate a report shows for a rule and its interval: the corrected one where grades corrected it, else the rule's own. */
 export function shownRate(v: Pick<ValidatorSummary, 'rate' | 'ci' | 'grading'>): { rate: number | null; low: number | null; high: number | null } {
@@ -27,8 +27,8 @@ export function whose(v: Pick<ValidatorSummary, 'kind'>): 'judge' | 'rule' {
 export function figureText(v: Pick<ValidatorSummary, 'figure' | 'grading' | 'rate' | 'ci' | 'kind'>): string {
   if (!v.figure) return '';
   if (!v.grading?.corrected) return v.figure;
-  const ci = v.ci ? ` [${pct(v.ci.low)}, ${pct(v.ci.high)}]` : '';
-  return `${v.figure} (${whose(v)}'s rate ${pct(v.rate)}${ci})`;
+  const ci = v.ci ? ` [${formatRate(v.ci.low)}, ${formatRate(v.ci.high)}]` : '';
+  return `${v.figure} (${whose(v)}'s rate ${formatRate(v.rate)}${ci})`;
 }
 
 /** Beside a rate of the tensor (a heatmap's) where the rule's rate was corrected: " judge's rate"; '' otherwise. */
@@ -36,13 +36,13 @@ export function ownRateNote(v: Pick<ValidatorSummary, 'grading' | 'kind'>): stri
   return v.grading?.corrected ? ` ${whose(v)}'s rate` : '';
 }
 
-const interval = (r: RateInterval | null) => (r ? `${pct(r.rate)} [${pct(r.low)}, ${pct(r.high)}]` : '–');
+const interval = (r: RateInterval | null) => (r ? `${formatRate(r.rate)} [${formatRate(r.low)}, ${formatRate(r.high)}]` : NO_VALUE);
 
 /** "TPR 98.0% [89.1%, 99.9%] · TNR 50.0% [15.7%, 84.3%] · agreement 91.2% · κ 0.57", and whether a stratified draw weighted them. */
 export function alignmentText(g: GradingSummary): string {
   const a = g.alignment;
   const weighted = a.weighted ? ' (weighted by the draw’s probabilities)' : '';
-  return `TPR ${interval(a.tpr)} · TNR ${interval(a.tnr)} · agreement ${a.agreement ? pct(a.agreement.rate) : '–'} · κ ${a.kappa === null ? '–' : a.kappa.toFixed(2)}${weighted}`;
+  return `TPR ${interval(a.tpr)} · TNR ${interval(a.tnr)} · agreement ${a.agreement ? formatRate(a.agreement.rate) : NO_VALUE} · κ ${a.kappa === null ? NO_VALUE : a.kappa.toFixed(2)}${weighted}`;
 }
 
 /** The confusion matrix as rows: a header, then the rule's PASS and FAIL against the people's. */

@@ -79,7 +79,7 @@ describe('every report format says which figure it shows and how the rule fares 
     const text = formatTerminalSummary(summary, meta);
     expect(text).toMatch(/^polite \(verifier\)\s+8\d\.\d%\s+\[\S+, \S+\]/m); // the corrected rate, not the judge's 100%
     expect(text).toMatch(
-      /^ {2}polite: corrected by 50 grades \(judge's rate 100\.0% \[\S+, 100\.0%\]\); upper bound \S+ \(corrected by 50 grades\) < minSuccess 95%/m,
+      /^ {2}polite: corrected by 50 grades \(judge's rate 100\.0% \[\S+, 100\.0%\]\); upper bound \S+ \(corrected by 50 grades\) < minSuccess 95\.0%/m,
     );
     expect(text).toContain(`  kind: judge's rate · ${NOT_CHECKED}; lower bound`);
     expect(text).toContain('polite (verifier) against people: 50 grade(s): 40 agree, 10 disagree · corrected by 50 grades');

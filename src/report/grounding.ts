@@ -7,6 +7,7 @@ import { xmlEscape } from './junit.js';
 import { mdCell } from './markdown.js';
 import { STDOUT } from './targets.js';
 import { ReportWriteError } from './write.js';
+import { NO_VALUE } from '../core/show.js';
 
 /**
  * The reports of `assay analyze` over many answers (`--answers`): a terminal table, JSON, JUnit and Markdown.
@@ -126,12 +127,12 @@ export function formatBatchTable(b: GroundingBatch, o: { color?: boolean } = {})
     rows.push([
       MARK[r.outcome],
       r.id,
-      rep?.hallucination_risk ?? '–',
-      rep ? rep.confidence_score.toFixed(2) : '–',
-      rep?.evidence_coverage ?? '–',
-      rep ? String(rep.claims_analysis.length) : '–',
-      rep ? String(rep.unsupported_claims.length) : '–',
-      rep ? String(rep.claims_analysis.filter((c) => c.status === 'CONTRADICTED').length) : '–',
+      rep?.hallucination_risk ?? NO_VALUE,
+      rep ? rep.confidence_score.toFixed(2) : NO_VALUE,
+      rep?.evidence_coverage ?? NO_VALUE,
+      rep ? String(rep.claims_analysis.length) : NO_VALUE,
+      rep ? String(rep.unsupported_claims.length) : NO_VALUE,
+      rep ? String(rep.claims_analysis.filter((c) => c.status === 'CONTRADICTED').length) : NO_VALUE,
     ]);
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => displayWidth(r[c]))));
@@ -228,7 +229,7 @@ export function renderBatchMarkdown(b: GroundingBatch): string {
     const rep = r.report;
     const contradicted = rep ? rep.claims_analysis.filter((c) => c.status === 'CONTRADICTED').length : undefined;
     L.push(
-      `| ${icon[r.outcome]} | ${mdCell(r.id)} | ${rep?.hallucination_risk ?? '–'} | ${rep ? rep.confidence_score.toFixed(2) : '–'} | ${rep?.evidence_coverage ?? '–'} | ${rep?.claims_analysis.length ?? '–'} | ${rep?.unsupported_claims.length ?? '–'} | ${contradicted ?? '–'} |`,
+      `| ${icon[r.outcome]} | ${mdCell(r.id)} | ${rep?.hallucination_risk ?? NO_VALUE} | ${rep ? rep.confidence_score.toFixed(2) : NO_VALUE} | ${rep?.evidence_coverage ?? NO_VALUE} | ${rep?.claims_analysis.length ?? NO_VALUE} | ${rep?.unsupported_claims.length ?? NO_VALUE} | ${contradicted ?? NO_VALUE} |`,
     );
   }
   const cost = costText(s);

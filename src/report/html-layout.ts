@@ -20,10 +20,6 @@ export function scriptJson(value: unknown): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-export function pct(v: number | null | undefined, digits = 1): string {
-  return v === null || v === undefined || Number.isNaN(v) ? 'n/a' : `${(v * 100).toFixed(digits)}%`;
-}
-
 export function verdictBadge(verdict: string, mode?: VerdictMode): string {
   const glyph = verdict === 'pass' ? '✓' : verdict === 'fail' ? '✗' : verdict === 'error' ? '!' : '?';
   // A point verdict (rate ≥ minSuccess, no interval behind it) is marked as such wherever it is shown.

@@ -4,14 +4,14 @@ import { limitTrajectory } from '../core/trajectory-text.js';
 import type { RunSummary, RateWithCI } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue } from '../core/validator.js';
-import { inputLabel } from '../core/show.js';
+import { formatRate, inputLabel, NO_VALUE, formatLevel } from '../core/show.js';
 import type { ErrorSummary } from '../run/error-groups.js';
 import type { RunStats } from '../run/stats.js';
 import type { RunRecord, SampleRecord } from '../store/types.js';
 import { BAR_STYLE, OUTCOME_STYLE, profileSvg } from './charts.js';
 import { heatmapSvg, isBinned, tensorCodes, zoomData } from './charts-heatmap.js';
 import { costSummary } from './cost.js';
-import { esc, pct, scriptJson, tableHtml, verdictBadge } from './html-layout.js';
+import { esc, scriptJson, tableHtml, verdictBadge } from './html-layout.js';
 import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, ownRateNote, reasonsText, shownRate } from './grading-text.js';
 import { errorShareText, gradesToDecideText, stoppedText, toDecideText } from './meta.js';
 import { passKHtml } from './pass-k.js';
@@ -59,12 +59,12 @@ export function sampleView(run: RunRecord, s: SampleRecord, maxResult = VIEW_RES
 }
 
 function ci(r: RateWithCI): string {
-  return r.ci ? `${pct(r.ci.low)} – ${pct(r.ci.high)}` : 'n/a';
+  return r.ci ? `${formatRate(r.ci.low)} – ${formatRate(r.ci.high)}` : NO_VALUE;
 }
 
-/** A rate's error share as a table cell: "8.0%", "0.0%", or "n/a" when nothing was checked. */
+/** A rate's error share as a table cell: "8.0%", "0.0%", or NO_VALUE ("–") when nothing was checked. */
 function errorsCell(r: Pick<RateWithCI, 'errorShare'>): string {
-  return r.errorShare === null ? 'n/a' : pct(r.errorShare);
+  return formatRate(r.errorShare);
 }
 
 /** " · errors 8.0%" after a rate that left errors out; nothing when none did. */
@@ -72,9 +72,9 @@ function errorsNote(r: Pick<RateWithCI, 'errorShare'>): string {
   return r.errorShare ? ` <span class="muted nowrap">· ${errorShareText(r)}</span>` : '';
 }
 
-/** "64.8% 54.6% – 73.9%" with the interval muted (and the error share, when cells errored); "n/a" when nothing was decided. */
+/** "64.8% 54.6% – 73.9%" with the interval muted (and the error share, when cells errored); NO_VALUE ("–") when nothing was decided. */
 function withCi(r: RateWithCI): string {
-  return (r.ci ? `${pct(r.rate)} <span class="muted nowrap">${ci(r)}</span>` : pct(r.rate)) + errorsNote(r);
+  return (r.ci ? `${formatRate(r.rate)} <span class="muted nowrap">${ci(r)}</span>` : formatRate(r.rate)) + errorsNote(r);
 }
 
 export function legendHtml(binned = false): string {
@@ -185,23 +185,23 @@ export function renderRunSections(run: RunRecord, summary: RunSummary, tensor: R
 <section class="card" aria-label="run"><dl class="facts">${[
     fact(
       `Overall (${esc(o.method)})`,
-      `<strong>${pct(o.value)}</strong> <span class="muted nowrap">· errors ${o.errorShare === null ? 'n/a' : pct(o.errorShare)} of checked cells${o.undecidedValidators ? ` · ${o.undecidedValidators} validator(s) with no decided cell left out` : ''}</span>`,
+      `<strong>${formatRate(o.value)}</strong> <span class="muted nowrap">· errors ${formatRate(o.errorShare)} of checked cells${o.undecidedValidators ? ` · ${o.undecidedValidators} validator(s) with no decided cell left out` : ''}</span>`,
     ),
     fact('All validators at once', withCi(summary.allPass)),
     fact('All outputs pooled', withCi(summary.allOutputs)),
     fact('Shape N×M×K', `${tensor.N}×${tensor.M}×${tensor.K} <span class="muted">inputs × samples × validators</span>`),
   ].join('')}</dl>
 <p class="muted">Run <code>${esc(run.id)}</code> · ${esc(run.createdAt.slice(0, 19).replace('T', ' '))} UTC · status ${esc(run.status)} · system <code>${esc(run.systemId)}</code> ·
-validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.min)} · intervals ${summary.options.stopping === 'sequential' ? 'confidence sequence' : esc(summary.options.interval)} ${Math.round(summary.options.level * 100)}% · verdict mode ${esc(summary.options.verdict)} · maxErrorShare ${pct(summary.options.maxErrorShare)}${summary.options.stopping === 'sequential' ? ` · stopping sequential${summary.stoppedAfter !== undefined ? `: ${summary.stoppedAfter} of ${tensor.M} samples per input run` : ''}` : ''}</p>${spendLine(options.stats, summary)}${options.links ?? ''}</section>`;
+validator rates: mean ${formatRate(o.mean)}, weighted ${formatRate(o.weighted)}, min ${formatRate(o.min)} · intervals ${summary.options.stopping === 'sequential' ? 'confidence sequence' : esc(summary.options.interval)} ${formatLevel(summary.options.level)} · verdict mode ${esc(summary.options.verdict)} · maxErrorShare ${formatRate(summary.options.maxErrorShare)}${summary.options.stopping === 'sequential' ? ` · stopping sequential${summary.stoppedAfter !== undefined ? `: ${summary.stoppedAfter} of ${tensor.M} samples per input run` : ''}` : ''}</p>${spendLine(options.stats, summary)}${options.links ?? ''}</section>`;
 
   const vRows = summary.validators.map((v) => [
     `<strong>${esc(v.name)}</strong>${v.kind === 'verifier' ? ' <span class="muted">(verifier)</span>' : ''}<br><span class="muted">${esc(v.message)}</span>`,
     // Why: which figure, the bound or rule that decided it, where a sequential validator stopped, what would decide it.
     `${verdictBadge(v.verdict, summary.options.verdict)}<br><span class="muted why">${esc([figureText(v), stoppedText(v, tensor.M), v.reason, toDecideText(v, tensor.N), gradesToDecideText(v)].filter(Boolean).join('; '))}</span>`,
-    pct(shownRate(v).rate),
-    shownRate(v).low === null ? 'n/a' : `${pct(shownRate(v).low)} – ${pct(shownRate(v).high)}`,
-    v.errorShare === null ? 'n/a' : pct(v.errorShare),
-    pct(v.minSuccess),
+    formatRate(shownRate(v).rate),
+    shownRate(v).low === null ? NO_VALUE : `${formatRate(shownRate(v).low)} – ${formatRate(shownRate(v).high)}`,
+    formatRate(v.errorShare),
+    formatRate(v.minSuccess),
     String(v.counts.pass),
     String(v.counts.fail),
     String(v.counts.error),
@@ -234,7 +234,7 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
     .map(
       (
         v,
-      ) => `<figure class="card heatmap" data-k="${v.k}" data-validator="${esc(v.name)}"><figcaption>${esc(v.name)} ${verdictBadge(v.verdict, summary.options.verdict)} <span class="muted">${pct(v.rate)}${esc(ownRateNote(v))}</span></figcaption>
+      ) => `<figure class="card heatmap" data-k="${v.k}" data-validator="${esc(v.name)}"><figcaption>${esc(v.name)} ${verdictBadge(v.verdict, summary.options.verdict)} <span class="muted">${formatRate(v.rate)}${esc(ownRateNote(v))}</span></figcaption>
 <div class="chart">${heatmapSvg(tensor, v.k, { label: v.name, codes })}</div>${binned ? '<div class="zoom" hidden></div>' : ''}</figure>`,
     )
     .join('');
@@ -283,7 +283,7 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
   const key = (['pass', 'fail', 'inconclusive'] as const)
     .map((s) => `<span style="color:${BAR_STYLE[s].color};font-weight:700">${BAR_STYLE[s].glyph}</span> ${BAR_STYLE[s].text}`)
     .join(', ');
-  const profiles = `<h2>Profiles</h2><p class="muted">Bars: success rate; whiskers: ${esc(summary.options.interval)} ${Math.round(summary.options.level * 100)}% interval; blue dashes: each validator's minimum success${strictest ? ` (on IRP and ORP, the strictest: ${pct(strictest)})` : ''}. Colour and glyph: ${key} (VRP: the validator's verdict). Hover or focus a bar for its figures.</p>
+  const profiles = `<h2>Profiles</h2><p class="muted">Bars: success rate; whiskers: ${esc(summary.options.interval)} ${formatLevel(summary.options.level)} interval; blue dashes: each validator's minimum success${strictest ? ` (on IRP and ORP, the strictest: ${formatRate(strictest)})` : ''}. Colour and glyph: ${key} (VRP: the validator's verdict). Hover or focus a bar for its figures.</p>
 <div class="grid"><figure class="card wide"><figcaption>VRP: per validator</figcaption><div class="chart">${vrp}</div></figure>
 <figure class="card${run.inputs.length > 12 ? ' wide' : ''}"><figcaption>IRP: per input</figcaption><div class="chart">${irp}</div></figure>
 <figure class="card${tensor.M > 12 ? ' wide' : ''}"><figcaption>ORP: per sample iteration</figcaption><div class="chart">${orp}</div></figure></div>`;
@@ -293,7 +293,7 @@ validator rates: mean ${pct(o.mean)}, weighted ${pct(o.weighted)}, min ${pct(o.m
   const tRows = (binned ? [] : summary.inputs)
     .map((r) => {
       const cells = Array.from({ length: tensor.M }, (_, j) => `<td>${glyphs(r.i, j)}</td>`).join('');
-      return `<tr><th scope="row">${r.i + 1}. ${esc(inputLabel(run.inputs[r.i], 60))}</th><td class="num">${pct(r.rate)}</td><td class="num">${ci(r)}</td><td class="num">${errorsCell(r)}</td><td class="num">${pct(r.allPass.rate)}${errorsNote(r.allPass)}</td>${cells}</tr>`;
+      return `<tr><th scope="row">${r.i + 1}. ${esc(inputLabel(run.inputs[r.i], 60))}</th><td class="num">${formatRate(r.rate)}</td><td class="num">${ci(r)}</td><td class="num">${errorsCell(r)}</td><td class="num">${formatRate(r.allPass.rate)}${errorsNote(r.allPass)}</td>${cells}</tr>`;
     })
     .join('');
   const table = binned

@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import type { RunSummary, ValidatorSummary } from '../core/summary-types.js';
 import { alignmentText, figureText, gradesText, shownRate } from './grading-text.js';
-import { inputInline } from '../core/show.js';
+import { formatRate, inputInline } from '../core/show.js';
 import { INPUTS_SHOWN, perInputItems } from './per-input.js';
-import { errorShareText, gradesToDecideText, pct, stoppedText, toDecideText, verdictLabel, type ReportMeta } from './meta.js';
+import { errorShareText, gradesToDecideText, stoppedText, toDecideText, verdictLabel, type ReportMeta } from './meta.js';
 
 /**
  * JUnit XML (`--junit`): one testsuite per run, one testcase per validator, so CI systems list each rule.
@@ -31,10 +31,10 @@ export function xmlEscape(s: string): string {
 
 function describe(v: ValidatorSummary): string {
   const shown = shownRate(v);
-  const ci = shown.low !== null ? ` [${pct(shown.low)}, ${pct(shown.high)}]` : '';
+  const ci = shown.low !== null ? ` [${formatRate(shown.low)}, ${formatRate(shown.high)}]` : '';
   const errs = errorShareText(v);
   const figure = figureText(v);
-  return `rate ${pct(shown.rate)}${ci}${errs ? ` (${errs})` : ''}${figure ? ` (${figure})` : ''}, minSuccess ${pct(v.minSuccess)}; ${v.counts.pass} pass, ${v.counts.fail} fail, ${v.counts.error} error${v.counts.pending ? `, ${v.counts.pending} pending` : ''}`;
+  return `rate ${formatRate(shown.rate)}${ci}${errs ? ` (${errs})` : ''}${figure ? ` (${figure})` : ''}, minSuccess ${formatRate(v.minSuccess)}; ${v.counts.pass} pass, ${v.counts.fail} fail, ${v.counts.error} error${v.counts.pending ? `, ${v.counts.pending} pending` : ''}`;
 }
 
 /** "; below the per-input floor 80%: #3 "I want a refund", #7 …" for a rule whose floors fail, '' otherwise. */
@@ -43,7 +43,7 @@ function failingText(v: ValidatorSummary, meta: ReportMeta): string {
   if (!p?.failing.length) return '';
   const named = p.failing.slice(0, INPUTS_SHOWN).map((i) => `#${i + 1}${meta.inputs?.[i] !== undefined ? ` ${inputInline(meta.inputs[i], 40)}` : ''}`);
   const more = p.failing.length > INPUTS_SHOWN ? ` and ${p.failing.length - INPUTS_SHOWN} more` : '';
-  return `; below the per-input floor ${pct(p.minSuccess)}: ${named.join(', ')}${more}`;
+  return `; below the per-input floor ${formatRate(p.minSuccess)}: ${named.join(', ')}${more}`;
 }
 
 type Kind = 'passed' | 'failure' | 'error' | 'skipped';

@@ -2,11 +2,12 @@ import { writeFile } from 'node:fs/promises';
 import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { costSummary } from './cost.js';
 import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
-import { errorShareText, gradesToDecideText, inputLabel, pct, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
+import { errorShareText, gradesToDecideText, inputLabel, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 import { passKMarkdown } from './pass-k.js';
 import { perInputMarkdown } from './per-input.js';
 import { agentLine } from './trajectory.js';
 import { sparkline, verdictLine } from './terminal.js';
+import { formatRate, NO_VALUE, formatLevel } from '../core/show.js';
 
 /**
  * Markdown report (`--markdown`), shaped for a CI job summary (e.g. append it to $GITHUB_STEP_SUMMARY):
@@ -28,7 +29,7 @@ function icon(v: Verdict, accepted: boolean): string {
 }
 
 function ci(r: RateWithCI): string {
-  return r.ci ? `${pct(r.ci.low)} – ${pct(r.ci.high)}` : '–';
+  return r.ci ? `${formatRate(r.ci.low)} – ${formatRate(r.ci.high)}` : NO_VALUE;
 }
 
 /** Disagreements listed per rule (all are in the JSON report). */
@@ -64,7 +65,7 @@ function gradingMarkdown(s: RunSummary): string[] {
 export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   const allow = meta.allowInconclusive ?? false;
   const passed = meta.status !== 'interrupted' && s.validators.every((v) => verdictPasses(v.verdict, allow));
-  const level = `${Math.round(s.options.level * 1000) / 10}%`;
+  const level = formatLevel(s.options.level);
   const head = meta.status === 'interrupted' ? '⏸️' : passed ? '✅' : s.verdict === 'fail' ? '❌' : s.verdict === 'error' ? '🛑' : '⚠️';
   const L: string[] = [];
   L.push(
@@ -73,7 +74,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push('');
   const sequential = s.options.stopping === 'sequential';
   L.push(
-    `Run \`${meta.runId}\` · system \`${mdCell(meta.systemId)}\` · ${s.N} inputs × ${s.M} samples × ${s.K} validators · ${sequential ? `confidence sequences ${level}, stopping \`sequential\`${s.stoppedAfter !== undefined ? ` (${s.stoppedAfter} of ${s.M} samples per input run)` : ''}` : `${s.options.interval} ${level} intervals`} · verdict mode \`${s.options.verdict}\` · maxErrorShare ${pct(s.options.maxErrorShare)}`,
+    `Run \`${meta.runId}\` · system \`${mdCell(meta.systemId)}\` · ${s.N} inputs × ${s.M} samples × ${s.K} validators · ${sequential ? `confidence sequences ${level}, stopping \`sequential\`${s.stoppedAfter !== undefined ? ` (${s.stoppedAfter} of ${s.M} samples per input run)` : ''}` : `${s.options.interval} ${level} intervals`} · verdict mode \`${s.options.verdict}\` · maxErrorShare ${formatRate(s.options.maxErrorShare)}`,
   );
   L.push('');
   L.push(`| | Validator | Rate | ${level} ${sequential ? 'CS' : 'CI'} | Errors | Min success | Verdict | Why | Pass | Fail | Error |`);
@@ -82,14 +83,14 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
     const why = [figureText(v), stoppedText(v, s.M), v.reason, toDecideText(v, s.N), gradesToDecideText(v)].filter(Boolean).join('; ');
     const shown = shownRate(v);
     L.push(
-      `| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${pct(shown.rate)} | ${shown.low === null ? '–' : `${pct(shown.low)} – ${pct(shown.high)}`} | ${v.errorShare === null ? '–' : pct(v.errorShare)} | ${pct(v.minSuccess)} | ${verdictLabel(v.verdict, s.options.verdict, { upper: false })} | ${mdCell(why)} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`,
+      `| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${formatRate(shown.rate)} | ${shown.low === null ? NO_VALUE : `${formatRate(shown.low)} – ${formatRate(shown.high)}`} | ${formatRate(v.errorShare)} | ${formatRate(v.minSuccess)} | ${verdictLabel(v.verdict, s.options.verdict, { upper: false })} | ${mdCell(why)} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`,
     );
   }
   L.push('');
   const ov = s.overall;
   const errs = (r: { errorShare: number | null }) => (r.errorShare ? `, ${errorShareText(r)}` : '');
   L.push(
-    `**Overall** (${ov.method}): mean ${pct(ov.mean)}, weighted ${pct(ov.weighted)}, min ${pct(ov.min)} · errors ${ov.errorShare === null ? '–' : pct(ov.errorShare)} of checked cells${ov.undecidedValidators ? ` · ${ov.undecidedValidators} validator(s) with no decided cell left out` : ''} · all validators at once ${pct(s.allPass.rate)} (${ci(s.allPass)}${errs(s.allPass)})`,
+    `**Overall** (${ov.method}): mean ${formatRate(ov.mean)}, weighted ${formatRate(ov.weighted)}, min ${formatRate(ov.min)} · errors ${formatRate(ov.errorShare)} of checked cells${ov.undecidedValidators ? ` · ${ov.undecidedValidators} validator(s) with no decided cell left out` : ''} · all validators at once ${formatRate(s.allPass.rate)} (${ci(s.allPass)}${errs(s.allPass)})`,
   );
   L.push('');
   L.push(`> ${mdCell(verdictLine(s, meta))}`);
@@ -103,7 +104,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push('|--:|---|--:|---|--:|--:|--:|');
   for (const x of s.inputs.slice(0, MAX_ROWS)) {
     L.push(
-      `| ${x.i + 1} | ${mdCell(inputLabel(meta.inputs?.[x.i]))} | ${pct(x.rate)} | ${ci(x)} | ${pct(x.allPass.rate)} | ${x.counts.error} | ${x.errorShare === null ? '–' : pct(x.errorShare)} |`,
+      `| ${x.i + 1} | ${mdCell(inputLabel(meta.inputs?.[x.i]))} | ${formatRate(x.rate)} | ${ci(x)} | ${formatRate(x.allPass.rate)} | ${x.counts.error} | ${formatRate(x.errorShare)} |`,
     );
   }
   if (s.inputs.length > MAX_ROWS) L.push(`\n_${s.inputs.length - MAX_ROWS} more inputs in the JSON report._`);
@@ -115,7 +116,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push(`| Sample | Rate | ${level} CI (per output) | Error | Errors |`);
   L.push('|--:|--:|---|--:|--:|');
   for (const x of s.iterations.slice(0, MAX_ROWS))
-    L.push(`| ${x.j + 1} | ${pct(x.rate)} | ${ci(x)} | ${x.counts.error} | ${x.errorShare === null ? '–' : pct(x.errorShare)} |`);
+    L.push(`| ${x.j + 1} | ${formatRate(x.rate)} | ${ci(x)} | ${x.counts.error} | ${formatRate(x.errorShare)} |`);
   if (s.iterations.length > MAX_ROWS) L.push(`\n_${s.iterations.length - MAX_ROWS} more samples in the JSON report._`);
   L.push('');
   L.push('</details>');

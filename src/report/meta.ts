@@ -3,6 +3,7 @@ import type { InputValue } from '../core/validator.js';
 import { ExitCode } from '../errors.js';
 import type { RunStats } from '../run/stats.js';
 import type { RunRecord, RunStatus } from '../store/types.js';
+import { formatRate, formatLevel } from '../core/show.js';
 
 /** What a report says about the run besides its statistics: identity, status and operational figures. */
 export interface ReportMeta {
@@ -68,13 +69,9 @@ export function exitCodeFor(summary: RunSummary, status: RunStatus, allowInconcl
 /** Short text of an input for a table cell or a line: the one way inputs are shown (core/show.ts). */
 export { inputLabel } from '../core/show.js';
 
-export function pct(x: number | null | undefined, digits = 1): string {
-  return x === null || x === undefined ? '–' : `${(x * 100).toFixed(digits)}%`;
-}
-
 /** "errors 8.5%" for a rate that leaves error cells out; '' when none did. Every shown rate carries it. */
 export function errorShareText(r: Pick<RateWithCI, 'errorShare'>, digits = 1): string {
-  return r.errorShare ? `errors ${pct(r.errorShare, digits)}` : '';
+  return r.errorShare ? `errors ${formatRate(r.errorShare, digits)}` : '';
 }
 
 /**
@@ -87,11 +84,11 @@ export function toDecideText(v: Pick<ValidatorSummary, 'toDecide' | 'errorShare'
   if (!t) return '';
   if (t.outputs === Infinity)
     return v.errorShare
-      ? `no number of further outputs decides it while errors stay at ${pct(v.errorShare)}`
+      ? `no number of further outputs decides it while errors stay at ${formatRate(v.errorShare)}`
       : 'no number of further outputs decides it at the observed rate';
   const inputs = Math.max(1, N);
   const spread = inputs > 1 ? ` (${t.outputs} outputs over ${inputs} inputs)` : '';
-  return `~${Math.ceil(t.outputs / inputs)} more samples decide it with ${Math.round(t.probability * 100)}% probability if the rates hold${spread}`;
+  return `~${Math.ceil(t.outputs / inputs)} more samples decide it with ${formatLevel(t.probability)} probability if the rates hold${spread}`;
 }
 
 /**

@@ -1,9 +1,9 @@
 import type { PassKInput, PassKInterval, PassKSummary } from '../core/pass-k.js';
-import { inputInline, inputLabel } from '../core/show.js';
+import { formatLevel, formatRate, inputInline, inputLabel } from '../core/show.js';
 import type { RunSummary, ValidatorSummary, VerdictMode } from '../core/summary-types.js';
 import type { InputValue } from '../core/validator.js';
 import { esc, tableHtml, verdictBadge } from './html-layout.js';
-import { pct, verdictLabel } from './meta.js';
+import { verdictLabel } from './meta.js';
 
 /**
  * pass^k and pass@k (core/pass-k.ts) as every report says them: one line per rule with the figures over inputs and
@@ -13,18 +13,18 @@ import { pct, verdictLabel } from './meta.js';
 /** Inputs listed per rule in the terminal, Markdown and the Vitest message (all are in the JSON report). */
 export const PASS_K_INPUTS_SHOWN = 3;
 
-const interval = (ci: PassKInterval | null) => (ci ? ` [${pct(ci.low)}, ${pct(ci.high)}]` : '');
+const interval = (ci: PassKInterval | null) => (ci ? ` [${formatRate(ci.low)}, ${formatRate(ci.high)}]` : '');
 
 /** "pass^5 59.0% [52.1%, 65.6%] · pass@5 99.9% [99.0%, 100.0%] over 80 inputs (95% CI, inputs as the unit)". */
 export function passKText(p: PassKSummary): string {
-  const head = `pass^${p.k} ${pct(p.passK)}${interval(p.ci)} · pass@${p.k} ${pct(p.passAtK)}${interval(p.atCi)}`;
+  const head = `pass^${p.k} ${formatRate(p.passK)}${interval(p.ci)} · pass@${p.k} ${formatRate(p.passAtK)}${interval(p.atCi)}`;
   const left = p.leftOut ? `; ${p.leftOut} input${p.leftOut === 1 ? '' : 's'} with fewer than ${p.k} decided tries left out` : '';
-  return `${head} over ${p.inputs} input${p.inputs === 1 ? '' : 's'} (${pct(p.level)} CI, inputs as the unit${left})`;
+  return `${head} over ${p.inputs} input${p.inputs === 1 ? '' : 's'} (${formatLevel(p.level)} CI, inputs as the unit${left})`;
 }
 
 /** The gate, when the rule has one: "pass^5 ≥ 80%: FAIL". */
 export function passKGate(p: PassKSummary, mode: VerdictMode): string | undefined {
-  return p.minSuccess === undefined || p.verdict === undefined ? undefined : `pass^${p.k} ≥ ${pct(p.minSuccess)}: ${verdictLabel(p.verdict, mode)}`;
+  return p.minSuccess === undefined || p.verdict === undefined ? undefined : `pass^${p.k} ≥ ${formatRate(p.minSuccess)}: ${verdictLabel(p.verdict, mode)}`;
 }
 
 /** The inputs with the lowest pass^k, lowest first (inputs without an estimate last, and not listed). */
@@ -39,7 +39,7 @@ export function lowestInputs(p: PassKSummary, limit = PASS_K_INPUTS_SHOWN): Pass
 export function passKInputText(x: PassKInput, k: number, inputs: readonly InputValue[] | undefined, max = 52): string {
   const text = inputs?.[x.i] !== undefined ? ` ${inputInline(inputs[x.i], max)}` : '';
   const errors = x.errors ? `, ${x.errors} error${x.errors === 1 ? '' : 's'}` : '';
-  return `#${x.i + 1}${text} pass^${k} ${pct(x.passK)}${interval(x.ci)} (${x.successes}/${x.n} tries${errors})`;
+  return `#${x.i + 1}${text} pass^${k} ${formatRate(x.passK)}${interval(x.ci)} (${x.successes}/${x.n} tries${errors})`;
 }
 
 /** The lines of one rule: its figures (and gate), then its lowest inputs indented. */
@@ -93,8 +93,8 @@ export function passKHtml(summary: RunSummary, inputs: readonly InputValue[] | u
     const rows = low.map((x) => [
       `${x.i + 1}. ${esc(inputLabel(inputs?.[x.i], 60))}`,
       `${x.successes}/${x.n}`,
-      `${pct(x.passK)} <span class="muted nowrap">${esc(interval(x.ci).trim())}</span>`,
-      `${pct(x.passAtK)} <span class="muted nowrap">${esc(interval(x.atCi).trim())}</span>`,
+      `${formatRate(x.passK)} <span class="muted nowrap">${esc(interval(x.ci).trim())}</span>`,
+      `${formatRate(x.passAtK)} <span class="muted nowrap">${esc(interval(x.atCi).trim())}</span>`,
       String(x.errors),
     ]);
     const table = rows.length
@@ -110,7 +110,7 @@ export function passKHtml(summary: RunSummary, inputs: readonly InputValue[] | u
           { label: `${v.name}: inputs lowest in pass^${p.k}`, caption: `Inputs least likely to get ${p.k} tries in a row right, with exact intervals.` },
         )
       : '';
-    const gate = p.verdict !== undefined && p.minSuccess !== undefined ? ` ≥ ${pct(p.minSuccess)}: ${verdictBadge(p.verdict, mode)}` : '';
+    const gate = p.verdict !== undefined && p.minSuccess !== undefined ? ` ≥ ${formatRate(p.minSuccess)}: ${verdictBadge(p.verdict, mode)}` : '';
     return [
       `<section class="card pass-k" data-rule="${esc(v.name)}" aria-label="${esc(v.name)} pass^${p.k}"><h3>${esc(v.name)}: pass^${p.k}${gate}</h3><p data-testid="pass-k">${esc(passKText(p))}</p>${p.reason ? `<p class="muted">${esc(p.reason)}</p>` : ''}${table}</section>`,
     ];

@@ -1,10 +1,10 @@
 import type { InputFloor, PerInputResult } from '../core/per-input.js';
-import { inputInline, inputLabel } from '../core/show.js';
+import { formatRate, inputInline, inputLabel, NO_VALUE, formatLevel } from '../core/show.js';
 import type { RunSummary, ValidatorSummary, VerdictMode } from '../core/summary-types.js';
 import type { InputValue } from '../core/validator.js';
 import { formatP } from './compare.js';
 import { esc, tableHtml, verdictBadge } from './html-layout.js';
-import { pct, verdictLabel } from './meta.js';
+import { verdictLabel } from './meta.js';
 
 /**
  * Per-input floors (core/per-input.ts) as every report says them: a head line with the floors' verdict, and the
@@ -16,7 +16,7 @@ export const INPUTS_SHOWN = 10;
 
 /** "per input ≥ 80% (Holm, family-wise 95%)". */
 export function perInputTitle(p: PerInputResult): string {
-  return `per input ≥ ${pct(p.minSuccess)} (Holm, family-wise ${pct(p.level)})`;
+  return `per input ≥ ${formatRate(p.minSuccess)} (Holm, family-wise ${formatLevel(p.level)})`;
 }
 
 /** "per input ≥ 80% (Holm, family-wise 95%): FAIL" (the reason says the rest). */
@@ -34,8 +34,8 @@ export function inputsToShow(p: PerInputResult): InputFloor[] {
 /** One input: `#3 "I want a refund…" 25/50 = 50.0% [35.5%, 64.5%], 2 errors, Holm p = 3.1e-7`, numbered from 1. */
 export function inputFloorText(x: InputFloor, inputs: readonly InputValue[] | undefined, max = 52): string {
   const text = inputs?.[x.input] !== undefined ? ` ${inputInline(inputs[x.input], max)}` : '';
-  const rate = x.rate === null ? 'no decided output' : `${x.successes}/${x.n} = ${pct(x.rate)}`;
-  const ci = x.low !== null && x.high !== null ? ` [${pct(x.low)}, ${pct(x.high)}]` : '';
+  const rate = x.rate === null ? 'no decided output' : `${x.successes}/${x.n} = ${formatRate(x.rate)}`;
+  const ci = x.low !== null && x.high !== null ? ` [${formatRate(x.low)}, ${formatRate(x.high)}]` : '';
   const errors = x.errors ? `, ${x.errors} error${x.errors === 1 ? '' : 's'}` : '';
   const p = x.adjusted !== null ? `, Holm p = ${formatP(x.adjusted)}` : '';
   return `#${x.input + 1}${text} ${rate}${ci}${errors}${p}`;
@@ -92,10 +92,10 @@ export function perInputHtml(summary: RunSummary, inputs: readonly InputValue[] 
       .map((x) => [
         `${x.input + 1}. ${esc(inputLabel(inputs?.[x.input], 60))}`,
         verdictBadge(x.verdict, mode),
-        x.rate === null ? 'n/a' : `${x.successes}/${x.n} = ${pct(x.rate)}`,
-        x.low === null || x.high === null ? 'n/a' : `${pct(x.low)} – ${pct(x.high)}`,
+        x.rate === null ? NO_VALUE : `${x.successes}/${x.n} = ${formatRate(x.rate)}`,
+        x.low === null || x.high === null ? NO_VALUE : `${formatRate(x.low)} – ${formatRate(x.high)}`,
         String(x.errors),
-        x.adjusted === null ? 'n/a' : formatP(x.adjusted),
+        formatP(x.adjusted),
       ]);
     const table = rows.length
       ? tableHtml(

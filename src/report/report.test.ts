@@ -74,7 +74,7 @@ describe('JSON report', () => {
       maxErrorShare: 0.2,
       verdict: 'fail',
       kind: 'verifier',
-      reason: 'rate 60% < minSuccess 90%',
+      reason: 'rate 60.0% < minSuccess 90.0%',
     });
     expect(r.validators[1].errorBounds!.low).toBeLessThan(r.validators[1].errorBounds!.high);
     expect(r.options).toMatchObject({ interval: 'clopper-pearson', maxErrorShare: 0.05, stopping: 'fixed' });
@@ -176,7 +176,7 @@ describe('terminal summary', () => {
     expect(row).toMatch(/polite <&> "x" \(verifier\)\s+60\.0%\s+\[\S+, \S+\]\s+16\.7%\s+90\.0%\s+FAIL \(point\)\s+3\s+2\s+1$/);
     expect(text.split('\n').find((l) => l.startsWith('short'))).toMatch(/\s+50\.0%\s+PASS \(point\)\s+5\s+1\s+0$/);
     // A verifier without grades says its rate is its judge's, never checked against people.
-    expect(text).toContain(`  polite <&> "x": judge's rate · judge not checked against people; rate 60% < minSuccess 90%\n`);
+    expect(text).toContain(`  polite <&> "x": judge's rate · judge not checked against people; rate 60.0% < minSuccess 90.0%\n`);
     expect(text).toContain('overall  mean 71.7%  weighted 65.8%  min 60.0%  (mean) · errors 8.3% of checked cells');
     // The weakest input left a quarter of its cells out as errors: its rate says so.
     expect(text).toMatch(/IRP \(per input\)\s+\S{3}\s+min 33\.3% \(#2, errors 25\.0%\) {2}max 100\.0% \(#3\)/);

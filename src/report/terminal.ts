@@ -3,12 +3,12 @@ import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { errorSummaryLines } from '../run/error-groups.js';
 import { errorSummaryOf } from '../run/stats.js';
 import { costSummary } from './cost.js';
-import { inputInline } from '../core/show.js';
+import { formatRate, inputInline, NO_VALUE, formatLevel } from '../core/show.js';
 import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
 import { passKLines } from './pass-k.js';
 import { perInputLines } from './per-input.js';
 import { agentLine } from './trajectory.js';
-import { errorShareText, gradesToDecideText, pct, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
+import { errorShareText, gradesToDecideText, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 
 /** The terminal summary printed after a run (and by `assay show`). Plain text; colour only when asked. */
 
@@ -28,7 +28,7 @@ export function sparkline(rates: (number | null)[], width = 60): string {
 }
 
 function ci(r: RateWithCI): string {
-  return r.ci ? `[${pct(r.ci.low)}, ${pct(r.ci.high)}]` : '–';
+  return r.ci ? `[${formatRate(r.ci.low)}, ${formatRate(r.ci.high)}]` : NO_VALUE;
 }
 
 /** Disagreements listed per rule in the terminal (all are in the JSON report). */
@@ -85,19 +85,19 @@ function extremes(entries: { idx: number; rate: number | null; errorShare: numbe
     if (e.rate > hi.rate) hi = e;
   }
   const at = (e: (typeof decided)[number]) => `(#${e.idx + 1}${e.errorShare ? `, ${errorShareText(e)}` : ''})`;
-  return `min ${pct(lo.rate)} ${at(lo)}  max ${pct(hi.rate)} ${at(hi)}`;
+  return `min ${formatRate(lo.rate)} ${at(lo)}  max ${formatRate(hi.rate)} ${at(hi)}`;
 }
 
 export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: TerminalOptions = {}): string {
   const color = opts.color ?? false;
   const width = opts.sparkWidth ?? 60;
   const o = s.options;
-  const level = `${Math.round(o.level * 1000) / 10}%`;
+  const level = formatLevel(o.level);
   const lines: string[] = [];
   lines.push(`assay · ${meta.name} · run ${meta.runId} · ${meta.systemId} · ${meta.status}`);
   const sequential = o.stopping === 'sequential';
   lines.push(
-    `N=${s.N} inputs × M=${s.M} samples × K=${s.K} validators · ${sequential ? `confidence sequence ${level}, stopping: sequential` : `${o.interval} ${level}`} · verdict mode: ${o.verdict} · maxErrorShare ${pct(o.maxErrorShare)}`,
+    `N=${s.N} inputs × M=${s.M} samples × K=${s.K} validators · ${sequential ? `confidence sequence ${level}, stopping: sequential` : `${o.interval} ${level}`} · verdict mode: ${o.verdict} · maxErrorShare ${formatRate(o.maxErrorShare)}`,
   );
   lines.push('');
   const rows: string[][] = [['validator', 'rate', `${level} ${sequential ? 'CS' : 'CI'}`, 'errors', 'min', 'verdict', 'pass', 'fail', 'error']];
@@ -105,10 +105,10 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
     const shown = shownRate(v);
     rows.push([
       v.kind === 'verifier' ? `${v.name} (verifier)` : v.name,
-      pct(shown.rate),
-      shown.low === null ? '–' : `[${pct(shown.low)}, ${pct(shown.high)}]`,
-      v.errorShare === null ? '–' : pct(v.errorShare),
-      pct(v.minSuccess),
+      formatRate(shown.rate),
+      shown.low === null ? NO_VALUE : `[${formatRate(shown.low)}, ${formatRate(shown.high)}]`,
+      formatRate(v.errorShare),
+      formatRate(v.minSuccess),
       paint(verdictLabel(v.verdict, o.verdict), v.verdict, color),
       String(v.counts.pass),
       String(v.counts.fail),
@@ -141,19 +141,21 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   );
   const worst = [...s.inputs].filter((x) => x.allPass.rate !== null).sort((a, b) => a.allPass.rate! - b.allPass.rate!)[0];
   if (worst && meta.inputs)
-    lines.push(`weakest input       #${worst.i + 1} all-pass ${pct(worst.allPass.rate)}${errs(worst.allPass)}  ${inputInline(meta.inputs[worst.i], 52)}`);
+    lines.push(
+      `weakest input       #${worst.i + 1} all-pass ${formatRate(worst.allPass.rate)}${errs(worst.allPass)}  ${inputInline(meta.inputs[worst.i], 52)}`,
+    );
   lines.push(
-    `all validators at once  ${pct(s.allPass.rate)} ${ci(s.allPass)}${errs(s.allPass)}   pooled cells ${pct(s.allOutputs.rate)} ${ci(s.allOutputs)}${errs(s.allOutputs)}`,
+    `all validators at once  ${formatRate(s.allPass.rate)} ${ci(s.allPass)}${errs(s.allPass)}   pooled cells ${formatRate(s.allOutputs.rate)} ${ci(s.allOutputs)}${errs(s.allOutputs)}`,
   );
   const ov = s.overall;
   const undecided = ov.undecidedValidators ? ` · ${ov.undecidedValidators} of ${s.K} validator(s) with no decided cell left out` : '';
   lines.push(
-    `overall  mean ${pct(ov.mean)}  weighted ${pct(ov.weighted)}  min ${pct(ov.min)}  (${ov.method}) · errors ${ov.errorShare === null ? '–' : pct(ov.errorShare)} of checked cells${undecided}`,
+    `overall  mean ${formatRate(ov.mean)}  weighted ${formatRate(ov.weighted)}  min ${formatRate(ov.min)}  (${ov.method}) · errors ${formatRate(ov.errorShare)} of checked cells${undecided}`,
   );
   if (sequential && s.stoppedAfter !== undefined) lines.push(`stopping: sequential · ${s.stoppedAfter} of ${s.M} samples per input run`);
   const st = meta.stats;
   if (st) {
-    const lat = st.latencyMs.p50 === null ? '–' : `p50 ${Math.round(st.latencyMs.p50)} ms, p95 ${Math.round(st.latencyMs.p95 ?? 0)} ms`;
+    const lat = st.latencyMs.p50 === null ? NO_VALUE : `p50 ${Math.round(st.latencyMs.p50)} ms, p95 ${Math.round(st.latencyMs.p95 ?? 0)} ms`;
     lines.push(
       `generations ${st.samples} · retries ${st.retries} · generation errors ${st.generationErrors} · validator errors ${st.validatorErrors} · ${st.promptTokens + st.completionTokens > 0 ? `tokens ${st.promptTokens} in / ${st.completionTokens} out · ` : ''}latency ${lat}`,
     );

@@ -68,7 +68,7 @@ describe('every report shows the same verdicts and every rate with its error sha
   it('the summary and the JSON report', () => {
     expect(r.s.validators.map((x) => x.verdict)).toEqual(expected);
     expect(r.json.validators.map((x) => x.verdict)).toEqual(expected);
-    expect(r.json.validators[2]).toMatchObject({ errorShare: 1 / 6, reason: expect.stringMatching(/error share 16\.7% > maxErrorShare 5%/) });
+    expect(r.json.validators[2]).toMatchObject({ errorShare: 1 / 6, reason: expect.stringMatching(/error share 16\.7% > maxErrorShare 5\.0%/) });
     expect(r.json.validators[3].toDecide).toMatchObject({ probability: 0.8 });
     expect(r.json.verdict).toBe('fail');
     expect(r.json.passed).toBe(false);
@@ -80,8 +80,8 @@ describe('every report shows the same verdicts and every rate with its error sha
       expect(row).toContain(expected[k].toUpperCase());
     }
     expect(r.terminal.split('\n').find((l) => l.startsWith('parser '))).toMatch(/16\.7%/);
-    expect(r.terminal).toMatch(/ {2}parser: error share 16\.7% > maxErrorShare 5%/);
-    expect(r.terminal).toMatch(/ {2}close: bounds \[86\.\d%, 99(\.\d)?%\] straddle minSuccess 90%; ~\d+ more samples decide it with 80% probability/);
+    expect(r.terminal).toMatch(/ {2}parser: error share 16\.7% > maxErrorShare 5\.0%/);
+    expect(r.terminal).toMatch(/ {2}close: bounds \[86\.\d%, 99(\.\d)?%\] straddle minSuccess 90\.0%; ~\d+ more samples decide it with 80% probability/);
     expect(r.terminal).toContain('FAIL: 1 failed, 1 error (too many error cells to judge), 1 inconclusive of 4 validator(s): half, parser, close');
   });
 
@@ -89,7 +89,7 @@ describe('every report shows the same verdicts and every rate with its error sha
     const cases = r.junit.split('<testcase ').slice(1);
     expect(cases[0]).not.toMatch(/<failure|<error/);
     expect(cases[1]).toMatch(/<failure type="below-min-success"/);
-    expect(cases[2]).toMatch(/<error type="error-share" message="error: error share 16\.7% &gt; maxErrorShare 5%/);
+    expect(cases[2]).toMatch(/<error type="error-share" message="error: error share 16\.7% &gt; maxErrorShare 5\.0%/);
     expect(cases[3]).toMatch(/<failure type="inconclusive"/);
     // --allow-inconclusive skips the inconclusive one, never the error.
     const lenient = renderJunitReport(r.s, { ...meta, allowInconclusive: true })
@@ -105,7 +105,7 @@ describe('every report shows the same verdicts and every rate with its error sha
     expect(r.markdown).toMatch(/\| 🛑 \| parser \| 100\.0% \| [^|]+ \| 16\.7% \|/);
     expect(r.markdown).toMatch(/\| ⚠️ \| close \|/);
     for (const verdict of expected) expect(r.html).toContain(`<span class="badge ${verdict}"`);
-    expect(r.html).toContain('error share 16.7% &gt; maxErrorShare 5%');
+    expect(r.html).toContain('error share 16.7% &gt; maxErrorShare 5.0%');
   });
 
   it('exit code: an error verdict is never accepted, not even with --allow-inconclusive', () => {

@@ -94,12 +94,13 @@ export async function assembleRun(experiment: Experiment, options: AssembleOptio
   };
   // The judge layer (and its model clients) is loaded only for experiments that have verifiers.
   const verifiers = x.verifierConfigs.length ? (await import('./columns.js')).verifierColumns(x, limiters, models) : [];
-  const limit = rateLimitOf(x.systemConfig, { file: x.configPath, path: 'system' });
+  const source = { file: x.file ?? x.configPath, ...(x.locate ? { locate: x.locate } : {}) };
+  const limit = rateLimitOf(x.systemConfig, { ...source, path: 'system' });
   let base = options.system;
   if (!base) {
     const { createSystem } = await import('../providers/factory.js');
     base = createSystem(x.systemConfig, {
-      file: x.configPath,
+      ...source,
       baseDir: x.baseDir,
       inputs: options.inputs ?? x.inputs,
       samples: x.samples,

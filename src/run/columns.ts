@@ -22,7 +22,14 @@ export function verifierColumns(
   models: { prices?: PriceTable; cache?: CacheSettings; warn?: (message: string) => void; env?: NodeJS.ProcessEnv } = {},
 ): Validator[] {
   return x.verifierConfigs.map((raw, i) => {
-    const v = verifierFromConfig(judgeFields(raw), { file: x.configPath, path: `verifiers[${i}]`, timeoutMs: x.timeoutMs, ...models, limiters }) as Validator;
+    const v = verifierFromConfig(judgeFields(raw), {
+      file: x.file ?? x.configPath,
+      ...(x.locate ? { locate: x.locate } : {}),
+      path: `verifiers[${i}]`,
+      timeoutMs: x.timeoutMs,
+      ...models,
+      limiters,
+    }) as Validator;
     // How its verdict treats errors, and the rate its sequential design plans for, are the run's business, not the judge's.
     return {
       ...v,

@@ -104,7 +104,7 @@ describe('stopping: sequential in the runner', () => {
 describe('SequentialStopRule and per-input floors', () => {
   it('refuses a column with perInput before anything runs (its exact tests need a fixed number of samples)', () => {
     expect(() => new SequentialStopRule([{ name: 'r', minSuccess: 0.9, perInput: { minSuccess: 0.8 } }], 0.95)).toThrow(
-      /validator "r": perInput cannot be decided with stopping "sequential"/,
+      /^expected no perInput with stopping: sequential, found a per-input floor \(validator "r"\): /,
     );
     expect(() => new SequentialStopRule([{ minSuccess: 0.9 }], 0.95)).not.toThrow();
   });

@@ -4,6 +4,7 @@
  * The decisions come from core/stopping.ts, a pure function of the stored tensor's complete-round prefix:
  * a resumed run, `assay show` and any worker that reads the same samples re-derive the same ones.
  */
+import { floorUnderSequential, perInputWithSequential } from '../core/per-input.js';
 import { SequentialScan } from '../core/stopping.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { ValidatorMeta } from '../core/validator.js';
@@ -19,12 +20,11 @@ export class SequentialStopRule implements StopRule {
   /** `validators`: the run's K columns (minSuccess, expect); `level`: the run's confidence level. */
   constructor(validators: readonly (Pick<ValidatorMeta, 'minSuccess' | 'expect'> & Partial<Pick<ValidatorMeta, 'name' | 'perInput'>>)[], level: number) {
     // Per-input floors are exact tests over a number of samples fixed in advance: stopping on the data voids them.
-    const floored = validators.find((v) => v.perInput);
-    if (floored)
-      throw new ArgumentError(
-        `${floored.name ? `validator ${JSON.stringify(floored.name)}: ` : ''}perInput cannot be decided with stopping "sequential"; use stopping "fixed"`,
-        { key: 'perInput' },
-      );
+    const floored = floorUnderSequential('sequential', validators);
+    if (floored !== undefined) {
+      const name = validators[floored].name;
+      throw new ArgumentError(perInputWithSequential(name !== undefined ? `validator ${JSON.stringify(name)}` : undefined), { key: 'perInput' });
+    }
     this.scans = validators.map((v, k) => new SequentialScan(k, { minSuccess: v.minSuccess, level, ...(v.expect !== undefined ? { expect: v.expect } : {}) }));
   }
 

@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import * as z from 'zod';
+import { firstIssue } from '../core/issues.js';
 import { PoolOverloadedError, WorkerCrashedError } from '../ground/pool/pool.js';
 import { GroundingRequestError, GroundingUnavailableError, type AnalyzeRequest, type GroundingEngine } from '../ground/types.js';
 import { RateLimiter, type RequestLimiter, type ServerLimits } from './limits.js';
@@ -9,9 +10,10 @@ import { RateLimiter, type RequestLimiter, type ServerLimits } from './limits.js
 /** The design's request, strictly: an unknown field is most likely a typo and is named in the 400. */
 const AnalyzeRequestSchema = z
   .object({
-    query: z.string().trim().min(1, 'must be a non-empty string').max(10_000, 'must be at most 10,000 characters'),
-    answer: z.string().max(100_000, 'must be at most 100,000 characters').optional(),
-    top_k: z.number().int('must be an integer').min(1).max(50).optional(),
+    // Messages come from the one translator (core/issues.ts): `query: expected a non-empty string, found ""`.
+    query: z.string().trim().min(1).max(10_000),
+    answer: z.string().max(100_000).optional(),
+    top_k: z.number().int().min(1).max(50).optional(),
   })
   .strict();
 
@@ -36,14 +38,9 @@ export function validateAnalyzeRequest(value: unknown): { ok: true; request: Ana
       },
     };
   }
-  const parsed = AnalyzeRequestSchema.safeParse(value);
+  const parsed = AnalyzeRequestSchema.safeParse(value, { reportInput: true });
   if (parsed.success) return { ok: true, request: parsed.data };
-  const issue = parsed.error.issues[0];
-  const keys = issue.code === 'unrecognized_keys' ? (issue as { keys: string[] }).keys : [];
-  const field = keys.length ? keys[0] : issue.path.map(String).join('.') || undefined;
-  const message =
-    issue.code === 'unrecognized_keys' ? `unknown field "${keys.join('", "')}"; expected query, answer, top_k` : `field "${field}": ${issue.message}`;
-  return { ok: false, error: { error: 'invalid_request', message, field } };
+  return { ok: false, error: { error: 'invalid_request', ...firstIssue(parsed.error, AnalyzeRequestSchema) } };
 }
 
 /**

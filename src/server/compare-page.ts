@@ -1,7 +1,8 @@
 import { diffSvg } from '../report/charts-trend.js';
-import { changeWord, formatP, signedPct, testName, type ComparisonRow, type RunComparison } from '../report/compare.js';
-import { esc, pct, tableHtml } from '../report/html-layout.js';
+import { changeWord, formatP, testName, type ComparisonRow, type RunComparison } from '../report/compare.js';
+import { esc, tableHtml } from '../report/html-layout.js';
 import { enc, shortDate } from './pages.js';
+import { formatRate, formatRateChange, NO_VALUE, formatLevel } from '../core/show.js';
 
 /** The compare page: a form to pick runs A and B, the verdict of the regression gate, forest plots and tables. */
 
@@ -36,11 +37,11 @@ function rows(list: ComparisonRow[], holm: boolean): string[][] {
     const cls = r.pValue === null ? 'muted' : r.direction === 'unchanged' ? '' : r.direction;
     return [
       esc(r.label.length > 90 ? r.label.slice(0, 89) + '…' : r.label),
-      `${pct(r.a.rate)} <span class="muted">(${r.a.pass}/${r.a.n})</span>`,
-      `${pct(r.b.rate)} <span class="muted">(${r.b.pass}/${r.b.n})</span>`,
-      signedPct(r.diff),
-      r.ci ? `[${signedPct(r.ci.low)}, ${signedPct(r.ci.high)}]` : 'n/a',
-      r.pValue === null ? 'n/a' : `${p} <span class="muted">${testName(r.test)}</span>`,
+      `${formatRate(r.a.rate)} <span class="muted">(${r.a.pass}/${r.a.n})</span>`,
+      `${formatRate(r.b.rate)} <span class="muted">(${r.b.pass}/${r.b.n})</span>`,
+      formatRateChange(r.diff),
+      r.ci ? `[${formatRateChange(r.ci.low)}, ${formatRateChange(r.ci.high)}]` : NO_VALUE,
+      r.pValue === null ? NO_VALUE : `${p} <span class="muted">${testName(r.test)}</span>`,
       `<span class="${cls}">${esc(changeWord(r).replace('✗ WORSE', '▼ worse').replace('✓ better', '▲ better').replace('· ', ''))}</span>`,
     ];
   });
@@ -94,7 +95,7 @@ export function compareBody(c: RunComparison | undefined, runs: RunOption[], sel
   const regressionAttrs = c.validators.map((r) => (r.direction === 'worse' ? ' data-regression="true"' : ''));
   return `<h1>Compare runs</h1>${form}
 <section class="card"><p>${side(c.a, 'A')} → ${side(c.b, 'B')}</p>${verdict}${notes.length ? `<p class="muted">${notes.join(' · ')}</p>` : ''}
-<p class="muted">Rates are over decided cells (errors excluded). Level ${+(c.level * 100).toFixed(2)}%${holm ? ', validator p-values Holm-adjusted' : ''}; the test is Fisher's exact when an expected count is below 5, else the pooled two-proportion z-test.</p></section>
+<p class="muted">Rates are over decided cells (errors excluded). Level ${formatLevel(c.level)}${holm ? ', validator p-values Holm-adjusted' : ''}; the test is Fisher's exact when an expected count is below 5, else the pooled two-proportion z-test.</p></section>
 <section class="card"><h2>Per validator</h2>${forest(c.validators, 'B minus A per validator')}${tableHtml(COLUMNS('validator'), rows(c.validators, holm), { label: 'per validator', rowAttrs: regressionAttrs })}</section>
 <section class="card"><h2>Per input</h2><p class="muted">Pooled over samples and validators; samples of one input are correlated, so treat these as a guide, not a gate.</p>
 ${forest(c.inputs, 'B minus A per input')}${tableHtml(COLUMNS('input'), rows(c.inputs, false), { label: 'per input' })}</section>`;

@@ -1,3 +1,4 @@
+import { GRADING_DEFAULTS, GRADING_DESIGNS } from '../grades/queue.js';
 import { esc } from '../report/html-layout.js';
 
 /**
@@ -37,7 +38,7 @@ function $(id){return document.getElementById(id);}
 function el(tag,text,cls){var e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}
 var params=new URLSearchParams(location.search);
 var graderEl=$('g-grader');graderEl.value=params.get('grader')||localStorage.getItem('assay-grader')||'';
-$('g-design').value=params.get('design')==='uniform'?'uniform':'stratified';
+var designs=${JSON.stringify(GRADING_DESIGNS)};$('g-design').value=designs.indexOf(params.get('design'))>=0?params.get('design'):${JSON.stringify(GRADING_DEFAULTS.design)};
 $('g-count').value=params.get('count')||'';
 var Q=null,pos=0,given=[];
 function status(t,bad){var s=$('g-status');s.textContent=t;s.className=bad?'worse':'muted';}

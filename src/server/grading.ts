@@ -1,10 +1,11 @@
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import * as z from 'zod';
+import { firstIssue } from '../core/issues.js';
 import { Outcome, outcomeName } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { gradingRefusal } from '../grades/gradable.js';
-import { DEFAULT_QUEUE, defaultSeed, gradingPlan, gradingQueue, ruleToGrade, type QueueItem } from '../grades/queue.js';
+import { GRADING_DESIGNS, gradingPlan, gradingQueue, MAX_SEED, queueSettings, ruleToGrade, type GradingDesign, type QueueItem } from '../grades/queue.js';
 import { ruleAsks } from '../grades/rule-asks.js';
 import { GradeError, UnknownRunError } from '../store/errors.js';
 import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
@@ -89,12 +90,19 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
     if (k === undefined)
       return bad(c, 'rule', `run ${run.id} has no rule ${JSON.stringify(q('rule'))} (its rules: ${run.validators.map((v) => v.name).join(', ')})`);
     const rule = run.validators[k];
-    const count = whole(q('count'), DEFAULT_QUEUE, MAX_QUEUE);
-    if (!count) return bad(c, 'count', `query parameter "count" must be a whole number from 1 to ${MAX_QUEUE}`);
-    const design = q('design') || 'stratified';
-    if (design !== 'uniform' && design !== 'stratified') return bad(c, 'design', 'query parameter "design" must be "uniform" or "stratified"');
-    const seed = whole(q('seed'), defaultSeed(run.id, rule.name), 999_999_999);
-    if (seed === null || seed === undefined) return bad(c, 'seed', 'query parameter "seed" must be a whole number');
+    const count = whole(q('count'), undefined, MAX_QUEUE);
+    if (count === null || count === 0) return bad(c, 'count', `query parameter "count" must be a whole number from 1 to ${MAX_QUEUE}`);
+    const design = q('design') || undefined;
+    if (design !== undefined && !(GRADING_DESIGNS as string[]).includes(design))
+      return bad(c, 'design', 'query parameter "design" must be "uniform" or "stratified"');
+    const seed = whole(q('seed'), undefined, MAX_SEED);
+    if (seed === null) return bad(c, 'seed', 'query parameter "seed" must be a whole number');
+    // The defaults of what the page leaves out are the CLI's (grades/queue.ts).
+    const settings = queueSettings(run.id, rule.name, {
+      ...(count !== undefined ? { count } : {}),
+      ...(design !== undefined ? { design: design as GradingDesign } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+    });
     const [pi, pj] = [whole(q('i'), undefined, run.N - 1), whole(q('j'), undefined, run.M - 1)];
     if (pi === null || pj === null || (pi === undefined) !== (pj === undefined))
       return bad(
@@ -108,7 +116,7 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
     const queue =
       pi !== undefined && pj !== undefined
         ? { items: [{ i: pi, j: pj } as Omit<QueueItem, 'probability' | 'design'>], design: 'picked by hand', seed: null, population: null }
-        : gradingQueue(tensor, k, { count, design, seed, graded: ruleGrades });
+        : gradingQueue(tensor, k, { count: settings.count, design: settings.design, seed: settings.seed, graded: ruleGrades });
     const grader = q('grader')?.trim();
     const mine = new Map<string, GradeRecord>();
     if (grader) for (const g of ruleGrades) if (g.grader === grader) mine.set(`${g.i},${g.j}`, g);
@@ -127,7 +135,7 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
         ...(g && v ? { mine: { id: g.id, grade: g.grade }, rule: { ...v, agree: agreeOf(v, g.grade) } } : {}),
       });
     }
-    const { graded: _graded, ...plan } = gradingPlan(run, tensor, k, ruleGrades, { width: 0.1, design });
+    const { graded: _graded, ...plan } = gradingPlan(run, tensor, k, ruleGrades, { width: settings.width, design: settings.design });
     return c.json({
       run: { id: run.id, name: run.name, N: run.N, M: run.M },
       rule: { name: rule.name, kind: rule.kind, asks: ruleAsks(rule) },
@@ -153,16 +161,8 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
       } catch {
         return c.json({ error: 'invalid_json', message: 'the body is not valid JSON' }, 400);
       }
-      const parsed = GradeBody.safeParse(body);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const keys = issue.code === 'unrecognized_keys' ? (issue as { keys: string[] }).keys : [];
-        const field = keys[0] ?? (issue.path.map(String).join('.') || undefined);
-        const message = keys.length
-          ? `unknown field "${keys.join('", "')}"; expected i, j, rule, grade, grader, probability, design`
-          : `field "${field}": ${issue.message}`;
-        return c.json({ error: 'invalid_request', message, ...(field ? { field } : {}) }, 400);
-      }
+      const parsed = GradeBody.safeParse(body, { reportInput: true });
+      if (!parsed.success) return c.json({ error: 'invalid_request', ...firstIssue(parsed.error, GradeBody) }, 400);
       const run = await runOf(c);
       if (run instanceof Response) return run;
       let g: GradeRecord;

@@ -1,8 +1,9 @@
 import { trendSvg } from '../report/charts-trend.js';
-import { formatP, signedPct, testName } from '../report/compare.js';
-import { esc, pct, tableHtml, verdictBadge } from '../report/html-layout.js';
+import { formatP, testName } from '../report/compare.js';
+import { esc, tableHtml, verdictBadge } from '../report/html-layout.js';
 import type { RunListItem } from './data.js';
 import type { Trend, TrendEntry } from './trend.js';
+import { formatRate, formatRateChange, NO_VALUE } from '../core/show.js';
 
 /** Server-rendered dashboard pages: the runs list and the trend (bodies only; the app wraps them with page()). */
 
@@ -29,17 +30,17 @@ export function runsListBody(items: RunListItem[], filter: string | undefined, p
     const prev = previous.get(r.id);
     const links = `<a class="muted" href="/trend/${enc(r.name)}">trend</a>${prev ? ` · <a class="muted" href="/compare?a=${enc(prev)}&amp;b=${enc(r.id)}">vs previous</a>` : ''}`;
     // Every rate with its error share: a rate over the cells that answered says nothing of those that did not.
-    const errs = (share: number | null) => (share ? ` <span class="muted">errors ${pct(share)}</span>` : '');
+    const errs = (share: number | null) => (share ? ` <span class="muted">errors ${formatRate(share)}</span>` : '');
     // The rate a verdict rests on (corrected, where people's grades corrected it), and which figure it is.
     const figure = (f: string | undefined) => (f ? ` <span class="muted">· ${esc(f)}</span>` : '');
     const rates = r.validators
-      .map((v) => `<span class="nowrap">${esc(v.name)} ${pct(v.corrected ?? v.rate)}${errs(v.errorShare)}</span>${figure(v.figure)}`)
+      .map((v) => `<span class="nowrap">${esc(v.name)} ${formatRate(v.corrected ?? v.rate)}${errs(v.errorShare)}</span>${figure(v.figure)}`)
       .join('<br>');
     return [
       `<a href="/runs/${enc(r.id)}"><strong>${esc(r.name)}</strong></a><br>${links}`,
       verdictBadge(r.verdict, r.verdictMode),
-      `${pct(r.overall.value)}${errs(r.overall.errorShare)}`,
-      `${pct(r.allPass)}${errs(r.allPassErrorShare)}`,
+      `${formatRate(r.overall.value)}${errs(r.overall.errorShare)}`,
+      `${formatRate(r.allPass)}${errs(r.allPassErrorShare)}`,
       rates || '<span class="muted">none</span>',
       `${r.shape.N}×${r.shape.M}×${r.shape.K}`,
       `<span class="nowrap">${esc(shortDate(r.createdAt))}</span>`,
@@ -77,12 +78,12 @@ function trendRow(e: TrendEntry, idx: number): string[] {
         : 'no significant change';
   return [
     `<a href="/runs/${enc(e.runId)}">#${idx + 1}</a> <span class="muted nowrap">${esc(shortDate(e.createdAt))}</span>`,
-    pct(e.rate),
-    e.low === null ? 'n/a' : `${pct(e.low)} – ${pct(e.high)}`,
+    formatRate(e.rate),
+    e.low === null ? NO_VALUE : `${formatRate(e.low)} – ${formatRate(e.high)}`,
     `${e.pass}/${e.n}`,
     String(e.error),
-    c ? signedPct(c.diff) : '—',
-    c?.pValue === null || c?.pValue === undefined ? '—' : `p=${formatP(c.pValue)} <span class="muted">${testName(c.test)}</span>`,
+    c ? formatRateChange(c.diff) : NO_VALUE,
+    c?.pValue === null || c?.pValue === undefined ? NO_VALUE : `p=${formatP(c.pValue)} <span class="muted">${testName(c.test)}</span>`,
     mark,
   ];
 }

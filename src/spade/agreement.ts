@@ -9,6 +9,7 @@
 import { alignment, type Alignment } from '../core/alignment.js';
 import { Outcome } from '../core/outcome.js';
 import type { EvaluationMatrix } from './types.js';
+import { orNoValue } from '../core/show.js';
 
 export interface AssertionAgreement {
   /** The assertion's name, or null for the selected set taken together. */
@@ -40,8 +41,8 @@ export function setAgreement(m: EvaluationMatrix, selected: readonly string[], l
   return { id: null, alignment: alignment(pairs, level), errors: 0 };
 }
 
-const f3 = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : x.toFixed(3));
-const ci = (r: Alignment['agreement']) => (r ? `[${r.low.toFixed(3)}, ${r.high.toFixed(3)}]` : 'n/a');
+const f3 = (x: number | null | undefined) => orNoValue(x, (v) => v.toFixed(3));
+const ci = (r: Alignment['agreement']) => orNoValue(r, (v) => `[${v.low.toFixed(3)}, ${v.high.toFixed(3)}]`);
 
 /** The agreement table of the terminal: one line per assertion (selected ones marked ✓), then the set. */
 export function formatAgreement(rows: AssertionAgreement[], set: AssertionAgreement | undefined, selected: readonly string[], heading: string): string[] {
@@ -51,7 +52,7 @@ export function formatAgreement(rows: AssertionAgreement[], set: AssertionAgreem
     const a = r.alignment;
     return (
       `${mark} ${name.padEnd(width)} ${String(a.n).padStart(4)}${[a.tp, a.fp, a.fn, a.tn].map((x) => String(x).padStart(4)).join('')}` +
-      `  ${f3(a.agreement?.rate).padEnd(5)} ${ci(a.agreement).padEnd(16)} ${f3(a.tpr?.rate).padStart(5)} ${f3(a.tnr?.rate).padStart(5)} ${(a.kappa === null ? 'n/a' : a.kappa.toFixed(2)).padStart(5)}` +
+      `  ${f3(a.agreement?.rate).padEnd(5)} ${ci(a.agreement).padEnd(16)} ${f3(a.tpr?.rate).padStart(5)} ${f3(a.tnr?.rate).padStart(5)} ${orNoValue(a.kappa, (v) => v.toFixed(2)).padStart(5)}` +
       (r.errors ? `  (${r.errors} ERROR cells left out)` : '')
     );
   };

@@ -5,6 +5,7 @@
 import { solveBinaryProgram } from './ilp.js';
 import { setMetrics, type FailView } from './metrics.js';
 import { bounds, coreProgram } from './program.js';
+import { orNoValue } from '../core/show.js';
 
 export interface Infeasibility {
   /** `coverage`: no set at all reaches α; `coverage+ffr`: α is reachable only above τ. */
@@ -18,7 +19,7 @@ export interface Infeasibility {
   bestFfrUnderCoverage: number | null;
 }
 
-const fmt = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
+const fmt = (x: number | null) => orNoValue(x, (v) => v.toFixed(3));
 
 /** Diagnose an infeasible selection; every figure is over the assertions not in `exclude`, as the program saw them. */
 export async function diagnose(v: FailView, opts: { alpha: number; tau: number; exclude?: boolean[] }): Promise<Infeasibility> {

@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import { Outcome } from '../core/outcome.js';
 import { UsageError } from '../errors.js';
+import { zodUsageError } from '../core/issues.js';
 import { textCheckSchema } from '../validators/builtin.js';
 import { parsePipeline, type LabelVariant } from './benchmark-data.js';
 import type { CandidateAssertion, EvaluationMatrix, LabelledExample, SubsumptionPair } from './types.js';
@@ -40,10 +41,9 @@ export async function readData(file: string): Promise<unknown> {
   }
 }
 
-function issue(file: string, err: z.ZodError, prefix: string): UsageError {
-  const i = err.issues[0];
-  const path = [prefix, ...i.path.map(String)].filter(Boolean).join('.');
-  return new UsageError(`${file}: ${path || '(root)'}: ${i.message}`, { file, path });
+/** A file's problems, worded as config errors are (core/issues.ts): `<file>: <field>: expected …, found …`. */
+function issue(file: string, err: z.ZodError, prefix: string, schema: unknown): UsageError {
+  return zodUsageError(err, { file, prefix: prefix ? [prefix] : [], schema });
 }
 
 const labelSchema = z.union([z.enum(['good', 'bad']), z.literal(1).transform(() => 'good' as const), z.literal(0).transform(() => 'bad' as const)], {
@@ -61,8 +61,9 @@ export async function readExamples(file: string): Promise<LabelledExample[]> {
   const data = await readData(file);
   const list = Array.isArray(data) ? data : (data as { examples?: unknown })?.examples;
   if (!Array.isArray(list)) throw new UsageError(`${file}: expected a list of examples {output, label, input?, id?} or {examples: [...]}`, { file });
-  const parsed = z.array(exampleSchema).safeParse(list);
-  if (!parsed.success) throw issue(file, parsed.error, 'examples');
+  const schema = z.array(exampleSchema);
+  const parsed = schema.safeParse(list, { reportInput: true });
+  if (!parsed.success) throw issue(file, parsed.error, 'examples', schema);
   return parsed.data.map((e, k) => ({
     id: e.id !== undefined ? String(e.id) : `e${k}`,
     output: e.output,
@@ -90,8 +91,9 @@ export async function readCandidates(file: string): Promise<CandidateAssertion[]
   const data = await readData(file);
   const list = Array.isArray(data) ? data : (data as { candidates?: unknown })?.candidates;
   if (!Array.isArray(list)) throw new UsageError(`${file}: expected a list of candidates or {candidates: [...]}`, { file });
-  const parsed = z.array(candidateSchema).safeParse(list);
-  if (!parsed.success) throw issue(file, parsed.error, 'candidates');
+  const schema = z.array(candidateSchema);
+  const parsed = schema.safeParse(list, { reportInput: true });
+  if (!parsed.success) throw issue(file, parsed.error, 'candidates', schema);
   const seen = new Set<string>();
   for (const [k, c] of parsed.data.entries()) {
     if (seen.has(c.id))
@@ -141,8 +143,8 @@ export async function readMatrix(file: string, labels: LabelVariant = 'optimizer
       file,
     });
   }
-  const parsed = matrixSchema.safeParse(data);
-  if (!parsed.success) throw issue(file, parsed.error, '');
+  const parsed = matrixSchema.safeParse(data, { reportInput: true });
+  if (!parsed.success) throw issue(file, parsed.error, '', matrixSchema);
   const { assertions, examples, results, errors, labels: graded } = parsed.data;
   const twice = assertions.find((x, k) => assertions.indexOf(x) !== k);
   if (twice !== undefined)
@@ -174,7 +176,7 @@ const pairsSchema = z.array(z.object({ subsumer: z.string(), subsumed: z.string(
 export async function readSubsumptions(file: string): Promise<SubsumptionPair[]> {
   const data = await readData(file);
   const list = Array.isArray(data) ? data : ((data as { subsumes?: unknown; pairs?: unknown })?.subsumes ?? (data as { pairs?: unknown })?.pairs);
-  const parsed = pairsSchema.safeParse(list);
-  if (!parsed.success) throw issue(file, parsed.error, 'subsumes');
+  const parsed = pairsSchema.safeParse(list, { reportInput: true });
+  if (!parsed.success) throw issue(file, parsed.error, 'subsumes', pairsSchema);
   return parsed.data.map(({ subsumer, subsumed }) => ({ subsumer, subsumed }));
 }

@@ -4,8 +4,9 @@
 import { assertionStats } from './metrics.js';
 import type { SelectionResult } from './select.js';
 import type { EvaluationMatrix } from './types.js';
+import { orNoValue } from '../core/show.js';
 
-const num = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
+const num = (x: number | null) => orNoValue(x, (v) => v.toFixed(3));
 const ok = (b: boolean) => (b ? '✓' : '✗');
 
 /** The selection: a summary line, then one line per selected assertion with its own counts. */

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { Outage, type OutageOptions } from './outage.js';
-import { NoStoreError, StoreError } from './errors.js';
+import { StoreError } from './errors.js';
+import { noStore } from './no-store.js';
 import { PostgresStore } from './postgres.js';
 import { isPostgresUrl, parsePostgresUrl, redactPassword } from './postgres-schema.js';
 import { defaultStorePath, isDefaultStoreFolder, openSqliteStore } from './sqlite.js';
@@ -63,6 +64,11 @@ export function shownLocation(location: string): string {
 export interface OpenStoreOptions {
   /** For reading (runs, show, compare, the dashboard): nothing is created, and a missing store is a usage error. */
   readonly?: boolean;
+  /**
+   * The store must hold runs already, though it is opened for writing (grades, clearing the cache): a missing
+   * store is the same usage error as for reading (noStore), and nothing is created. Implied by `readonly`.
+   */
+  existing?: boolean;
   /** PostgreSQL: connections in the pool (default 10). */
   poolSize?: number;
   /** PostgreSQL: ride out a lost server for a bounded time (storeOutage); ignored for SQLite, which has no server to lose. */
@@ -101,10 +107,12 @@ export function storeOutage(
  */
 export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<Store> {
   const readonly = options.readonly ?? false;
+  const existing = readonly || (options.existing ?? false);
   checkStoreLocation(location);
   if (isPostgresUrl(location)) {
     const store = new PostgresStore(location, {
       readonly,
+      existing,
       ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
       ...(options.outage ? { outage: options.outage } : {}),
     });
@@ -118,12 +126,11 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
     }
     return store;
   }
-  if (readonly && !existsSync(location)) {
-    throw new NoStoreError(location, `store: expected an assay store at ${location}, found no file (runs are stored there by: assay run <config>)`);
-  }
+  if (existing && location !== ':memory:' && !existsSync(location)) throw noStore(location, 'no file');
   try {
-    return openSqliteStore(location, { readonly });
+    return openSqliteStore(location, { readonly, existing });
   } catch (err) {
+    if (UsageError.isInstance(err)) throw err;
     const code = (err as { code?: unknown; cause?: { code?: unknown } }).code ?? (err as { cause?: { code?: unknown } }).cause?.code;
     const why = firstLine(err).replace(/^cannot open the assay store at .*?: /, '');
     throw new StoreError(`store: cannot open the assay store at ${location}: ${why}${typeof code === 'string' ? ` (${code})` : ''}`, {

@@ -84,6 +84,18 @@ describe.skipIf(!db)('PostgreSQL store', () => {
     expect(rowCount).toBe(0);
   });
 
+  it('a store that must exist, written by grades: an empty database is refused as for reading; a store with runs opens and migrates', async () => {
+    const at = await fresh();
+    await expect(openStore(at, { existing: true })).rejects.toThrow(/^store: expected an assay store at .*\(schema "s\d+"\), found no assay tables there/);
+    const c = new pg.Client({ connectionString: db!.url });
+    await c.connect();
+    const { rowCount } = await c.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [`s${n - 1}`]);
+    await c.end();
+    expect(rowCount).toBe(0);
+    await (await openStore(at)).close();
+    await (await openStore(at, { existing: true })).close();
+  });
+
   it('an unreachable server or a missing database is a one-line StoreError that hides the password', async () => {
     const refused = openStore('postgres://alice:s3cret@127.0.0.1:1/none');
     await expect(refused).rejects.toBeInstanceOf(StoreError);

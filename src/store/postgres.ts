@@ -2,7 +2,8 @@ import type pg from 'pg';
 import { lazyPackage } from '../lazy.js';
 import { UsageError } from '../errors.js';
 import type { Outage } from './outage.js';
-import { NoStoreError, StoreError } from './errors.js';
+import { StoreError } from './errors.js';
+import { noStore } from './no-store.js';
 import { GroupCommit, type QueuedSample } from './group-commit.js';
 import { PostgresGrades } from './postgres-grades.js';
 import { PostgresGuardLog } from './postgres-guard.js';
@@ -15,6 +16,8 @@ import type { CacheEntry, GradeStore, GuardLog, ResponseCache, RunStore, SampleS
 export interface PostgresStoreOptions {
   /** Read only (dashboard, reports): every transaction is read-only, nothing is created or migrated. */
   readonly?: boolean;
+  /** The schema must exist already (store/no-store.ts), though the store is written (grades): it is then migrated, never created. Implied by readonly. */
+  existing?: boolean;
   /** Connections in the pool (default 10). */
   poolSize?: number;
   /**
@@ -113,11 +116,17 @@ export class PostgresStore implements Store {
 
   /** Connect, and migrate (or, read-only, check) the schema; every method awaits it. */
   open(): Promise<void> {
-    this.ready ??= (this.options.readonly ? this.checkSchema() : this.migrate()).catch((err: unknown) => {
+    this.ready ??= this.prepareSchema().catch((err: unknown) => {
       this.ready = undefined; // a server that was down may be up at the next call
       throw this.wrap(err);
     });
     return this.ready;
+  }
+
+  /** Read-only: check the schema; a store that must exist: check, then migrate; else create or migrate it. */
+  private async prepareSchema(): Promise<void> {
+    if (this.options.readonly || this.options.existing) await this.checkSchema();
+    if (!this.options.readonly) await this.migrate();
   }
 
   private async migrate(): Promise<void> {
@@ -152,10 +161,7 @@ export class PostgresStore implements Store {
   private async checkSchema(): Promise<void> {
     const { rows } = await this.pool.query(`SELECT to_regclass('assay_migrations') AS t`);
     if (rows[0].t === null) {
-      throw new NoStoreError(
-        this.location.shown,
-        `store: expected an assay store at ${this.location.shown} (schema "${this.location.schema}"), found no assay tables there (runs are stored there by: assay run <config> --store URL)`,
-      );
+      throw noStore(this.location.shown, 'no assay tables there', ` (schema "${this.location.schema}")`);
     }
     const v = Number((await this.pool.query('SELECT max(version) AS v FROM assay_migrations')).rows[0].v);
     if (v > PG_SCHEMA_VERSION)

@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Outcome } from '../core/outcome.js';
+import { NoStoreError, openStore } from './open.js';
 import { openSqliteStore } from './sqlite.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './sqlite-rows.js';
 import { newRun, sample } from './testing/fixtures.js';
@@ -102,6 +103,31 @@ describe('SqliteStore persistence', () => {
     const junk = join(dir, 'junk.db');
     writeFileSync(junk, 'this is not sqlite at all, just text that is long enough to look like a header........');
     expect(() => openSqliteStore(junk)).toThrow();
+  });
+
+  it('a store that must exist (read, or written by grades): a missing file or one with no assay tables is one usage error, and nothing is created', async () => {
+    const missing = join(dir, 'none', 'assay.db');
+    mkdirSync(dirname(missing), { recursive: true });
+    for (const options of [{ readonly: true }, { existing: true }]) {
+      const err = await openStore(missing, options).catch((e: unknown) => e);
+      expect(NoStoreError.isInstance(err)).toBe(true);
+      expect(err).toMatchObject({ exitCode: 2, where: { key: 'store' } });
+      expect((err as Error).message).toBe(`store: expected an assay store at ${missing}, found no file (runs are stored there by: assay run <config>)`);
+      expect(existsSync(missing)).toBe(false);
+    }
+    const empty = join(dir, 'none', 'empty.db');
+    new Database(empty).close();
+    for (const options of [{ readonly: true }, { existing: true }]) {
+      await expect(openStore(empty, options)).rejects.toThrow(`store: expected an assay store at ${empty}, found no assay tables there`);
+    }
+    const check = new Database(empty, { readonly: true });
+    expect(check.prepare(`SELECT count(*) AS n FROM sqlite_master`).get()).toEqual({ n: 0 });
+    check.close();
+    // A store with runs opens for writing grades.
+    const path = freshPath();
+    await (await openStore(path)).close();
+    const store = await openStore(path, { existing: true });
+    await store.close();
   });
 
   it('group commit: samples of one event-loop turn commit together, each acknowledged only once on disk', async () => {

@@ -6,6 +6,7 @@ import { SqliteGrades } from './sqlite-grades.js';
 import { SqliteGuardLog } from './sqlite-guard.js';
 import { nativeModuleProblem } from './sqlite-native.js';
 import { retainStatementsOnClose } from './sqlite-retain.js';
+import { noStore } from './no-store.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './sqlite-rows.js';
 import { SqliteRuns } from './sqlite-runs.js';
 import { SqliteSamples, sqliteSampleWriter } from './sqlite-samples.js';
@@ -28,6 +29,8 @@ export function isDefaultStoreFolder(folder: string, cwd: string = process.cwd()
 export interface SqliteStoreOptions {
   /** Open for reading only (dashboard, reports); never creates or migrates. */
   readonly?: boolean;
+  /** The file must be an assay store already (store/no-store.ts), though it is written (grades): migrated, never created. Implied by readonly. */
+  existing?: boolean;
 }
 
 /**
@@ -63,15 +66,19 @@ export class SqliteStore implements Store {
     this.afterClose = retainStatementsOnClose(this.db);
     // exec, not pragma(): pragma() prepares a statement that sqlite-retain.ts could not track.
     this.db.exec('PRAGMA busy_timeout = 5000');
+    // A database without assay tables is refused before anything is written to it, as a missing file is (a
+    // file that is not a SQLite database at all throws here: a StoreError, as any file SQLite cannot open).
+    if ((options.readonly || options.existing) && !this.hasSchema()) {
+      this.db.close();
+      this.afterClose();
+      throw noStore(path, 'no assay tables there');
+    }
     if (!options.readonly) {
       this.db.exec('PRAGMA journal_mode = WAL');
       this.db.exec('PRAGMA synchronous = NORMAL');
       this.db.exec('PRAGMA foreign_keys = ON');
       // A store already at this version is only read: a write transaction costs every run a commit (start-up).
       if (this.schemaVersion() !== SCHEMA_VERSION) this.migrate();
-    } else {
-      const v = this.schemaVersion();
-      if (v === undefined) throw new Error(`${path} is not an assay store (no schema found)`);
     }
     this.commit = new GroupCommit(sqliteSampleWriter(this.db));
     const runs = new SqliteRuns(this.db, this.commit);
@@ -80,6 +87,12 @@ export class SqliteStore implements Store {
     this.grades = new SqliteGrades(this.db, this.commit, runs);
     this.cache = new SqliteCache(this.db);
     this.guard = new SqliteGuardLog(this.db);
+  }
+
+  /** Whether the database holds assay's tables; throws for a file that is not a SQLite database. */
+  private hasSchema(): boolean {
+    const meta = this.db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).get() as { n: number };
+    return meta.n > 0 && this.schemaVersion() !== undefined;
   }
 
   private schemaVersion(): number | undefined {

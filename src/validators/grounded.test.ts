@@ -102,7 +102,7 @@ describe('the grounded check', () => {
     const strict = (await load('{ type: grounded, kb: ./kb, minSupport: 0.6 }')).validators[0];
     const lenient = (await load('{ type: grounded, kb: ./kb, minSupport: 0.5 }')).validators[0];
     expect((await evaluateValidator(strict, half, 'q')).reasons).toEqual([
-      '50% of the claims supported, below minSupport 60%',
+      '50.0% of the claims supported, below minSupport 60.0%',
       expect.stringMatching(/^\[UNSUPPORTED/),
     ]);
     expect(await evaluateValidator(lenient, half, 'q')).toEqual({ outcome: 'pass' });

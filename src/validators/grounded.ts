@@ -9,6 +9,8 @@ import type { PriceTable } from '../providers/prices.js';
 import { claimReasons } from '../ground/reasons.js';
 import { CheckOptionError, type ValidatorHeader } from './builtin.js';
 import type { GroundedCheckSpec } from './grounded-schema.js';
+import type { Locate } from '../core/issues.js';
+import { formatRate } from '../core/show.js';
 
 /**
  * The `grounded` check as a validator: one more column of the reliability tensor, whose cells say whether an
@@ -24,6 +26,8 @@ export interface GroundedContext {
   baseDir: string;
   /** The config file, named in errors of the judge's provider object. */
   file?: string;
+  /** The line of a field in that file, when known (a YAML config's). */
+  locate?: Locate;
   /** Where the check sits, e.g. "validators[2].check". */
   path?: string;
   /** Prices of the judge's calls (the config's prices: over the built-in table). */
@@ -42,7 +46,7 @@ const upper = (r: string | undefined) => (r === undefined ? undefined : (r.toUpp
 function describeCheck(spec: GroundedCheckSpec, checker: string | undefined): string {
   const rules = [
     spec.maxRisk ? `risk at most ${upper(spec.maxRisk)}` : '',
-    spec.minSupport !== undefined ? `at least ${Math.round(spec.minSupport * 1000) / 10}% of claims supported` : '',
+    spec.minSupport !== undefined ? `at least ${formatRate(spec.minSupport)} of claims supported` : '',
     spec.noContradiction ? 'no contradicted claim' : '',
   ].filter(Boolean);
   return `grounded in the knowledge base ${spec.kb}: ${rules.join(', ')}${checker ? ` (claims checked by ${checker})` : ''}`;
@@ -68,6 +72,7 @@ export async function groundedValidator(header: ValidatorHeader, spec: GroundedC
     const { localLimiters } = await import('../providers/rate-limit.js');
     checker = llmClaimCheckerFromConfig(spec.judge, {
       file: ctx.file,
+      ...(ctx.locate ? { locate: ctx.locate } : {}),
       path: `${at}.judge`,
       limiters: localLimiters(),
       ...(ctx.prices ? { prices: ctx.prices } : {}),

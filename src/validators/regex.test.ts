@@ -104,7 +104,7 @@ describe('config errors for patterns RE2 cannot run', () => {
     expect(err).toBeInstanceOf(UsageError);
     const message = (err as Error).message;
     expect(message).toContain(
-      'lookahead.yaml: validators[0].check.pattern: expected a pattern the linear-time regex engine (RE2) can run, found "\\\\$(?=\\\\d)": lookahead is not available',
+      'lookahead.yaml: validators[0].check.pattern: expected a pattern the linear-time regex engine (RE2) can run, found "\\$(?=\\d)": lookahead is not available',
     );
     expect(message).toMatch(/\(line 8\)$/);
   });

@@ -1,6 +1,7 @@
 import type { RE2JS } from 're2js';
 import { AssayError, ExitCode, hasMarker, setMarker } from '../errors.js';
 import { lazyPackage } from '../lazy.js';
+import { describeFound } from '../core/issues.js';
 
 const re2js = lazyPackage<typeof import('re2js')>('re2js');
 
@@ -147,13 +148,13 @@ export function compileLinearRegex(pattern: string, flags: string): LinearRegex 
   } catch (err) {
     throw new RegexOptionError(
       'pattern',
-      `expected a valid regular expression, found ${JSON.stringify(pattern)} with flags ${JSON.stringify(flags)} (${(err as Error).message})`,
+      `expected a valid regular expression, found ${describeFound(pattern)} with flags ${describeFound(flags)} (${(err as Error).message})`,
     );
   }
   if (flags.includes('v')) {
     throw new RegexOptionError(
       'flags',
-      `expected flags among "imsuyg", found ${JSON.stringify(flags)}: the v flag (set notation) is not supported by the linear-time regex engine`,
+      `expected flags among "imsuyg", found ${describeFound(flags)}: the v flag (set notation) is not supported by the linear-time regex engine`,
     );
   }
   const { RE2JS } = re2js();
@@ -168,7 +169,7 @@ export function compileLinearRegex(pattern: string, flags: string): LinearRegex 
   } catch (err) {
     throw new RegexOptionError(
       'pattern',
-      `expected a pattern the linear-time regex engine (RE2) can run, found ${JSON.stringify(pattern)}: ${describeRe2Error((err as Error).message)}; ` +
+      `expected a pattern the linear-time regex engine (RE2) can run, found ${describeFound(pattern)}: ${describeRe2Error((err as Error).message)}; ` +
         'RE2 has no lookahead or backreferences (so no pattern can take exponential time): rewrite the pattern, or use a sandboxed predicate',
     );
   }

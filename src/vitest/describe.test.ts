@@ -129,7 +129,7 @@ describe('describeReliability', () => {
     expect(message.split('\n').slice(0, 5).join('\n')).toBe(
       [
         'ReliabilityError: no-apology-loop: FAIL · rate 82.5% [67.2%, 92.7%] (95% CI) · minSuccess 95.0% · errors 0.0% (33 pass, 7 fail, 0 error)',
-        '  upper bound 92.7% < minSuccess 95%',
+        '  upper bound 92.7% < minSuccess 95.0%',
         '  worst input:',
         '    #2 "I want a refund": 65.0% (7 of 20 failed)',
         '       e.g. "Sorry, sorry, we cannot refund that."',
@@ -177,7 +177,7 @@ describe('describeReliability', () => {
     expect(lines[0]).toMatch(
       /^ReliabilityError: says-yes: FAIL · rate 80\.0% \[\d+\.\d%, \d+\.\d%\] \(95% CI\) · minSuccess 60\.0% · errors 0\.0% \(120 pass, 30 fail, 0 error\)$/,
     );
-    expect(lines).toContain('  per input ≥ 80.0% (Holm, family-wise 95.0%): FAIL');
+    expect(lines).toContain('  per input ≥ 80.0% (Holm, family-wise 95%): FAIL');
     expect(lines.find((l) => l.startsWith('    below its floor: #5 "refund" 0/30 = 0.0%'))).toBeDefined();
   });
 

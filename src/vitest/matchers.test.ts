@@ -64,7 +64,7 @@ describe('toHoldReliably', () => {
     const flaky = async () => (n++ % 4 === 0 ? 'Sorry, sorry.' : 'Fine.');
     await expect(expect(flaky).toHoldReliably(noLoop, { samples: 40, minSuccess: 0.9 })).rejects.toThrow(
       'at most 1 match of /sorry/gi: FAIL · rate 75.0% [58.8%, 87.3%] (95% CI) · minSuccess 90.0% · errors 0.0% (30 pass, 10 fail, 0 error)\n' +
-        '  upper bound 87.3% < minSuccess 90%\n' +
+        '  upper bound 87.3% < minSuccess 90.0%\n' +
         '  e.g. "Sorry, sorry."',
     );
   });
@@ -73,7 +73,7 @@ describe('toHoldReliably', () => {
     let n = 0;
     const few = () => (n++ % 10 === 0 ? 'Sorry, sorry.' : 'Fine.');
     await expect(expect(few).toHoldReliably(noLoop, { samples: 20, minSuccess: 0.8 })).rejects.toThrow(
-      /INCONCLUSIVE · rate 90\.0% \[68\.3%, 98\.8%\] \(95% CI\).*\n {2}bounds \[68\.3%, 98\.8%\] straddle minSuccess 80%; ~\d+ more samples decide it with 80% probability if the rates hold/,
+      /INCONCLUSIVE · rate 90\.0% \[68\.3%, 98\.8%\] \(95% CI\).*\n {2}bounds \[68\.3%, 98\.8%\] straddle minSuccess 80\.0%; ~\d+ more samples decide it with 80% probability if the rates hold/,
     );
   });
 
@@ -115,7 +115,7 @@ describe('matcher arguments', () => {
 
   it("names a validator rule's field under toSatisfy(rule)", () => {
     expect(() => expect('x').toSatisfy({ name: 'n', check: rule, onError: 'skip' } as never)).toThrow(
-      /^toSatisfy\(rule\)\.onError: expected one of error, fail/,
+      /^toSatisfy\(rule\)\.onError: expected "error" \(a throw is an error outcome, the default\) or "fail" \(a throw means the output failed\), found "skip"$/,
     );
     expect(() => expect('x').toSatisfy({ name: 'n', check: { ...rule, mx: 3 } } as never)).toThrow(
       /^toSatisfy\(rule\)\.check\.mx: unknown key \(expected one of: type, min, max\); did you mean "max"\?$/,

@@ -30,7 +30,7 @@ describe('rule messages', () => {
     expect(ruleMessage(summary, 0, inputs, samples)).toBe(
       [
         'rule: FAIL · rate 76.7% [57.7%, 90.1%] (95% CI) · minSuccess 95.0% · errors 0.0% (23 pass, 7 fail, 0 error)',
-        '  upper bound 90.1% < minSuccess 95%',
+        '  upper bound 90.1% < minSuccess 95.0%',
         '  worst inputs:',
         '    #2 "half": 50.0% (5 of 10 failed)',
         '       e.g. "half answer 0 (bad)"',
@@ -49,7 +49,7 @@ describe('rule messages', () => {
     expect(ruleMessage(summary, 0, inputs, samples, { stopped: fast }).split('\n').slice(0, 3)).toEqual([
       'rule: FAIL · rate 76.7% [57.7%, 90.1%] (95% CI) · minSuccess 95.0% · errors 0.0% (23 pass, 7 fail, 0 error)',
       `  ${fast}`,
-      '  upper bound 90.1% < minSuccess 95%',
+      '  upper bound 90.1% < minSuccess 95.0%',
     ]);
   });
 

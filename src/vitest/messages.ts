@@ -1,9 +1,9 @@
 import { Outcome } from '../core/outcome.js';
-import { inputInline, quoted } from '../core/show.js';
+import { formatRate, inputInline, quoted, formatLevel } from '../core/show.js';
 import type { RunSummary } from '../core/summary-types.js';
 import type { InputValue } from '../core/validator.js';
 import { shownRate } from '../report/grading-text.js';
-import { errorShareText, pct, stoppedText, toDecideText, verdictLabel } from '../report/meta.js';
+import { errorShareText, stoppedText, toDecideText, verdictLabel } from '../report/meta.js';
 import { passKRuleLines } from '../report/pass-k.js';
 import { perInputHead, perInputItems } from '../report/per-input.js';
 import type { SampleRecord } from '../store/types.js';
@@ -50,10 +50,10 @@ export function worstInputs(s: RunSummary, k: number, samples: readonly SampleRe
 export function ruleHeadline(s: RunSummary, k: number): string {
   const v = s.validators[k];
   const shown = shownRate(v);
-  const level = `${Math.round(s.options.level * 1000) / 10}% ${s.options.stopping === 'sequential' ? 'CS' : 'CI'}`;
-  const interval = shown.low === null ? 'no interval' : `[${pct(shown.low)}, ${pct(shown.high)}] (${level})`;
+  const level = `${formatLevel(s.options.level)} ${s.options.stopping === 'sequential' ? 'CS' : 'CI'}`;
+  const interval = shown.low === null ? 'no interval' : `[${formatRate(shown.low)}, ${formatRate(shown.high)}] (${level})`;
   const counts = `${v.counts.pass} pass, ${v.counts.fail} fail, ${v.counts.error} error`;
-  return `${v.name}: ${verdictLabel(v.verdict, s.options.verdict)} · rate ${pct(shown.rate)} ${interval} · minSuccess ${pct(v.minSuccess)} · errors ${v.errorShare === null ? '–' : pct(v.errorShare)} (${counts})`;
+  return `${v.name}: ${verdictLabel(v.verdict, s.options.verdict)} · rate ${formatRate(shown.rate)} ${interval} · minSuccess ${formatRate(v.minSuccess)} · errors ${formatRate(v.errorShare)} (${counts})`;
 }
 
 /** Why a run ended short of its N × M samples: a stop rule's cause (calls failing the same way), or runTimeoutMs. */
@@ -104,7 +104,7 @@ export function ruleMessage(
     for (const w of worst) {
       const errs = s.inputs[w.i]?.perValidator[k];
       const share = errs ? errorShareText(errs) : '';
-      lines.push(`    #${w.i + 1} ${inputInline(inputs[w.i], 60)}: ${pct(w.rate)} (${w.fail} of ${w.decided} failed${share ? `, ${share}` : ''})`);
+      lines.push(`    #${w.i + 1} ${inputInline(inputs[w.i], 60)}: ${formatRate(w.rate)} (${w.fail} of ${w.decided} failed${share ? `, ${share}` : ''})`);
       if (w.example !== undefined) lines.push(`       e.g. ${outputInline(w.example)}`);
     }
   }

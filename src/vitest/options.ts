@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import { describeFound, explainIssues } from '../config/issues.js';
-import { usageError } from '../config/load.js';
+import { describeFound, fieldError, zodUsageError } from '../core/issues.js';
 import { UsageError } from '../errors.js';
 import { MAX_RUN_TIMEOUT_MS } from './limits.js';
 import type { ReliabilityOptions } from './types.js';
@@ -55,16 +54,8 @@ export function checkOptions(options: unknown, where: string): void {
   const r = optionsSchema.safeParse(options, { reportInput: true });
   const o = options as Partial<ReliabilityOptions>;
   if (r.success && o.rateLimit !== undefined && o.system && typeof o.system === 'object' && 'rateLimit' in o.system)
-    throw new UsageError(`${where}: rateLimit: expected it once, found it both beside system and in system.rateLimit; keep one`, {
-      file: where,
-      path: 'rateLimit',
-    });
-  if (!r.success)
-    throw usageError(
-      where,
-      explainIssues(r.error.issues, [], (path) => (path.length === 0 ? OPTION_KEYS : undefined)),
-      () => undefined,
-    );
+    throw fieldError({ file: where }, ['rateLimit'], 'expected it once, found it both beside system and in system.rateLimit; keep one');
+  if (!r.success) throw zodUsageError(r.error, { file: where, schema: optionsSchema });
 }
 
 function systemDocument(o: ReliabilityOptions): unknown {

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { UsageError } from '../errors.js';
 import * as z from 'zod';
-import { checkKeys, describeFound, explainIssues, formatPath, type KeysAt } from '../config/issues.js';
+import { describeFound, explainIssues, issuesError, schemaKeys } from '../core/issues.js';
 import { experimentConfigSchema, validatorConfigSchema } from '../config/schema.js';
 import { buildCheck, checkSchema, type CheckSpec } from '../validators/builtin.js';
 import { agentAnswer, type AgentAnswer } from '../core/trajectory-from.js';
@@ -40,32 +40,24 @@ const isValidatorSpec = (r: Rule): r is Exclude<Rule, CheckSpec> =>
  * A matcher argument's problems as one UsageError, a line each: `<where>.<field>: <message>`, as the config loader
  * words them; unknown keys first, since their "did you mean" explains the missing key beside them.
  */
-function argumentError(issues: readonly z.core.$ZodIssue[], where: string, keysAt?: KeysAt): UsageError {
-  const all = explainIssues(issues, [], keysAt);
-  const messages = [...all.filter((m) => m.message.startsWith('unknown key')), ...all.filter((m) => !m.message.startsWith('unknown key'))];
-  const lines = messages.map((m) => `${where}${m.path.length ? `.${formatPath(m.path)}` : ''}: ${m.message}`);
-  return new UsageError(lines.join('\n'), { path: where });
+function argumentError(issues: readonly z.core.$ZodIssue[], where: string, schema: unknown): UsageError {
+  const all = explainIssues(issues, { keysAt: schemaKeys(schema) });
+  const unknown = (m: { message: string }) => m.message.startsWith('unknown key');
+  return issuesError({ expression: where }, [...all.filter(unknown), ...all.filter((m) => !unknown(m))]);
 }
-
-const rootKeys =
-  (keys: (input: unknown) => string[] | undefined): KeysAt =>
-  (path, input) =>
-    path.length === 0 ? keys(input) : undefined;
 
 /** A check spec checked like a config's (UsageError naming the matcher and the field). */
 function parsedCheck(spec: unknown, where: string): CheckSpec {
   // reportInput: the message says what was found ("containz"), as the config loader's does.
   const r = checkSchema.safeParse(spec, { reportInput: true });
   if (r.success) return r.data;
-  throw argumentError(r.error.issues, where, rootKeys(checkKeys));
+  throw argumentError(r.error.issues, where, checkSchema);
 }
 
 /** A validator rule `{ name, check | predicate, … }` checked like a config's validator entry (minSuccess optional here). */
 function checkValidator(rule: object, where: string): void {
   const r = validatorConfigSchema.safeParse({ minSuccess: 1, ...rule }, { reportInput: true });
-  const keysAt: KeysAt = (path, input) =>
-    path.length === 0 ? Object.keys(validatorConfigSchema.shape) : path.length === 1 && path[0] === 'check' ? checkKeys(input) : undefined;
-  if (!r.success) throw argumentError(r.error.issues, where, keysAt);
+  if (!r.success) throw argumentError(r.error.issues, where, validatorConfigSchema);
 }
 
 /** toHoldReliably's options, with the config's own rules for each value. */
@@ -81,11 +73,7 @@ function parsedHoldOptions(options: unknown, where: string): HoldOptions {
     throw new UsageError(`${where}: expected options { samples, minSuccess }, found ${describeFound(options)}`, { path: where });
   const r = holdOptionsSchema.safeParse(options, { reportInput: true });
   if (r.success) return r.data;
-  throw argumentError(
-    r.error.issues,
-    where,
-    rootKeys(() => Object.keys(holdOptionsSchema.shape)),
-  );
+  throw argumentError(r.error.issues, where, holdOptionsSchema);
 }
 
 /** The rule as a name, a description and a predicate (of the final answer, the input and an agent's steps). */
