@@ -47,6 +47,7 @@ const CLASSES: Record<string, [module: string, make: (C: never) => Error]> = {
   RegexOptionError: ['validators/regex.ts', (C: new (f: string, m: string) => Error) => new C('pattern', 'x')],
   InterruptedError: ['validators/interruptible.ts', (C: new (h: Promise<void>) => Error) => new C(Promise.resolve())],
   PredicateResultError: ['validators/sandboxed.ts', (C: new (m: string) => Error) => new C('x')],
+  TrajectoryCheckError: ['validators/trajectory-checks.ts', (C: new (m: string) => Error) => new C('x')],
   ReliabilityError: ['vitest/index.ts', (C: new (m: string) => Error) => new C('x')],
 };
 

@@ -44,7 +44,7 @@ describe('an agent config through the CLI', () => {
     // shown ≥ 99%: the gate is inconclusive, which fails CI.
     expect(run.code, run.err).toBe(1);
     expect(run.out).toMatch(
-      /\nno-refund pass\^8 96\.7% \[\S+, \S+\] · pass@8 100\.0% .* over 30 inputs \(95\.0% CI, inputs as the unit\) · pass\^8 ≥ 99\.0%: (FAIL|INCONCLUSIVE)\n/,
+      /\nno-refund pass\^8 96\.7% \[\S+, \S+\] · pass@8 100\.0% .* over 30 inputs \(95% CI, inputs as the unit\) · pass\^8 ≥ 99\.0%: (FAIL|INCONCLUSIVE)\n/,
     );
     expect(run.out).toContain('  lowest: #8 "order 7" pass^8 0.0% [');
     expect(run.out).toContain('agent: 240 runs with steps · steps mean 1.0, max 2 · 244 tool calls (lookup_order 240, refund 4 (4 errors)) · 4 tool errors');

@@ -26,6 +26,7 @@ import { bettingInterval } from './betting.js';
 import { clopperPearson } from './intervals.js';
 import type { Counts, Verdict, VerdictMode } from './rate-types.js';
 import { DEFAULT_MAX_ERROR_SHARE, pctBeside } from './verdict.js';
+import { formatRate } from './show.js';
 import { ArgumentError } from '../errors.js';
 
 /** `passK: { k, minSuccess? }` on a rule: report pass^k and pass@k at k; with minSuccess, gate the rule on pass^k. */
@@ -104,8 +105,6 @@ export interface PassKOptions {
   mode: VerdictMode;
   maxErrorShare?: number;
 }
-
-const pct = (x: number) => `${(Math.round(x * 1000) / 10).toString()}%`;
 
 /** One input's figures from its counts. */
 export function passKInput(i: number, c: Counts, k: number, level: number): PassKInput {
@@ -188,18 +187,18 @@ function passKVerdict(s: PassKSummary, p0: number, o: PassKOptions): { verdict: 
   if (s.passK === null) return { verdict: 'error', reason: `${name}: every input's tries are errors` };
   const share = s.errorShare ?? 0;
   const tooManyErrors = share > maxErrorShare;
-  const errorReason = `${name}: error share ${pct(share)} > maxErrorShare ${pct(maxErrorShare)}`;
+  const errorReason = `${name}: error share ${formatRate(share)} > maxErrorShare ${formatRate(maxErrorShare)}`;
   if (o.mode === 'point') {
     if (tooManyErrors) return { verdict: 'error', reason: errorReason };
     return {
       verdict: s.passK >= p0 ? 'pass' : 'fail',
-      reason: `${name} ${pctBeside(s.passK, p0)} ${s.passK >= p0 ? '≥' : '<'} minSuccess ${pct(p0)}`,
+      reason: `${name} ${pctBeside(s.passK, p0)} ${s.passK >= p0 ? '≥' : '<'} minSuccess ${formatRate(p0)}`,
     };
   }
   const b = s.errorBounds;
   const errorsNote = (as: string) => (share > 0 ? `, errors counted as ${as}` : '');
-  if (b.low >= p0) return { verdict: 'pass', reason: `${name} lower bound ${pctBeside(b.low, p0)} ≥ minSuccess ${pct(p0)}${errorsNote('failures')}` };
-  if (b.high < p0) return { verdict: 'fail', reason: `${name} upper bound ${pctBeside(b.high, p0)} < minSuccess ${pct(p0)}${errorsNote('passes')}` };
-  if (tooManyErrors) return { verdict: 'error', reason: `${errorReason}; bounds [${pct(b.low)}, ${pct(b.high)}] straddle minSuccess` };
-  return { verdict: 'inconclusive', reason: `${name} bounds [${pct(b.low)}, ${pct(b.high)}] straddle minSuccess ${pct(p0)}` };
+  if (b.low >= p0) return { verdict: 'pass', reason: `${name} lower bound ${pctBeside(b.low, p0)} ≥ minSuccess ${formatRate(p0)}${errorsNote('failures')}` };
+  if (b.high < p0) return { verdict: 'fail', reason: `${name} upper bound ${pctBeside(b.high, p0)} < minSuccess ${formatRate(p0)}${errorsNote('passes')}` };
+  if (tooManyErrors) return { verdict: 'error', reason: `${errorReason}; bounds [${formatRate(b.low)}, ${formatRate(b.high)}] straddle minSuccess` };
+  return { verdict: 'inconclusive', reason: `${name} bounds [${formatRate(b.low)}, ${formatRate(b.high)}] straddle minSuccess ${formatRate(p0)}` };
 }

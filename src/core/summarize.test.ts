@@ -236,7 +236,7 @@ describe('summarize with pass^k (core/pass-k.ts)', () => {
     expect(v.rate).toBe(0.9);
     expect(v.passK!.verdict).toBe('fail');
     expect(v.verdict).toBe('fail');
-    expect(v.reason).toMatch(/^lower bound \S+ ≥ minSuccess 60%; pass\^5 upper bound \S+ < minSuccess 80%$/);
+    expect(v.reason).toMatch(/^lower bound \S+ ≥ minSuccess 60\.0%; pass\^5 upper bound \S+ < minSuccess 80\.0%$/);
     expect(summarize(tensor(10), rule({ k: 5, minSuccess: 0.8 })).validators[0].verdict).toBe('pass');
   });
 

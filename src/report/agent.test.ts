@@ -67,7 +67,7 @@ describe("an agent's run in every report", () => {
     expect(pk.perInput[1].passK).toBeCloseTo(1 / 20, 12);
     expect(pk.passK).toBeCloseTo((1 + 1 / 20 + 1) / 3, 12);
     expect(r.validators[0].verdict).toBe('inconclusive');
-    expect(r.validators[0].reason).toBe('lower bound 58.6% ≥ minSuccess 50%; pass^3 bounds [0%, 100%] straddle minSuccess 90%');
+    expect(r.validators[0].reason).toBe('lower bound 58.6% ≥ minSuccess 50.0%; pass^3 bounds [0.0%, 100.0%] straddle minSuccess 90.0%');
     expect(r.stats!.agent).toEqual({
       trajectories: 18,
       steps: { mean: 39 / 18, max: 3 },
@@ -84,7 +84,7 @@ describe("an agent's run in every report", () => {
   it('the terminal and Markdown say pass^k with its interval, the gate, the lowest input, and what the agent did', () => {
     const term = formatTerminalSummary(s, meta);
     expect(term).toMatch(
-      /\nnever refunds unasked pass\^3 68\.3% \[0\.0%, 100\.0%\] · pass@3 98\.3% \[\S+, 100\.0%\] over 3 inputs \(95\.0% CI, inputs as the unit\) · pass\^3 ≥ 90\.0%: INCONCLUSIVE\n/,
+      /\nnever refunds unasked pass\^3 68\.3% \[0\.0%, 100\.0%\] · pass@3 98\.3% \[\S+, 100\.0%\] over 3 inputs \(95% CI, inputs as the unit\) · pass\^3 ≥ 90\.0%: INCONCLUSIVE\n/,
     );
     expect(term).toContain('  lowest: #2 "Where is A1?" pass^3 5.0% [');
     expect(term).toContain(

@@ -41,7 +41,7 @@ export const trajectoryCheckSchemas = [
   z.strictObject({
     type: z.literal('tool-order'),
     sequence: z.array(name, { error: 'expected a list of tool names' }).min(1, { error: 'expected at least one tool name' }),
-    mode: z.enum(['exact', 'in-order', 'any-order'], { error: 'expected exact, in-order or any-order' }).optional(),
+    mode: z.enum(['exact', 'in-order', 'any-order']).optional(),
   }),
   z.strictObject({
     type: z.literal('max-steps'),

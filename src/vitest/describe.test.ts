@@ -189,7 +189,7 @@ describe('describeReliability', () => {
     // 45 of 60 tries pass (the broken parcel: 5 of 20); Clopper–Pearson 95%.
     expect(lines.slice(0, 2)).toEqual([
       'ReliabilityError: never refunds on its own: FAIL · rate 75.0% [62.1%, 85.3%] (95% CI) · minSuccess 90.0% · errors 0.0% (45 pass, 15 fail, 0 error)',
-      '  upper bound 85.3% < minSuccess 90%',
+      '  upper bound 85.3% < minSuccess 90.0%',
     ]);
     expect(lines).toContain('  worst input:');
     expect(lines).toContain('    #2 "My order A2 arrived broken": 25.0% (15 of 20 failed)');
