@@ -1,7 +1,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../cli/main.js';
 import { startMock } from '../../mock/index.js';
 import { loadMockRules, mockResponder } from '../../mock/rules.js';
 import type { MockChatView, MockServer } from '../../mock/types.js';
@@ -100,5 +101,32 @@ describe('MiniCheck through Ollama', () => {
     await engine.close();
     expect(GroundingUnavailableError.isInstance(err)).toBe(true);
     expect(String((err as Error).message)).toMatch(/could not check any claim/);
+  }, 60_000);
+
+  it('assay analyze --checker minicheck --checker-url: the same checker from the command line', async () => {
+    const printed: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((x) => (printed.push(String(x)), true));
+    try {
+      const code = await main([
+        'analyze',
+        '--kb',
+        kb,
+        '--query',
+        'q',
+        '--answer',
+        'The X200 router supports 5G.',
+        '--checker',
+        'minicheck',
+        '--checker-url',
+        ollama.url,
+        '--json',
+      ]);
+      expect(code).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    const r = JSON.parse(printed.join(''));
+    expect(r.claims_analysis[0]).toMatchObject({ status: 'UNSUPPORTED', check: { verdict: 'neutral' } });
+    expect(r.checker.id).toBe('minicheck:ollama:bespoke-minicheck');
   }, 60_000);
 });

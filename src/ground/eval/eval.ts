@@ -6,7 +6,7 @@ import { extractClaims } from '../claims/claims.js';
 import type { KbEmbedder } from '../embedders/spec.js';
 import { analyze, type AnalyzeOptions } from '../engine.js';
 import { buildKnowledgeBase, segmentDocument } from '../kb/kb.js';
-import type { GroundingReport } from '../types.js';
+import { GroundingUnavailableError, type GroundingReport } from '../types.js';
 
 /**
  * Evaluation of unsupported-claim detection (`assay bench grounding`, `assay calibrate`).
@@ -139,6 +139,8 @@ export function effectiveSupport(r: GroundingReport): number {
 export interface ItemScore {
   id: string;
   unsupported: boolean;
+  /** The item could not be decided (a claim checker failed on one of its claims): left out of every figure. */
+  error?: string;
   /** Lowest claim support; −Infinity when a claim's details are unverified (and counted). */
   effective: number;
   claims: number;
@@ -148,7 +150,7 @@ export interface ItemScore {
 export async function scoreItems(
   items: EvalItem[],
   embedder: KbEmbedder,
-  options: Pick<AnalyzeOptions, 'details' | 'detailScope' | 'topK'>,
+  options: Pick<AnalyzeOptions, 'details' | 'detailScope' | 'topK' | 'checker'>,
 ): Promise<ItemScore[]> {
   const docsOf = (it: EvalItem) => it.documents.map((text, i) => segmentDocument({ source: `${it.id}/${i}`, sha256: '', text }, embedder, {}));
   let fitted = embedder;
@@ -168,7 +170,20 @@ export async function scoreItems(
       cache.set(key, kb);
     }
     if (extractClaims(it.answer).length === 0) continue;
-    const r = await analyze(kb, { query: it.id, answer: it.answer }, { ...options, thresholds: ZERO });
+    let r: GroundingReport;
+    try {
+      r = await analyze(kb, { query: it.id, answer: it.answer }, { ...options, thresholds: ZERO });
+    } catch (err) {
+      // a checker that could check none of the item's claims: an error, not a verdict
+      if (!options.checker || !GroundingUnavailableError.isInstance(err)) throw err;
+      out.push({ id: it.id, unsupported: it.unsupported, effective: NaN, claims: 0, error: (err as Error).message });
+      continue;
+    }
+    const failed = r.claims_analysis.find((c) => c.error !== undefined);
+    if (failed) {
+      out.push({ id: it.id, unsupported: it.unsupported, effective: NaN, claims: r.claims_analysis.length, error: failed.error });
+      continue;
+    }
     const effective = effectiveSupport(r);
     out.push({ id: it.id, unsupported: it.unsupported, effective, claims: r.claims_analysis.length });
   }
