@@ -7,6 +7,7 @@ import { startMock } from '../../mock/index.js';
 import { loadMockRules, mockResponder } from '../../mock/rules.js';
 import type { MockServer } from '../../mock/types.js';
 import type { GroundingBenchResult } from './bench-grounding.js';
+import { writeTinyNliModel } from '../checkers/testing/tiny-nli.js';
 
 /**
  * `assay bench grounding --checker …` measures a claim checker the same way as the detector alone: the checker's
@@ -78,6 +79,16 @@ describe('assay bench grounding --checker', () => {
     expect(after.test.balanced_accuracy.value).toBeLessThan(1);
     expect(out.join('')).toMatch(/after \+ claim checker minicheck:ollama:bespoke-minicheck: threshold/);
     expect(out.join('')).toMatch(/items the checker could not decide \(left out\): calibration 2, test 2/);
+  }, 120_000);
+
+  it('measures a local NLI / fact-checking classifier (the tiny ONNX graph) the same way: --checker nli:<dir>', async () => {
+    const dir = await writeTinyNliModel(join(root, 'nli'), { neutral: ['believe'] });
+    const json = join(root, 'nli.json');
+    expect(await main(['bench', 'grounding', '--dataset', 'wice', '--data', join(root, 'wice'), '--json', json, '--checker', `nli:${dir}`])).toBe(0);
+    const checked = (JSON.parse(await readFile(json, 'utf8')) as GroundingBenchResult).variants.find((v) => v.checker)!;
+    expect(checked).toMatchObject({ checker: 'nli:nli', errors: { calibration: 0, test: 0 } });
+    expect(checked.test.n).toBe(12);
+    expect(checked.test.balanced_accuracy.value).toBe(1);
   }, 120_000);
 
   it('names the flag it cannot use (exit 2)', async () => {
