@@ -47,6 +47,13 @@ describe('a contradiction is the same thing stated differently', () => {
     expect(check('The plant is located in Bavaria.', 'The plant is located in Munich.')).toEqual({ missing: ['Bavaria'], conflicts: [] });
     // places after "at" are places too: unverified, and the claim is still not supported
     expect(check('The museum was founded at Harvard in 1866.', 'The museum was founded at Yale in 1866.')).toEqual({ missing: ['Harvard'], conflicts: [] });
+    // a name in brackets is another name of what precedes it, not a differing one
+    expect(
+      check(
+        'The Senators of the Dutch Senate are elected by the provincial councils.',
+        'The 75 members of the Senate (Eerste Kamer) are elected by the provincial councils.',
+      ).conflicts,
+    ).toEqual([]);
     // a person in the same slot still contradicts
     expect(check('The film was directed by Steven Spielberg.', 'The film was directed by George Lucas.').conflicts).toHaveLength(1);
   });

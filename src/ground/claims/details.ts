@@ -44,6 +44,8 @@ interface Located {
   sentence: Set<string>;
   /** The word just before it, lower-case ("in" of "in Brooklyn"). */
   before: string;
+  /** It opens a bracket: for a name, another name of what precedes it ("the Senate (Eerste Kamer)"). */
+  bracketed: boolean;
 }
 
 /** What the detail check needs from one evidence text; computed once per text and reused across claims. */
@@ -156,6 +158,7 @@ function locate(tm: TextMentions, split: boolean): Located[] {
     right: side(tokens, sid, mention.t1, 1, figures),
     sentence: sentenceOf[mention.t0] ?? new Set(),
     before: mention.t0 > 0 && tokens[mention.t0 - 1].kind === 'word' ? tokens[mention.t0 - 1].lower : '',
+    bracketed: mention.t0 > 0 && tokens[mention.t0 - 1].text === '(',
   }));
 }
 
@@ -364,10 +367,11 @@ const LOCATIVE = new Set(['in', 'at', 'near', 'from', 'outside', 'inside', 'acro
 /**
  * Whether a differing evidence detail states the same attribute of the same subject as the claim's: its sentence
  * names the claim's other names that the evidence knows (a figure of another person or product is another
- * statement), and a differing name is not a place (a district and its city are both right).
+ * statement), and a differing name is not a place (a district and its city are both right) nor another name given in
+ * brackets (an alias: "the Senate (Eerste Kamer)").
  */
 function sameStatement(c: Located, e: Located, subjects: { parts: string[]; of?: Located }[]): boolean {
-  if (c.mention.kind === 'name' && (LOCATIVE.has(c.before) || LOCATIVE.has(e.before))) return false;
+  if (c.mention.kind === 'name' && (LOCATIVE.has(c.before) || LOCATIVE.has(e.before) || e.bracketed)) return false;
   return subjects.every((s) => s.of === c || s.parts.every((p) => STOPWORDS.has(p) || e.sentence.has(root(p))));
 }
 
