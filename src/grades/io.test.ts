@@ -42,7 +42,7 @@ describe('grades files', () => {
     expect(jsonl('{"input": 0, "sample": 0, "rule": "a", "grade": "PASS", "grader": "x", "note": 1}')).toThrow(/field "note": unknown field/);
     expect(jsonl('{"input": 0, "sample": 0, "rule": "a", "grade": "pass"}')).toThrow(/field "grader": expected text, found nothing/);
     expect(jsonl('{"input": 0, "sample": 0, "rule": "a", "grade": "pass", "grader": "x", "probability": 2}')).toThrow(
-      /field "probability": expected a number in \(0, 1\]/,
+      /field "probability": expected a number in \[1e-9, 1\]/,
     );
     expect(jsonl('not json')).toThrow(/line 1: expected one JSON object per line/);
     expect(jsonl('[1]')).toThrow(/line 1: expected a JSON object/);

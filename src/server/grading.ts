@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import * as z from 'zod';
 import { firstIssue } from '../core/issues.js';
+import { MIN_PROBABILITY } from '../core/limits.js';
 import { Outcome, outcomeName } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { gradingRefusal } from '../grades/gradable.js';
@@ -35,7 +36,7 @@ const GradeBody = z
     rule: z.string().min(1).max(500),
     grade: z.enum(['pass', 'fail']),
     grader: z.string().min(1).max(200),
-    probability: z.number().gt(0).lte(1).optional(),
+    probability: z.number().min(MIN_PROBABILITY).lte(1).optional(),
     design: z.string().min(1).max(200).optional(),
   })
   .strict();

@@ -71,8 +71,11 @@ export function gradesContract(make: MakeStore): void {
       await refused(grade(0, 0, { grader: 'a\u0000b' }), 'grader', /control characters/);
       await refused(grade(0, 0, { grader: 'x'.repeat(201) }), 'grader', /200/);
       await refused(grade(0, 0, { gradedAt: 'yesterday' }), 'gradedAt', /ISO 8601/);
-      await refused(grade(0, 0, { probability: 0 }), 'probability', /\(0, 1\]/);
-      await refused(grade(0, 0, { probability: 1.5 }), 'probability', /\(0, 1\]/);
+      await refused(grade(0, 0, { probability: 0 }), 'probability', /\[1e-9, 1\]/);
+      await refused(grade(0, 0, { probability: 1.5 }), 'probability', /\[1e-9, 1\]/);
+      // Below the bound the weights' arithmetic takes (issue 30): 1e-155 made every view of the run fail.
+      await refused(grade(0, 0, { probability: 1e-155 }), 'probability', /\[1e-9, 1\].*found 1e-155/);
+      await refused(grade(0, 0, { probability: Number.NaN }), 'probability', /\[1e-9, 1\]/);
       await refused(grade(0, 0, { design: 'uniform' }), 'probability', /needs the probability/);
       await refused(grade(0, 2), 'i', /no stored output there/);
       await refused(grade(1, 1), 'i', /generation failed \(HTTP 503\).*no output to grade/);

@@ -1,4 +1,4 @@
-import { designProblem } from '../core/limits.js';
+import { designProblem, probabilityProblem } from '../core/limits.js';
 import { GradeError } from './errors.js';
 import type { GradeFilter, GradeRecord, NewGrade, RunFilter, RunRecord, SampleRecord } from './types.js';
 import { ArgumentError } from '../errors.js';
@@ -86,11 +86,8 @@ export function checkGrade(
     if (!Number.isFinite(t)) throw new GradeError(`${at}: gradedAt must be an ISO 8601 date and time, found ${JSON.stringify(g.gradedAt)}`, 'gradedAt');
     gradedAt = new Date(t).toISOString();
   }
-  if (g.probability !== undefined && !(typeof g.probability === 'number' && g.probability > 0 && g.probability <= 1))
-    throw new GradeError(
-      `${at}: probability (the output's chance of being drawn) must be a number in (0, 1], found ${JSON.stringify(g.probability)}`,
-      'probability',
-    );
+  const problem = g.probability === undefined ? undefined : probabilityProblem(g.probability);
+  if (problem) throw new GradeError(`${at}: probability: ${problem}, found ${String(g.probability)}`, 'probability');
   if (g.design !== undefined && (typeof g.design !== 'string' || g.design.length > 200 || CONTROL.test(g.design)))
     throw new GradeError(`${at}: design must be text of at most 200 characters without control characters`, 'design');
   if (g.design !== undefined && g.probability === undefined)
