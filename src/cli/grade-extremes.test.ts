@@ -186,3 +186,44 @@ describe('grade probabilities: checked where they enter, survived wherever they 
     );
   }, 180_000);
 });
+
+describe('grade dates: validated where they enter; grades ordered by when assay recorded them', () => {
+  it('refuses Feb 30 and a date in the future (exit 2 naming the line), and a correction on the page outranks an import dated later', async () => {
+    const { path, runId } = await fixtureStore();
+    const at = (gradedAt: string, grade = 'fail') =>
+      `{"input": 0, "sample": 1, "rule": "polite", "grade": "${grade}", "grader": "ada", "gradedAt": "${gradedAt}"}`;
+    for (const [date, message] of [
+      [
+        '2026-02-30T10:00:00Z',
+        /dates\.jsonl: line 2: field "gradedAt": .*calendar has \(2026-02 has days 1 to 28.*found "2026-02-30T10:00:00Z"; nothing was imported/,
+      ],
+      ['2099-01-01T00:00:00Z', /dates\.jsonl: line 2: field "gradedAt": .*must not be in the future.*; nothing was imported/],
+    ] as const) {
+      const file = tmp.config('dates.jsonl', `${at('2026-01-01T00:00:00Z')}\n${at(date)}\n`);
+      const r = await cli('grades', 'import', file, '--run', runId, '--store', path);
+      expect(r.code, r.err).toBe(2);
+      expect(r.err).toMatch(message);
+    }
+    // Dated 30 s ahead (inside the minute of skew allowed): a later correction still counts.
+    const ahead = tmp.config('ahead.jsonl', `${at(new Date(Date.now() + 30_000).toISOString())}\n`);
+    expect((await cli('grades', 'import', ahead, '--run', runId, '--store', path)).code).toBe(0);
+    const server = await startServer({ port: 0, store: openSqliteStore(path), grading: true, log: false });
+    servers.push(server);
+    const post = await fetch(`${server.url}/api/runs/${runId}/grades`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ i: 0, j: 1, rule: 'polite', grade: 'pass', grader: 'ada' }),
+    });
+    expect(post.status).toBe(201);
+    const q = (await (await fetch(`${server.url}/api/runs/${runId}/grading?rule=polite&grader=ada&i=0&j=1`)).json()) as {
+      items: { mine?: { grade: string } }[];
+    };
+    expect(q.items[0].mine?.grade).toBe('pass');
+    const show = await cli('show', runId, '--store', path, '--json', '-');
+    const polite = (JSON.parse(show.out) as { validators: { name: string; alignment?: { tp: number; fn: number } }[] }).validators.find(
+      (v) => v.name === 'polite',
+    )!;
+    // (0, 1): the judge said PASS ((0 + 1) % 3 ≠ 0) and the person's grade that counts is the correction, PASS.
+    expect(polite.alignment).toMatchObject({ tp: 1, fn: 0 });
+  });
+});

@@ -19,7 +19,7 @@ import type {
   Store,
 } from './types.js';
 import {
-  byGradedAt,
+  byRecorded,
   checkGrades,
   checkSample,
   checkShape,
@@ -186,7 +186,7 @@ class MemoryGrades implements GradeStore {
 
   async list(runId: string, filter: GradeFilter = {}): Promise<GradeRecord[]> {
     this.runs.existing(runId);
-    return structuredClone((this.byRun.get(runId) ?? []).filter((g) => matchesGradeFilter(g, filter)).sort(byGradedAt));
+    return structuredClone((this.byRun.get(runId) ?? []).filter((g) => matchesGradeFilter(g, filter)).sort(byRecorded));
   }
 
   async version(): Promise<string> {

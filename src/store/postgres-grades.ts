@@ -76,7 +76,7 @@ export class PostgresGrades implements GradeStore {
       clauses.push(key === 'rule' ? `rule::text = $${values.length}` : `${key} = $${values.length}`);
     }
     const { rows } = await this.q<Omit<GradeRow, 'id' | 'graded_at'> & { id: string; graded_at: Date }>(
-      `SELECT * FROM grades WHERE ${clauses.join(' AND ')} ORDER BY graded_at, id`,
+      `SELECT * FROM grades WHERE ${clauses.join(' AND ')} ORDER BY id`,
       values,
     );
     return rows.map((r) => toGrade({ ...r, rule: JSON.parse(r.rule) as string }));
