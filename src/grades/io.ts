@@ -121,7 +121,10 @@ export function parseGrades(text: string, file: string, format: GradeFileFormat,
         ...(e.lines !== undefined ? { line: e.lines } : {}),
       });
     }
-    for (const { record, info } of rows) out.push({ line: info.lines, grade: toGrade(record, file, info.lines, true, defaultGrader) });
+    for (const { record, info } of rows) {
+      const cells = Object.fromEntries(Object.entries(record).map(([k, v]) => [k, typeof v === 'string' ? csvText(v) : v]));
+      out.push({ line: info.lines, grade: toGrade(cells, file, info.lines, true, defaultGrader) });
+    }
   }
   if (!out.length) throw new UsageError(`${file}: expected at least one grade, found none`, { file });
   return out;
@@ -142,11 +145,24 @@ function exported(g: GradeRecord, ids: boolean): Partial<Record<Field | 'id', st
   };
 }
 
+/**
+ * A text cell a spreadsheet would run as a formula (OWASP's CSV-injection rule: one starting with =, +, -, @,
+ * a tab or a carriage return) is written with a leading ' (and quoted), so it shows as text. A cell already
+ * starting with quote marks before such a character gets one more, so reading strips exactly one: the
+ * export reads back to the same grades.
+ */
+const FORMULA = /^'*[=+\-@\t\r]/;
+const GUARDED = /^'+[=+\-@\t\r]/;
+
 function csvCell(v: string | number | undefined): string {
   if (v === undefined) return '';
-  const s = String(v);
-  return /[",\r\n]|^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  if (typeof v === 'number') return String(v);
+  const s = FORMULA.test(v) ? `'${v}` : v;
+  return /[",\r\n']|^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
+
+/** A CSV text cell as written by csvCell: its guarding quote mark dropped. */
+const csvText = (v: string): string => (GUARDED.test(v) ? v.slice(1) : v);
 
 /**
  * The grades as a file `parseGrades` reads back to the same grades; `ids` adds each grade's id (what

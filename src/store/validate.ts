@@ -69,13 +69,13 @@ const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,
  */
 export function gradedAtProblem(value: unknown, now: Date): number | string {
   const m = typeof value === 'string' ? ISO.exec(value.trim()) : null;
-  if (!m) return 'must be an ISO 8601 date and time (e.g. 2026-03-01T10:00:00Z)';
+  if (!m) return 'must be an ISO 8601 date and time';
   const [y, mo, d, h = 0, mi = 0, sec = 0] = m.slice(1, 7).map((x) => (x === undefined ? undefined : Number(x))) as number[];
   const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
   if (mo < 1 || mo > 12 || d < 1 || d > days || h > 23 || mi > 59 || sec > 59)
     return `must be a date and time a calendar has (${y}-${String(mo).padStart(2, '0')} has days 1 to ${mo >= 1 && mo <= 12 ? days : '?'}, hours 0-23, minutes and seconds 0-59)`;
   const t = Date.parse(value as string);
-  if (!Number.isFinite(t)) return 'must be an ISO 8601 date and time (e.g. 2026-03-01T10:00:00Z)';
+  if (!Number.isFinite(t)) return 'must be an ISO 8601 date and time';
   if (t > now.getTime() + CLOCK_SKEW_MS) return `must not be in the future (it is ${now.toISOString()} here; a minute of clock skew is allowed)`;
   return t;
 }
