@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { withoutBom } from '../core/text.js';
 import { UsageError } from '../errors.js';
 import { extractClaims } from './claims/claims.js';
 import type { GroundingReport } from './types.js';
@@ -77,7 +78,7 @@ export function readAnswersFile(file: string, o: { generate: boolean; maxClaims?
   const flag = o.flag ?? '--answers';
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = withoutBom(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new UsageError(`${flag}: cannot read ${file}: ${(err as Error).message.split('\n')[0]}`, { file, path: flag });
   }

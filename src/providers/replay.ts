@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { withoutBom } from '../core/text.js';
 import { extname } from 'node:path';
 import type { CsvError } from 'csv-parse/sync';
 import { lazyPackage } from '../lazy.js';
@@ -129,7 +130,7 @@ export function recordedInputs(rows: ReplayRow[], file: string): { inputs: Input
 export function loadReplayFile(file: string): ReplayRow[] {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = withoutBom(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new UsageError(`${file}: cannot read the replay file (${(err as NodeJS.ErrnoException).code ?? String(err)})`, { file });
   }
