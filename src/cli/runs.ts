@@ -4,6 +4,7 @@ import { openStore, storeLocation } from '../store/open.js';
 import { intFlag } from './flags.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 import { formatRate } from '../core/show.js';
+import { maxOf } from '../core/arrays.js';
 
 interface RunsFlags {
   name?: string;
@@ -113,7 +114,7 @@ export function register(program: Command): void {
               formatRate(r.errorShare),
             ]),
           );
-          const widths = table[0].map((_, c) => Math.max(...table.map((row) => row[c].length)));
+          const widths = table[0].map((_, c) => maxOf(table.map((row) => row[c].length)));
           for (const row of table)
             process.stdout.write(
               row

@@ -9,6 +9,7 @@ import { correctedRate } from './ppi.js';
 import type { Counts } from './rate-types.js';
 import type { Disagreement, GradingSummary } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
+import { pushAll } from './arrays.js';
 
 /** What a verifier without grades says in every report: its rate is its judge's, never checked against a person. */
 export const NOT_CHECKED = 'judge not checked against people';
@@ -98,7 +99,7 @@ export function gradingSummary(
       `${notRandom} of ${pairs.length} grades were not drawn at random (hand-picked, or imported without a probability): the correction is unbiased only for random draws and assumes these were`,
     );
   if (disputed) caveats.push(`${disputed} graded output(s) were graded differently by different people: their majority, or on a tie the latest grade, counts`);
-  for (const o of outputs) if (o.notes) caveats.push(...o.notes);
+  for (const o of outputs) if (o.notes) pushAll(caveats, o.notes);
   if (undecided) caveats.push(`${undecided} graded output(s) have no verdict of the rule (an error, or not checked): left out`);
   return { grades: pairs.length, notRandom, disputed, undecided, alignment: alignment(pairs, level), corrected, disagreements, caveats };
 }

@@ -7,6 +7,7 @@ import type { SearchHit } from './kb/index/flat.js';
 import type { KnowledgeBase } from './kb/kb.js';
 import { aggregate, type DetailMode, type ScoredClaim } from './score.js';
 import { GroundingRequestError, type AnalyzeRequest, type ClaimAnalysis, type EvidenceRef, type GroundingReport, type SupportThresholds } from './types.js';
+import { pushAll } from '../core/arrays.js';
 
 /** The design's "LLM Response Generator": one call, low temperature, no chaining. */
 export interface AnswerGenerator {
@@ -67,8 +68,8 @@ async function embedClaims(
     for (let chars = claims[from].length; to < claims.length && chars + claims[to].length <= EMBED_CHARS; to++) chars += claims[to].length;
     signal?.throwIfAborted();
     const batch = await embedBatch(kb, claims.slice(from, to), signal);
-    vectors.push(...batch.vectors);
-    errors.push(...batch.errors);
+    pushAll(vectors, batch.vectors);
+    pushAll(errors, batch.errors);
     from = to;
   }
   return { vectors, errors };

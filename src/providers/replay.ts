@@ -8,6 +8,7 @@ import { UsageError } from '../errors.js';
 import { abortableSleep, abortError, excerpt } from './errors.js';
 import { inputKey } from './template.js';
 import { ProviderError, type GenerateOptions, type Generation, type SystemUnderTest } from './types.js';
+import { maxOf } from '../core/arrays.js';
 
 // csv-parse loads with the first CSV file (start-up, docs/runner.md).
 const csvParse = lazyPackage<typeof import('csv-parse/sync')>('csv-parse/sync');
@@ -123,7 +124,7 @@ export function recordedInputs(rows: ReplayRow[], file: string): { inputs: Input
     counts.set(key, (n ?? 0) + 1);
   }
   if (!inputs.length) throw new UsageError(`${file}: expected at least one recorded row, found none`, { file });
-  return { inputs, samples: Math.max(...counts.values()) };
+  return { inputs, samples: maxOf(counts.values()) };
 }
 
 /** Reads a replay file; the format follows the extension (.jsonl/.ndjson/.json or .csv). */

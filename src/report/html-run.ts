@@ -17,6 +17,7 @@ import { errorShareText, gradesToDecideText, stoppedText, toDecideText } from '.
 import { passKHtml } from './pass-k.js';
 import { perInputHtml } from './per-input.js';
 import { agentLine } from './trajectory.js';
+import { maxOf } from '../core/arrays.js';
 
 /** What the cell-detail view shows for one sample (also the body of GET /api/runs/:id/samples/:i/:j). */
 export interface SampleView {
@@ -253,7 +254,10 @@ validator rates: mean ${formatRate(o.mean)}, weighted ${formatRate(o.weighted)},
   const tensorSection = `<h2>Reliability tensor: inputs × samples, one heatmap per validator</h2>${legendHtml(binned)}${binNote}
 <div class="layout"><div class="heatmaps">${heatmaps}</div><aside class="card" id="cell-detail" tabindex="-1" aria-live="polite" aria-label="selected cell"${detailAttrs}></aside></div>${zoom}`;
 
-  const strictest = Math.max(...run.validators.map((v) => v.minSuccess), 0);
+  const strictest = maxOf(
+    run.validators.map((v) => v.minSuccess),
+    0,
+  );
   // The figure each verdict rests on: corrected, where people's grades corrected the rate.
   const vrp = profileSvg(
     summary.validators.map((v) => ({

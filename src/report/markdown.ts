@@ -8,6 +8,7 @@ import { perInputMarkdown } from './per-input.js';
 import { agentLine } from './trajectory.js';
 import { sparkline, verdictLine } from './terminal.js';
 import { formatRate, NO_VALUE, formatLevel } from '../core/show.js';
+import { pushAll } from '../core/arrays.js';
 
 /**
  * Markdown report (`--markdown`), shaped for a CI job summary (e.g. append it to $GITHUB_STEP_SUMMARY):
@@ -46,7 +47,11 @@ function gradingMarkdown(s: RunSummary): string[] {
     L.push(`${mdCell(figureText(v))} · ${mdCell(alignmentText(g))}`);
     L.push('');
     const [head, ...rows] = confusionRows(v, g);
-    L.push(`| ${head.join(' | ')} |`, '|---|--:|--:|', ...rows.map((r) => `| ${r.join(' | ')} |`));
+    L.push(`| ${head.join(' | ')} |`, '|---|--:|--:|');
+    pushAll(
+      L,
+      rows.map((r) => `| ${r.join(' | ')} |`),
+    );
     L.push('');
     if (g.disagreements.length) {
       L.push(`| Output | Disagreement | ${v.kind === 'verifier' ? "Judge's reasons" : 'Reasons'} |`, '|---|---|---|');
@@ -95,9 +100,9 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push('');
   L.push(`> ${mdCell(verdictLine(s, meta))}`);
   L.push('');
-  L.push(...perInputMarkdown(s.validators, s.options.verdict, meta.inputs, mdCell));
-  L.push(...passKMarkdown(s.validators, s.options.verdict, meta.inputs, mdCell));
-  L.push(...gradingMarkdown(s));
+  pushAll(L, perInputMarkdown(s.validators, s.options.verdict, meta.inputs, mdCell));
+  pushAll(L, passKMarkdown(s.validators, s.options.verdict, meta.inputs, mdCell));
+  pushAll(L, gradingMarkdown(s));
   L.push(`<details><summary>Per input (IRP) <code>${sparkline(s.inputs.map((x) => x.rate))}</code></summary>`);
   L.push('');
   L.push(`| # | Input | Rate | ${level} CI (per output) | All validators | Error | Errors |`);

@@ -30,6 +30,7 @@ import {
   page,
   UnknownRunError,
 } from './validate.js';
+import { pushAll } from '../core/arrays.js';
 
 /** In-process store (tests, library use without persistence). Same contract as the SQLite store. */
 export class MemoryStore implements Store {
@@ -171,7 +172,7 @@ class MemoryGrades implements GradeStore {
     const list = this.byRun.get(runId) ?? [];
     this.byRun.set(runId, list);
     const stored = checked.map((g) => ({ ...g, id: ++this.lastId, runId }));
-    list.push(...stored);
+    pushAll(list, stored);
     return structuredClone(stored);
   }
 
