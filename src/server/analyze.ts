@@ -69,7 +69,8 @@ export function checkMediaType(header: string | undefined): string | undefined {
   return undefined;
 }
 
-function clientKey(c: Context): string {
+/** The client a request's budget is kept for: its address (one shared bucket in-process). */
+export function clientKey(c: Context): string {
   try {
     return getConnInfo(c).remote.address ?? 'unknown';
   } catch {

@@ -65,7 +65,7 @@ Q=r.b;$('g-run').textContent=Q.run.name+' · '+Q.run.id;
 var sel=$('g-rule');sel.textContent='';Q.rules.forEach(function(x){var o=el('option',x.name+(x.kind==='verifier'?' (verifier)':''));o.value=x.name;if(x.name===Q.rule.name)o.selected=true;sel.appendChild(o);});
 $('g-asks').textContent=Q.rule.asks;
 $('g-queue').textContent=Q.queue.population===null?'One output picked by hand: its grade is stored without a draw probability (the corrected rate then assumes it was drawn at random).':
-'Queue: '+Q.queue.count+' of the '+Q.queue.population+' outputs the rule decided that nobody graded yet, drawn '+Q.queue.design+'.'+(Q.gradesNeeded.grades===null?'':' About '+Q.gradesNeeded.grades+' grades give a corrected interval '+Math.round(Q.gradesNeeded.width*100)+' points wide.');
+'Queue: '+Q.queue.count+' of the '+Q.queue.population+' outputs the rule decided that nobody graded yet, drawn '+Q.queue.design+'.'+(Q.queue.left?' '+Q.queue.left+' more did not fit this page (their outputs are long): reload for them once these are graded.':'')+(Q.gradesNeeded.grades===null?'':' About '+Q.gradesNeeded.grades+' grades give a corrected interval '+Math.round(Q.gradesNeeded.width*100)+' points wide.');
 var first=Q.items.findIndex(function(x){return !x.mine;});pos=first<0?0:first;show();status(first<0&&Q.items.length?'Every output of this queue is graded by you.':'Ready: p pass · f fail · s skip · u undo · ←/→ move');},function(e){status('Request failed: '+e,true);});}
 function lastCard(it){var c=$('g-last');c.textContent='';c.hidden=false;c.appendChild(el('h2','Just graded: output (i='+it.i+', j='+it.j+')'));c.appendChild(verdictNode(it));}
 function move(d){if(!Q||!Q.items.length)return;var n=pos+d;if(n<0){status('This is the first output.');return;}
