@@ -1,5 +1,6 @@
 import { agentAnswer } from '../core/trajectory-from.js';
 import type { InputValue } from '../core/validator.js';
+import { readError } from './classify.js';
 import { ProviderError, type SystemUnderTest } from './types.js';
 
 /** What a system function is given besides the input: the call's abort signal, sample index j and input index i. */
@@ -21,8 +22,9 @@ export type SystemFunction = (input: InputValue, ctx: SystemCallContext) => unkn
 /**
  * A function system (assay/vitest's, or a TypeScript config's `system:`) behind the runner's SystemUnderTest. Its
  * value is read by the one converter (core/trajectory-from.ts); a value it cannot read is an `invalid_response`
- * error outcome, never a FAIL.
+ * error outcome, never a FAIL. What it throws is read as every provider's errors are (classify.ts).
  */
+const WHO = 'system function';
 const EXPECTED = "expected a string (or an agent's result: the AI SDK's generateText result, or { output, steps })";
 
 export function functionSystem(fn: SystemFunction): SystemUnderTest {
@@ -30,7 +32,14 @@ export function functionSystem(fn: SystemFunction): SystemUnderTest {
     id: `function:${fn.name || 'anonymous'}`,
     async generate(input, { signal, sample, inputIndex }) {
       const t0 = performance.now();
-      const value: unknown = await fn(input, { signal, sample, inputIndex });
+      let value: unknown;
+      try {
+        value = await fn(input, { signal, sample, inputIndex });
+      } catch (err) {
+        // Read as a provider's own error (classify.ts): a 429 is retried, a 401 counts toward fail fast; an error
+        // nobody recognises (a bug in the function) keeps its own message and is not retried.
+        throw readError(WHO, err, signal) ?? err;
+      }
       if (value === null || (typeof value !== 'string' && typeof value !== 'object') || Array.isArray(value))
         throw new ProviderError(
           'invalid_response',
