@@ -102,7 +102,7 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
       verdict: v.verdict,
       // A run stopped short of its samples answers nothing: every rule's test fails, saying why.
       test: stopped ? 'fail' : verdictPasses(v.verdict) ? 'pass' : v.verdict === 'inconclusive' && skip ? 'skip' : 'fail',
-      message: ruleMessage(summary, k, result.run.inputs, samples, { single: req.single ?? false, ...(stopped ? { stopped } : {}) }),
+      message: ruleMessage(summary, k, result.run.inputs, samples, { single: req.single ?? false, stats: result.stats, ...(stopped ? { stopped } : {}) }),
     }));
     return {
       runId: result.run.id,

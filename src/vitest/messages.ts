@@ -3,9 +3,10 @@ import { formatRate, inputInline, quoted, formatLevel } from '../core/show.js';
 import type { RunSummary } from '../core/summary-types.js';
 import type { InputValue } from '../core/validator.js';
 import { shownRate } from '../report/grading-text.js';
-import { errorShareText, stoppedText, toDecideText, verdictLabel } from '../report/meta.js';
+import { errorCausesText, errorShareText, stoppedText, toDecideText, verdictLabel } from '../report/meta.js';
 import { passKRuleLines } from '../report/pass-k.js';
 import { perInputHead, perInputItems } from '../report/per-input.js';
+import type { RunStats } from '../run/stats.js';
 import type { SampleRecord } from '../store/types.js';
 
 /**
@@ -79,12 +80,12 @@ export function ruleMessage(
   k: number,
   inputs: readonly InputValue[],
   samples: readonly SampleRecord[],
-  opts: { single?: boolean; stopped?: string } = {},
+  opts: { single?: boolean; stopped?: string; stats?: Pick<RunStats, 'ruleErrors'> } = {},
 ): string {
   const v = s.validators[k];
   const lines = [ruleHeadline(s, k)];
   if (opts.stopped) lines.push(`  ${opts.stopped}`);
-  const why = [v.reason, stoppedText(v, s.M), toDecideText(v, s.N)].filter(Boolean).join('; ');
+  const why = [v.reason, errorCausesText(v, opts.stats), stoppedText(v, s.M), toDecideText(v, s.N)].filter(Boolean).join('; ');
   if (why) lines.push(`  ${why}`);
   // A per-input floor (perInput): its verdict and the inputs below it, as every report says them.
   if (v.perInput) {
