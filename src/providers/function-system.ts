@@ -1,5 +1,7 @@
 import { agentAnswer } from '../core/trajectory-from.js';
 import type { InputValue } from '../core/validator.js';
+import { runInCallContext } from './ai-sdk-cache.js';
+import type { CacheSettings } from './cache.js';
 import { readError } from './classify.js';
 import { ProviderError, type SystemUnderTest } from './types.js';
 
@@ -27,14 +29,22 @@ export type SystemFunction = (input: InputValue, ctx: SystemCallContext) => unkn
 const WHO = 'system function';
 const EXPECTED = "expected a string (or an agent's result: the AI SDK's generateText result, or { output, steps })";
 
-export function functionSystem(fn: SystemFunction): SystemUnderTest {
+export interface FunctionSystemOptions {
+  /** The run's response cache: the models the function calls through `withAssayCache`/`assayCache()` read it (ai-sdk-cache.ts). */
+  cache?: CacheSettings;
+}
+
+export function functionSystem(fn: SystemFunction, options: FunctionSystemOptions = {}): SystemUnderTest {
   return {
     id: `function:${fn.name || 'anonymous'}`,
     async generate(input, { signal, sample, inputIndex }) {
       const t0 = performance.now();
       let value: unknown;
       try {
-        value = await fn(input, { signal, sample, inputIndex });
+        // Its own outputs are never cached (they are its code's); the model calls it makes may be, by their request.
+        value = await runInCallContext({ sample, inputIndex, ...(options.cache ? { cache: options.cache } : {}) }, () =>
+          fn(input, { signal, sample, inputIndex }),
+        );
       } catch (err) {
         // Read as a provider's own error (classify.ts): a 429 is retried, a 401 counts toward fail fast; an error
         // nobody recognises (a bug in the function) keeps its own message and is not retried.

@@ -89,11 +89,11 @@ describe('the reporter for a run that stopped early', () => {
     expect(r.stdout).toMatch(/re-run the test file: npx vitest run stopped\.test\.ts \(with the cache on/);
   });
 
-  it('says the cache keeps the finished samples when the block had it on', async () => {
+  it('says the cache serves the model calls already made when the block had it on', async () => {
     project.write('stopped.test.ts', STOPPED);
     const r = await project.run(['stopped.test.ts'], { ASSAY_STORE: join(project.dir, 'runs.db'), ASSAY_CACHE: '1' });
     expect(r.stdout).not.toContain('assay run --resume');
-    expect(r.stdout).toMatch(/re-run the test file: npx vitest run stopped\.test\.ts \(the cache keeps the finished samples\)/);
+    expect(r.stdout).toMatch(/re-run the test file: npx vitest run stopped\.test\.ts \(the cache serves the model calls already made\)/);
   });
 });
 
