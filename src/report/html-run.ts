@@ -13,7 +13,7 @@ import { heatmapSvg, isBinned, tensorCodes, zoomData } from './charts-heatmap.js
 import { costSummary } from './cost.js';
 import { esc, scriptJson, tableHtml, verdictBadge } from './html-layout.js';
 import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, ownRateNote, reasonsText, shownRate } from './grading-text.js';
-import { errorShareText, gradesToDecideText, stoppedText, toDecideText } from './meta.js';
+import { errorShareText, verdictWhy } from './meta.js';
 import { passKHtml } from './pass-k.js';
 import { perInputHtml } from './per-input.js';
 import { agentLine } from './trajectory.js';
@@ -198,7 +198,7 @@ validator rates: mean ${formatRate(o.mean)}, weighted ${formatRate(o.weighted)},
   const vRows = summary.validators.map((v) => [
     `<strong>${esc(v.name)}</strong>${v.kind === 'verifier' ? ' <span class="muted">(verifier)</span>' : ''}<br><span class="muted">${esc(v.message)}</span>`,
     // Why: which figure, the bound or rule that decided it, where a sequential validator stopped, what would decide it.
-    `${verdictBadge(v.verdict, summary.options.verdict)}<br><span class="muted why">${esc([figureText(v), stoppedText(v, tensor.M), v.reason, toDecideText(v, tensor.N), gradesToDecideText(v)].filter(Boolean).join('; '))}</span>`,
+    `${verdictBadge(v.verdict, summary.options.verdict)}<br><span class="muted why">${esc(verdictWhy(v, tensor, options.stats))}</span>`,
     formatRate(shownRate(v).rate),
     shownRate(v).low === null ? NO_VALUE : `${formatRate(shownRate(v).low)} – ${formatRate(shownRate(v).high)}`,
     formatRate(v.errorShare),

@@ -8,7 +8,7 @@ import { alignmentText, confusionRows, disagreementHead, figureText, gradesText,
 import { passKLines } from './pass-k.js';
 import { perInputLines } from './per-input.js';
 import { agentLine } from './trajectory.js';
-import { errorShareText, gradesToDecideText, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
+import { errorShareText, verdictWhy, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 import { maxOf, pushAll } from '../core/arrays.js';
 
 /** The terminal summary printed after a run (and by `assay show`). Plain text; colour only when asked. */
@@ -121,8 +121,7 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   }
   pushAll(lines, table(rows, new Set([1, 3, 4, 6, 7, 8])));
   // Why each verdict: the bound or rule that decided it, where a sequential validator stopped, what would decide it.
-  for (const v of s.validators)
-    lines.push(`  ${v.name}: ${[figureText(v), stoppedText(v, s.M), v.reason, toDecideText(v, s.N), gradesToDecideText(v)].filter(Boolean).join('; ')}`);
+  for (const v of s.validators) lines.push(`  ${v.name}: ${verdictWhy(v, s, meta.stats)}`);
   lines.push('');
   const floors = perInputLines(s.validators, o.verdict, meta.inputs);
   if (floors.length) {
