@@ -29,8 +29,9 @@ describe('rule messages', () => {
   it('says verdict, rate, interval, error share, reason and worst inputs', () => {
     expect(ruleMessage(summary, 0, inputs, samples)).toBe(
       [
-        'rule: FAIL · rate 76.7% [57.7%, 90.1%] (95% CI) · minSuccess 95.0% · errors 0.0% (23 pass, 7 fail, 0 error)',
+        'rule: FAIL · rate 76.7% [57.7%, 90.1%] (95% CI, inputs run) · minSuccess 95.0% · errors 0.0% (23 pass, 7 fail, 0 error)',
         '  upper bound 90.1% < minSuccess 95.0%',
+        '  input population 76.7% [14.0%, 99.9%] over 3 inputs (95% CI, inputs as the unit; design effect 3.4)',
         '  worst inputs:',
         '    #2 "half": 50.0% (5 of 10 failed)',
         '       e.g. "half answer 0 (bad)"',
@@ -47,7 +48,7 @@ describe('rule messages', () => {
       'the run stopped at runTimeoutMs (500 ms) after 2 of 20 calls; it is stored as interrupted (raise runTimeoutMs, or lower samples)',
     );
     expect(ruleMessage(summary, 0, inputs, samples, { stopped: fast }).split('\n').slice(0, 3)).toEqual([
-      'rule: FAIL · rate 76.7% [57.7%, 90.1%] (95% CI) · minSuccess 95.0% · errors 0.0% (23 pass, 7 fail, 0 error)',
+      'rule: FAIL · rate 76.7% [57.7%, 90.1%] (95% CI, inputs run) · minSuccess 95.0% · errors 0.0% (23 pass, 7 fail, 0 error)',
       `  ${fast}`,
       '  upper bound 90.1% < minSuccess 95.0%',
     ]);
