@@ -50,8 +50,10 @@ export function worstInputs(s: RunSummary, k: number, samples: readonly SampleRe
 /** The verdict line of rule k: "no-apology-loop: FAIL · rate 62.0% [48.2%, 74.1%] (95% CI, inputs run) · minSuccess 95.0% · errors 0.0%". */
 export function ruleHeadline(s: RunSummary, k: number): string {
   const v = s.validators[k];
-  const shown = shownRate(v);
-  const level = `${formatLevel(s.options.level)} ${s.options.stopping === 'sequential' ? 'CS' : 'CI'}, ${INPUTS_RUN}`;
+  // The headline gives the claim the verdict is about: the inputs run, or (estimand population) the input population.
+  const onPopulation = s.options.estimand === 'population' && v.population !== undefined;
+  const shown = onPopulation ? v.population! : shownRate(v);
+  const level = `${formatLevel(s.options.level)} ${s.options.stopping === 'sequential' ? 'CS' : 'CI'}, ${onPopulation ? 'input population' : INPUTS_RUN}`;
   const interval = shown.low === null ? 'no interval' : `[${formatRate(shown.low)}, ${formatRate(shown.high)}] (${level})`;
   const counts = `${v.counts.pass} pass, ${v.counts.fail} fail, ${v.counts.error} error`;
   return `${v.name}: ${verdictLabel(v.verdict, s.options.verdict)} · rate ${formatRate(shown.rate)} ${interval} · minSuccess ${formatRate(v.minSuccess)} · errors ${formatRate(v.errorShare)} (${counts})`;
