@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clopperPearson } from './intervals.js';
-import { populationErrorBounds, populationRate } from './population.js';
+import { populationDifference, populationErrorBounds, populationRate } from './population.js';
 import { mulberry32 } from './prng.js';
 import type { Counts } from './rate-types.js';
 import { allOrNothing, betaPopulation, populationCoverage } from './testing/population-sim.js';
@@ -89,6 +89,36 @@ describe('populationRate: the input-population rate (inputs as the unit)', () =>
       const { coverage } = populationCoverage(rand, pop, N, M, 400, 0.95, 'cluster-cp');
       // 400 runs: a binomial standard error of 0.011 at 0.95; the bench runs 1,000 per design over 288 designs.
       expect(coverage, `${pop.name} N=${N} M=${M}`).toBeGreaterThanOrEqual(0.92);
+    }
+  });
+});
+
+describe('populationDifference: the paired gate holds its level when B is the same system as A', () => {
+  it('seeded: the share of runs called worse stays at most α/2 + 0.01 (1,000 pairs per design)', { timeout: 60_000 }, () => {
+    const rand = mulberry32(2929);
+    for (const [pop, N, M] of [
+      [betaPopulation(8, 2), 5, 20],
+      [betaPopulation(0.5, 0.1), 10, 20],
+      [betaPopulation(19, 1), 30, 5],
+      [betaPopulation(2, 2), 10, 1],
+    ] as const) {
+      let worse = 0;
+      for (let r = 0; r < 1000; r++) {
+        const rates = Array.from({ length: N }, () => pop.draw(rand));
+        const run = () =>
+          rates.map((p) => {
+            let pass = 0;
+            for (let j = 0; j < M; j++) if (rand() < p) pass++;
+            return c(pass, M - pass);
+          });
+        const [a, b] = [run(), run()];
+        const d = populationDifference(
+          a.map((x, i) => [x, b[i]] as const),
+          0.95,
+        );
+        if (d?.direction === 'worse') worse++;
+      }
+      expect(worse / 1000, `${pop.name} N=${N} M=${M}`).toBeLessThanOrEqual(0.035);
     }
   });
 });

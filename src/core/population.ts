@@ -249,3 +249,38 @@ export function populationVerdict(perInput: readonly Counts[], minSuccess: numbe
   if (tooManyErrors) return { verdict: 'error', reason: `${errorReason}; ${straddle}`, errorBounds: bounds };
   return { verdict: 'inconclusive', reason: `${straddle}: more inputs, not more samples per input, narrow it`, errorBounds: bounds };
 }
+
+/** B's input-population rate minus A's, paired by input (docs/verdicts.md#comparing-two-runs). */
+export interface PopulationDifference {
+  /** Mean over matched inputs of (B's rate − A's rate) on that input. */
+  diff: number;
+  low: number;
+  high: number;
+  method: 'paired-t';
+  level: number;
+  /** Matched inputs with a decided output in both runs: the units. */
+  inputs: number;
+  direction: 'better' | 'worse' | 'unchanged';
+}
+
+/**
+ * The population difference of two runs over inputs matched between them: d_i = p̂_B,i − p̂_A,i on each input with a
+ * decided output in both, and the paired interval mean(d) ± t_{N−1} · s(d)/√N — Miller ("Adding Error Bars to
+ * Evals", 2024, §4): paired differences, the standard error clustered by input; the between-input spread cancels,
+ * which makes it sharper than two unpaired intervals. Where a regression gate needs it to hold — B the same system
+ * as A — each d_i is symmetric about 0, where the t interval is close to exact even at a few inputs (measured in
+ * src/core/population.test.ts: the false-regression rate at N = 5 … 30). `worse` when its upper bound is below 0,
+ * `better` when its lower bound is above 0. null with fewer than 2 matched inputs.
+ */
+export function populationDifference(pairs: readonly (readonly [Counts, Counts])[], level: number): PopulationDifference | null {
+  checkLevel(level);
+  const d = pairs.filter(([a, b]) => a.pass + a.fail > 0 && b.pass + b.fail > 0).map(([a, b]) => b.pass / (b.pass + b.fail) - a.pass / (a.pass + a.fail));
+  const N = d.length;
+  if (N < 2) return null;
+  const diff = d.reduce((a, x) => a + x, 0) / N;
+  const se = Math.sqrt(d.reduce((a, x) => a + (x - diff) ** 2, 0) / (N - 1) / N);
+  const half = tCritical(level, N - 1) * se;
+  const low = Math.max(-1, diff - half);
+  const high = Math.min(1, diff + half);
+  return { diff, low, high, method: 'paired-t', level, inputs: N, direction: high < 0 ? 'worse' : low > 0 ? 'better' : 'unchanged' };
+}
