@@ -93,7 +93,7 @@ export function inputText(input: InputValue): string {
 }
 
 /** Matches the k-th occurrence of an input in A with its k-th occurrence in B (inputs may repeat). */
-function matchInputs(a: readonly InputValue[], b: readonly InputValue[]): [number, number][] {
+export function matchInputs(a: readonly InputValue[], b: readonly InputValue[]): [number, number][] {
   const positionsB = new Map<string, number[]>();
   b.forEach((input, i) => {
     const key = inputKey(input);
