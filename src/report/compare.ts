@@ -1,6 +1,6 @@
 import { displayWidth } from './width.js';
 import { compareSummaries, type ComparisonRow, type PAdjust, type SummaryComparison } from '../core/compare.js';
-import type { RunSummary } from '../core/summary-types.js';
+import type { Estimand, RunSummary } from '../core/summary-types.js';
 import type { RunRecord } from '../store/types.js';
 import { formatRate, formatRateChange, NO_VALUE, formatLevel } from '../core/show.js';
 import { maxOf, pushAll } from '../core/arrays.js';
@@ -21,7 +21,7 @@ function side(run: RunRecord) {
 export function compareRuns(
   a: { run: RunRecord; summary: RunSummary },
   b: { run: RunRecord; summary: RunSummary },
-  options: { level?: number; adjust?: PAdjust } = {},
+  options: { level?: number; adjust?: PAdjust; estimand?: Estimand } = {},
 ): RunComparison {
   const c = compareSummaries({ inputs: a.run.inputs, summary: a.summary }, { inputs: b.run.inputs, summary: b.summary }, options);
   return { a: side(a.run), b: side(b.run), ...c };
@@ -113,6 +113,21 @@ export function formatComparison(c: RunComparison, maxInputs = 15): string {
   } else {
     lines.push('', 'no validator in common: nothing to compare');
   }
+  // The other claim: the input population, paired by input.
+  const paired = c.validators.filter((v) => v.population);
+  if (paired.length) {
+    const gate =
+      c.estimand === 'population' ? ' — the gate reads these' : ' — the gate reads the rows above (inputs run); --estimand population gates on these';
+    lines.push(
+      '',
+      `the input population, B − A paired by input (paired t interval${holm && c.validators.length > 1 ? ', Bonferroni over the validators' : ''})${gate}:`,
+    );
+    for (const v of paired) {
+      const p = v.population!;
+      const word = p.direction === 'worse' ? '✗ WORSE' : p.direction === 'better' ? '✓ better' : '· no significant change';
+      lines.push(`  ${v.label}: ${formatRateChange(p.diff)} [${formatRateChange(p.low)}, ${formatRateChange(p.high)}] over ${p.inputs} inputs  ${word}`);
+    }
+  }
   const errs = errorsLine(c.validators);
   if (errs) lines.push(errs);
   if (c.onlyInA.length) lines.push(`validators only in A (not compared): ${c.onlyInA.join(', ')}`);
@@ -133,7 +148,7 @@ export function formatComparison(c: RunComparison, maxInputs = 15): string {
 }
 
 export function verdictLine(c: RunComparison): string {
-  if (c.regressions.length) return `✗ significantly worse in B: ${c.regressions.join(', ')}`;
+  if (c.regressions.length) return `✗ significantly worse in B${c.estimand === 'population' ? ' (input population)' : ''}: ${c.regressions.join(', ')}`;
   if (!c.validators.length) return '? no validator in common';
   if (c.untestable.length === c.validators.length) return '? no validator could be tested (no decided cell in A or B)';
   return '✓ no validator got significantly worse';

@@ -15,6 +15,7 @@ import { esc, scriptJson, tableHtml, verdictBadge } from './html-layout.js';
 import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, ownRateNote, reasonsText, shownRate } from './grading-text.js';
 import { errorShareText, verdictWhy } from './meta.js';
 import { passKHtml } from './pass-k.js';
+import { estimandText, INPUTS_RUN, populationHtml } from './population.js';
 import { perInputHtml } from './per-input.js';
 import { agentLine } from './trajectory.js';
 import { maxOf } from '../core/arrays.js';
@@ -193,12 +194,12 @@ export function renderRunSections(run: RunRecord, summary: RunSummary, tensor: R
     fact('Shape N×M×K', `${tensor.N}×${tensor.M}×${tensor.K} <span class="muted">inputs × samples × validators</span>`),
   ].join('')}</dl>
 <p class="muted">Run <code>${esc(run.id)}</code> · ${esc(run.createdAt.slice(0, 19).replace('T', ' '))} UTC · status ${esc(run.status)} · system <code>${esc(run.systemId)}</code> ·
-validator rates: mean ${formatRate(o.mean)}, weighted ${formatRate(o.weighted)}, min ${formatRate(o.min)} · intervals ${summary.options.stopping === 'sequential' ? 'confidence sequence' : esc(summary.options.interval)} ${formatLevel(summary.options.level)} · verdict mode ${esc(summary.options.verdict)} · maxErrorShare ${formatRate(summary.options.maxErrorShare)}${summary.options.stopping === 'sequential' ? ` · stopping sequential${summary.stoppedAfter !== undefined ? `: ${summary.stoppedAfter} of ${tensor.M} samples per input run` : ''}` : ''}</p>${spendLine(options.stats, summary)}${options.links ?? ''}</section>`;
+validator rates: mean ${formatRate(o.mean)}, weighted ${formatRate(o.weighted)}, min ${formatRate(o.min)} · intervals ${summary.options.stopping === 'sequential' ? 'confidence sequence' : esc(summary.options.interval)} ${formatLevel(summary.options.level)} · verdict mode ${esc(summary.options.verdict)} · maxErrorShare ${formatRate(summary.options.maxErrorShare)} · ${esc(estimandText(summary))}${summary.options.stopping === 'sequential' ? ` · stopping sequential${summary.stoppedAfter !== undefined ? `: ${summary.stoppedAfter} of ${tensor.M} samples per input run` : ''}` : ''}</p>${spendLine(options.stats, summary)}${options.links ?? ''}</section>`;
 
   const vRows = summary.validators.map((v) => [
     `<strong>${esc(v.name)}</strong>${v.kind === 'verifier' ? ' <span class="muted">(verifier)</span>' : ''}<br><span class="muted">${esc(v.message)}</span>`,
     // Why: which figure, the bound or rule that decided it, where a sequential validator stopped, what would decide it.
-    `${verdictBadge(v.verdict, summary.options.verdict)}<br><span class="muted why">${esc(verdictWhy(v, tensor, options.stats))}</span>`,
+    `${verdictBadge(v.verdict, summary.options.verdict)}<br><span class="muted why">${esc(verdictWhy(v, tensor, options.stats))}</span>${populationHtml(v)}`,
     formatRate(shownRate(v).rate),
     shownRate(v).low === null ? NO_VALUE : `${formatRate(shownRate(v).low)} – ${formatRate(shownRate(v).high)}`,
     formatRate(v.errorShare),
@@ -212,7 +213,7 @@ validator rates: mean ${formatRate(o.mean)}, weighted ${formatRate(o.weighted)},
     { label: 'validator' },
     { label: 'verdict' },
     { label: 'rate', num: true },
-    { label: 'interval', num: true },
+    { label: `interval (${INPUTS_RUN})`, num: true },
     { label: 'errors', num: true },
     { label: 'min success', num: true },
     { label: 'pass', num: true },

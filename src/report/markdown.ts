@@ -4,6 +4,7 @@ import { costSummary } from './cost.js';
 import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
 import { errorShareText, verdictWhy, inputLabel, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 import { passKMarkdown } from './pass-k.js';
+import { estimandText, INPUTS_RUN, populationText } from './population.js';
 import { perInputMarkdown } from './per-input.js';
 import { agentLine } from './trajectory.js';
 import { sparkline, verdictLine } from './terminal.js';
@@ -79,16 +80,18 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push('');
   const sequential = s.options.stopping === 'sequential';
   L.push(
-    `Run \`${meta.runId}\` · system \`${mdCell(meta.systemId)}\` · ${s.N} inputs × ${s.M} samples × ${s.K} validators · ${sequential ? `confidence sequences ${level}, stopping \`sequential\`${s.stoppedAfter !== undefined ? ` (${s.stoppedAfter} of ${s.M} samples per input run)` : ''}` : `${s.options.interval} ${level} intervals`} · verdict mode \`${s.options.verdict}\` · maxErrorShare ${formatRate(s.options.maxErrorShare)}`,
+    `Run \`${meta.runId}\` · system \`${mdCell(meta.systemId)}\` · ${s.N} inputs × ${s.M} samples × ${s.K} validators · ${sequential ? `confidence sequences ${level}, stopping \`sequential\`${s.stoppedAfter !== undefined ? ` (${s.stoppedAfter} of ${s.M} samples per input run)` : ''}` : `${s.options.interval} ${level} intervals`} · verdict mode \`${s.options.verdict}\` · maxErrorShare ${formatRate(s.options.maxErrorShare)} · ${estimandText(s)}`,
   );
   L.push('');
-  L.push(`| | Validator | Rate | ${level} ${sequential ? 'CS' : 'CI'} | Errors | Min success | Verdict | Why | Pass | Fail | Error |`);
-  L.push('|---|---|--:|---|--:|--:|---|---|--:|--:|--:|');
+  L.push(
+    `| | Validator | Rate | ${level} ${sequential ? 'CS' : 'CI'} (${INPUTS_RUN}) | Input population | Errors | Min success | Verdict | Why | Pass | Fail | Error |`,
+  );
+  L.push('|---|---|--:|---|---|--:|--:|---|---|--:|--:|--:|');
   for (const v of s.validators) {
     const why = verdictWhy(v, s, meta.stats);
     const shown = shownRate(v);
     L.push(
-      `| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${formatRate(shown.rate)} | ${shown.low === null ? NO_VALUE : `${formatRate(shown.low)} – ${formatRate(shown.high)}`} | ${formatRate(v.errorShare)} | ${formatRate(v.minSuccess)} | ${verdictLabel(v.verdict, s.options.verdict, { upper: false })} | ${mdCell(why)} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`,
+      `| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${formatRate(shown.rate)} | ${shown.low === null ? NO_VALUE : `${formatRate(shown.low)} – ${formatRate(shown.high)}`} | ${v.population ? mdCell(populationText(v.population)) : NO_VALUE} | ${formatRate(v.errorShare)} | ${formatRate(v.minSuccess)} | ${verdictLabel(v.verdict, s.options.verdict, { upper: false })} | ${mdCell(why)} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`,
     );
   }
   L.push('');

@@ -6,6 +6,7 @@ import { costSummary } from './cost.js';
 import { formatRate, inputInline, NO_VALUE, formatLevel } from '../core/show.js';
 import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
 import { passKLines } from './pass-k.js';
+import { estimandText, INPUTS_RUN, populationLines } from './population.js';
 import { perInputLines } from './per-input.js';
 import { agentLine } from './trajectory.js';
 import { errorShareText, verdictWhy, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
@@ -101,10 +102,10 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   lines.push(`assay · ${meta.name} · run ${meta.runId} · ${meta.systemId} · ${meta.status}`);
   const sequential = o.stopping === 'sequential';
   lines.push(
-    `N=${s.N} inputs × M=${s.M} samples × K=${s.K} validators · ${sequential ? `confidence sequence ${level}, stopping: sequential` : `${o.interval} ${level}`} · verdict mode: ${o.verdict} · maxErrorShare ${formatRate(o.maxErrorShare)}`,
+    `N=${s.N} inputs × M=${s.M} samples × K=${s.K} validators · ${sequential ? `confidence sequence ${level}, stopping: sequential` : `${o.interval} ${level}`} · verdict mode: ${o.verdict} · maxErrorShare ${formatRate(o.maxErrorShare)} · ${estimandText(s)}`,
   );
   lines.push('');
-  const rows: string[][] = [['validator', 'rate', `${level} ${sequential ? 'CS' : 'CI'}`, 'errors', 'min', 'verdict', 'pass', 'fail', 'error']];
+  const rows: string[][] = [['validator', 'rate', `${level} ${sequential ? 'CS' : 'CI'} (${INPUTS_RUN})`, 'errors', 'min', 'verdict', 'pass', 'fail', 'error']];
   for (const v of s.validators) {
     const shown = shownRate(v);
     rows.push([
@@ -123,6 +124,8 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   // Why each verdict: the bound or rule that decided it, where a sequential validator stopped, what would decide it.
   for (const v of s.validators) lines.push(`  ${v.name}: ${verdictWhy(v, s, meta.stats)}`);
   lines.push('');
+  const population = populationLines(s.validators);
+  if (population.length) lines.push(...population, '');
   const floors = perInputLines(s.validators, o.verdict, meta.inputs);
   if (floors.length) {
     pushAll(lines, floors);

@@ -5,6 +5,7 @@ import type { InputValue } from '../core/validator.js';
 import { shownRate } from '../report/grading-text.js';
 import { errorCausesText, errorShareText, stoppedText, toDecideText, verdictLabel } from '../report/meta.js';
 import { passKRuleLines } from '../report/pass-k.js';
+import { INPUTS_RUN, populationText } from '../report/population.js';
 import { perInputHead, perInputItems } from '../report/per-input.js';
 import type { RunStats } from '../run/stats.js';
 import type { SampleRecord } from '../store/types.js';
@@ -48,11 +49,13 @@ export function worstInputs(s: RunSummary, k: number, samples: readonly SampleRe
   });
 }
 
-/** The verdict line of rule k: "no-apology-loop: FAIL · rate 62.0% [48.2%, 74.1%] (95% CI) · minSuccess 95.0% · errors 0.0%". */
+/** The verdict line of rule k: "no-apology-loop: FAIL · rate 62.0% [48.2%, 74.1%] (95% CI, inputs run) · minSuccess 95.0% · errors 0.0%". */
 export function ruleHeadline(s: RunSummary, k: number): string {
   const v = s.validators[k];
-  const shown = shownRate(v);
-  const level = `${formatLevel(s.options.level)} ${s.options.stopping === 'sequential' ? 'CS' : 'CI'}`;
+  // The headline gives the claim the verdict is about: the inputs run, or (estimand population) the input population.
+  const onPopulation = s.options.estimand === 'population' && v.population !== undefined;
+  const shown = onPopulation ? v.population! : shownRate(v);
+  const level = `${formatLevel(s.options.level)} ${s.options.stopping === 'sequential' ? 'CS' : 'CI'}, ${onPopulation ? 'input population' : INPUTS_RUN}`;
   const interval = shown.low === null ? 'no interval' : `[${formatRate(shown.low)}, ${formatRate(shown.high)}] (${level})`;
   const counts = `${v.counts.pass} pass, ${v.counts.fail} fail, ${v.counts.error} error`;
   return `${v.name}: ${verdictLabel(v.verdict, s.options.verdict)} · rate ${formatRate(shown.rate)} ${interval} · minSuccess ${formatRate(v.minSuccess)} · errors ${formatRate(v.errorShare)} (${counts})`;
@@ -89,6 +92,8 @@ export function ruleMessage(
   if (opts.fromCache) lines.push(`  ${opts.fromCache}`);
   const why = [v.reason, errorCausesText(v, opts.stats), stoppedText(v, s.M), toDecideText(v, s.N)].filter(Boolean).join('; ');
   if (why) lines.push(`  ${why}`);
+  // The other claim: the inputs you will meet, the input as the unit (the verdict rests on it under estimand population).
+  if (v.population) lines.push(`  ${populationText(v.population)}`);
   // A per-input floor (perInput): its verdict and the inputs below it, as every report says them.
   if (v.perInput) {
     lines.push(`  ${perInputHead(v.perInput, s.options.verdict)}`);

@@ -21,6 +21,7 @@ const optionsSchema = z.strictObject({
   validators: anyValue,
   verifiers: anyValue,
   stopping: anyValue,
+  estimand: anyValue,
   confidence: anyValue,
   verdict: anyValue,
   interval: anyValue,
@@ -82,6 +83,7 @@ export function configDocument(name: string, o: ReliabilityOptions): Record<stri
     // pass^k (and its gate) for every rule that sets none.
     passK: o.passK,
     stopping: o.stopping,
+    estimand: o.estimand,
     confidence: o.confidence,
     verdict: o.verdict,
     interval: o.interval,

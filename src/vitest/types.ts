@@ -25,6 +25,11 @@ export interface ReliabilityOptions {
   verifiers?: VerifierSpec[];
   /** fixed (every sample, the default) or sequential (stop each rule once its confidence sequence decides it). */
   stopping?: 'fixed' | 'sequential';
+  /**
+   * What the verdicts are about: `inputs` (the default, the inputs run) or `population` (an input drawn at random from
+   * the population the inputs came from, each input a unit; docs/verdicts.md#two-claims-the-inputs-run-and-the-input-population).
+   */
+  estimand?: 'inputs' | 'population';
   /** Confidence level of intervals and verdicts; default 0.95. */
   confidence?: number;
   /** confident (default: the interval must clear minSuccess) or point (rate ≥ minSuccess). */
