@@ -33,12 +33,12 @@ class ToolTimeout extends Error {
 }
 
 export class AgentSystem extends ChatSystem {
-  private readonly tools: Map<string, RunnableTool>;
+  protected readonly tools: Map<string, RunnableTool>;
   private readonly chatTools: ChatTool[];
 
   constructor(
     model: ChatModel,
-    private readonly agent: AgentSystemOptions,
+    protected readonly agent: AgentSystemOptions,
   ) {
     super(model, agent);
     this.tools = new Map(agent.tools.map((t) => [t.declaration.name, t]));
@@ -48,30 +48,60 @@ export class AgentSystem extends ChatSystem {
   override async generate(input: InputValue, { signal, sample }: GenerateOptions): Promise<Generation> {
     if (signal.aborted) throw abortError(signal, this.id);
     const started = performance.now();
-    let messages: ChatMessage[];
+    const messages = this.opening(input);
+    const turn = await this.turn(messages, signal, sample);
+    return this.generation({ steps: turn.steps, ended: turn.ended }, turn.ended === 'final' ? turn.text : '', turn.cached, started);
+  }
+
+  /** The chat's first messages: the system prompt, then the (templated) input. */
+  protected opening(input: InputValue): ChatMessage[] {
     try {
-      messages = this.messages(input);
+      return this.messages(input);
     } catch (err) {
       throw new ProviderError('client', `${this.id}: ${messageOf(err)}`, { cause: err });
     }
+  }
+
+  /** The sample: the final text with its trajectory, tokens and cost summed over the steps. */
+  protected generation(t: Omit<Trajectory, 'tools'>, text: string, cached: boolean, started: number, extraCostUsd = 0): Generation {
+    const trajectory: Trajectory = { ...t, ...(this.tools.size ? { tools: [...this.tools.values()].map((x) => x.declaration) } : {}) };
+    const usage = trajectoryUsage(trajectory);
+    const stepsCost = trajectoryCost(trajectory);
+    const costUsd = stepsCost === undefined && !extraCostUsd ? undefined : (stepsCost ?? 0) + extraCostUsd;
+    return {
+      text,
+      trajectory,
+      ...(usage ? { usage } : {}),
+      ...(costUsd !== undefined ? { costUsd } : {}),
+      ...(cached ? { cached: true } : {}),
+      latencyMs: performance.now() - started,
+    };
+  }
+
+  /**
+   * One turn of the agent on `messages` (extended in place with its calls, their results and its reply): model
+   * calls offered the tools until one answers without a call (`final`) or the step limit ends it (`max-steps`).
+   */
+  protected async turn(
+    messages: ChatMessage[],
+    signal: AbortSignal,
+    sample: number,
+  ): Promise<{ steps: TrajectoryStep[]; text: string; ended: 'final' | 'max-steps'; cached: boolean }> {
     const { temperature, maxTokens } = this.agent;
     const maxSteps = this.agent.maxSteps ?? DEFAULT_MAX_STEPS;
     const steps: TrajectoryStep[] = [];
-    let text = '';
-    let ended: Trajectory['ended'] = 'max-steps';
-    let allCached = true;
+    let cached = true;
     while (steps.length < maxSteps) {
       const r = await this.model.generate(
         {
           messages,
-          tools: this.chatTools,
-          toolChoice: 'auto',
+          ...(this.chatTools.length ? { tools: this.chatTools, toolChoice: 'auto' as const } : {}),
           ...(temperature !== undefined ? { temperature } : {}),
           ...(maxTokens !== undefined ? { maxTokens } : {}),
         },
         { signal, sample },
       );
-      if (!r.cached) allCached = false;
+      if (!r.cached) cached = false;
       const n = steps.length;
       const calls = (r.toolCalls ?? []).map((c, k) => ({ ...c, id: c.id ?? `call_${n}_${k}` }));
       const step: TrajectoryStep = {
@@ -83,27 +113,16 @@ export class AgentSystem extends ChatSystem {
         ...(r.finishReason ? { finishReason: r.finishReason } : {}),
       };
       steps.push(step);
-      text = r.text;
       if (!calls.length) {
-        ended = 'final';
-        break;
+        messages.push({ role: 'assistant', content: r.text });
+        return { steps, text: r.text, ended: 'final', cached };
       }
       // The calls of one step run together, as the AI SDK runs them; their results go back in the calls' order.
       step.toolCalls = await Promise.all(calls.map((c) => this.callTool(c, signal)));
       messages.push({ role: 'assistant', content: r.text, toolCalls: calls });
       for (const [k, c] of step.toolCalls.entries()) messages.push(resultMessage(calls[k], c));
     }
-    const trajectory: Trajectory = { steps, tools: [...this.tools.values()].map((t) => t.declaration), ended };
-    const usage = trajectoryUsage(trajectory);
-    const costUsd = trajectoryCost(trajectory);
-    return {
-      text: ended === 'final' ? text : '',
-      trajectory,
-      ...(usage ? { usage } : {}),
-      ...(costUsd !== undefined ? { costUsd } : {}),
-      ...(allCached ? { cached: true } : {}),
-      latencyMs: performance.now() - started,
-    };
+    return { steps, text: '', ended: 'max-steps', cached };
   }
 
   /** One call: checked against the declared tools and their schemas, then run within its time limit. */
