@@ -13,7 +13,10 @@ export type {
   JsonResponseFormat,
   ChatTool,
   ToolCall,
+  ToolResultMessage,
 } from '../providers/chat-model.js';
+export { AgentSystem, type AgentSystemOptions } from '../providers/agent-system.js';
+export type { ToolConfig, ToolFunction, ToolCallContext } from '../providers/tools.js';
 export type { EmbeddingModel, EmbedOptions, EmbedResult } from '../providers/embedding-model.js';
 export { systemSchema } from '../providers/schemas.js';
 export { chatModelFromConfig, type ModelContext } from '../providers/chat-factory.js';

@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import type { ChatCallOptions, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCallOptions, ChatMessage, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import { ChatSystem, type ChatSystemOptions } from './chat-system.js';
 import { classifyError } from './classify.js';
 import { abortError } from './errors.js';
@@ -62,7 +62,7 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   body(request: ChatRequest): ChatCompletionCreateParamsNonStreaming {
-    const body: ChatCompletionCreateParamsNonStreaming = { model: this.modelId, messages: request.messages.map((m) => ({ role: m.role, content: m.content })) };
+    const body: ChatCompletionCreateParamsNonStreaming = { model: this.modelId, messages: request.messages.map(openaiMessage) };
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
     const rf = request.responseFormat;
@@ -77,7 +77,7 @@ export class OpenAIChatModel implements ChatModel {
     if (request.tools?.length) {
       body.tools = request.tools.map((t) => ({
         type: 'function',
-        function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: { ...t.parameters }, strict: true },
+        function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: { ...t.parameters }, strict: t.strict ?? true },
       }));
       const c = request.toolChoice;
       if (c !== undefined) body.tool_choice = typeof c === 'string' ? c : { type: 'function', function: { name: c.tool } };
@@ -99,7 +99,9 @@ export class OpenAIChatModel implements ChatModel {
     const latencyMs = performance.now() - started;
     const choice = completion?.choices?.[0];
     const message = choice?.message;
-    const toolCalls = message?.tool_calls?.flatMap((c) => (c.type === 'function' ? [{ name: c.function.name, arguments: c.function.arguments }] : []));
+    const toolCalls = message?.tool_calls?.flatMap((c) =>
+      c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
+    );
     if (typeof message?.content !== 'string' && !toolCalls?.length) {
       throw new ProviderError('invalid_response', `${who}: the answer has no message content (${JSON.stringify(completion).slice(0, 200)})`);
     }
@@ -116,6 +118,19 @@ export class OpenAIChatModel implements ChatModel {
 
 /** The openai client's errors (and anything else it lets through), read as every system's are (classify.ts). */
 export const mapOpenAIError = classifyError;
+
+/** A message in chat-completions form: an assistant's `tool_calls`, a `tool` message answering its call's id. */
+function openaiMessage(m: ChatMessage): ChatCompletionMessageParam {
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+  if (m.role === 'assistant' && m.toolCalls?.length)
+    return {
+      role: 'assistant',
+      content: m.content || null,
+      tool_calls: m.toolCalls.map((c, n) => ({ id: c.id ?? `call_${n}`, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+    };
+  return { role: m.role, content: m.content };
+}
+
 
 export interface OpenAISystemOptions extends OpenAIModelSettings, ChatSystemOptions {}
 
