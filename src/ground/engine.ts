@@ -154,6 +154,37 @@ async function bestEvidence(kb: KnowledgeBase, vectors: Float32Array[], topK: nu
   return out;
 }
 
+/**
+ * Restatements agree (issue 27): a claim whose every detail the evidence states, some written otherwise ("two weeks"
+ * for "14 days", "twelve" for "12"), is scored as the claim with its details written as the evidence writes them, so
+ * the surface of a number or a unit does not lower the support of words the evidence holds. The higher of the two
+ * cosines counts, against the same window; an embedding failure here keeps the claim's own score.
+ */
+async function scoreRestatements(
+  kb: KnowledgeBase,
+  scored: ScoredClaim[],
+  restated: { index: number; text: string; window: number }[],
+  signal?: AbortSignal,
+): Promise<void> {
+  if (restated.length === 0) return;
+  signal?.throwIfAborted();
+  const d = kb.embedder.dimension;
+  let m: Float32Array;
+  try {
+    m = await kb.embedder.embed(restated.map((r) => r.text));
+    if (m.length !== restated.length * d) return;
+  } catch {
+    return;
+  }
+  const rows = kb.windowVectors;
+  restated.forEach((r, k) => {
+    let dot = 0;
+    for (let j = 0; j < d; j++) dot += m[k * d + j] * rows[r.window * d + j];
+    const c = scored[r.index];
+    if (c.support !== null && dot > c.support) c.support = Math.min(1, dot);
+  });
+}
+
 /** Audit an answer (given, or generated for the query) against the knowledge base. */
 export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, options: AnalyzeOptions = {}, signal?: AbortSignal): Promise<GroundingReport> {
   const { query, answer: given, topK } = validate(request, options);
@@ -207,6 +238,7 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
     if (!e) evidenceCache.set(text, (e = evidenceDetails(text)));
     return e;
   };
+  const restated: { index: number; text: string; window: number }[] = [];
   for (const [i, claim] of claims.entries()) {
     signal?.throwIfAborted();
     if (!vectors[i]) {
@@ -223,12 +255,14 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
       ? { chunk_id: kb.chunks[best.chunk].id, source: kb.documents[kb.chunks[best.chunk].doc].source, text: kb.windowText(best.window), score: round(support) }
       : null;
     const scope = has ? (options.detailScope === 'window' ? ref!.text : kb.chunkText(best.chunk)) : '';
-    const check = details === 'off' ? { missing: [], conflicts: [] } : checkDetails(claim, detailsOf(scope));
+    const check = details === 'off' ? { missing: [], conflicts: [] } : checkDetails(claim, detailsOf(scope), { restate: true });
+    if (check.restated !== undefined) restated.push({ index: scored.length, text: check.restated, window: best!.window });
     scored.push({ claim, support, evidence: has, unverified: check.missing, conflicts: check.conflicts });
     refs.push(ref);
     checkEvidence.push(has ? { window: ref!.text, chunk: kb.chunkText(best.chunk) } : null);
   }
 
+  await scoreRestatements(kb, scored, restated, signal);
   // The similarity shown stays the claim's, also for a claim the checker could not check (an error claim).
   const shownSupport = scored.map((c) => c.support ?? 0);
   const checked = options.checker ? await applyChecker(options.checker, scored, checkEvidence, query, { thresholds, details, signal }) : undefined;

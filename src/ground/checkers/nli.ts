@@ -50,10 +50,15 @@ export type LabelLayout = { kind: 'score' } | { kind: 'labels'; verdicts: CheckV
 
 const WEIGHTS: Record<NonNullable<NliCheckerOptions['dtype']>, string> = { fp32: 'model.onnx', fp16: 'model_fp16.onnx', q8: 'model_quantized.onnx' };
 
-/** A label name as a verdict: entailment, neutral / not_entailment, contradiction (any case, any separator). */
+/**
+ * A label name as a verdict: entailment, neutral / not_entailment, contradiction (any case, any separator); a
+ * fact-checking classifier's supported / not supported, consistent / inconsistent, hallucinated (never
+ * "contradicted": such a model does not tell a conflict from silence).
+ */
 export function verdictOfLabel(name: string): CheckVerdict | undefined {
   const n = name.toLowerCase().replace(/[^a-z]/g, '');
-  if (/^(not|non)entail/.test(n)) return 'neutral';
+  if (/^(not|non)entail/.test(n) || /^(notsupport|unsupport|inconsistent|hallucinat)/.test(n)) return 'neutral';
+  if (n.startsWith('support') || n === 'consistent') return 'entailed';
   if (n.startsWith('entail')) return 'entailed';
   if (n.startsWith('contradict')) return 'contradicted';
   if (n === 'neutral') return 'neutral';
@@ -66,7 +71,7 @@ export function labelLayout(config: Record<string, unknown>, file: string): Labe
   const n = id2label ? Object.keys(id2label).length : Number(config.num_labels ?? 0);
   if (n === 1) return { kind: 'score' };
   const expected =
-    'expected id2label naming its labels entailment, neutral and contradiction (an NLI model) or entailment and not_entailment, in the order the model was trained with, or a single output (a consistency score)';
+    'expected id2label naming its labels entailment, neutral and contradiction (an NLI model), entailment and not_entailment, or supported and not_supported (a fact-checking classifier), in the order the model was trained with, or a single output (a consistency score)';
   if (!id2label || n < 2) throw new UsageError(`${file}: ${expected}; found ${id2label ? `${n} labels` : 'no id2label'}`, { file, path: 'id2label' });
   const verdicts: CheckVerdict[] = [];
   for (let i = 0; i < n; i++) {
