@@ -83,6 +83,16 @@ describe('POST /v1/traces', () => {
     expect(second.trajectory?.steps).toHaveLength(1);
     expect(second.error).toBeUndefined();
     expect(third.error).toBe('HTTP 503 from the provider');
+    // The dashboard shows them: the experiment in the list, its samples on its page.
+    const list = await (await fetch(`${server.url}/production`)).text();
+    expect(list).toContain('href="/production/experiment?name=shop%2Fanswer"');
+    expect(list).toMatch(/<td[^>]*data-label="samples"><div>3<\/div>/);
+    const page = await fetch(`${server.url}/production/experiment?name=${encodeURIComponent('shop/answer')}`);
+    expect(page.status).toBe(200);
+    const text = await page.text();
+    for (const shown of ['Where is order 7?', 'Order 7 shipped today.', ids[0].traceId, 'error: HTTP 503 from the provider', '50 + 20'])
+      expect(text).toContain(shown);
+    expect((await fetch(`${server.url}/production/experiment?name=nope`)).status).toBe(404);
     // Every span of the three calls is stored once: 3 samples, 5 steps.
     const rows = store.db.prepare(`SELECT kind, count(*) AS n FROM production_spans GROUP BY kind ORDER BY kind`).all();
     expect(rows).toEqual([

@@ -69,6 +69,14 @@ export class MemoryProduction implements ProductionStore {
     return this.cursors.get(JSON.stringify([experiment, rule])) ?? 0;
   }
 
+  async rules(experiment: string): Promise<{ rule: string; checks: number }[]> {
+    return [...this.cursors.keys()]
+      .map((k) => JSON.parse(k) as [string, string])
+      .filter(([e]) => e === experiment)
+      .map(([, rule]) => ({ rule, checks: this.checkLog.get(JSON.stringify([experiment, rule]))?.size ?? 0 }))
+      .sort((a, b) => (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
+  }
+
   async recordAlarm(alarm: ProductionAlarm): Promise<boolean> {
     if (this.alarmLog.some((a) => a.experiment === alarm.experiment && a.rule === alarm.rule && a.kind === alarm.kind && a.atSeq === alarm.atSeq)) return false;
     this.alarmLog.push({ ...alarm, message: oneLine(alarm.message), raisedAt: alarm.raisedAt ?? new Date().toISOString() });

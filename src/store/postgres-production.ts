@@ -6,6 +6,16 @@ import type { ProductionAlarm, ProductionCheck, ProductionStore } from './types.
 /** Spans per INSERT statement: 15 parameters each, under PostgreSQL's 65,535 (a larger batch takes several statements). */
 export const SPANS_PER_STATEMENT = 4000;
 
+/** A read of a store from before production traffic (opened read-only, so never migrated): it has none. */
+async function orNone<T>(read: () => Promise<T>, none: NoInfer<Partial<T>>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if ((err as { code?: string }).code === '42P01') return none as T;
+    throw err;
+  }
+}
+
 /** Production traffic in a PostgreSQL store (tables production_*, migration 5 of store/postgres-schema.ts). */
 export class PostgresProduction implements ProductionStore {
   constructor(private readonly q: Query) {}
@@ -28,8 +38,12 @@ export class PostgresProduction implements ProductionStore {
   }
 
   async experiments(): Promise<ProductionExperiment[]> {
-    const { rows } = await this.q<{ experiment: string; n: string; first: number; last: number }>(
-      `SELECT experiment, count(*) AS n, min(end_ms) AS first, max(end_ms) AS last FROM production_spans WHERE kind = 'sample' GROUP BY experiment ORDER BY experiment COLLATE "C"`,
+    const { rows } = await orNone(
+      () =>
+        this.q<{ experiment: string; n: string; first: number; last: number }>(
+          `SELECT experiment, count(*) AS n, min(end_ms) AS first, max(end_ms) AS last FROM production_spans WHERE kind = 'sample' GROUP BY experiment ORDER BY experiment COLLATE "C"`,
+        ),
+      { rows: [] as { experiment: string; n: string; first: number; last: number }[] },
     );
     return rows.map((r) => ({ name: r.experiment, samples: Number(r.n), firstMs: r.first, lastMs: r.last }));
   }
@@ -88,6 +102,19 @@ export class PostgresProduction implements ProductionStore {
     return rows[0] ? Number(rows[0].seq) : 0;
   }
 
+  async rules(experiment: string): Promise<{ rule: string; checks: number }[]> {
+    const { rows } = await orNone(
+      () =>
+        this.q<{ rule: string; checks: string }>(
+          `SELECT k.rule AS rule, (SELECT count(*) FROM production_checks c WHERE c.experiment = k.experiment AND c.rule = k.rule) AS checks
+           FROM production_cursors k WHERE k.experiment = $1 ORDER BY k.rule COLLATE "C"`,
+          [experiment],
+        ),
+      { rows: [] },
+    );
+    return rows.map((r) => ({ rule: r.rule, checks: Number(r.checks) }));
+  }
+
   async recordAlarm(a: ProductionAlarm): Promise<boolean> {
     const { rowCount } = await this.q(
       `INSERT INTO production_alarms (experiment, rule, kind, at_seq, at_ms, message, raised_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -98,7 +125,9 @@ export class PostgresProduction implements ProductionStore {
   }
 
   async alarms(experiment: string): Promise<ProductionAlarm[]> {
-    const { rows } = await this.q<AlarmRow>('SELECT * FROM production_alarms WHERE experiment = $1 ORDER BY id', [experiment]);
+    const { rows } = await orNone(() => this.q<AlarmRow>('SELECT * FROM production_alarms WHERE experiment = $1 ORDER BY id', [experiment]), {
+      rows: [] as AlarmRow[],
+    });
     return rows.map(toAlarm);
   }
 }

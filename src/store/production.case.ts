@@ -125,6 +125,11 @@ export function productionContract(make: MakeStore): void {
       expect(await store.production.cursor('shop/answer', 'polite')).toBe(9);
       expect(await store.production.cursor('shop/answer', 'short')).toBe(3);
       expect(await store.production.checks('shop/answer', 'short')).toEqual([]);
+      expect(await store.production.rules('shop/answer')).toEqual([
+        { rule: 'polite', checks: 2 },
+        { rule: 'short', checks: 0 },
+      ]);
+      expect(await store.production.rules('none')).toEqual([]);
       const alarm = { experiment: 'shop/answer', rule: 'polite', kind: 'dropped' as const, atSeq: 9, atMs: 11, message: 'rate fell\nbelow' };
       expect(await store.production.recordAlarm(alarm)).toBe(true);
       expect(await store.production.recordAlarm(alarm)).toBe(false);

@@ -3,6 +3,16 @@ import { trajectoryOfSteps, type ProductionExperiment, type ProductionSample, ty
 import { oneLine, SPAN_COLUMNS, spanValues, toAlarm, toCheck, toSample, toSpan, type AlarmRow, type CheckRow, type SpanRow } from './production-rows.js';
 import type { ProductionAlarm, ProductionCheck, ProductionStore } from './types.js';
 
+/** A read of a store from before production traffic (opened read-only, so never migrated): it has none. */
+function orNone<T>(read: () => T, none: T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (/no such table: production_/.test(String((err as Error).message))) return none;
+    throw err;
+  }
+}
+
 /** Production traffic in a SQLite store (tables production_*, migration 6 of store/sqlite-rows.ts). */
 export class SqliteProduction implements ProductionStore {
   // Prepared on first use: a read-only store from before production traffic has no such tables.
@@ -36,11 +46,15 @@ export class SqliteProduction implements ProductionStore {
   }
 
   async experiments(): Promise<ProductionExperiment[]> {
-    const rows = this.db
-      .prepare(
-        `SELECT experiment, count(*) AS n, min(end_ms) AS first, max(end_ms) AS last FROM production_spans WHERE kind = 'sample' GROUP BY experiment ORDER BY experiment`,
-      )
-      .all() as { experiment: string; n: number; first: number; last: number }[];
+    const rows = orNone(
+      () =>
+        this.db
+          .prepare(
+            `SELECT experiment, count(*) AS n, min(end_ms) AS first, max(end_ms) AS last FROM production_spans WHERE kind = 'sample' GROUP BY experiment ORDER BY experiment`,
+          )
+          .all() as { experiment: string; n: number; first: number; last: number }[],
+      [],
+    );
     return rows.map((r) => ({ name: r.experiment, samples: r.n, firstMs: r.first, lastMs: r.last }));
   }
 
@@ -78,13 +92,26 @@ export class SqliteProduction implements ProductionStore {
     return row?.seq ?? 0;
   }
 
+  async rules(experiment: string): Promise<{ rule: string; checks: number }[]> {
+    return orNone(
+      () =>
+        this.db
+          .prepare(
+            `SELECT k.rule AS rule, (SELECT count(*) FROM production_checks c WHERE c.experiment = k.experiment AND c.rule = k.rule) AS checks
+             FROM production_cursors k WHERE k.experiment = ? ORDER BY k.rule`,
+          )
+          .all(experiment) as { rule: string; checks: number }[],
+      [],
+    );
+  }
+
   async recordAlarm(a: ProductionAlarm): Promise<boolean> {
     const raisedAt = a.raisedAt ?? new Date().toISOString();
     return this.s.alarm.run(a.experiment, a.rule, a.kind, a.atSeq, a.atMs, oneLine(a.message), raisedAt).changes > 0;
   }
 
   async alarms(experiment: string): Promise<ProductionAlarm[]> {
-    const rows = this.db.prepare(`SELECT * FROM production_alarms WHERE experiment = ? ORDER BY id`).all(experiment) as AlarmRow[];
+    const rows = orNone(() => this.db.prepare(`SELECT * FROM production_alarms WHERE experiment = ? ORDER BY id`).all(experiment) as AlarmRow[], []);
     return rows.map(toAlarm);
   }
 }

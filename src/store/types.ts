@@ -314,6 +314,8 @@ export interface ProductionStore {
   checks(experiment: string, rule: string): Promise<ProductionCheck[]>;
   /** The last seq the rule has read (0: none). */
   cursor(experiment: string, rule: string): Promise<number>;
+  /** The rules a monitor has read the experiment with (each has a cursor), by name, with their number of checks. */
+  rules(experiment: string): Promise<{ rule: string; checks: number }[]>;
   /** Store an alarm; false when the same alarm (experiment, rule, kind, atSeq) is stored already. */
   recordAlarm(alarm: ProductionAlarm): Promise<boolean>;
   /** The experiment's alarms, oldest first. */
