@@ -62,7 +62,8 @@ describe('RuleWatch', () => {
     const alarms: WatchAlarm[] = [];
     for (let t = 0; t < 20_000; t++) {
       const ok = rand() < 0.92;
-      ok ? pass++ : fail++;
+      if (ok) pass++;
+      else fail++;
       alarms.push(...watch.observe(ok ? 'pass' : 'fail', T0 + t * MINUTE));
       // What a threshold alert does: the window's rate under the line.
       if ((t + 1) % 200 === 0) {
