@@ -1,4 +1,5 @@
 import { ReliabilityTensor } from '../core/tensor.js';
+import { MemoryProduction } from './memory-production.js';
 import type {
   CacheEntry,
   GradeFilter,
@@ -9,6 +10,7 @@ import type {
   GuardLog,
   NewGrade,
   NewRun,
+  ProductionStore,
   ResponseCache,
   RunFilter,
   RunRecord,
@@ -39,6 +41,7 @@ export class MemoryStore implements Store {
   readonly grades: GradeStore;
   readonly cache: ResponseCache = new MemoryCache();
   readonly guard: GuardLog = new MemoryGuardLog();
+  readonly production: ProductionStore = new MemoryProduction();
 
   constructor() {
     const runs = new MemoryRuns();
