@@ -6,7 +6,17 @@ import { checkDetails, evidenceDetails, type EvidenceDetails } from './claims/de
 import type { SearchHit } from './kb/index/flat.js';
 import type { KnowledgeBase } from './kb/kb.js';
 import { aggregate, type DetailMode, type ScoredClaim } from './score.js';
-import { GroundingRequestError, type AnalyzeRequest, type ClaimAnalysis, type EvidenceRef, type GroundingReport, type SupportThresholds } from './types.js';
+import {
+  GroundingRequestError,
+  MAX_ANSWER_CHARS,
+  MAX_QUERY_CHARS,
+  type AnalyzeRequest,
+  type ClaimAnalysis,
+  type EvidenceRef,
+  type GroundingReport,
+  type SupportThresholds,
+} from './types.js';
+import { pushAll } from '../core/arrays.js';
 
 /** The design's "LLM Response Generator": one call, low temperature, no chaining. */
 export interface AnswerGenerator {
@@ -42,6 +52,10 @@ function validate(request: AnalyzeRequest, options: AnalyzeOptions): { query: st
   if (typeof query !== 'string' || query.trim() === '') throw new GroundingRequestError('"query" must be a non-empty string', 400, 'query');
   if (answer !== undefined && answer !== null && typeof answer !== 'string')
     throw new GroundingRequestError('"answer" must be a string when given', 400, 'answer');
+  if (query.length > MAX_QUERY_CHARS)
+    throw new GroundingRequestError(`"query" must be at most ${MAX_QUERY_CHARS} characters, found ${query.length}`, 400, 'query');
+  if (typeof answer === 'string' && answer.length > MAX_ANSWER_CHARS)
+    throw new GroundingRequestError(`"answer" must be at most ${MAX_ANSWER_CHARS} characters (split a longer text), found ${answer.length}`, 400, 'answer');
   if (top_k !== undefined && !(typeof top_k === 'number' && Number.isInteger(top_k) && top_k >= 1 && top_k <= 50)) {
     throw new GroundingRequestError('"top_k" must be an integer from 1 to 50', 400, 'top_k');
   }
@@ -67,8 +81,8 @@ async function embedClaims(
     for (let chars = claims[from].length; to < claims.length && chars + claims[to].length <= EMBED_CHARS; to++) chars += claims[to].length;
     signal?.throwIfAborted();
     const batch = await embedBatch(kb, claims.slice(from, to), signal);
-    vectors.push(...batch.vectors);
-    errors.push(...batch.errors);
+    pushAll(vectors, batch.vectors);
+    pushAll(errors, batch.errors);
     from = to;
   }
   return { vectors, errors };
@@ -190,6 +204,8 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
       throw new GroundingUnavailableError(`answer generation failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   }
+  if (generated && answer.length > MAX_ANSWER_CHARS)
+    throw new GroundingRequestError(`the LLM's answer has ${answer.length} characters; at most ${MAX_ANSWER_CHARS} are analysed`, 422, 'answer');
   if (answer.trim() === '') throw new GroundingRequestError(generated ? 'the LLM returned an empty answer' : '"answer" is empty', 422, 'answer');
   const claims = extractClaims(answer);
   if (claims.length === 0) throw new GroundingRequestError('"answer" holds no claim to verify (no sentence with words or numbers)', 422, 'answer');

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { importOptional, UsageError } from '../../errors.js';
 import type { CheckVerdict, ClaimCheck, ClaimCheckBatch, ClaimCheckItem, ClaimChecker } from './types.js';
+import { maxOf, pushAll } from '../../core/arrays.js';
 
 /**
  * The NLI / cross-encoder claim checker: a sequence-pair classifier (a DeBERTa-v3 NLI model, an HHEM-style
@@ -89,7 +90,7 @@ export function checkOfLogits(logits: ArrayLike<number>, layout: LabelLayout): C
     const p = 1 / (1 + Math.exp(-logits[0]));
     return { verdict: p >= 0.5 ? 'entailed' : 'neutral', score: p };
   }
-  const max = Math.max(...Array.from(logits));
+  const max = maxOf(Array.from(logits));
   const e = Array.from(logits, (x) => Math.exp(x - max));
   const sum = e.reduce((s, x) => s + x, 0);
   const byVerdict: Record<CheckVerdict, number> = { entailed: 0, neutral: 0, contradicted: 0 };
@@ -194,7 +195,7 @@ export async function createNliChecker(options: NliCheckerOptions): Promise<Clai
       const checks: ClaimCheck[] = [];
       for (let i = 0; i < items.length; i += batchSize) {
         signal?.throwIfAborted();
-        checks.push(...(await run(items.slice(i, i + batchSize))));
+        pushAll(checks, await run(items.slice(i, i + batchSize)));
       }
       return { checks };
     },

@@ -14,6 +14,7 @@ import { CARDINALS, ORDINALS, SCALES } from './numbers.js';
 import { sameCurrency } from './units.js';
 import { extractMentions, type DateMention, type DateReading, type Mention, type QuantityMention, type TextMentions } from './mentions.js';
 import { STOPWORDS, type Token } from './tokens.js';
+import { maxOf } from '../../core/arrays.js';
 import { segmentClaimSpans } from './claims.js';
 
 export { entities };
@@ -224,7 +225,7 @@ function quantityRelation(c: QuantityMention, e: QuantityMention): Relation | nu
     if (!money) return e.dim === null && e.raw.length === c.raw.length && c.raw.every((v, k) => e.raw[k] === v) ? 'agree' : null;
   }
   if (c.unit && e.unit && c.unit !== e.unit && c.dim && (CROSS_SYSTEM.has(c.dim) || c.dim === 'data')) {
-    conv = (c.dim === 'data' ? 0.025 : 0.01) * Math.max(...[c.lo, c.hi, e.lo, e.hi].filter(Number.isFinite).map(Math.abs), 0);
+    conv = (c.dim === 'data' ? 0.025 : 0.01) * maxOf([c.lo, c.hi, e.lo, e.hi].filter(Number.isFinite).map(Math.abs), 0);
   }
   const point = (q: QuantityMention) => q.lo === q.hi;
   // a range ("10–14") or a bound ("more than 50", "up to 20%"): stated figures, to be matched as stated

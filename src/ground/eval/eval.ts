@@ -7,6 +7,7 @@ import type { KbEmbedder } from '../embedders/spec.js';
 import { analyze, type AnalyzeOptions } from '../engine.js';
 import { buildKnowledgeBase, segmentDocument } from '../kb/kb.js';
 import { GroundingUnavailableError, type GroundingReport } from '../types.js';
+import { minOf, pushAll } from '../../core/arrays.js';
 
 /**
  * Evaluation of unsupported-claim detection (`assay bench grounding`, `assay calibrate`).
@@ -74,7 +75,7 @@ export async function loadWice(dir: string, splits: readonly EvalItem['split'][]
       item.documents.push(row.evidence.join('\n\n'));
       byId.set(row.meta.id, item);
     });
-    items.push(...byId.values());
+    pushAll(items, byId.values());
   }
   return items;
 }
@@ -133,7 +134,7 @@ const ZERO = { strong: 1, weak: 0 };
  * UNSUPPORTED or CONTRADICTED (scored with ZERO thresholds, so the status says exactly that).
  */
 export function effectiveSupport(r: GroundingReport): number {
-  return Math.min(...r.claims_analysis.map((c) => (c.status === 'UNSUPPORTED' || c.status === 'CONTRADICTED' ? -Infinity : c.support_score)));
+  return minOf(r.claims_analysis.map((c) => (c.status === 'UNSUPPORTED' || c.status === 'CONTRADICTED' ? -Infinity : c.support_score)));
 }
 
 export interface ItemScore {
