@@ -125,7 +125,10 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   for (const v of s.validators) lines.push(`  ${v.name}: ${verdictWhy(v, s, meta.stats)}`);
   lines.push('');
   const population = populationLines(s.validators);
-  if (population.length) lines.push(...population, '');
+  if (population.length) {
+    pushAll(lines, population);
+    lines.push('');
+  }
   const floors = perInputLines(s.validators, o.verdict, meta.inputs);
   if (floors.length) {
     pushAll(lines, floors);
