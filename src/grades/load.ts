@@ -1,9 +1,11 @@
 import { MIN_PROBABILITY, probabilityProblem } from '../core/limits.js';
-import { combineGrades, type GradedOutput, type PersonGrade } from '../core/grades.js';
+import { GradeCombiner, type GradedOutput, type PersonGrade } from '../core/grades.js';
 import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
 
 /** Above this many graded outputs, their samples are read in one listing rather than one by one. */
 const ONE_BY_ONE = 200;
+/** Grades combined between two turns of the event loop. */
+const COMBINE_PART = 20_000;
 
 /** A run's grades as summarize() reads them (PersonGrade, oldest first), rules named by their column k. */
 export function personGrades(run: RunRecord, grades: readonly GradeRecord[]): PersonGrade[] {
@@ -42,7 +44,13 @@ export function personGrades(run: RunRecord, grades: readonly GradeRecord[]): Pe
 export async function loadGrading(store: Store, run: RunRecord, grades?: readonly GradeRecord[]): Promise<GradedOutput[][] | undefined> {
   const list = grades ?? (await store.grades.list(run.id));
   if (!list.length) return undefined;
-  const perRule = combineGrades(personGrades(run, list), run.K);
+  // Millions of grades are combined a part at a time, letting a server's other requests run in between.
+  const combiner = new GradeCombiner(run.K);
+  for (let at = 0; at < list.length; at += COMBINE_PART) {
+    if (at) await new Promise((resolve) => setImmediate(resolve));
+    combiner.add(personGrades(run, list.slice(at, at + COMBINE_PART)));
+  }
+  const perRule = combiner.result();
   const cells = new Set(perRule.flatMap((outs) => outs.map((o) => `${o.i},${o.j}`)));
   const samples = new Map<string, SampleRecord>();
   if (cells.size > ONE_BY_ONE) for (const s of await store.samples.list(run.id)) samples.set(`${s.i},${s.j}`, s);
