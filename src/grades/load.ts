@@ -38,19 +38,26 @@ export function personGrades(run: RunRecord, grades: readonly GradeRecord[]): Pe
 }
 
 /**
+ * combineGrades over a run's grades, a part at a time: millions of grades never hold a server's thread at
+ * once (its other requests run between parts).
+ */
+export async function combineInParts(run: RunRecord, grades: readonly GradeRecord[]): Promise<GradedOutput[][]> {
+  const combiner = new GradeCombiner(run.K);
+  for (let at = 0; at < grades.length; at += COMBINE_PART) {
+    if (at) await new Promise((resolve) => setImmediate(resolve));
+    combiner.add(personGrades(run, grades.slice(at, at + COMBINE_PART)));
+  }
+  return combiner.result();
+}
+
+/**
  * The run's grades combined per output and rule (core/grades.ts), each with the rule's reasons for its verdict
  * on that output (shown beside a disagreement); undefined when the run has no grade.
  */
 export async function loadGrading(store: Store, run: RunRecord, grades?: readonly GradeRecord[]): Promise<GradedOutput[][] | undefined> {
   const list = grades ?? (await store.grades.list(run.id));
   if (!list.length) return undefined;
-  // Millions of grades are combined a part at a time, letting a server's other requests run in between.
-  const combiner = new GradeCombiner(run.K);
-  for (let at = 0; at < list.length; at += COMBINE_PART) {
-    if (at) await new Promise((resolve) => setImmediate(resolve));
-    combiner.add(personGrades(run, list.slice(at, at + COMBINE_PART)));
-  }
-  const perRule = combiner.result();
+  const perRule = await combineInParts(run, list);
   const cells = new Set(perRule.flatMap((outs) => outs.map((o) => `${o.i},${o.j}`)));
   const samples = new Map<string, SampleRecord>();
   if (cells.size > ONE_BY_ONE) for (const s of await store.samples.list(run.id)) samples.set(`${s.i},${s.j}`, s);
