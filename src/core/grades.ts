@@ -41,6 +41,11 @@ export interface GradedOutput {
   design?: string;
   /** The judge's reasons for its verdict on this output, when known (listed beside a disagreement). */
   reasons?: string[];
+  /**
+   * Where its first grade stands in the log (0 for the first grade given): the order grading looks count grades in
+   * (core/grading-looks.ts). Absent for grades built by hand: they count in the order listed.
+   */
+  first?: number;
 }
 
 /** Combine people's grades (oldest first) into one grade per output and rule: `K` lists, one per rule k. */
@@ -48,13 +53,13 @@ export function combineGrades(grades: readonly PersonGrade[], K: number): Graded
   // Per output: each grader's latest grade and when it came (its position), and the first draw's probability.
   const outputs = new Map<
     string,
-    { i: number; j: number; k: number; latest: Map<string, { pass: boolean; at: number }>; probability?: number; design?: string }
+    { i: number; j: number; k: number; first: number; latest: Map<string, { pass: boolean; at: number }>; probability?: number; design?: string }
   >();
   grades.forEach((g, at) => {
     if (!(Number.isInteger(g.k) && g.k >= 0 && g.k < K)) throw new ArgumentError(`combineGrades: rule index k=${g.k} outside 0..${K - 1}`, { key: 'grades' });
     const key = `${g.k},${g.i},${g.j}`;
     let o = outputs.get(key);
-    if (!o) outputs.set(key, (o = { i: g.i, j: g.j, k: g.k, latest: new Map() }));
+    if (!o) outputs.set(key, (o = { i: g.i, j: g.j, k: g.k, first: at, latest: new Map() }));
     o.latest.set(g.grader, { pass: g.pass, at });
     if (o.probability === undefined && g.probability !== undefined) {
       o.probability = g.probability;
@@ -76,6 +81,7 @@ export function combineGrades(grades: readonly PersonGrade[], K: number): Graded
       disputed: passes > 0 && fails > 0,
       ...(o.probability !== undefined ? { probability: o.probability } : {}),
       ...(o.design !== undefined ? { design: o.design } : {}),
+      first: o.first,
     });
   }
   for (const list of perRule) list.sort((a, b) => a.i - b.i || a.j - b.j);
