@@ -4,6 +4,7 @@ import { planFromRates, type RatePlan } from '../core/retry.js';
 import { planFromTensor, type TensorRetryPlan } from '../core/retry-tensor.js';
 import { fixedSampleSize, MAX_PLANNED_SAMPLES, sequentialSampleSize } from '../core/sample-size.js';
 import type { IntervalMethod } from '../core/summary-types.js';
+import { intervalProblem } from '../core/verdict.js';
 import { UsageError } from '../errors.js';
 import { openStore, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
@@ -136,18 +137,24 @@ export interface SampleSizePlan {
   sequential: { expected_n: number | null; max_n: number | null };
 }
 
-export function formatSampleSizePlan(p: SampleSizePlan, o: { minSuccess: number; expect: number; power: number; level: number }): string {
+export function formatSampleSizePlan(
+  p: SampleSizePlan,
+  o: { minSuccess: number; expect: number; power: number; level: number; method?: IntervalMethod },
+): string {
   const verdict = o.expect >= o.minSuccess ? 'pass' : 'fail';
   const n = (x: number | null) => (x === null ? `more than ${MAX_PLANNED_SAMPLES.toExponential(0)} (too close to minSuccess to plan)` : String(x));
   return [
     `to ${verdict} minSuccess ${pct(o.minSuccess)} with probability ${pct(o.power)} when the rate is ${pct(o.expect)}, at level ${pct(o.level)}:`,
-    `fixed (confident verdict, Clopper–Pearson)   n = ${n(p.fixed.n)} outputs`,
+    `fixed (confident verdict, ${o.method === 'wilson' ? 'Wilson' : 'Clopper–Pearson'})   n = ${n(p.fixed.n)} outputs`,
     `sequential (stopping: sequential, expect ${o.expect})   expected n = ${p.sequential.expected_n === null ? NO_VALUE : p.sequential.expected_n.toFixed(1)}, at most ${n(p.sequential.max_n)} outputs (set samples so that inputs × samples ≥ max n)`,
   ].join('\n');
 }
 
 /** `assay plan --min-success --expect`: sample sizes for a verdict (core/sample-size.ts). */
-function sampleSizeCommand(flags: PlanFlags, level: number): void {
+function sampleSizeCommand(flags: PlanFlags, level: number, method: IntervalMethod): void {
+  // The plan is for the verdict a run would give: Wald is refused with confident verdicts (core/verdict.ts).
+  const problem = intervalProblem(method, 'confident');
+  if (problem) throw new UsageError(`--interval: ${problem}`, { path: '--interval' });
   if (flags.minSuccess === undefined || flags.expect === undefined) {
     throw new UsageError(`assay plan: --min-success and --expect go together, found only ${flags.minSuccess === undefined ? '--expect' : '--min-success'}`, {
       path: flags.minSuccess === undefined ? '--min-success' : '--expect',
@@ -160,7 +167,7 @@ function sampleSizeCommand(flags: PlanFlags, level: number): void {
     throw new UsageError(`--expect: expected a rate different from --min-success (${minSuccess}); no sample size tells a rate from itself`, {
       path: '--expect',
     });
-  const options = { minSuccess, expect, power, level };
+  const options = { minSuccess, expect, power, level, method };
   const fixed = fixedSampleSize(options);
   const seq = sequentialSampleSize(options);
   const plan: SampleSizePlan = { fixed: { n: fixed?.n ?? null }, sequential: { expected_n: seq?.expected_n ?? null, max_n: seq?.max_n ?? null } };
@@ -183,7 +190,7 @@ async function planCommand(flags: PlanFlags): Promise<void> {
       `assay plan: expected exactly one of --rates <list>, --run <runId> or --min-success <rate> --expect <rate>, found ${modes.length === 0 ? 'none' : modes.join(' and ')}`,
     );
   }
-  if (flags.minSuccess !== undefined || flags.expect !== undefined) return sampleSizeCommand(flags, level);
+  if (flags.minSuccess !== undefined || flags.expect !== undefined) return sampleSizeCommand(flags, level, method);
   if (flags.rates !== undefined) {
     const rates = parseRates(flags.rates);
     const plan = planFromRates(rates, confidence);
