@@ -9,7 +9,8 @@ import { UsageError } from '../errors.js';
 import { openStore, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
-import { decimal, flagError, oneOfFlag, shareFlag } from './flags.js';
+import { decimal, flagError, oneOfFlag, shareFlag, usdFlag } from './flags.js';
+import { formatPopulationPlan, populationPlan } from './plan-population.js';
 import { formatRate, NO_VALUE } from '../core/show.js';
 
 /**
@@ -29,6 +30,9 @@ interface PlanFlags {
   interval: string;
   errors: string;
   alpha: string;
+  populationWidth?: string;
+  inputCost?: string;
+  sampleCost?: string;
   json?: boolean;
 }
 
@@ -191,6 +195,10 @@ async function planCommand(flags: PlanFlags): Promise<void> {
     );
   }
   if (flags.minSuccess !== undefined || flags.expect !== undefined) return sampleSizeCommand(flags, level, method);
+  if ((flags.populationWidth !== undefined || flags.inputCost !== undefined || flags.sampleCost !== undefined) && flags.run === undefined)
+    throw new UsageError('--population-width: plans from a pilot run: give --run <runId> with it', { path: '--population-width' });
+  if (flags.populationWidth === undefined && (flags.inputCost !== undefined || flags.sampleCost !== undefined))
+    throw new UsageError('--input-cost and --sample-cost price the designs of --population-width <w>: give it too', { path: '--population-width' });
   if (flags.rates !== undefined) {
     const rates = parseRates(flags.rates);
     const plan = planFromRates(rates, confidence);
@@ -200,6 +208,14 @@ async function planCommand(flags: PlanFlags): Promise<void> {
   await using store = await openStore(storeLocation(flags.store), { readonly: true });
   const run = (await store.runs.get(await resolveRunId(store, flags.run!, '--run')))!;
   const tensor = await store.samples.tensor(run.id);
+  if (flags.populationWidth !== undefined) {
+    const width = shareFlag('--population-width', flags.populationWidth, { open: true, hint: 'e.g. 0.1' })!;
+    const inputCost = flags.inputCost === undefined ? 0 : usdFlag('--input-cost', flags.inputCost)!;
+    const sampleCost = flags.sampleCost === undefined ? 1 : usdFlag('--sample-cost', flags.sampleCost)!;
+    const p = populationPlan(run, tensor, { width, level, inputCost, sampleCost });
+    process.stdout.write(flags.json ? `${JSON.stringify(p, null, 2)}\n` : `${formatPopulationPlan(p)}\n`);
+    return;
+  }
   const plan = planFromTensor(tensor, { confidence, level, method, errors, alpha, names: run.validators.map((v) => v.name) });
   // The headline figures (the per-input mixture's) come first; the paper's product and the pooled rate beside them.
   const out = {
@@ -226,6 +242,12 @@ export function register(program: Command): void {
     .option('--interval <method>', 'clopper-pearson | wilson | wald', 'clopper-pearson')
     .option('--errors <policy>', 'exclude (default) or fail: how error cells count', 'exclude')
     .option('--alpha <a>', 'significance level of the independence check', '0.01')
+    .option(
+      '--population-width <w>',
+      'with --run: inputs against samples per input for an input-population interval at most this wide, from the run as a pilot',
+    )
+    .option('--input-cost <c>', 'with --population-width: the cost of one more input (default 0)')
+    .option('--sample-cost <c>', 'with --population-width: the cost of one output (default 1)')
     .option('--json', 'print JSON')
     .action((flags: PlanFlags) => planCommand(flags));
 }
