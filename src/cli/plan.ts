@@ -184,6 +184,10 @@ async function planCommand(flags: PlanFlags): Promise<void> {
   const alpha = shareFlag('--alpha', flags.alpha, { open: true })!;
   const method = oneOfFlag<IntervalMethod>('--interval', flags.interval, ['clopper-pearson', 'wilson', 'wald'])!;
   const errors = oneOfFlag<ErrorPolicy>('--errors', flags.errors, ['exclude', 'fail'])!;
+  if ((flags.populationWidth !== undefined || flags.inputCost !== undefined || flags.sampleCost !== undefined) && flags.run === undefined)
+    throw new UsageError('--population-width: plans from a pilot run: give --run <runId> with it', { path: '--population-width' });
+  if (flags.populationWidth === undefined && (flags.inputCost !== undefined || flags.sampleCost !== undefined))
+    throw new UsageError('--input-cost and --sample-cost price the designs of --population-width <w>: give it too', { path: '--population-width' });
   const modes = [
     flags.rates !== undefined && '--rates',
     flags.run !== undefined && '--run',
@@ -195,10 +199,6 @@ async function planCommand(flags: PlanFlags): Promise<void> {
     );
   }
   if (flags.minSuccess !== undefined || flags.expect !== undefined) return sampleSizeCommand(flags, level, method);
-  if ((flags.populationWidth !== undefined || flags.inputCost !== undefined || flags.sampleCost !== undefined) && flags.run === undefined)
-    throw new UsageError('--population-width: plans from a pilot run: give --run <runId> with it', { path: '--population-width' });
-  if (flags.populationWidth === undefined && (flags.inputCost !== undefined || flags.sampleCost !== undefined))
-    throw new UsageError('--input-cost and --sample-cost price the designs of --population-width <w>: give it too', { path: '--population-width' });
   if (flags.rates !== undefined) {
     const rates = parseRates(flags.rates);
     const plan = planFromRates(rates, confidence);
