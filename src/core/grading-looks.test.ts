@@ -49,3 +49,38 @@ describe('grading looks: the verdict moves only at 20, 40, 80, … grades, α/2^
     expect(at35.figure).toBe('corrected by the first 20 of 35 grades (grading look 1 at 97.5%; the next at 40 grades)');
   });
 });
+
+describe('a draw whose probabilities differ within a verdict', () => {
+  it('is refused below a look’s worth of effective grades, saying why; the rate stays the judge’s', () => {
+    const t = new ReliabilityTensor(10, 10, 1);
+    for (let i = 0; i < 10; i++) for (let j = 0; j < 10; j++) t.set(i, j, 0, Outcome.PASS);
+    const rule: ValidatorMeta[] = [{ name: 'polite', message: 'm', minSuccess: 0.9, weight: 1, kind: 'verifier' }];
+    // 30 grades of the judge's PASS verdicts: 10 flagged outputs drawn 10× as often as the 20 others.
+    const grades: PersonGrade[] = Array.from({ length: 30 }, (_, x) => ({
+      i: x % 10,
+      j: Math.floor(x / 10),
+      k: 0,
+      pass: x >= 10,
+      grader: 'ada',
+      probability: x < 10 ? 0.5 : 0.05,
+      design: 'flagged outputs 10×',
+    }));
+    const v = summarize(t, rule, {}, combineGrades(grades, 1)).validators[0];
+    expect(v.grading!.corrected).toBeNull();
+    expect(v.figure).toMatch(
+      /^judge's rate · 30 grade\(s\) not used: its grades were drawn with probabilities that differ within the judge's PASS verdicts \(weighted, they count as 1\d\.\d grades, Kish\): a weighted correction needs 20 effective grades in each verdict$/,
+    );
+    expect(v.rate).toBe(1);
+    // The same grades at equal probabilities (one design, as assay's queues draw) correct it.
+    const equal = summarize(
+      t,
+      rule,
+      {},
+      combineGrades(
+        grades.map((g) => ({ ...g, probability: 0.3 })),
+        1,
+      ),
+    ).validators[0];
+    expect(equal.grading!.corrected).not.toBeNull();
+  });
+});
