@@ -47,6 +47,10 @@ describe('examples/agent/agent.yaml with assay run against assay mock', () => {
         expect(byName[name], name).toMatchObject({ verdict: 'pass', counts: { pass: 60, fail: 0, error: 0 } });
       expect(report.stats!.agent).toMatchObject({ toolCalls: 100 });
       expect(r.out).toContain('agent: 60 runs with steps · steps mean 2.7, max 3 · 100 tool calls (lookup_order 60, issue_refund 40)');
+      // docs/agents.md shows this run's table and summary lines as the terminal prints them.
+      const doc = readFileSync('docs/agents.md', 'utf8');
+      const shown = doc.slice(doc.indexOf('validator                        rate'), doc.indexOf('FAIL: 1 failed of 5 validator(s)')).split('\n');
+      for (const line of shown.filter((l) => l && l !== '…')) expect(r.out).toContain(line);
     } finally {
       await server.close();
     }
