@@ -28,3 +28,4 @@ export { OpenAIEmbeddingModel } from '../providers/embeddings.js';
 export { ChatSystem } from '../providers/chat-system.js';
 export { withPrices, priceTable, DEFAULT_PRICES, type ModelPrice, type PriceTable } from '../providers/prices.js';
 export { withResponseCache, type CacheSettings } from '../providers/cache.js';
+export { assayCache, withAssayCache } from '../providers/ai-sdk-cache.js';

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { withoutBom } from '../core/text.js';
 import { extname } from 'node:path';
 import * as z from 'zod';
 import { mulberry32 } from '../core/prng.js';
@@ -163,7 +164,7 @@ function describeRule(r: MockRule): string {
 export function loadMockRules(file: string): MockRule[] {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = withoutBom(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new UsageError(`--rules: cannot read ${file}: ${(err as Error).message}`, { file, path: '--rules' });
   }

@@ -1,6 +1,7 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { ChatCallOptions, ChatModel, ChatModelCapabilities, ChatRequest, ChatResponse, ToolCall } from './chat-model.js';
-import { abortError, mapAiSdkError } from './errors.js';
+import { abortError } from './errors.js';
+import { mapAiSdkError } from './classify.js';
 import { sharedNodeFetch, type FetchLike } from './transport.js';
 import { ProviderError } from './types.js';
 

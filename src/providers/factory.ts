@@ -82,7 +82,7 @@ const isChat = (name: string): name is ChatProviderName => (CHAT_PROVIDER_NAMES 
  */
 export function createSystem(raw: unknown, ctx: SystemContext): SystemUnderTest {
   // A TypeScript config's `system:` may be a function, as assay/vitest's: text, or an agent's result.
-  if (typeof raw === 'function') return functionSystem(raw as SystemFunction);
+  if (typeof raw === 'function') return functionSystem(raw as SystemFunction, ctx.cache ? { cache: ctx.cache } : {});
   const config = parseSystemConfig(raw, ctx);
   const [name, options] = Object.entries(config)[0] as [ProviderName, unknown];
   if (isChat(name)) {

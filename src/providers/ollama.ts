@@ -1,7 +1,8 @@
 import type { ChatRequest as OllamaChatRequest, ChatResponse as OllamaChatResponse, EmbedResponse, Message as OllamaMessage, Ollama } from 'ollama';
 import type { ChatCallOptions, ChatMessage, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import type { EmbeddingModel, EmbedOptions, EmbedResult } from './embedding-model.js';
-import { abortError, networkError, statusError } from './errors.js';
+import { abortError, statusError } from './errors.js';
+import { classifyError } from './classify.js';
 import { loadPackage } from './package.js';
 import { sharedNodeFetch } from './transport.js';
 import { ProviderError } from './types.js';
@@ -53,7 +54,7 @@ function mapOllamaError(who: string, err: unknown, signal: AbortSignal, headers:
   if (e?.name === 'ResponseError' && typeof e.status_code === 'number') return statusError(who, e.status_code, headers?.(), String(e.error ?? ''), err);
   // The client reads a 200 answer with response.json(): a body that is not JSON is a SyntaxError.
   if (err instanceof SyntaxError) return new ProviderError('invalid_response', `${who}: the answer is not JSON (${err.message})`, { cause: err });
-  return networkError(who, err, signal);
+  return classifyError(who, err, signal);
 }
 
 /** A message in Ollama's form: an assistant's `tool_calls` with their arguments as objects, a `tool` message naming its tool. */

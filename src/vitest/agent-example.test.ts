@@ -33,7 +33,7 @@ describe('examples/agent/agent.test.ts', () => {
     expect(run.tests.get('support agent never closes accounts')?.status).toBe('passed');
     const refund = run.tests.get('support agent refunds only delivered orders');
     expect(refund?.status).toBe('failed');
-    expect(refund?.failureMessages.join('\n')).toMatch(/refunds only delivered orders: FAIL · rate 66\.7% \[53\.3%, 78\.3%\] \(95% CI\)/);
+    expect(refund?.failureMessages.join('\n')).toMatch(/refunds only delivered orders: FAIL · rate 66\.7% \[53\.3%, 78\.3%\] \(95% CI, inputs run\)/);
     expect(refund?.failureMessages.join('\n')).toMatch(/pass\^5 66\.7%/);
   });
 });
