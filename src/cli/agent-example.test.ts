@@ -68,6 +68,8 @@ describe('examples/agent/conversation.yaml: the agent and a simulated customer, 
       expect(r.code, r.out + r.err).toBe(0);
       const report = JSON.parse(readFileSync(json, 'utf8')) as JsonReport;
       for (const v of report.validators) expect(v, v.name).toMatchObject({ verdict: 'pass', counts: { pass: 40, fail: 0, error: 0 } });
+      expect(report.stats!.agent!.turns).toEqual({ conversations: 40, mean: 1.5, max: 2, cutByLimit: 0 });
+      expect(r.out).toContain('agent: 40 runs with steps · 40 conversations, turns mean 1.5, max 2 · steps mean 2.5, max 3');
       // The first input needs two turns (the customer is asked for the number), the second one.
       const shown = await captureCli(['show', 'latest', '--store', store, '--sample', '1,1']);
       // Each step's finish reason is the provider's own words (stop, end_turn, STOP, …).
