@@ -179,6 +179,13 @@ CREATE TABLE production_alarms (
 );
 `,
   },
+  {
+    version: 6,
+    name: 'grades listed by run in the order recorded',
+    sql: `
+CREATE INDEX IF NOT EXISTS grades_by_run_recorded ON grades (run_id, id);
+`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

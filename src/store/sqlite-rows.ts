@@ -189,6 +189,14 @@ CREATE TABLE IF NOT EXISTS production_alarms (
 );
 `,
   },
+  {
+    version: 7,
+    name: 'grades listed by run in the order recorded',
+    // Grades are read in recorded order (id), a page at a time (store/sqlite-grades.ts): the index serves both.
+    sql: `
+CREATE INDEX IF NOT EXISTS grades_by_run_recorded ON grades (run_id, id);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
