@@ -146,7 +146,7 @@ export async function runMonitor(store: Store, monitor: Monitor, options: Monito
       read += page.length;
       cursor = page[page.length - 1].seq;
       newChecks += checks.length;
-      await store.production.recordChecks(experiment, rule.name, checks, cursor);
+      await store.production.recordChecks(experiment, rule.name, checks, cursor, watchOptions);
       if (page.length < limit) break;
     }
     for (const { alarm, check: c } of raised) {

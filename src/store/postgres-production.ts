@@ -71,9 +71,9 @@ export class PostgresProduction implements ProductionStore {
     });
   }
 
-  async recordChecks(experiment: string, rule: string, checks: readonly ProductionCheck[], cursor: number): Promise<void> {
+  async recordChecks(experiment: string, rule: string, checks: readonly ProductionCheck[], cursor: number, settings?: unknown): Promise<void> {
     // One statement (atomic): the checks and the cursor are stored together or not at all.
-    const values: unknown[] = [experiment, rule, cursor];
+    const values: unknown[] = [experiment, rule, cursor, settings === undefined ? null : JSON.stringify(settings)];
     const rows = checks.map((c) => {
       values.push(c.seq, c.outcome, c.atMs, c.reason === undefined ? null : textOf(oneLine(c.reason)));
       const n = values.length;
@@ -84,7 +84,7 @@ export class PostgresProduction implements ProductionStore {
            ON CONFLICT (experiment, rule, seq) DO UPDATE SET outcome = EXCLUDED.outcome, at_ms = EXCLUDED.at_ms, reason = EXCLUDED.reason RETURNING 1), `
       : '';
     await this.q(
-      `WITH ${upsertChecks}k AS (INSERT INTO production_cursors (experiment, rule, seq) VALUES ($1, $2, $3) ON CONFLICT (experiment, rule) DO UPDATE SET seq = EXCLUDED.seq RETURNING 1) SELECT 1`,
+      `WITH ${upsertChecks}k AS (INSERT INTO production_cursors (experiment, rule, seq, settings_json) VALUES ($1, $2, $3, $4::json) ON CONFLICT (experiment, rule) DO UPDATE SET seq = EXCLUDED.seq, settings_json = EXCLUDED.settings_json RETURNING 1) SELECT 1`,
       values,
     );
   }
@@ -102,17 +102,17 @@ export class PostgresProduction implements ProductionStore {
     return rows[0] ? Number(rows[0].seq) : 0;
   }
 
-  async rules(experiment: string): Promise<{ rule: string; checks: number }[]> {
+  async rules(experiment: string): Promise<{ rule: string; checks: number; settings?: unknown }[]> {
     const { rows } = await orNone(
       () =>
-        this.q<{ rule: string; checks: string }>(
-          `SELECT k.rule AS rule, (SELECT count(*) FROM production_checks c WHERE c.experiment = k.experiment AND c.rule = k.rule) AS checks
+        this.q<{ rule: string; checks: string; settings: string | null }>(
+          `SELECT k.rule AS rule, k.settings_json AS settings, (SELECT count(*) FROM production_checks c WHERE c.experiment = k.experiment AND c.rule = k.rule) AS checks
            FROM production_cursors k WHERE k.experiment = $1 ORDER BY k.rule COLLATE "C"`,
           [experiment],
         ),
       { rows: [] },
     );
-    return rows.map((r) => ({ rule: r.rule, checks: Number(r.checks) }));
+    return rows.map((r) => ({ rule: r.rule, checks: Number(r.checks), ...(r.settings !== null ? { settings: JSON.parse(r.settings) as unknown } : {}) }));
   }
 
   async recordAlarm(a: ProductionAlarm): Promise<boolean> {
