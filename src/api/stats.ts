@@ -10,6 +10,7 @@ export { perInputFloors, combinePerInput, binomialCdf, binomialSf, type PerInput
 export { toDecide, fixedSampleSize, sequentialSampleSize } from '../core/sample-size.js';
 export { passHatK, passAtK, passKSummary, type PassKOption, type PassKSummary, type PassKInput } from '../core/pass-k.js';
 export { bettingInterval, type BettingInterval } from '../core/betting.js';
+export { populationRate, populationVerdict, type PopulationRate, type PopulationMethod } from '../core/population.js';
 export { sequenceBounds } from '../core/sequence.js';
 export { sequentialStatus } from '../core/stopping.js';
 export { compareProportions, type ProportionComparison } from '../core/significance.js';

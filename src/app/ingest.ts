@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import { productionSpansOf } from '../otel/genai.js';
 import { decodeOtlpJson, OtlpError } from '../otel/otlp.js';
 import type { Store } from '../store/types.js';
+import { pushAll } from '../core/arrays.js';
 
 /** Spans stored per call while reading a file. */
 const BATCH = 2000;
@@ -72,7 +73,7 @@ export async function ingestFile(store: Store, file: string): Promise<IngestResu
       throw err;
     }
     result.spans += spans.length;
-    batch.push(...spans);
+    pushAll(batch, spans);
     if (batch.length >= BATCH) await flush();
   }
   await flush();

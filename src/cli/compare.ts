@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { writeFile } from 'node:fs/promises';
 import type { PAdjust } from '../core/compare.js';
+import type { Estimand } from '../core/summary-types.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { compareRuns, formatComparison } from '../report/compare.js';
 import { loadStoredRun } from '../report/load.js';
@@ -16,17 +17,19 @@ interface CompareFlags {
   json?: string;
   level?: string;
   adjust?: string;
+  estimand?: string;
 }
 
 async function compareCommand(runA: string, runB: string, flags: CompareFlags): Promise<void> {
   const level = shareFlag('--level', flags.level, { open: true, hint: 'e.g. 0.95' }) ?? 0.95;
   const adjust = oneOfFlag<PAdjust>('--adjust', flags.adjust, ['none', 'holm']) ?? 'none';
+  const estimand = oneOfFlag<Estimand>('--estimand', flags.estimand, ['inputs', 'population']);
   const location = storeLocation(flags.store);
   checkReportTargets({ json: flags.json }, { storeFile: storeFile(location) });
   await using store = await openStore(location, { readonly: true });
   const [idA, idB] = [await resolveRunId(store, runA, 'run A'), await resolveRunId(store, runB, 'run B')];
   const [a, b] = [await loadStoredRun(store, idA), await loadStoredRun(store, idB)];
-  const result = compareRuns(a, b, { level, adjust });
+  const result = compareRuns(a, b, { level, adjust, ...(estimand !== undefined ? { estimand } : {}) });
   if (flags.json === '-') {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
   } else {
@@ -62,6 +65,10 @@ export function register(program: Command): void {
     .option('--json <file>', 'also write the comparison as JSON ("-" for stdout only)')
     .option('--level <p>', 'confidence level of the tests and intervals (default 0.95)')
     .option('--adjust <method>', 'multiple-comparison adjustment of the validator tests: none or holm (default none)')
+    .option(
+      '--estimand <claim>',
+      'what the gate is about: inputs (cells as trials) or population (paired by input, the input as the unit); default population when both runs were decided on it, else inputs',
+    )
     .addHelpText(
       'after',
       '\nExit codes: 0 no validator significantly worse; 1 at least one is (regression);\n2 unknown run id, bad flag, missing store, or no validator in common.',

@@ -12,6 +12,7 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   'overrides.verdict': '--verdict',
   'overrides.interval': '--interval',
   'overrides.perInput': '--per-input',
+  'overrides.estimand': '--estimand',
 };
 
 /** The error's message as the CLI prints it: each line that starts with a key the CLI has a flag for starts with that flag. */

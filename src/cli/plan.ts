@@ -10,6 +10,7 @@ import { resolveRunId } from '../store/resolve.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 import { decimal, flagError, oneOfFlag, shareFlag } from './flags.js';
 import { formatRate, NO_VALUE } from '../core/show.js';
+import { maxOf } from '../core/arrays.js';
 
 /**
  * `assay plan`: what the guard will cost (white paper §4.2). From validator rates (--rates) or from a stored
@@ -46,7 +47,7 @@ const num = (x: number | null | undefined, digits = 4) => (x === null || x === u
 const pct = (x: number | null | undefined) => formatRate(x, 2);
 
 function table(rows: string[][]): string {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  const widths = rows[0].map((_, c) => maxOf(rows.map((r) => r[c].length)));
   return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ')).join('\n');
 }
 

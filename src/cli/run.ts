@@ -1,6 +1,6 @@
 import { startTracingFromEnv } from '../otel/sdk.js';
 import type { Command } from 'commander';
-import type { IntervalMethod, StoppingRule, VerdictMode } from '../core/summary-types.js';
+import type { Estimand, IntervalMethod, StoppingRule, VerdictMode } from '../core/summary-types.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { exitCodeFor, reportMeta } from '../report/meta.js';
 import { formatTerminalSummary } from '../report/terminal.js';
@@ -33,6 +33,7 @@ interface RunFlags {
   verdict?: string;
   interval?: string;
   perInput?: string;
+  estimand?: string;
   cache?: boolean;
   cacheTtl?: string;
   maxCost?: string;
@@ -48,6 +49,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
   const stopping = oneOfFlag<StoppingRule>('--stopping', flags.stopping, ['fixed', 'sequential']);
   const verdict = oneOfFlag<VerdictMode>('--verdict', flags.verdict, ['confident', 'point']);
   const interval = oneOfFlag<IntervalMethod>('--interval', flags.interval, ['clopper-pearson', 'wilson', 'wald']);
+  const estimand = oneOfFlag<Estimand>('--estimand', flags.estimand, ['inputs', 'population']);
   // The per-input floor of every rule without its own.
   const floor = shareFlag('--per-input', flags.perInput, { open: true, hint: "each input's floor, e.g. 0.8" });
   const perInput = floor !== undefined ? { minSuccess: floor } : undefined;
@@ -84,6 +86,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
         ...(verdict !== undefined ? { verdict } : {}),
         ...(interval !== undefined ? { interval } : {}),
         ...(perInput !== undefined ? { perInput } : {}),
+        ...(estimand !== undefined ? { estimand } : {}),
       },
       ...(flags.resume !== undefined ? { runId: flags.resume, retryErrors: flags.retryErrors ?? false } : {}),
       store: location,
@@ -152,6 +155,10 @@ export function register(program: Command): void {
     .option('--stopping <rule>', 'fixed (every sample) or sequential (stop each validator once its confidence sequence decides it); overrides the config')
     .option('--verdict <mode>', 'confident (the default: the interval must clear minSuccess) or point (rate ≥ minSuccess); overrides the config')
     .option('--interval <method>', 'clopper-pearson (the default), wilson, or wald (only with --verdict point); overrides the config')
+    .option(
+      '--estimand <claim>',
+      'inputs (verdicts about the inputs run, the default) or population (about the inputs you will meet, each input a unit); overrides the config',
+    )
     .option(
       '--per-input <rate>',
       'each input must pass at least this share of its samples, for every rule without its own perInput (Holm over the inputs); overrides the config',

@@ -5,6 +5,7 @@ import type { Store } from '../store/types.js';
 import { intFlag } from './flags.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 import { formatRate } from '../core/show.js';
+import { maxOf } from '../core/arrays.js';
 
 interface RunsFlags {
   name?: string;
@@ -167,7 +168,7 @@ function shortTime(iso: string): string {
 }
 
 function printTable(table: string[][]): void {
-  const widths = table[0].map((_, c) => Math.max(...table.map((row) => row[c].length)));
+  const widths = table[0].map((_, c) => maxOf(table.map((row) => row[c].length)));
   for (const row of table)
     process.stdout.write(
       row

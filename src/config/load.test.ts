@@ -321,6 +321,7 @@ describe('loadExperiment: verdicts (issue 16)', () => {
         verdict: 'confident',
         maxErrorShare: 0.05,
         stopping: 'fixed',
+        estimand: 'inputs',
         rules: [{ name: 'short', minSuccess: 0.9, expect: 0.97 }],
       };
       expect(e.decision).toEqual(decision);

@@ -1,4 +1,5 @@
 import type { PassKOption } from '../core/pass-k.js';
+import { withoutBom } from '../core/text.js';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -7,6 +8,7 @@ import { DEFAULT_VERDICT_MODE, intervalProblem } from '../core/verdict.js';
 import type { InputValue, Validator, ValidatorMeta } from '../core/validator.js';
 import { AssayError, ExitCode, UsageError } from '../errors.js';
 import { ruleDecision, type DecisionParameters } from '../core/decision.js';
+import { estimandProblem } from '../core/summarize.js';
 import { SandboxError } from '../sandbox/errors.js';
 import { createSandbox } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -210,6 +212,13 @@ async function buildExperiment(
   // Each rule's per-input floor: its own, else the run's default (`perInput: false` on a rule opts out).
   const verifierConfigs: ResolvedVerifierConfig[] = cfg.verifiers.map((v) => withPassK(withPerInput(v, cfg.perInput), cfg.passK));
   checkPerInputStopping(cfg, file, locate, { stopping: ov.data.stopping !== undefined, perInput: ov.data.perInput !== undefined });
+  // The population claim needs a number of inputs fixed in advance: not with sequential stopping (yet).
+  const estimand = estimandProblem(cfg.estimand, cfg.stopping);
+  if (estimand) {
+    if (ov.data.estimand !== undefined) throw issuesError({ key: 'overrides.estimand' }, [{ path: ['overrides', 'estimand'], message: estimand }]);
+    if (ov.data.stopping !== undefined) throw issuesError({ key: 'overrides.stopping' }, [{ path: ['overrides', 'stopping'], message: estimand }]);
+    throw usageError(file, [{ path: ['estimand'], message: estimand }], locate);
+  }
   checkPassK(cfg, samples, file, locate);
 
   const metas: ValidatorMeta[] = validators.map((v) => ({
@@ -259,6 +268,7 @@ async function buildExperiment(
     verdict,
     maxErrorShare: cfg.maxErrorShare,
     stopping: cfg.stopping,
+    estimand: cfg.estimand,
     concurrency: cfg.concurrency,
     timeoutMs: cfg.timeoutMs,
   };
@@ -269,6 +279,7 @@ async function buildExperiment(
     verdict,
     maxErrorShare: cfg.maxErrorShare,
     stopping: cfg.stopping,
+    estimand: cfg.estimand,
     rules: [...metas, ...verifierConfigs].map(ruleDecision),
   };
   const serialisable = jsonSafe({
@@ -477,7 +488,7 @@ async function readConfig(abs: string, file: string): Promise<{ raw: unknown; lo
   }
   let text: string;
   try {
-    text = readFileSync(abs, 'utf8');
+    text = withoutBom(readFileSync(abs, 'utf8'));
   } catch (err) {
     const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (err as Error).message;
     throw new UsageError(`${file}: expected a readable config file, but ${why}`, { file });

@@ -154,6 +154,15 @@ export const experimentConfigSchema = z.strictObject({
       'confident (the default: the interval must clear minSuccess, else inconclusive) or point (the paper: rate ≥ minSuccess, marked "(point)" in reports). stopping: sequential needs confident.',
     ),
   maxErrorShare: maxErrorShare.default(0.05),
+  /** What the verdicts are about: the inputs run (default) or the input population (docs/verdicts.md). */
+  estimand: z
+    .enum(['inputs', 'population'], {
+      error: 'expected "inputs" (verdicts about the inputs run, the default) or "population" (about the inputs you will meet, each input a unit)',
+    })
+    .default('inputs')
+    .describe(
+      'inputs (the default): verdicts about the inputs that were run, each output a trial; population: verdicts about an input drawn at random from the population the inputs came from, each input a unit (needs ≥ 2 inputs; not with stopping: sequential).',
+    ),
   /** The per-input floor of every rule that sets none (a rule's `perInput: false` opts out). */
   perInput: perInputSchema.optional(),
   /** The pass^k report (and gate) of every rule that sets none (a rule's `passK: false` opts out). */
@@ -195,6 +204,7 @@ export const overridesSchema = z.strictObject({
   verdict: z.enum(['point', 'confident']).optional(),
   aggregate: z.enum(['mean', 'weighted', 'min']).optional(),
   stopping: z.enum(['fixed', 'sequential'], { error: 'expected fixed or sequential' }).optional(),
+  estimand: z.enum(['inputs', 'population'], { error: 'expected inputs or population' }).optional(),
   /** `--per-input`: the run's default per-input floor. */
   perInput: perInputSchema.optional(),
 });

@@ -123,3 +123,33 @@ describe('holmAdjust', () => {
     expect(holmAdjust([])).toEqual([]);
   });
 });
+
+describe('compareSummaries: the input population, paired by input (issue 29)', () => {
+  const ten = Array.from({ length: 10 }, (_, i) => `q${i}`);
+  it('one input of ten breaks: worse on the inputs run, not shown worse for the population; the gate follows the estimand', () => {
+    const a = make(ten, 50, ['v'], () => PASS);
+    const b = make(ten, 50, ['v'], (i) => (i === 0 ? FAIL : PASS));
+    const byInputs = compareSummaries(a, b);
+    expect(byInputs.estimand).toBe('inputs');
+    expect(byInputs.regressions).toEqual(['v']);
+    const p = byInputs.validators[0].population!;
+    // d = (−1, 0 × 9): mean −0.1, s = 0.3162, t_9 = 2.2622 → −0.1 ± 0.2262 (scipy.stats.t.ppf reference).
+    expect(p).toMatchObject({ method: 'paired-t', inputs: 10, direction: 'unchanged' });
+    expect(p.diff).toBeCloseTo(-0.1, 12);
+    expect(p.low).toBeCloseTo(-0.3262, 4);
+    expect(p.high).toBeCloseTo(0.1262, 4);
+    expect(compareSummaries(a, b, { estimand: 'population' }).regressions).toEqual([]);
+  });
+
+  it('every input drops: worse for the population too; runs decided on the population are compared on it by default', () => {
+    const a = make(ten, 20, ['v'], (i, j) => (j < 18 - (i % 3) ? PASS : FAIL));
+    const b = make(ten, 20, ['v'], (i, j) => (j < 12 - (i % 4) ? PASS : FAIL));
+    const c = compareSummaries(a, b, { estimand: 'population' });
+    expect(c.validators[0].population!.direction).toBe('worse');
+    expect(c.regressions).toEqual(['v']);
+    const onPopulation = (r: ComparedRun): ComparedRun => ({ ...r, summary: { ...r.summary, options: { ...r.summary.options, estimand: 'population' } } });
+    expect(compareSummaries(onPopulation(a), onPopulation(b)).estimand).toBe('population');
+    expect(compareSummaries(onPopulation(a), b).estimand).toBe('inputs');
+    expect(() => compareSummaries(a, b, { estimand: 'all' as never })).toThrow(/estimand must be inputs or population/);
+  });
+});

@@ -6,9 +6,15 @@
  * With K validators each tested at level 1 − α, the chance that at least one of them looks "significantly
  * worse" by luck alone grows with K; `adjust: 'holm'` (Holm–Bonferroni) keeps that family-wise chance at α.
  * Per-input figures pool one input's samples, which are correlated: read them as a guide, never a gate.
+ *
+ * Those tests count cells as trials: a claim about the inputs run. Each validator row also carries `population`,
+ * B's input-population rate minus A's, paired by input (core/population.ts populationDifference); with
+ * `estimand: 'population'` (the default when both runs were decided on it) the regression gate reads it instead,
+ * at level 1 − α/K per validator with `adjust: 'holm'` (Bonferroni, Holm's first step: the gate reads intervals).
  */
 import { compareProportions, holmAdjust, type ProportionComparison } from './significance.js';
-import type { Counts } from './rate-types.js';
+import { populationDifference, type PopulationDifference } from './population.js';
+import type { Counts, Estimand } from './rate-types.js';
 import type { RunSummary } from './summary-types.js';
 import type { InputValue } from './validator.js';
 import { errorShareOf } from './views.js';
@@ -25,6 +31,8 @@ export interface ComparisonRow extends ProportionComparison {
   errorShare: { a: number | null; b: number | null };
   /** Holm-adjusted p-value, when the comparison was made with `adjust: 'holm'` (validators only). */
   adjustedP?: number | null;
+  /** Validators: B's input-population rate minus A's, paired by input; null with fewer than 2 matched inputs. */
+  population?: PopulationDifference | null;
 }
 
 export interface InputComparisonRow extends ComparisonRow {
@@ -36,6 +44,8 @@ export interface InputComparisonRow extends ComparisonRow {
 export interface SummaryComparison {
   level: number;
   adjust: PAdjust;
+  /** Which claim the regression gate is about: the inputs run (cells as trials) or the input population (paired by input). */
+  estimand: Estimand;
   validators: ComparisonRow[];
   inputs: InputComparisonRow[];
   /** Validators of one run only (not compared). */
@@ -83,7 +93,7 @@ export function inputText(input: InputValue): string {
 }
 
 /** Matches the k-th occurrence of an input in A with its k-th occurrence in B (inputs may repeat). */
-function matchInputs(a: readonly InputValue[], b: readonly InputValue[]): [number, number][] {
+export function matchInputs(a: readonly InputValue[], b: readonly InputValue[]): [number, number][] {
   const positionsB = new Map<string, number[]>();
   b.forEach((input, i) => {
     const key = inputKey(input);
@@ -99,9 +109,12 @@ function matchInputs(a: readonly InputValue[], b: readonly InputValue[]): [numbe
   return pairs;
 }
 
-export function compareSummaries(a: ComparedRun, b: ComparedRun, options: { level?: number; adjust?: PAdjust } = {}): SummaryComparison {
+export function compareSummaries(a: ComparedRun, b: ComparedRun, options: { level?: number; adjust?: PAdjust; estimand?: Estimand } = {}): SummaryComparison {
   const level = options.level ?? 0.95;
   const adjust = options.adjust ?? 'none';
+  const estimand = options.estimand ?? (a.summary.options.estimand === 'population' && b.summary.options.estimand === 'population' ? 'population' : 'inputs');
+  if (estimand !== 'inputs' && estimand !== 'population')
+    throw new ArgumentError(`compareSummaries: estimand must be inputs or population, got ${JSON.stringify(estimand)}`, { key: 'estimand' });
   if (!(level > 0 && level < 1)) throw new ArgumentError(`compareSummaries: level must be in (0, 1), got ${level}`, { key: 'level' });
   const sa = a.summary;
   const sb = b.summary;
@@ -126,7 +139,20 @@ export function compareSummaries(a: ComparedRun, b: ComparedRun, options: { leve
     });
   }
 
-  const inputs: InputComparisonRow[] = matchInputs(a.inputs, b.inputs).map(([iA, iB]) => ({
+  // Paired by input: each validator's per-input counts on the inputs matched between the runs.
+  const matched = matchInputs(a.inputs, b.inputs);
+  const kA = new Map(sa.validators.map((v, k) => [v.name, k]));
+  const kB = new Map(sb.validators.map((v, k) => [v.name, k]));
+  const popLevel = adjust === 'holm' && validators.length > 1 ? 1 - (1 - level) / validators.length : level;
+  for (const v of validators) {
+    const [ka, kb] = [kA.get(v.label)!, kB.get(v.label)!];
+    v.population = populationDifference(
+      matched.map(([iA, iB]) => [sa.inputs[iA].perValidator[ka].counts, sb.inputs[iB].perValidator[kb].counts] as const),
+      popLevel,
+    );
+  }
+
+  const inputs: InputComparisonRow[] = matched.map(([iA, iB]) => ({
     label: inputText(a.inputs[iA]),
     iA,
     iB,
@@ -137,6 +163,7 @@ export function compareSummaries(a: ComparedRun, b: ComparedRun, options: { leve
   return {
     level,
     adjust,
+    estimand,
     validators,
     inputs,
     onlyInA: sa.validators.filter((v) => !byNameB.has(v.name)).map((v) => v.name),
@@ -144,6 +171,6 @@ export function compareSummaries(a: ComparedRun, b: ComparedRun, options: { leve
     untestable: validators.filter((v) => v.pValue === null).map((v) => v.label),
     inputsOnlyInA: a.inputs.length - inputs.length,
     inputsOnlyInB: b.inputs.length - inputs.length,
-    regressions: validators.filter((v) => v.direction === 'worse').map((v) => v.label),
+    regressions: validators.filter((v) => (estimand === 'population' ? v.population?.direction === 'worse' : v.direction === 'worse')).map((v) => v.label),
   };
 }

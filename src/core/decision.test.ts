@@ -102,6 +102,14 @@ describe('a resume may not change how the run is decided', () => {
     expect(decisionChanges(decision, structuredClone(decision))).toEqual([]);
   });
 
+  it('the estimand is a decision parameter: a resume that changes it is named; a run stored without one is about the inputs run', () => {
+    expect(decisionChanges(decision, { ...decision, estimand: 'population' })).toEqual(['estimand: inputs → population']);
+    expect(decisionChanges({ ...decision, estimand: 'inputs' }, decision)).toEqual([]);
+    const run = { id: 'r1', config: { decision: { ...decision, estimand: 'population' } }, validators: metas };
+    expect(decisionOfRun(run).estimand).toBe('population');
+    expect(decisionOfRun({ ...run, config: { decision: { ...decision, estimand: 'everyone' } } }).estimand).toBeUndefined();
+  });
+
   it('refuses with a UsageError (exit 2) naming the run, the config and the changes; accepts the same parameters', () => {
     const run = { id: 'r1', config: { decision }, validators: metas };
     expect(() => checkResumedDecision(run, decision, 'a.yaml')).not.toThrow();

@@ -1,6 +1,6 @@
 import type { GradedOutput } from './grades.js';
 import { summarize } from './summarize.js';
-import type { IntervalMethod, StoppingRule, VerdictMode } from './rate-types.js';
+import type { Estimand, IntervalMethod, StoppingRule, VerdictMode } from './rate-types.js';
 import type { RunSummary, SummaryOptions } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 import type { ValidatorMeta } from './validator.js';
@@ -27,6 +27,8 @@ export interface DecisionParameters {
   /** The run's maxErrorShare (a rule may set its own). */
   maxErrorShare: number;
   stopping: StoppingRule;
+  /** What the verdicts are about; absent (runs stored before issue 29) is `inputs`. */
+  estimand?: Estimand;
   /** Per column k of the tensor (validators, then verifiers). */
   rules: RuleDecision[];
 }
@@ -71,6 +73,7 @@ function storedDecision(config: unknown): DecisionParameters | undefined {
     (d.verdict === 'point' || d.verdict === 'confident') &&
     isUnit(d.maxErrorShare) &&
     (d.stopping === 'fixed' || d.stopping === 'sequential') &&
+    (d.estimand === undefined || d.estimand === 'inputs' || d.estimand === 'population') &&
     Array.isArray(d.rules) &&
     d.rules.every(
       (r) =>
@@ -111,6 +114,7 @@ export function summaryOptionsOfDecision(d: DecisionParameters, config?: unknown
     verdict: d.verdict,
     maxErrorShare: d.maxErrorShare,
     stopping: d.stopping,
+    estimand: d.estimand ?? 'inputs',
     ...(aggregate !== undefined ? { aggregate } : {}),
   };
 }
@@ -144,6 +148,7 @@ export function decisionChanges(stored: DecisionParameters, now: DecisionParamet
   const out: string[] = [];
   for (const k of ['confidence', 'interval', 'verdict', 'maxErrorShare', 'stopping'] as const)
     if (stored[k] !== now[k]) out.push(`${k}: ${show(stored[k])} → ${show(now[k])}`);
+  if ((stored.estimand ?? 'inputs') !== (now.estimand ?? 'inputs')) out.push(`estimand: ${stored.estimand ?? 'inputs'} → ${now.estimand ?? 'inputs'}`);
   for (const r of stored.rules) {
     const n = now.rules.find((x) => x.name === r.name);
     if (!n) continue; // a changed set of rules is refused on its own (openRun)

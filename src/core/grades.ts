@@ -23,6 +23,8 @@ export interface PersonGrade {
   probability?: number;
   /** The design of that draw ("uniform" and "stratified" are assay's own queues). */
   design?: string;
+  /** Why part of it was set aside (a stored probability outside the bounds): said beside the rule's figures. */
+  note?: string;
 }
 
 /** One graded output of one rule: the people's grade of it once its graders are combined. */
@@ -41,6 +43,8 @@ export interface GradedOutput {
   design?: string;
   /** The judge's reasons for its verdict on this output, when known (listed beside a disagreement). */
   reasons?: string[];
+  /** What was set aside from its grades (PersonGrade.note), said in the rule's caveats. */
+  notes?: string[];
 }
 
 /** Combine people's grades (oldest first) into one grade per output and rule: `K` lists, one per rule k. */
@@ -48,7 +52,7 @@ export function combineGrades(grades: readonly PersonGrade[], K: number): Graded
   // Per output: each grader's latest grade and when it came (its position), and the first draw's probability.
   const outputs = new Map<
     string,
-    { i: number; j: number; k: number; latest: Map<string, { pass: boolean; at: number }>; probability?: number; design?: string }
+    { i: number; j: number; k: number; latest: Map<string, { pass: boolean; at: number }>; probability?: number; design?: string; notes?: string[] }
   >();
   grades.forEach((g, at) => {
     if (!(Number.isInteger(g.k) && g.k >= 0 && g.k < K)) throw new ArgumentError(`combineGrades: rule index k=${g.k} outside 0..${K - 1}`, { key: 'grades' });
@@ -56,6 +60,7 @@ export function combineGrades(grades: readonly PersonGrade[], K: number): Graded
     let o = outputs.get(key);
     if (!o) outputs.set(key, (o = { i: g.i, j: g.j, k: g.k, latest: new Map() }));
     o.latest.set(g.grader, { pass: g.pass, at });
+    if (g.note !== undefined) (o.notes ??= []).push(g.note);
     if (o.probability === undefined && g.probability !== undefined) {
       o.probability = g.probability;
       if (g.design !== undefined) o.design = g.design;
@@ -76,6 +81,7 @@ export function combineGrades(grades: readonly PersonGrade[], K: number): Graded
       disputed: passes > 0 && fails > 0,
       ...(o.probability !== undefined ? { probability: o.probability } : {}),
       ...(o.design !== undefined ? { design: o.design } : {}),
+      ...(o.notes ? { notes: o.notes } : {}),
     });
   }
   for (const list of perRule) list.sort((a, b) => a.i - b.i || a.j - b.j);

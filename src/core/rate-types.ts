@@ -11,6 +11,12 @@ export type VerdictMode = 'point' | 'confident';
  */
 export type Verdict = 'pass' | 'fail' | 'inconclusive' | 'error';
 export type AggregateMethod = 'mean' | 'weighted' | 'min';
+/**
+ * Which claim a verdict is about (docs/verdicts.md#two-claims-the-inputs-run-and-the-input-population): `inputs`
+ * (the default) — the inputs that were run, each output a trial; `population` — an input drawn at random from the
+ * population the inputs came from, each input a unit (core/population.ts).
+ */
+export type Estimand = 'inputs' | 'population';
 /** `sequential`: sample until each validator's confidence sequence decides it (core/stopping.ts). */
 export type StoppingRule = 'fixed' | 'sequential';
 

@@ -23,6 +23,7 @@ describe('summarize on the hand-built 2×3×2 tensor', () => {
       aggregate: 'mean',
       maxErrorShare: 0.05,
       stopping: 'fixed',
+      estimand: 'inputs',
     });
     // b = 3/5 clears 0.5 as a point, but its interval [14.7%, 94.7%] does not: inconclusive by default.
     expect(byDefault.validators.map((v) => v.verdict)).toEqual(['error', 'inconclusive']);
@@ -242,5 +243,55 @@ describe('summarize with pass^k (core/pass-k.ts)', () => {
 
   it('refuses pass^k with sequential stopping', () => {
     expect(() => summarize(tensor(10), rule({ k: 2 }), { stopping: 'sequential' })).toThrow(/passK cannot be estimated with stopping "sequential"/);
+  });
+});
+
+describe('two claims: the inputs run and the input population (issue 29)', () => {
+  // 10 inputs × 20 samples, one rule: inputs 8 and 9 always fail, the others always pass.
+  const tenInputs = () => {
+    const t = new ReliabilityTensor(10, 20, 1);
+    for (let i = 0; i < 10; i++) for (let j = 0; j < 20; j++) t.set(i, j, 0, i >= 8 ? Outcome.FAIL : Outcome.PASS);
+    return t;
+  };
+  const rule: ValidatorMeta[] = [{ name: 'polite', message: 'not polite', minSuccess: 0.7, weight: 1, kind: 'validator' }];
+
+  it('reports both: the inputs-run interval about [74%, 85%] and a population interval whose lower bound is far below it', () => {
+    const s = summarize(tenInputs(), rule);
+    const v = s.validators[0];
+    expect(v.ci!.low).toBeCloseTo(0.7378, 4);
+    expect(v.ci!.high).toBeCloseTo(0.8531, 4);
+    expect(v.population).toMatchObject({ rate: 0.8, method: 'cluster-cp', inputs: 10, level: 0.95 });
+    expect(v.population!.low).toBeCloseTo(0.4439, 4);
+    // The default claim is about the inputs run: lower bound 73.8% ≥ 70%.
+    expect(v.verdict).toBe('pass');
+  });
+
+  it('estimand population: the same run is not PASS at minSuccess 0.7, and says why', () => {
+    const s = summarize(tenInputs(), rule, { estimand: 'population' });
+    const v = s.validators[0];
+    expect(s.options.estimand).toBe('population');
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.reason).toMatch(/^population bounds \[44\.4%, 97\.5%\] \(over 10 inputs\) straddle minSuccess 70\.0%: more inputs/);
+    expect(v.errorBounds!.low).toBeCloseTo(0.4439, 4);
+    expect(v.toDecide).toBeUndefined();
+    // Point verdicts compare the population rate.
+    expect(summarize(tenInputs(), rule, { estimand: 'population', verdict: 'point' }).validators[0].verdict).toBe('pass');
+    // A population that fails: 4 of 10 inputs always fail, at minSuccess 0.95.
+    const t = tenInputs();
+    for (let j = 0; j < 20; j++) for (const i of [6, 7]) t.set(i, j, 0, Outcome.FAIL);
+    const f = summarize(t, [{ ...rule[0], minSuccess: 0.95 }], { estimand: 'population' }).validators[0];
+    expect(f.verdict).toBe('fail');
+    expect(f.reason).toMatch(/^population upper bound 87\.8% \(over 10 inputs\) < minSuccess 95\.0%/);
+  });
+
+  it('one input: no population figure, and a population verdict is inconclusive; refused with sequential stopping', () => {
+    const t = new ReliabilityTensor(1, 30, 1);
+    for (let j = 0; j < 30; j++) t.set(0, j, 0, Outcome.PASS);
+    const s = summarize(t, rule, { estimand: 'population' });
+    expect(s.validators[0].population).toBeUndefined();
+    expect(s.validators[0].verdict).toBe('inconclusive');
+    expect(s.validators[0].reason).toMatch(/fewer than 2 inputs/);
+    expect(() => resolveSummaryOptions({ estimand: 'population', stopping: 'sequential' })).toThrow(/estimand.*stopping: fixed/);
+    expect(() => resolveSummaryOptions({ estimand: 'everyone' as never })).toThrow(/options\.estimand must be one of inputs, population/);
   });
 });

@@ -12,7 +12,8 @@ import { passKSummary } from './pass-k.js';
 import { combinePerInput, floorUnderSequential, perInputFloors, perInputWithSequential } from './per-input.js';
 import { sequenceBounds } from './sequence.js';
 import { sequentialStatus } from './stopping.js';
-import type { AggregateMethod, Counts, PooledRate, RateWithCI, StoppingRule, Verdict, VerdictMode } from './rate-types.js';
+import { populationRate, populationVerdict } from './population.js';
+import type { AggregateMethod, Counts, Estimand, PooledRate, RateWithCI, StoppingRule, Verdict, VerdictMode } from './rate-types.js';
 import type { InputSummary, IterationSummary, RunSummary, SummaryOptions, ValidatorSummary } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 import type { ValidatorMeta } from './validator.js';
@@ -20,6 +21,7 @@ import { checkVerdictArguments, correctedVerdict, DEFAULT_MAX_ERROR_SHARE, DEFAU
 import { errorShareOf, rateOf, tensorViews } from './views.js';
 import { ArgumentError } from '../errors.js';
 import { formatRate } from './show.js';
+import { maxOf } from './arrays.js';
 
 /** Clopper–Pearson and confident verdicts by default: they hold their level for every p and n (docs/verdicts.md). */
 export const DEFAULT_SUMMARY_OPTIONS: SummaryOptions = {
@@ -29,11 +31,24 @@ export const DEFAULT_SUMMARY_OPTIONS: SummaryOptions = {
   aggregate: 'mean',
   maxErrorShare: DEFAULT_MAX_ERROR_SHARE,
   stopping: 'fixed',
+  estimand: 'inputs',
 };
 
 const VERDICT_MODES: readonly VerdictMode[] = ['point', 'confident'];
 const AGGREGATE_METHODS: readonly AggregateMethod[] = ['mean', 'weighted', 'min'];
 const STOPPING_RULES: readonly StoppingRule[] = ['fixed', 'sequential'];
+export const ESTIMANDS: readonly Estimand[] = ['inputs', 'population'];
+
+/**
+ * Why `estimand: population` cannot be decided with this stopping rule, or undefined when it can. A sequential
+ * run stops on samples once the inputs-run sequence decides: its stopped per-input counts would bias the
+ * population rate, and no sequence over inputs is implemented yet. One wording for the config, the flags and here.
+ */
+export function estimandProblem(estimand: Estimand | undefined, stopping: StoppingRule | undefined): string | undefined {
+  if (estimand === 'population' && stopping === 'sequential')
+    return 'expected stopping: fixed with estimand: population, found "sequential": a sequential run stops on samples, and the population claim needs a number of inputs fixed in advance (sequential stopping over inputs is not supported yet)';
+  return undefined;
+}
 
 /** Defaults filled in and every option checked (an ArgumentError naming the option). */
 export function resolveSummaryOptions(options: Partial<SummaryOptions> = {}): SummaryOptions {
@@ -51,6 +66,10 @@ export function resolveSummaryOptions(options: Partial<SummaryOptions> = {}): Su
     throw new ArgumentError(`options.maxErrorShare must be a number in [0, 1], got ${JSON.stringify(o.maxErrorShare)}`, { key: 'maxErrorShare' });
   if (!STOPPING_RULES.includes(o.stopping))
     throw new ArgumentError(`options.stopping must be one of ${STOPPING_RULES.join(', ')}, got ${JSON.stringify(o.stopping)}`, { key: 'stopping' });
+  if (!ESTIMANDS.includes(o.estimand))
+    throw new ArgumentError(`options.estimand must be one of ${ESTIMANDS.join(', ')}, got ${JSON.stringify(o.estimand)}`, { key: 'estimand' });
+  const estimand = estimandProblem(o.estimand, o.stopping);
+  if (estimand) throw new ArgumentError(`options.estimand: ${estimand}`, { key: 'estimand' });
   // A sequential verdict is decided by the confidence sequence's bounds: a point verdict would undo its guarantee.
   if (o.stopping === 'sequential') {
     if (options.verdict === 'point')
@@ -145,18 +164,27 @@ export function summarize(
     // A sequential run's verdict is its confidence sequence's: grades are shown against it, never used to correct it.
     const grading = grades?.[k]?.length ? gradingSummary(t, k, grades[k], r.counts, opts.level, !sequential) : undefined;
     const figure = figureOf(v.kind, grading, sequential);
-    const graded = { ...(figure !== undefined ? { figure } : {}), ...(grading ? { grading } : {}) };
+    const graded: { figure?: string; grading?: typeof grading } = { ...(figure !== undefined ? { figure } : {}), ...(grading ? { grading } : {}) };
     if (sequential && v.passK)
       throw new ArgumentError(`validator ${JSON.stringify(v.name)}: passK cannot be estimated with stopping "sequential"; use stopping "fixed"`, {
         key: 'passK',
       });
     if (sequential) return { ...head, ...r, ...sequentialSummary(t, k, v, r, opts, maxErrorShare), ...graded };
     const verdictOptions = { mode: opts.verdict, interval: opts.interval, level: opts.level, maxErrorShare };
-    const corrected = grading?.corrected;
-    const { verdict, reason, errorBounds, toDecide } = corrected
-      ? correctedVerdict(r.counts, corrected, v.minSuccess, verdictOptions)
-      : validatorVerdict(r.counts, v.minSuccess, verdictOptions);
-    const s: ValidatorSummary = { ...head, ...r, errorBounds, verdict, reason, ...graded };
+    const rows = views.rows.map((row) => row[k]);
+    const population = populationRate(rows, opts.level);
+    // Under estimand population the verdict is about the input population; a graded rule's corrected rate has no
+    // population form yet, so grades are shown beside it (figure says so), not used to correct it.
+    const onPopulation = opts.estimand === 'population';
+    const corrected = onPopulation ? undefined : grading?.corrected;
+    const { verdict, reason, errorBounds, toDecide } = onPopulation
+      ? populationVerdict(rows, v.minSuccess, { mode: opts.verdict, level: opts.level, maxErrorShare })
+      : corrected
+        ? correctedVerdict(r.counts, corrected, v.minSuccess, verdictOptions)
+        : validatorVerdict(r.counts, v.minSuccess, verdictOptions);
+    if (onPopulation && grading?.corrected)
+      graded.figure = `judge's rate over the input population · grades not used: the corrected rate has no population form yet`;
+    const s: ValidatorSummary = { ...head, ...r, ...(population ? { population } : {}), errorBounds, verdict, reason, ...graded };
     if (toDecide !== undefined) s.toDecide = toDecide;
     if (corrected && verdict === 'inconclusive') {
       // The interval must shrink until it no longer straddles minSuccess: a width of twice the distance.
@@ -238,6 +266,10 @@ export function summarize(
     },
     verdict: overallVerdict(validatorSummaries.map((v) => v.verdict)),
   };
-  if (opts.stopping === 'sequential') summary.stoppedAfter = Math.max(0, ...validatorSummaries.map((v) => v.sequential!.rounds));
+  if (opts.stopping === 'sequential')
+    summary.stoppedAfter = maxOf(
+      validatorSummaries.map((v) => v.sequential!.rounds),
+      0,
+    );
   return summary;
 }

@@ -1,6 +1,7 @@
 import type { Alignment } from './alignment.js';
 import type { PassKSummary } from './pass-k.js';
 import type { PerInputResult } from './per-input.js';
+import type { PopulationRate } from './population.js';
 import type { CorrectedRate } from './ppi.js';
 
 /**
@@ -8,8 +9,8 @@ import type { CorrectedRate } from './ppi.js';
  * (pure), read by the JSON/JUnit/Markdown/HTML reports, the terminal table and the dashboard.
  */
 
-export type { IntervalMethod, VerdictMode, Verdict, AggregateMethod, StoppingRule, Interval, Counts, RateWithCI, PooledRate } from './rate-types.js';
-import type { IntervalMethod, VerdictMode, Verdict, AggregateMethod, StoppingRule, RateWithCI, PooledRate } from './rate-types.js';
+export type { Estimand, IntervalMethod, VerdictMode, Verdict, AggregateMethod, StoppingRule, Interval, Counts, RateWithCI, PooledRate } from './rate-types.js';
+import type { Estimand, IntervalMethod, VerdictMode, Verdict, AggregateMethod, StoppingRule, RateWithCI, PooledRate } from './rate-types.js';
 
 /** Where a sequential validator stopped and why (stopping: sequential). */
 export interface SequentialSummary {
@@ -82,6 +83,14 @@ export interface ValidatorSummary extends RateWithCI {
   /** stopping: sequential — where it stopped and why. */
   sequential?: SequentialSummary;
   /**
+   * The rate for the input population (an input drawn at random from the population the N ≥ 2 inputs came from,
+   * the input as the unit; core/population.ts), beside `rate` and `ci`, which are about the inputs run. Absent with
+   * fewer than two inputs that decided anything, and in a sequential run (its stopped counts would bias it).
+   * Under `estimand: population` the verdict rests on it (errors as failures for its lower bound, as passes for its
+   * upper).
+   */
+  population?: PopulationRate;
+  /**
    * Which figure the verdict rests on, as every report says it: "corrected by 57 grades", "judge's rate ·
    * judge not checked against people" (a verifier without grades), "judge's rate · …" (grades not used, and
    * why); absent for a code validator without grades.
@@ -146,6 +155,8 @@ export interface SummaryOptions {
   maxErrorShare: number;
   /** fixed (default): every sample is run; sequential: stop each validator once its confidence sequence decides it. */
   stopping: StoppingRule;
+  /** What the verdicts are about: `inputs` (default, the inputs run) or `population` (the input population). */
+  estimand: Estimand;
 }
 
 export interface RunSummary {

@@ -1,8 +1,9 @@
 import { displayWidth } from './width.js';
 import { compareSummaries, type ComparisonRow, type PAdjust, type SummaryComparison } from '../core/compare.js';
-import type { RunSummary } from '../core/summary-types.js';
+import type { Estimand, RunSummary } from '../core/summary-types.js';
 import type { RunRecord } from '../store/types.js';
 import { formatRate, formatRateChange, NO_VALUE, formatLevel } from '../core/show.js';
+import { maxOf, pushAll } from '../core/arrays.js';
 
 export type { ComparisonRow, InputComparisonRow } from '../core/compare.js';
 
@@ -20,7 +21,7 @@ function side(run: RunRecord) {
 export function compareRuns(
   a: { run: RunRecord; summary: RunSummary },
   b: { run: RunRecord; summary: RunSummary },
-  options: { level?: number; adjust?: PAdjust } = {},
+  options: { level?: number; adjust?: PAdjust; estimand?: Estimand } = {},
 ): RunComparison {
   const c = compareSummaries({ inputs: a.run.inputs, summary: a.summary }, { inputs: b.run.inputs, summary: b.summary }, options);
   return { a: side(a.run), b: side(b.run), ...c };
@@ -100,10 +101,32 @@ export function formatComparison(c: RunComparison, maxInputs = 15): string {
     `A ${c.a.id} (${c.a.name}, ${c.a.shape})  →  B ${c.b.id} (${c.b.name}, ${c.b.shape}), level ${formatLevel(c.level)}${holm ? ', Holm-adjusted' : ''}`,
   );
   if (c.validators.length) {
-    const vw = Math.max(10, ...c.validators.map((v) => Math.min(30, displayWidth(v.label))));
-    lines.push('', header('validator', vw, holm), ...c.validators.map((v) => row(v, vw, holm)));
+    const vw = maxOf(
+      c.validators.map((v) => Math.min(30, displayWidth(v.label))),
+      10,
+    );
+    lines.push('', header('validator', vw, holm));
+    pushAll(
+      lines,
+      c.validators.map((v) => row(v, vw, holm)),
+    );
   } else {
     lines.push('', 'no validator in common: nothing to compare');
+  }
+  // The other claim: the input population, paired by input.
+  const paired = c.validators.filter((v) => v.population);
+  if (paired.length) {
+    const gate =
+      c.estimand === 'population' ? ' — the gate reads these' : ' — the gate reads the rows above (inputs run); --estimand population gates on these';
+    lines.push(
+      '',
+      `the input population, B − A paired by input (paired t interval${holm && c.validators.length > 1 ? ', Bonferroni over the validators' : ''})${gate}:`,
+    );
+    for (const v of paired) {
+      const p = v.population!;
+      const word = p.direction === 'worse' ? '✗ WORSE' : p.direction === 'better' ? '✓ better' : '· no significant change';
+      lines.push(`  ${v.label}: ${formatRateChange(p.diff)} [${formatRateChange(p.low)}, ${formatRateChange(p.high)}] over ${p.inputs} inputs  ${word}`);
+    }
   }
   const errs = errorsLine(c.validators);
   if (errs) lines.push(errs);
@@ -113,7 +136,11 @@ export function formatComparison(c: RunComparison, maxInputs = 15): string {
   const inputs = [...c.inputs].sort((x, y) => (x.pValue ?? 2) - (y.pValue ?? 2) || Math.abs(y.diff ?? 0) - Math.abs(x.diff ?? 0)).slice(0, maxInputs);
   if (inputs.length) {
     lines.push('', `inputs (${inputs.length} of ${c.inputs.length} matched, smallest p first; a guide only: samples of one input are correlated)`);
-    lines.push(header('input', 30, false), ...inputs.map((r) => row(r, 30, false)));
+    lines.push(header('input', 30, false));
+    pushAll(
+      lines,
+      inputs.map((r) => row(r, 30, false)),
+    );
   }
   if (c.inputsOnlyInA || c.inputsOnlyInB) lines.push(`inputs only in A: ${c.inputsOnlyInA}, only in B: ${c.inputsOnlyInB}`);
   lines.push('', verdictLine(c));
@@ -121,7 +148,7 @@ export function formatComparison(c: RunComparison, maxInputs = 15): string {
 }
 
 export function verdictLine(c: RunComparison): string {
-  if (c.regressions.length) return `✗ significantly worse in B: ${c.regressions.join(', ')}`;
+  if (c.regressions.length) return `✗ significantly worse in B${c.estimand === 'population' ? ' (input population)' : ''}: ${c.regressions.join(', ')}`;
   if (!c.validators.length) return '? no validator in common';
   if (c.untestable.length === c.validators.length) return '? no validator could be tested (no decided cell in A or B)';
   return '✓ no validator got significantly worse';

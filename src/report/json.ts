@@ -34,6 +34,9 @@ import { verdictPasses, type ReportMeta } from './meta.js';
  * Added within version 2 (issue 25): per rule with `passK: { k, minSuccess? }`, `passK` (pass^k and pass@k over the
  * inputs with betting intervals, each input's unbiased estimates with exact intervals, and the gate's verdict); and
  * `stats.agent` when the system's outputs came with their steps (steps, tool calls per tool, tool errors).
+ * Added within version 2 (issue 29): per rule, `population` (the rate for the input population, the input as the
+ * unit: rate, low, high, method, level, inputs, leftOut, effectiveN, icc, designEffect) beside `rate` and `ci`
+ * (the inputs run), and `options.estimand` (which of the two the verdicts are about).
  */
 export const REPORT_SCHEMA_VERSION = 2;
 
@@ -122,6 +125,7 @@ export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonRepo
       ...(v.toDecide !== undefined
         ? { toDecide: { outputs: Number.isFinite(v.toDecide.outputs) ? v.toDecide.outputs : null, probability: v.toDecide.probability } }
         : {}),
+      ...(v.population !== undefined ? { population: v.population } : {}),
       ...(v.sequential !== undefined ? { sequential: v.sequential } : {}),
       ...(v.figure !== undefined ? { figure: v.figure } : {}),
       ...(v.grading ? gradingJson(v.grading) : {}),

@@ -102,7 +102,7 @@ describe('every report shows the same verdicts and every rate with its error sha
   it('Markdown and HTML', () => {
     expect(r.markdown).toMatch(/\| ✅ \| always \|/);
     expect(r.markdown).toMatch(/\| ❌ \| half \|/);
-    expect(r.markdown).toMatch(/\| 🛑 \| parser \| 100\.0% \| [^|]+ \| 16\.7% \|/);
+    expect(r.markdown).toMatch(/\| 🛑 \| parser \| 100\.0% \| [^|]+ \| [^|]+ \| 16\.7% \|/);
     expect(r.markdown).toMatch(/\| ⚠️ \| close \|/);
     for (const verdict of expected) expect(r.html).toContain(`<span class="badge ${verdict}"`);
     expect(r.html).toContain('error share 16.7% &gt; maxErrorShare 5.0%');

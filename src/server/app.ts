@@ -55,7 +55,7 @@ export function createApp(options: AppOptions = {}): Hono {
   app.get('/healthz', (c) => c.json({ status: 'ok', analyze: Boolean(options.engine), store: Boolean(options.store) }));
   registerAnalyze(app, options.engine, limits, options.rateLimiter);
   registerTraces(app, options.ingest ? options.store?.production : undefined, limits);
-  registerDashboard(app, options.store, Boolean(options.engine), options.grading ?? false);
+  registerDashboard(app, options.store, Boolean(options.engine), options.grading ?? false, limits);
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

@@ -1,3 +1,4 @@
+import type { ServerLimits } from './limits.js';
 import type { Context, Hono } from 'hono';
 import { esc, page } from '../report/html-layout.js';
 import { renderRunSections } from '../report/html-run.js';
@@ -69,7 +70,7 @@ function adjustOf(s: string | undefined): PAdjust | undefined {
  * The dashboard: HTML pages and the JSON they are built from under /api. It only reads the store, but for
  * people's grades when `grading` is on (assay serve --grading: the store is then opened for writing).
  */
-export function registerDashboard(app: Hono, store: Store | undefined, hasEngine = false, grading = false): void {
+export function registerDashboard(app: Hono, store: Store | undefined, hasEngine = false, grading = false, limits?: ServerLimits): void {
   // Browsers ask for it on every page; an empty answer keeps the console clean.
   app.get('/favicon.ico', (c) => c.body(null, 204));
   app.get('/grounding', (c) => html(c, 'Grounding', groundingBody(hasEngine), GROUNDING_SCRIPT));
@@ -79,7 +80,7 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
     return;
   }
   const data = new DashboardData(store);
-  registerGrading(app, store, data, grading);
+  registerGrading(app, store, data, grading, limits);
   // A finished run's page never changes and a 200×10×3 run takes ~0.6 s to draw: keep the last few.
   const runPages = new Map<string, { gradesKey: string | undefined; gradesVersion: string | undefined; html: string }>();
 

@@ -21,7 +21,7 @@ import type {
   Store,
 } from './types.js';
 import {
-  byGradedAt,
+  byRecorded,
   checkGrades,
   checkSample,
   checkShape,
@@ -32,6 +32,7 @@ import {
   page,
   UnknownRunError,
 } from './validate.js';
+import { pushAll } from '../core/arrays.js';
 
 /** In-process store (tests, library use without persistence). Same contract as the SQLite store. */
 export class MemoryStore implements Store {
@@ -174,7 +175,7 @@ class MemoryGrades implements GradeStore {
     const list = this.byRun.get(runId) ?? [];
     this.byRun.set(runId, list);
     const stored = checked.map((g) => ({ ...g, id: ++this.lastId, runId }));
-    list.push(...stored);
+    pushAll(list, stored);
     return structuredClone(stored);
   }
 
@@ -189,7 +190,7 @@ class MemoryGrades implements GradeStore {
 
   async list(runId: string, filter: GradeFilter = {}): Promise<GradeRecord[]> {
     this.runs.existing(runId);
-    return structuredClone((this.byRun.get(runId) ?? []).filter((g) => matchesGradeFilter(g, filter)).sort(byGradedAt));
+    return structuredClone((this.byRun.get(runId) ?? []).filter((g) => matchesGradeFilter(g, filter)).sort(byRecorded));
   }
 
   async version(): Promise<string> {

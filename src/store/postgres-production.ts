@@ -2,6 +2,7 @@ import { trajectoryOfSteps, type ProductionExperiment, type ProductionSample, ty
 import { jsonText, textOf, type Query } from './postgres-rows.js';
 import { oneLine, SPAN_COLUMNS, spanValues, toAlarm, toCheck, toSample, toSpan, type AlarmRow, type CheckRow, type SpanRow } from './production-rows.js';
 import type { ProductionAlarm, ProductionCheck, ProductionStore } from './types.js';
+import { pushAll } from '../core/arrays.js';
 
 /** Spans per INSERT statement: 15 parameters each, under PostgreSQL's 65,535 (a larger batch takes several statements). */
 export const SPANS_PER_STATEMENT = 4000;
@@ -28,7 +29,7 @@ export class PostgresProduction implements ProductionStore {
       const rows = spans.slice(at, at + SPANS_PER_STATEMENT).map((s) => {
         const v = spanValues(s, textOf);
         const marks = v.map((_, n) => `$${values.length + n + 1}`);
-        values.push(...v);
+        pushAll(values, v);
         return `(${marks.join(', ')})`;
       });
       const text = `INSERT INTO production_spans (${SPAN_COLUMNS.join(', ')}) VALUES ${rows.join(', ')} ON CONFLICT (trace_id, span_id) DO NOTHING`;

@@ -154,7 +154,7 @@ export interface NewGrade {
   grade: GradeValue;
   /** Who graded (a name; control characters are refused). */
   grader: string;
-  /** ISO 8601; default: when it is stored. */
+  /** ISO 8601; default: when it is stored. Refused if no calendar has it or it is over a minute in the future. */
   gradedAt?: string;
   /**
    * The output's inclusion probability when it was drawn at random for grading (`assay grade --suggest`, the
@@ -226,7 +226,10 @@ export interface GradeStore {
   recordMany(runId: string, grades: readonly NewGrade[]): Promise<GradeRecord[]>;
   /** Delete one grade of the run (undo); false when the run has no grade with this id. */
   delete(runId: string, id: number): Promise<boolean>;
-  /** The run's grades, oldest first (gradedAt, then id); a store from before grades existed has none. */
+  /**
+   * The run's grades in the order they were recorded (by id; not by gradedAt, which an import may claim):
+   * the later of two grades of one output by one grader is the one that counts. A store from before grades existed has none.
+   */
   list(runId: string, filter?: GradeFilter): Promise<GradeRecord[]>;
   /**
    * A token that changes whenever a grade of any run is recorded or deleted (the number of grades and the

@@ -126,10 +126,12 @@ describe('describeReliability', () => {
   it("fails a rule with assay's message: rate, interval, error share, reason, worst input and an output", () => {
     const [message] = run.tests.get('support bot no-apology-loop')!.failureMessages;
     // 7 of the refund's 20 answers (j = 0, 3, …, 18) apologise twice: 33 of 40 pass; Clopper–Pearson 95%.
-    expect(message.split('\n').slice(0, 5).join('\n')).toBe(
+    expect(message.split('\n').slice(0, 6).join('\n')).toBe(
       [
-        'ReliabilityError: no-apology-loop: FAIL · rate 82.5% [67.2%, 92.7%] (95% CI) · minSuccess 95.0% · errors 0.0% (33 pass, 7 fail, 0 error)',
+        'ReliabilityError: no-apology-loop: FAIL · rate 82.5% [67.2%, 92.7%] (95% CI, inputs run) · minSuccess 95.0% · errors 0.0% (33 pass, 7 fail, 0 error)',
         '  upper bound 92.7% < minSuccess 95.0%',
+        // The other claim: two inputs say little about the inputs the bot will meet.
+        '  input population 82.5% [8.4%, 100.0%] over 2 inputs (95% CI, inputs as the unit; design effect 8.3)',
         '  worst input:',
         '    #2 "I want a refund": 65.0% (7 of 20 failed)',
         '       e.g. "Sorry, sorry, we cannot refund that."',
@@ -140,7 +142,7 @@ describe('describeReliability', () => {
   it('fails an inconclusive rule saying how many more samples decide it, or skips it when asked', () => {
     const failed = run.tests.get('borderline fine')!;
     expect(failed.status).toBe('failed');
-    expect(failed.failureMessages[0]).toMatch(/^ReliabilityError: fine: INCONCLUSIVE · rate 85\.0% \[62\.1%, 96\.8%\] \(95% CI\)/);
+    expect(failed.failureMessages[0]).toMatch(/^ReliabilityError: fine: INCONCLUSIVE · rate 85\.0% \[62\.1%, 96\.8%\] \(95% CI, inputs run\)/);
     expect(failed.failureMessages[0]).toMatch(/~\d+ more samples decide it with 80% probability if the rates hold/);
     expect(run.tests.get('borderline skipped fine')?.status).toBe('skipped');
   });
@@ -175,7 +177,7 @@ describe('describeReliability', () => {
     expect(t.status).toBe('failed');
     const lines = t.failureMessages[0].split('\n');
     expect(lines[0]).toMatch(
-      /^ReliabilityError: says-yes: FAIL · rate 80\.0% \[\d+\.\d%, \d+\.\d%\] \(95% CI\) · minSuccess 60\.0% · errors 0\.0% \(120 pass, 30 fail, 0 error\)$/,
+      /^ReliabilityError: says-yes: FAIL · rate 80\.0% \[\d+\.\d%, \d+\.\d%\] \(95% CI, inputs run\) · minSuccess 60\.0% · errors 0\.0% \(120 pass, 30 fail, 0 error\)$/,
     );
     expect(lines).toContain('  per input ≥ 80.0% (Holm, family-wise 95%): FAIL');
     expect(lines.find((l) => l.startsWith('    below its floor: #5 "refund" 0/30 = 0.0%'))).toBeDefined();
@@ -188,7 +190,7 @@ describe('describeReliability', () => {
     const lines = t.failureMessages[0].split('\n');
     // 45 of 60 tries pass (the broken parcel: 5 of 20); Clopper–Pearson 95%.
     expect(lines.slice(0, 2)).toEqual([
-      'ReliabilityError: never refunds on its own: FAIL · rate 75.0% [62.1%, 85.3%] (95% CI) · minSuccess 90.0% · errors 0.0% (45 pass, 15 fail, 0 error)',
+      'ReliabilityError: never refunds on its own: FAIL · rate 75.0% [62.1%, 85.3%] (95% CI, inputs run) · minSuccess 90.0% · errors 0.0% (45 pass, 15 fail, 0 error)',
       '  upper bound 85.3% < minSuccess 90.0%',
     ]);
     expect(lines).toContain('  worst input:');

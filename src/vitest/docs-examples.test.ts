@@ -74,7 +74,7 @@ describe('docs/vitest.md', () => {
 
   it("the sequential variant's message is the one shown", () => {
     expect(sequential.code).toBe(1);
-    const shown = outputs.find((o) => o.includes('(95% CS)'))!;
+    const shown = outputs.find((o) => o.includes('(95% CS, inputs run)'))!;
     expect(sequential.stderr).toContain(shown.trimEnd());
   });
 

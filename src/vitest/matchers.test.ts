@@ -63,7 +63,7 @@ describe('toHoldReliably', () => {
     let n = 0;
     const flaky = async () => (n++ % 4 === 0 ? 'Sorry, sorry.' : 'Fine.');
     await expect(expect(flaky).toHoldReliably(noLoop, { samples: 40, minSuccess: 0.9 })).rejects.toThrow(
-      'at most 1 match of /sorry/gi: FAIL · rate 75.0% [58.8%, 87.3%] (95% CI) · minSuccess 90.0% · errors 0.0% (30 pass, 10 fail, 0 error)\n' +
+      'at most 1 match of /sorry/gi: FAIL · rate 75.0% [58.8%, 87.3%] (95% CI, inputs run) · minSuccess 90.0% · errors 0.0% (30 pass, 10 fail, 0 error)\n' +
         '  upper bound 87.3% < minSuccess 90.0%\n' +
         '  e.g. "Sorry, sorry."',
     );
@@ -73,7 +73,7 @@ describe('toHoldReliably', () => {
     let n = 0;
     const few = () => (n++ % 10 === 0 ? 'Sorry, sorry.' : 'Fine.');
     await expect(expect(few).toHoldReliably(noLoop, { samples: 20, minSuccess: 0.8 })).rejects.toThrow(
-      /INCONCLUSIVE · rate 90\.0% \[68\.3%, 98\.8%\] \(95% CI\).*\n {2}bounds \[68\.3%, 98\.8%\] straddle minSuccess 80\.0%; ~\d+ more samples decide it with 80% probability if the rates hold/,
+      /INCONCLUSIVE · rate 90\.0% \[68\.3%, 98\.8%\] \(95% CI, inputs run\).*\n {2}bounds \[68\.3%, 98\.8%\] straddle minSuccess 80\.0%; ~\d+ more samples decide it with 80% probability if the rates hold/,
     );
   });
 
@@ -173,7 +173,7 @@ describe("an agent's result", () => {
     let n = 0;
     const agent = async () => (n++ % 4 === 0 ? refunded : looked);
     await expect(expect(agent).toHoldReliably({ type: 'tool-not-called', name: 'refund' }, { samples: 40, minSuccess: 0.9 })).rejects.toThrow(
-      'never calls the tool "refund": FAIL · rate 75.0% [58.8%, 87.3%] (95% CI) · minSuccess 90.0% · errors 0.0% (30 pass, 10 fail, 0 error)',
+      'never calls the tool "refund": FAIL · rate 75.0% [58.8%, 87.3%] (95% CI, inputs run) · minSuccess 90.0% · errors 0.0% (30 pass, 10 fail, 0 error)',
     );
     await expect(async () => looked).toHoldReliably({ type: 'tool-called', name: 'lookup_order' }, { samples: 60, minSuccess: 0.9 });
   });

@@ -29,8 +29,9 @@ describe('rule messages', () => {
   it('says verdict, rate, interval, error share, reason and worst inputs', () => {
     expect(ruleMessage(summary, 0, inputs, samples)).toBe(
       [
-        'rule: FAIL · rate 76.7% [57.7%, 90.1%] (95% CI) · minSuccess 95.0% · errors 0.0% (23 pass, 7 fail, 0 error)',
+        'rule: FAIL · rate 76.7% [57.7%, 90.1%] (95% CI, inputs run) · minSuccess 95.0% · errors 0.0% (23 pass, 7 fail, 0 error)',
         '  upper bound 90.1% < minSuccess 95.0%',
+        '  input population 76.7% [14.0%, 99.9%] over 3 inputs (95% CI, inputs as the unit; design effect 3.4)',
         '  worst inputs:',
         '    #2 "half": 50.0% (5 of 10 failed)',
         '       e.g. "half answer 0 (bad)"',
@@ -40,6 +41,13 @@ describe('rule messages', () => {
     );
   });
 
+  it('estimand population: the headline gives the population interval, so named, and the verdict rests on it', () => {
+    const pop = summarize(tensor, [{ name: 'rule', message: 'm', minSuccess: 0.95, weight: 1, kind: 'validator' }], { estimand: 'population' });
+    const [head, why] = ruleMessage(pop, 0, inputs, samples).split('\n');
+    expect(head).toBe('rule: INCONCLUSIVE · rate 76.7% [14.0%, 99.9%] (95% CI, input population) · minSuccess 95.0% · errors 0.0% (23 pass, 7 fail, 0 error)');
+    expect(why).toMatch(/^ {2}population bounds \[14\.0%, 99\.9%\] \(over 3 inputs\) straddle minSuccess 95\.0%/);
+  });
+
   it('says after how many samples a run stopped early and why, right under the verdict', () => {
     const fast = earlyStopText({ by: 'rule', cause: '5 samples in a row failed the same way (connection): refused' }, 8, 30);
     expect(fast).toBe('the run stopped early after 8 of 30 samples: 5 samples in a row failed the same way (connection): refused');
@@ -47,7 +55,7 @@ describe('rule messages', () => {
       'the run stopped at runTimeoutMs (500 ms) after 2 of 20 calls; it is stored as interrupted (raise runTimeoutMs, or lower samples)',
     );
     expect(ruleMessage(summary, 0, inputs, samples, { stopped: fast }).split('\n').slice(0, 3)).toEqual([
-      'rule: FAIL · rate 76.7% [57.7%, 90.1%] (95% CI) · minSuccess 95.0% · errors 0.0% (23 pass, 7 fail, 0 error)',
+      'rule: FAIL · rate 76.7% [57.7%, 90.1%] (95% CI, inputs run) · minSuccess 95.0% · errors 0.0% (23 pass, 7 fail, 0 error)',
       `  ${fast}`,
       '  upper bound 90.1% < minSuccess 95.0%',
     ]);

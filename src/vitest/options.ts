@@ -21,6 +21,7 @@ const optionsSchema = z.strictObject({
   validators: anyValue,
   verifiers: anyValue,
   stopping: anyValue,
+  estimand: anyValue,
   confidence: anyValue,
   verdict: anyValue,
   interval: anyValue,
@@ -31,7 +32,9 @@ const optionsSchema = z.strictObject({
   passK: anyValue,
   rateLimit: anyValue,
   onInconclusive: z.enum(['fail', 'skip']).optional(),
-  cache: z.boolean({ error: 'expected true or false' }).optional(),
+  cache: z
+    .union([z.boolean(), z.strictObject({ key: z.string().min(1) })], { error: 'expected true, false or { key: "<a version of the system you control>" }' })
+    .optional(),
   store: z
     .string({ error: 'expected the path of a SQLite file or a postgres:// URL' })
     .min(1, { error: 'expected the path of a SQLite file or a postgres:// URL' })
@@ -80,6 +83,7 @@ export function configDocument(name: string, o: ReliabilityOptions): Record<stri
     // pass^k (and its gate) for every rule that sets none.
     passK: o.passK,
     stopping: o.stopping,
+    estimand: o.estimand,
     confidence: o.confidence,
     verdict: o.verdict,
     interval: o.interval,
