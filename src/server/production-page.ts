@@ -1,3 +1,4 @@
+import { maxOf, minOf } from '../core/arrays.js';
 import type { WindowSummary } from '../core/monitor.js';
 import type { ProductionExperiment, ProductionSample } from '../core/production.js';
 import { NO_VALUE } from '../core/show.js';
@@ -110,9 +111,9 @@ function rateSvg(
 ): string {
   if (!points.length) return '<p class="muted">No checks yet.</p>';
   const xs = points.map((p) => p.x);
-  const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
+  const [x0, x1] = [minOf(xs), maxOf(xs)];
   const values = [...points.flatMap((p) => [p.rate, p.high]), ...lines.map((l) => l.y)].filter((v): v is number => v !== null);
-  const y0 = Math.max(0, Math.floor((Math.min(...values) - 0.02) * 20) / 20);
+  const y0 = Math.max(0, Math.floor((minOf(values) - 0.02) * 20) / 20);
   const sx = (x: number) => PAD.left + (x1 === x0 ? (W - PAD.left - PAD.right) / 2 : ((x - x0) / (x1 - x0)) * (W - PAD.left - PAD.right));
   const sy = (y: number) => PAD.top + ((1 - y) / (1 - y0 || 1)) * (H - PAD.top - PAD.bottom);
   const path = (key: 'rate' | 'high') =>
