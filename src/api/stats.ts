@@ -12,6 +12,7 @@ export { passHatK, passAtK, passKSummary, type PassKOption, type PassKSummary, t
 export { bettingInterval, type BettingInterval } from '../core/betting.js';
 export { populationRate, populationVerdict, type PopulationRate, type PopulationMethod } from '../core/population.js';
 export { sequenceBounds } from '../core/sequence.js';
+export { RuleWatch, type WatchOptions, type WatchAlarm, type WindowSummary } from '../core/monitor.js';
 export { sequentialStatus } from '../core/stopping.js';
 export { compareProportions, type ProportionComparison } from '../core/significance.js';
 export { decisionOfRun, type DecisionParameters, type RuleDecision } from '../core/decision.js';

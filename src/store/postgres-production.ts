@@ -2,10 +2,9 @@ import { trajectoryOfSteps, type ProductionExperiment, type ProductionSample, ty
 import { jsonText, textOf, type Query } from './postgres-rows.js';
 import { oneLine, SPAN_COLUMNS, spanValues, toAlarm, toCheck, toSample, toSpan, type AlarmRow, type CheckRow, type SpanRow } from './production-rows.js';
 import type { ProductionAlarm, ProductionCheck, ProductionStore } from './types.js';
-import { pushAll } from '../core/arrays.js';
 
-/** Spans per INSERT statement: 15 parameters each, under PostgreSQL's 65,535 (a larger batch takes several statements). */
-export const SPANS_PER_STATEMENT = 4000;
+/** The PostgreSQL type of each of SPAN_COLUMNS (for unnest). */
+const SPAN_COLUMN_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'float8', 'float8', 'json', 'json', 'json', 'int4', 'int4', 'json', 'json'] as const;
 
 /** A read of a store from before production traffic (opened read-only, so never migrated): it has none. */
 async function orNone<T>(read: () => Promise<T>, none: NoInfer<Partial<T>>): Promise<T> {
@@ -23,18 +22,12 @@ export class PostgresProduction implements ProductionStore {
 
   async ingest(spans: readonly ProductionSpan[]): Promise<{ stored: number; duplicates: number }> {
     if (spans.length === 0) return { stored: 0, duplicates: 0 };
-    let stored = 0;
-    for (let at = 0; at < spans.length; at += SPANS_PER_STATEMENT) {
-      const values: unknown[] = [];
-      const rows = spans.slice(at, at + SPANS_PER_STATEMENT).map((s) => {
-        const v = spanValues(s, textOf);
-        const marks = v.map((_, n) => `$${values.length + n + 1}`);
-        pushAll(values, v);
-        return `(${marks.join(', ')})`;
-      });
-      const text = `INSERT INTO production_spans (${SPAN_COLUMNS.join(', ')}) VALUES ${rows.join(', ')} ON CONFLICT (trace_id, span_id) DO NOTHING`;
-      stored += (await this.q(text, values)).rowCount ?? 0;
-    }
+    // One array per column, unnested: the statement's text and plan are the same for any batch size.
+    const columns: unknown[][] = SPAN_COLUMNS.map(() => new Array<unknown>(spans.length));
+    spans.forEach((span, r) => spanValues(span, textOf).forEach((v, c) => (columns[c][r] = v)));
+    const arrays = SPAN_COLUMNS.map((_, c) => `$${c + 1}::${SPAN_COLUMN_TYPES[c]}[]`).join(', ');
+    const text = `INSERT INTO production_spans (${SPAN_COLUMNS.join(', ')}) SELECT * FROM unnest(${arrays}) ON CONFLICT (trace_id, span_id) DO NOTHING`;
+    const stored = (await this.q(text, columns)).rowCount ?? 0;
     return { stored, duplicates: spans.length - stored };
   }
 

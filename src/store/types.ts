@@ -302,9 +302,8 @@ export interface ProductionAlarm {
  */
 export interface ProductionStore {
   /**
-   * Store spans, atomically for up to 4,000 spans a call (a larger batch may be stored in part when the store
-   * fails mid-way; a retry then stores the rest). A span whose (traceId, spanId) is stored already is skipped,
-   * so a retried export adds nothing. Resolves once durable.
+   * Store spans, atomically (one transaction or statement). A span whose (traceId, spanId) is stored already
+   * is skipped, so a retried export adds nothing. Resolves once durable.
    */
   ingest(spans: readonly ProductionSpan[]): Promise<{ stored: number; duplicates: number }>;
   /** Every experiment with samples, by name. */
