@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { readYaml } from '../config/yaml.js';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../core/prng.js';
@@ -128,6 +131,20 @@ describe('runMonitor', () => {
     expect(calls).toBe(30);
     expect(r.rules.find((s) => s.rule === 'judge')).toMatchObject({ checks: 30, overBudget: 150 });
     expect(r.rules.find((s) => s.rule === 'polite')).toMatchObject({ checks: 180, overBudget: 0 });
+  });
+
+  it("loads docs/production.md's monitor as written", async () => {
+    const md = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'production.md'), 'utf8');
+    const yaml = /```yaml\n(# monitor\.yaml[\s\S]*?)\n```/.exec(md)![1];
+    const { raw, locate } = readYaml(yaml, 'monitor.yaml');
+    const m = await monitorFromDocument(raw, 'monitor.yaml', locate, { OPENAI_API_KEY: 'sk-test' });
+    monitors.push(m);
+    expect(m).toMatchObject({ experiment: 'shop/answer', sample: 0.2, judgeCallsPerHour: 120, alpha: 0.05, window: { ms: 86_400_000 }, tolerance: 0.02 });
+    expect(m.rules.map((r) => [r.name, r.kind ?? 'validator'])).toEqual([
+      ['no-internal-ids', 'validator'],
+      ['called-lookup', 'validator'],
+      ['polite', 'verifier'],
+    ]);
   });
 
   it('refuses a bad monitor file, naming the field', async () => {
