@@ -23,6 +23,7 @@ export {
 } from '../core/population.js';
 export { gradingLook, FIRST_LOOK, type GradingLook } from '../core/grading-looks.js';
 export { sequenceBounds } from '../core/sequence.js';
+export { RuleWatch, type WatchOptions, type WatchAlarm, type WindowSummary } from '../core/monitor.js';
 export { sequentialStatus } from '../core/stopping.js';
 export { compareProportions, type ProportionComparison } from '../core/significance.js';
 export { decisionOfRun, type DecisionParameters, type RuleDecision } from '../core/decision.js';
