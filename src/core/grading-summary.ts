@@ -10,7 +10,7 @@ import { correctedRate } from './ppi.js';
 import type { Counts } from './rate-types.js';
 import type { Disagreement, GradingSummary } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
-import { pushAll } from './arrays.js';
+import { maxOf, minOf, pushAll } from './arrays.js';
 import { formatLevel } from './show.js';
 
 /** What a verifier without grades says in every report: its rate is its judge's, never checked against a person. */
@@ -153,7 +153,7 @@ function thinWeightedVerdict(pairs: readonly Pair[]): { verdict: 'PASS' | 'FAIL'
     const own = pairs.filter((p) => p.judge === verdict);
     if (!own.length || own.some((p) => p.probability === undefined)) continue;
     const w = own.map((p) => 1 / p.probability!);
-    if (Math.max(...w) <= Math.min(...w) * (1 + 1e-9)) continue;
+    if (maxOf(w) <= minOf(w) * (1 + 1e-9)) continue;
     const sw = w.reduce((a, x) => a + x, 0);
     const effective = (sw * sw) / w.reduce((a, x) => a + x * x, 0);
     if (effective < FIRST_LOOK) return { verdict: verdict ? 'PASS' : 'FAIL', effective };
