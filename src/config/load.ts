@@ -98,6 +98,8 @@ export interface DocumentOrigin {
   baseDir: string;
   /** The inputs, when already known (a stored run's): the document's own are then not read. */
   inputs?: InputValue[];
+  /** The line of a field path in the document, when it was read with positions (a monitor's YAML). */
+  locate?: Locate;
 }
 
 /** Typed identity for `assay.config.ts`: `export default defineConfig({ ... })`. */
@@ -121,7 +123,7 @@ export async function experimentFromDocument(
   overrides: ExperimentOverrides = {},
   options: LoadOptions = {},
 ): Promise<Experiment> {
-  return buildExperiment(raw, origin, () => undefined, overrides, options);
+  return buildExperiment(raw, origin, origin.locate ?? (() => undefined), overrides, options);
 }
 
 async function buildExperiment(

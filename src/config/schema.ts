@@ -118,7 +118,7 @@ export const verifierConfigSchema = z.strictObject({
   judge: z.unknown().refine((v) => v !== undefined && v !== null, { error: 'expected a provider object like system' }),
 });
 
-const duration = z
+export const duration = z
   .union([z.string(), z.number()], { error: DURATION_EXPECTED })
   .refine((v) => parseDuration(v) !== undefined, { error: DURATION_EXPECTED })
   .transform((v) => parseDuration(v)!);
