@@ -15,6 +15,7 @@
  *    hold at most its descriptor limit), then /healthz latency and the server's open descriptors;
  *  - slowloris: with the default limits, when the server closes a connection whose headers never finish (20 s)
  *    and one whose body trickles (60 s). Takes a minute; BENCH_ONLY=claims,healthz,timeout,flood skips it.
+ *  - grading: /healthz under a flood of grade posts and after a 1M-grade import (bench/server-grading.ts).
  * Not a test: figures for docs/server.md. Medians of repeated runs where it says so.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -30,6 +31,7 @@ import { createGroundingPool } from '../src/ground/pool/grounding.js';
 import { saveKnowledgeBase } from '../src/ground/kb/kb-store.js';
 import { heaviestAnswer, syntheticKb } from '../src/ground/testing/heavy.js';
 import { pathologicalAnswers } from '../src/server/testing/pathological.js';
+import { gradingBench } from './server-grading.js';
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const pct = (xs: number[], q: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] : NaN);
@@ -346,7 +348,7 @@ async function slowloris(url: string) {
   return { headers_never_finish: headers, body_trickles: body, documented: 'headers within 20 s, the whole request within 60 s' };
 }
 
-// BENCH_ONLY=claims,corpus,loop,healthz,timeout,flood,slowloris runs a subset (default: all).
+// BENCH_ONLY=claims,corpus,loop,healthz,timeout,flood,slowloris,grading runs a subset (default: all).
 const only = process.env.BENCH_ONLY?.split(',');
 const asJson = process.argv.includes('--json');
 const want = (name: string) => !only || only.includes(name);
@@ -382,6 +384,14 @@ if (['corpus', 'healthz', 'loop', 'timeout', 'flood', 'slowloris'].some(want)) {
     await rm(dir, { recursive: true, force: true });
   }
 }
+if (want('grading')) {
+  const dir = await mkdtemp(join(tmpdir(), 'assay-bench-grading-'));
+  try {
+    result.grading = await gradingBench(dir, serve, healthzPoller);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 if (asJson) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
 else process.stdout.write(summary(result));
 
@@ -401,5 +411,20 @@ function summary(r: Record<string, unknown>): string {
     if (v?.healthz) lines.push(`/healthz under the heaviest request, ${k}: p50 ${v.healthz.p50_ms} ms, p99 ${v.healthz.p99_ms} ms, max ${v.healthz.max_ms} ms`);
   const t = r.timeout as { statuses: number[]; response_median_ms: number } | undefined;
   if (t) lines.push(`--timeout 50: statuses ${t.statuses.join(', ')}, median ${t.response_median_ms} ms`);
+  const g = r.grading as
+    | Record<
+        string,
+        { healthz?: Record<string, number>; statuses?: object; seconds?: number; pages?: Record<string, { cold_ms: number; warm_ms: number }>; grades?: number }
+      >
+    | undefined;
+  for (const [k, v] of Object.entries(g ?? {})) {
+    if (!v?.healthz) continue;
+    const what = v.statuses
+      ? `statuses ${JSON.stringify(v.statuses)} in ${v.seconds} s`
+      : `${v.grades} grades; pages ${Object.entries(v.pages ?? {})
+          .map(([p, t]) => `${p} ${t.cold_ms}/${t.warm_ms} ms`)
+          .join(', ')}`;
+    lines.push(`grading ${k}: /healthz p50 ${v.healthz.p50_ms} ms, p99 ${v.healthz.p99_ms} ms, max ${v.healthz.max_ms} ms (goal p99 ≤ 100 ms); ${what}`);
+  }
   return lines.join('\n') + '\n(--json for every figure)\n';
 }

@@ -1,9 +1,11 @@
 import { MIN_PROBABILITY, probabilityProblem } from '../core/limits.js';
-import { combineGrades, type GradedOutput, type PersonGrade } from '../core/grades.js';
+import { GradeCombiner, type GradedOutput, type PersonGrade } from '../core/grades.js';
 import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
 
 /** Above this many graded outputs, their samples are read in one listing rather than one by one. */
 const ONE_BY_ONE = 200;
+/** Grades combined between two turns of the event loop. */
+const COMBINE_PART = 20_000;
 
 /** A run's grades as summarize() reads them (PersonGrade, oldest first), rules named by their column k. */
 export function personGrades(run: RunRecord, grades: readonly GradeRecord[]): PersonGrade[] {
@@ -36,13 +38,26 @@ export function personGrades(run: RunRecord, grades: readonly GradeRecord[]): Pe
 }
 
 /**
+ * combineGrades over a run's grades, a part at a time: millions of grades never hold a server's thread at
+ * once (its other requests run between parts).
+ */
+export async function combineInParts(run: RunRecord, grades: readonly GradeRecord[]): Promise<GradedOutput[][]> {
+  const combiner = new GradeCombiner(run.K);
+  for (let at = 0; at < grades.length; at += COMBINE_PART) {
+    if (at) await new Promise((resolve) => setImmediate(resolve));
+    combiner.add(personGrades(run, grades.slice(at, at + COMBINE_PART)));
+  }
+  return combiner.result();
+}
+
+/**
  * The run's grades combined per output and rule (core/grades.ts), each with the rule's reasons for its verdict
  * on that output (shown beside a disagreement); undefined when the run has no grade.
  */
 export async function loadGrading(store: Store, run: RunRecord, grades?: readonly GradeRecord[]): Promise<GradedOutput[][] | undefined> {
   const list = grades ?? (await store.grades.list(run.id));
   if (!list.length) return undefined;
-  const perRule = combineGrades(personGrades(run, list), run.K);
+  const perRule = await combineInParts(run, list);
   const cells = new Set(perRule.flatMap((outs) => outs.map((o) => `${o.i},${o.j}`)));
   const samples = new Map<string, SampleRecord>();
   if (cells.size > ONE_BY_ONE) for (const s of await store.samples.list(run.id)) samples.set(`${s.i},${s.j}`, s);

@@ -9,7 +9,7 @@
  * grades. The queue is shuffled (with the same seed) so that a part of it graded in order is a random part.
  */
 import { alignment } from '../core/alignment.js';
-import { combineGrades } from '../core/grades.js';
+import { combineGrades, type GradedOutput } from '../core/grades.js';
 import { gradesForWidth, suggestGrading, type GradingDesign } from '../core/grading-sample.js';
 import { gradedPairs } from '../core/grading-summary.js';
 import { Outcome } from '../core/outcome.js';
@@ -169,10 +169,11 @@ export function gradingPlan(
   t: ReliabilityTensor,
   k: number,
   grades: readonly GradeRecord[],
-  opts: { width: number; design: GradingDesign },
+  opts: { width: number; design: GradingDesign; combined?: readonly GradedOutput[] },
 ): GradingPlan {
   const level = decisionOfRun(run).confidence;
-  const { pairs } = gradedPairs(t, k, combineGrades(personGrades(run, grades), run.K)[k]);
+  // `combined`: rule k's grades already combined (load.ts combineInParts), so a server does not do it again at once.
+  const { pairs } = gradedPairs(t, k, opts.combined ?? combineGrades(personGrades(run, grades), run.K)[k]);
   const a = alignment(pairs, level);
   const need = gradesNeeded(t, k, opts.width, level, { tpr: a.tpr?.rate, tnr: a.tnr?.rate, design: opts.design });
   return { width: opts.width, level, design: opts.design, graded: pairs.length, grades: need === undefined || !Number.isFinite(need) ? null : need };

@@ -79,9 +79,11 @@ describe('every report format says which figure it shows and how the rule fares 
     const text = formatTerminalSummary(summary, meta);
     expect(text).toMatch(/^polite \(verifier\)\s+8\d\.\d%\s+\[\S+, \S+\]/m); // the corrected rate, not the judge's 100%
     expect(text).toMatch(
-      /^ {2}polite: corrected by 50 grades \(judge's rate 100\.0% \[\S+, 100\.0%\]\); upper bound \S+ \(corrected by 50 grades\) < minSuccess 95\.0%/m,
+      /^ {2}polite: corrected by 50 grades \(judge's rate 100\.0% \[\S+, 100\.0%\]; pass, fail and error counts are the judge's verdicts\); upper bound \S+ \(corrected by 50 grades\) < minSuccess 95\.0%/m,
     );
     expect(text).toContain(`  kind: judge's rate · ${NOT_CHECKED}; lower bound`);
+    // The aggregates are of the verdicts as given, not of the corrected rate shown in polite's row: they say so.
+    expect(text).toMatch(/^overall {2}mean \S+ .*\(mean, of the verdicts as given, not the rate corrected by grades\)/m);
     expect(text).toContain('polite (verifier) against people: 50 grade(s): 40 agree, 10 disagree · corrected by 50 grades');
     expect(text).toMatch(/^ {2}judge PASS\s+40\s+10$/m);
     expect(text).toMatch(/^ {2}judge FAIL\s+0\s+0$/m);
@@ -118,6 +120,8 @@ describe('every report format says which figure it shows and how the rule fares 
     expect(md).toMatch(/\| ❌ \| polite _\(verifier\)_ \| 8\d\.\d% \|/);
     expect(md).toContain(`judge's rate · ${NOT_CHECKED}`);
     expect(md).toContain('### polite against people: 50 grade(s): 40 agree, 10 disagree');
+    expect(md).toContain('**Overall** (mean, of the verdicts as given, not the rate corrected by grades): mean');
+    expect(md).toContain("pass, fail and error counts are the judge's verdicts");
     expect(md).toContain('| judge PASS | 40 | 10 |');
     expect(md).toContain('| (i=0, j=0) | judge PASS, people FAIL | Polite & &lt;b>calm&lt;/b> (0.0) |');
   });
@@ -133,6 +137,7 @@ describe('every report format says which figure it shows and how the rule fares 
     // The heatmap is of the judge's verdicts: beside the corrected verdict its rate says whose it is.
     expect(html).toMatch(/<figcaption>polite <span class="badge[^"]*"[^>]*>[^<]*<\/span> <span class="muted">100\.0% judge&#39;s rate<\/span><\/figcaption>/);
     expect(html).not.toContain('<b>calm</b>');
+    expect(html).toContain('<dt>Overall (mean, of the verdicts as given, not the rate corrected by grades)</dt>');
   });
 
   it('JUnit', () => {
@@ -142,6 +147,8 @@ describe('every report format says which figure it shows and how the rule fares 
     const politeCase = xml.slice(xml.indexOf('name="polite"'), xml.indexOf('name="kind"'));
     expect(politeCase).toMatch(/<failure type="below-min-success" message="answers politely: fail \(rate 8\d\.\d% \[\S+, \S+\] \(corrected by 50 grades/);
     expect(politeCase).toContain('against people: 50 grade(s): 40 agree, 10 disagree, TPR 100.0%');
+    // Its counts are the judge's verdicts, not the corrected rate's.
+    expect(politeCase).toContain('judge&apos;s verdicts: 200 pass, 0 fail, 0 error');
   });
 });
 

@@ -8,6 +8,7 @@ import type { ReliabilityTensor } from '../core/tensor.js';
 import { gradingRefusal } from '../grades/gradable.js';
 import { GRADING_DESIGNS, gradingPlan, gradingQueue, MAX_SEED, queueSettings, ruleToGrade, type GradingDesign, type QueueItem } from '../grades/queue.js';
 import { ruleAsks } from '../grades/rule-asks.js';
+import { combineInParts } from '../grades/load.js';
 import { GradeError, UnknownRunError } from '../store/errors.js';
 import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
 import { checkMediaType, clientKey } from './analyze.js';
@@ -155,7 +156,8 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
         ...(g && v ? { mine: { id: g.id, grade: g.grade }, rule: { ...v, agree: agreeOf(v, g.grade) } } : {}),
       });
     }
-    const { graded: _graded, ...plan } = gradingPlan(run, tensor, k, ruleGrades, { width: settings.width, design: settings.design });
+    const combined = (await combineInParts(run, ruleGrades))[k];
+    const { graded: _graded, ...plan } = gradingPlan(run, tensor, k, ruleGrades, { width: settings.width, design: settings.design, combined });
     return c.json({
       run: { id: run.id, name: run.name, N: run.N, M: run.M },
       rule: { name: rule.name, kind: rule.kind, asks: ruleAsks(rule) },

@@ -50,6 +50,21 @@ export function gradesContract(make: MakeStore): void {
       expect((await store.grades.list(runId)).map((g) => g.id)).toEqual([imported.id, correction.id]);
     });
 
+    it('lists 12,001 grades (more than one page of a SQL store) in the order recorded, whole and filtered', async () => {
+      await using store = await make();
+      const runId = await gradedRun(store);
+      const n = 12_001;
+      const stored = await store.grades.recordMany(
+        runId,
+        Array.from({ length: n }, (_, k) => grade(0, k % 2, { grade: k % 3 ? 'pass' : 'fail', grader: `g${k % 7}` })),
+      );
+      const all = await store.grades.list(runId);
+      expect(all.map((g) => g.id)).toEqual(stored.map((g) => g.id));
+      expect(all[n - 1]).toEqual(stored[n - 1]);
+      const mine = await store.grades.list(runId, { grader: 'g3', j: 1 });
+      expect(mine.map((g) => g.id)).toEqual(stored.filter((g) => g.grader === 'g3' && g.j === 1).map((g) => g.id));
+    }, 60_000);
+
     it('keeps every grade of one output as a log (a second grade is a new row)', async () => {
       await using store = await make();
       const runId = await gradedRun(store);

@@ -164,7 +164,6 @@ CREATE TABLE production_cursors (
   experiment text NOT NULL,
   rule text NOT NULL,
   seq bigint NOT NULL,
-  settings_json json,
   PRIMARY KEY (experiment, rule)
 );
 CREATE TABLE production_alarms (
@@ -177,6 +176,25 @@ CREATE TABLE production_alarms (
   message text NOT NULL,
   raised_at timestamptz NOT NULL,
   UNIQUE (experiment, rule, kind, at_seq)
+);
+`,
+  },
+  {
+    version: 6,
+    name: 'grades listed by run in the order recorded',
+    sql: `
+CREATE INDEX IF NOT EXISTS grades_by_run_recorded ON grades (run_id, id);
+`,
+  },
+  {
+    version: 7,
+    name: "a monitor's settings with each rule's cursor",
+    sql: `
+CREATE TABLE IF NOT EXISTS production_rule_settings (
+  experiment text NOT NULL,
+  rule text NOT NULL,
+  settings_json json NOT NULL,
+  PRIMARY KEY (experiment, rule)
 );
 `,
   },

@@ -1,9 +1,12 @@
 import type Database from 'better-sqlite3';
 import type { GroupCommit, QueuedSample } from './group-commit.js';
 import type { SqliteRuns } from './sqlite-runs.js';
-import { GRADE_COLUMNS, gradeValues, toGrade, type GradeRow } from './sqlite-rows.js';
+import { GRADE_COLUMNS, gradeValues } from './sqlite-rows.js';
 import type { GradeFilter, GradeRecord, GradeStore, NewGrade } from './types.js';
 import { checkGrades, UnknownRunError } from './validate.js';
+
+/** Grades read per query when a run's grades are listed (about 20 ms of the thread each). */
+const LIST_PAGE = 5000;
 
 /** People's grades in a SQLite store; every call first commits the queued samples (a grade needs its output). */
 export class SqliteGrades implements GradeStore {
@@ -67,8 +70,24 @@ export class SqliteGrades implements GradeStore {
       clauses.push(`${key} = ?`);
       params.push(filter[key]);
     }
-    const rows = this.stmt(`SELECT * FROM grades WHERE ${clauses.join(' AND ')} ORDER BY id`).all(...params) as GradeRow[];
-    return rows.map(toGrade);
+    // A page at a time, letting the event loop run between pages: a run with millions of grades (a dashboard
+    // page reads them all) never holds the server's thread for more than one page (issue 30).
+    const page = this.stmt(
+      `SELECT id, i, j, rule, grade, grader, graded_at, probability, design FROM grades WHERE ${clauses.join(' AND ')} AND id > ? ORDER BY id LIMIT ${LIST_PAGE}`,
+    ).raw(true);
+    const out: GradeRecord[] = [];
+    for (let after = 0; ;) {
+      const rows = page.all(...params, after) as [number, number, number, string, GradeRecord['grade'], string, string, number | null, string | null][];
+      for (const [id, i, j, rule, grade, grader, gradedAt, probability, design] of rows) {
+        const g: GradeRecord = { id, runId, i, j, rule, grade, grader, gradedAt };
+        if (probability !== null) g.probability = probability;
+        if (design !== null) g.design = design;
+        out.push(g);
+      }
+      if (rows.length < LIST_PAGE) return out;
+      after = rows[rows.length - 1][0];
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   async version(): Promise<string> {

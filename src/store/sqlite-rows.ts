@@ -174,7 +174,6 @@ CREATE TABLE IF NOT EXISTS production_cursors (
   experiment TEXT NOT NULL,
   rule TEXT NOT NULL,
   seq INTEGER NOT NULL,
-  settings_json TEXT,
   PRIMARY KEY (experiment, rule)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS production_alarms (
@@ -188,6 +187,27 @@ CREATE TABLE IF NOT EXISTS production_alarms (
   raised_at TEXT NOT NULL,
   UNIQUE (experiment, rule, kind, at_seq)
 );
+`,
+  },
+  {
+    version: 7,
+    name: 'grades listed by run in the order recorded',
+    // Grades are read in recorded order (id), a page at a time (store/sqlite-grades.ts): the index serves both.
+    sql: `
+CREATE INDEX IF NOT EXISTS grades_by_run_recorded ON grades (run_id, id);
+`,
+  },
+  {
+    version: 8,
+    name: "a monitor's settings with each rule's cursor",
+    // JSON of how the monitor watches the rule (core/monitor.ts WatchOptions), for the dashboard's rule page.
+    sql: `
+CREATE TABLE IF NOT EXISTS production_rule_settings (
+  experiment TEXT NOT NULL,
+  rule TEXT NOT NULL,
+  settings_json TEXT NOT NULL,
+  PRIMARY KEY (experiment, rule)
+) WITHOUT ROWID;
 `,
   },
 ];
