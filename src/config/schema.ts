@@ -82,6 +82,8 @@ export const validatorConfigSchema = z
     predicate: predicateSchema.optional(),
     /** A built-in check type (or `grounded`: an audit against a knowledge base). */
     check: configCheckSchema.optional(),
+    /** A conversation: the rule holds for the agent's reply to every user turn (default: the final answer only). */
+    perTurn: z.boolean({ error: 'expected true or false' }).optional(),
     /** `fail`: a predicate that throws means the output failed the rule (e.g. JSON.parse on non-JSON). Default `error`. */
     onError: z
       .enum(['error', 'fail'], { error: 'expected "error" (a throw is an error outcome, the default) or "fail" (a throw means the output failed)' })
