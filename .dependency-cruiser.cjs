@@ -11,6 +11,7 @@ const LAYERS = [
   ['core', '^src/core/'],
   ['sandbox', '^src/sandbox/'],
   ['store', '^src/store/'],
+  ['otel', '^src/otel/'],
   ['providers', '^src/providers/'],
   ['judge', '^src/judge/'],
   ['ground', '^src/ground/'],

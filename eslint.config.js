@@ -32,6 +32,13 @@ const noBareArgumentErrors = {
   message: 'a bad argument is an ArgumentError with where: { key } (src/errors.ts), not a bare RangeError or TypeError',
 };
 
+// Spreading an array into a call's arguments (Math.max(...xs), a.push(...xs)) throws past ~125k elements (issue
+// 30: an audit of 130k answers lost its report there): core/arrays.ts folds over any length.
+const noSpreadArguments = {
+  selector: "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(max|min|push|unshift|splice|fromCharCode|fromCodePoint)$/] > SpreadElement",
+  message: 'spreading an array into arguments throws past ~125k elements: use maxOf, minOf or pushAll (core/arrays.ts)',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.assay/**', 'coverage/**', 'test-output/**'] },
   js.configs.recommended,
@@ -57,7 +64,7 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     ignores: ['**/*.test.ts', '**/*.case.ts', '**/testing/**', 'src/providers/transport.ts', 'src/providers/buffered-response.ts'],
-    rules: { 'no-restricted-syntax': ['error', ...noInstanceof, noBareArgumentErrors] },
+    rules: { 'no-restricted-syntax': ['error', ...noInstanceof, noBareArgumentErrors, noSpreadArguments] },
   },
   {
     // The pure core must not reach the edge (GUIDE: "core/ imports nothing from the edge").

@@ -48,6 +48,7 @@ const CLASSES: Record<string, [module: string, make: (C: never) => Error]> = {
   InterruptedError: ['validators/interruptible.ts', (C: new (h: Promise<void>) => Error) => new C(Promise.resolve())],
   PredicateResultError: ['validators/sandboxed.ts', (C: new (m: string) => Error) => new C('x')],
   TrajectoryCheckError: ['validators/trajectory-checks.ts', (C: new (m: string) => Error) => new C('x')],
+  OtlpError: ['otel/otlp.ts', (C: new (m: string) => Error) => new C('x')],
   ReliabilityError: ['vitest/index.ts', (C: new (m: string) => Error) => new C('x')],
 };
 

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchmarksRoot } from '../../src/spade/testing/benchmark-data.js';
-import { summarizeContradictions, type LabelledVariant } from './contradictions.js';
+import { summarizeContradictions, summarizeNatural, type LabelledVariant } from './contradictions.js';
 import type { SupportStatus } from '../../src/ground/types.js';
 
 /**
@@ -75,6 +75,29 @@ describe('summarizeContradictions', () => {
   });
 });
 
+describe('summarizeNatural', () => {
+  it('counts CONTRADICTED originals as false contradictions and caught perturbations as recall, each kind with n and intervals', () => {
+    const kinds = ['digits', 'number_words', 'dates', 'units_or_percentages', 'entities'];
+    const records = [
+      ...Array.from({ length: 99 }, () => rec('original', 'STRONG')),
+      rec('original', 'CONTRADICTED'),
+      ...kinds.flatMap((k) => Array.from({ length: 20 }, (_, i) => rec('perturbed', i === 0 && k === 'dates' ? 'WEAK' : 'UNSUPPORTED', k))),
+      rec('restated', 'STRONG', 'range'),
+      rec('restated', 'UNSUPPORTED', 'range', 'UNSUPPORTED'),
+    ];
+    const s = summarizeNatural(records, 'calibration');
+    expect(s.natural_false_contradiction_rate).toMatchObject({ value: 0.01, n: 100, contradicted: 1, supported_rate: 0.99 });
+    // Wilson interval of 1/100 (reference: 0.0018, 0.0545)
+    expect(s.natural_false_contradiction_rate.ci.lo).toBeCloseTo(0.0018, 3);
+    expect(s.natural_false_contradiction_rate.ci.hi).toBeCloseTo(0.0545, 3);
+    expect(s.natural_recall).toMatchObject({ value: 0.99, n: 100 });
+    expect(s.natural_recall.kinds.dates).toMatchObject({ n: 20, recall: 0.95 });
+    expect(s.natural_restated).toEqual({ n: 2, contradicted: 0, supported_rate: 0.5, supported_when_original_supported: 1 });
+    expect(s.goals.met).toBe(true);
+    expect(summarizeNatural([...records, rec('original', 'CONTRADICTED')], 'calibration').goals.met).toBe(false); // 2/101 > 0.01
+  });
+});
+
 describe('npm run bench:contradictions', () => {
   let dir = '';
   beforeAll(async () => {
@@ -84,6 +107,8 @@ describe('npm run bench:contradictions', () => {
       ['Acme opened 12 stores in Ohio in 2014 within three weeks.', 'In 2014 Acme opened 12 stores in Ohio within three weeks, its annual report says.'],
       ['Sales at Globex rose 15% to $2.5 million in 2019.', 'In 2019 sales at Globex rose 15% to $2.5 million, a record for the firm.'],
       ['The bridge in Lisbon is 2,277 metres long and opened on 6 August 1966.', 'Lisbon opened the bridge on 6 August 1966; it is 2,277 metres long.'],
+      // another company's figures in the same words: in one KB of all the evidence they are in reach of Acme's claim
+      ['Initech opened 30 stores in Ohio in 2016 within five weeks.', 'In 2016 Initech opened 30 stores in Ohio within five weeks, its annual report says.'],
     ];
     const rows = facts.flatMap(([claim, ev], i) => [
       JSON.stringify({ label: 'supported', claim, evidence: ['Markets sell bread and fruit every morning.', ev], meta: { id: `dev${i}` } }),
@@ -98,13 +123,18 @@ describe('npm run bench:contradictions', () => {
     const args = ['--json', '--data', dir, '--dataset', 'wice', '--seed', '5'];
     const { stdout } = await script(args);
     const r = JSON.parse(stdout);
-    expect(r).toMatchObject({ benchmark: 'contradictions', seed: 5, datasets: ['wice'], n_claims: 3 });
+    expect(r).toMatchObject({ benchmark: 'contradictions', seed: 5, datasets: ['wice'], n_claims: 4 });
     expect(Object.keys(r.kinds)).toEqual(['digits', 'number_words', 'dates', 'units_or_percentages', 'entities']);
     for (const k of Object.values(r.kinds) as { n: number; recall: number }[]) expect(k.n).toBeGreaterThan(0);
     // these claims restate their evidence: none is contradicted, and each changed detail is caught
     expect(r.false_contradiction_rate).toBe(0);
     expect(r.recall).toBe(1);
-    expect(r.by_dataset.wice.n_claims).toBe(3);
+    expect(r.by_dataset.wice.n_claims).toBe(4);
+    // natural answers: the same claims against one KB of all four companies' evidence
+    expect(r.natural_split).toBe('calibration');
+    expect(r.natural_false_contradiction_rate).toMatchObject({ value: 0, n: 4 });
+    expect(r.natural_recall.value).toBe(1);
+    expect(Object.keys(r.natural_recall.kinds)).toEqual(['digits', 'number_words', 'dates', 'units_or_percentages', 'entities']);
     const again = JSON.parse((await script(args)).stdout);
     delete again.seconds;
     delete r.seconds;
@@ -116,6 +146,7 @@ describe('npm run bench:contradictions', () => {
       [['--dataset', 'squad'], /--dataset: expected wice, faithbench or both/],
       [['--seed', 'abc'], /--seed: expected a whole number ≥ 0, found "abc"/],
       [['--split', 'dev'], /--split: expected all, calibration or test/],
+      [['--natural-split', 'dev'], /--natural-split: expected calibration, test, all or none/],
       [['--data', join(dir, 'nowhere')], /nowhere[/\\]wice: not found/],
     ] as const) {
       const err = await script([...args]).then(
@@ -140,5 +171,13 @@ describe.skipIf(skipWithoutData)('bench:contradictions on the development data (
     expect(r.false_contradiction_rate).toBeLessThanOrEqual(0.03);
     expect(r.restated.false_contradiction_rate).toBeLessThanOrEqual(0.03);
     expect(r.targets.met).toBe(true);
+    // natural answers (issue 27): the development split's supported claims against one KB of all their evidence
+    expect(r.natural_false_contradiction_rate.n).toBeGreaterThan(400);
+    expect(r.natural_false_contradiction_rate.value).toBeLessThanOrEqual(0.01);
+    for (const [kind, k] of Object.entries(r.natural_recall.kinds) as [string, { n: number; recall: number }][]) {
+      expect(k.n, kind).toBeGreaterThan(40);
+      expect(k.recall, kind).toBeGreaterThanOrEqual(0.95);
+    }
+    expect(r.goals.met).toBe(true);
   }, 600_000);
 });

@@ -124,6 +124,111 @@ export async function labelVariants(claims: SupportedClaim[], embedder: KbEmbedd
   return out;
 }
 
+/**
+ * Natural answers (issue 27): every supported claim audited as an answer against ONE knowledge base of all the
+ * claims' evidence, as in real use, where other documents' numbers and names are in reach. Each claim is labelled
+ * as it is (a false contradiction when CONTRADICTED), with one detail changed (recall), and restated.
+ */
+export async function labelNatural(claims: SupportedClaim[], embedder: KbEmbedder, seed: number): Promise<LabelledVariant[]> {
+  const names = [...new Set(claims.flatMap((c) => namesIn(c.claim).map((n) => n.text)))].sort();
+  const docs = [...new Set(claims.flatMap((c) => c.documents))];
+  const segmented = docs.map((text, i) => segmentDocument({ source: `doc${i}`, sha256: '', text }, embedder, {}));
+  const kb = await buildKnowledgeBase(segmented, embedder);
+  const label = async (id: string, answer: string) => {
+    if (extractClaims(answer).length === 0) return 'UNSUPPORTED' as const;
+    const r = await analyze(kb, { query: id, answer });
+    return worst(r.claims_analysis.map((a) => a.status));
+  };
+  const out: LabelledVariant[] = [];
+  for (const c of claims) {
+    const original = await label(c.id, c.claim);
+    out.push({ dataset: c.dataset, id: c.id, variant: 'original', claim: c.claim, label: original, original });
+    const rnd = seededRandom(itemSeed(seed, `${c.dataset}:${c.id}`));
+    for (const v of perturbations(c.claim, rnd, { names, evidence: c.documents.join('\n') }))
+      out.push({
+        dataset: c.dataset,
+        id: c.id,
+        variant: 'perturbed',
+        kind: v.kind,
+        claim: v.claim,
+        from: v.from,
+        to: v.to,
+        label: await label(c.id, v.claim),
+        original,
+      });
+    for (const v of restatements(c.claim, rnd))
+      out.push({
+        dataset: c.dataset,
+        id: c.id,
+        variant: 'restated',
+        kind: v.kind,
+        claim: v.claim,
+        from: v.from,
+        to: v.to,
+        label: await label(c.id, v.claim),
+        original,
+      });
+  }
+  return out;
+}
+
+export interface NaturalSummary {
+  /** The split the claims come from ('calibration' is the development split: WiCE dev.jsonl, FaithBench's first 60% of sources). */
+  split: string;
+  /** Supported claims audited against one KB of all their evidence; the share labelled CONTRADICTED (goal ≤ 0.01). */
+  natural_false_contradiction_rate: { value: number; ci: Interval; n: number; contradicted: number; supported_rate: number };
+  /** The same claims with one detail changed, labelled CONTRADICTED or UNSUPPORTED (goal ≥ 0.95), each kind with n. */
+  natural_recall: { value: number; ci: Interval; n: number; kinds: Record<string, { n: number; recall: number; ci: Interval; contradicted: number }> };
+  /** Meaning-keeping rewrites: labelled CONTRADICTED (never should be) and STRONG or WEAK. */
+  natural_restated: { n: number; contradicted: number; supported_rate: number; supported_when_original_supported: number };
+  goals: { false_contradiction_rate: number; recall: number; met: boolean };
+}
+
+/** The natural figures from labelNatural's records (pure). */
+export function summarizeNatural(records: LabelledVariant[], split: string): NaturalSummary {
+  const originals = records.filter((r) => r.variant === 'original');
+  const perturbed = records.filter((r) => r.variant === 'perturbed');
+  const restated = records.filter((r) => r.variant === 'restated');
+  const contradicted = originals.filter((r) => r.label === 'CONTRADICTED').length;
+  const hit = perturbed.filter(caught).length;
+  const kinds: NaturalSummary['natural_recall']['kinds'] = {};
+  for (const kind of PERTURB_KINDS) {
+    const of = perturbed.filter((r) => r.kind === kind);
+    const k = of.filter(caught).length;
+    kinds[kind] = {
+      n: of.length,
+      recall: rate(k, of.length),
+      ci: round(wilson(k, of.length)),
+      contradicted: rate(of.filter((r) => r.label === 'CONTRADICTED').length, of.length),
+    };
+  }
+  const restatedSup = restated.filter((r) => supported(r.original));
+  const fcr = rate(contradicted, originals.length);
+  const recall = rate(hit, perturbed.length);
+  return {
+    split,
+    natural_false_contradiction_rate: {
+      value: fcr,
+      ci: round(wilson(contradicted, originals.length)),
+      n: originals.length,
+      contradicted,
+      supported_rate: rate(originals.filter((r) => supported(r.label)).length, originals.length),
+    },
+    natural_recall: { value: recall, ci: round(wilson(hit, perturbed.length)), n: perturbed.length, kinds },
+    natural_restated: {
+      n: restated.length,
+      contradicted: rate(restated.filter((r) => r.label === 'CONTRADICTED').length, restated.length),
+      supported_rate: rate(restated.filter((r) => supported(r.label)).length, restated.length),
+      supported_when_original_supported: rate(restatedSup.filter((r) => supported(r.label)).length, restatedSup.length),
+    },
+    goals: {
+      false_contradiction_rate: 0.01,
+      recall: 0.95,
+      met: originals.length > 0 && fcr <= 0.01 && PERTURB_KINDS.every((k) => kinds[k].n > 0 && kinds[k].recall >= 0.95),
+    },
+  };
+}
+
 export interface KindSummary {
   n: number;
   /** Labelled CONTRADICTED or UNSUPPORTED. */

@@ -8,6 +8,7 @@ export { ingest, type IngestOptions, type IngestSummary } from '../ground/kb/ing
 export { createEmbedder, type EmbedderConfig } from '../ground/embedders/resolve.js';
 export { createNliChecker, type NliCheckerOptions } from '../ground/checkers/nli.js';
 export { createLlmClaimChecker, type LlmCheckerOptions } from '../ground/checkers/llm.js';
+export { createMiniCheckChecker, createOllamaMiniCheckChecker, type MiniCheckOptions } from '../ground/checkers/minicheck.js';
 export type { ClaimChecker, ClaimCheck, ClaimCheckItem, ClaimCheckBatch, CheckVerdict, CheckerSummary } from '../ground/checkers/types.js';
 export {
   GroundingRequestError,

@@ -13,7 +13,10 @@ export type {
   JsonResponseFormat,
   ChatTool,
   ToolCall,
+  ToolResultMessage,
 } from '../providers/chat-model.js';
+export { AgentSystem, type AgentSystemOptions } from '../providers/agent-system.js';
+export type { ToolConfig, ToolFunction, ToolCallContext } from '../providers/tools.js';
 export type { EmbeddingModel, EmbedOptions, EmbedResult } from '../providers/embedding-model.js';
 export { systemSchema } from '../providers/schemas.js';
 export { chatModelFromConfig, type ModelContext } from '../providers/chat-factory.js';
@@ -24,3 +27,4 @@ export { OpenAIEmbeddingModel } from '../providers/embeddings.js';
 export { ChatSystem } from '../providers/chat-system.js';
 export { withPrices, priceTable, DEFAULT_PRICES, type ModelPrice, type PriceTable } from '../providers/prices.js';
 export { withResponseCache, type CacheSettings } from '../providers/cache.js';
+export { assayCache, withAssayCache } from '../providers/ai-sdk-cache.js';

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { crossValidateGrounding, runGroundingBench } from '../ground/eval/bench-grounding.js';
 import { createEmbedder } from '../ground/embedders/resolve.js';
 import type { Interval } from '../ground/eval/metrics.js';
-import { embedderConfig, embedderOptions } from './ground-options.js';
+import { CHECKER_FLAG, CHECKER_URL_FLAG, benchChecker, embedderConfig, embedderOptions } from './ground-options.js';
 import { intFlag, oneOfFlag } from './flags.js';
 
 /** `assay bench grounding --dataset wice|faithbench --data <dir> [--json F]`. */
@@ -20,7 +20,9 @@ export function register(program: Command): void {
       .option('--dimension <n>', 'lexical: vector dimension')
       .option('--limit <n>', 'at most n items per split (quick runs)')
       .option('--cv <folds>', 'instead: k-fold cross-validation inside the calibration split, for tuning (the test split is not read)')
-      .option('--json <file>', 'also write the full result as JSON'),
+      .option('--json <file>', 'also write the full result as JSON')
+      .option(...CHECKER_FLAG)
+      .option(...CHECKER_URL_FLAG),
   ).action(async (o) => {
     oneOfFlag('--dataset', o.dataset, ['wice', 'faithbench']);
     const limit = intFlag('--limit', o.limit, { min: 1 });
@@ -39,12 +41,19 @@ export function register(program: Command): void {
       process.stdout.write(lines.join('\n') + '\n');
       return;
     }
-    const r = await runGroundingBench(o.dataset, o.data, embedder, { limit });
+    const checker = await benchChecker(o);
+    let r;
+    try {
+      r = await runGroundingBench(o.dataset, o.data, embedder, { limit, checker });
+    } finally {
+      await checker?.close?.();
+    }
     if (o.json) await writeFile(o.json, JSON.stringify(r, null, 2) + '\n');
     const f = (x: Interval) => `${x.value.toFixed(3)} [${x.lo.toFixed(3)}, ${x.hi.toFixed(3)}]`;
     const out = [`${r.dataset} — ${r.embedder} — calibration ${r.splits.calibration}, test ${r.splits.test} (${r.splits.rule})`];
     for (const v of r.variants) {
       out.push(`${v.name}: threshold ${v.thresholds.weak.toFixed(3)} (${v.thresholds.source}), details ${v.details}`);
+      if (v.errors) out.push(`  items the checker could not decide (left out): calibration ${v.errors.calibration}, test ${v.errors.test}`);
       out.push(
         `  n ${v.test.n}  balanced_accuracy ${f(v.test.balanced_accuracy)}  precision ${f(v.test.precision)}  recall ${f(v.test.recall)}  f1 ${f(v.test.f1)}`,
       );

@@ -19,6 +19,7 @@ interface GradeFlags {
   seed?: string;
   width?: string;
   print?: boolean;
+  remove?: string;
   store?: string;
 }
 
@@ -43,7 +44,33 @@ function ruleOf(run: RunRecord, flag: string | undefined): number {
   });
 }
 
+/** `--remove ID`: delete one grade of the run (a mistaken one, or one whose probability is out of bounds). */
+async function removeGrade(runArg: string, flags: GradeFlags): Promise<void> {
+  const id = intFlag('--remove', flags.remove, { min: 1, max: Number.MAX_SAFE_INTEGER })!;
+  const store = await openStore(storeLocation(flags.store), { existing: true });
+  try {
+    const runId = await resolveRunId(store, runArg, 'run');
+    const g = (await store.grades.list(runId)).find((x) => x.id === id);
+    if (!g || !(await store.grades.delete(runId, id)))
+      throw new UsageError(`--remove: run ${runId} has no grade ${id} (see its grades with: assay grades export --run ${runId} --ids)`, {
+        path: '--remove',
+      });
+    process.stderr.write(
+      `assay: removed grade ${id} of run ${runId}: output (${g.i}, ${g.j}), rule ${g.rule}, ${g.grade} by ${g.grader}` +
+        `${g.probability !== undefined ? `, probability ${g.probability}` : ''}, given ${g.gradedAt}\n`,
+    );
+    process.exitCode = ExitCode.OK;
+  } finally {
+    await store.close();
+  }
+}
+
 async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
+  if (flags.remove !== undefined) {
+    const other = (['suggest', 'design', 'seed', 'width', 'print', 'rule', 'grader'] as const).find((f) => flags[f] !== undefined);
+    if (other) throw new UsageError(`--remove: removes one grade; it takes no --${other}`, { path: '--remove' });
+    return removeGrade(runArg, flags);
+  }
   const given = queueFlags(flags);
   const store = await openStore(storeLocation(flags.store), { existing: true });
   try {
@@ -128,6 +155,7 @@ export function register(program: Command): void {
     .option('--seed <n>', 'seed of the draw (default: one fixed by the run and the rule, so the queue is the same until someone grades)')
     .option('--width <w>', `target width of the corrected interval for the grades-needed estimate, e.g. 0.1 or 10% (default ${GRADING_DEFAULTS.width})`)
     .option('--print', 'print the queue as JSONL in the import format instead of grading (to grade elsewhere)')
+    .option('--remove <id>', 'remove one grade of the run by its id (assay grades export --ids lists them) instead of grading')
     .option(STORE_FLAG, STORE_HELP)
     .addHelpText(
       'after',
@@ -137,7 +165,7 @@ at once. The rule's verdict and reasons are shown only once you have graded an o
 queue keeps the probability it was drawn with, which keeps the corrected rate unbiased: grade the queue in
 order, and skip only outputs you cannot judge (docs/judges.md).
 
-Exit codes: 0 done or quit; 2 a bad flag, run id or rule, or a run with stopping: sequential; 3 the store cannot be used.`,
+Exit codes: 0 done, quit or removed; 2 a bad flag, run id, rule or grade id, or a run with stopping: sequential; 3 the store cannot be used.`,
     )
     .action(async (runId: string, flags: GradeFlags) => gradeCommand(runId, flags));
 }

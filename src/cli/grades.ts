@@ -23,6 +23,7 @@ interface ExportFlags {
   format?: string;
   out?: string;
   rule?: string;
+  ids?: boolean;
   store?: string;
 }
 
@@ -109,7 +110,7 @@ async function exportGrades(flags: ExportFlags): Promise<void> {
   } finally {
     await store.close();
   }
-  const text = formatGrades(grades, format);
+  const text = formatGrades(grades, format, { ids: flags.ids ?? false });
   if (!flags.out || flags.out === '-') process.stdout.write(text);
   else {
     try {
@@ -144,6 +145,7 @@ export function register(program: Command): void {
     .option('--format <format>', "jsonl (default) or csv; default from --out's name")
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--rule <name>', "only this rule's grades")
+    .option('--ids', "add each grade's id (what assay grade RUN --remove ID takes; an import reads past it)")
     .option(STORE_FLAG, STORE_HELP)
     .addHelpText('after', '\nExit codes: 0 written; 2 a bad flag or run id; 3 the store cannot be read.')
     .action(async (flags: ExportFlags) => exportGrades(flags));

@@ -4,6 +4,8 @@ import { numberFlag } from './flags.js';
 import { chatModelFromFile, fileFlagAlone, readProviderFile } from '../providers/provider-file.js';
 import { localLimiters } from '../providers/rate-limit.js';
 import { llmClaimCheckerFromConfig } from '../ground/checkers/llm.js';
+import { createOllamaMiniCheckChecker } from '../ground/checkers/minicheck.js';
+import { createNliChecker } from '../ground/checkers/nli.js';
 import type { ClaimChecker } from '../ground/checkers/types.js';
 import type { EmbedderConfig } from '../ground/embedders/resolve.js';
 import type { AnswerGenerator } from '../ground/engine.js';
@@ -67,29 +69,77 @@ export async function llmConfig(o: LlmFlags): Promise<AnswerGenerator | OpenAIGe
   return { model: o.llmModel, baseURL: o.llmBaseUrl ?? process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY, temperature };
 }
 
-/** The claim checker flags of `analyze` and `serve`: an LLM judge or a local NLI model, one of them. */
+/** The claim checker flags of `analyze` and `serve`: an LLM judge, a local NLI model or MiniCheck, one of them. */
 export function checkerOptions(cmd: Command): Command {
   return cmd
     .option(
       '--judge <file>',
       "check each claim against its evidence with an LLM judge: a provider object in YAML/JSON, as under a verifier's judge: (e.g. anthropic: { model: claude-haiku-4-5 }); verdicts bound to each call's nonce, cost counted",
     )
-    .option('--nli-model <dir>', 'check each claim with an NLI / cross-encoder model in this folder (ONNX in the transformers.js layout; never downloaded)');
+    .option('--nli-model <dir>', 'check each claim with an NLI / cross-encoder model in this folder (ONNX in the transformers.js layout; never downloaded)')
+    .option(...CHECKER_FLAG)
+    .option(...CHECKER_URL_FLAG);
 }
+
+export const CHECKER_FLAG = [
+  '--checker <spec>',
+  "a claim checker: minicheck[:<model>] (MiniCheck's prompt through Ollama, default model bespoke-minicheck), judge:<file> (as --judge) or nli:<dir> (as --nli-model)",
+] as const;
+export const CHECKER_URL_FLAG = [
+  '--checker-url <url>',
+  'the Ollama server of --checker minicheck (default $OLLAMA_HOST, else http://127.0.0.1:11434)',
+] as const;
 
 export interface CheckerFlags {
   judge?: string;
   nliModel?: string;
+  checker?: string;
+  checkerUrl?: string;
 }
 
-/** The claim checker of `--judge <file>` (built now: a bad file or a missing key fails first) or `--nli-model <dir>` (loaded with the KB). */
+const CHECKER_FORMS = 'minicheck, minicheck:<model>, judge:<file> or nli:<dir>';
+
+/** `--checker <spec>` read into the flags it stands for, or a MiniCheck model name. */
+function readCheckerSpec(o: CheckerFlags): { judge?: string; nliModel?: string; minicheck?: string } {
+  const spec = o.checker;
+  if (spec === undefined) {
+    if (o.checkerUrl !== undefined) throw new UsageError('--checker-url needs --checker minicheck[:<model>]', { path: '--checker-url' });
+    return { judge: o.judge, nliModel: o.nliModel };
+  }
+  if (o.judge !== undefined || o.nliModel !== undefined)
+    throw new UsageError(`--checker and ${o.judge !== undefined ? '--judge' : '--nli-model'}: expected one claim checker, found both`, { path: '--checker' });
+  const m = /^(minicheck|judge|nli)(?::(.*))?$/.exec(spec);
+  if (!m || (m[1] !== 'minicheck' && !m[2]) || m[2] === '')
+    throw new UsageError(`--checker: expected ${CHECKER_FORMS}, found "${spec}"`, { path: '--checker' });
+  if (m[1] !== 'minicheck' && o.checkerUrl !== undefined) throw new UsageError('--checker-url needs --checker minicheck[:<model>]', { path: '--checker-url' });
+  if (m[1] === 'judge') return { judge: m[2] };
+  if (m[1] === 'nli') return { nliModel: m[2] };
+  return { minicheck: m[2] ?? 'bespoke-minicheck' };
+}
+
+/**
+ * The claim checker of `--judge <file>` (built now: a bad file or a missing key fails first), `--nli-model <dir>`
+ * (loaded with the KB) or `--checker <spec>` (MiniCheck through Ollama, or either of the others).
+ */
 export async function checkerConfig(o: CheckerFlags): Promise<{ checker?: ClaimChecker; nliModel?: string; nliLabel?: string }> {
   if (o.judge !== undefined && o.nliModel !== undefined)
     throw new UsageError('--judge and --nli-model: expected one claim checker, an LLM judge or an NLI model, found both', { path: '--judge' });
-  if (o.nliModel !== undefined) return { nliModel: o.nliModel, nliLabel: '--nli-model' };
-  if (o.judge === undefined) return {};
-  const raw = await readProviderFile(o.judge, '--judge');
-  return { checker: llmClaimCheckerFromConfig(raw, { file: o.judge, path: '--judge', limiters: localLimiters(), retry: { baseMs: 200, maxMs: 2000 } }) };
+  const label = o.checker !== undefined ? '--checker' : undefined;
+  const spec = readCheckerSpec(o);
+  if (spec.minicheck !== undefined)
+    return { checker: createOllamaMiniCheckChecker({ model: spec.minicheck, baseURL: o.checkerUrl ?? (process.env.OLLAMA_HOST || undefined) }) };
+  if (spec.nliModel !== undefined) return { nliModel: spec.nliModel, nliLabel: label ?? '--nli-model' };
+  if (spec.judge === undefined) return {};
+  const path = label ?? '--judge';
+  const raw = await readProviderFile(spec.judge, path);
+  return { checker: llmClaimCheckerFromConfig(raw, { file: spec.judge, path, limiters: localLimiters(), retry: { baseMs: 200, maxMs: 2000 } }) };
+}
+
+/** The claim checker of `assay bench grounding --checker <spec>`, built (an NLI model loaded) now. */
+export async function benchChecker(o: CheckerFlags): Promise<ClaimChecker | undefined> {
+  const c = await checkerConfig(o);
+  if (c.nliModel !== undefined) return createNliChecker({ dir: c.nliModel, label: c.nliLabel });
+  return c.checker;
 }
 
 /** The knowledge base the grounding commands use without --kb (as the docs do): .assay/kb under the working directory. */

@@ -27,6 +27,7 @@ const COMMANDS: { name: string; load: () => Promise<{ register(program: Command)
   { name: 'calibrate', load: () => import('./calibrate.js') },
   { name: 'bench', load: () => import('./bench.js') },
   { name: 'serve', load: () => import('./serve.js') },
+  { name: 'ingest', load: () => import('./ingest.js') },
   { name: 'worker', load: () => import('./worker.js') },
   { name: 'mock', load: () => import('./mock.js') },
   { name: 'cache', load: () => import('./cache.js') },

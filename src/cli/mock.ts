@@ -31,7 +31,10 @@ export function register(program: Command): void {
     .option('--port <n>', 'port to listen on (0: any free port)', '8080')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--provider <name>', `wire format: ${Object.keys(MOCK_DIALECTS).join(', ')}`, 'openai')
-    .option('--rules <file>', 'answers: a YAML list or JSONL of { match | regex, model?, reply | status | judge, delayMs? }; default: echo')
+    .option(
+      '--rules <file>',
+      'answers: a YAML list or JSONL of { match | regex, model?, afterTool?, result?, reply | call | status | judge, delayMs? }; default: echo',
+    )
     .option(
       '--judge <verdict>',
       "answer every judge request the rules leave (pass or fail), bound to its nonce; default: the echo, which no judge's verdict is",

@@ -12,6 +12,7 @@ import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 import { decimal, flagError, oneOfFlag, shareFlag, usdFlag } from './flags.js';
 import { formatPopulationPlan, populationPlan } from './plan-population.js';
 import { formatRate, NO_VALUE } from '../core/show.js';
+import { maxOf } from '../core/arrays.js';
 
 /**
  * `assay plan`: what the guard will cost (white paper §4.2). From validator rates (--rates) or from a stored
@@ -51,7 +52,7 @@ const num = (x: number | null | undefined, digits = 4) => (x === null || x === u
 const pct = (x: number | null | undefined) => formatRate(x, 2);
 
 function table(rows: string[][]): string {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  const widths = rows[0].map((_, c) => maxOf(rows.map((r) => r[c].length)));
   return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ')).join('\n');
 }
 

@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { loadStoredRun, type StoredRunReport } from '../report/load.js';
 import { openStore, storeLocation } from '../store/open.js';
+import type { Store } from '../store/types.js';
 import { intFlag } from './flags.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 import { formatRate } from '../core/show.js';
+import { maxOf } from '../core/arrays.js';
 
 interface RunsFlags {
   name?: string;
@@ -93,38 +95,85 @@ export function register(program: Command): void {
             errorShare: r.summary.overall.errorShare,
           });
         }
+        // Production experiments (traces taken in by assay serve --ingest or assay ingest) follow the runs.
+        const production = offset ? [] : await productionRows(store, flags.name);
         if (flags.json) {
-          process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
-        } else if (!rows.length) {
+          process.stdout.write(JSON.stringify([...rows, ...production], null, 2) + '\n');
+        } else if (!rows.length && !production.length) {
           process.stdout.write(
             flags.name !== undefined ? `no runs named "${flags.name}" in the store\n` : 'no runs in the store yet (start one with: assay run assay.yaml)\n',
           );
         } else {
-          const table = [['run', 'name', 'status', 'created', 'N×M×K', 'samples', 'verdict', 'overall', 'errors']].concat(
-            rows.map((r) => [
-              r.id,
-              r.name,
-              r.status,
-              r.createdAt.slice(0, 19).replace('T', ' '),
-              `${r.design.N}×${r.design.M}×${r.design.K}`,
-              `${r.done}/${r.design.N * r.design.M}`,
-              r.verdict,
-              formatRate(r.overall),
-              formatRate(r.errorShare),
-            ]),
-          );
-          const widths = table[0].map((_, c) => Math.max(...table.map((row) => row[c].length)));
-          for (const row of table)
-            process.stdout.write(
-              row
-                .map((cell, c) => cell.padEnd(widths[c]))
-                .join('  ')
-                .trimEnd() + '\n',
+          if (rows.length)
+            printTable(
+              [['run', 'name', 'status', 'created', 'N×M×K', 'samples', 'verdict', 'overall', 'errors']].concat(
+                rows.map((r) => [
+                  r.id,
+                  r.name,
+                  r.status,
+                  r.createdAt.slice(0, 19).replace('T', ' '),
+                  `${r.design.N}×${r.design.M}×${r.design.K}`,
+                  `${r.done}/${r.design.N * r.design.M}`,
+                  r.verdict,
+                  formatRate(r.overall),
+                  formatRate(r.errorShare),
+                ]),
+              ),
             );
+          if (production.length) {
+            if (rows.length) process.stdout.write('\n');
+            printTable(
+              [['production experiment', 'samples', 'first', 'last', 'alarms']].concat(
+                production.map((p) => [p.name, p.samples.toLocaleString('en'), shortTime(p.first), shortTime(p.last), String(p.alarms)]),
+              ),
+            );
+          }
         }
         process.exitCode = 0;
       } finally {
         await store.close();
       }
     });
+}
+
+interface ProductionRow {
+  kind: 'production';
+  name: string;
+  samples: number;
+  first: string;
+  last: string;
+  alarms: number;
+}
+
+/** The store's production experiments (all, or the one named), with their alarms so far. */
+async function productionRows(store: Store, name: string | undefined): Promise<ProductionRow[]> {
+  const experiments = (await store.production.experiments()).filter((e) => name === undefined || e.name === name);
+  const rows: ProductionRow[] = [];
+  for (const e of experiments) {
+    const alarms = (await store.production.alarms(e.name)).length;
+    rows.push({
+      kind: 'production',
+      name: e.name,
+      samples: e.samples,
+      first: new Date(e.firstMs).toISOString(),
+      last: new Date(e.lastMs).toISOString(),
+      alarms,
+    });
+  }
+  return rows;
+}
+
+function shortTime(iso: string): string {
+  return iso.slice(0, 19).replace('T', ' ');
+}
+
+function printTable(table: string[][]): void {
+  const widths = table[0].map((_, c) => maxOf(table.map((row) => row[c].length)));
+  for (const row of table)
+    process.stdout.write(
+      row
+        .map((cell, c) => cell.padEnd(widths[c]))
+        .join('  ')
+        .trimEnd() + '\n',
+    );
 }

@@ -17,6 +17,7 @@ interface ServeFlags extends CheckerFlags {
   kb?: string;
   store?: string;
   grading?: boolean;
+  ingest?: boolean;
   port: string;
   host: string;
   tokenEnv?: string;
@@ -29,6 +30,7 @@ interface ServeFlags extends CheckerFlags {
   allowRemote?: boolean;
   embeddingUrl?: string;
   maxBody?: string;
+  maxTraceBody?: string;
   timeout?: string;
   rate?: string;
   burst?: string;
@@ -67,6 +69,8 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   const token = tokenFrom(flags);
   const limits: Partial<ServerLimits> = {};
   const maxBody = intFlag('--max-body', flags.maxBody, { min: 1 });
+  const maxTraceBody = intFlag('--max-trace-body', flags.maxTraceBody, { min: 1 });
+  if (maxTraceBody) limits.maxTraceBodyBytes = maxTraceBody;
   const timeout = intFlag('--timeout', flags.timeout, { min: 1 });
   const rate = numberFlag('--rate', flags.rate, { min: 0.001 });
   const burst = intFlag('--burst', flags.burst, { min: 1 });
@@ -121,8 +125,9 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   const location = storeLocation(flags.store);
   // --grading: the grading page stores people's grades, so the store is opened for writing (runs stay untouched);
   // it must hold runs already, as for reading.
-  if (flags.store || process.env.ASSAY_STORE || existsSync(location) || flags.grading)
-    store = await openStore(location, { readonly: !flags.grading, existing: true }).catch(async (err: unknown) => {
+  // --ingest: POST /v1/traces writes production traffic, so the store is opened for writing and made when missing.
+  if (flags.store || process.env.ASSAY_STORE || existsSync(location) || flags.grading || flags.ingest)
+    store = await openStore(location, { readonly: !flags.grading && !flags.ingest, existing: !flags.ingest }).catch(async (err: unknown) => {
       await engine?.close();
       throw err;
     });
@@ -147,6 +152,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
       engine,
       store,
       grading: Boolean(flags.grading && store),
+      ingest: Boolean(flags.ingest && store),
       limits,
       connections,
       allowHosts: flags.allowHost,
@@ -160,7 +166,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
     throw err;
   }
   process.stderr.write(
-    `assay: serving on ${handle.url} (${[engine ? `POST /analyze, ${engine.workers} workers` : '', store ? (flags.grading ? 'dashboard, grading' : 'dashboard') : ''].filter(Boolean).join(', ')}); Ctrl-C to stop\n`,
+    `assay: serving on ${handle.url} (${[engine ? `POST /analyze, ${engine.workers} workers` : '', store ? ['dashboard', flags.grading ? 'grading' : '', flags.ingest ? 'OTLP traces at POST /v1/traces' : ''].filter(Boolean).join(', ') : ''].filter(Boolean).join(', ')}); Ctrl-C to stop\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -193,10 +199,15 @@ export function register(program: Command): void {
     .option('--kb <dir>', 'knowledge base directory (from assay kb ingest) for POST /analyze')
     .option('--store <location>', 'store the dashboard reads: a SQLite file or a postgres:// URL (default: $ASSAY_STORE, else .assay/assay.db)')
     .option('--grading', "let the dashboard's grading page store people's grades (opens the store for writing; see docs/judges.md)")
+    .option(
+      '--ingest',
+      'take OpenTelemetry traces at POST /v1/traces (OTLP/HTTP) into production experiments (opens the store for writing; see docs/production.md)',
+    )
     .option('--port <n>', 'port (0 picks a free one)', '8787')
     .option('--host <host>', 'address to bind; anything but loopback requires --token-env', '127.0.0.1')
     .option('--token-env <var>', 'environment variable holding the API token (then every request needs Authorization: Bearer)')
-    .option('--max-body <bytes>', 'largest request body (default 262144)')
+    .option('--max-body <bytes>', 'largest request body of POST /analyze (default 262144)')
+    .option('--max-trace-body <bytes>', 'largest OTLP export at POST /v1/traces, compressed and decompressed (default 4194304)')
     .option('--timeout <ms>', 'per-request time limit of /analyze (default 30000)')
     .option('--rate <n>', 'sustained requests per second per client (default 10)')
     .option('--burst <n>', 'burst of requests per client (default 30)')

@@ -1,4 +1,5 @@
 import type { PassKOption } from '../core/pass-k.js';
+import { withoutBom } from '../core/text.js';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -485,7 +486,7 @@ async function readConfig(abs: string, file: string): Promise<{ raw: unknown; lo
   }
   let text: string;
   try {
-    text = readFileSync(abs, 'utf8');
+    text = withoutBom(readFileSync(abs, 'utf8'));
   } catch (err) {
     const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (err as Error).message;
     throw new UsageError(`${file}: expected a readable config file, but ${why}`, { file });

@@ -96,3 +96,18 @@ describe('alignment: confusion matrix, exact rates and κ (reference values: Sci
     ).toThrow(/every graded output carries its inclusion probability or none/);
   });
 });
+
+describe('alignment: weights at any scale (issue 30)', () => {
+  it('probabilities of 1e-155 and 5e-324 give the same finite figures as the same ratios at ordinary scale', () => {
+    const ordinary = alignment(pairs(8, 2, 3, 9, [0.5, 0.05]), 0.95);
+    const tiny = alignment(pairs(8, 2, 3, 9, [1e-160, 1e-161]), 0.95);
+    for (const key of ['tpr', 'tnr', 'agreement'] as const) {
+      expect(tiny[key]!.rate).toBeCloseTo(ordinary[key]!.rate, 9);
+      expect(tiny[key]!.low).toBeCloseTo(ordinary[key]!.low, 9);
+      expect(tiny[key]!.high).toBeCloseTo(ordinary[key]!.high, 9);
+    }
+    expect(tiny.kappa).toBeCloseTo(ordinary.kappa!, 9);
+    const subnormal = alignment(pairs(8, 2, 3, 9, [1, 5e-324]), 0.95);
+    for (const v of [subnormal.tpr, subnormal.tnr, subnormal.agreement]) for (const x of Object.values(v!)) expect(Number.isFinite(x)).toBe(true);
+  });
+});

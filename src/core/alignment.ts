@@ -53,7 +53,7 @@ function checkLevel(level: number): void {
   if (!(level > 0 && level < 1)) throw new ArgumentError(`alignment: level must be in (0, 1), got ${level}`, { key: 'level' });
 }
 
-/** Inverse-probability weights, or null when every pair has the same (or no) probability: plain counting is exact then. */
+/** Inverse-probability weights (scaled to at most 1), or null when every pair has the same (or no) probability: plain counting is exact then. */
 export function inclusionWeights(pairs: readonly { probability?: number }[], what: string): Float64Array | null {
   let min = Infinity;
   let max = -Infinity;
@@ -71,7 +71,9 @@ export function inclusionWeights(pairs: readonly { probability?: number }[], wha
     throw new ArgumentError(`${what}: either every graded output carries its inclusion probability or none does (${given} of ${pairs.length} do)`, {
       key: 'graded',
     });
-  return Float64Array.from(pairs, (p) => 1 / p.probability!);
+  // Scaled so the largest weight is 1: the ratios (all a Hájek mean and Kish's size use) are 1/p's, and no
+  // square of a weight overflows, whatever probabilities are given.
+  return Float64Array.from(pairs, (p) => min / p.probability!);
 }
 
 /** Clopper–Pearson at x of n; with weights, at Kish's effective size n_eff = (Σw)²/Σw² and x = rate·n_eff. */

@@ -11,6 +11,7 @@ import type { Counts } from './rate-types.js';
 import type { Disagreement, GradingSummary } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 import { formatLevel } from './show.js';
+import { maxOf, minOf, pushAll } from './arrays.js';
 
 /** What a verifier without grades says in every report: its rate is its judge's, never checked against a person. */
 export const NOT_CHECKED = 'judge not checked against people';
@@ -62,8 +63,11 @@ export function gradedPairs(t: ReliabilityTensor, k: number, outputs: readonly G
   if (notRandom === 0) return { pairs: pairs.map((p) => ({ ...plain(p), probability: p.probability })), undecided, notRandom };
   const borrowed = new Map<boolean, number>();
   for (const verdict of [true, false]) {
-    const weights = drawn.filter((p) => p.judge === verdict).map((p) => 1 / p.probability!);
-    if (weights.length) borrowed.set(verdict, weights.length / weights.reduce((a, b) => a + b, 0));
+    const own = drawn.filter((p) => p.judge === verdict).map((p) => p.probability!);
+    if (!own.length) continue;
+    // Their harmonic mean, with weights scaled by the smallest probability (no 1/p overflows).
+    const least = own.reduce((a, b) => Math.min(a, b));
+    borrowed.set(verdict, (least * own.length) / own.reduce((a, p) => a + least / p, 0));
   }
   const filled = pairs.every((p) => p.probability !== undefined || borrowed.has(p.judge))
     ? pairs.map((p) => ({ ...plain(p), probability: p.probability ?? borrowed.get(p.judge)! }))
@@ -97,6 +101,7 @@ export function gradingSummary(
       `${notRandom} of ${pairs.length} grades were not drawn at random (hand-picked, or imported without a probability): the correction is unbiased only for random draws and assumes these were`,
     );
   if (disputed) caveats.push(`${disputed} graded output(s) were graded differently by different people: their majority, or on a tie the latest grade, counts`);
+  for (const o of outputs) if (o.notes) pushAll(caveats, o.notes);
   if (undecided) caveats.push(`${undecided} graded output(s) have no verdict of the rule (an error, or not checked): left out`);
   return { grades: pairs.length, notRandom, disputed, undecided, alignment: alignment(pairs, level), corrected, disagreements, caveats };
 }
@@ -148,7 +153,7 @@ function thinWeightedVerdict(pairs: readonly Pair[]): { verdict: 'PASS' | 'FAIL'
     const own = pairs.filter((p) => p.judge === verdict);
     if (!own.length || own.some((p) => p.probability === undefined)) continue;
     const w = own.map((p) => 1 / p.probability!);
-    if (Math.max(...w) <= Math.min(...w) * (1 + 1e-9)) continue;
+    if (maxOf(w) <= minOf(w) * (1 + 1e-9)) continue;
     const sw = w.reduce((a, x) => a + x, 0);
     const effective = (sw * sw) / w.reduce((a, x) => a + x * x, 0);
     if (effective < FIRST_LOOK) return { verdict: verdict ? 'PASS' : 'FAIL', effective };

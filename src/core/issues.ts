@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import { UsageError } from '../errors.js';
 import { quoted } from './show.js';
+import { pushAll } from './arrays.js';
 
 /**
  * The one translator from zod issues to what a person reads: `<file>: <field>: expected …, found … (line N)`,
@@ -164,7 +165,7 @@ function explain(issues: readonly Issue[], prefix: IssuePath, keysAt: KeysAt): L
         }
         // The branch that got past the root is the one the user meant; otherwise say what the union wants.
         const deep = issue.errors.filter((branch) => branch.some((b) => b.path.length > 0 || b.code !== 'invalid_type'));
-        if (deep.length === 1) out.push(...explain(deep[0] as Issue[], path, keysAt));
+        if (deep.length === 1) pushAll(out, explain(deep[0] as Issue[], path, keysAt));
         else out.push({ path, message: withFound(issue.message, issue.input) });
         break;
       }

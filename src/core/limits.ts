@@ -17,3 +17,16 @@ export function designProblem(N: number, M: number, K: number): string | undefin
     `found ${N} inputs × ${M} samples × ${K} validators = ${cells.toLocaleString('en-US')}; lower samples or split the inputs`
   );
 }
+
+/**
+ * The smallest inclusion probability a grade may carry (one in a billion). assay's own draws never go below
+ * 1/(N×M) ≥ 1/MAX_TENSOR_CELLS; a smaller one from a file is a mistake, and its weight 1/p squared (Kish's
+ * effective size) would overflow a double long before p reaches the smallest one.
+ */
+export const MIN_PROBABILITY = 1e-9;
+
+/** The message every surface gives for a probability outside [MIN_PROBABILITY, 1], or undefined when it is inside. */
+export function probabilityProblem(p: unknown): string | undefined {
+  if (typeof p === 'number' && p >= MIN_PROBABILITY && p <= 1) return undefined;
+  return `expected a number in [${MIN_PROBABILITY}, 1] (the output's chance of being drawn; below ${MIN_PROBABILITY} is no draw from a run assay can hold)`;
+}

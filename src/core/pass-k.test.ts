@@ -110,7 +110,7 @@ describe('pass^k over inputs, and its gate', () => {
     const all = Array.from({ length: 80 }, () => counts(10, 0));
     const pass = passKSummary(all, { k: 5, minSuccess: 0.9 }, { level, mode: 'confident' });
     expect(pass.verdict).toBe('pass');
-    expect(pass.reason).toMatch(/^pass\^5 lower bound .* ≥ minSuccess 90%$/);
+    expect(pass.reason).toMatch(/^pass\^5 lower bound .* ≥ minSuccess 90\.0%$/);
     const flaky = Array.from({ length: 60 }, () => counts(6, 4));
     const fail = passKSummary(flaky, { k: 5, minSuccess: 0.5 }, { level, mode: 'confident' });
     expect(fail.verdict).toBe('fail');
@@ -121,7 +121,7 @@ describe('pass^k over inputs, and its gate', () => {
     const e = passKSummary(errored, { k: 5, minSuccess: 0.9 }, { level, mode: 'confident' });
     expect(e.errorBounds!.low).toBeLessThan(0.3);
     expect(e.verdict).toBe('error');
-    expect(e.reason).toMatch(/error share 30% > maxErrorShare 5%/);
+    expect(e.reason).toMatch(/error share 30\.0% > maxErrorShare 5\.0%/);
     // The point verdict compares the estimate.
     expect(passKSummary(all.slice(0, 3), { k: 5, minSuccess: 0.9 }, { level, mode: 'point' }).verdict).toBe('pass');
   });

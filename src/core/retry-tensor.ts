@@ -4,6 +4,7 @@ import { Outcome } from './outcome.js';
 import { assertConfidence, expectedAttempts, minAttempts, mixtureMinAttempts, planFromPPass, planFromRates, pSuccessWithin, type RatePlan } from './retry.js';
 import type { Interval, IntervalMethod } from './rate-types.js';
 import type { ReliabilityTensor } from './tensor.js';
+import { maxOf } from './arrays.js';
 
 /**
  * The retry planner over a stored run's tensor (white paper §4.2.3): per-input P_pass,i = mean over j of
@@ -157,7 +158,7 @@ function mixture(ps: readonly number[], confidence: number, ms: readonly (number
     expected_retries: e === null ? null : e - 1,
     m,
     p_success_within_m: m === null ? null : ps.reduce((s, p) => s + pSuccessWithin(p, m), 0) / ps.length,
-    max_m: unreachable > 0 ? null : Math.max(...ms.filter((x): x is number => x !== null)),
+    max_m: unreachable > 0 ? null : maxOf(ms.filter((x): x is number => x !== null)),
     inputs: ps.length,
     unreachable_inputs: unreachable,
   };

@@ -22,6 +22,7 @@ import { checkVerdictArguments, correctedVerdict, DEFAULT_MAX_ERROR_SHARE, DEFAU
 import { errorShareOf, rateOf, tensorViews } from './views.js';
 import { ArgumentError } from '../errors.js';
 import { formatRate } from './show.js';
+import { maxOf } from './arrays.js';
 
 /** Clopper–Pearson and confident verdicts by default: they hold their level for every p and n (docs/verdicts.md). */
 export const DEFAULT_SUMMARY_OPTIONS: SummaryOptions = {
@@ -304,6 +305,10 @@ export function summarize(
     },
     verdict: overallVerdict(validatorSummaries.map((v) => v.verdict)),
   };
-  if (opts.stopping === 'sequential') summary.stoppedAfter = Math.max(0, ...validatorSummaries.map((v) => v.sequential!.rounds));
+  if (opts.stopping === 'sequential')
+    summary.stoppedAfter = maxOf(
+      validatorSummaries.map((v) => v.sequential!.rounds),
+      0,
+    );
   return summary;
 }

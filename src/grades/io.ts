@@ -9,6 +9,7 @@
  */
 import { lazyPackage } from '../lazy.js';
 import { describeFound } from '../core/issues.js';
+import { probabilityProblem } from '../core/limits.js';
 import { UsageError } from '../errors.js';
 import type { GradeRecord, NewGrade } from '../store/types.js';
 
@@ -43,7 +44,8 @@ const INDEX = /^\d{1,9}$/;
 
 /** One line's object → a NewGrade (types only; the store checks it against the run). */
 function toGrade(o: Record<string, unknown>, file: string, line: number, fromCsv: boolean, defaultGrader: (() => string) | undefined): NewGrade {
-  const unknown = Object.keys(o).filter((k) => !(GRADE_FIELDS as readonly string[]).includes(k));
+  // "id" (written by export with ids) names a stored grade: an import makes new ones, so it is read past.
+  const unknown = Object.keys(o).filter((k) => k !== 'id' && !(GRADE_FIELDS as readonly string[]).includes(k));
   if (unknown.length) throw bad(file, line, unknown[0], `unknown field; expected ${GRADE_FIELDS.join(', ')}`);
   // CSV cells are text; an empty cell is an absent field.
   const get = (f: Field): unknown => (fromCsv && o[f] === '' ? undefined : o[f]);
@@ -72,7 +74,8 @@ function toGrade(o: Record<string, unknown>, file: string, line: number, fromCsv
   const p = get('probability');
   if (p !== undefined) {
     probability = typeof p === 'number' ? p : fromCsv && typeof p === 'string' && p.trim() !== '' ? Number(p) : NaN;
-    if (!(probability > 0 && probability <= 1)) throw bad(file, line, 'probability', `expected a number in (0, 1], found ${describeFound(p)}`);
+    const problem = probabilityProblem(probability);
+    if (problem) throw bad(file, line, 'probability', `${problem}, found ${describeFound(p)}`);
   }
   const design = text('design', false);
   return {
@@ -118,15 +121,19 @@ export function parseGrades(text: string, file: string, format: GradeFileFormat,
         ...(e.lines !== undefined ? { line: e.lines } : {}),
       });
     }
-    for (const { record, info } of rows) out.push({ line: info.lines, grade: toGrade(record, file, info.lines, true, defaultGrader) });
+    for (const { record, info } of rows) {
+      const cells = Object.fromEntries(Object.entries(record).map(([k, v]) => [k, typeof v === 'string' ? csvText(v) : v]));
+      out.push({ line: info.lines, grade: toGrade(cells, file, info.lines, true, defaultGrader) });
+    }
   }
   if (!out.length) throw new UsageError(`${file}: expected at least one grade, found none`, { file });
   return out;
 }
 
-/** One exported line's fields (absent ones left out). */
-function exported(g: GradeRecord): Record<Field, string | number | undefined> {
+/** One exported line's fields (absent ones left out), its id first when asked for. */
+function exported(g: GradeRecord, ids: boolean): Partial<Record<Field | 'id', string | number | undefined>> {
   return {
+    ...(ids ? { id: g.id } : {}),
     input: g.i,
     sample: g.j,
     rule: g.rule,
@@ -138,19 +145,37 @@ function exported(g: GradeRecord): Record<Field, string | number | undefined> {
   };
 }
 
+/**
+ * A text cell a spreadsheet would run as a formula (OWASP's CSV-injection rule: one starting with =, +, -, @,
+ * a tab or a carriage return) is written with a leading ' (and quoted), so it shows as text. A cell already
+ * starting with quote marks before such a character gets one more, so reading strips exactly one: the
+ * export reads back to the same grades.
+ */
+const FORMULA = /^'*[=+\-@\t\r]/;
+const GUARDED = /^'+[=+\-@\t\r]/;
+
 function csvCell(v: string | number | undefined): string {
   if (v === undefined) return '';
-  const s = String(v);
-  return /[",\r\n]|^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  if (typeof v === 'number') return String(v);
+  const s = FORMULA.test(v) ? `'${v}` : v;
+  return /[",\r\n']|^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** The grades as a file `parseGrades` reads back to the same grades. */
-export function formatGrades(grades: readonly GradeRecord[], format: GradeFileFormat): string {
-  if (format === 'jsonl') return grades.map((g) => JSON.stringify(exported(g))).join('\n') + (grades.length ? '\n' : '');
-  const lines = [GRADE_FIELDS.join(',')];
+/** A CSV text cell as written by csvCell: its guarding quote mark dropped. */
+const csvText = (v: string): string => (GUARDED.test(v) ? v.slice(1) : v);
+
+/**
+ * The grades as a file `parseGrades` reads back to the same grades; `ids` adds each grade's id (what
+ * `assay grade --remove` takes), which an import reads past.
+ */
+export function formatGrades(grades: readonly GradeRecord[], format: GradeFileFormat, opts: { ids?: boolean } = {}): string {
+  const ids = opts.ids ?? false;
+  if (format === 'jsonl') return grades.map((g) => JSON.stringify(exported(g, ids))).join('\n') + (grades.length ? '\n' : '');
+  const fields = ids ? (['id', ...GRADE_FIELDS] as const) : GRADE_FIELDS;
+  const lines = [fields.join(',')];
   for (const g of grades) {
-    const e = exported(g);
-    lines.push(GRADE_FIELDS.map((f) => csvCell(e[f])).join(','));
+    const e = exported(g, ids);
+    lines.push(fields.map((f) => csvCell(e[f])).join(','));
   }
   return lines.join('\n') + '\n';
 }

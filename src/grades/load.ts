@@ -1,3 +1,4 @@
+import { MIN_PROBABILITY, probabilityProblem } from '../core/limits.js';
 import { combineGrades, type GradedOutput, type PersonGrade } from '../core/grades.js';
 import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
 
@@ -9,19 +10,28 @@ export function personGrades(run: RunRecord, grades: readonly GradeRecord[]): Pe
   const k = new Map(run.validators.map((v, idx) => [v.name, idx]));
   return grades.flatMap((g) => {
     const col = k.get(g.rule);
-    return col === undefined
-      ? []
-      : [
-          {
-            i: g.i,
-            j: g.j,
-            k: col,
-            pass: g.grade === 'pass',
-            grader: g.grader,
-            ...(g.probability !== undefined ? { probability: g.probability } : {}),
-            ...(g.probability !== undefined && g.design !== undefined ? { design: g.design } : {}),
-          },
-        ];
+    if (col === undefined) return [];
+    // A probability stored before it was bounded (or by hand) is set aside, never computed with: the grade counts as hand-picked.
+    const bad = g.probability !== undefined && probabilityProblem(g.probability) !== undefined;
+    const probability = bad ? undefined : g.probability;
+    return [
+      {
+        i: g.i,
+        j: g.j,
+        k: col,
+        pass: g.grade === 'pass',
+        grader: g.grader,
+        ...(probability !== undefined ? { probability } : {}),
+        ...(probability !== undefined && g.design !== undefined ? { design: g.design } : {}),
+        ...(bad
+          ? {
+              note:
+                `grade ${g.id} (output (${g.i}, ${g.j}), ${g.grader}) has probability ${String(g.probability)}, outside [${MIN_PROBABILITY}, 1]: ` +
+                `counted as not drawn at random; remove it with: assay grade ${run.id} --remove ${g.id}`,
+            }
+          : {}),
+      },
+    ];
   });
 }
 

@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { analyzeExitCode, answerOutcome, groundedOutcome, parseRisk, riskAtOrAbove } from './ci.js';
+import { analyzeExitCode, answerOutcome, groundedOutcome, parseRisk, readAnswersFile, riskAtOrAbove } from './ci.js';
 import type { ClaimAnalysis, GroundingReport, SupportStatus } from './types.js';
 
 /** A report as the engine writes it, with the figures given (nothing is decided here). */
@@ -74,5 +77,25 @@ describe('groundedOutcome (the grounded check)', () => {
     const badPartial = report({ risk: 'HIGH', statuses: ['CONTRADICTED'], coverage: 0, errors: 1 });
     expect(groundedOutcome(badPartial, { maxRisk: 'LOW' }).outcome).toBe('error'); // the risk could drop with the missing claim
     expect(groundedOutcome(badPartial, { maxRisk: 'LOW', noContradiction: true })).toEqual({ outcome: 'fail', reasons: ['1 contradicted claim: "claim 0."'] });
+  });
+});
+
+describe('answers files: a size limit per answer (issue 30, item 2)', () => {
+  it('refuses a 20 MB answer before extracting its claims, naming the line, the limit and its size', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'assay-answers-'));
+    try {
+      const file = join(dir, 'answers.jsonl');
+      const big = 'The bridge opened in 1990. '.repeat(800_000);
+      writeFileSync(file, `{"query": "q", "answer": "It opened in 1990."}\n${JSON.stringify({ query: 'q', answer: big })}\n`);
+      expect(() => readAnswersFile(file, { generate: false })).toThrow(
+        new RegExp(
+          `answers\\.jsonl:2: answer: expected at most 100,000 characters \\(split a longer text into answers\\), found ${big.length.toLocaleString('en')}`,
+        ),
+      );
+      writeFileSync(file, `${JSON.stringify({ query: 'q'.repeat(10_001), answer: 'It opened in 1990.' })}\n`);
+      expect(() => readAnswersFile(file, { generate: false })).toThrow(/answers\.jsonl:1: query: expected at most 10,000 characters, found 10,001/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

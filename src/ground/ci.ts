@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { withoutBom } from '../core/text.js';
 import { UsageError } from '../errors.js';
 import { extractClaims } from './claims/claims.js';
-import type { GroundingReport } from './types.js';
+import { MAX_ANSWER_CHARS, MAX_QUERY_CHARS, type GroundingReport } from './types.js';
 import { formatRate } from '../core/show.js';
 
 /**
@@ -77,7 +78,7 @@ export function readAnswersFile(file: string, o: { generate: boolean; maxClaims?
   const flag = o.flag ?? '--answers';
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = withoutBom(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new UsageError(`${flag}: cannot read ${file}: ${(err as Error).message.split('\n')[0]}`, { file, path: flag });
   }
@@ -102,6 +103,8 @@ export function readAnswersFile(file: string, o: { generate: boolean; maxClaims?
     if (unknown.length) return bad(unknown[0], `unknown key (expected query, answer and optionally id)`);
     const { id, query, answer } = obj;
     if (typeof query !== 'string' || !query.trim()) return bad('query', `expected a non-empty string, found ${describe(query)}`);
+    if (query.length > MAX_QUERY_CHARS)
+      return bad('query', `expected at most ${MAX_QUERY_CHARS.toLocaleString('en')} characters, found ${query.length.toLocaleString('en')}`);
     if (id !== undefined && !(typeof id === 'string' && id.trim()) && !(typeof id === 'number' && Number.isFinite(id)))
       return bad('id', `expected a non-empty string or a number, found ${describe(id)}`);
     const key = id === undefined ? `line ${line}` : String(id);
@@ -115,6 +118,12 @@ export function readAnswersFile(file: string, o: { generate: boolean; maxClaims?
     }
     if (typeof answer !== 'string') return bad('answer', `expected a string, found ${describe(answer)}`);
     if (!answer.trim()) return bad('answer', 'expected an answer to audit, found an empty string');
+    // Checked before its claims are extracted: that is the work the limit bounds.
+    if (answer.length > MAX_ANSWER_CHARS)
+      return bad(
+        'answer',
+        `expected at most ${MAX_ANSWER_CHARS.toLocaleString('en')} characters (split a longer text into answers), found ${answer.length.toLocaleString('en')}`,
+      );
     const claims = extractClaims(answer).length;
     if (claims === 0) return bad('answer', 'expected an answer with a claim to verify, found none (no sentence with words or numbers)');
     if (claims > maxClaims) return bad('answer', `expected at most ${maxClaims} claims per answer, found ${claims}`);

@@ -6,7 +6,17 @@ import { checkDetails, evidenceDetails, type EvidenceDetails } from './claims/de
 import type { SearchHit } from './kb/index/flat.js';
 import type { KnowledgeBase } from './kb/kb.js';
 import { aggregate, type DetailMode, type ScoredClaim } from './score.js';
-import { GroundingRequestError, type AnalyzeRequest, type ClaimAnalysis, type EvidenceRef, type GroundingReport, type SupportThresholds } from './types.js';
+import {
+  GroundingRequestError,
+  MAX_ANSWER_CHARS,
+  MAX_QUERY_CHARS,
+  type AnalyzeRequest,
+  type ClaimAnalysis,
+  type EvidenceRef,
+  type GroundingReport,
+  type SupportThresholds,
+} from './types.js';
+import { pushAll } from '../core/arrays.js';
 
 /** The design's "LLM Response Generator": one call, low temperature, no chaining. */
 export interface AnswerGenerator {
@@ -42,6 +52,10 @@ function validate(request: AnalyzeRequest, options: AnalyzeOptions): { query: st
   if (typeof query !== 'string' || query.trim() === '') throw new GroundingRequestError('"query" must be a non-empty string', 400, 'query');
   if (answer !== undefined && answer !== null && typeof answer !== 'string')
     throw new GroundingRequestError('"answer" must be a string when given', 400, 'answer');
+  if (query.length > MAX_QUERY_CHARS)
+    throw new GroundingRequestError(`"query" must be at most ${MAX_QUERY_CHARS} characters, found ${query.length}`, 400, 'query');
+  if (typeof answer === 'string' && answer.length > MAX_ANSWER_CHARS)
+    throw new GroundingRequestError(`"answer" must be at most ${MAX_ANSWER_CHARS} characters (split a longer text), found ${answer.length}`, 400, 'answer');
   if (top_k !== undefined && !(typeof top_k === 'number' && Number.isInteger(top_k) && top_k >= 1 && top_k <= 50)) {
     throw new GroundingRequestError('"top_k" must be an integer from 1 to 50', 400, 'top_k');
   }
@@ -67,8 +81,8 @@ async function embedClaims(
     for (let chars = claims[from].length; to < claims.length && chars + claims[to].length <= EMBED_CHARS; to++) chars += claims[to].length;
     signal?.throwIfAborted();
     const batch = await embedBatch(kb, claims.slice(from, to), signal);
-    vectors.push(...batch.vectors);
-    errors.push(...batch.errors);
+    pushAll(vectors, batch.vectors);
+    pushAll(errors, batch.errors);
     from = to;
   }
   return { vectors, errors };
@@ -140,6 +154,37 @@ async function bestEvidence(kb: KnowledgeBase, vectors: Float32Array[], topK: nu
   return out;
 }
 
+/**
+ * Restatements agree (issue 27): a claim whose every detail the evidence states, some written otherwise ("two weeks"
+ * for "14 days", "twelve" for "12"), is scored as the claim with its details written as the evidence writes them, so
+ * the surface of a number or a unit does not lower the support of words the evidence holds. The higher of the two
+ * cosines counts, against the same window; an embedding failure here keeps the claim's own score.
+ */
+async function scoreRestatements(
+  kb: KnowledgeBase,
+  scored: ScoredClaim[],
+  restated: { index: number; text: string; window: number }[],
+  signal?: AbortSignal,
+): Promise<void> {
+  if (restated.length === 0) return;
+  signal?.throwIfAborted();
+  const d = kb.embedder.dimension;
+  let m: Float32Array;
+  try {
+    m = await kb.embedder.embed(restated.map((r) => r.text));
+    if (m.length !== restated.length * d) return;
+  } catch {
+    return;
+  }
+  const rows = kb.windowVectors;
+  restated.forEach((r, k) => {
+    let dot = 0;
+    for (let j = 0; j < d; j++) dot += m[k * d + j] * rows[r.window * d + j];
+    const c = scored[r.index];
+    if (c.support !== null && dot > c.support) c.support = Math.min(1, dot);
+  });
+}
+
 /** Audit an answer (given, or generated for the query) against the knowledge base. */
 export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, options: AnalyzeOptions = {}, signal?: AbortSignal): Promise<GroundingReport> {
   const { query, answer: given, topK } = validate(request, options);
@@ -159,6 +204,8 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
       throw new GroundingUnavailableError(`answer generation failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   }
+  if (generated && answer.length > MAX_ANSWER_CHARS)
+    throw new GroundingRequestError(`the LLM's answer has ${answer.length} characters; at most ${MAX_ANSWER_CHARS} are analysed`, 422, 'answer');
   if (answer.trim() === '') throw new GroundingRequestError(generated ? 'the LLM returned an empty answer' : '"answer" is empty', 422, 'answer');
   const claims = extractClaims(answer);
   if (claims.length === 0) throw new GroundingRequestError('"answer" holds no claim to verify (no sentence with words or numbers)', 422, 'answer');
@@ -191,6 +238,7 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
     if (!e) evidenceCache.set(text, (e = evidenceDetails(text)));
     return e;
   };
+  const restated: { index: number; text: string; window: number }[] = [];
   for (const [i, claim] of claims.entries()) {
     signal?.throwIfAborted();
     if (!vectors[i]) {
@@ -207,12 +255,14 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
       ? { chunk_id: kb.chunks[best.chunk].id, source: kb.documents[kb.chunks[best.chunk].doc].source, text: kb.windowText(best.window), score: round(support) }
       : null;
     const scope = has ? (options.detailScope === 'window' ? ref!.text : kb.chunkText(best.chunk)) : '';
-    const check = details === 'off' ? { missing: [], conflicts: [] } : checkDetails(claim, detailsOf(scope));
+    const check = details === 'off' ? { missing: [], conflicts: [] } : checkDetails(claim, detailsOf(scope), { restate: true });
+    if (check.restated !== undefined) restated.push({ index: scored.length, text: check.restated, window: best!.window });
     scored.push({ claim, support, evidence: has, unverified: check.missing, conflicts: check.conflicts });
     refs.push(ref);
     checkEvidence.push(has ? { window: ref!.text, chunk: kb.chunkText(best.chunk) } : null);
   }
 
+  await scoreRestatements(kb, scored, restated, signal);
   // The similarity shown stays the claim's, also for a claim the checker could not check (an error claim).
   const shownSupport = scored.map((c) => c.support ?? 0);
   const checked = options.checker ? await applyChecker(options.checker, scored, checkEvidence, query, { thresholds, details, signal }) : undefined;

@@ -1,5 +1,5 @@
-import { contentText, mockId, startMockServer, toolInput, type Dialect } from './server.js';
-import type { MockServer, MockServerOptions } from './types.js';
+import { contentText, mockId, resultText, startMockServer, toolInput, type Dialect } from './server.js';
+import type { MockMessage, MockServer, MockServerOptions } from './types.js';
 
 /**
  * Anthropic's Messages API (POST /v1/messages): `system` apart from `messages`, content blocks, the key in
@@ -27,6 +27,40 @@ const ERROR_TYPES: Record<number, string> = {
   529: 'overloaded_error',
 };
 
+interface Block {
+  type?: string;
+  text?: string;
+  id?: string;
+  name?: string;
+  input?: unknown;
+  tool_use_id?: string;
+  content?: unknown;
+}
+
+/** Content blocks as messages: `tool_use` blocks are the assistant's calls, each `tool_result` block a tool message. */
+function anthropicMessages(list: { role: string; content: unknown }[]): MockMessage[] {
+  const names = new Map<string, string>();
+  return list.flatMap((m) => {
+    if (!Array.isArray(m.content)) return [{ role: m.role, content: contentText(m.content) }];
+    const blocks = m.content as Block[];
+    const out: MockMessage[] = [];
+    for (const r of blocks.filter((b) => b.type === 'tool_result')) {
+      const name = r.tool_use_id !== undefined ? names.get(r.tool_use_id) : undefined;
+      out.push({ role: 'tool', content: resultText(r.content), ...(name !== undefined ? { toolName: name } : {}) });
+    }
+    const calls = blocks.filter((b) => b.type === 'tool_use');
+    for (const c of calls) if (c.id) names.set(c.id, String(c.name ?? ''));
+    const text = contentText(blocks.filter((b) => b.type === 'text'));
+    if (text || calls.length || !out.length)
+      out.push({
+        role: m.role,
+        content: text,
+        ...(calls.length ? { toolCalls: calls.map((c) => ({ name: String(c.name ?? ''), arguments: c.input ?? {} })) } : {}),
+      });
+    return out;
+  });
+}
+
 export const anthropicDialect: Dialect = {
   name: 'anthropic',
   basePath: '/v1',
@@ -43,7 +77,7 @@ export const anthropicDialect: Dialect = {
     return {
       model: String(b.model ?? ''),
       ...(system ? { system } : {}),
-      messages: b.messages.map((m) => ({ role: m.role, content: contentText(m.content) })),
+      messages: anthropicMessages(b.messages),
       ...(typeof b.temperature === 'number' ? { temperature: b.temperature } : {}),
       maxTokens: b.max_tokens,
       json: format?.type === 'json_schema' || forcedTool !== undefined,

@@ -1,5 +1,5 @@
-import { mockId, startMockServer, toolInput, type Dialect } from './server.js';
-import type { MockServer, MockServerOptions } from './types.js';
+import { mockId, resultText, startMockServer, toolInput, type Dialect } from './server.js';
+import type { MockMessage, MockServer, MockServerOptions } from './types.js';
 
 /**
  * Amazon Bedrock's Converse API (POST /model/{modelId}/converse): `messages` of content blocks, `system`
@@ -8,7 +8,7 @@ import type { MockServer, MockServerOptions } from './types.js';
  */
 
 interface ConverseBody {
-  messages?: { role: string; content?: { text?: string }[] }[];
+  messages?: { role: string; content?: Block[] }[];
   system?: { text?: string }[];
   inferenceConfig?: { maxTokens?: number; temperature?: number };
   toolConfig?: {
@@ -27,6 +27,29 @@ const EXCEPTION: Record<number, string> = {
   500: 'InternalServerException',
   503: 'ServiceUnavailableException',
 };
+interface Block {
+  text?: string;
+  toolUse?: { toolUseId?: string; name?: string; input?: unknown };
+  toolResult?: { toolUseId?: string; content?: { text?: string; json?: unknown }[]; status?: string };
+}
+
+/** Blocks as messages: `toolUse` blocks are the assistant's calls, each `toolResult` block a tool message. */
+function bedrockMessages(m: { role: string; content?: Block[] }, _n: number, all: { role: string; content?: Block[] }[]): MockMessage[] {
+  const blocks = m.content ?? [];
+  const out: MockMessage[] = blocks.flatMap((b) => {
+    if (!b.toolResult) return [];
+    const id = b.toolResult.toolUseId;
+    // The call it answers, for the tool's name: Converse's results carry only the call's id.
+    const call = all.flatMap((x) => x.content ?? []).find((x) => x.toolUse && x.toolUse.toolUseId === id)?.toolUse;
+    const content = (b.toolResult.content ?? []).map((c) => (c.text !== undefined ? c.text : resultText(c.json))).join('');
+    return [{ role: 'tool', content, ...(call?.name ? { toolName: call.name } : {}) }];
+  });
+  const calls = blocks.flatMap((b) => (b.toolUse ? [{ name: String(b.toolUse.name ?? ''), arguments: b.toolUse.input ?? {} }] : []));
+  const said = text(blocks);
+  if (said || calls.length || !out.length) out.push({ role: m.role, content: said, ...(calls.length ? { toolCalls: calls } : {}) });
+  return out;
+}
+
 const text = (blocks: { text?: string }[] | undefined) => (blocks ?? []).map((p) => p.text ?? '').join('');
 
 export const bedrockDialect: Dialect = {
@@ -45,7 +68,7 @@ export const bedrockDialect: Dialect = {
     return {
       model: decodeURIComponent(ROUTE.exec(path)![1]),
       ...(system ? { system } : {}),
-      messages: b.messages.map((m) => ({ role: m.role, content: text(m.content) })),
+      messages: b.messages.flatMap(bedrockMessages),
       ...(typeof b.inferenceConfig?.temperature === 'number' ? { temperature: b.inferenceConfig.temperature } : {}),
       ...(typeof b.inferenceConfig?.maxTokens === 'number' ? { maxTokens: b.inferenceConfig.maxTokens } : {}),
       json: forcedTool !== undefined,

@@ -1,5 +1,5 @@
-import { roughTokens, startMockServer, toolInput, type Dialect } from './server.js';
-import type { MockServer, MockServerOptions } from './types.js';
+import { resultText, roughTokens, startMockServer, toolInput, type Dialect } from './server.js';
+import type { MockMessage, MockServer, MockServerOptions } from './types.js';
 
 /**
  * Google's Gemini API (POST /v1beta/models/{model}:generateContent, :batchEmbedContents): `contents` of
@@ -8,7 +8,7 @@ import type { MockServer, MockServerOptions } from './types.js';
  */
 
 interface GenerateBody {
-  contents?: { role?: string; parts?: { text?: string }[] }[];
+  contents?: { role?: string; parts?: Part[] }[];
   systemInstruction?: { parts?: { text?: string }[] };
   generationConfig?: { temperature?: number; maxOutputTokens?: number; responseMimeType?: string; responseSchema?: unknown; responseJsonSchema?: unknown };
   tools?: { functionDeclarations?: { name: string }[] }[];
@@ -26,6 +26,29 @@ const STATUS: Record<number, string> = {
   503: 'UNAVAILABLE',
   504: 'DEADLINE_EXCEEDED',
 };
+interface Part {
+  text?: string;
+  functionCall?: { name?: string; args?: unknown };
+  functionResponse?: { name?: string; response?: unknown };
+}
+
+/** Parts as messages: `functionCall` parts are the model's calls, each `functionResponse` part a tool message. */
+function geminiMessages(c: { role?: string; parts?: Part[] }): MockMessage[] {
+  const parts = c.parts ?? [];
+  const out: MockMessage[] = parts.flatMap((p) => {
+    if (!p.functionResponse) return [];
+    const r = p.functionResponse.response as { content?: unknown } | undefined;
+    // The AI SDK wraps a result as { name, content }; other clients send the result object itself.
+    const content = r && typeof r === 'object' && 'content' in r ? r.content : r;
+    return [{ role: 'tool', content: resultText(content), ...(p.functionResponse.name ? { toolName: p.functionResponse.name } : {}) }];
+  });
+  const calls = parts.flatMap((p) => (p.functionCall ? [{ name: String(p.functionCall.name ?? ''), arguments: p.functionCall.args ?? {} }] : []));
+  const said = text(parts);
+  if (said || calls.length || !out.length)
+    out.push({ role: c.role === 'model' ? 'assistant' : (c.role ?? 'user'), content: said, ...(calls.length ? { toolCalls: calls } : {}) });
+  return out;
+}
+
 const text = (parts: { text?: string }[] | undefined) => (parts ?? []).map((p) => p.text ?? '').join('');
 
 export const geminiDialect: Dialect = {
@@ -47,7 +70,7 @@ export const geminiDialect: Dialect = {
     return {
       model: decodeURIComponent(ROUTE.exec(path)![1]),
       ...(system ? { system } : {}),
-      messages: b.contents.map((c) => ({ role: c.role === 'model' ? 'assistant' : (c.role ?? 'user'), content: text(c.parts) })),
+      messages: b.contents.flatMap(geminiMessages),
       ...(typeof g.temperature === 'number' ? { temperature: g.temperature } : {}),
       ...(typeof g.maxOutputTokens === 'number' ? { maxTokens: g.maxOutputTokens } : {}),
       json: g.responseMimeType === 'application/json' || forcedTool !== undefined,

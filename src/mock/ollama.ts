@@ -1,3 +1,4 @@
+import { openaiMessages } from './openai.js';
 import { contentText, startMockServer, type Dialect } from './server.js';
 import type { MockServer, MockServerOptions } from './types.js';
 
@@ -8,7 +9,7 @@ import type { MockServer, MockServerOptions } from './types.js';
 
 interface ChatBody {
   model?: string;
-  messages?: { role: string; content: unknown }[];
+  messages?: { role: string; content: unknown; [key: string]: unknown }[];
   format?: unknown;
   options?: { temperature?: number; num_predict?: number };
   tools?: { function?: { name?: string } }[];
@@ -27,7 +28,7 @@ export const ollamaDialect: Dialect = {
     return {
       model: String(b.model ?? ''),
       ...(system.length ? { system: system.join('\n') } : {}),
-      messages: b.messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role, content: contentText(m.content) })),
+      messages: openaiMessages(b.messages.filter((m) => m.role !== 'system')),
       ...(typeof b.options?.temperature === 'number' ? { temperature: b.options.temperature } : {}),
       ...(typeof b.options?.num_predict === 'number' ? { maxTokens: b.options.num_predict } : {}),
       json: b.format !== undefined && b.format !== '',

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { bearer, contentText, mockId, roughTokens, startMockServer, type Dialect } from './server.js';
-import type { MockAnswer, MockChatView, MockEmbedView, MockReply, MockServer, MockServerOptions } from './types.js';
+import { bearer, contentText, mockId, parsedArguments, roughTokens, startMockServer, type Dialect } from './server.js';
+import type { MockAnswer, MockChatView, MockEmbedView, MockMessage, MockReply, MockServer, MockServerOptions } from './types.js';
 
 /**
  * OpenAI's chat-completions and embeddings wire format (POST /v1/chat/completions, POST /v1/embeddings),
@@ -24,6 +24,34 @@ export interface EmbeddingsRequestBody {
   [key: string]: unknown;
 }
 
+interface OpenAIToolCall {
+  id?: string;
+  function?: { name?: unknown; arguments?: unknown };
+}
+
+/**
+ * Messages of OpenAI-shaped bodies (OpenAI, Azure, Mistral, Ollama): an assistant's `tool_calls`, and `tool`
+ * messages named by `name` (Mistral), `tool_name` (Ollama) or the id of the call they answer (OpenAI).
+ */
+export function openaiMessages(list: { role: string; content: unknown; [key: string]: unknown }[]): MockMessage[] {
+  const names = new Map<string, string>();
+  return list.map((m) => {
+    const out: MockMessage = { role: m.role, content: contentText(m.content) };
+    if (Array.isArray(m.tool_calls)) {
+      out.toolCalls = (m.tool_calls as OpenAIToolCall[]).map((c) => {
+        const name = String(c.function?.name ?? '');
+        if (c.id) names.set(c.id, name);
+        return { name, arguments: parsedArguments(c.function?.arguments) };
+      });
+    }
+    if (m.role === 'tool') {
+      const name = m.name ?? m.tool_name ?? (typeof m.tool_call_id === 'string' ? names.get(m.tool_call_id) : undefined);
+      if (typeof name === 'string') out.toolName = name;
+    }
+    return out;
+  });
+}
+
 /** The request fields of OpenAI-shaped bodies (OpenAI, Azure OpenAI, Mistral). */
 export function openaiChatView(raw: unknown): Omit<MockChatView, 'body' | 'path' | 'headers'> {
   const b = raw as ChatRequestBody & { max_tokens?: number; max_completion_tokens?: number };
@@ -36,7 +64,7 @@ export function openaiChatView(raw: unknown): Omit<MockChatView, 'body' | 'path'
   return {
     model: String(b.model ?? ''),
     ...(system.length ? { system: system.join('\n') } : {}),
-    messages: b.messages.filter((m) => m.role !== 'system' && m.role !== 'developer').map((m) => ({ role: m.role, content: contentText(m.content) })),
+    messages: openaiMessages(b.messages.filter((m) => m.role !== 'system' && m.role !== 'developer')),
     ...(typeof b.temperature === 'number' ? { temperature: b.temperature } : {}),
     ...(typeof (b.max_tokens ?? b.max_completion_tokens) === 'number' ? { maxTokens: (b.max_tokens ?? b.max_completion_tokens) as number } : {}),
     json: rf?.type === 'json_schema' || rf?.type === 'json_object' || forcedTool !== undefined,

@@ -9,6 +9,7 @@ import type { StructuredMode } from '../judge/types.js';
 import { OpenAIChatModel } from '../providers/openai.js';
 import { startMock } from './index.js';
 import { loadMockRules, mockResponder, type MockRule } from './rules.js';
+import type { MockChatView, MockMessage } from './types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-mock-rules-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,7 +31,7 @@ describe('loadMockRules: a bad rules file reads as a bad config does (file, rule
     ['- { match: x, reply: 1 }\n', 'rules.yaml: rules[0].reply: expected a string, found 1 (line 1)'],
     [
       '- { match: x, replyy: "a" }\n',
-      'rules.yaml: rules[0].replyy: unknown key (expected one of: match, regex, model, reply, judge, reasons, status, retryAfterSeconds, delayMs); did you mean "reply"? (line 1)',
+      'rules.yaml: rules[0].replyy: unknown key (expected one of: match, regex, model, afterTool, result, reply, call, judge, reasons, status, retryAfterSeconds, delayMs); did you mean "reply"? (line 1)',
     ],
     [
       '- { match: x, reply: a }\n- { match: y, status: 200 }\n',
@@ -46,6 +47,13 @@ describe('loadMockRules: a bad rules file reads as a bad config does (file, rule
       '- { match: x, reply: ok, reasons: [a] }\n',
       "rules.yaml: rules[0].reasons: expected only beside judge: pass or judge: fail (they are the judge's reasons) (line 1)",
     ],
+    [
+      '- { match: x, reply: a, call: { name: t } }\n',
+      'rules.yaml: rules[0]: expected one of reply, call or status (a rule gives one answer), found reply and call (line 1)',
+    ],
+    ['- { match: x, call: lookup }\n', 'rules.yaml: rules[0].call: expected { name: <tool>, arguments?: { … } }, found "lookup" (line 1)'],
+    ['- { match: x, call: { name: t, arguments: [1] } }\n', 'rules.yaml: rules[0].call.arguments: expected an object, found [1] (line 1)'],
+    ['- { afterTool: "", reply: a }\n', 'rules.yaml: rules[0].afterTool: expected a tool name, or * for any tool, found "" (line 1)'],
     ['- { judge: fail, reasons: a }\n', 'rules.yaml: rules[0].reasons: expected a list of strings, found "a" (line 1)'],
   ])('%j', (text, message) => {
     expect(errorOf('rules.yaml', text)).toBe(message);
@@ -114,4 +122,41 @@ describe('judge rules: the mock as a deliberate judge', () => {
       }
     },
   );
+});
+
+describe('tool rules: the mock calls tools and reacts to their results', () => {
+  const view = (messages: MockMessage[]): MockChatView => ({ model: 'm', messages, json: false, tools: ['lookup'], body: {}, path: '/', headers: {} });
+  const rules: MockRule[] = [
+    { afterTool: 'lookup', result: 'missing', reply: 'No such order.' },
+    { regex: 'order (\\w+)', call: { name: 'lookup', arguments: { id: '{{1}}', note: ['{{input}}'] } } },
+    { afterTool: 'lookup', reply: 'Found: {{result}}' },
+    { afterTool: '*', reply: 'after {{result}}' },
+  ];
+  const answer = (messages: MockMessage[]) => mockResponder({ rules })(view(messages), 1);
+  const user = { role: 'user', content: 'Where is order B7?' };
+  const called = { role: 'assistant', content: '', toolCalls: [{ name: 'lookup', arguments: { id: 'B7' } }] };
+
+  it("a call rule answers the turn's first request, its arguments templated from the regex's groups and the input", () => {
+    expect(answer([user])).toEqual({ content: '', toolCall: { name: 'lookup', arguments: '{"id":"B7","note":["Where is order B7?"]}' }, delayMs: 0 });
+  });
+
+  it('after the result it does not call again: the rules that follow the tool answer, first match first', () => {
+    expect(answer([user, called, { role: 'tool', toolName: 'lookup', content: '{"status":"shipped"}' }])).toEqual({
+      content: 'Found: {"status":"shipped"}',
+      delayMs: 0,
+    });
+    expect(answer([user, called, { role: 'tool', toolName: 'lookup', content: 'MISSING' }])).toEqual({ content: 'No such order.', delayMs: 0 });
+    expect(answer([user, called, { role: 'tool', toolName: 'other', content: 'x' }])).toEqual({ content: 'after x', delayMs: 0 });
+    // A result of a tool without a name (a format that names results by call id only, the call unseen) is "any tool".
+    expect(answer([user, { role: 'tool', content: 'y' }])).toEqual({ content: 'after y', delayMs: 0 });
+  });
+
+  it('a rules file with tool rules loads', () => {
+    const file = join(dir, 'tools.yaml');
+    writeFileSync(file, '- { regex: "order (\\\\w+)", call: { name: lookup, arguments: { id: "{{1}}" } } }\n- { afterTool: lookup, reply: "{{result}}" }\n');
+    expect(loadMockRules(file)).toEqual([
+      { regex: 'order (\\w+)', call: { name: 'lookup', arguments: { id: '{{1}}' } } },
+      { afterTool: 'lookup', reply: '{{result}}' },
+    ]);
+  });
 });

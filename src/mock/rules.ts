@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { withoutBom } from '../core/text.js';
 import { extname } from 'node:path';
 import * as z from 'zod';
 import { mulberry32 } from '../core/prng.js';
@@ -27,8 +28,22 @@ export const mockRuleSchema = z.strictObject({
   regex: z.string().min(1, { error: 'expected a non-empty regular expression' }).optional(),
   /** Matches only requests for this model. */
   model: z.string().min(1, { error: 'expected a non-empty model name' }).optional(),
-  /** The answer; `{{input}}` is the last user message. */
+  /** Matches when the request's last message is a result of this tool (`*`: of any tool): the model reacting to it. */
+  afterTool: z.string().min(1, { error: 'expected a tool name, or * for any tool' }).optional(),
+  /** Matches when the request's last message is a tool result containing this text (case-insensitive). */
+  result: z.string().min(1, { error: 'expected a non-empty string' }).optional(),
+  /** The answer; `{{input}}` is the last user message, `{{result}}` the last tool result, `{{1}}` … the regex's groups. */
   reply: z.string().optional(),
+  /**
+   * Answer with a call of this tool, its arguments templated like `reply`. Without `afterTool` or `result` it answers
+   * only the first request of a user's turn (no tool result yet), so the tool's result does not trigger it again.
+   */
+  call: z
+    .strictObject(
+      { name: z.string().min(1, { error: 'expected a tool name' }), arguments: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional() },
+      { error: 'expected { name: <tool>, arguments?: { … } }' },
+    )
+    .optional(),
   /** Answer a judge's request (only those) with this verdict, bound to the request's nonce. */
   judge: z.enum(['pass', 'fail'], { error: 'expected "pass" or "fail" (the verdict this rule gives a judge request)' }).optional(),
   /** The judge's reasons with `judge:` (default: none on pass, one saying which rule failed it on fail). */
@@ -56,6 +71,27 @@ function lastUser(view: MockChatView): string {
   return '';
 }
 
+/** The tool result the request ends with (the model is to react to it), if it ends with one. */
+function lastToolResult(view: MockChatView): { name?: string; content: string } | undefined {
+  const last = view.messages[view.messages.length - 1];
+  return last?.role === 'tool' ? { ...(last.toolName !== undefined ? { name: last.toolName } : {}), content: last.content } : undefined;
+}
+
+/** `{{input}}`, `{{result}}` and `{{1}}` … `{{9}}` (the rule's regex groups) in a text. */
+function fill(text: string, vars: { input: string; result: string; groups: readonly string[] }): string {
+  return text.replace(/\{\{(input|result|[1-9])\}\}/g, (_m, k: string) =>
+    k === 'input' ? vars.input : k === 'result' ? vars.result : (vars.groups[Number(k)] ?? ''),
+  );
+}
+
+/** The arguments with every string in them templated. */
+function fillValue(v: unknown, vars: Parameters<typeof fill>[1]): unknown {
+  if (typeof v === 'string') return fill(v, vars);
+  if (Array.isArray(v)) return v.map((x) => fillValue(x, vars));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fillValue(x, vars)]));
+  return v;
+}
+
 /** The smallest value of a JSON Schema: first enum value, empty string, 0, false→true, [] and required properties. */
 export function minimalValue(schema: unknown): unknown {
   const s = (schema ?? {}) as { type?: string | string[]; enum?: unknown[]; properties?: Record<string, unknown>; required?: string[]; const?: unknown };
@@ -81,18 +117,26 @@ export function mockResponder(options: MockResponderOptions = {}): ChatHandler {
   return (view): MockReply => {
     if (options.errorRate && random() < options.errorRate) return { status: options.errorStatus ?? 503, delayMs: delay };
     const input = lastUser(view);
+    const tool = lastToolResult(view);
     const judgeCall = judgeCallOf(view.system ?? '');
     const rule = rules.find(
       (r) =>
         (r.judge === undefined || judgeCall !== undefined) &&
         (r.model === undefined || r.model === view.model) &&
         (r.match === undefined || input.toLowerCase().includes(r.match.toLowerCase())) &&
-        (r.re === undefined || r.re.test(input)),
+        (r.re === undefined || r.re.test(input)) &&
+        (r.afterTool === undefined || (tool !== undefined && (r.afterTool === '*' || tool.name === r.afterTool))) &&
+        (r.result === undefined || (tool !== undefined && tool.content.toLowerCase().includes(r.result.toLowerCase()))) &&
+        // A call answers the start of a turn unless it says which result it follows: its own result does not repeat it.
+        (r.call === undefined || r.afterTool !== undefined || r.result !== undefined || tool === undefined),
     );
     const delayMs = delay + (rule?.delayMs ?? 0);
     if (rule?.status !== undefined)
       return { status: rule.status, delayMs, ...(rule.retryAfterSeconds !== undefined ? { retryAfterSeconds: rule.retryAfterSeconds } : {}) };
-    if (rule?.reply !== undefined) return { content: rule.reply.replaceAll('{{input}}', input), delayMs };
+    const vars = { input, result: tool?.content ?? '', groups: rule?.re?.exec(input) ?? [] };
+    if (rule?.call !== undefined)
+      return { content: '', toolCall: { name: rule.call.name, arguments: JSON.stringify(fillValue(rule.call.arguments ?? {}, vars)) }, delayMs };
+    if (rule?.reply !== undefined) return { content: fill(rule.reply, vars), delayMs };
     if (rule?.judge !== undefined && judgeCall) {
       const reasons = rule.reasons ?? (rule.judge === 'fail' ? [`failed by the mock rule ${describeRule(rule)}`] : []);
       return { content: boundAnswer(judgeCall.format, judgeCall.nonce, rule.judge === 'pass' ? 'PASS' : 'FAIL', reasons), delayMs };
@@ -106,6 +150,7 @@ export function mockResponder(options: MockResponderOptions = {}): ChatHandler {
 function describeRule(r: MockRule): string {
   if (r.match !== undefined) return `match ${JSON.stringify(r.match)}`;
   if (r.regex !== undefined) return `regex ${JSON.stringify(r.regex)}`;
+  if (r.afterTool !== undefined) return `after the tool ${JSON.stringify(r.afterTool)}`;
   return r.model !== undefined ? `for model ${JSON.stringify(r.model)}` : 'that matches every request';
 }
 
@@ -113,7 +158,7 @@ function describeRule(r: MockRule): string {
 export function loadMockRules(file: string): MockRule[] {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = withoutBom(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new UsageError(`--rules: cannot read ${file}: ${(err as Error).message}`, { file, path: '--rules' });
   }
@@ -143,7 +188,9 @@ export function loadMockRules(file: string): MockRule[] {
     const r = mockRuleSchema.safeParse(value, { reportInput: true });
     // As config errors read: the field, what was expected, what was found, the line.
     if (!r.success) throw issuesError(source, explainIssues(r.error.issues, { prefix, keysAt: schemaKeys(mockRuleSchema) }));
-    const other = (['reply', 'status'] as const).find((k) => r.data[k] !== undefined);
+    const answers = (['reply', 'call', 'status'] as const).filter((k) => r.data[k] !== undefined);
+    if (answers.length > 1) throw fieldError(source, prefix, `expected one of reply, call or status (a rule gives one answer), found ${answers.join(' and ')}`);
+    const other = answers[0];
     if (r.data.judge !== undefined && other) throw fieldError(source, prefix, `expected either judge or ${other} (a rule gives one answer), found both`);
     if (r.data.reasons !== undefined && r.data.judge === undefined)
       throw fieldError(source, [...prefix, 'reasons'], "expected only beside judge: pass or judge: fail (they are the judge's reasons)");

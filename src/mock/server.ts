@@ -189,6 +189,23 @@ export function contentText(content: unknown): string {
   return content === null || content === undefined ? '' : JSON.stringify(content);
 }
 
+/** A tool call's arguments as a value: JSON text parsed, an object as it is, text that is not JSON kept as text. */
+export function parsedArguments(raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw ?? {};
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
+/** A tool result as the text rules match: a string as it is, anything else as JSON. */
+export function resultText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) return contentText(v);
+  return v === undefined || v === null ? '' : JSON.stringify(v);
+}
+
 /** The answer as a JSON value for a forced tool's input: the content parsed, or { text } when it is not JSON. */
 export function toolInput(content: string): unknown {
   try {

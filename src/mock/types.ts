@@ -29,13 +29,27 @@ export type MockReply =
   /** Answer 200 with a body that is not valid JSON. */
   | { garbage: string; delayMs?: number };
 
+/** One message of a chat request, the same in every wire format. */
+export interface MockMessage {
+  role: string;
+  content: string;
+  /** An assistant message's tool calls (arguments parsed when they were JSON). */
+  toolCalls?: { name: string; arguments: unknown }[];
+  /** A tool result's tool (role `tool`), when the wire format names it or its call id leads to it. */
+  toolName?: string;
+}
+
 /** A chat request as every dialect sees it: the same fields whatever the wire format. */
 export interface MockChatView {
   model: string;
   /** System prompt(s), joined. */
   system?: string;
-  /** The conversation without the system prompt, text only. */
-  messages: { role: string; content: string }[];
+  /**
+   * The conversation without the system prompt, as text: each tool result is a message of its own (role `tool`,
+   * with the tool's name), whatever block or part the wire format carries it in; an assistant's tool calls are
+   * on its message.
+   */
+  messages: MockMessage[];
   temperature?: number;
   maxTokens?: number;
   /** The client asked for JSON (a response format, a JSON mime type, or a forced JSON tool). */

@@ -1,6 +1,7 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { ChatCallOptions, ChatModel, ChatModelCapabilities, ChatRequest, ChatResponse, ToolCall } from './chat-model.js';
-import { abortError, mapAiSdkError } from './errors.js';
+import { abortError } from './errors.js';
+import { mapAiSdkError } from './classify.js';
 import { sharedNodeFetch, type FetchLike } from './transport.js';
 import { ProviderError } from './types.js';
 
@@ -52,10 +53,7 @@ export class AiSdkChatModel implements ChatModel {
 }
 
 function callOptions(request: ChatRequest, signal: AbortSignal, providerOptions: LanguageModelV3CallOptions['providerOptions']): LanguageModelV3CallOptions {
-  const prompt: LanguageModelV3Prompt = request.messages.map((m) =>
-    m.role === 'system' ? { role: 'system', content: m.content } : { role: m.role, content: [{ type: 'text', text: m.content }] },
-  );
-  const o: LanguageModelV3CallOptions = { prompt, abortSignal: signal };
+  const o: LanguageModelV3CallOptions = { prompt: promptOf(request.messages), abortSignal: signal };
   if (request.temperature !== undefined) o.temperature = request.temperature;
   if (request.maxTokens !== undefined) o.maxOutputTokens = request.maxTokens;
   const rf = request.responseFormat;
@@ -80,6 +78,49 @@ function callOptions(request: ChatRequest, signal: AbortSignal, providerOptions:
   return o;
 }
 
+/** An argument text as the AI SDK's prompt takes it: the parsed JSON value, or the text when it is not JSON. */
+function inputOf(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** Messages as the AI SDK's prompt: an assistant's tool calls as tool-call parts, consecutive tool results in one tool message. */
+function promptOf(messages: ChatRequest['messages']): LanguageModelV3Prompt {
+  const prompt: LanguageModelV3Prompt = [];
+  for (const m of messages) {
+    if (m.role === 'system') prompt.push({ role: 'system', content: m.content });
+    else if (m.role === 'user') prompt.push({ role: 'user', content: [{ type: 'text', text: m.content }] });
+    else if (m.role === 'assistant')
+      prompt.push({
+        role: 'assistant',
+        content: [
+          ...(m.content ? [{ type: 'text' as const, text: m.content }] : []),
+          ...(m.toolCalls ?? []).map((c, n) => ({
+            type: 'tool-call' as const,
+            toolCallId: c.id ?? `call_${n}`,
+            toolName: c.name,
+            input: inputOf(c.arguments),
+          })),
+        ],
+      });
+    else if (m.role === 'tool') {
+      const part = {
+        type: 'tool-result' as const,
+        toolCallId: m.toolCallId,
+        toolName: m.name,
+        output: m.isError ? { type: 'error-text' as const, value: m.content } : { type: 'text' as const, value: m.content },
+      };
+      const last = prompt[prompt.length - 1];
+      if (last?.role === 'tool') last.content.push(part);
+      else prompt.push({ role: 'tool', content: [part] });
+    }
+  }
+  return prompt;
+}
+
 function toResponse(who: string, r: LanguageModelV3GenerateResult, latencyMs: number): ChatResponse {
   if (!r || !Array.isArray(r.content)) throw new ProviderError('invalid_response', `${who}: the answer has no content`);
   let text = '';
@@ -89,7 +130,7 @@ function toResponse(who: string, r: LanguageModelV3GenerateResult, latencyMs: nu
     if (part.type === 'text') {
       text += part.text;
       hasText = true;
-    } else if (part.type === 'tool-call') toolCalls.push({ name: part.toolName, arguments: part.input });
+    } else if (part.type === 'tool-call') toolCalls.push({ id: part.toolCallId, name: part.toolName, arguments: part.input });
   }
   if (!hasText && toolCalls.length === 0)
     throw new ProviderError('invalid_response', `${who}: the answer has no text and no tool call (finish reason ${r.finishReason?.raw ?? 'unknown'})`);

@@ -16,6 +16,8 @@ import { decorateChatModel } from './decorate.js';
  */
 export interface CacheSettings {
   store: ResponseCache;
+  /** Counts answers served from the cache (and when they were stored) and calls made past it: what a run says it replayed. */
+  ledger?: CacheLedger;
   /** Entries older than this are ignored and replaced; default: no limit. */
   ttlMs?: number;
   /** Clock for TTL checks (tests). */
@@ -40,15 +42,45 @@ export function cacheKey(parts: unknown): string {
   return createHash('sha256').update(canonicalJson(parts)).digest('hex');
 }
 
-async function lookup(s: CacheSettings, key: string): Promise<unknown> {
+/** What a run's caches did: answers served (with the oldest and newest time they were stored) and calls made past them. */
+export interface CacheLedger {
+  hits: number;
+  misses: number;
+  /** ISO 8601 times the served answers were stored. */
+  oldest?: string;
+  newest?: string;
+}
+
+export function newCacheLedger(): CacheLedger {
+  return { hits: 0, misses: 0 };
+}
+
+/** Counts a call made past the cache (its answer is stored now). */
+export function noteMiss(s: CacheSettings): void {
+  if (s.ledger) s.ledger.misses++;
+}
+
+/**
+ * The cached value under `key`, or undefined (absent, older than the TTL, damaged). A hit is counted in the
+ * ledger with the time it was stored; a miss is counted by the caller once it calls (noteMiss).
+ */
+export async function lookup(s: CacheSettings, key: string): Promise<unknown> {
   const hit = await s.store.get(key);
   if (!hit) return undefined;
   if (s.ttlMs !== undefined && (s.now ?? Date.now)() - Date.parse(hit.storedAt) > s.ttlMs) return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(hit.value) as unknown;
+    value = JSON.parse(hit.value) as unknown;
   } catch {
     return undefined; // a damaged entry is a miss; the next answer replaces it
   }
+  const l = s.ledger;
+  if (l) {
+    l.hits++;
+    if (l.oldest === undefined || hit.storedAt < l.oldest) l.oldest = hit.storedAt;
+    if (l.newest === undefined || hit.storedAt > l.newest) l.newest = hit.storedAt;
+  }
+  return value;
 }
 
 /** A ChatModel whose answers are served from, and saved to, the cache. */
@@ -74,6 +106,7 @@ export function withResponseCache(model: ChatModel, settings: CacheSettings): Ch
         cached: true,
       };
     }
+    noteMiss(settings);
     const r = await model.generate(request, options);
     await settings.store.set(key, JSON.stringify({ text: r.text, toolCalls: r.toolCalls, finishReason: r.finishReason, nonce: options.nonce }));
     return r;
@@ -93,6 +126,7 @@ export function withSystemCache(system: SystemUnderTest, identity: unknown, sett
       // An agent's answer comes back with its steps: the checks that read them see what the first call did.
       if (hit && typeof hit.text === 'string')
         return { text: hit.text, ...(hit.trajectory ? { trajectory: hit.trajectory } : {}), latencyMs: 0, costUsd: 0, cached: true };
+      noteMiss(settings);
       const g = await system.generate(input, options);
       await settings.store.set(key, JSON.stringify({ text: g.text, ...(g.trajectory ? { trajectory: g.trajectory } : {}) }));
       return g;

@@ -15,9 +15,23 @@
 export type { TokenUsage } from '../core/call.js';
 import type { TokenUsage } from '../core/call.js';
 
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
+/**
+ * One message of a chat. An agent's loop (agent-system.ts) adds the assistant's tool calls and a `tool` message
+ * per call with its result (or its error), which each adapter sends in its provider's own wire format.
+ */
+export type ChatMessage =
+  { role: 'system' | 'user'; content: string } | { role: 'assistant'; content: string; toolCalls?: readonly ToolCall[] } | ToolResultMessage;
+
+/** The result of one tool call, answering the call with `toolCallId`. */
+export interface ToolResultMessage {
+  role: 'tool';
+  toolCallId: string;
+  /** The tool's name (Gemini and Ollama name results by tool, not by call). */
+  name: string;
+  /** The result as the model reads it: text, or JSON text. */
   content: string;
+  /** The call failed (the tool threw, timed out, is not declared, or its arguments failed the schema): `content` says why. */
+  isError?: boolean;
 }
 
 /** Ask for a JSON object matching a JSON Schema (structured output where the provider supports it). */
@@ -35,6 +49,8 @@ export interface ChatTool {
   description?: string;
   /** JSON Schema of the arguments. */
   parameters: Record<string, unknown>;
+  /** OpenAI's strict mode (the schema must then close every object); default true, an agent's tools false. */
+  strict?: boolean;
 }
 
 export interface ChatRequest {
@@ -65,6 +81,8 @@ export interface ChatCallOptions {
 }
 
 export interface ToolCall {
+  /** The provider's id for the call (a tool result answers it by this id); absent when the provider gives none (Ollama). */
+  id?: string;
   name: string;
   /** The arguments as JSON text. */
   arguments: string;

@@ -1,7 +1,8 @@
 import type { EmbeddingModelV3 } from '@ai-sdk/provider';
 import type OpenAI from 'openai';
 import type { EmbeddingModel, EmbedOptions, EmbedResult } from './embedding-model.js';
-import { abortError, mapAiSdkError } from './errors.js';
+import { abortError } from './errors.js';
+import { mapAiSdkError } from './classify.js';
 import { mapOpenAIError, openaiClient, type OpenAIModelSettings } from './openai.js';
 import { loadPackage } from './package.js';
 import type { SdkModelSettings, AzureModelSettings } from './sdk-providers.js';

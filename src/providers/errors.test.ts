@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { abortError, abortKind, abortableSleep, mapAiSdkError, networkError, parseRetryAfter, statusError, statusKind } from './errors.js';
+import { mapAiSdkError } from './classify.js';
+import { abortError, abortKind, abortableSleep, networkError, parseRetryAfter, statusError, statusKind } from './errors.js';
 import { ProviderError } from './types.js';
 import { PROMPTLY_MS, SLOW_MS } from '../testing/time.js';
 

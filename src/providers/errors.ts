@@ -48,13 +48,15 @@ export function statusError(
   headers: { get(name: string): string | null } | undefined,
   detail?: string,
   cause?: unknown,
+  /** The server's or client's own word on retrying (the AI SDK's isRetryable, x-should-retry), when it gave one. */
+  retryable?: boolean,
 ): ProviderError {
   const kind = statusKind(status);
   const retryAfterMs = kind === 'rate_limit' || kind === 'server' ? parseRetryAfter(headers) : undefined;
   const tail = detail ? `: ${excerpt(detail)}` : '';
   // 501 and 505: the server says it will never do this, however often it is asked.
-  const retryable = status === 501 || status === 505 ? false : undefined;
-  return new ProviderError(kind, `${who}: HTTP ${status}${tail}`, { status, retryAfterMs, cause, retryable });
+  const never = status === 501 || status === 505 ? false : undefined;
+  return new ProviderError(kind, `${who}: HTTP ${status}${tail}`, { status, retryAfterMs, cause, retryable: retryable ?? never });
 }
 
 const CONNECTION_CODES = new Set([
@@ -138,56 +140,4 @@ export function recordHeaders(h: Record<string, string> | undefined): { get(name
   if (!h) return undefined;
   const lower = new Map(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
   return { get: (name) => lower.get(name.toLowerCase()) ?? null };
-}
-
-const AI_SDK_INVALID = new Set([
-  'AI_JSONParseError',
-  'AI_TypeValidationError',
-  'AI_InvalidResponseDataError',
-  'AI_EmptyResponseBodyError',
-  'AI_NoContentGeneratedError',
-]);
-const AI_SDK_CLIENT = new Set([
-  'AI_LoadAPIKeyError',
-  'AI_LoadSettingError',
-  'AI_InvalidArgumentError',
-  'AI_InvalidPromptError',
-  'AI_UnsupportedFunctionalityError',
-  'AI_NoSuchModelError',
-]);
-
-/**
- * Maps what an AI SDK provider (LanguageModelV3 doGenerate) throws to a ProviderError: APICallError by its
- * status (a 2xx status means the body could not be read), parse and validation errors as invalid_response,
- * missing settings as client errors, network failures by their cause. Names, not classes, are checked so
- * nothing of the SDK is loaded to classify.
- */
-export function mapAiSdkError(who: string, err: unknown, signal: AbortSignal): ProviderError {
-  if (ProviderError.isInstance(err)) return err;
-  if (signal.aborted) return abortError(signal, who, err);
-  const e = (err ?? {}) as {
-    name?: unknown;
-    statusCode?: unknown;
-    responseHeaders?: Record<string, string>;
-    responseBody?: unknown;
-    cause?: unknown;
-    message?: unknown;
-  };
-  const name = typeof e.name === 'string' ? e.name : '';
-  if (name === 'AI_APICallError') {
-    if (typeof e.statusCode === 'number' && (e.statusCode < 200 || e.statusCode > 299)) {
-      return statusError(who, e.statusCode, recordHeaders(e.responseHeaders), typeof e.message === 'string' ? e.message : String(e.responseBody ?? ''), err);
-    }
-    if (typeof e.statusCode === 'number') {
-      const body = typeof e.responseBody === 'string' ? `: ${excerpt(e.responseBody, 120)}` : '';
-      return new ProviderError('invalid_response', `${who}: ${messageOf(err)}${body}`, { status: e.statusCode, cause: err });
-    }
-    const mapped = networkError(who, e.cause ?? err, signal);
-    return mapped.kind === 'invalid_response' ? new ProviderError('connection', `${who}: ${messageOf(err)}`, { cause: err }) : mapped;
-  }
-  // An optional provider package that is not installed: the message says how to install it; retrying cannot help.
-  if (name === 'MissingPackageError') return new ProviderError('client', `${who}: ${messageOf(err)}`, { cause: err });
-  if (AI_SDK_INVALID.has(name)) return new ProviderError('invalid_response', `${who}: ${messageOf(err)}`, { cause: err });
-  if (AI_SDK_CLIENT.has(name)) return new ProviderError('client', `${who}: ${messageOf(err)}`, { cause: err });
-  return networkError(who, err, signal);
 }

@@ -19,8 +19,11 @@ import {
   type HttpConfig,
   type ProviderName,
   type ReplayConfig,
+  type SystemChatConfig,
   type SystemConfig,
 } from './schemas.js';
+import { AgentSystem } from './agent-system.js';
+import { buildTools } from './tools.js';
 import { SimulatedSystem } from './simulated.js';
 import { inputKey } from './template.js';
 import type { SystemUnderTest } from './types.js';
@@ -78,13 +81,27 @@ const isChat = (name: string): name is ChatProviderName => (CHAT_PROVIDER_NAMES 
  */
 export function createSystem(raw: unknown, ctx: SystemContext): SystemUnderTest {
   // A TypeScript config's `system:` may be a function, as assay/vitest's: text, or an agent's result.
-  if (typeof raw === 'function') return functionSystem(raw as SystemFunction);
+  if (typeof raw === 'function') return functionSystem(raw as SystemFunction, ctx.cache ? { cache: ctx.cache } : {});
   const config = parseSystemConfig(raw, ctx);
   const [name, options] = Object.entries(config)[0] as [ProviderName, unknown];
   if (isChat(name)) {
-    const o = parseChatOptions(name, options, `system.${name}`, ctx);
+    // Validated with its tools by parseSystemConfig; the model's own options are a judge's.
+    const { tools, maxSteps, toolTimeoutMs, ...rest } = options as SystemChatConfig;
+    const o = parseChatOptions(name, rest, `system.${name}`, ctx);
     const model = decorateModel(createChatModel(name, o, `system.${name}`, ctx), ctx);
-    return new ChatSystem(model, { system: o.system, template: o.template, temperature: o.temperature, maxTokens: o.maxTokens });
+    const chat = { system: o.system, template: o.template, temperature: o.temperature, maxTokens: o.maxTokens };
+    if (!tools) {
+      for (const [k, v] of Object.entries({ maxSteps, toolTimeoutMs }))
+        if (v !== undefined) fail(ctx, `system.${name}.${k}`, `expected only beside tools: (it limits an agent's tool loop), found it without tools`);
+      return new ChatSystem(model, chat);
+    }
+    const runnable = buildTools(tools, ['system', name, 'tools'], ctx);
+    return new AgentSystem(model, {
+      ...chat,
+      tools: runnable,
+      ...(maxSteps !== undefined ? { maxSteps } : {}),
+      ...(toolTimeoutMs !== undefined ? { toolTimeoutMs } : {}),
+    });
   }
   if ('http' in config) return cached(http(config.http, ctx), config, ctx);
   if ('command' in config) return cached(command(config.command, ctx), config, ctx);

@@ -1,5 +1,8 @@
 import { agentAnswer } from '../core/trajectory-from.js';
 import type { InputValue } from '../core/validator.js';
+import { runInCallContext } from './ai-sdk-cache.js';
+import type { CacheSettings } from './cache.js';
+import { readError } from './classify.js';
 import { ProviderError, type SystemUnderTest } from './types.js';
 
 /** What a system function is given besides the input: the call's abort signal, sample index j and input index i. */
@@ -21,16 +24,32 @@ export type SystemFunction = (input: InputValue, ctx: SystemCallContext) => unkn
 /**
  * A function system (assay/vitest's, or a TypeScript config's `system:`) behind the runner's SystemUnderTest. Its
  * value is read by the one converter (core/trajectory-from.ts); a value it cannot read is an `invalid_response`
- * error outcome, never a FAIL.
+ * error outcome, never a FAIL. What it throws is read as every provider's errors are (classify.ts).
  */
+const WHO = 'system function';
 const EXPECTED = "expected a string (or an agent's result: the AI SDK's generateText result, or { output, steps })";
 
-export function functionSystem(fn: SystemFunction): SystemUnderTest {
+export interface FunctionSystemOptions {
+  /** The run's response cache: the models the function calls through `withAssayCache`/`assayCache()` read it (ai-sdk-cache.ts). */
+  cache?: CacheSettings;
+}
+
+export function functionSystem(fn: SystemFunction, options: FunctionSystemOptions = {}): SystemUnderTest {
   return {
     id: `function:${fn.name || 'anonymous'}`,
     async generate(input, { signal, sample, inputIndex }) {
       const t0 = performance.now();
-      const value: unknown = await fn(input, { signal, sample, inputIndex });
+      let value: unknown;
+      try {
+        // Its own outputs are never cached (they are its code's); the model calls it makes may be, by their request.
+        value = await runInCallContext({ sample, inputIndex, ...(options.cache ? { cache: options.cache } : {}) }, () =>
+          fn(input, { signal, sample, inputIndex }),
+        );
+      } catch (err) {
+        // Read as a provider's own error (classify.ts): a 429 is retried, a 401 counts toward fail fast; an error
+        // nobody recognises (a bug in the function) keeps its own message and is not retried.
+        throw readError(WHO, err, signal) ?? err;
+      }
       if (value === null || (typeof value !== 'string' && typeof value !== 'object') || Array.isArray(value))
         throw new ProviderError(
           'invalid_response',

@@ -1,7 +1,8 @@
-import type { ChatRequest as OllamaChatRequest, ChatResponse as OllamaChatResponse, EmbedResponse, Ollama } from 'ollama';
-import type { ChatCallOptions, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
+import type { ChatRequest as OllamaChatRequest, ChatResponse as OllamaChatResponse, EmbedResponse, Message as OllamaMessage, Ollama } from 'ollama';
+import type { ChatCallOptions, ChatMessage, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import type { EmbeddingModel, EmbedOptions, EmbedResult } from './embedding-model.js';
-import { abortError, networkError, statusError } from './errors.js';
+import { abortError, statusError } from './errors.js';
+import { classifyError } from './classify.js';
 import { loadPackage } from './package.js';
 import { sharedNodeFetch } from './transport.js';
 import { ProviderError } from './types.js';
@@ -53,7 +54,30 @@ function mapOllamaError(who: string, err: unknown, signal: AbortSignal, headers:
   if (e?.name === 'ResponseError' && typeof e.status_code === 'number') return statusError(who, e.status_code, headers?.(), String(e.error ?? ''), err);
   // The client reads a 200 answer with response.json(): a body that is not JSON is a SyntaxError.
   if (err instanceof SyntaxError) return new ProviderError('invalid_response', `${who}: the answer is not JSON (${err.message})`, { cause: err });
-  return networkError(who, err, signal);
+  return classifyError(who, err, signal);
+}
+
+/** A message in Ollama's form: an assistant's `tool_calls` with their arguments as objects, a `tool` message naming its tool. */
+function ollamaMessage(m: ChatMessage): OllamaMessage {
+  if (m.role === 'tool') return { role: 'tool', content: m.content, tool_name: m.name };
+  if (m.role === 'assistant' && m.toolCalls?.length)
+    return {
+      role: 'assistant',
+      content: m.content,
+      tool_calls: m.toolCalls.map((c) => ({ function: { name: c.name, arguments: argumentsObject(c.arguments) } })),
+    };
+  return { role: m.role, content: m.content };
+}
+
+/** Ollama takes a call's arguments as an object: the JSON text parsed, anything else as { text }. */
+function argumentsObject(text: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch {
+    // not JSON: kept as text below
+  }
+  return { text };
 }
 
 export class OllamaChatModel implements ChatModel {
@@ -79,7 +103,7 @@ export class OllamaChatModel implements ChatModel {
     const started = performance.now();
     const body: OllamaChatRequest & { stream: false } = {
       model: this.modelId,
-      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+      messages: request.messages.map(ollamaMessage),
       stream: false,
     };
     const options: Record<string, number> = {};

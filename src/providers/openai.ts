@@ -1,8 +1,9 @@
 import type OpenAI from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import type { ChatCallOptions, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCallOptions, ChatMessage, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import { ChatSystem, type ChatSystemOptions } from './chat-system.js';
-import { abortError, networkError, statusError, messageOf } from './errors.js';
+import { classifyError } from './classify.js';
+import { abortError } from './errors.js';
 import { sharedNodeFetch } from './transport.js';
 import { ProviderError } from './types.js';
 
@@ -61,7 +62,7 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   body(request: ChatRequest): ChatCompletionCreateParamsNonStreaming {
-    const body: ChatCompletionCreateParamsNonStreaming = { model: this.modelId, messages: request.messages.map((m) => ({ role: m.role, content: m.content })) };
+    const body: ChatCompletionCreateParamsNonStreaming = { model: this.modelId, messages: request.messages.map(openaiMessage) };
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
     const rf = request.responseFormat;
@@ -76,7 +77,7 @@ export class OpenAIChatModel implements ChatModel {
     if (request.tools?.length) {
       body.tools = request.tools.map((t) => ({
         type: 'function',
-        function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: { ...t.parameters }, strict: true },
+        function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: { ...t.parameters }, strict: t.strict ?? true },
       }));
       const c = request.toolChoice;
       if (c !== undefined) body.tool_choice = typeof c === 'string' ? c : { type: 'function', function: { name: c.tool } };
@@ -98,7 +99,9 @@ export class OpenAIChatModel implements ChatModel {
     const latencyMs = performance.now() - started;
     const choice = completion?.choices?.[0];
     const message = choice?.message;
-    const toolCalls = message?.tool_calls?.flatMap((c) => (c.type === 'function' ? [{ name: c.function.name, arguments: c.function.arguments }] : []));
+    const toolCalls = message?.tool_calls?.flatMap((c) =>
+      c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
+    );
     if (typeof message?.content !== 'string' && !toolCalls?.length) {
       throw new ProviderError('invalid_response', `${who}: the answer has no message content (${JSON.stringify(completion).slice(0, 200)})`);
     }
@@ -113,29 +116,19 @@ export class OpenAIChatModel implements ChatModel {
   }
 }
 
-/**
- * Maps the openai client's errors (and anything else it lets through) to ProviderError kinds. By name and
- * shape, so classifying needs nothing loaded: APIUserAbortError, APIConnectionTimeoutError,
- * APIConnectionError, and APIError with a status.
- */
-export function mapOpenAIError(who: string, err: unknown, signal: AbortSignal): ProviderError {
-  if (ProviderError.isInstance(err)) return err;
-  const name = (err as { constructor?: { name?: string } })?.constructor?.name ?? '';
-  if (signal.aborted || name === 'APIUserAbortError') {
-    return signal.aborted ? abortError(signal, who, err) : new ProviderError('aborted', `${who}: aborted`, { cause: err });
-  }
-  if (name === 'APIConnectionTimeoutError') return new ProviderError('timeout', `${who}: timed out`, { cause: err });
-  if (name === 'APIConnectionError') {
-    const mapped = networkError(who, (err as { cause?: unknown }).cause ?? err, signal);
-    // The client says "Connection error." for every network failure; the cause says which one.
-    return mapped.kind === 'invalid_response' ? new ProviderError('connection', `${who}: ${messageOf(err)}`, { cause: err }) : mapped;
-  }
-  const status = (err as { status?: unknown })?.status;
-  if (err instanceof Error && typeof status === 'number') {
-    return statusError(who, status, (err as { headers?: { get(n: string): string | null } }).headers, messageOf(err), err);
-  }
-  // A body that is not JSON, or JSON without the expected shape.
-  return networkError(who, err, signal);
+/** The openai client's errors (and anything else it lets through), read as every system's are (classify.ts). */
+export const mapOpenAIError = classifyError;
+
+/** A message in chat-completions form: an assistant's `tool_calls`, a `tool` message answering its call's id. */
+function openaiMessage(m: ChatMessage): ChatCompletionMessageParam {
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+  if (m.role === 'assistant' && m.toolCalls?.length)
+    return {
+      role: 'assistant',
+      content: m.content || null,
+      tool_calls: m.toolCalls.map((c, n) => ({ id: c.id ?? `call_${n}`, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+    };
+  return { role: m.role, content: m.content };
 }
 
 export interface OpenAISystemOptions extends OpenAIModelSettings, ChatSystemOptions {}

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { withoutBom } from '../core/text.js';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
@@ -12,7 +13,7 @@ import { chatModelFromConfig, type ModelContext } from './chat-factory.js';
 export async function readProviderFile(file: string, flag: string): Promise<unknown> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = withoutBom(await readFile(file, 'utf8'));
   } catch (err) {
     throw new UsageError(`${flag}: cannot read ${file}: ${(err as Error).message.split('\n')[0]}`, { file, path: flag });
   }

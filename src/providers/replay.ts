@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { withoutBom } from '../core/text.js';
 import { extname } from 'node:path';
 import type { CsvError } from 'csv-parse/sync';
 import { lazyPackage } from '../lazy.js';
@@ -7,6 +8,7 @@ import { UsageError } from '../errors.js';
 import { abortableSleep, abortError, excerpt } from './errors.js';
 import { inputKey } from './template.js';
 import { ProviderError, type GenerateOptions, type Generation, type SystemUnderTest } from './types.js';
+import { maxOf } from '../core/arrays.js';
 
 // csv-parse loads with the first CSV file (start-up, docs/runner.md).
 const csvParse = lazyPackage<typeof import('csv-parse/sync')>('csv-parse/sync');
@@ -122,14 +124,14 @@ export function recordedInputs(rows: ReplayRow[], file: string): { inputs: Input
     counts.set(key, (n ?? 0) + 1);
   }
   if (!inputs.length) throw new UsageError(`${file}: expected at least one recorded row, found none`, { file });
-  return { inputs, samples: Math.max(...counts.values()) };
+  return { inputs, samples: maxOf(counts.values()) };
 }
 
 /** Reads a replay file; the format follows the extension (.jsonl/.ndjson/.json or .csv). */
 export function loadReplayFile(file: string): ReplayRow[] {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = withoutBom(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new UsageError(`${file}: cannot read the replay file (${(err as NodeJS.ErrnoException).code ?? String(err)})`, { file });
   }

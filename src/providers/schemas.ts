@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { parsePath } from './template.js';
+import { agentOptionsShape } from './tools.js';
 
 /** zod schemas of the YAML `system:` value: exactly one provider key with its options. */
 
@@ -115,8 +116,22 @@ export const simulatedOptionsSchema = z.strictObject({
     .optional(),
 });
 
+/**
+ * A chat provider as the system under test: its options, plus tools it may call (the loop runs them, agent-system.ts),
+ * its step limit and each tool call's time limit. A judge's provider takes no tools.
+ */
+export const systemChatSchemas = {
+  openai: openaiOptionsSchema.extend(agentOptionsShape),
+  anthropic: anthropicOptionsSchema.extend(agentOptionsShape),
+  google: googleOptionsSchema.extend(agentOptionsShape),
+  bedrock: bedrockOptionsSchema.extend(agentOptionsShape),
+  azure: azureOptionsSchema.extend(agentOptionsShape),
+  mistral: mistralOptionsSchema.extend(agentOptionsShape),
+  ollama: ollamaOptionsSchema.extend(agentOptionsShape),
+} as const;
+
 export const providerSchemas = {
-  ...chatProviderSchemas,
+  ...systemChatSchemas,
   http: httpOptionsSchema,
   command: commandOptionsSchema,
   replay: replayOptionsSchema,
@@ -140,8 +155,10 @@ export type HttpConfig = z.output<typeof httpOptionsSchema>;
 export type CommandConfig = z.output<typeof commandOptionsSchema>;
 export type ReplayConfig = z.output<typeof replayOptionsSchema>;
 export type SimulatedConfig = z.output<typeof simulatedOptionsSchema>;
+/** A chat provider's options as the system under test: a judge's, plus tools, maxSteps and toolTimeoutMs. */
+export type SystemChatConfig = ChatProviderConfig & z.output<z.ZodObject<typeof agentOptionsShape>>;
 export type SystemConfig =
-  | { [P in ChatProviderName]: { [K in P]: z.output<(typeof chatProviderSchemas)[P]> } }[ChatProviderName]
+  | { [P in ChatProviderName]: { [K in P]: z.output<(typeof systemChatSchemas)[P]> } }[ChatProviderName]
   | { http: HttpConfig }
   | { command: CommandConfig }
   | { replay: ReplayConfig }

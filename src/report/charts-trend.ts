@@ -2,6 +2,7 @@ import type * as Plot from '@observablehq/plot';
 import { attr, bandKey, doc, namedRows, plot, sparseTicks, svgString } from './charts.js';
 import { formatP } from './compare.js';
 import { formatRate, formatRateChange } from '../core/show.js';
+import { maxOf } from '../core/arrays.js';
 
 /** Charts of changes: one validator's rate across runs (trend) and B − A per row (compare). */
 
@@ -119,7 +120,10 @@ export interface DiffRow {
  */
 export function diffSvg(rows: DiffRow[], options: { title: string }): string {
   const shown = rows.map((r, idx) => ({ ...r, name: bandKey(idx, r.label) })).filter((r) => r.diff !== null);
-  const extent = Math.max(0.1, ...shown.flatMap((r) => [Math.abs(r.low ?? r.diff!), Math.abs(r.high ?? r.diff!)]));
+  const extent = maxOf(
+    shown.flatMap((r) => [Math.abs(r.low ?? r.diff!), Math.abs(r.high ?? r.diff!)]),
+    0.1,
+  );
   const bound = Math.min(1, Math.ceil(extent * 10) / 10);
   const rowH = Math.max(14, Math.min(26, Math.floor(600 / Math.max(shown.length, 1))));
   const glyph = (r: DiffRow) => (r.direction === 'worse' ? '▼' : r.direction === 'better' ? '▲' : '●');

@@ -1,6 +1,7 @@
 import type * as Plot from '@observablehq/plot';
 import { lazyPackage } from '../lazy.js';
 import { formatRate, NO_VALUE } from '../core/show.js';
+import { maxOf, pushAll } from '../core/arrays.js';
 
 // Observable Plot and linkedom load with the first chart, not with every import of the package (start-up, docs/runner.md).
 export const plot = lazyPackage<typeof Plot>('@observablehq/plot');
@@ -72,7 +73,10 @@ export function bandKey(idx: number, label: string): string {
  * `maxTicks` thins the labels of long lists.
  */
 export function namedRows(rows: { name: string; label: string }[], maxTicks = 40, charPx = 6.2): { y: Plot.ScaleOptions; marginLeft: number } {
-  const longest = Math.max(4, ...rows.map((r) => Math.min(r.label.length, 28)));
+  const longest = maxOf(
+    rows.map((r) => Math.min(r.label.length, 28)),
+    4,
+  );
   return {
     marginLeft: Math.min(30 * charPx, 12 + longest * charPx),
     y: {
@@ -185,7 +189,7 @@ function horizontal({ rows, decided, describe, options }: Common): string {
       } as Plot.TickXOptions),
     );
   }
-  marks.push(...lineMark(options.line, 'x'));
+  pushAll(marks, lineMark(options.line, 'x'));
   // The glyph right of each bar's interval: the status reads without colour.
   marks.push(statusGlyphs(decided, 'name'));
   const svg = plot().plot({

@@ -3,6 +3,7 @@ import { compareSummaries, type ComparisonRow, type PAdjust, type SummaryCompari
 import type { Estimand, RunSummary } from '../core/summary-types.js';
 import type { RunRecord } from '../store/types.js';
 import { formatRate, formatRateChange, NO_VALUE, formatLevel } from '../core/show.js';
+import { maxOf, pushAll } from '../core/arrays.js';
 
 export type { ComparisonRow, InputComparisonRow } from '../core/compare.js';
 
@@ -100,8 +101,15 @@ export function formatComparison(c: RunComparison, maxInputs = 15): string {
     `A ${c.a.id} (${c.a.name}, ${c.a.shape})  →  B ${c.b.id} (${c.b.name}, ${c.b.shape}), level ${formatLevel(c.level)}${holm ? ', Holm-adjusted' : ''}`,
   );
   if (c.validators.length) {
-    const vw = Math.max(10, ...c.validators.map((v) => Math.min(30, displayWidth(v.label))));
-    lines.push('', header('validator', vw, holm), ...c.validators.map((v) => row(v, vw, holm)));
+    const vw = maxOf(
+      c.validators.map((v) => Math.min(30, displayWidth(v.label))),
+      10,
+    );
+    lines.push('', header('validator', vw, holm));
+    pushAll(
+      lines,
+      c.validators.map((v) => row(v, vw, holm)),
+    );
   } else {
     lines.push('', 'no validator in common: nothing to compare');
   }
@@ -128,7 +136,11 @@ export function formatComparison(c: RunComparison, maxInputs = 15): string {
   const inputs = [...c.inputs].sort((x, y) => (x.pValue ?? 2) - (y.pValue ?? 2) || Math.abs(y.diff ?? 0) - Math.abs(x.diff ?? 0)).slice(0, maxInputs);
   if (inputs.length) {
     lines.push('', `inputs (${inputs.length} of ${c.inputs.length} matched, smallest p first; a guide only: samples of one input are correlated)`);
-    lines.push(header('input', 30, false), ...inputs.map((r) => row(r, 30, false)));
+    lines.push(header('input', 30, false));
+    pushAll(
+      lines,
+      inputs.map((r) => row(r, 30, false)),
+    );
   }
   if (c.inputsOnlyInA || c.inputsOnlyInB) lines.push(`inputs only in A: ${c.inputsOnlyInA}, only in B: ${c.inputsOnlyInB}`);
   lines.push('', verdictLine(c));

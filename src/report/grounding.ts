@@ -8,6 +8,7 @@ import { mdCell } from './markdown.js';
 import { STDOUT } from './targets.js';
 import { ReportWriteError } from './write.js';
 import { NO_VALUE } from '../core/show.js';
+import { maxOf } from '../core/arrays.js';
 
 /**
  * The reports of `assay analyze` over many answers (`--answers`): a terminal table, JSON, JUnit and Markdown.
@@ -135,7 +136,7 @@ export function formatBatchTable(b: GroundingBatch, o: { color?: boolean } = {})
       rep ? String(rep.claims_analysis.filter((c) => c.status === 'CONTRADICTED').length) : NO_VALUE,
     ]);
   }
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => displayWidth(r[c]))));
+  const widths = rows[0].map((_, c) => maxOf(rows.map((r) => displayWidth(r[c]))));
   const lines = rows.map((r, i) =>
     r
       .map((cell, c) => {

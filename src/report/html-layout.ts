@@ -150,7 +150,7 @@ export interface PageOptions {
 
 export function page(options: PageOptions): string {
   const nav = options.nav
-    ? `<header class="top"><a class="brand" href="/">assay</a><nav aria-label="main"><a href="/">Runs</a><a href="/compare">Compare</a><a href="/grounding">Grounding</a></nav></header>`
+    ? `<header class="top"><a class="brand" href="/">assay</a><nav aria-label="main"><a href="/">Runs</a><a href="/compare">Compare</a><a href="/production">Production</a><a href="/grounding">Grounding</a></nav></header>`
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

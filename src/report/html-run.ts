@@ -13,11 +13,12 @@ import { heatmapSvg, isBinned, tensorCodes, zoomData } from './charts-heatmap.js
 import { costSummary } from './cost.js';
 import { esc, scriptJson, tableHtml, verdictBadge } from './html-layout.js';
 import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, ownRateNote, reasonsText, shownRate } from './grading-text.js';
-import { errorShareText, gradesToDecideText, stoppedText, toDecideText } from './meta.js';
+import { errorShareText, verdictWhy } from './meta.js';
 import { passKHtml } from './pass-k.js';
 import { estimandText, INPUTS_RUN, populationHtml } from './population.js';
 import { perInputHtml } from './per-input.js';
 import { agentLine } from './trajectory.js';
+import { maxOf } from '../core/arrays.js';
 
 /** What the cell-detail view shows for one sample (also the body of GET /api/runs/:id/samples/:i/:j). */
 export interface SampleView {
@@ -198,7 +199,7 @@ validator rates: mean ${formatRate(o.mean)}, weighted ${formatRate(o.weighted)},
   const vRows = summary.validators.map((v) => [
     `<strong>${esc(v.name)}</strong>${v.kind === 'verifier' ? ' <span class="muted">(verifier)</span>' : ''}<br><span class="muted">${esc(v.message)}</span>`,
     // Why: which figure, the bound or rule that decided it, where a sequential validator stopped, what would decide it.
-    `${verdictBadge(v.verdict, summary.options.verdict)}<br><span class="muted why">${esc([figureText(v), stoppedText(v, tensor.M), v.reason, toDecideText(v, tensor.N), gradesToDecideText(v)].filter(Boolean).join('; '))}</span>${populationHtml(v)}`,
+    `${verdictBadge(v.verdict, summary.options.verdict)}<br><span class="muted why">${esc(verdictWhy(v, tensor, options.stats))}</span>${populationHtml(v)}`,
     formatRate(shownRate(v).rate),
     shownRate(v).low === null ? NO_VALUE : `${formatRate(shownRate(v).low)} – ${formatRate(shownRate(v).high)}`,
     formatRate(v.errorShare),
@@ -254,7 +255,10 @@ validator rates: mean ${formatRate(o.mean)}, weighted ${formatRate(o.weighted)},
   const tensorSection = `<h2>Reliability tensor: inputs × samples, one heatmap per validator</h2>${legendHtml(binned)}${binNote}
 <div class="layout"><div class="heatmaps">${heatmaps}</div><aside class="card" id="cell-detail" tabindex="-1" aria-live="polite" aria-label="selected cell"${detailAttrs}></aside></div>${zoom}`;
 
-  const strictest = Math.max(...run.validators.map((v) => v.minSuccess), 0);
+  const strictest = maxOf(
+    run.validators.map((v) => v.minSuccess),
+    0,
+  );
   // The figure each verdict rests on: corrected, where people's grades corrected the rate.
   const vrp = profileSvg(
     summary.validators.map((v) => ({

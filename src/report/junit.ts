@@ -3,7 +3,7 @@ import type { RunSummary, ValidatorSummary } from '../core/summary-types.js';
 import { alignmentText, figureText, gradesText, shownRate } from './grading-text.js';
 import { formatRate, inputInline } from '../core/show.js';
 import { INPUTS_SHOWN, perInputItems } from './per-input.js';
-import { errorShareText, gradesToDecideText, stoppedText, toDecideText, verdictLabel, type ReportMeta } from './meta.js';
+import { errorCausesText, errorShareText, gradesToDecideText, stoppedText, toDecideText, verdictLabel, type ReportMeta } from './meta.js';
 
 /**
  * JUnit XML (`--junit`): one testsuite per run, one testcase per validator, so CI systems list each rule.
@@ -85,7 +85,8 @@ export function renderJunitReport(s: RunSummary, meta: ReportMeta): string {
     const kind = kinds[idx];
     const text = describe(v);
     const floors = v.perInput && v.perInput.verdict !== 'pass' ? perInputItems(v.perInput, meta.inputs).join('; ') : '';
-    const why = [stoppedText(v, s.M), v.reason, floors, toDecideText(v, s.N), gradesToDecideText(v)].filter(Boolean).join('; ');
+    const causes = errorCausesText(v, meta.stats);
+    const why = [stoppedText(v, s.M), v.reason, causes, floors, toDecideText(v, s.N), gradesToDecideText(v)].filter(Boolean).join('; ');
     const people = v.grading ? `; against people: ${gradesText(v.grading)}, ${alignmentText(v.grading)}` : '';
     out.push(`    <testcase classname="assay.${suiteName}" name="${xmlEscape(v.name)}" time="0">`);
     if (kind === 'failure') {
@@ -95,7 +96,7 @@ export function renderJunitReport(s: RunSummary, meta: ReportMeta): string {
       );
     } else if (kind === 'error') {
       const noCell = v.counts.pass + v.counts.fail === 0;
-      const message = noCell ? `no decided cell: ${v.counts.error} error(s)` : `error: ${v.reason}`;
+      const message = `${noCell ? `no decided cell: ${v.counts.error} error(s)` : `error: ${v.reason}`}${causes ? `; ${causes}` : ''}`;
       out.push(`      <error type="${noCell ? 'infrastructure' : 'error-share'}" message="${xmlEscape(message)}">${xmlEscape(`${text}. ${why}.`)}</error>`);
     } else if (kind === 'skipped') {
       out.push(`      <skipped message="${xmlEscape(`inconclusive, accepted by --allow-inconclusive (${text})`)}"/>`);

@@ -2,13 +2,14 @@ import { writeFile } from 'node:fs/promises';
 import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { costSummary } from './cost.js';
 import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
-import { errorShareText, gradesToDecideText, inputLabel, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
+import { errorShareText, verdictWhy, inputLabel, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 import { passKMarkdown } from './pass-k.js';
 import { estimandText, INPUTS_RUN, populationText } from './population.js';
 import { perInputMarkdown } from './per-input.js';
 import { agentLine } from './trajectory.js';
 import { sparkline, verdictLine } from './terminal.js';
 import { formatRate, NO_VALUE, formatLevel } from '../core/show.js';
+import { pushAll } from '../core/arrays.js';
 
 /**
  * Markdown report (`--markdown`), shaped for a CI job summary (e.g. append it to $GITHUB_STEP_SUMMARY):
@@ -47,7 +48,11 @@ function gradingMarkdown(s: RunSummary): string[] {
     L.push(`${mdCell(figureText(v))} · ${mdCell(alignmentText(g))}`);
     L.push('');
     const [head, ...rows] = confusionRows(v, g);
-    L.push(`| ${head.join(' | ')} |`, '|---|--:|--:|', ...rows.map((r) => `| ${r.join(' | ')} |`));
+    L.push(`| ${head.join(' | ')} |`, '|---|--:|--:|');
+    pushAll(
+      L,
+      rows.map((r) => `| ${r.join(' | ')} |`),
+    );
     L.push('');
     if (g.disagreements.length) {
       L.push(`| Output | Disagreement | ${v.kind === 'verifier' ? "Judge's reasons" : 'Reasons'} |`, '|---|---|---|');
@@ -83,7 +88,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   );
   L.push('|---|---|--:|---|---|--:|--:|---|---|--:|--:|--:|');
   for (const v of s.validators) {
-    const why = [figureText(v), stoppedText(v, s.M), v.reason, toDecideText(v, s.N), gradesToDecideText(v)].filter(Boolean).join('; ');
+    const why = verdictWhy(v, s, meta.stats);
     const shown = shownRate(v);
     L.push(
       `| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${formatRate(shown.rate)} | ${shown.low === null ? NO_VALUE : `${formatRate(shown.low)} – ${formatRate(shown.high)}`} | ${v.population ? mdCell(populationText(v.population)) : NO_VALUE} | ${formatRate(v.errorShare)} | ${formatRate(v.minSuccess)} | ${verdictLabel(v.verdict, s.options.verdict, { upper: false })} | ${mdCell(why)} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`,
@@ -98,9 +103,9 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push('');
   L.push(`> ${mdCell(verdictLine(s, meta))}`);
   L.push('');
-  L.push(...perInputMarkdown(s.validators, s.options.verdict, meta.inputs, mdCell));
-  L.push(...passKMarkdown(s.validators, s.options.verdict, meta.inputs, mdCell));
-  L.push(...gradingMarkdown(s));
+  pushAll(L, perInputMarkdown(s.validators, s.options.verdict, meta.inputs, mdCell));
+  pushAll(L, passKMarkdown(s.validators, s.options.verdict, meta.inputs, mdCell));
+  pushAll(L, gradingMarkdown(s));
   L.push(`<details><summary>Per input (IRP) <code>${sparkline(s.inputs.map((x) => x.rate))}</code></summary>`);
   L.push('');
   L.push(`| # | Input | Rate | ${level} CI (per output) | All validators | Error | Errors |`);

@@ -3,7 +3,8 @@ import type { InputValue } from '../core/validator.js';
 import { ExitCode } from '../errors.js';
 import type { RunStats } from '../run/stats.js';
 import type { RunRecord, RunStatus } from '../store/types.js';
-import { formatRate, formatLevel } from '../core/show.js';
+import { formatRate, formatLevel, quoted } from '../core/show.js';
+import { figureText } from './grading-text.js';
 
 /** What a report says about the run besides its statistics: identity, status and operational figures. */
 export interface ReportMeta {
@@ -109,4 +110,33 @@ export function gradesToDecideText(v: Pick<ValidatorSummary, 'gradesToDecide' | 
   return v.gradesToDecide > have
     ? `plan: grade to ${v.gradesToDecide} in all (${v.gradesToDecide - have} more) — the grading look at ${v.gradesToDecide} grades would decide it if the rates hold (the verdict moves only at looks: 20, 40, 80, … grades)`
     : '';
+}
+
+/** Error groups an error verdict names; the rest are counted. */
+export const CAUSES_SHOWN = 3;
+const CAUSE_CHARS = 200;
+
+/**
+ * What an error verdict says about its cause, the one wording every surface uses (the Vitest message and its
+ * annotation, JUnit, Markdown and the job summary, the terminal, HTML): the rule's largest error groups with their
+ * counts and first message — `error causes: ×34 "…401 Unauthorized…", ×4 "…timed out…", and 2 more groups (3
+ * errors)`. '' for any other verdict, or stats without per-rule groups.
+ */
+export function errorCausesText(v: Pick<ValidatorSummary, 'verdict' | 'k'>, stats: Pick<RunStats, 'ruleErrors'> | undefined): string {
+  const e = v.verdict === 'error' ? stats?.ruleErrors?.[v.k] : undefined;
+  if (!e?.groups.length) return '';
+  const shown = e.groups.slice(0, CAUSES_SHOWN);
+  const items = shown.map((g) => {
+    const flat = g.message.replace(/\s+/g, ' ').trim();
+    return `×${g.count} ${quoted(flat.length > CAUSE_CHARS ? `${flat.slice(0, CAUSE_CHARS - 1)}…` : flat)}`;
+  });
+  const rest = e.total - shown.reduce((n, g) => n + g.count, 0);
+  const more = e.distinct - shown.length;
+  if (rest > 0) items.push(`and ${more > 0 ? `${more} more group${more === 1 ? '' : 's'}` : 'more'} (${rest} error${rest === 1 ? '' : 's'})`);
+  return `error causes: ${items.join(', ')}`;
+}
+
+/** Why a rule's verdict is what it is, as one line: the bound or rule that decided it, its causes, what would decide it. */
+export function verdictWhy(v: ValidatorSummary, s: Pick<RunSummary, 'M' | 'N'>, stats: Pick<RunStats, 'ruleErrors'> | undefined): string {
+  return [figureText(v), stoppedText(v, s.M), v.reason, errorCausesText(v, stats), toDecideText(v, s.N), gradesToDecideText(v)].filter(Boolean).join('; ');
 }

@@ -4,6 +4,7 @@ import type { RunSummary, ValidatorSummary, VerdictMode } from '../core/summary-
 import type { InputValue } from '../core/validator.js';
 import { esc, tableHtml, verdictBadge } from './html-layout.js';
 import { verdictLabel } from './meta.js';
+import { pushAll } from '../core/arrays.js';
 
 /**
  * pass^k and pass@k (core/pass-k.ts) as every report says them: one line per rule with the figures over inputs and
@@ -75,7 +76,13 @@ export function passKMarkdown(
     const gate = passKGate(p, mode);
     L.push(`### ${cell(v.name)}: pass^${p.k}`, '', `${cell(passKText(p))}${gate ? ` · **${cell(gate)}**` : ''}`, '');
     const low = lowestInputs(p);
-    if (low.length) L.push(...low.map((x) => `- lowest: ${cell(passKInputText(x, p.k, inputs, 80))}`), '');
+    if (low.length) {
+      pushAll(
+        L,
+        low.map((x) => `- lowest: ${cell(passKInputText(x, p.k, inputs, 80))}`),
+      );
+      L.push('');
+    }
   }
   return L;
 }

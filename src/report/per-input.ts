@@ -5,6 +5,7 @@ import type { InputValue } from '../core/validator.js';
 import { formatP } from './compare.js';
 import { esc, tableHtml, verdictBadge } from './html-layout.js';
 import { verdictLabel } from './meta.js';
+import { pushAll } from '../core/arrays.js';
 
 /**
  * Per-input floors (core/per-input.ts) as every report says them: a head line with the floors' verdict, and the
@@ -72,7 +73,13 @@ export function perInputMarkdown(
     if (!v.perInput) continue;
     L.push(`### ${cell(v.name)} ${cell(perInputHead(v.perInput, mode))}`, '', cell(v.perInput.reason), '');
     const items = perInputItems(v.perInput, inputs, INPUTS_SHOWN, 80);
-    if (items.length) L.push(...items.map((x) => `- ${cell(x)}`), '');
+    if (items.length) {
+      pushAll(
+        L,
+        items.map((x) => `- ${cell(x)}`),
+      );
+      L.push('');
+    }
   }
   return L;
 }

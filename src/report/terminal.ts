@@ -9,7 +9,8 @@ import { passKLines } from './pass-k.js';
 import { estimandText, INPUTS_RUN, populationLines } from './population.js';
 import { perInputLines } from './per-input.js';
 import { agentLine } from './trajectory.js';
-import { errorShareText, gradesToDecideText, stoppedText, toDecideText, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
+import { errorShareText, verdictWhy, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
+import { maxOf, pushAll } from '../core/arrays.js';
 
 /** The terminal summary printed after a run (and by `assay show`). Plain text; colour only when asked. */
 
@@ -42,7 +43,10 @@ export function gradingLines(s: RunSummary): string[] {
     const g = v.grading;
     if (!g) continue;
     lines.push(`${v.name}${v.kind === 'verifier' ? ' (verifier)' : ''} against people: ${gradesText(g)} · ${figureText(v)}`);
-    lines.push(...table(confusionRows(v, g), new Set([1, 2])).map((l) => `  ${l}`));
+    pushAll(
+      lines,
+      table(confusionRows(v, g), new Set([1, 2])).map((l) => `  ${l}`),
+    );
     lines.push(`  ${alignmentText(g)}`);
     for (const d of g.disagreements.slice(0, DISAGREEMENTS_SHOWN)) lines.push(`  ${disagreementHead(v, d)}: ${reasonsText(d, 120)}`);
     if (g.disagreements.length > DISAGREEMENTS_SHOWN)
@@ -60,7 +64,7 @@ function paint(text: string, v: Verdict, color: boolean): string {
 
 /** Columns aligned by display width (wide CJK and emoji count 2, ANSI colours 0). */
 function table(rows: string[][], rightAlign: Set<number>): string[] {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => displayWidth(r[c]))));
+  const widths = rows[0].map((_, c) => maxOf(rows.map((r) => displayWidth(r[c]))));
   return rows.map((r) =>
     r
       .map((cell, c) => {
@@ -116,19 +120,30 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
       String(v.counts.error),
     ]);
   }
-  lines.push(...table(rows, new Set([1, 3, 4, 6, 7, 8])));
+  pushAll(lines, table(rows, new Set([1, 3, 4, 6, 7, 8])));
   // Why each verdict: the bound or rule that decided it, where a sequential validator stopped, what would decide it.
-  for (const v of s.validators)
-    lines.push(`  ${v.name}: ${[figureText(v), stoppedText(v, s.M), v.reason, toDecideText(v, s.N), gradesToDecideText(v)].filter(Boolean).join('; ')}`);
+  for (const v of s.validators) lines.push(`  ${v.name}: ${verdictWhy(v, s, meta.stats)}`);
   lines.push('');
   const population = populationLines(s.validators);
-  if (population.length) lines.push(...population, '');
+  if (population.length) {
+    pushAll(lines, population);
+    lines.push('');
+  }
   const floors = perInputLines(s.validators, o.verdict, meta.inputs);
-  if (floors.length) lines.push(...floors, '');
+  if (floors.length) {
+    pushAll(lines, floors);
+    lines.push('');
+  }
   const passK = passKLines(s.validators, o.verdict, meta.inputs);
-  if (passK.length) lines.push(...passK, '');
+  if (passK.length) {
+    pushAll(lines, passK);
+    lines.push('');
+  }
   const graded = gradingLines(s);
-  if (graded.length) lines.push(...graded, '');
+  if (graded.length) {
+    pushAll(lines, graded);
+    lines.push('');
+  }
   const errs = (r: { errorShare: number | null }) => (r.errorShare ? ` (${errorShareText(r)})` : '');
   lines.push(
     `IRP (per input)     ${sparkline(
@@ -165,7 +180,7 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
     const cost = costSummary(st, s.validators);
     if (cost) lines.push(cost);
     if (st.agent) lines.push(agentLine(st.agent));
-    lines.push(...errorSummaryLines(errorSummaryOf(st), { top: 5 }));
+    pushAll(lines, errorSummaryLines(errorSummaryOf(st), { top: 5 }));
   }
   lines.push('');
   lines.push(verdictLine(s, meta, color));

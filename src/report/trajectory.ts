@@ -3,6 +3,7 @@ import { renderTrajectory } from '../core/trajectory-text.js';
 import type { Trajectory } from '../core/trajectory.js';
 import type { AgentStats } from '../run/stats.js';
 import type { RunRecord, SampleRecord } from '../store/types.js';
+import { pushAll } from '../core/arrays.js';
 
 /** An agent's runs as every report says them, and one run's steps as a person reads a trace. */
 
@@ -35,7 +36,7 @@ export function traceLines(t: Trajectory, maxResult = 400): string[] {
 export function sampleText(run: RunRecord, s: SampleRecord): string {
   const input = run.inputs[s.i];
   const lines = [`input ${s.i + 1}, sample ${s.j + 1} of run ${run.id}`, `input: ${typeof input === 'string' ? input : JSON.stringify(input)}`];
-  if (s.trajectory) lines.push(...traceLines(s.trajectory));
+  if (s.trajectory) pushAll(lines, traceLines(s.trajectory));
   if (s.generationError !== undefined) lines.push(`generation failed: ${s.generationError}`);
   else lines.push(`${s.trajectory ? 'final answer' : 'output'}: ${s.output ?? ''}`);
   run.validators.forEach((v, k) => {

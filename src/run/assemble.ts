@@ -1,7 +1,7 @@
 import type { Experiment } from '../config/load.js';
 import type { DecisionParameters } from '../core/decision.js';
 import type { InputValue } from '../core/validator.js';
-import type { CacheSettings } from '../providers/cache.js';
+import type { CacheLedger, CacheSettings } from '../providers/cache.js';
 import { priceTable } from '../providers/prices.js';
 import { limitSystem, localLimiters, rateLimitOf, type LimiterFactory } from '../providers/rate-limit.js';
 import type { SystemUnderTest } from '../providers/types.js';
@@ -27,6 +27,8 @@ export interface AssembleOptions {
   /** Over the experiment's `cache:`: true or false turns the cache on or off; `ttlMs` sets its TTL. */
   useCache?: boolean;
   cacheTtlMs?: number;
+  /** Counts what the cache served and the calls made past it (the run's own; assay/vitest says it in its messages). */
+  cacheLedger?: CacheLedger;
   /** Where rate limits are kept (system and judges): this process's by default, Redis for a queued run's workers. */
   limiters?: LimiterFactory;
   /** Environment for API keys and `${VAR}`; default process.env. */
@@ -85,7 +87,10 @@ export async function assembleRun(experiment: Experiment, options: AssembleOptio
   const limiters = options.limiters ?? localLimiters();
   const ttlMs = options.cacheTtlMs ?? x.cache?.ttlMs;
   const cacheOn = options.useCache ?? x.cache !== undefined;
-  const cache: CacheSettings | undefined = cacheOn && options.cache ? { store: options.cache, ...(ttlMs !== undefined ? { ttlMs } : {}) } : undefined;
+  const cache: CacheSettings | undefined =
+    cacheOn && options.cache
+      ? { store: options.cache, ...(ttlMs !== undefined ? { ttlMs } : {}), ...(options.cacheLedger ? { ledger: options.cacheLedger } : {}) }
+      : undefined;
   const models = {
     prices: priceTable(x.prices),
     ...(cache ? { cache } : {}),

@@ -11,6 +11,7 @@ import type { ValidatorMeta } from '../core/validator.js';
 import type { SampleRecord } from '../store/types.js';
 import type { StopDecision, StopRule } from './stop.js';
 import { ArgumentError } from '../errors.js';
+import { maxOf } from '../core/arrays.js';
 
 export class SequentialStopRule implements StopRule {
   readonly name = 'sequential';
@@ -35,7 +36,7 @@ export class SequentialStopRule implements StopRule {
 
   check(): StopDecision | undefined {
     if (!this.tensor || this.scans.length === 0 || !this.scans.every((s) => s.decided)) return undefined;
-    const rounds = Math.max(...this.scans.map((s) => s.status(this.tensor!.M).rounds));
+    const rounds = maxOf(this.scans.map((s) => s.status(this.tensor!.M).rounds));
     return {
       rule: this.name,
       status: 'complete',

@@ -33,6 +33,11 @@ export interface RunStats {
   topErrors: ErrorGroup[];
   /** Distinct error groups in the run (topErrors lists the first TOP_ERRORS of them). */
   distinctErrors: number;
+  /**
+   * Per column k: that rule's error cells grouped by message (a failed generation counts in every column), the
+   * RULE_ERRORS largest groups: what an error verdict names as its cause. Absent in stats of older versions.
+   */
+  ruleErrors?: ErrorSummary[];
   /** An agent's runs (samples with a trajectory): their steps and tool calls, summed. Absent when none has one. */
   agent?: AgentStats;
 }
@@ -57,6 +62,8 @@ const OTHER_TOOLS = '(other)';
 
 /** Error groups listed in RunStats (reports show fewer, then "and N more"). */
 export const TOP_ERRORS = 20;
+/** Error groups kept per rule in RunStats.ruleErrors. */
+export const RULE_ERRORS = 5;
 
 /** The error groups of RunStats as an ErrorSummary (for errorSummaryLines). */
 export function errorSummaryOf(st: RunStats): ErrorSummary {
@@ -77,6 +84,7 @@ export class StatsAccumulator {
   private cachedSamples = 0;
   private latencies: number[] = [];
   private errors = new ErrorGrouper();
+  private ruleErrors: ErrorGrouper[] = [];
   private agent:
     | {
         trajectories: number;
@@ -113,17 +121,26 @@ export class StatsAccumulator {
     this.errors.add(message);
   }
 
+  private countRuleError(k: number, message: string): void {
+    while (this.ruleErrors.length <= k) this.ruleErrors.push(new ErrorGrouper());
+    this.ruleErrors[k].add(message);
+  }
+
   add(s: SampleRecord): void {
     this.samples++;
     this.attempts += s.attempts;
     if (s.generationError !== undefined) {
       this.generationErrors++;
       this.countError(s.generationError);
+      s.outcomes.forEach((o, k) => {
+        if (o === Outcome.ERROR) this.countRuleError(k, s.generationError!);
+      });
     } else {
       s.outcomes.forEach((o, k) => {
         if (o !== Outcome.ERROR) return;
         this.validatorErrors++;
         this.countError(s.errors?.[k] ?? 'error');
+        this.countRuleError(k, s.errors?.[k] ?? 'error');
       });
       this.latencies.push(s.latencyMs);
     }
@@ -180,6 +197,7 @@ export class StatsAccumulator {
       latencyMs: { mean, p50: q(0.5), p95: q(0.95), max: xs.length ? xs[xs.length - 1] : null },
       topErrors: errors.groups,
       distinctErrors: errors.distinct,
+      ...(this.ruleErrors.length ? { ruleErrors: this.ruleErrors.map((g) => g.summary(RULE_ERRORS)) } : {}),
       ...(this.agent ? { agent: this.agentStats(this.agent) } : {}),
     };
   }

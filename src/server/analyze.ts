@@ -4,15 +4,22 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import * as z from 'zod';
 import { firstIssue } from '../core/issues.js';
 import { PoolOverloadedError, WorkerCrashedError } from '../ground/pool/pool.js';
-import { GroundingRequestError, GroundingUnavailableError, type AnalyzeRequest, type GroundingEngine } from '../ground/types.js';
+import {
+  GroundingRequestError,
+  GroundingUnavailableError,
+  MAX_ANSWER_CHARS,
+  MAX_QUERY_CHARS,
+  type AnalyzeRequest,
+  type GroundingEngine,
+} from '../ground/types.js';
 import { RateLimiter, type RequestLimiter, type ServerLimits } from './limits.js';
 
 /** The design's request, strictly: an unknown field is most likely a typo and is named in the 400. */
 const AnalyzeRequestSchema = z
   .object({
     // Messages come from the one translator (core/issues.ts): `query: expected a non-empty string, found ""`.
-    query: z.string().trim().min(1).max(10_000),
-    answer: z.string().max(100_000).optional(),
+    query: z.string().trim().min(1).max(MAX_QUERY_CHARS),
+    answer: z.string().max(MAX_ANSWER_CHARS).optional(),
     top_k: z.number().int().min(1).max(50).optional(),
   })
   .strict();
@@ -62,7 +69,8 @@ export function checkMediaType(header: string | undefined): string | undefined {
   return undefined;
 }
 
-function clientKey(c: Context): string {
+/** The client a request's budget is kept for: its address (one shared bucket in-process). */
+export function clientKey(c: Context): string {
   try {
     return getConnInfo(c).remote.address ?? 'unknown';
   } catch {

@@ -8,6 +8,7 @@ import { registerDashboard } from './dashboard.js';
 import { requireLocalHost } from './host.js';
 import { resolveLimits, type RequestLimiter, type ServerLimits } from './limits.js';
 import { requestLog, stdoutSink, type LogSink } from './log.js';
+import { registerTraces } from './traces.js';
 import { ArgumentError } from '../errors.js';
 
 export interface AppOptions {
@@ -17,6 +18,8 @@ export interface AppOptions {
   store?: Store;
   /** The dashboard takes people's grades (POST/DELETE under /api/runs/:id/grades): the store must be writable. */
   grading?: boolean;
+  /** POST /v1/traces stores OTLP exports' GenAI spans as production samples (assay serve --ingest): the store must be writable. */
+  ingest?: boolean;
   /** When set, every route but /healthz requires `Authorization: Bearer <token>` (or a /login session). */
   token?: string;
   /** Behind a reverse proxy that terminates TLS: believe its X-Forwarded-Proto / Forwarded (the login cookie is then Secure). */
@@ -51,7 +54,8 @@ export function createApp(options: AppOptions = {}): Hono {
 
   app.get('/healthz', (c) => c.json({ status: 'ok', analyze: Boolean(options.engine), store: Boolean(options.store) }));
   registerAnalyze(app, options.engine, limits, options.rateLimiter);
-  registerDashboard(app, options.store, Boolean(options.engine), options.grading ?? false);
+  registerTraces(app, options.ingest ? options.store?.production : undefined, limits);
+  registerDashboard(app, options.store, Boolean(options.engine), options.grading ?? false, limits);
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

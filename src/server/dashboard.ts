@@ -1,3 +1,4 @@
+import type { ServerLimits } from './limits.js';
 import type { Context, Hono } from 'hono';
 import { esc, page } from '../report/html-layout.js';
 import { renderRunSections } from '../report/html-run.js';
@@ -12,6 +13,7 @@ import type { PAdjust } from '../core/compare.js';
 import { gradingRefusal } from '../grades/gradable.js';
 import { registerGrading } from './grading.js';
 import { GRADING_SCRIPT, gradingBody } from './grading-page.js';
+import { productionExperimentBody, productionListBody } from './production-page.js';
 
 /** Tokens, cost and cache figures read every sample of a run: shown on run pages up to this size. */
 const STATS_SAMPLES_LIMIT = 20_000;
@@ -67,7 +69,7 @@ function adjustOf(s: string | undefined): PAdjust | undefined {
  * The dashboard: HTML pages and the JSON they are built from under /api. It only reads the store, but for
  * people's grades when `grading` is on (assay serve --grading: the store is then opened for writing).
  */
-export function registerDashboard(app: Hono, store: Store | undefined, hasEngine = false, grading = false): void {
+export function registerDashboard(app: Hono, store: Store | undefined, hasEngine = false, grading = false, limits?: ServerLimits): void {
   // Browsers ask for it on every page; an empty answer keeps the console clean.
   app.get('/favicon.ico', (c) => c.body(null, 204));
   app.get('/grounding', (c) => html(c, 'Grounding', groundingBody(hasEngine), GROUNDING_SCRIPT));
@@ -77,7 +79,7 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
     return;
   }
   const data = new DashboardData(store);
-  registerGrading(app, store, data, grading);
+  registerGrading(app, store, data, grading, limits);
   // A finished run's page never changes and a 200×10×3 run takes ~0.6 s to draw: keep the last few.
   const runPages = new Map<string, { gradesKey: string | undefined; gradesVersion: string | undefined; html: string }>();
 
@@ -191,6 +193,39 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
         ? `<p class="muted">The newest ${t.runs.length} of ${t.totalRuns.toLocaleString('en')} runs of this name. <a href="/trend/${encodeURIComponent(t.name)}?limit=${Math.min(MAX_TREND_RUNS, t.totalRuns)}">Show ${t.totalRuns > MAX_TREND_RUNS ? `the newest ${MAX_TREND_RUNS}` : 'all'}</a></p>`
         : '';
     return html(c, `Trend ${t.name}`, more + trendBody(t));
+  });
+  // Production experiments (traces taken in by assay serve --ingest or assay ingest).
+  app.get('/api/production', async (c) => c.json(await store.production.experiments()));
+  app.get('/api/production/samples', async (c) => {
+    const name = c.req.query('experiment');
+    const limit = whole(c.req.query('limit'), 50, 1, 1000);
+    if (!name) return bad(c, 'experiment', 'the name of a production experiment');
+    if (limit === undefined) return bad(c, 'limit', 'a whole number from 1 to 1000');
+    return c.json(await store.production.list(name, { newest: true, limit }));
+  });
+  app.get('/production', async (c) => {
+    const experiments = await store.production.experiments();
+    const alarms = new Map<string, number>();
+    for (const e of experiments) alarms.set(e.name, (await store.production.alarms(e.name)).length);
+    return html(c, 'Production', productionListBody(experiments, alarms));
+  });
+  app.get('/production/experiment', async (c) => {
+    const name = c.req.query('name') ?? '';
+    const experiment = (await store.production.experiments()).find((e) => e.name === name);
+    if (!experiment)
+      return html(
+        c,
+        'Not found',
+        `<h1>No production experiment “${esc(name)}”</h1><p><a href="/production">All production experiments</a></p>`,
+        undefined,
+        404,
+      );
+    const [samples, alarms, rules] = await Promise.all([
+      store.production.list(name, { newest: true, limit: 50 }),
+      store.production.alarms(name),
+      store.production.rules(name),
+    ]);
+    return html(c, name, productionExperimentBody(experiment, samples, alarms, rules));
   });
   app.get('/compare', async (c) => {
     // The pickers offer the newest runs; any other run is compared by its id in the URL.

@@ -121,6 +121,39 @@ describe('grading page in Chromium', () => {
     await page.close();
   });
 
+  it('keys pressed within one round trip are applied in order: what the page says is what is stored (issue 30)', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    // Every grade's answer held back 400 ms: the keys below all arrive while the first is in flight.
+    let posted = 0;
+    await page.route('**/api/runs/*/grades', async (route) => {
+      posted++;
+      await new Promise((r) => setTimeout(r, 400));
+      await route.continue();
+    });
+    await page.goto(`${server.url}/runs/${run.id}/grade?count=5&seed=11&design=uniform&grader=Grace`);
+    await page.locator('#g-progress', { hasText: 'Output 1 of 5' }).waitFor();
+    const first = await shown(page);
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('p');
+    await page.keyboard.press('f');
+    await page.keyboard.press('s');
+    await page.keyboard.press('p');
+    await page.locator('#g-progress', { hasText: 'Output 5 of 5' }).waitFor({ timeout: 30_000 });
+    await page.locator('#g-status', { hasText: /^Saved: PASS for output/ }).waitFor({ timeout: 30_000 });
+    const said = (await page.locator('#g-status').textContent())!;
+    const mine = (await store.grades.list(run.id, { grader: 'Grace' })).map((g) => [g.i, g.j, g.grade]);
+    // Three grades of three different outputs (the skip moved past the third), in the order pressed.
+    expect(posted).toBe(3);
+    expect(mine).toHaveLength(3);
+    expect(new Set(mine.map(([i, j]) => `${i},${j}`)).size).toBe(3);
+    expect(mine.map((g) => g[2])).toEqual(['pass', 'fail', 'pass']);
+    expect(mine[0].slice(0, 2)).toEqual(first);
+    // The page's last word is the store's latest grade.
+    const [li, lj] = mine[2];
+    expect(said).toBe(`Saved: PASS for output (i=${li}, j=${lj}).`);
+    await page.close();
+  });
+
   it('fits a phone without a page-wide horizontal scroll', async () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await page.goto(`${server.url}/runs/${run.id}/grade?count=5&seed=4`);

@@ -65,7 +65,7 @@ Q=r.b;$('g-run').textContent=Q.run.name+' · '+Q.run.id;
 var sel=$('g-rule');sel.textContent='';Q.rules.forEach(function(x){var o=el('option',x.name+(x.kind==='verifier'?' (verifier)':''));o.value=x.name;if(x.name===Q.rule.name)o.selected=true;sel.appendChild(o);});
 $('g-asks').textContent=Q.rule.asks;
 $('g-queue').textContent=Q.queue.population===null?'One output picked by hand: its grade is stored without a draw probability (the corrected rate then assumes it was drawn at random).':
-'Queue: '+Q.queue.count+' of the '+Q.queue.population+' outputs the rule decided that nobody graded yet, drawn '+Q.queue.design+'.'+(Q.gradesNeeded.grades===null?'':' About '+Q.gradesNeeded.grades+' grades give a corrected interval '+Math.round(Q.gradesNeeded.width*100)+' points wide.');
+'Queue: '+Q.queue.count+' of the '+Q.queue.population+' outputs the rule decided that nobody graded yet, drawn '+Q.queue.design+'.'+(Q.queue.left?' '+Q.queue.left+' more did not fit this page (their outputs are long): reload for them once these are graded.':'')+(Q.gradesNeeded.grades===null?'':' About '+Q.gradesNeeded.grades+' grades give a corrected interval '+Math.round(Q.gradesNeeded.width*100)+' points wide.');
 var first=Q.items.findIndex(function(x){return !x.mine;});pos=first<0?0:first;show();status(first<0&&Q.items.length?'Every output of this queue is graded by you.':'Ready: p pass · f fail · s skip · u undo · ←/→ move');},function(e){status('Request failed: '+e,true);});}
 function lastCard(it){var c=$('g-last');c.textContent='';c.hidden=false;c.appendChild(el('h2','Just graded: output (i='+it.i+', j='+it.j+')'));c.appendChild(verdictNode(it));}
 function move(d){if(!Q||!Q.items.length)return;var n=pos+d;if(n<0){status('This is the first output.');return;}
@@ -73,17 +73,21 @@ if(n>=Q.items.length){var left=Q.items.filter(function(x){return !x.mine;}).leng
 function grade(g){if(!Q||!Q.items.length)return;var name=graderEl.value.trim();if(!name){status('Enter your name as grader first.',true);graderEl.focus();return;}
 localStorage.setItem('assay-grader',name);var it=Q.items[pos];
 var body={i:it.i,j:it.j,rule:Q.rule.name,grade:g,grader:name};if(it.probability!==undefined){body.probability=it.probability;body.design=it.design;}
-status('Saving…');fetch('/api/runs/'+encodeURIComponent(runId)+'/grades',{method:'POST',headers:{'content-type':'application/json'},credentials:'same-origin',body:JSON.stringify(body)})
+status('Saving…');return fetch('/api/runs/'+encodeURIComponent(runId)+'/grades',{method:'POST',headers:{'content-type':'application/json'},credentials:'same-origin',body:JSON.stringify(body)})
 .then(function(r){return r.json().then(function(b){return {ok:r.ok,b:b};});}).then(function(r){if(!r.ok){status(r.b.message||'not saved',true);return;}
 it.mine={id:r.b.grade.id,grade:r.b.grade.grade};it.rule=r.b.rule;given.push(it);lastCard(it);status('Saved: '+word(g==='pass')+' for output (i='+it.i+', j='+it.j+').');
 if(pos+1<Q.items.length){pos++;show();}else show();},function(e){status('Request failed: '+e,true);});}
 function undo(){var it=given.pop();if(!it){status('Nothing to undo on this page.');return;}
-fetch('/api/runs/'+encodeURIComponent(runId)+'/grades/'+it.mine.id,{method:'DELETE',credentials:'same-origin'}).then(function(r){return r.json().then(function(b){return {ok:r.ok,b:b};});}).then(function(r){
+return fetch('/api/runs/'+encodeURIComponent(runId)+'/grades/'+it.mine.id,{method:'DELETE',credentials:'same-origin'}).then(function(r){return r.json().then(function(b){return {ok:r.ok,b:b};});}).then(function(r){
 if(!r.ok){given.push(it);status(r.b.message||'not undone',true);return;}
 if(r.b.mine){it.mine=r.b.mine;it.rule=r.b.rule;}else{delete it.mine;delete it.rule;}
 pos=Q.items.indexOf(it);$('g-last').hidden=true;show();status('Undone: output (i='+it.i+', j='+it.j+').');},function(e){given.push(it);status('Request failed: '+e,true);});}
-function act(k){if(k==='p')grade('pass');else if(k==='f')grade('fail');else if(k==='s'){move(1);}else if(k==='u')undo();
-else if(k==='ArrowRight'||k==='ArrowDown'||k==='j')move(1);else if(k==='ArrowLeft'||k==='ArrowUp'||k==='k')move(-1);}
+function run1(k){if(k==='p')return grade('pass');if(k==='f')return grade('fail');if(k==='s')return move(1);if(k==='u')return undo();
+if(k==='ArrowRight'||k==='ArrowDown'||k==='j')return move(1);if(k==='ArrowLeft'||k==='ArrowUp'||k==='k')return move(-1);}
+/* Keys are applied one after another: a key pressed while a grade is being saved waits for it, so it acts on
+   the output the page shows next, never on one already being graded (what the page says is what is stored). */
+var chain=Promise.resolve();
+function act(k){chain=chain.then(function(){return run1(k);}).then(null,function(e){status('Request failed: '+e,true);});}
 document.addEventListener('keydown',function(e){var t=e.target;if(e.ctrlKey||e.metaKey||e.altKey)return;
 if(t&&(t.tagName==='INPUT'||t.tagName==='TEXTAREA'||t.tagName==='SELECT'))return;
 var k=e.key.length===1?e.key.toLowerCase():e.key;if(['p','f','s','u','j','k','ArrowRight','ArrowLeft','ArrowUp','ArrowDown'].indexOf(k)<0)return;e.preventDefault();act(k);});

@@ -39,7 +39,7 @@ describe('grading API', () => {
     expect(q.status).toBe(200);
     // What the rule asks, never its message (said when it fails: "verifier polite judged the output FAIL").
     expect(q.body.rule).toEqual({ name: 'polite', kind: 'verifier', asks: 'LLM judge mock: Is the answer polite?' });
-    expect(q.body.queue).toEqual({ design: 'uniform', seed: 5, population: 40, count: 8 });
+    expect(q.body.queue).toEqual({ design: 'uniform', seed: 5, population: 40, count: 8, left: 0 });
     expect(q.body.writable).toBe(true);
     // 40 outputs, the judge's error rates not yet measured: no number of grades makes a 10-point interval.
     expect(q.body.gradesNeeded).toEqual({ width: 0.1, level: 0.95, design: 'uniform', grades: null });
@@ -99,7 +99,7 @@ describe('grading API', () => {
 
   it('grades one output picked by hand, without a draw probability', async () => {
     const q = await api(server, `/api/runs/${run.id}/grading?i=2&j=3&rule=short`);
-    expect(q.body.queue).toEqual({ design: 'picked by hand', seed: null, population: null, count: 1 });
+    expect(q.body.queue).toEqual({ design: 'picked by hand', seed: null, population: null, count: 1, left: 0 });
     expect(q.body.items).toEqual([{ i: 2, j: 3, input: 'Question 2: how do I reset my password?', output: 'Answer 2.3: open Settings, then Security.' }]);
     const r = await post(server, run.id, { i: 2, j: 3, rule: 'short', grade: 'pass', grader: 'ada' });
     expect(r.status).toBe(201);

@@ -1,7 +1,8 @@
-import type { Context, Hono } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import * as z from 'zod';
 import { firstIssue } from '../core/issues.js';
+import { MIN_PROBABILITY } from '../core/limits.js';
 import { Outcome, outcomeName } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { gradingRefusal } from '../grades/gradable.js';
@@ -9,7 +10,8 @@ import { GRADING_DESIGNS, gradingPlan, gradingQueue, MAX_SEED, queueSettings, ru
 import { ruleAsks } from '../grades/rule-asks.js';
 import { GradeError, UnknownRunError } from '../store/errors.js';
 import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
-import { checkMediaType } from './analyze.js';
+import { checkMediaType, clientKey } from './analyze.js';
+import { defaultLimits, RateLimiter, type ServerLimits } from './limits.js';
 import type { DashboardData } from './data.js';
 
 /**
@@ -25,7 +27,9 @@ import type { DashboardData } from './data.js';
  * (415 otherwise, so no HTML form of another site can post), and pass the server's token and Host checks.
  */
 
-const MAX_QUEUE = 1000;
+/** Outputs one queue page may hold, and the inputs' and outputs' characters it may carry (the rest are left for the next page). */
+const MAX_QUEUE = 200;
+export const MAX_QUEUE_BYTES = 8 * 2 ** 20;
 const MAX_BODY = 16 * 1024;
 
 const GradeBody = z
@@ -35,7 +39,7 @@ const GradeBody = z
     rule: z.string().min(1).max(500),
     grade: z.enum(['pass', 'fail']),
     grader: z.string().min(1).max(200),
-    probability: z.number().gt(0).lte(1).optional(),
+    probability: z.number().min(MIN_PROBABILITY).lte(1).optional(),
     design: z.string().min(1).max(200).optional(),
   })
   .strict();
@@ -47,8 +51,9 @@ export interface RuleVerdict {
   error?: string;
 }
 
-function verdictOf(t: ReliabilityTensor, k: number, i: number, j: number, s: SampleRecord | undefined): RuleVerdict {
-  const code = t.get(i, j, k);
+/** The rule's verdict on output (i, j): from the stored sample (one row), or the tensor when it is at hand anyway. */
+function verdictOf(t: ReliabilityTensor | undefined, k: number, i: number, j: number, s: SampleRecord | undefined): RuleVerdict {
+  const code = (t ? t.get(i, j, k) : s?.outcomes[k]) ?? Outcome.PENDING;
   const verdict = code === Outcome.PENDING ? 'pending' : (outcomeName(code) as RuleVerdict['verdict']);
   const reasons = s?.reasons?.[k];
   const error = s?.errors?.[k] ?? (code === Outcome.ERROR ? s?.generationError : undefined);
@@ -62,7 +67,17 @@ function whole(s: string | undefined, fallback: number | undefined, max: number)
   return /^\d{1,9}$/.test(s) && Number(s) <= max ? Number(s) : null;
 }
 
-export function registerGrading(app: Hono, store: Store, data: DashboardData, writable: boolean): void {
+export function registerGrading(app: Hono, store: Store, data: DashboardData, writable: boolean, limits: ServerLimits = defaultLimits): void {
+  // Each client's grading requests draw on a budget of their own, as /analyze's do (429 with Retry-After past it).
+  const limiter = new RateLimiter(limits.rateBurst, limits.ratePerSecond);
+  const limited: MiddlewareHandler = async (c, next) => {
+    const wait = limiter.take(clientKey(c));
+    if (wait <= 0) return next();
+    c.header('Retry-After', String(Math.max(1, Math.ceil(wait))));
+    return c.json({ error: 'rate_limited', message: `too many grading requests from this client; retry after ${Math.max(1, Math.ceil(wait))} s` }, 429);
+  };
+  app.use('/api/runs/:id/grading', limited);
+  app.use('/api/runs/:id/grades/*', limited); // also /grades itself
   const bad = (c: Context, field: string, message: string) => c.json({ error: 'invalid_request', message, field }, 400);
   const missing = async (c: Context, ref: string) => c.json({ error: 'not_found', message: await data.whyUnresolved(ref) }, 404);
   const readOnly = (c: Context) =>
@@ -121,8 +136,13 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
     const mine = new Map<string, GradeRecord>();
     if (grader) for (const g of ruleGrades) if (g.grader === grader) mine.set(`${g.i},${g.j}`, g);
     const items = [];
+    let bytes = 0;
     for (const it of queue.items) {
       const s = await store.samples.get(run.id, it.i, it.j);
+      // A page carries at most MAX_QUEUE_BYTES of inputs and outputs (2 MB outputs × 100 made 200 MB): the rest stay ungraded for the next.
+      const size = (s?.output?.length ?? 0) + JSON.stringify(run.inputs[it.i] ?? '').length;
+      if (items.length && bytes + size > MAX_QUEUE_BYTES) break;
+      bytes += size;
       const g = mine.get(`${it.i},${it.j}`);
       const v = g ? verdictOf(tensor, k, it.i, it.j, s) : undefined;
       // The stratum is the rule's verdict: like the verdict, not sent before grading.
@@ -140,7 +160,7 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
       run: { id: run.id, name: run.name, N: run.N, M: run.M },
       rule: { name: rule.name, kind: rule.kind, asks: ruleAsks(rule) },
       rules: run.validators.map((v) => ({ name: v.name, kind: v.kind })),
-      queue: { design: queue.design, seed: queue.seed, population: queue.population, count: queue.items.length },
+      queue: { design: queue.design, seed: queue.seed, population: queue.population, count: items.length, left: queue.items.length - items.length },
       // grades null: no output decided, or more grades than there are outputs
       gradesNeeded: plan,
       writable,
@@ -174,8 +194,8 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
         throw err;
       }
       const k = run.validators.findIndex((v) => v.name === g.rule);
-      const tensor = await store.samples.tensor(run.id);
-      const v = verdictOf(tensor, k, g.i, g.j, await store.samples.get(run.id, g.i, g.j));
+      // One sample read, never the run's tensor: a grade's work does not grow with the run.
+      const v = verdictOf(undefined, k, g.i, g.j, await store.samples.get(run.id, g.i, g.j));
       return c.json({ grade: g, rule: { ...v, agree: agreeOf(v, g.grade) } }, 201);
     },
   );
@@ -193,7 +213,7 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
     const last = left[left.length - 1];
     if (!last) return c.json({ deleted: before, mine: null });
     const k = run.validators.findIndex((v) => v.name === before.rule);
-    const v = verdictOf(await store.samples.tensor(run.id), k, last.i, last.j, await store.samples.get(run.id, last.i, last.j));
+    const v = verdictOf(undefined, k, last.i, last.j, await store.samples.get(run.id, last.i, last.j));
     return c.json({ deleted: before, mine: { id: last.id, grade: last.grade }, rule: { ...v, agree: agreeOf(v, last.grade) } });
   });
 }

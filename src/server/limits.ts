@@ -11,6 +11,10 @@ export interface ServerLimits {
   ratePerSecond: number;
   /** Analyses running at once; more get 503 with Retry-After instead of queueing without bound. */
   maxInFlight: number;
+  /** Largest OTLP trace export (POST /v1/traces) in bytes, compressed and once decompressed (413 above). */
+  maxTraceBodyBytes: number;
+  /** Trace exports read and stored at once; more get 429 with Retry-After (backpressure when the store falls behind). */
+  maxTraceRequests: number;
 }
 
 export const defaultLimits: ServerLimits = {
@@ -19,6 +23,8 @@ export const defaultLimits: ServerLimits = {
   rateBurst: 30,
   ratePerSecond: 10,
   maxInFlight: 32,
+  maxTraceBodyBytes: 4 * 1024 * 1024,
+  maxTraceRequests: 8,
 };
 
 export function resolveLimits(partial: Partial<ServerLimits> = {}): ServerLimits {

@@ -10,6 +10,7 @@ import { alignment, type Alignment } from '../core/alignment.js';
 import { Outcome } from '../core/outcome.js';
 import type { EvaluationMatrix } from './types.js';
 import { orNoValue } from '../core/show.js';
+import { maxOf } from '../core/arrays.js';
 
 export interface AssertionAgreement {
   /** The assertion's name, or null for the selected set taken together. */
@@ -47,7 +48,13 @@ const ci = (r: Alignment['agreement']) => orNoValue(r, (v) => `[${v.low.toFixed(
 /** The agreement table of the terminal: one line per assertion (selected ones marked ✓), then the set. */
 export function formatAgreement(rows: AssertionAgreement[], set: AssertionAgreement | undefined, selected: readonly string[], heading: string): string[] {
   const chosen = new Set(selected);
-  const width = Math.min(48, Math.max(10, ...rows.map((r) => (r.id ?? '').length)));
+  const width = Math.min(
+    48,
+    maxOf(
+      rows.map((r) => (r.id ?? '').length),
+      10,
+    ),
+  );
   const line = (mark: string, name: string, r: AssertionAgreement) => {
     const a = r.alignment;
     return (

@@ -2,6 +2,7 @@
  * Files of the SPADE commands: labelled examples, candidate lists and evaluation matrices (JSON).
  * A benchmark pipeline file is accepted wherever examples or a matrix are expected.
  */
+import { withoutBom } from '../core/text.js';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
@@ -16,7 +17,7 @@ import { TAXONOMY_NAMES } from './types.js';
 export async function readData(file: string): Promise<unknown> {
   let raw: string;
   try {
-    raw = await readFile(file, 'utf8');
+    raw = withoutBom(await readFile(file, 'utf8'));
   } catch (err) {
     throw new UsageError(`${file}: cannot read (${(err as Error).message})`, { file });
   }

@@ -5,6 +5,7 @@
 import type { BinaryProgram, Constraint, Term } from './ilp.js';
 import type { FailView } from './metrics.js';
 import type { SubsumptionPair } from './types.js';
+import { pushAll } from '../core/arrays.js';
 
 export const EPS = 1e-9;
 
@@ -141,7 +142,7 @@ export function addSubsumption(p: CoreProgram, ids: string[], pairs: Subsumption
   const xs: Term[] = [];
   const ps: Term[] = [];
   for (let j = 0; j < ids.length; j++) {
-    xs.push(...X(j));
+    pushAll(xs, X(j));
     if (!penalised[j]) continue;
     const s = `s${j}`;
     const pen = `p${j}`;

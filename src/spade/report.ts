@@ -5,6 +5,7 @@ import { assertionStats } from './metrics.js';
 import type { SelectionResult } from './select.js';
 import type { EvaluationMatrix } from './types.js';
 import { orNoValue } from '../core/show.js';
+import { maxOf } from '../core/arrays.js';
 
 const num = (x: number | null) => orNoValue(x, (v) => v.toFixed(3));
 const ok = (b: boolean) => (b ? '✓' : '✗');
@@ -21,7 +22,13 @@ export function formatSelection(r: SelectionResult, m: EvaluationMatrix, o: { al
         `excluded and not subsumed ${r.nExcludedNotSubsumed}; solved in ${r.solveMs.toFixed(1)} ms`,
     );
     const stats = new Map(assertionStats(m).map((s) => [s.id, s]));
-    const width = Math.min(48, Math.max(0, ...r.selected.map((s) => s.length)));
+    const width = Math.min(
+      48,
+      maxOf(
+        r.selected.map((s) => s.length),
+        0,
+      ),
+    );
     for (const id of r.selected) {
       const s = stats.get(id)!;
       const err = s.errors ? `, ${s.errors} ERROR cells` : '';

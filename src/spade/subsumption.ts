@@ -5,6 +5,7 @@
 import { Outcome } from '../core/outcome.js';
 import { assertionStats } from './metrics.js';
 import type { EvaluationMatrix, SubsumptionPair } from './types.js';
+import { minOf, pushAll } from '../core/arrays.js';
 
 export interface PruneReport {
   /** Pairs that survived the heuristics, plus the ones implied by transitivity. */
@@ -65,7 +66,7 @@ export function pruneSubsumptions(pairs: SubsumptionPair[], matrix?: EvaluationM
     report.kept.push(p);
   }
   report.implied = transitiveAdditions(report.kept);
-  report.kept.push(...report.implied);
+  pushAll(report.kept, report.implied);
   return report;
 }
 
@@ -167,7 +168,7 @@ export function subsumptionRoots(ids: string[], pairs: SubsumptionPair[]): Roots
   }
   const members: number[][] = Array.from({ length: nComp }, () => []);
   for (let v = 0; v < n; v++) members[comp[v]].push(v);
-  const rep = members.map((ms) => Math.min(...ms));
+  const rep = members.map((ms) => minOf(ms));
   const indeg = new Array<number>(nComp).fill(0);
   const cadj: Set<number>[] = Array.from({ length: nComp }, () => new Set());
   for (let v = 0; v < n; v++)

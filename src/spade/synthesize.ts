@@ -10,6 +10,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import type { PromptDelta } from './deltas.js';
 import type { SpadeLlm } from './llm.js';
 import { TAXONOMY_NAMES, type AssertionForm, type CandidateAssertion, type TaxonomyCategory } from './types.js';
+import { pushAll } from '../core/arrays.js';
 
 export interface Criterion {
   delta: number;
@@ -162,12 +163,12 @@ export async function synthesizeCandidates(
       out.errors.push({ delta: d.index, step: 'criteria', error: message(err) });
       continue;
     }
-    out.criteria.push(...criteria);
+    pushAll(out.criteria, criteria);
     for (const c of criteria) {
       try {
         const r = await synthesizeAssertions(llm, c, { sandbox: options.sandbox, taken });
-        out.candidates.push(...r.candidates);
-        out.rejected.push(...r.rejected);
+        pushAll(out.candidates, r.candidates);
+        pushAll(out.rejected, r.rejected);
       } catch (err) {
         out.errors.push({ delta: d.index, step: 'assertions', criterion: c.criterion, error: message(err) });
       }

@@ -9,6 +9,7 @@ import { guardContract } from './guard.case.js';
 import { MemoryStore } from './memory.js';
 import { openStore } from './open.js';
 import { persistenceContract } from './persistence.case.js';
+import { productionContract } from './production.case.js';
 import { runsContract } from './runs.case.js';
 import { samplesContract } from './samples.case.js';
 import { openSqliteStore, SqliteStore } from './sqlite.js';
@@ -54,6 +55,7 @@ for (const { name, make, fresh, skip } of ADAPTERS) {
     gradesContract(make);
     cacheContract(make);
     guardContract(make);
+    productionContract(make);
     if (fresh) persistenceContract(fresh);
   });
 }

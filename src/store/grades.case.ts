@@ -6,7 +6,7 @@ import type { NewGrade } from './types.js';
 /** The contract of `store.grades`: people's grades of outputs, a log per run, checked against the run, all-or-none in batches. */
 export function gradesContract(make: MakeStore): void {
   describe('grades', () => {
-    it('stores grades with every field and lists them oldest first, filtered by rule, grader and output', async () => {
+    it('stores grades with every field and lists them in the order recorded, filtered by rule, grader and output', async () => {
       await using store = await make();
       const runId = await gradedRun(store);
       const a = await store.grades.record(runId, grade(0, 1, { gradedAt: '2026-03-01T10:00:00.000Z', probability: 0.25, design: 'uniform, seed 7' }));
@@ -32,12 +32,22 @@ export function gradesContract(make: MakeStore): void {
       expect(c.gradedAt).toBe('2026-01-31T22:00:00.000Z');
       expect(new Set([a.id, b.id, c.id]).size).toBe(3);
       const all = await store.grades.list(runId);
-      expect(all.map((g) => g.id)).toEqual([c.id, a.id, b.id]);
-      expect(all[1]).toEqual(a);
+      // Recorded order, not gradedAt's (issue 30: a date a file claims must not outrank a later correction).
+      expect(all.map((g) => g.id)).toEqual([a.id, b.id, c.id]);
+      expect(all[0]).toEqual(a);
       expect((await store.grades.list(runId, { rule: 'v0' })).map((g) => g.id)).toEqual([b.id]);
       expect((await store.grades.list(runId, { grader: 'reviewer-2' })).map((g) => g.id)).toEqual([c.id]);
-      expect((await store.grades.list(runId, { i: 0, j: 1 })).map((g) => g.id)).toEqual([c.id, a.id]);
+      expect((await store.grades.list(runId, { i: 0, j: 1 })).map((g) => g.id)).toEqual([a.id, c.id]);
       expect(await store.grades.list(runId, { i: 1, j: 0 })).toEqual([]);
+    });
+
+    it('lists a correction after the grade it corrects even when an import dated the first one later (issue 30)', async () => {
+      await using store = await make();
+      const runId = await gradedRun(store);
+      const imported = await store.grades.record(runId, grade(0, 0, { gradedAt: new Date(Date.now() + 30_000).toISOString() }));
+      const correction = await store.grades.record(runId, grade(0, 0, { grade: 'pass' }));
+      expect(correction.gradedAt < imported.gradedAt).toBe(true);
+      expect((await store.grades.list(runId)).map((g) => g.id)).toEqual([imported.id, correction.id]);
     });
 
     it('keeps every grade of one output as a log (a second grade is a new row)', async () => {
@@ -71,8 +81,18 @@ export function gradesContract(make: MakeStore): void {
       await refused(grade(0, 0, { grader: 'a\u0000b' }), 'grader', /control characters/);
       await refused(grade(0, 0, { grader: 'x'.repeat(201) }), 'grader', /200/);
       await refused(grade(0, 0, { gradedAt: 'yesterday' }), 'gradedAt', /ISO 8601/);
-      await refused(grade(0, 0, { probability: 0 }), 'probability', /\(0, 1\]/);
-      await refused(grade(0, 0, { probability: 1.5 }), 'probability', /\(0, 1\]/);
+      // Impossible dates (Date.parse takes Feb 30 as 2 March) and times after now (beyond a minute of skew).
+      await refused(grade(0, 0, { gradedAt: '2026-02-30' }), 'gradedAt', /calendar has \(2026-02 has days 1 to 28/);
+      await refused(grade(0, 0, { gradedAt: '2024-02-30T10:00:00Z' }), 'gradedAt', /2024-02 has days 1 to 29/);
+      await refused(grade(0, 0, { gradedAt: '2026-04-31T10:00:00Z' }), 'gradedAt', /calendar/);
+      await refused(grade(0, 0, { gradedAt: '2026-01-01T24:30:00Z' }), 'gradedAt', /calendar/);
+      await refused(grade(0, 0, { gradedAt: '2099-01-01T00:00:00Z' }), 'gradedAt', /must not be in the future/);
+      await refused(grade(0, 0, { gradedAt: new Date(Date.now() + 5 * 60_000).toISOString() }), 'gradedAt', /in the future/);
+      await refused(grade(0, 0, { probability: 0 }), 'probability', /\[1e-9, 1\]/);
+      await refused(grade(0, 0, { probability: 1.5 }), 'probability', /\[1e-9, 1\]/);
+      // Below the bound the weights' arithmetic takes (issue 30): 1e-155 made every view of the run fail.
+      await refused(grade(0, 0, { probability: 1e-155 }), 'probability', /\[1e-9, 1\].*found 1e-155/);
+      await refused(grade(0, 0, { probability: Number.NaN }), 'probability', /\[1e-9, 1\]/);
       await refused(grade(0, 0, { design: 'uniform' }), 'probability', /needs the probability/);
       await refused(grade(0, 2), 'i', /no stored output there/);
       await refused(grade(1, 1), 'i', /generation failed \(HTTP 503\).*no output to grade/);

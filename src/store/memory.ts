@@ -1,4 +1,5 @@
 import { ReliabilityTensor } from '../core/tensor.js';
+import { MemoryProduction } from './memory-production.js';
 import type {
   CacheEntry,
   GradeFilter,
@@ -9,6 +10,7 @@ import type {
   GuardLog,
   NewGrade,
   NewRun,
+  ProductionStore,
   ResponseCache,
   RunFilter,
   RunRecord,
@@ -19,7 +21,7 @@ import type {
   Store,
 } from './types.js';
 import {
-  byGradedAt,
+  byRecorded,
   checkGrades,
   checkSample,
   checkShape,
@@ -30,6 +32,7 @@ import {
   page,
   UnknownRunError,
 } from './validate.js';
+import { pushAll } from '../core/arrays.js';
 
 /** In-process store (tests, library use without persistence). Same contract as the SQLite store. */
 export class MemoryStore implements Store {
@@ -38,6 +41,7 @@ export class MemoryStore implements Store {
   readonly grades: GradeStore;
   readonly cache: ResponseCache = new MemoryCache();
   readonly guard: GuardLog = new MemoryGuardLog();
+  readonly production: ProductionStore = new MemoryProduction();
 
   constructor() {
     const runs = new MemoryRuns();
@@ -171,7 +175,7 @@ class MemoryGrades implements GradeStore {
     const list = this.byRun.get(runId) ?? [];
     this.byRun.set(runId, list);
     const stored = checked.map((g) => ({ ...g, id: ++this.lastId, runId }));
-    list.push(...stored);
+    pushAll(list, stored);
     return structuredClone(stored);
   }
 
@@ -186,7 +190,7 @@ class MemoryGrades implements GradeStore {
 
   async list(runId: string, filter: GradeFilter = {}): Promise<GradeRecord[]> {
     this.runs.existing(runId);
-    return structuredClone((this.byRun.get(runId) ?? []).filter((g) => matchesGradeFilter(g, filter)).sort(byGradedAt));
+    return structuredClone((this.byRun.get(runId) ?? []).filter((g) => matchesGradeFilter(g, filter)).sort(byRecorded));
   }
 
   async version(): Promise<string> {

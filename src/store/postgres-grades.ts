@@ -4,6 +4,7 @@ import type { PostgresRuns } from './postgres-runs.js';
 import { GRADE_COLUMNS, gradeValues, toGrade, type GradeRow } from './sqlite-rows.js';
 import type { GradeFilter, GradeRecord, GradeStore, NewGrade } from './types.js';
 import { checkGrades, UnknownRunError } from './validate.js';
+import { pushAll } from '../core/arrays.js';
 
 /** People's grades in a PostgreSQL store; every call first waits for the samples queued or in flight. */
 export class PostgresGrades implements GradeStore {
@@ -48,7 +49,7 @@ export class PostgresGrades implements GradeStore {
       const row = gradeValues(runId, g);
       row[3] = JSON.stringify(g.rule); // a json column: any name a config allows, U+0000 included
       const marks = row.map((_, c) => `$${values.length + c + 1}`);
-      values.push(...row);
+      pushAll(values, row);
       return `(${marks.join(', ')})`;
     });
     // One statement is one transaction: all are stored or none.
@@ -76,7 +77,7 @@ export class PostgresGrades implements GradeStore {
       clauses.push(key === 'rule' ? `rule::text = $${values.length}` : `${key} = $${values.length}`);
     }
     const { rows } = await this.q<Omit<GradeRow, 'id' | 'graded_at'> & { id: string; graded_at: Date }>(
-      `SELECT * FROM grades WHERE ${clauses.join(' AND ')} ORDER BY graded_at, id`,
+      `SELECT * FROM grades WHERE ${clauses.join(' AND ')} ORDER BY id`,
       values,
     );
     return rows.map((r) => toGrade({ ...r, rule: JSON.parse(r.rule) as string }));

@@ -4,6 +4,7 @@ import { pgSampleValues, SAMPLE_COLUMNS, toPgSample, type PgSampleRow, type Quer
 import type { PostgresRuns } from './postgres-runs.js';
 import type { SampleRecord, SampleStore } from './types.js';
 import { checkSample, checkShape, DuplicateSampleError, UnknownRunError } from './validate.js';
+import { pushAll } from '../core/arrays.js';
 
 /** Rows per INSERT of a group commit (16 parameters each; Postgres allows 65,535 per statement). */
 export const BATCH_ROWS = 500;
@@ -67,7 +68,7 @@ export function pgSampleWriter(q: Query): BatchWriter<QueuedSample> {
       const rows = batch.map((w) => {
         const row = pgSampleValues(w.runId, w.sample);
         const marks = row.map((_, c) => `$${values.length + c + 1}`);
-        values.push(...row);
+        pushAll(values, row);
         return `(${marks.join(', ')})`;
       });
       const { rows: inserted } = await q<{ run_id: string; i: number; j: number }>(

@@ -125,6 +125,60 @@ CREATE INDEX grades_by_run ON grades (run_id, graded_at, id);
 ALTER TABLE samples ADD COLUMN trajectory_json json;
 `,
   },
+  {
+    version: 5,
+    name: 'production traffic: GenAI spans, monitor checks and alarms',
+    // Free text (input, output, model, error, reasons, messages) as JSON strings: text cannot hold U+0000.
+    sql: `
+CREATE TABLE production_spans (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  trace_id text NOT NULL,
+  span_id text NOT NULL,
+  parent_span_id text,
+  kind text NOT NULL CHECK (kind IN ('sample', 'step')),
+  experiment text NOT NULL,
+  name text NOT NULL,
+  start_ms double precision NOT NULL,
+  end_ms double precision NOT NULL,
+  input json,
+  output json,
+  model json,
+  prompt_tokens integer,
+  completion_tokens integer,
+  error json,
+  step_json json,
+  UNIQUE (trace_id, span_id)
+);
+CREATE INDEX production_by_experiment ON production_spans (experiment, kind, seq);
+CREATE INDEX production_by_parent ON production_spans (trace_id, parent_span_id);
+CREATE TABLE production_checks (
+  experiment text NOT NULL,
+  rule text NOT NULL,
+  seq bigint NOT NULL,
+  outcome text NOT NULL CHECK (outcome IN ('pass', 'fail', 'error')),
+  at_ms double precision NOT NULL,
+  reason json,
+  PRIMARY KEY (experiment, rule, seq)
+);
+CREATE TABLE production_cursors (
+  experiment text NOT NULL,
+  rule text NOT NULL,
+  seq bigint NOT NULL,
+  PRIMARY KEY (experiment, rule)
+);
+CREATE TABLE production_alarms (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  experiment text NOT NULL,
+  rule text NOT NULL,
+  kind text NOT NULL,
+  at_seq bigint NOT NULL,
+  at_ms double precision NOT NULL,
+  message text NOT NULL,
+  raised_at timestamptz NOT NULL,
+  UNIQUE (experiment, rule, kind, at_seq)
+);
+`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

@@ -28,6 +28,10 @@ describe.skipIf(!db)('PostgreSQL store', () => {
         'grades',
         'guard_attempts',
         'guard_calls',
+        'production_alarms',
+        'production_checks',
+        'production_cursors',
+        'production_spans',
         'response_cache',
         'runs',
         'samples',
@@ -47,7 +51,9 @@ describe.skipIf(!db)('PostgreSQL store', () => {
     const c = new pg.Client({ connectionString: db!.url });
     await c.connect();
     try {
-      await c.query(`ALTER TABLE ${schema}.samples DROP COLUMN trajectory_json; DELETE FROM ${schema}.assay_migrations WHERE version = 4`);
+      await c.query(
+        `ALTER TABLE ${schema}.samples DROP COLUMN trajectory_json; DROP TABLE ${schema}.production_spans, ${schema}.production_checks, ${schema}.production_cursors, ${schema}.production_alarms; DELETE FROM ${schema}.assay_migrations WHERE version >= 4`,
+      );
       const ro = await openStore(at, { readonly: true });
       expect(await ro.samples.get(run.id, 0, 0)).not.toHaveProperty('trajectory');
       await ro.close();

@@ -7,11 +7,12 @@ import { noStore } from './no-store.js';
 import { GroupCommit, type QueuedSample } from './group-commit.js';
 import { PostgresGrades } from './postgres-grades.js';
 import { PostgresGuardLog } from './postgres-guard.js';
+import { PostgresProduction } from './postgres-production.js';
 import type { Query } from './postgres-rows.js';
 import { PostgresRuns } from './postgres-runs.js';
 import { BATCH_ROWS, PostgresSamples, pgSampleWriter } from './postgres-samples.js';
 import { parsePostgresUrl, PG_MIGRATIONS, PG_SCHEMA_VERSION, type PostgresLocation } from './postgres-schema.js';
-import type { CacheEntry, GradeStore, GuardLog, ResponseCache, RunStore, SampleStore, Store } from './types.js';
+import type { CacheEntry, GradeStore, GuardLog, ProductionStore, ResponseCache, RunStore, SampleStore, Store } from './types.js';
 
 export interface PostgresStoreOptions {
   /** Read only (dashboard, reports): every transaction is read-only, nothing is created or migrated. */
@@ -80,6 +81,7 @@ export class PostgresStore implements Store {
   readonly grades: GradeStore;
   readonly cache: ResponseCache;
   readonly guard: GuardLog;
+  readonly production: ProductionStore;
   private pool: pg.Pool;
   private ready?: Promise<void>;
   private closed = false;
@@ -112,6 +114,7 @@ export class PostgresStore implements Store {
     this.grades = new PostgresGrades(q, this.commit, runs);
     this.cache = new PostgresCache(q);
     this.guard = new PostgresGuardLog(q);
+    this.production = new PostgresProduction(q);
   }
 
   /** Connect, and migrate (or, read-only, check) the schema; every method awaits it. */

@@ -67,7 +67,7 @@ export class SqliteGrades implements GradeStore {
       clauses.push(`${key} = ?`);
       params.push(filter[key]);
     }
-    const rows = this.stmt(`SELECT * FROM grades WHERE ${clauses.join(' AND ')} ORDER BY graded_at, id`).all(...params) as GradeRow[];
+    const rows = this.stmt(`SELECT * FROM grades WHERE ${clauses.join(' AND ')} ORDER BY id`).all(...params) as GradeRow[];
     return rows.map(toGrade);
   }
 

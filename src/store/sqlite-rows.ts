@@ -135,6 +135,60 @@ CREATE INDEX IF NOT EXISTS grades_by_run ON grades (run_id, graded_at, id);
 ALTER TABLE samples ADD COLUMN trajectory_json TEXT;
 `,
   },
+  {
+    version: 6,
+    name: 'production traffic: GenAI spans, monitor checks and alarms',
+    // One row per span, unique by (trace_id, span_id) so a retried export adds nothing; seq orders the stream.
+    sql: `
+CREATE TABLE IF NOT EXISTS production_spans (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  trace_id TEXT NOT NULL,
+  span_id TEXT NOT NULL,
+  parent_span_id TEXT,
+  kind TEXT NOT NULL CHECK (kind IN ('sample', 'step')),
+  experiment TEXT NOT NULL,
+  name TEXT NOT NULL,
+  start_ms REAL NOT NULL,
+  end_ms REAL NOT NULL,
+  input TEXT,
+  output TEXT,
+  model TEXT,
+  prompt_tokens INTEGER,
+  completion_tokens INTEGER,
+  error TEXT,
+  step_json TEXT,
+  UNIQUE (trace_id, span_id)
+);
+CREATE INDEX IF NOT EXISTS production_by_experiment ON production_spans (experiment, kind, seq);
+CREATE INDEX IF NOT EXISTS production_by_parent ON production_spans (trace_id, parent_span_id);
+CREATE TABLE IF NOT EXISTS production_checks (
+  experiment TEXT NOT NULL,
+  rule TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  outcome TEXT NOT NULL CHECK (outcome IN ('pass', 'fail', 'error')),
+  at_ms REAL NOT NULL,
+  reason TEXT,
+  PRIMARY KEY (experiment, rule, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS production_cursors (
+  experiment TEXT NOT NULL,
+  rule TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  PRIMARY KEY (experiment, rule)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS production_alarms (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  experiment TEXT NOT NULL,
+  rule TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  at_seq INTEGER NOT NULL,
+  at_ms REAL NOT NULL,
+  message TEXT NOT NULL,
+  raised_at TEXT NOT NULL,
+  UNIQUE (experiment, rule, kind, at_seq)
+);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -4,13 +4,14 @@ import { dirname, join, resolve } from 'node:path';
 import { GroupCommit, type QueuedSample } from './group-commit.js';
 import { SqliteGrades } from './sqlite-grades.js';
 import { SqliteGuardLog } from './sqlite-guard.js';
+import { SqliteProduction } from './sqlite-production.js';
 import { nativeModuleProblem } from './sqlite-native.js';
 import { retainStatementsOnClose } from './sqlite-retain.js';
 import { noStore } from './no-store.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './sqlite-rows.js';
 import { SqliteRuns } from './sqlite-runs.js';
 import { SqliteSamples, sqliteSampleWriter } from './sqlite-samples.js';
-import type { CacheEntry, GradeStore, GuardLog, ResponseCache, RunStore, SampleStore, Store } from './types.js';
+import type { CacheEntry, GradeStore, GuardLog, ProductionStore, ResponseCache, RunStore, SampleStore, Store } from './types.js';
 
 /** Where runs live unless configured: `.assay/assay.db` under the working directory. */
 export function defaultStorePath(cwd: string = process.cwd()): string {
@@ -49,6 +50,7 @@ export class SqliteStore implements Store {
   readonly grades: GradeStore;
   readonly cache: ResponseCache;
   readonly guard: GuardLog;
+  readonly production: ProductionStore;
   private readonly commit: GroupCommit<QueuedSample>;
   private readonly afterClose: () => void;
 
@@ -87,6 +89,7 @@ export class SqliteStore implements Store {
     this.grades = new SqliteGrades(this.db, this.commit, runs);
     this.cache = new SqliteCache(this.db);
     this.guard = new SqliteGuardLog(this.db);
+    this.production = new SqliteProduction(this.db);
   }
 
   /** Whether the database holds assay's tables; throws for a file that is not a SQLite database. */

@@ -3,6 +3,7 @@ import type { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue, ValidatorMeta } from '../core/validator.js';
 import type { CallErrorKind, TokenUsage } from '../core/call.js';
 import type { Trajectory } from '../core/trajectory.js';
+import type { ProductionExperiment, ProductionSample, ProductionSpan } from '../core/production.js';
 
 export type RunStatus = 'running' | 'complete' | 'interrupted' | 'failed';
 
@@ -153,7 +154,7 @@ export interface NewGrade {
   grade: GradeValue;
   /** Who graded (a name; control characters are refused). */
   grader: string;
-  /** ISO 8601; default: when it is stored. */
+  /** ISO 8601; default: when it is stored. Refused if no calendar has it or it is over a minute in the future. */
   gradedAt?: string;
   /**
    * The output's inclusion probability when it was drawn at random for grading (`assay grade --suggest`, the
@@ -225,7 +226,10 @@ export interface GradeStore {
   recordMany(runId: string, grades: readonly NewGrade[]): Promise<GradeRecord[]>;
   /** Delete one grade of the run (undo); false when the run has no grade with this id. */
   delete(runId: string, id: number): Promise<boolean>;
-  /** The run's grades, oldest first (gradedAt, then id); a store from before grades existed has none. */
+  /**
+   * The run's grades in the order they were recorded (by id; not by gradedAt, which an import may claim):
+   * the later of two grades of one output by one grader is the one that counts. A store from before grades existed has none.
+   */
   list(runId: string, filter?: GradeFilter): Promise<GradeRecord[]>;
   /**
    * A token that changes whenever a grade of any run is recorded or deleted (the number of grades and the
@@ -259,6 +263,64 @@ export interface Store extends AsyncDisposable {
   /** The response cache, shared by every run of the store. */
   readonly cache: ResponseCache;
   readonly guard: GuardLog;
+  /** Production traffic read from OpenTelemetry spans, and what the monitor made of it. */
+  readonly production: ProductionStore;
   /** Commit what is queued and let go of the file or the connections; the store is not used after. */
   close(): Promise<void>;
+}
+
+/** What a monitor's rule said of one sampled production sample. */
+export interface ProductionCheck {
+  /** The sample's position in its stream (ProductionSample.seq). */
+  seq: number;
+  outcome: 'pass' | 'fail' | 'error';
+  /** The sample's end (ms since the epoch): windows are cut by it. */
+  atMs: number;
+  /** A failure's reasons or an error's message, one line. */
+  reason?: string;
+}
+
+/** An alarm a monitor raised on a rule. */
+export interface ProductionAlarm {
+  experiment: string;
+  rule: string;
+  /** `below-min-success`: the rate is below the rule's minSuccess; `dropped`: below the baseline's. */
+  kind: 'below-min-success' | 'dropped';
+  /** The seq of the last check read when it was raised; with experiment, rule and kind, the alarm's identity. */
+  atSeq: number;
+  /** The end of that sample (ms since the epoch). */
+  atMs: number;
+  /** One line for people: the rate, its bound, the threshold. */
+  message: string;
+  /** ISO 8601, when it was stored. */
+  raisedAt?: string;
+}
+
+/**
+ * Production traffic: GenAI spans stored once per (trace id, span id), the samples of each production
+ * experiment in stream order (seq), and per monitor rule the checks made and the alarms raised.
+ */
+export interface ProductionStore {
+  /**
+   * Store spans, atomically for up to 4,000 spans a call (a larger batch may be stored in part when the store
+   * fails mid-way; a retry then stores the rest). A span whose (traceId, spanId) is stored already is skipped,
+   * so a retried export adds nothing. Resolves once durable.
+   */
+  ingest(spans: readonly ProductionSpan[]): Promise<{ stored: number; duplicates: number }>;
+  /** Every experiment with samples, by name. */
+  experiments(): Promise<ProductionExperiment[]>;
+  /** Samples of one experiment with seq > afterSeq (default: all), oldest first, at most `limit`; `newest` lists the last ones, newest first. */
+  list(experiment: string, page?: { afterSeq?: number; limit?: number; newest?: boolean }): Promise<ProductionSample[]>;
+  /** Store a rule's checks and move its cursor to `cursor` in one transaction; a check of a seq stored already is replaced. */
+  recordChecks(experiment: string, rule: string, checks: readonly ProductionCheck[], cursor: number): Promise<void>;
+  /** The rule's checks, by seq. */
+  checks(experiment: string, rule: string): Promise<ProductionCheck[]>;
+  /** The last seq the rule has read (0: none). */
+  cursor(experiment: string, rule: string): Promise<number>;
+  /** The rules a monitor has read the experiment with (each has a cursor), by name, with their number of checks. */
+  rules(experiment: string): Promise<{ rule: string; checks: number }[]>;
+  /** Store an alarm; false when the same alarm (experiment, rule, kind, atSeq) is stored already. */
+  recordAlarm(alarm: ProductionAlarm): Promise<boolean>;
+  /** The experiment's alarms, oldest first. */
+  alarms(experiment: string): Promise<ProductionAlarm[]>;
 }

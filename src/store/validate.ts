@@ -1,4 +1,4 @@
-import { designProblem } from '../core/limits.js';
+import { designProblem, probabilityProblem } from '../core/limits.js';
 import { GradeError } from './errors.js';
 import type { GradeFilter, GradeRecord, NewGrade, RunFilter, RunRecord, SampleRecord } from './types.js';
 import { ArgumentError } from '../errors.js';
@@ -57,6 +57,29 @@ export function checkShape(what: string, N: number, M: number, K: number): void 
   if (problem) throw new ArgumentError(`${what}: ${problem}`, { key: 'shape' });
 }
 
+/** How far ahead of this clock a given time may be (another machine's clock skew), in ms. */
+export const CLOCK_SKEW_MS = 60_000;
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * A grade's time as written (ISO 8601: a date, or a date and time with an optional zone): its epoch ms, or
+ * what is wrong with it. Date.parse alone takes "2026-02-30" as 2 March; a date a calendar has not, or one
+ * more than CLOCK_SKEW_MS in the future (a grade cannot have been given yet), is refused.
+ */
+export function gradedAtProblem(value: unknown, now: Date): number | string {
+  const m = typeof value === 'string' ? ISO.exec(value.trim()) : null;
+  if (!m) return 'must be an ISO 8601 date and time';
+  const [y, mo, d, h = 0, mi = 0, sec = 0] = m.slice(1, 7).map((x) => (x === undefined ? undefined : Number(x))) as number[];
+  const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  if (mo < 1 || mo > 12 || d < 1 || d > days || h > 23 || mi > 59 || sec > 59)
+    return `must be a date and time a calendar has (${y}-${String(mo).padStart(2, '0')} has days 1 to ${mo >= 1 && mo <= 12 ? days : '?'}, hours 0-23, minutes and seconds 0-59)`;
+  const t = Date.parse(value as string);
+  if (!Number.isFinite(t)) return 'must be an ISO 8601 date and time';
+  if (t > now.getTime() + CLOCK_SKEW_MS) return `must not be in the future (it is ${now.toISOString()} here; a minute of clock skew is allowed)`;
+  return t;
+}
+
 /* eslint-disable no-control-regex */
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
@@ -82,15 +105,12 @@ export function checkGrade(
     throw new GradeError(`${at}: grader must be a name of 1 to 200 characters without control characters, found ${JSON.stringify(g.grader)}`, 'grader');
   let gradedAt = now.toISOString();
   if (g.gradedAt !== undefined) {
-    const t = typeof g.gradedAt === 'string' ? Date.parse(g.gradedAt) : NaN;
-    if (!Number.isFinite(t)) throw new GradeError(`${at}: gradedAt must be an ISO 8601 date and time, found ${JSON.stringify(g.gradedAt)}`, 'gradedAt');
-    gradedAt = new Date(t).toISOString();
+    const problem = gradedAtProblem(g.gradedAt, now);
+    if (typeof problem === 'string') throw new GradeError(`${at}: gradedAt ${problem}, found ${JSON.stringify(g.gradedAt)}`, 'gradedAt');
+    gradedAt = new Date(problem).toISOString();
   }
-  if (g.probability !== undefined && !(typeof g.probability === 'number' && g.probability > 0 && g.probability <= 1))
-    throw new GradeError(
-      `${at}: probability (the output's chance of being drawn) must be a number in (0, 1], found ${JSON.stringify(g.probability)}`,
-      'probability',
-    );
+  const problem = g.probability === undefined ? undefined : probabilityProblem(g.probability);
+  if (problem) throw new GradeError(`${at}: probability: ${problem}, found ${String(g.probability)}`, 'probability');
   if (g.design !== undefined && (typeof g.design !== 'string' || g.design.length > 200 || CONTROL.test(g.design)))
     throw new GradeError(`${at}: design must be text of at most 200 characters without control characters`, 'design');
   if (g.design !== undefined && g.probability === undefined)
@@ -137,7 +157,10 @@ export function matchesGradeFilter(g: GradeRecord, f: GradeFilter): boolean {
   );
 }
 
-/** Oldest first: gradedAt, then id (the order every adapter lists grades in). */
-export function byGradedAt(a: GradeRecord, b: GradeRecord): number {
-  return a.gradedAt < b.gradedAt ? -1 : a.gradedAt > b.gradedAt ? 1 : a.id - b.id;
+/**
+ * In the order assay recorded them (by id, which only grows): the order every adapter lists grades in. Not by
+ * gradedAt, which a file may claim: an imported grade dated later than today's correction must not outrank it.
+ */
+export function byRecorded(a: GradeRecord, b: GradeRecord): number {
+  return a.id - b.id;
 }

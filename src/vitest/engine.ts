@@ -1,6 +1,6 @@
 import { dirname, relative, sep } from 'node:path';
 import { experimentFromDocument, type Experiment } from '../config/load.js';
-import { withSystemCache } from '../providers/cache.js';
+import { newCacheLedger, withSystemCache, type CacheSettings } from '../providers/cache.js';
 import type { LimiterFactory } from '../providers/rate-limit.js';
 import { functionSystem } from '../providers/function-system.js';
 import type { SystemUnderTest } from '../providers/types.js';
@@ -11,9 +11,10 @@ import { summarizeRun } from '../core/decision.js';
 import { assembleRun, type AssembledRun } from '../run/assemble.js';
 import { runExperiment, type RunResult } from '../run/runner.js';
 import { checkStoreLocation, openStore, shownLocation, storeLocation } from '../store/open.js';
-import type { ResponseCache, Store } from '../store/types.js';
+import { MemoryStore } from '../store/memory.js';
+import type { RunRecord, Store } from '../store/types.js';
 import { cacheOn } from './cache.js';
-import { earlyStopText, ruleMessage, type EarlyStop } from './messages.js';
+import { cacheText, earlyStopText, ruleMessage, type EarlyStop } from './messages.js';
 import { runTimeoutOf } from './limits.js';
 import { checkOptions, configDocument } from './options.js';
 import type { ReliabilityOptions, RuleOutcome, RunOutcome, SystemFunction } from './types.js';
@@ -47,11 +48,32 @@ export function experimentName(file: string, name: string, root = process.cwd())
   return `${relative(root, file).split(sep).join('/')} › ${name}`;
 }
 
-/** A function system, cached when the cache is on: keyed by (experiment name = test file + describe, input, sample j). */
-function functionSystemOf(x: Experiment, o: ReliabilityOptions, cache: ResponseCache | undefined): SystemUnderTest | undefined {
+/**
+ * A function system. Its outputs are its code's, so they are never replayed unless the user names a key they
+ * control (`cache: { key }`: keyed by experiment name, that key, input and sample j); with the cache on, the
+ * models it calls through `withAssayCache`/`assayCache()` are cached by their request instead (ai-sdk-cache.ts).
+ */
+function functionSystemOf(x: Experiment, o: ReliabilityOptions, cache: CacheSettings | undefined): SystemUnderTest | undefined {
   if (typeof o.system !== 'function') return undefined;
-  const sys = functionSystem(o.system as SystemFunction);
-  return cache ? withSystemCache(sys, { vitest: x.name }, { store: cache }) : sys;
+  const sys = functionSystem(o.system as SystemFunction, cache ? { cache } : {});
+  const key = typeof o.cache === 'object' ? o.cache.key : undefined;
+  return cache && key !== undefined ? withSystemCache(sys, { vitest: x.name, key }, cache) : sys;
+}
+
+/** A run copied from the scratch store it ran in into the store that keeps runs: a new id, the same samples. */
+async function keepRun(from: Store, to: Store, run: RunRecord): Promise<RunRecord> {
+  const kept = await to.runs.create({
+    name: run.name,
+    config: run.config,
+    ...(run.configPath !== undefined ? { configPath: run.configPath } : {}),
+    inputs: run.inputs,
+    samples: run.samples,
+    validators: run.validators,
+    systemId: run.systemId,
+  });
+  for (const sample of await from.samples.list(run.id)) await to.samples.record(kept.id, sample);
+  await to.runs.setStatus(kept.id, run.status);
+  return (await to.runs.get(kept.id)) ?? kept;
 }
 
 /** Why the run ended short of its samples, if it did: a stop rule (fail fast), else runTimeoutMs when it passed. */
@@ -78,41 +100,55 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
     // The block's own `store:` is named as such (not as the CLI's --store); ASSAY_STORE names itself.
     const location = req.options.store !== undefined ? checkStoreLocation(req.options.store, `${where}: store`, process.cwd()) : storeLocation(undefined, env);
     store = req.store ?? (await openStore(location));
-    const cache = useCache ? store.cache : undefined;
+    const ledger = newCacheLedger();
+    const cache: CacheSettings | undefined = useCache ? { store: store.cache, ledger } : undefined;
     // The one assembly (run/assemble.ts), as `assay run` makes its run: rate limits, prices, judges, stop rules.
     const system = functionSystemOf(x, req.options, cache);
     assembled = await assembleRun(x, {
       useCache,
-      ...(cache ? { cache } : {}),
+      ...(cache ? { cache: cache.store, cacheLedger: ledger } : {}),
       ...(system ? { system } : {}),
       ...(req.limiters ? { limiters: req.limiters } : {}),
       ...(req.env ? { env: req.env } : {}),
     });
+    // With the cache on the run is made in a scratch store and kept only if something was called: a replay (every
+    // answer from the cache) is the same data again, and a second copy would read as a new run in trends.
+    const scratch = useCache ? new MemoryStore() : store;
     // No config file to resume from: the test file is named in the run's name, not as its config. runTimeoutMs
     // stops the run as Ctrl-C stops `assay run`: in-flight calls abandoned, finished samples kept, run interrupted.
-    const result = await runExperiment({ ...assembled, experiment: { ...assembled.experiment, configPath: undefined }, store, signal: deadline });
-    const summary = summarizeRun(result.run, result.tensor);
-    const samples = await store.samples.list(result.run.id);
-    const meta = reportMeta(result.run, result.stats, req.options.store !== undefined ? { store: shownLocation(location) } : {});
+    const result = await runExperiment({ ...assembled, experiment: { ...assembled.experiment, configPath: undefined }, store: scratch, signal: deadline });
+    const replay = useCache && ledger.hits > 0 && ledger.misses === 0;
+    const samples = await scratch.samples.list(result.run.id);
+    const run = scratch !== store && !replay ? await keepRun(scratch, store, result.run) : result.run;
+    const summary = summarizeRun(run, result.tensor);
+    const meta = reportMeta(run, result.stats, req.options.store !== undefined ? { store: shownLocation(location) } : {});
     const skip = req.options.onInconclusive === 'skip';
     const early = earlyStopOf(result, deadline.aborted ? runTimeoutMs : undefined);
-    const stopped = early && earlyStopText(early, samples.length, result.run.N * result.run.M, req.single ? 'calls' : 'samples');
+    const stopped = early && earlyStopText(early, samples.length, run.N * run.M, req.single ? 'calls' : 'samples');
+    const fromCache = useCache ? cacheText(ledger, replay) : undefined;
     const rules: RuleOutcome[] = summary.validators.map((v, k) => ({
       name: v.name,
       verdict: v.verdict,
       // A run stopped short of its samples answers nothing: every rule's test fails, saying why.
       test: stopped ? 'fail' : verdictPasses(v.verdict) ? 'pass' : v.verdict === 'inconclusive' && skip ? 'skip' : 'fail',
-      message: ruleMessage(summary, k, result.run.inputs, samples, { single: req.single ?? false, ...(stopped ? { stopped } : {}) }),
+      message: ruleMessage(summary, k, run.inputs, samples, {
+        single: req.single ?? false,
+        stats: result.stats,
+        ...(stopped ? { stopped } : {}),
+        ...(fromCache ? { fromCache } : {}),
+      }),
     }));
     return {
-      runId: result.run.id,
+      runId: run.id,
       name,
       terminal: formatTerminalSummary(summary, meta),
       markdown: renderMarkdownReport(summary, meta),
       rules,
-      calls: result.stats.samples - result.stats.cachedSamples,
-      cached: result.stats.cachedSamples,
+      calls: ledger.misses,
+      cached: ledger.hits,
       cache: useCache,
+      ...(ledger.oldest !== undefined ? { cachedFrom: ledger.oldest, cachedTo: ledger.newest ?? ledger.oldest } : {}),
+      replay,
     };
   } finally {
     await (assembled ? assembled.dispose() : x.dispose());

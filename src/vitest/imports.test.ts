@@ -12,14 +12,18 @@ function loadedModules(file: string): string[] {
 }
 
 describe('what importing assay/vitest loads', () => {
-  it('index.ts (assay/vitest) loads Vitest and nothing of assay but its time limits and the error model, which load nothing', () => {
-    expect(loadedModules('index.ts')).toEqual(['vitest', '../errors.js', './limits.js']);
+  it('index.ts (assay/vitest) loads Vitest and nothing of assay but its time limits, the error model and the AI SDK cache, which load little', () => {
+    expect(loadedModules('index.ts')).toEqual(['vitest', '../errors.js', './limits.js', '../providers/ai-sdk-cache.js']);
+    // The AI SDK cache (withAssayCache): an async context and the cache's keys; no SDK, no store, no provider.
+    expect(loadedModules('../providers/ai-sdk-cache.ts')).toEqual(['node:async_hooks', './cache.js']);
+    expect(loadedModules('../providers/cache.ts')).toEqual(['node:crypto', './decorate.js']);
     expect(loadedModules('limits.ts')).toEqual([]);
     expect(loadedModules('../errors.ts')).toEqual([]);
   });
 
-  it('the reporter loads only node:fs and node:path', () => {
-    expect(loadedModules('reporter.ts')).toEqual(['node:fs', 'node:path']);
+  it('the reporter loads only node:fs, node:path and how times are shown', () => {
+    expect(loadedModules('reporter.ts')).toEqual(['node:fs', 'node:path', './when.js']);
+    expect(loadedModules('when.ts')).toEqual([]);
   });
 
   it('the engine and the run assembly load the judge layer and the providers only with import()', () => {

@@ -3,11 +3,13 @@ import { formatRate, inputInline, quoted, formatLevel } from '../core/show.js';
 import type { RunSummary } from '../core/summary-types.js';
 import type { InputValue } from '../core/validator.js';
 import { shownRate } from '../report/grading-text.js';
-import { errorShareText, stoppedText, toDecideText, verdictLabel } from '../report/meta.js';
+import { errorCausesText, errorShareText, stoppedText, toDecideText, verdictLabel } from '../report/meta.js';
 import { passKRuleLines } from '../report/pass-k.js';
 import { INPUTS_RUN, populationText } from '../report/population.js';
 import { perInputHead, perInputItems } from '../report/per-input.js';
+import type { RunStats } from '../run/stats.js';
 import type { SampleRecord } from '../store/types.js';
+import { storedWhen } from './when.js';
 
 /**
  * What a reliability test says when it does not pass: the rule's verdict with its rate, interval and error
@@ -82,12 +84,13 @@ export function ruleMessage(
   k: number,
   inputs: readonly InputValue[],
   samples: readonly SampleRecord[],
-  opts: { single?: boolean; stopped?: string } = {},
+  opts: { single?: boolean; stopped?: string; stats?: Pick<RunStats, 'ruleErrors'>; fromCache?: string } = {},
 ): string {
   const v = s.validators[k];
   const lines = [ruleHeadline(s, k)];
   if (opts.stopped) lines.push(`  ${opts.stopped}`);
-  const why = [v.reason, stoppedText(v, s.M), toDecideText(v, s.N)].filter(Boolean).join('; ');
+  if (opts.fromCache) lines.push(`  ${opts.fromCache}`);
+  const why = [v.reason, errorCausesText(v, opts.stats), stoppedText(v, s.M), toDecideText(v, s.N)].filter(Boolean).join('; ');
   if (why) lines.push(`  ${why}`);
   // The other claim: the inputs you will meet, the input as the unit (the verdict rests on it under estimand population).
   if (v.population) lines.push(`  ${populationText(v.population)}`);
@@ -120,4 +123,17 @@ export function ruleMessage(
 export function outputInline(output: string, max = OUTPUT_SHOWN): string {
   const text = output.replace(/\s+/g, ' ').trim();
   return quoted(text.length > max ? `${text.slice(0, max - 1)}…` : text);
+}
+
+/**
+ * The line a rule's message carries when answers came from the cache: how many, stored when, and whether the run
+ * was a replay (no call made: not stored as a new run). undefined when nothing came from the cache.
+ */
+export function cacheText(l: { hits: number; misses: number; oldest?: string; newest?: string }, replay: boolean): string | undefined {
+  if (l.hits === 0 || l.oldest === undefined) return undefined;
+  const when = storedWhen(l.oldest, l.newest ?? l.oldest);
+  const of = `${l.hits} of ${l.hits + l.misses} answers`;
+  return replay
+    ? `replayed from the cache: ${of}, stored ${when}; no call made, so this replay is not stored as a new run (ASSAY_CACHE=0 calls again)`
+    : `from the cache: ${of}, stored ${when}; the other ${l.misses} called now`;
 }

@@ -35,7 +35,7 @@ describe('describeReliability options', () => {
     [{ onInconclusive: 'skp' }, 'onInconclusive: expected one of fail, skip, found "skp"'],
     [{ runTimeoutMs: -5 }, 'runTimeoutMs: expected a whole number of milliseconds from 1 to 604800000 (7 days), found -5'],
     [{ runTimeoutMs: 1.5 }, 'runTimeoutMs: expected a whole number of milliseconds from 1 to 604800000 (7 days), found 1.5'],
-    [{ cache: 'yes' }, 'cache: expected true or false, found "yes"'],
+    [{ cache: 'yes' }, 'cache: expected true, false or { key: "<a version of the system you control>" }, found "yes"'],
     [{ store: 42 }, 'store: expected the path of a SQLite file or a postgres:// URL, found 42'],
   ])('refuses a bad value of a test-only option: %j', async (extra, message) => {
     await expect(run(extra)).rejects.toThrow(`${where}: ${message}`);
@@ -43,7 +43,7 @@ describe('describeReliability options', () => {
 
   it('reports every problem of the block at once, the config keys after the test-only ones', async () => {
     await expect(run({ cache: 1, onInconclusive: 'never' })).rejects.toThrow(
-      `${where}: onInconclusive: expected one of fail, skip, found "never"\n${where}: cache: expected true or false, found 1`,
+      `${where}: onInconclusive: expected one of fail, skip, found "never"\n${where}: cache: expected true, false or { key: "<a version of the system you control>" }, found 1`,
     );
     await expect(run({ samples: 0 })).rejects.toThrow(`${where}: samples: expected an integer from 1 to`);
   });

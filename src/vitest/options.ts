@@ -32,7 +32,9 @@ const optionsSchema = z.strictObject({
   passK: anyValue,
   rateLimit: anyValue,
   onInconclusive: z.enum(['fail', 'skip']).optional(),
-  cache: z.boolean({ error: 'expected true or false' }).optional(),
+  cache: z
+    .union([z.boolean(), z.strictObject({ key: z.string().min(1) })], { error: 'expected true, false or { key: "<a version of the system you control>" }' })
+    .optional(),
   store: z
     .string({ error: 'expected the path of a SQLite file or a postgres:// URL' })
     .min(1, { error: 'expected the path of a SQLite file or a postgres:// URL' })

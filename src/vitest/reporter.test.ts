@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureProject, SRC, type FixtureProject } from './testing/project.js';
@@ -33,6 +34,17 @@ describeReliability('number30', {
   samples: 30,
   system: (async () => 42) as never,
   validators: [{ name: 'v2', check: { type: 'words', max: 4 }, minSuccess: 0.5 }],
+});
+`;
+
+// Every call throws a plain 401 (no status to read): 40 error cells, an error verdict.
+const UNAUTHORIZED = `import { describeReliability } from '${SRC.vitest}';
+
+describeReliability('no key', {
+  inputs: ['a', 'b'],
+  samples: 20,
+  system: async () => { throw new Error('401 Unauthorized: missing OPENAI_API_KEY'); },
+  validators: [{ name: 'short', check: { type: 'words', max: 4 }, minSuccess: 0.5 }],
 });
 `;
 
@@ -77,10 +89,26 @@ describe('the reporter for a run that stopped early', () => {
     expect(r.stdout).toMatch(/re-run the test file: npx vitest run stopped\.test\.ts \(with the cache on/);
   });
 
-  it('says the cache keeps the finished samples when the block had it on', async () => {
+  it('says the cache serves the model calls already made when the block had it on', async () => {
     project.write('stopped.test.ts', STOPPED);
     const r = await project.run(['stopped.test.ts'], { ASSAY_STORE: join(project.dir, 'runs.db'), ASSAY_CACHE: '1' });
     expect(r.stdout).not.toContain('assay run --resume');
-    expect(r.stdout).toMatch(/re-run the test file: npx vitest run stopped\.test\.ts \(the cache keeps the finished samples\)/);
+    expect(r.stdout).toMatch(/re-run the test file: npx vitest run stopped\.test\.ts \(the cache serves the model calls already made\)/);
+  });
+});
+
+describe('an error verdict in a Vitest run', () => {
+  it('names its cause (the largest error group, its count and message) in the test message, the ::error annotation and the job summary', async () => {
+    project.write('unauthorized.test.ts', UNAUTHORIZED);
+    const summary = join(project.dir, 'summary.md');
+    const r = await project.run(['unauthorized.test.ts'], { ASSAY_STORE: join(project.dir, 'runs.db'), GITHUB_STEP_SUMMARY: summary });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const cause = 'error causes: ×40 "generation failed after 1 attempt(s): 401 Unauthorized: missing OPENAI_API_KEY"';
+    const t = r.tests.get('no key short');
+    expect(t?.failureMessages[0]).toContain(`every checked cell is an error (40); ${cause}`);
+    const annotations = r.stdout.split('\n').filter((l) => l.startsWith('::error '));
+    expect(annotations).toHaveLength(1);
+    expect(annotations[0]).toContain(cause);
+    expect(readFileSync(summary, 'utf8')).toContain(cause);
   });
 });

@@ -9,6 +9,7 @@ import { appendFileSync } from 'node:fs';
 import { relative, sep } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 import type { AssayTaskMeta } from './index.js';
+import { storedWhen } from './when.js';
 
 export interface AssayReporterOptions {
   /** Where the tables go; default process.stdout. */
@@ -39,17 +40,31 @@ export function annotation(meta: AssayTaskMeta, cwd = process.cwd()): string {
 
 /**
  * A block's run has no config file on record, so `assay run --resume` cannot finish it (it says so, exit 2):
- * what does is running the test file again, which keeps the finished samples only through the cache.
+ * what does is running the test file again; the cache serves it the model calls already made (a function system's
+ * own outputs only under `cache: { key }`).
  */
 export function rerunAdvice(file: string | undefined, cacheOn: boolean, cwd = process.cwd()): string {
   const target = file ? ` ${relative(cwd, file).split(sep).join('/')}` : '';
-  const keep = cacheOn ? 'the cache keeps the finished samples' : 'with the cache on (ASSAY_CACHE=1 or cache: true) a re-run keeps the finished samples';
+  const keep = cacheOn
+    ? 'the cache serves the model calls already made'
+    : 'with the cache on (ASSAY_CACHE=1 or cache: true) a re-run is served the model calls already made';
   return `re-run the test file: npx vitest run${target} (${keep})`;
 }
 
 /** The terminal report of a block's run, its resume command (the CLI's) replaced by what works for a test. */
 export function blockTerminal(run: AssayTaskMeta['run'], file: string | undefined, cwd = process.cwd()): string {
   return run.terminal.replace(/resume with: assay run .*--resume .*$/m, rerunAdvice(file, run.cache, cwd));
+}
+
+/** What the cache did for a block: calls made, answers served and when they were stored, and whether the run was kept. */
+export function cacheLine(r: AssayTaskMeta['run']): string {
+  const when = r.cachedFrom !== undefined ? ` (stored ${storedWhen(r.cachedFrom, r.cachedTo ?? r.cachedFrom)})` : '';
+  const replay = r.replay ? '; a replay: not stored as a new run' : '';
+  const none =
+    r.calls + r.cached === 0
+      ? "; nothing cacheable was called (a function system's own outputs are not cached: wrap its model with withAssayCache, or give cache: { key })"
+      : '';
+  return `cache on: ${r.calls} call(s), ${r.cached} answer(s) from the cache${when}${replay}${none}`;
 }
 
 export default class AssayReporter implements Reporter {
@@ -76,8 +91,8 @@ export default class AssayReporter implements Reporter {
     }
     if (!runs.size) return;
     for (const { run: r, file } of runs.values()) {
-      const cache = r.cache ? ` · cache on: ${r.calls} call(s), ${r.cached} output(s) from the cache` : '';
-      this.out.write(`\n${blockTerminal(r, file).trimEnd()}\n${cache ? `${cache.slice(3)}\n` : ''}`);
+      const cache = r.cache ? `${cacheLine(r)}\n` : '';
+      this.out.write(`\n${blockTerminal(r, file).trimEnd()}\n${cache}`);
     }
     const summaryFile = this.env.GITHUB_STEP_SUMMARY;
     if (!summaryFile) return;

@@ -55,8 +55,13 @@ export interface ReliabilityOptions {
   passK?: { k: number; minSuccess?: number };
   /** An inconclusive verdict fails its test (the default) or marks it skipped. */
   onInconclusive?: 'fail' | 'skip';
-  /** The response cache: on by default under `vitest --watch`, off in `vitest run`; ASSAY_CACHE=0|1 overrides both. */
-  cache?: boolean;
+  /**
+   * The response cache: on by default under `vitest --watch`, off in `vitest run`; ASSAY_CACHE=0|1 overrides both.
+   * It keeps the requests sent to models (an assay provider, the judges, a model wrapped with `withAssayCache`),
+   * never a function system's own outputs, unless `{ key }` names a version of them you control: outputs stored
+   * under that key are replayed until it changes.
+   */
+  cache?: boolean | { key: string };
   /** Where the run is stored: a SQLite file or a postgres:// URL; default ASSAY_STORE, else .assay/assay.db. */
   store?: string;
   /**
@@ -84,8 +89,13 @@ export interface RunOutcome {
   terminal: string;
   markdown: string;
   rules: RuleOutcome[];
-  /** Calls the system made in this run, and outputs served from the cache. */
+  /** With the cache on: calls made past the cache in this run (system and judges), and answers it served. */
   calls: number;
   cached: number;
   cache: boolean;
+  /** When the answers served from the cache were stored (ISO 8601, oldest and newest). */
+  cachedFrom?: string;
+  cachedTo?: string;
+  /** Every answer came from the cache, none was called: the run is not stored (runId names no stored run). */
+  replay?: boolean;
 }

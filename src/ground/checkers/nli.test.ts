@@ -159,6 +159,16 @@ describe('labels and logits', () => {
       'contradicted',
       undefined,
     ]);
+    // a fact-checking classifier's labels (MiniCheck, HHEM-style two-label exports): supported / not supported
+    expect(['supported', 'Not Supported', 'unsupported', 'consistent', 'inconsistent', 'hallucinated'].map(verdictOfLabel)).toEqual([
+      'entailed',
+      'neutral',
+      'neutral',
+      'entailed',
+      'neutral',
+      'neutral',
+    ]);
+    expect(labelLayout({ id2label: { 0: 'not_supported', 1: 'supported' } }, 'c.json')).toEqual({ kind: 'labels', verdicts: ['neutral', 'entailed'] });
     expect(labelLayout({ id2label: { 0: 'entailment', 1: 'neutral', 2: 'contradiction' } }, 'c.json')).toEqual({
       kind: 'labels',
       verdicts: ['entailed', 'neutral', 'contradicted'],

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { importOptional, UsageError } from '../../errors.js';
 import type { CheckVerdict, ClaimCheck, ClaimCheckBatch, ClaimCheckItem, ClaimChecker } from './types.js';
+import { maxOf, pushAll } from '../../core/arrays.js';
 
 /**
  * The NLI / cross-encoder claim checker: a sequence-pair classifier (a DeBERTa-v3 NLI model, an HHEM-style
@@ -49,10 +50,15 @@ export type LabelLayout = { kind: 'score' } | { kind: 'labels'; verdicts: CheckV
 
 const WEIGHTS: Record<NonNullable<NliCheckerOptions['dtype']>, string> = { fp32: 'model.onnx', fp16: 'model_fp16.onnx', q8: 'model_quantized.onnx' };
 
-/** A label name as a verdict: entailment, neutral / not_entailment, contradiction (any case, any separator). */
+/**
+ * A label name as a verdict: entailment, neutral / not_entailment, contradiction (any case, any separator); a
+ * fact-checking classifier's supported / not supported, consistent / inconsistent, hallucinated (never
+ * "contradicted": such a model does not tell a conflict from silence).
+ */
 export function verdictOfLabel(name: string): CheckVerdict | undefined {
   const n = name.toLowerCase().replace(/[^a-z]/g, '');
-  if (/^(not|non)entail/.test(n)) return 'neutral';
+  if (/^(not|non)entail/.test(n) || /^(notsupport|unsupport|inconsistent|hallucinat)/.test(n)) return 'neutral';
+  if (n.startsWith('support') || n === 'consistent') return 'entailed';
   if (n.startsWith('entail')) return 'entailed';
   if (n.startsWith('contradict')) return 'contradicted';
   if (n === 'neutral') return 'neutral';
@@ -65,7 +71,7 @@ export function labelLayout(config: Record<string, unknown>, file: string): Labe
   const n = id2label ? Object.keys(id2label).length : Number(config.num_labels ?? 0);
   if (n === 1) return { kind: 'score' };
   const expected =
-    'expected id2label naming its labels entailment, neutral and contradiction (an NLI model) or entailment and not_entailment, in the order the model was trained with, or a single output (a consistency score)';
+    'expected id2label naming its labels entailment, neutral and contradiction (an NLI model), entailment and not_entailment, or supported and not_supported (a fact-checking classifier), in the order the model was trained with, or a single output (a consistency score)';
   if (!id2label || n < 2) throw new UsageError(`${file}: ${expected}; found ${id2label ? `${n} labels` : 'no id2label'}`, { file, path: 'id2label' });
   const verdicts: CheckVerdict[] = [];
   for (let i = 0; i < n; i++) {
@@ -84,7 +90,7 @@ export function checkOfLogits(logits: ArrayLike<number>, layout: LabelLayout): C
     const p = 1 / (1 + Math.exp(-logits[0]));
     return { verdict: p >= 0.5 ? 'entailed' : 'neutral', score: p };
   }
-  const max = Math.max(...Array.from(logits));
+  const max = maxOf(Array.from(logits));
   const e = Array.from(logits, (x) => Math.exp(x - max));
   const sum = e.reduce((s, x) => s + x, 0);
   const byVerdict: Record<CheckVerdict, number> = { entailed: 0, neutral: 0, contradicted: 0 };
@@ -189,7 +195,7 @@ export async function createNliChecker(options: NliCheckerOptions): Promise<Clai
       const checks: ClaimCheck[] = [];
       for (let i = 0; i < items.length; i += batchSize) {
         signal?.throwIfAborted();
-        checks.push(...(await run(items.slice(i, i + batchSize))));
+        pushAll(checks, await run(items.slice(i, i + batchSize)));
       }
       return { checks };
     },

@@ -25,6 +25,30 @@ describe('extractClaims', () => {
     ]);
   });
 
+  it('does not cut at the abbreviations of company and place names, initials or decimal points (issue 27)', () => {
+    expect(
+      extractClaims(
+        'Scoob! is a 2020 "Scooby-Doo" animated film produced by Warner Bros. Pictures. It was made by Hanna-Barbera Inc. in the U.S. Army town of St. Louis. The budget was $49.5 million. J. K. Simmons narrates.',
+      ),
+    ).toEqual([
+      'Scoob! is a 2020 "Scooby-Doo" animated film produced by Warner Bros. Pictures.',
+      'It was made by Hanna-Barbera Inc. in the U.S. Army town of St. Louis.',
+      'The budget was $49.5 million.',
+      'J. K. Simmons narrates.',
+    ]);
+    expect(
+      extractClaims('Procter & Gamble Co. Ltd. sells soap. It was released by Warner Bros. The film was a hit. He lives on Baker St. It is quiet.'),
+    ).toEqual(['Procter & Gamble Co. Ltd. sells soap.', 'It was released by Warner Bros.', 'The film was a hit.', 'He lives on Baker St.', 'It is quiet.']);
+  });
+
+  it('cuts knowledge-base windows at the same places as claims', () => {
+    const doc = 'The film was produced by Warner Bros. Pictures in the U.S. and released in 2020. Its budget was 49.5 million dollars.';
+    expect(segmentClaimSpans(doc, { all: true }).map((s) => s.text)).toEqual([
+      'The film was produced by Warner Bros. Pictures in the U.S. and released in 2020.',
+      'Its budget was 49.5 million dollars.',
+    ]);
+  });
+
   it('splits a full stop glued to the next sentence, but not file names, versions or URLs', () => {
     expect(extractClaims('Water boils at 100 °C at sea level.The ice melts at 0 °C.')).toEqual([
       'Water boils at 100 °C at sea level.',

@@ -7,20 +7,23 @@
  * rows, and a lead-in ending with a colon that introduces a list ("Key facts:").
  */
 
-/** Abbreviations after which a full stop does not end a sentence (compared lower-case, without the dot). */
+/**
+ * Abbreviations after which a full stop does not end a sentence unless a sentence starter follows (compared
+ * lower-case, without the last dot). The segmenter (Unicode's sentence rules) knows none of them.
+ */
 const ABBREVIATIONS = new Set(
   (
-    'mr mrs ms dr prof sr jr st mt ft vs v etc e.g i.e cf al approx ca no nos fig figs vol vols p pp ed eds ' +
-    'inc ltd co corp dept univ gov gen col lt sgt capt cmdr adm rep sen hon rev est op ch sec art para ' +
-    'jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun ' +
+    'mr mrs ms messrs dr prof sr jr st ste mt ft vs v etc e.g i.e cf al approx ca no nos fig figs vol vols p pp ed eds ' +
+    'inc ltd co corp bros llc plc dept univ gov gen col lt sgt capt cmdr adm rep sen hon rev est op ch sec art para ' +
+    'ave blvd rd jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun ' +
     'u.s u.k u.n e.u u.s.a ph.d m.d b.a m.a b.sc m.sc a.m p.m d.c n.y l.a'
   ).split(/\s+/),
 );
-/** Abbreviations that commonly end a sentence too: split when a capitalised word follows. */
-const TERMINAL_ABBREVIATIONS = new Set(['etc', 'al', 'inc', 'ltd', 'co', 'corp']);
+/** Abbreviations that often end a sentence: there a capitalised word after them starts a new one ("…, pears, etc. Bread…"). */
+const TERMINAL_ABBREVIATIONS = new Set(['etc', 'al']);
 /**
- * Words that start sentences but never continue a name: after "U.S." or an initial they mark a new
- * sentence ("…released in the U.S. The film…"), where "U.S. Army" or "J. R. R. Tolkien" do not.
+ * Words that start sentences but never continue a name: after "U.S.", "Bros." or an initial they mark a new
+ * sentence ("…released in the U.S. The film…"), where "U.S. Army", "Warner Bros. Pictures" or "J. R. R. Tolkien" do not.
  */
 const SENTENCE_STARTERS = new Set(
   'the it its this that these those there he she they we i you his her their our my a an in on at for however but and so then also after before during when while if although as yet today later'.split(
@@ -37,31 +40,71 @@ export interface ClaimSpan {
 
 const CLOSERS = `"'”’)]»`;
 const SPACE = /\s/;
+const TERMINAL = '.!?…';
+const BLOCK = 2_000;
+
+let sentenceSegmenter: Intl.Segmenter | undefined;
 
 /**
  * Split one block of prose (no line structure) into sentence spans, offsets relative to `base`.
- * Linear time: every decision looks at the word just before a candidate boundary and the one just after
- * it, by index, never at the whole text before or after (which made a 100,000-character run of
- * "e.g. e.g. …" quadratic).
+ * Candidate boundaries come from `Intl.Segmenter` (Unicode's sentence rules, as ICU keeps them: decimals,
+ * "e.g. the", "U.S.A" and quotes after a full stop are handled there); the abbreviation list and initials
+ * then take back the boundaries the segmenter puts after "Bros.", "Inc.", "St.", "U.S." or "J." when no sentence
+ * starter follows. Two boundaries Unicode's rules leave out are added: after an ellipsis "…" before a capital,
+ * and a full stop glued to the next sentence ("…at sea level.The ice…"). Linear: every decision looks at the
+ * word before a boundary and the one after it.
  */
 function splitProse(text: string, base: number, out: ClaimSpan[], claimsOnly: boolean): void {
+  sentenceSegmenter ??= new Intl.Segmenter('en', { granularity: 'sentence' });
   let start = 0;
-  const re = /[.!?…]+/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) {
-    const period = m[0] === '.';
-    let end = m.index + m[0].length;
+  const consider = (at: number) => {
+    // `at` is just past a run of terminal marks (and any closers after it)
+    let end = at;
     while (end < text.length && CLOSERS.includes(text[end])) end++;
-    // A boundary needs whitespace (or the end) after it: "3.14", "e.g.," and "U.S.-based" never split,
-    // except a full stop glued to the next sentence ("…at sea level.The ice…").
-    if (end < text.length && !SPACE.test(text[end]) && !(period && gluedSentence(text, start, m.index, end))) continue;
+    let marks = at;
+    while (marks > start && TERMINAL.includes(text[marks - 1])) marks--;
+    if (marks === at) return;
+    const stop = text.slice(marks, at);
+    const period = stop === '.';
+    if (end < text.length && !SPACE.test(text[end]) && !(period && gluedSentence(text, start, marks, end))) return;
     let rest = end;
     while (rest < text.length && SPACE.test(text[rest])) rest++;
-    if (rest < text.length && period && !isBoundaryAfterPeriod(wordBefore(text, start, m.index), text, rest)) continue;
+    if (rest >= text.length) return; // the block's end closes the last sentence anyway
+    if (period && !isBoundaryAfterPeriod(wordBefore(text, start, marks), text, rest)) return;
     // "!" or "?" followed by a lower-case word is a quoted exclamation inside a sentence.
-    if (rest < text.length && !period && /[a-z]/.test(text[rest])) continue;
+    if (!period && /[a-z]/.test(text[rest])) return;
     push(text, start, end, base, out, claimsOnly);
     start = end;
+  };
+  // V8 walks the segments of a long string in time that grows with its length at every step: feed it blocks of
+  // about BLOCK characters, cut at a space (a boundary there is decided below like any other).
+  for (let from = 0; from < text.length;) {
+    let to = Math.min(text.length, from + BLOCK);
+    for (let k = to; k < Math.min(text.length, to + 256); k++)
+      if (SPACE.test(text[k])) {
+        to = k + 1;
+        break;
+      }
+    for (const { index: i, segment } of sentenceSegmenter.segment(text.slice(from, to))) {
+      const index = from + i;
+      // the segmenter's boundary is after the trailing spaces; the sentence ends at its last terminal mark and closers
+      const segEnd = index + segment.length;
+      // inside the segment: an ellipsis or a full stop the segmenter does not split at
+      for (let k = index; k < segEnd; k++) {
+        const c = text[k];
+        if ((c === '…' || c === '.') && k + 1 < segEnd && !TERMINAL.includes(text[k + 1]) && k + 1 > start) {
+          let j = k + 1;
+          while (j < segEnd && CLOSERS.includes(text[j])) j++;
+          if (c === '…' ? j < segEnd && SPACE.test(text[j]) : j < segEnd && !SPACE.test(text[j])) consider(k + 1);
+        }
+      }
+      if (segEnd >= text.length) break;
+      let e = segEnd;
+      while (e > index && SPACE.test(text[e - 1])) e--;
+      while (e > index && CLOSERS.includes(text[e - 1])) e--;
+      if (e > start && TERMINAL.includes(text[e - 1])) consider(e);
+    }
+    from = to;
   }
   push(text, start, text.length, base, out, claimsOnly);
 }
@@ -134,7 +177,8 @@ function isBoundaryAfterPeriod(word: string, text: string, rest: number): boolea
   if (/^\p{Lu}$/u.test(word)) return starter; // an initial ("J. R. R. Tolkien"), unless a sentence starts ("vitamin D. The")
   if (/^(\p{Lu}\.)+\p{Lu}$/u.test(word)) return starter; // "U.S. Army", but "in the U.S. The film"
   if (/^(\p{L}\.)+\p{L}$/u.test(word)) return false; // "e.g", "i.e", "Ph.D" style dotted abbreviations
-  if (ABBREVIATIONS.has(lower)) return TERMINAL_ABBREVIATIONS.has(lower) && /^\p{Lu}\p{Ll}/u.test(head);
+  if (TERMINAL_ABBREVIATIONS.has(lower)) return /^\p{Lu}\p{Ll}/u.test(head);
+  if (ABBREVIATIONS.has(lower)) return starter; // "Warner Bros. Pictures", "St. Louis", but "made by Warner Bros. The film"
   return true;
 }
 

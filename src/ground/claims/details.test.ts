@@ -76,7 +76,7 @@ describe('contradictions in every kind of detail', () => {
     ['The gift was €150,000.', 'The gift was $150,000.', '€150,000 / $150,000'],
     ['Delivery takes 3 weeks.', 'Delivery takes 3 days.', '3 weeks / 3 days'],
     ['The family had four children.', 'The family had three children.', 'four / three'],
-    ['The museum was founded at Harvard in 1866.', 'The museum was founded at Yale in 1866.', 'Harvard / Yale'],
+    ['The museum was founded by Harvard in 1866.', 'The museum was founded by Yale in 1866.', 'Harvard / Yale'],
     ['It sold over 500 copies.', 'It sold over 200 copies.', '500 / 200'],
   ];
   it.each(differ)('%s ≠ %s', (claim, evidence, conflict) => {

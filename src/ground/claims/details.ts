@@ -14,6 +14,8 @@ import { CARDINALS, ORDINALS, SCALES } from './numbers.js';
 import { sameCurrency } from './units.js';
 import { extractMentions, type DateMention, type DateReading, type Mention, type QuantityMention, type TextMentions } from './mentions.js';
 import { STOPWORDS, type Token } from './tokens.js';
+import { maxOf } from '../../core/arrays.js';
+import { segmentClaimSpans } from './claims.js';
 
 export { entities };
 
@@ -28,6 +30,11 @@ export interface DetailCheck {
   missing: string[];
   /** Details the evidence states differently. */
   conflicts: Conflict[];
+  /**
+   * With `restate`, when every detail is verified and one is written otherwise in the evidence ("two weeks" for
+   * "14 days"): the claim with those details written as the evidence writes them, so its other words can be scored alone.
+   */
+  restated?: string;
 }
 
 interface Located {
@@ -36,6 +43,10 @@ interface Located {
   right: string[];
   /** Content stems of the sentence holding it. */
   sentence: Set<string>;
+  /** The word just before it, lower-case ("in" of "in Brooklyn"). */
+  before: string;
+  /** It opens a bracket: for a name, another name of what precedes it ("the Senate (Eerste Kamer)"). */
+  bracketed: boolean;
 }
 
 /** What the detail check needs from one evidence text; computed once per text and reused across claims. */
@@ -84,21 +95,24 @@ function root(word: string): string {
 
 const CONTEXT = 4;
 const BOUNDARY = '\u0000';
-const ENDS = new Set(['.', '!', '?', ';', '\n']);
+const STOPS = new Set(['.', '!', '?']);
 
 /** Marks that end a clause or a list item: "68p for UKIP, 26p for Labour" gives each figure its own context. */
 const CLAUSE = new Set([',', ';', '(', ')', ':', '—', '[', ']']);
 
 /**
- * Up to CONTEXT words on one side of a detail, within its clause: a sentence end counts as a context item,
- * a clause mark ends the context (past two words); words of other figures ("p" of "26p") are skipped.
+ * Up to CONTEXT words on one side of a detail, within its sentence (`sid`: the sentence of each token, from the
+ * sentence splitter, so the full stop of "Warner Bros." ends nothing): a sentence end or a semicolon counts as a
+ * context item, a clause mark ends the context (past two words); words of other figures ("p" of "26p") are skipped.
  */
-function side(tokens: Token[], from: number, step: 1 | -1, skip: Uint8Array): string[] {
+function side(tokens: Token[], sid: Uint32Array, from: number, step: 1 | -1, skip: Uint8Array): string[] {
   const out: string[] = [];
+  const own = sid[from - step] ?? sid[from];
   // at most a few tokens away, so a text of figures without words stays linear
   for (let k = from, n = 0; k >= 0 && k < tokens.length && out.length < CONTEXT && n < 6 * CONTEXT; k += step, n++) {
     const t = tokens[k];
-    if (t.kind === 'mark' && ENDS.has(t.text)) {
+    const last = k + 1 >= tokens.length || sid[k + 1] !== sid[k];
+    if (sid[k] !== own || (t.kind === 'mark' && (t.text === ';' || (STOPS.has(t.text) && last)))) {
       out.push(BOUNDARY);
       return out;
     }
@@ -117,17 +131,22 @@ function contentStems(tokens: Token[], from: number, to: number): Set<string> {
 }
 
 /**
- * Each mention with its context and the content words of its sentence. Evidence sentences end at a
- * full stop, question or exclamation mark followed by a spaced token (one linear pass over the tokens);
- * a claim is one sentence.
+ * Each mention with its context and the content words of its sentence. Evidence sentences are the sentence
+ * splitter's (abbreviations, initials and decimals do not end one); a claim is one sentence.
  */
 function locate(tm: TextMentions, split: boolean): Located[] {
   const { tokens } = tm;
+  const sid = new Uint32Array(tokens.length);
+  if (split) {
+    const ends = segmentClaimSpans(tm.text, { all: true }).map((s) => s.end);
+    for (let k = 0, s = 0; k < tokens.length; k++) {
+      while (s < ends.length && tokens[k].start >= ends[s]) s++;
+      sid[k] = s;
+    }
+  }
   const sentenceOf: Set<string>[] = new Array(tokens.length);
-  let from = 0;
-  for (let k = 0; k <= tokens.length; k++) {
-    const end = k === tokens.length || (split && k > from && tokens[k].spaced && tokens[k - 1].kind === 'mark' && ENDS.has(tokens[k - 1].text));
-    if (!end) continue;
+  for (let from = 0, k = 1; k <= tokens.length; k++) {
+    if (k < tokens.length && sid[k] === sid[from]) continue;
     const set = contentStems(tokens, from, k);
     for (let x = from; x < k; x++) sentenceOf[x] = set;
     from = k;
@@ -136,9 +155,11 @@ function locate(tm: TextMentions, split: boolean): Located[] {
   for (const m of tm.mentions) if (m.kind !== 'name') figures.fill(1, m.t0, m.t1);
   return tm.mentions.map((mention) => ({
     mention,
-    left: side(tokens, mention.t0 - 1, -1, figures),
-    right: side(tokens, mention.t1, 1, figures),
+    left: side(tokens, sid, mention.t0 - 1, -1, figures),
+    right: side(tokens, sid, mention.t1, 1, figures),
     sentence: sentenceOf[mention.t0] ?? new Set(),
+    before: mention.t0 > 0 && tokens[mention.t0 - 1].kind === 'word' ? tokens[mention.t0 - 1].lower : '',
+    bracketed: mention.t0 > 0 && tokens[mention.t0 - 1].text === '(',
   }));
 }
 
@@ -153,7 +174,7 @@ export function evidenceDetails(evidence: string): EvidenceDetails {
     if (m.kind === 'quantity' && Number.isFinite(m.lo) && Number.isFinite(m.hi)) [m.lo, m.hi].forEach(add);
     if (m.kind === 'date')
       for (const r of m.readings) {
-        if (r.year) r.year.forEach(add);
+        if (r.year && m.basis !== 'fiscal') r.year.forEach(add);
         if (r.day) add(r.day);
         if (r.month) months.add(r.month);
       }
@@ -188,7 +209,8 @@ export function evidenceDetails(evidence: string): EvidenceDetails {
   return { located, numbers, months, words, acronyms, identifiers, roots };
 }
 
-type Relation = 'agree' | 'disjoint' | 'overlap';
+/** 'kind': the same value in a kind that does not convert (a fiscal year for a calendar one, real money for nominal). */
+type Relation = 'agree' | 'disjoint' | 'overlap' | 'kind';
 
 const EPS = 1e-9;
 const CROSS_SYSTEM = new Set(['length', 'mass', 'area', 'volume', 'speed']);
@@ -203,7 +225,7 @@ function quantityRelation(c: QuantityMention, e: QuantityMention): Relation | nu
     if (!money) return e.dim === null && e.raw.length === c.raw.length && c.raw.every((v, k) => e.raw[k] === v) ? 'agree' : null;
   }
   if (c.unit && e.unit && c.unit !== e.unit && c.dim && (CROSS_SYSTEM.has(c.dim) || c.dim === 'data')) {
-    conv = (c.dim === 'data' ? 0.025 : 0.01) * Math.max(...[c.lo, c.hi, e.lo, e.hi].filter(Number.isFinite).map(Math.abs), 0);
+    conv = (c.dim === 'data' ? 0.025 : 0.01) * maxOf([c.lo, c.hi, e.lo, e.hi].filter(Number.isFinite).map(Math.abs), 0);
   }
   const point = (q: QuantityMention) => q.lo === q.hi;
   // a range ("10–14") or a bound ("more than 50", "up to 20%"): stated figures, to be matched as stated
@@ -262,6 +284,12 @@ function dateRelation(c: DateMention, e: DateMention): Relation | null {
 }
 
 function relation(c: Mention, e: Mention): Relation | null {
+  // a fiscal year and a calendar year, real and nominal money: values of kinds that do not convert never verify or
+  // contradict each other; the same figure of the other kind may be what the claim meant (it blocks a contradiction)
+  if ((c.kind === 'date' || c.kind === 'quantity') && c.kind === e.kind && c.basis !== e.basis) {
+    const same = relation({ ...c, basis: undefined } as Mention, { ...e, basis: undefined } as Mention);
+    return same === 'disjoint' || same === null ? null : 'kind';
+  }
   if (c.kind === 'quantity' && e.kind === 'quantity') return quantityRelation(c, e);
   if (c.kind === 'date' && e.kind === 'date') return dateRelation(c, e);
   if (c.kind === 'date' && e.kind === 'quantity' && e.dim === null)
@@ -334,22 +362,51 @@ function specific(m: Mention): boolean {
   return m.kind === 'quantity' && m.raw.every((v) => significantDigits(v) >= 3);
 }
 
+/** Words before a place: a differing name after them may name a place that holds the other (Brooklyn, New York). */
+const LOCATIVE = new Set(['in', 'at', 'near', 'from', 'outside', 'inside', 'across', 'throughout', 'within', 'into', 'around', 'born', 'based']);
+
+/**
+ * Whether a differing evidence detail states the same attribute of the same subject as the claim's: its sentence
+ * names the claim's other names that the evidence knows (a figure of another person or product is another
+ * statement), and a differing name is not a place (a district and its city are both right) nor another name given in
+ * brackets (an alias: "the Senate (Eerste Kamer)").
+ */
+function sameStatement(c: Located, e: Located, subjects: { parts: string[]; of?: Located }[]): boolean {
+  if (c.mention.kind === 'name' && (LOCATIVE.has(c.before) || LOCATIVE.has(e.before) || e.bracketed)) return false;
+  return subjects.every((s) => s.of === c || s.parts.every((p) => STOPWORDS.has(p) || e.sentence.has(root(p))));
+}
+
 /** Share of the claim's content words its evidence sentence must hold for that sentence to "otherwise match". */
 const SENTENCE_MATCH = 0.3;
 
 /** The detail check of one claim against one evidence text. */
-export function checkDetails(claim: string, evidence: string | EvidenceDetails): DetailCheck {
+export function checkDetails(claim: string, evidence: string | EvidenceDetails, options: { restate?: boolean } = {}): DetailCheck {
   const ev = typeof evidence === 'string' ? evidenceDetails(evidence) : evidence;
   const tm = extractMentions(claim);
   const located = locate(tm, false);
   const missing: string[] = [];
   const conflicts: Conflict[] = [];
+  const rewrites: { start: number; end: number; text: string }[] = [];
   const matches = new Map<Set<string>, number>();
   const matchOf = (claimSentence: Set<string>, sentence: Set<string>) => {
     let m = matches.get(sentence);
     if (m === undefined) matches.set(sentence, (m = sentenceMatch(claimSentence, sentence)));
     return m;
   };
+  // the claim's names the evidence knows: a differing value counts only in a sentence about them (the same subject)
+  const subjects: { parts: string[]; of?: Located }[] = located
+    .filter((c) => c.mention.kind === 'name' && statedAnywhere(c.mention, ev))
+    .map((c) => ({ parts: (c.mention as { parts: string[] }).parts, of: c }));
+  // a capitalised first word is a name the name reader leaves out ("Smith scored…")
+  const first = tm.tokens[0];
+  if (
+    first?.kind === 'word' &&
+    /^\p{Lu}/u.test(first.text) &&
+    !STOPWORDS.has(first.lower) &&
+    !tm.mentions.some((m) => m.t0 === 0) &&
+    ev.roots.has(root(first.text))
+  )
+    subjects.push({ parts: [first.lower] });
   for (const c of located) {
     const stated = statedAnywhere(c.mention, ev);
     // a name the evidence states is verified: who did what to whom is beyond a lexical check
@@ -360,8 +417,13 @@ export function checkDetails(claim: string, evidence: string | EvidenceDetails):
     let verified = false;
     let agreeBest = stated ? 0 : -Infinity;
     let agreeAt = -Infinity;
+    let agreeWith: Located | null = null;
     let otherBest = -Infinity;
     let conflictBest: { score: number; e: Located } | null = null;
+    // a differing value in the claim's place that is not the same attribute of the same subject: it unverifies, never contradicts
+    let differBest = -Infinity;
+    // the claim's value stated in another kind (real money, a fiscal year) in a matching sentence: the claim may mean that one
+    let otherKind = false;
     for (const e of ev.located) {
       const rel = relation(c.mention, e.mention);
       if (rel === null) continue;
@@ -369,22 +431,38 @@ export function checkDetails(claim: string, evidence: string | EvidenceDetails):
       const local = sideScore(c.left, e.left) + sideScore(c.right, e.right);
       const score = local + 2 * match;
       if (rel === 'agree') {
+        if (score > agreeAt) agreeWith = e;
         agreeBest = Math.max(agreeBest, score);
         agreeAt = Math.max(agreeAt, score);
         if (match >= SENTENCE_MATCH) verified = true;
       } else if (rel === 'overlap') otherBest = Math.max(otherBest, score);
-      else if (match >= SENTENCE_MATCH && samePlace(c, e) !== null && (!conflictBest || score > conflictBest.score)) conflictBest = { score, e };
+      else if (rel === 'kind') otherKind ||= match >= SENTENCE_MATCH;
+      else if (match >= SENTENCE_MATCH && samePlace(c, e) !== null) {
+        if (sameStatement(c, e, subjects) && (!conflictBest || score > conflictBest.score)) conflictBest = { score, e };
+        else differBest = Math.max(differBest, score);
+      }
     }
     // a detail too specific to recur by chance (a full date, a figure of three or more significant digits) is settled by any agreement
-    if (verified || (agreeAt > -Infinity && specific(c.mention))) continue;
+    if (verified || (agreeAt > -Infinity && specific(c.mention))) {
+      const w = agreeWith?.mention.written;
+      if (w !== undefined && w.toLowerCase() !== c.mention.written.toLowerCase()) rewrites.push({ start: c.mention.start, end: c.mention.end, text: w });
+      continue;
+    }
+    const beats = (score: number) => score > otherBest && score >= agreeBest + (agreeBest > -Infinity ? 1 : 0);
     // a contradiction needs a differing detail better placed than any that agrees or might agree
-    if (conflictBest && conflictBest.score > otherBest && conflictBest.score >= agreeBest + (agreeBest > -Infinity ? 1 : 0)) {
+    if (conflictBest && !otherKind && beats(conflictBest.score)) {
       conflicts.push({ claim: c.mention.written, evidence: conflictBest.e.mention.written });
-    } else if (agreeBest === -Infinity && !(c.mention.kind === 'quantity' && c.mention.implied)) {
+    } else if ((agreeBest === -Infinity || beats(differBest) || otherKind) && !(c.mention.kind === 'quantity' && c.mention.implied)) {
       missing.push(c.mention.written);
     }
   }
-  return { missing: [...new Set(missing)], conflicts: dedupe(conflicts) };
+  const out: DetailCheck = { missing: [...new Set(missing)], conflicts: dedupe(conflicts) };
+  if (options.restate && rewrites.length > 0 && missing.length === 0 && conflicts.length === 0) {
+    let text = claim;
+    for (const r of rewrites.sort((a, b) => b.start - a.start)) text = text.slice(0, r.start) + r.text + text.slice(r.end);
+    out.restated = text;
+  }
+  return out;
 }
 
 function dedupe(conflicts: Conflict[]): Conflict[] {

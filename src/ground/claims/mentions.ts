@@ -35,6 +35,8 @@ export interface QuantityMention extends Span {
   unit: string;
   /** "a week": implied by an article, checked for conflicts but never required to appear in the evidence. */
   implied: boolean;
+  /** Money stated in real terms ("adjusted for inflation", "in 2020 dollars"): it never compares with a nominal figure. */
+  basis?: 'real';
 }
 
 export interface DateReading {
@@ -50,6 +52,8 @@ export interface DateMention extends Span {
   kind: 'date';
   /** One reading, or two for a day/month order the text leaves open (03/04/2020). */
   readings: DateReading[];
+  /** A fiscal year ("fiscal 2020", "FY 2020"): it never compares with a calendar year. */
+  basis?: 'fiscal';
 }
 
 export interface IdentifierMention extends Span {
@@ -281,7 +285,7 @@ export function extractMentions(text: string, options: { anyCase?: boolean } = {
     const s = wordRunStart(tokens, i);
     const acronym = /^\p{Lu}{2,}$/u.test(w.text);
     const hyphenated = s < i;
-    if (!/^\p{Lu}/u.test(tokens[s].text) || NOT_NAMES.has(w.lower) || MONTHS.has(w.lower)) continue;
+    if (!/^\p{Lu}/u.test(tokens[s].text) || NOT_NAMES.has(w.lower) || MONTHS.has(w.lower) || w.lower === 'fy') continue;
     if (!acronym && !hyphenated && (sentenceStart(i) || yearLike(d))) continue;
     const end = glued ? glued.t1 : i + 2;
     if (!glued) {
@@ -331,8 +335,42 @@ export function extractMentions(text: string, options: { anyCase?: boolean } = {
       acronym: /^\p{Lu}{2,}$/u.test(s.text),
     });
   }
+  for (const m of mentions) {
+    if (m.kind === 'date' && fiscalYear(tokens, m)) m.basis = 'fiscal';
+    if (m.kind === 'quantity' && m.dim?.startsWith('money:') && realMoney(tokens, m)) m.basis = 'real';
+  }
   mentions.sort((a, b) => a.start - b.start);
   return { text, tokens, mentions };
+}
+
+/** "fiscal 2020", "fiscal year 2020", "FY 2020", "the 2020 fiscal year": a year of accounts, not a calendar year. */
+function fiscalYear(tokens: Token[], m: DateMention): boolean {
+  if (!m.readings.some((r) => r.year)) return false;
+  const b = tokens[m.t0 - 1];
+  if (isWord(b, 'fiscal', 'fy') || (isWord(b, 'year', 'years') && isWord(tokens[m.t0 - 2], 'fiscal'))) return true;
+  return isWord(tokens[m.t1], 'fiscal', 'fy');
+}
+
+const CLAUSE_MARKS = new Set([',', ';', '(', ')', ':', '—', '.', '!', '?']);
+
+/**
+ * Money in real terms: "inflation-adjusted $5 million", "$5 million adjusted for inflation", "$5 million in real terms",
+ * "in constant dollars", "in today's dollars", "in 2020 dollars" (within the figure's clause).
+ */
+function realMoney(tokens: Token[], m: QuantityMention): boolean {
+  for (let k = m.t0 - 1, n = 0; k >= 0 && n < 3 && !(tokens[k].kind === 'mark' && CLAUSE_MARKS.has(tokens[k].text)); k--, n++)
+    if (isWord(tokens[k], 'inflation', 'real')) return true;
+  for (let k = m.t1, n = 0; k < tokens.length && n < 6 && !(tokens[k].kind === 'mark' && CLAUSE_MARKS.has(tokens[k].text)); k++, n++) {
+    const t = tokens[k];
+    if (isWord(t, 'inflation')) return true;
+    if (isWord(t, 'real', 'constant') && isWord(tokens[k + 1], 'terms', 'dollars', 'prices', 'pounds', 'euros')) return true;
+    if (
+      isWord(tokens[k + 1], 'dollars', 'pounds', 'euros', 'prices') &&
+      (isWord(t, "today's", 'today’s', 'todays') || (t.kind === 'num' && /^[12][0-9]{3}$/.test(t.text)))
+    )
+      return true;
+  }
+  return false;
 }
 
 /** The first token of the hyphenated word run ending at word token i ("Wi" of "Wi-Fi"); i when none. */

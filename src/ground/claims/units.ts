@@ -27,6 +27,10 @@ unit('time', 60, 'minutes', 'minute', 'min', 'mins');
 unit('time', 3600, 'hours', 'hour', 'hr', 'hrs', 'h');
 unit('time', 86400, 'days', 'day');
 unit('time', 604800, 'weeks', 'week', 'wk', 'wks');
+// Working days are not calendar days (ten working days may be two weeks or more): a dimension of their own.
+unit('workday', 86400, 'working days', 'working day', 'business days', 'business day', 'work days', 'work day', 'workdays', 'workday');
+unit('tradingday', 86400, 'trading days', 'trading day');
+unit('schoolday', 86400, 'school days', 'school day');
 unit('calendar', 1, 'months', 'month', 'mo', 'mos');
 unit('calendar', 12, 'years', 'year', 'yr', 'yrs');
 unit('calendar', 120, 'decades', 'decade');

@@ -1,5 +1,6 @@
 import type { KbEmbedder } from '../embedders/spec.js';
-import { loadFaithBench, loadWice, scoreItems, type EvalItem } from './eval.js';
+import type { ClaimChecker } from '../checkers/types.js';
+import { loadFaithBench, loadWice, scoreItems, type EvalItem, type ItemScore } from './eval.js';
 import { detectionMetrics, fitThreshold, type DetectionMetrics } from './metrics.js';
 import type { DetailMode } from '../score.js';
 
@@ -14,6 +15,10 @@ export interface VariantResult {
   name: string;
   details: DetailMode;
   calibrated: boolean;
+  /** The claim checker that read each claim too (its id), when one was given. */
+  checker?: string;
+  /** Items the checker could not decide, per split: left out of the figures. */
+  errors?: { calibration: number; test: number };
   thresholds: { weak: number; source: string };
   calibration_balanced_accuracy?: number;
   test: DetectionMetrics;
@@ -36,7 +41,7 @@ export async function runGroundingBench(
   dataset: 'wice' | 'faithbench',
   dir: string,
   embedder: KbEmbedder,
-  opts: { limit?: number; detailScope?: 'window' | 'chunk' } = {},
+  opts: { limit?: number; detailScope?: 'window' | 'chunk'; checker?: ClaimChecker } = {},
 ): Promise<GroundingBenchResult> {
   const { items, rule } = await loadDataset(dataset, dir);
   const calib = items.filter((i) => i.split === 'calibration').slice(0, opts.limit);
@@ -68,6 +73,30 @@ export async function runGroundingBench(
       thresholds: { weak: fit.threshold, source: 'fitted on the calibration split' },
       calibration_balanced_accuracy: fit.balanced_accuracy,
       test: detectionMetrics(scores, gold, fit.threshold),
+    });
+  }
+  if (opts.checker) {
+    // the same measure with the checker's verdict in the one status function (calibrated on the calibration split)
+    const c = await scoreItems(calib, embedder, { details: 'count', detailScope: opts.detailScope, checker: opts.checker });
+    const t = await scoreItems(test, embedder, { details: 'count', detailScope: opts.detailScope, checker: opts.checker });
+    const ok = (s: ItemScore) => s.error === undefined;
+    const fit = fitThreshold(
+      c.filter(ok).map((s) => s.effective),
+      c.filter(ok).map((s) => s.unsupported),
+    );
+    variants.push({
+      name: `after + claim checker ${opts.checker.id}`,
+      details: 'count',
+      calibrated: true,
+      checker: opts.checker.id,
+      errors: { calibration: c.length - c.filter(ok).length, test: t.length - t.filter(ok).length },
+      thresholds: { weak: fit.threshold, source: 'fitted on the calibration split' },
+      calibration_balanced_accuracy: fit.balanced_accuracy,
+      test: detectionMetrics(
+        t.filter(ok).map((s) => s.effective),
+        t.filter(ok).map((s) => s.unsupported),
+        fit.threshold,
+      ),
     });
   }
   return { dataset, embedder: embedder.id, splits: { calibration: calib.length, test: test.length, rule }, variants };

@@ -6,7 +6,8 @@ import { extractClaims } from '../claims/claims.js';
 import type { KbEmbedder } from '../embedders/spec.js';
 import { analyze, type AnalyzeOptions } from '../engine.js';
 import { buildKnowledgeBase, segmentDocument } from '../kb/kb.js';
-import type { GroundingReport } from '../types.js';
+import { GroundingUnavailableError, type GroundingReport } from '../types.js';
+import { minOf, pushAll } from '../../core/arrays.js';
 
 /**
  * Evaluation of unsupported-claim detection (`assay bench grounding`, `assay calibrate`).
@@ -74,7 +75,7 @@ export async function loadWice(dir: string, splits: readonly EvalItem['split'][]
       item.documents.push(row.evidence.join('\n\n'));
       byId.set(row.meta.id, item);
     });
-    items.push(...byId.values());
+    pushAll(items, byId.values());
   }
   return items;
 }
@@ -133,12 +134,14 @@ const ZERO = { strong: 1, weak: 0 };
  * UNSUPPORTED or CONTRADICTED (scored with ZERO thresholds, so the status says exactly that).
  */
 export function effectiveSupport(r: GroundingReport): number {
-  return Math.min(...r.claims_analysis.map((c) => (c.status === 'UNSUPPORTED' || c.status === 'CONTRADICTED' ? -Infinity : c.support_score)));
+  return minOf(r.claims_analysis.map((c) => (c.status === 'UNSUPPORTED' || c.status === 'CONTRADICTED' ? -Infinity : c.support_score)));
 }
 
 export interface ItemScore {
   id: string;
   unsupported: boolean;
+  /** The item could not be decided (a claim checker failed on one of its claims): left out of every figure. */
+  error?: string;
   /** Lowest claim support; −Infinity when a claim's details are unverified (and counted). */
   effective: number;
   claims: number;
@@ -148,7 +151,7 @@ export interface ItemScore {
 export async function scoreItems(
   items: EvalItem[],
   embedder: KbEmbedder,
-  options: Pick<AnalyzeOptions, 'details' | 'detailScope' | 'topK'>,
+  options: Pick<AnalyzeOptions, 'details' | 'detailScope' | 'topK' | 'checker'>,
 ): Promise<ItemScore[]> {
   const docsOf = (it: EvalItem) => it.documents.map((text, i) => segmentDocument({ source: `${it.id}/${i}`, sha256: '', text }, embedder, {}));
   let fitted = embedder;
@@ -168,7 +171,20 @@ export async function scoreItems(
       cache.set(key, kb);
     }
     if (extractClaims(it.answer).length === 0) continue;
-    const r = await analyze(kb, { query: it.id, answer: it.answer }, { ...options, thresholds: ZERO });
+    let r: GroundingReport;
+    try {
+      r = await analyze(kb, { query: it.id, answer: it.answer }, { ...options, thresholds: ZERO });
+    } catch (err) {
+      // a checker that could check none of the item's claims: an error, not a verdict
+      if (!options.checker || !GroundingUnavailableError.isInstance(err)) throw err;
+      out.push({ id: it.id, unsupported: it.unsupported, effective: NaN, claims: 0, error: (err as Error).message });
+      continue;
+    }
+    const failed = r.claims_analysis.find((c) => c.error !== undefined);
+    if (failed) {
+      out.push({ id: it.id, unsupported: it.unsupported, effective: NaN, claims: r.claims_analysis.length, error: failed.error });
+      continue;
+    }
     const effective = effectiveSupport(r);
     out.push({ id: it.id, unsupported: it.unsupported, effective, claims: r.claims_analysis.length });
   }

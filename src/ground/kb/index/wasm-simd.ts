@@ -1,4 +1,5 @@
 import { ArgumentError } from '../../../errors.js';
+import { pushAll } from '../../../core/arrays.js';
 /**
  * A WebAssembly SIMD (128-bit, f32x4) dot-product kernel for the flat index, emitted as bytes here so
  * no build step or binary file is needed. Rows and queries live in the module's linear memory, zero-
@@ -84,9 +85,9 @@ function kernelBody(QT: number, RT: number): number[] {
   const nV128 = next - 6 - nI32;
 
   const b: number[] = [];
-  const get = (i: number) => b.push(op.get, ...uleb(i));
-  const set = (i: number) => b.push(op.set, ...uleb(i));
-  const i32 = (n: number) => b.push(op.i32Const, ...sleb(n));
+  const get = (i: number) => pushAll(b, [op.get, ...uleb(i)]);
+  const set = (i: number) => pushAll(b, [op.set, ...uleb(i)]);
+  const i32 = (n: number) => pushAll(b, [op.i32Const, ...sleb(n)]);
 
   get(ROWBYTES);
   i32(RT);
@@ -117,7 +118,7 @@ function kernelBody(QT: number, RT: number): number[] {
     set(pr[i]);
   }
   for (const a of acc) {
-    b.push(...V128_ZERO);
+    pushAll(b, V128_ZERO);
     set(a);
   }
   i32(0);
@@ -126,13 +127,15 @@ function kernelBody(QT: number, RT: number): number[] {
   for (let i = 0; i < QT; i++) {
     get(qb[i]);
     get(j);
-    b.push(op.i32Add, ...V128_LOAD);
+    b.push(op.i32Add);
+    pushAll(b, V128_LOAD);
     set(vq[i]);
   }
   for (let i = 0; i < RT; i++) {
     get(pr[i]);
     get(j);
-    b.push(op.i32Add, ...V128_LOAD);
+    b.push(op.i32Add);
+    pushAll(b, V128_LOAD);
     set(vr[i]);
   }
   for (let i = 0; i < QT; i++) {
@@ -140,7 +143,8 @@ function kernelBody(QT: number, RT: number): number[] {
       get(acc[i * RT + t]);
       get(vq[i]);
       get(vr[t]);
-      b.push(...F32X4_MUL, ...F32X4_ADD);
+      pushAll(b, F32X4_MUL);
+      pushAll(b, F32X4_ADD);
       set(acc[i * RT + t]);
     }
   }
@@ -156,12 +160,14 @@ function kernelBody(QT: number, RT: number): number[] {
       const a = acc[i * RT + t];
       get(ob[i]);
       get(a);
-      b.push(...F32X4_EXTRACT(0));
+      pushAll(b, F32X4_EXTRACT(0));
       for (let lane = 1; lane < 4; lane++) {
         get(a);
-        b.push(...F32X4_EXTRACT(lane), op.f32Add);
+        pushAll(b, F32X4_EXTRACT(lane));
+        b.push(op.f32Add);
       }
-      b.push(op.f32Store, 2, ...uleb(t * 4));
+      b.push(op.f32Store, 2);
+      pushAll(b, uleb(t * 4));
     }
     get(ob[i]);
     i32(RT * 4);

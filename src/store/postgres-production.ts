@@ -1,0 +1,134 @@
+import { trajectoryOfSteps, type ProductionExperiment, type ProductionSample, type ProductionSpan } from '../core/production.js';
+import { jsonText, textOf, type Query } from './postgres-rows.js';
+import { oneLine, SPAN_COLUMNS, spanValues, toAlarm, toCheck, toSample, toSpan, type AlarmRow, type CheckRow, type SpanRow } from './production-rows.js';
+import type { ProductionAlarm, ProductionCheck, ProductionStore } from './types.js';
+import { pushAll } from '../core/arrays.js';
+
+/** Spans per INSERT statement: 15 parameters each, under PostgreSQL's 65,535 (a larger batch takes several statements). */
+export const SPANS_PER_STATEMENT = 4000;
+
+/** A read of a store from before production traffic (opened read-only, so never migrated): it has none. */
+async function orNone<T>(read: () => Promise<T>, none: NoInfer<Partial<T>>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if ((err as { code?: string }).code === '42P01') return none as T;
+    throw err;
+  }
+}
+
+/** Production traffic in a PostgreSQL store (tables production_*, migration 5 of store/postgres-schema.ts). */
+export class PostgresProduction implements ProductionStore {
+  constructor(private readonly q: Query) {}
+
+  async ingest(spans: readonly ProductionSpan[]): Promise<{ stored: number; duplicates: number }> {
+    if (spans.length === 0) return { stored: 0, duplicates: 0 };
+    let stored = 0;
+    for (let at = 0; at < spans.length; at += SPANS_PER_STATEMENT) {
+      const values: unknown[] = [];
+      const rows = spans.slice(at, at + SPANS_PER_STATEMENT).map((s) => {
+        const v = spanValues(s, textOf);
+        const marks = v.map((_, n) => `$${values.length + n + 1}`);
+        pushAll(values, v);
+        return `(${marks.join(', ')})`;
+      });
+      const text = `INSERT INTO production_spans (${SPAN_COLUMNS.join(', ')}) VALUES ${rows.join(', ')} ON CONFLICT (trace_id, span_id) DO NOTHING`;
+      stored += (await this.q(text, values)).rowCount ?? 0;
+    }
+    return { stored, duplicates: spans.length - stored };
+  }
+
+  async experiments(): Promise<ProductionExperiment[]> {
+    const { rows } = await orNone(
+      () =>
+        this.q<{ experiment: string; n: string; first: number; last: number }>(
+          `SELECT experiment, count(*) AS n, min(end_ms) AS first, max(end_ms) AS last FROM production_spans WHERE kind = 'sample' GROUP BY experiment ORDER BY experiment COLLATE "C"`,
+        ),
+      { rows: [] as { experiment: string; n: string; first: number; last: number }[] },
+    );
+    return rows.map((r) => ({ name: r.experiment, samples: Number(r.n), firstMs: r.first, lastMs: r.last }));
+  }
+
+  async list(experiment: string, page: { afterSeq?: number; limit?: number; newest?: boolean } = {}): Promise<ProductionSample[]> {
+    const limit = page.limit === undefined ? '' : `LIMIT ${Math.max(0, Math.floor(page.limit))}`;
+    const { rows } = await this.q<SpanRow>(
+      `SELECT * FROM production_spans WHERE experiment = $1 AND kind = 'sample' AND seq > $2 ORDER BY seq ${page.newest ? 'DESC' : 'ASC'} ${limit}`,
+      [experiment, Math.floor(page.afterSeq ?? 0)],
+    );
+    if (rows.length === 0) return [];
+    const { rows: steps } = await this.q<SpanRow>(
+      `SELECT p.* FROM production_spans p JOIN unnest($1::text[], $2::text[]) AS s(trace_id, span_id) ON p.trace_id = s.trace_id AND p.parent_span_id = s.span_id WHERE p.kind = 'step'`,
+      [rows.map((r) => r.trace_id), rows.map((r) => r.span_id)],
+    );
+    const byParent = new Map<string, ProductionSpan[]>();
+    for (const s of steps) {
+      const key = `${s.trace_id}:${s.parent_span_id}`;
+      byParent.set(key, [...(byParent.get(key) ?? []), toSpan(s, jsonText)]);
+    }
+    return rows.map((r) => {
+      const sample = toSample(Number(r.seq), toSpan(r, jsonText));
+      const trajectory = trajectoryOfSteps(byParent.get(`${r.trace_id}:${r.span_id}`) ?? []);
+      return trajectory ? { ...sample, trajectory } : sample;
+    });
+  }
+
+  async recordChecks(experiment: string, rule: string, checks: readonly ProductionCheck[], cursor: number): Promise<void> {
+    // One statement (atomic): the checks and the cursor are stored together or not at all.
+    const values: unknown[] = [experiment, rule, cursor];
+    const rows = checks.map((c) => {
+      values.push(c.seq, c.outcome, c.atMs, c.reason === undefined ? null : textOf(oneLine(c.reason)));
+      const n = values.length;
+      return `($1, $2, $${n - 3}::bigint, $${n - 2}, $${n - 1}::double precision, $${n}::json)`;
+    });
+    const upsertChecks = rows.length
+      ? `c AS (INSERT INTO production_checks (experiment, rule, seq, outcome, at_ms, reason) VALUES ${rows.join(', ')}
+           ON CONFLICT (experiment, rule, seq) DO UPDATE SET outcome = EXCLUDED.outcome, at_ms = EXCLUDED.at_ms, reason = EXCLUDED.reason RETURNING 1), `
+      : '';
+    await this.q(
+      `WITH ${upsertChecks}k AS (INSERT INTO production_cursors (experiment, rule, seq) VALUES ($1, $2, $3) ON CONFLICT (experiment, rule) DO UPDATE SET seq = EXCLUDED.seq RETURNING 1) SELECT 1`,
+      values,
+    );
+  }
+
+  async checks(experiment: string, rule: string): Promise<ProductionCheck[]> {
+    const { rows } = await this.q<CheckRow>('SELECT seq, outcome, at_ms, reason FROM production_checks WHERE experiment = $1 AND rule = $2 ORDER BY seq', [
+      experiment,
+      rule,
+    ]);
+    return rows.map((r) => toCheck(r, jsonText));
+  }
+
+  async cursor(experiment: string, rule: string): Promise<number> {
+    const { rows } = await this.q<{ seq: string }>('SELECT seq FROM production_cursors WHERE experiment = $1 AND rule = $2', [experiment, rule]);
+    return rows[0] ? Number(rows[0].seq) : 0;
+  }
+
+  async rules(experiment: string): Promise<{ rule: string; checks: number }[]> {
+    const { rows } = await orNone(
+      () =>
+        this.q<{ rule: string; checks: string }>(
+          `SELECT k.rule AS rule, (SELECT count(*) FROM production_checks c WHERE c.experiment = k.experiment AND c.rule = k.rule) AS checks
+           FROM production_cursors k WHERE k.experiment = $1 ORDER BY k.rule COLLATE "C"`,
+          [experiment],
+        ),
+      { rows: [] },
+    );
+    return rows.map((r) => ({ rule: r.rule, checks: Number(r.checks) }));
+  }
+
+  async recordAlarm(a: ProductionAlarm): Promise<boolean> {
+    const { rowCount } = await this.q(
+      `INSERT INTO production_alarms (experiment, rule, kind, at_seq, at_ms, message, raised_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (experiment, rule, kind, at_seq) DO NOTHING`,
+      [a.experiment, a.rule, a.kind, a.atSeq, a.atMs, oneLine(a.message), a.raisedAt ?? new Date().toISOString()],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  async alarms(experiment: string): Promise<ProductionAlarm[]> {
+    const { rows } = await orNone(() => this.q<AlarmRow>('SELECT * FROM production_alarms WHERE experiment = $1 ORDER BY id', [experiment]), {
+      rows: [] as AlarmRow[],
+    });
+    return rows.map(toAlarm);
+  }
+}
