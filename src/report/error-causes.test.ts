@@ -99,4 +99,11 @@ describe('rulesText', () => {
     expect(formatTerminalSummary(summary, meta)).toContain('× K=2 rules (1 validator, 1 verifier) ·');
     expect(renderMarkdownReport(summary, meta)).toContain('× 2 rules (1 validator, 1 verifier) ·');
   });
+  it("labels the per-input and per-sample tables' pooled rate (issue 26, item 8: the job summary pooled over rules without saying so)", () => {
+    const { summary, meta } = fixture();
+    const md = renderMarkdownReport(summary, meta);
+    expect(md).toContain("_Rate: all 2 rules' cells of the input pooled;");
+    expect(md).toContain('| # | Input | Rate (rules pooled) |');
+    expect(md).toContain('| Sample | Rate (rules pooled) |');
+  });
 });

@@ -108,7 +108,9 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   pushAll(L, gradingMarkdown(s));
   L.push(`<details><summary>Per input (IRP) <code>${sparkline(s.inputs.map((x) => x.rate))}</code></summary>`);
   L.push('');
-  L.push(`| # | Input | Rate | ${level} CI (per output) | All validators | Error | Errors |`);
+  // The rate pools every rule's cells of the input; said once above the table, and in its column's name.
+  if (s.K > 1) L.push(`_Rate: all ${s.K} rules' cells of the input pooled; All validators: the input's outputs that passed every rule._`, '');
+  L.push(`| # | Input | ${s.K > 1 ? 'Rate (rules pooled)' : 'Rate'} | ${level} CI (per output) | All validators | Error | Errors |`);
   L.push('|--:|---|--:|---|--:|--:|--:|');
   for (const x of s.inputs.slice(0, MAX_ROWS)) {
     L.push(
@@ -121,7 +123,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push('');
   L.push(`<details><summary>Per sample (ORP) <code>${sparkline(s.iterations.map((x) => x.rate))}</code></summary>`);
   L.push('');
-  L.push(`| Sample | Rate | ${level} CI (per output) | Error | Errors |`);
+  L.push(`| Sample | ${s.K > 1 ? 'Rate (rules pooled)' : 'Rate'} | ${level} CI (per output) | Error | Errors |`);
   L.push('|--:|--:|---|--:|--:|');
   for (const x of s.iterations.slice(0, MAX_ROWS))
     L.push(`| ${x.j + 1} | ${formatRate(x.rate)} | ${ci(x)} | ${x.counts.error} | ${formatRate(x.errorShare)} |`);
