@@ -23,6 +23,7 @@ const LAYERS = [
   ['spade', '^src/spade/'],
   ['report', '^src/report/'],
   ['queue', '^src/queue/'],
+  ['monitor', '^src/monitor/'],
   ['app', '^src/app/'],
   ['mock', '^src/mock/'],
   ['server', '^src/server/'],

@@ -6,10 +6,12 @@
  * a YAML config with stub tools loaded, assembled (run/assemble.ts) and run (4 trajectory checks per sample, a memory
  * store). The mock runs in a child process (this file with --serve), so its CPU is not counted; this process's CPU
  * (the openai client, the tool loop, argument checks, stubs, the runner, the checks) is divided by the steps taken.
- * A warm-up run of 100 conversations first, so that compiling and loading are not counted.
+ * A warm-up run of 100 conversations first, so that compiling and loading are not counted. Then the same for
+ * 1,000 scripted conversations of 5 user turns (one model call each, no tools, a rule on every reply).
  *
  * Prints JSON: conversations, steps, cpu_ms_per_step (goal ≤ 0.5), peak_rss_mb (this process, sampled every 20 ms),
- * heap_growth_mb (heap after the timed run and a GC, minus before), wall_s, mock_cpu_ms_per_step, load average.
+ * heap_growth_mb (heap after the timed run and a GC, minus before), wall_s, mock_cpu_ms_per_request,
+ * conversation_cpu_ms_per_step, load average.
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -41,7 +43,9 @@ if (values.serve) {
   const rules: MockRule[] = [
     ...TOOLS.slice(1).map((name, n): MockRule => ({ afterTool: TOOLS[n], call: { name, arguments: { id: '{{1}}', step: n + 2 } } })),
     { afterTool: TOOLS[TOOLS.length - 1], reply: 'Done: {{result}}' },
-    { regex: 'ticket (\\d+)', call: { name: TOOLS[0], arguments: { id: '{{1}}', step: 1 } } },
+    { model: 'bench', regex: 'ticket (\\d+)', call: { name: TOOLS[0], arguments: { id: '{{1}}', step: 1 } } },
+    // The conversations' model: one reply a turn.
+    { model: 'bench-chat', reply: 'Noted: {{input}}' },
   ];
   const mock = await startMock('openai', { chat: mockResponder({ rules }) });
   process.send!({ baseURL: mock.baseURL });
@@ -87,8 +91,33 @@ validators:
     return file;
   };
 
-  const run = async (conversations: number) => {
-    const x = await loadExperiment(config(conversations));
+  /** Scripted conversations of STEPS user turns, one model call each, no tools; every reply checked (perTurn). */
+  const chatConfig = (conversations: number) => {
+    const inputs = Math.max(1, Math.round(conversations / 10));
+    const file = join(dir, `chat-${conversations}.yaml`);
+    const turns = (i: number) => `[${Array.from({ length: STEPS }, (_, t) => `"Ticket ${i}, message ${t + 1}."`).join(', ')}]`;
+    writeFileSync(
+      file,
+      `name: bench-conversations
+system:
+  openai:
+    model: bench-chat
+    baseURL: "${baseURL}"
+    conversation: { maxTurns: ${STEPS} }
+inputs:
+${Array.from({ length: inputs }, (_, i) => `  - { turns: ${turns(i + 1)} }`).join('\n')}
+samples: ${Math.round(conversations / inputs)}
+concurrency: ${concurrency}
+validators:
+  - { name: short replies, check: { type: words, max: 20 }, perTurn: true, minSuccess: 0.9 }
+  - { name: steps, check: { type: max-steps, max: ${STEPS} }, minSuccess: 0.9 }
+`,
+    );
+    return file;
+  };
+
+  const run = async (conversations: number, make = config) => {
+    const x = await loadExperiment(make(conversations));
     await using assembled = await assembleRun(x, { maxErrors: 0 });
     return runExperiment({ ...assembled, store: new MemoryStore() });
   };
@@ -108,6 +137,13 @@ validators:
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
   global.gc?.();
   const heapGrowth = process.memoryUsage().heapUsed - heap0;
+
+  // The same for conversations: STEPS user turns of one model call each.
+  await run(Number(values.warmup), chatConfig);
+  const cpuChat0 = process.cpuUsage();
+  const chat = await run(conversations, chatConfig);
+  const cpuChat = process.cpuUsage(cpuChat0);
+  const chatSteps = Math.round((chat.stats.agent?.steps.mean ?? 0) * (chat.stats.agent?.trajectories ?? 0));
 
   child.send('stop');
   const served = await new Promise<{ requests: number; cpuS: number }>((resolve) =>
@@ -130,13 +166,16 @@ validators:
     heap_growth_mb: Number((heapGrowth / 1e6).toFixed(1)),
     wall_s: Number(wallS.toFixed(2)),
     concurrency,
-    mock_cpu_ms_per_step: Number(((served.cpuS * 1000) / served.requests).toFixed(3)),
+    mock_cpu_ms_per_request: Number(((served.cpuS * 1000) / served.requests).toFixed(3)),
+    conversation_turns: chatSteps,
+    conversation_cpu_ms_per_step: Number(((cpuChat.user + cpuChat.system) / 1000 / chatSteps).toFixed(3)),
     load_average: Number(loadavg()[0].toFixed(1)),
   };
   if (values.json) process.stdout.write(JSON.stringify(out, null, 2) + '\n');
   else
     process.stdout.write(
       `bench:agents: ${out.conversations} conversations, ${out.steps} steps (${out.tool_calls} tool calls, ${out.tool_errors} errors): ` +
-        `${out.cpu_ms_per_step} ms CPU per step (goal ≤ 0.5), peak RSS ${out.peak_rss_mb} MB, ${out.wall_s} s at concurrency ${concurrency}\n`,
+        `${out.cpu_ms_per_step} ms CPU per step (goal ≤ 0.5), peak RSS ${out.peak_rss_mb} MB, ${out.wall_s} s at concurrency ${concurrency}; ` +
+        `conversations of ${STEPS} turns: ${out.conversation_cpu_ms_per_step} ms CPU per turn\n`,
     );
 }

@@ -108,7 +108,7 @@ for kind in cjs esm; do
 done
 # vitest_example <label>: in the current folder (the tarball and vitest installed), run the example project.
 vitest_example() {
-  cp "$ROOT"/examples/vitest/{vitest.config.ts,mock-llm.ts,support-bot.test.ts,answers.test.ts} .
+  cp "$ROOT"/examples/vitest/{vitest.config.mts,mock-llm.ts,support-bot.test.ts,answers.test.ts} .
   expect 1 vitest.log env NO_COLOR=1 CI=1 npx --no-install vitest run
   # better-sqlite3 12 aborts a Vitest worker on Node 24 if a statement is collected after its database closed
   # (src/store/sqlite-retain.ts keeps them): the abort is checked by name.

@@ -9,6 +9,15 @@ export { createEmbedder, type EmbedderConfig } from '../ground/embedders/resolve
 export { createNliChecker, type NliCheckerOptions } from '../ground/checkers/nli.js';
 export { createLlmClaimChecker, type LlmCheckerOptions } from '../ground/checkers/llm.js';
 export { createMiniCheckChecker, createOllamaMiniCheckChecker, type MiniCheckOptions } from '../ground/checkers/minicheck.js';
+export {
+  auditedClaims,
+  gradingOrder,
+  groundingGrading,
+  readClaimGrades,
+  type AuditedClaim,
+  type ClaimGrade,
+  type GroundingGrading,
+} from '../ground/grading.js';
 export type { ClaimChecker, ClaimCheck, ClaimCheckItem, ClaimCheckBatch, CheckVerdict, CheckerSummary } from '../ground/checkers/types.js';
 export {
   GroundingRequestError,

@@ -16,6 +16,7 @@ export type {
   ToolResultMessage,
 } from '../providers/chat-model.js';
 export { AgentSystem, type AgentSystemOptions } from '../providers/agent-system.js';
+export { ConversationSystem, STOP_MARKER, type ConversationOptions } from '../providers/conversation.js';
 export type { ToolConfig, ToolFunction, ToolCallContext } from '../providers/tools.js';
 export type { EmbeddingModel, EmbedOptions, EmbedResult } from '../providers/embedding-model.js';
 export { systemSchema } from '../providers/schemas.js';

@@ -10,8 +10,20 @@ export { perInputFloors, combinePerInput, binomialCdf, binomialSf, type PerInput
 export { toDecide, fixedSampleSize, sequentialSampleSize } from '../core/sample-size.js';
 export { passHatK, passAtK, passKSummary, type PassKOption, type PassKSummary, type PassKInput } from '../core/pass-k.js';
 export { bettingInterval, type BettingInterval } from '../core/betting.js';
-export { populationRate, populationVerdict, type PopulationRate, type PopulationMethod } from '../core/population.js';
+export {
+  populationRate,
+  populationVerdict,
+  populationDifference,
+  planPopulation,
+  type PopulationRate,
+  type PopulationMethod,
+  type PopulationDifference,
+  type PopulationDesign,
+  type PopulationPlanOptions,
+} from '../core/population.js';
+export { gradingLook, FIRST_LOOK, type GradingLook } from '../core/grading-looks.js';
 export { sequenceBounds } from '../core/sequence.js';
+export { RuleWatch, type WatchOptions, type WatchAlarm, type WindowSummary } from '../core/monitor.js';
 export { sequentialStatus } from '../core/stopping.js';
 export { compareProportions, type ProportionComparison } from '../core/significance.js';
 export { decisionOfRun, type DecisionParameters, type RuleDecision } from '../core/decision.js';

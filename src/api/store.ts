@@ -20,4 +20,8 @@ export type {
   NewGrade,
   GradeRecord,
   GradeFilter,
+  ProductionStore,
+  ProductionCheck,
+  ProductionAlarm,
 } from '../store/types.js';
+export type { ProductionSpan, ProductionSample, ProductionExperiment } from '../core/production.js';

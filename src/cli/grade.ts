@@ -10,6 +10,7 @@ import type { RunRecord } from '../store/types.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 import { intFlag, oneOfFlag, shareFlag } from './flags.js';
 import { formatLevel } from '../core/show.js';
+import { gradeAuditsCommand, type AuditGradeFlags } from './grade-audits.js';
 
 interface GradeFlags {
   rule?: string;
@@ -147,7 +148,11 @@ export function register(program: Command): void {
     .description(
       "Grade a run's outputs by hand (p pass, f fail, s skip, u undo, ←/→ or j/k move, q quit): the judge is checked against you and its rate corrected",
     )
-    .argument('<runId>', 'run id, "latest" or the start of an id')
+    .argument('[runId]', 'run id, "latest" or the start of an id (or --audits instead)')
+    .option('--audits <file>', 'grade the claims of grounding audits instead: the JSON of assay analyze --answers … --json')
+    .option('--grades <file>', 'with --audits: the JSON Lines file the claim grades are kept in (appended to; created if missing)')
+    .option('--summary', 'with --audits: only print the detector against the grades so far')
+    .option('--json [file]', 'with --audits: the summary as JSON (to stdout, or to the file)')
     .option('--rule <name>', 'the rule to grade (default: the first verifier, else the first rule)')
     .option('--grader <name>', 'who grades (default: git config user.name, else $USER)')
     .option('--suggest <n>', `outputs in the queue, drawn at random with known probabilities (default ${GRADING_DEFAULTS.count})`)
@@ -165,7 +170,23 @@ at once. The rule's verdict and reasons are shown only once you have graded an o
 queue keeps the probability it was drawn with, which keeps the corrected rate unbiased: grade the queue in
 order, and skip only outputs you cannot judge (docs/judges.md).
 
-Exit codes: 0 done, quit or removed; 2 a bad flag, run id, rule or grade id, or a run with stopping: sequential; 3 the store cannot be used.`,
+With --audits, the claims of grounding audits are graded instead (p supported, f not supported, s skip, q quit),
+each grade appended to --grades at once, in a random order fixed by --seed; then the detector is compared with
+the grades (TPR, TNR, κ) and the share of unsupported claims is corrected by them (docs/grounding.md).
+
+Exit codes: 0 done, quit or removed; 2 a bad flag, run id, rule or grade id, audits or grades file, or a run with stopping: sequential; 3 the store cannot be used.`,
     )
-    .action(async (runId: string, flags: GradeFlags) => gradeCommand(runId, flags));
+    .action(async (runId: string | undefined, flags: GradeFlags & AuditGradeFlags) => {
+      if (flags.audits !== undefined) {
+        if (runId !== undefined)
+          throw new UsageError(`--audits: grades audits, not a run; found the run id ${JSON.stringify(runId)} too`, { path: '--audits' });
+        const other = (['rule', 'suggest', 'design', 'width', 'print', 'remove', 'store'] as const).find((f) => flags[f] !== undefined);
+        if (other) throw new UsageError(`--audits: takes no --${other} (a run's option)`, { path: '--audits' });
+        return gradeAuditsCommand(flags);
+      }
+      const audit = (['grades', 'summary', 'json'] as const).find((f) => flags[f] !== undefined);
+      if (audit) throw new UsageError(`--${audit}: goes with --audits`, { path: `--${audit}` });
+      if (runId === undefined) throw new UsageError('grade: expected a run id (or "latest"), or --audits <file> to grade grounding audits', { path: 'run' });
+      return gradeCommand(runId, flags);
+    });
 }

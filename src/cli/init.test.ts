@@ -14,7 +14,7 @@ import { parseSystemConfig } from '../providers/factory.js';
 import { CHECK_TYPES } from '../validators/builtin.js';
 import { STARTER_CONFIG } from './init.js';
 import { captureCli } from './testing/capture.js';
-import { cliCommand } from './testing/process.js';
+import { cliCommand, runCliProcess } from './testing/process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-init-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,6 +34,15 @@ describe('assay init', () => {
     const run = await cli('run', file, '--store', join(dir, 'a.db'));
     expect(run.code).toBe(0);
     expect(run.out).toMatch(/PASS: 3 validator/);
+  });
+
+  it('says npx assay in its next steps when started through npx (issue 26, item 7)', async () => {
+    const file = join(dir, 'npx.yaml');
+    const r = await runCliProcess(['init', '--file', file], { env: { ...process.env, npm_command: 'exec' } });
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain(`  npx assay run ${file}`);
+    expect(r.out).toContain('  npx assay runs');
+    expect(r.out).not.toMatch(/^ {2}assay /m);
   });
 
   it('refuses to overwrite an existing file unless --force', async () => {

@@ -28,6 +28,7 @@ const COMMANDS: { name: string; load: () => Promise<{ register(program: Command)
   { name: 'bench', load: () => import('./bench.js') },
   { name: 'serve', load: () => import('./serve.js') },
   { name: 'ingest', load: () => import('./ingest.js') },
+  { name: 'monitor', load: () => import('./monitor.js') },
   { name: 'worker', load: () => import('./worker.js') },
   { name: 'mock', load: () => import('./mock.js') },
   { name: 'cache', load: () => import('./cache.js') },

@@ -144,6 +144,18 @@ describe('assay plan --min-success --expect (sample sizes)', () => {
     expect(wider.fixed.n).toBeGreaterThan(213);
   });
 
+  it('--interval is honoured: Wilson plans for a Wilson verdict (fewer outputs), Wald is refused as the verdict refuses it', async () => {
+    const cp = JSON.parse((await cli(['plan', '--min-success', '0.95', '--expect', '0.9', '--json'])).out) as { fixed: { n: number } };
+    const wilson = await cli(['plan', '--min-success', '0.95', '--expect', '0.9', '--interval', 'wilson']);
+    expect(wilson.code).toBe(0);
+    expect(wilson.out).toMatch(/fixed \(confident verdict, Wilson\)/);
+    const n = Number(/n = (\d+) outputs/.exec(wilson.out)![1]);
+    expect(n).toBeLessThan(cp.fixed.n);
+    const wald = await cli(['plan', '--min-success', '0.95', '--expect', '0.9', '--interval', 'wald']);
+    expect(wald.code).toBe(2);
+    expect(wald.err).toMatch(/--interval: expected clopper-pearson or wilson with verdict: confident/);
+  });
+
   it('names what is wrong (exit 2)', async () => {
     for (const [args, msg] of [
       [['--expect', '0.9'], /--min-success and --expect go together, found only --expect/],

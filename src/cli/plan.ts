@@ -4,11 +4,13 @@ import { planFromRates, type RatePlan } from '../core/retry.js';
 import { planFromTensor, type TensorRetryPlan } from '../core/retry-tensor.js';
 import { fixedSampleSize, MAX_PLANNED_SAMPLES, sequentialSampleSize } from '../core/sample-size.js';
 import type { IntervalMethod } from '../core/summary-types.js';
+import { intervalProblem } from '../core/verdict.js';
 import { UsageError } from '../errors.js';
 import { openStore, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
-import { decimal, flagError, oneOfFlag, shareFlag } from './flags.js';
+import { decimal, flagError, oneOfFlag, shareFlag, usdFlag } from './flags.js';
+import { formatPopulationPlan, populationPlan } from './plan-population.js';
 import { formatRate, NO_VALUE } from '../core/show.js';
 import { maxOf } from '../core/arrays.js';
 
@@ -29,6 +31,9 @@ interface PlanFlags {
   interval: string;
   errors: string;
   alpha: string;
+  populationWidth?: string;
+  inputCost?: string;
+  sampleCost?: string;
   json?: boolean;
 }
 
@@ -137,18 +142,24 @@ export interface SampleSizePlan {
   sequential: { expected_n: number | null; max_n: number | null };
 }
 
-export function formatSampleSizePlan(p: SampleSizePlan, o: { minSuccess: number; expect: number; power: number; level: number }): string {
+export function formatSampleSizePlan(
+  p: SampleSizePlan,
+  o: { minSuccess: number; expect: number; power: number; level: number; method?: IntervalMethod },
+): string {
   const verdict = o.expect >= o.minSuccess ? 'pass' : 'fail';
   const n = (x: number | null) => (x === null ? `more than ${MAX_PLANNED_SAMPLES.toExponential(0)} (too close to minSuccess to plan)` : String(x));
   return [
     `to ${verdict} minSuccess ${pct(o.minSuccess)} with probability ${pct(o.power)} when the rate is ${pct(o.expect)}, at level ${pct(o.level)}:`,
-    `fixed (confident verdict, Clopper–Pearson)   n = ${n(p.fixed.n)} outputs`,
+    `fixed (confident verdict, ${o.method === 'wilson' ? 'Wilson' : 'Clopper–Pearson'})   n = ${n(p.fixed.n)} outputs`,
     `sequential (stopping: sequential, expect ${o.expect})   expected n = ${p.sequential.expected_n === null ? NO_VALUE : p.sequential.expected_n.toFixed(1)}, at most ${n(p.sequential.max_n)} outputs (set samples so that inputs × samples ≥ max n)`,
   ].join('\n');
 }
 
 /** `assay plan --min-success --expect`: sample sizes for a verdict (core/sample-size.ts). */
-function sampleSizeCommand(flags: PlanFlags, level: number): void {
+function sampleSizeCommand(flags: PlanFlags, level: number, method: IntervalMethod): void {
+  // The plan is for the verdict a run would give: Wald is refused with confident verdicts (core/verdict.ts).
+  const problem = intervalProblem(method, 'confident');
+  if (problem) throw new UsageError(`--interval: ${problem}`, { path: '--interval' });
   if (flags.minSuccess === undefined || flags.expect === undefined) {
     throw new UsageError(`assay plan: --min-success and --expect go together, found only ${flags.minSuccess === undefined ? '--expect' : '--min-success'}`, {
       path: flags.minSuccess === undefined ? '--min-success' : '--expect',
@@ -161,7 +172,7 @@ function sampleSizeCommand(flags: PlanFlags, level: number): void {
     throw new UsageError(`--expect: expected a rate different from --min-success (${minSuccess}); no sample size tells a rate from itself`, {
       path: '--expect',
     });
-  const options = { minSuccess, expect, power, level };
+  const options = { minSuccess, expect, power, level, method };
   const fixed = fixedSampleSize(options);
   const seq = sequentialSampleSize(options);
   const plan: SampleSizePlan = { fixed: { n: fixed?.n ?? null }, sequential: { expected_n: seq?.expected_n ?? null, max_n: seq?.max_n ?? null } };
@@ -174,6 +185,10 @@ async function planCommand(flags: PlanFlags): Promise<void> {
   const alpha = shareFlag('--alpha', flags.alpha, { open: true })!;
   const method = oneOfFlag<IntervalMethod>('--interval', flags.interval, ['clopper-pearson', 'wilson', 'wald'])!;
   const errors = oneOfFlag<ErrorPolicy>('--errors', flags.errors, ['exclude', 'fail'])!;
+  if ((flags.populationWidth !== undefined || flags.inputCost !== undefined || flags.sampleCost !== undefined) && flags.run === undefined)
+    throw new UsageError('--population-width: plans from a pilot run: give --run <runId> with it', { path: '--population-width' });
+  if (flags.populationWidth === undefined && (flags.inputCost !== undefined || flags.sampleCost !== undefined))
+    throw new UsageError('--input-cost and --sample-cost price the designs of --population-width <w>: give it too', { path: '--population-width' });
   const modes = [
     flags.rates !== undefined && '--rates',
     flags.run !== undefined && '--run',
@@ -184,7 +199,7 @@ async function planCommand(flags: PlanFlags): Promise<void> {
       `assay plan: expected exactly one of --rates <list>, --run <runId> or --min-success <rate> --expect <rate>, found ${modes.length === 0 ? 'none' : modes.join(' and ')}`,
     );
   }
-  if (flags.minSuccess !== undefined || flags.expect !== undefined) return sampleSizeCommand(flags, level);
+  if (flags.minSuccess !== undefined || flags.expect !== undefined) return sampleSizeCommand(flags, level, method);
   if (flags.rates !== undefined) {
     const rates = parseRates(flags.rates);
     const plan = planFromRates(rates, confidence);
@@ -194,6 +209,14 @@ async function planCommand(flags: PlanFlags): Promise<void> {
   await using store = await openStore(storeLocation(flags.store), { readonly: true });
   const run = (await store.runs.get(await resolveRunId(store, flags.run!, '--run')))!;
   const tensor = await store.samples.tensor(run.id);
+  if (flags.populationWidth !== undefined) {
+    const width = shareFlag('--population-width', flags.populationWidth, { open: true, hint: 'e.g. 0.1' })!;
+    const inputCost = flags.inputCost === undefined ? 0 : usdFlag('--input-cost', flags.inputCost)!;
+    const sampleCost = flags.sampleCost === undefined ? 1 : usdFlag('--sample-cost', flags.sampleCost)!;
+    const p = populationPlan(run, tensor, { width, level, inputCost, sampleCost });
+    process.stdout.write(flags.json ? `${JSON.stringify(p, null, 2)}\n` : `${formatPopulationPlan(p)}\n`);
+    return;
+  }
   const plan = planFromTensor(tensor, { confidence, level, method, errors, alpha, names: run.validators.map((v) => v.name) });
   // The headline figures (the per-input mixture's) come first; the paper's product and the pooled rate beside them.
   const out = {
@@ -220,6 +243,12 @@ export function register(program: Command): void {
     .option('--interval <method>', 'clopper-pearson | wilson | wald', 'clopper-pearson')
     .option('--errors <policy>', 'exclude (default) or fail: how error cells count', 'exclude')
     .option('--alpha <a>', 'significance level of the independence check', '0.01')
+    .option(
+      '--population-width <w>',
+      'with --run: inputs against samples per input for an input-population interval at most this wide, from the run as a pilot',
+    )
+    .option('--input-cost <c>', 'with --population-width: the cost of one more input (default 0)')
+    .option('--sample-cost <c>', 'with --population-width: the cost of one output (default 1)')
     .option('--json', 'print JSON')
     .action((flags: PlanFlags) => planCommand(flags));
 }

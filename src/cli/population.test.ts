@@ -70,6 +70,29 @@ describe('estimand: the inputs run and the input population', () => {
     }
   });
 
+  it('assay plan --run <pilot> --population-width: inputs against samples per input, with costs', async () => {
+    const store = join(tmp.dir(), 'pilot.db');
+    const r = await cli('run', tmp.config('pilot.yaml', config()), '--store', store, '--no-progress');
+    expect(r.code, r.err).toBe(0);
+    const plan = await cli('plan', '--run', 'latest', '--store', store, '--population-width', '0.2', '--input-cost', '5', '--json');
+    expect(plan.code, plan.err).toBe(0);
+    const p = JSON.parse(plan.out) as {
+      rules: { name: string; pilot: { icc: number }; designs: { samples: number; inputs: number; cost: number }[]; cheapest: number }[];
+    };
+    const rule = p.rules[0];
+    expect(rule.pilot.icc).toBe(1);
+    // Every input always passes or always fails: repeats tell nothing more; 70 inputs whatever M, one sample each is cheapest.
+    expect(new Set(rule.designs.map((d) => d.inputs))).toEqual(new Set([70]));
+    expect(rule.cheapest).toBe(1);
+    expect(rule.designs[0].cost).toBe(70 * 5 + 70);
+    const text = await cli('plan', '--run', 'latest', '--store', store, '--population-width', '0.2');
+    expect(text.out).toMatch(/polite: pilot input population 80\.0% \[44\.4%, 97\.5%\] · ICC 1\.00, design effect 20\.0/);
+    expect(text.out).toMatch(/^\s+1\s+70\s+70\s+70\s+19\.9%\s+← cheapest$/m);
+    const alone = await cli('plan', '--population-width', '0.2');
+    expect(alone.code).toBe(2);
+    expect(alone.err).toMatch(/--population-width: plans from a pilot run: give --run/);
+  });
+
   it('refuses estimand population with sequential stopping (exit 2, naming where), and a bad --estimand', async () => {
     const file = tmp.config('seq.yaml', config('estimand: population\nstopping: sequential\n'));
     const r = await cli('run', file, '--store', join(tmp.dir(), 'x.db'), '--no-progress');

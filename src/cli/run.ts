@@ -1,3 +1,4 @@
+import { startTracingFromEnv } from '../otel/sdk.js';
 import type { Command } from 'commander';
 import type { Estimand, IntervalMethod, StoppingRule, VerdictMode } from '../core/summary-types.js';
 import { ExitCode, UsageError } from '../errors.js';
@@ -73,6 +74,8 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
   };
   const say = (line: string) => process.stderr.write(`assay: ${line}\n`);
   process.on('SIGINT', onSigint);
+  // The run's spans go to an OTLP endpoint when the standard variables name one (docs/production.md).
+  const tracing = await startTracingFromEnv(process.env, say);
   try {
     await using outcome = await runConfig({
       ...(configArg !== undefined ? { config: configArg } : {}),
@@ -124,6 +127,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     if (outcome.failure) throw outcome.failure;
   } finally {
     process.off('SIGINT', onSigint);
+    await tracing?.shutdown();
   }
 }
 

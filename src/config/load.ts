@@ -8,6 +8,7 @@ import { DEFAULT_VERDICT_MODE, intervalProblem } from '../core/verdict.js';
 import type { InputValue, Validator, ValidatorMeta } from '../core/validator.js';
 import { AssayError, ExitCode, UsageError, thrownMessage } from '../errors.js';
 import { ruleDecision, type DecisionParameters } from '../core/decision.js';
+import { turnReplies } from '../core/trajectory.js';
 import { estimandProblem } from '../core/summarize.js';
 import { SandboxError } from '../sandbox/errors.js';
 import { createSandbox } from '../sandbox/index.js';
@@ -97,6 +98,8 @@ export interface DocumentOrigin {
   baseDir: string;
   /** The inputs, when already known (a stored run's): the document's own are then not read. */
   inputs?: InputValue[];
+  /** The line of a field path in the document, when it was read with positions (a monitor's YAML). */
+  locate?: Locate;
 }
 
 /** Typed identity for `assay.config.ts`: `export default defineConfig({ ... })`. */
@@ -120,7 +123,7 @@ export async function experimentFromDocument(
   overrides: ExperimentOverrides = {},
   options: LoadOptions = {},
 ): Promise<Experiment> {
-  return buildExperiment(raw, origin, () => undefined, overrides, options);
+  return buildExperiment(raw, origin, origin.locate ?? (() => undefined), overrides, options);
 }
 
 async function buildExperiment(
@@ -200,7 +203,10 @@ async function buildExperiment(
   const grounded: GroundedValidator[] = [];
   const build = { cfg, sandbox, file, locate, baseDir, grounded };
   try {
-    for (let i = 0; i < cfg.validators.length; i++) validators.push(await buildValidator(cfg.validators[i], i, build));
+    for (let i = 0; i < cfg.validators.length; i++) {
+      const v = await buildValidator(cfg.validators[i], i, build);
+      validators.push(cfg.validators[i].perTurn ? everyTurn(v, i, file, locate) : v);
+    }
   } catch (err) {
     ownSandbox?.dispose();
     await Promise.all(grounded.map((g) => g.close()));
@@ -405,6 +411,34 @@ interface BuildContext {
   baseDir: string;
   /** Built `grounded` validators, for the experiment to close. */
   grounded: GroundedValidator[];
+}
+
+/**
+ * `perTurn: true`: the rule checks the agent's reply to every user turn of a conversation (each must pass), not only
+ * the final answer; an output without turns is checked as it is. Predicates and built-in checks only.
+ */
+function everyTurn(v: Validator, i: number, file: string, locate: Locate): Validator {
+  if (v.evaluate)
+    throw usageError(
+      file,
+      [
+        {
+          path: ['validators', i, 'perTurn'],
+          message: 'expected only on a predicate or a built-in text check, found it on a check that evaluates the whole output',
+        },
+      ],
+      locate,
+    );
+  const inner = v.predicate;
+  return {
+    ...v,
+    predicate: async (output, input, trajectory) => {
+      const replies = trajectory ? turnReplies(trajectory) : [];
+      for (const reply of replies.length ? replies : [output]) if (!(await inner(reply, input, trajectory))) return false;
+      return true;
+    },
+    source: `${v.source ?? v.name}, in every turn's reply`,
+  };
 }
 
 async function buildValidator(v: ValidatorConfig, i: number, { cfg, sandbox, file, locate, baseDir, grounded }: BuildContext): Promise<Validator> {

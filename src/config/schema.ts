@@ -82,6 +82,8 @@ export const validatorConfigSchema = z
     predicate: predicateSchema.optional(),
     /** A built-in check type (or `grounded`: an audit against a knowledge base). */
     check: configCheckSchema.optional(),
+    /** A conversation: the rule holds for the agent's reply to every user turn (default: the final answer only). */
+    perTurn: z.boolean({ error: 'expected true or false' }).optional(),
     /** `fail`: a predicate that throws means the output failed the rule (e.g. JSON.parse on non-JSON). Default `error`. */
     onError: z
       .enum(['error', 'fail'], { error: 'expected "error" (a throw is an error outcome, the default) or "fail" (a throw means the output failed)' })
@@ -116,7 +118,7 @@ export const verifierConfigSchema = z.strictObject({
   judge: z.unknown().refine((v) => v !== undefined && v !== null, { error: 'expected a provider object like system' }),
 });
 
-const duration = z
+export const duration = z
   .union([z.string(), z.number()], { error: DURATION_EXPECTED })
   .refine((v) => parseDuration(v) !== undefined, { error: DURATION_EXPECTED })
   .transform((v) => parseDuration(v)!);

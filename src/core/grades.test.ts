@@ -7,9 +7,9 @@ describe('combineGrades', () => {
   it("counts each grader's latest grade once; the majority of graders decides", () => {
     const [rule] = combineGrades([g(0, 0, true, 'ada'), g(0, 0, false, 'bob'), g(0, 0, false, 'ada'), g(0, 0, true, 'cy'), g(0, 0, false, 'cy')], 1);
     // ada's latest: fail, bob: fail, cy's latest: fail → fail, undisputed
-    expect(rule).toEqual([{ i: 0, j: 0, person: false, graders: 3, disputed: false }]);
+    expect(rule).toEqual([{ i: 0, j: 0, person: false, graders: 3, disputed: false, first: 0 }]);
     const [two] = combineGrades([g(1, 2, true, 'ada'), g(1, 2, true, 'bob'), g(1, 2, false, 'cy')], 1);
-    expect(two).toEqual([{ i: 1, j: 2, person: true, graders: 3, disputed: true }]);
+    expect(two).toEqual([{ i: 1, j: 2, person: true, graders: 3, disputed: true, first: 0 }]);
   });
 
   it('breaks a tie between graders by the most recent grade', () => {
@@ -34,6 +34,8 @@ describe('combineGrades', () => {
         [2, 0],
       ],
     ]);
+    // Each output remembers where its first grade stands in the log: the order grading looks count in.
+    expect(out[1].map((o) => o.first)).toEqual([1, 0]);
     expect(() => combineGrades([g(0, 0, true, 'a', { k: 2 })], 2)).toThrow(/k=2 outside 0\.\.1/);
   });
 });

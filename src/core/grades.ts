@@ -45,6 +45,11 @@ export interface GradedOutput {
   reasons?: string[];
   /** What was set aside from its grades (PersonGrade.note), said in the rule's caveats. */
   notes?: string[];
+  /**
+   * Where its first grade stands in the log (0 for the first grade given): the order grading looks count grades in
+   * (core/grading-looks.ts). Absent for grades built by hand: they count in the order listed.
+   */
+  first?: number;
 }
 
 /** Combine people's grades (oldest first) into one grade per output and rule: `K` lists, one per rule k. */
@@ -58,6 +63,7 @@ type Combined = {
   i: number;
   j: number;
   k: number;
+  first: number;
   latest: Map<string, { pass: boolean; at: number }>;
   probability?: number;
   design?: string;
@@ -82,7 +88,7 @@ export class GradeCombiner {
       if (!(Number.isInteger(g.k) && g.k >= 0 && g.k < K)) throw new ArgumentError(`combineGrades: rule index k=${g.k} outside 0..${K - 1}`, { key: 'grades' });
       const key = `${g.k},${g.i},${g.j}`;
       let o = this.outputs.get(key);
-      if (!o) this.outputs.set(key, (o = { i: g.i, j: g.j, k: g.k, latest: new Map() }));
+      if (!o) this.outputs.set(key, (o = { i: g.i, j: g.j, k: g.k, first: at, latest: new Map() }));
       o.latest.set(g.grader, { pass: g.pass, at });
       if (g.note !== undefined) (o.notes ??= []).push(g.note);
       if (o.probability === undefined && g.probability !== undefined) {
@@ -113,6 +119,7 @@ export class GradeCombiner {
         ...(o.probability !== undefined ? { probability: o.probability } : {}),
         ...(o.design !== undefined ? { design: o.design } : {}),
         ...(o.notes ? { notes: o.notes } : {}),
+        first: o.first,
       });
     }
     for (const list of perRule) list.sort((a, b) => a.i - b.i || a.j - b.j);

@@ -117,6 +117,11 @@ export interface GradesForWidthArgs {
   level: number;
   /** The grading design (default uniform). */
   design?: GradingDesign;
+  /**
+   * People's PASS share among the judge's PASS and FAIL verdicts, when the grades so far measure them: used where
+   * tpr and tnr cannot give them (a judge that passes everything has no TNR to speak of). Each in [0, 1].
+   */
+  shares?: readonly [number, number];
 }
 
 /**
@@ -142,7 +147,7 @@ export function gradesForWidth(args: GradesForWidthArgs): number {
   const q = judged.pass / judged.n;
   const sizes = [judged.pass, judged.n - judged.pass];
   // Each verdict's person-PASS share: from the judge's error rates, or the worst case ½.
-  let shares = [0.5, 0.5];
+  let shares: readonly number[] = args.shares && args.shares.every((x) => x >= 0 && x <= 1) ? args.shares : [0.5, 0.5];
   if (tpr !== undefined && tnr !== undefined && tpr + tnr > 1) {
     const p = Math.min(1, Math.max(0, (q + tnr - 1) / (tpr + tnr - 1)));
     const clip = (v: number) => Math.min(1, Math.max(0, v));

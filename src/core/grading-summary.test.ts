@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { combineGrades, type GradedOutput, type PersonGrade } from './grades.js';
-import { NOT_CHECKED } from './grading-summary.js';
+import { gradingSummary, NOT_CHECKED } from './grading-summary.js';
 import { Outcome, type OutcomeCode } from './outcome.js';
 import { mulberry32 } from './prng.js';
 import { summarize } from './summarize.js';
@@ -58,7 +58,7 @@ describe('summarize with people’s grades', () => {
     const failsInDraw = drawn(80, 1).filter((g) => !g.pass).length;
     expect(failsInDraw).toBeGreaterThan(10);
     expect(v.rate).toBe(1); // the judge's own rate is kept as it is
-    expect(v.figure).toBe('corrected by 80 grades');
+    expect(v.figure).toBe('corrected by 80 grades (grading look 3 at 99.38%; the next at 160 grades)');
     expect(v.grading!.grades).toBe(80);
     expect(v.grading!.alignment).toMatchObject({ n: 80, tp: 80 - failsInDraw, fp: failsInDraw, fn: 0, tn: 0 });
     expect(v.grading!.alignment.tnr).toMatchObject({ rate: 0 });
@@ -81,7 +81,8 @@ describe('summarize with people’s grades', () => {
     const t = tensor((i, j, k) => (k === 0 ? (bad(i, j) && j % 2 === 0 ? Outcome.FAIL : Outcome.PASS) : Outcome.PASS));
     const s = summarize(t, rules, { verdict: 'confident' }, combineGrades(drawn(100, 0, 3), 2));
     const v = s.validators[0];
-    expect(v.figure).toBe('corrected by 100 grades');
+    // 100 grades: the verdict moves only at looks (20, 40, 80, …): it rests on the first 80 given.
+    expect(v.figure).toBe('corrected by the first 80 of 100 grades (grading look 3 at 99.38%; the next at 160 grades)');
     expect(v.grading!.alignment.tp + v.grading!.alignment.fn).toBe(drawn(100, 0, 3).filter((g) => g.pass).length);
     expect(v.grading!.alignment.fn).toBe(0);
     expect(s.validators[1].figure).toBe(`judge's rate · ${NOT_CHECKED}`);
@@ -181,7 +182,8 @@ describe('summarize with people’s grades', () => {
         (x) => x < 1,
       ), // 1 of 10 PASS
     ];
-    const g = summarize(t, rules, {}, combineGrades(grades, 2)).validators[1].grading!;
+    // All 50 grades (a report's look would use the first 40: core/grading-looks.ts).
+    const g = gradingSummary(t, 1, combineGrades(grades, 2)[1], { pass: 900, fail: 100, error: 0, pending: 0 }, 0.95, true);
     const [a, b] = [21 / 30, 4 / 20]; // people's PASS share among the judge's PASS and FAIL verdicts, both batches
     expect(g.corrected!.method).toBe('ppi++-stratified-beta');
     expect(g.corrected!.rate).toBeCloseTo(0.9 * a + 0.1 * b, 12);
@@ -190,20 +192,23 @@ describe('summarize with people’s grades', () => {
     expect(g.alignment.tnr!.rate).toBeCloseTo((0.1 * (1 - b)) / (0.9 * (1 - a) + 0.1 * (1 - b)), 12);
     // Probabilities that differ within a verdict by another design (imported from elsewhere) still weight it.
     const foreign = grades.map((x, n) => ({ ...x, design: 'by input', probability: n % 2 ? 0.05 : 0.1 }));
-    expect(summarize(t, rules, {}, combineGrades(foreign, 2)).validators[1].grading!.corrected!.method).toBe('ppi++-stratified-beta-weighted');
+    expect(gradingSummary(t, 1, combineGrades(foreign, 2)[1], { pass: 900, fail: 100, error: 0, pending: 0 }, 0.95, true).corrected!.method).toBe(
+      'ppi++-stratified-beta-weighted',
+    );
   });
 
-  it('an inconclusive corrected verdict says how many grades would decide it, or that grading every output would not', () => {
+  it('an inconclusive corrected verdict plans the grading look that would decide it, or says that none would', () => {
     const graded = (n: number, fails: number) =>
       combineGrades(
         drawn(n, 1).map((g, x) => ({ ...g, pass: x >= fails })),
         2,
       );
     // 19 of 20 graded PASS: corrected 95% against minSuccess 90%, too few grades to tell.
-    const few = summarize(judgePassesAll, rules, {}, graded(20, 1)).validators[1];
+    const few = summarize(judgePassesAll, rules, {}, graded(40, 2)).validators[1];
     expect(few.verdict).toBe('inconclusive');
-    expect(few.gradesToDecide).toBeGreaterThan(20);
-    expect(few.gradesToDecide).toBeLessThanOrEqual(N * M);
+    expect(few.grading!.corrected!.look).toMatchObject({ index: 2, of: 40, next: 80 });
+    // A plan: the grades of a later look (80, 160, 320 …), never a count between looks.
+    expect([80, 160, 320, 640]).toContain(few.gradesToDecide);
     // 72 of 80: corrected 90% against 90%; no number of grades of these 1,000 outputs decides that.
     const tie = summarize(judgePassesAll, rules, {}, graded(80, 8)).validators[1];
     expect([tie.verdict, tie.grading!.corrected!.rate]).toEqual(['inconclusive', 0.9]);

@@ -5,11 +5,13 @@
 import { alignment } from './alignment.js';
 import type { GradedOutput } from './grades.js';
 import { Outcome } from './outcome.js';
+import { FIRST_LOOK, gradingLook } from './grading-looks.js';
 import { correctedRate } from './ppi.js';
 import type { Counts } from './rate-types.js';
 import type { Disagreement, GradingSummary } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 import { pushAll } from './arrays.js';
+import { formatLevel } from './show.js';
 
 /** What a verifier without grades says in every report: its rate is its judge's, never checked against a person. */
 export const NOT_CHECKED = 'judge not checked against people';
@@ -105,6 +107,61 @@ export function gradingSummary(
 }
 
 /**
+ * The rule's grades as a run's report uses them (core/grading-looks.ts): its summary over every grade, with the
+ * corrected rate replaced by the one decided at the last grading look — the first 20·2^(e−1) grades given, at level
+ * 1 − α/2^e — or by null before the first look (too few grades: the judge's rate stands). `correct` false: none.
+ */
+export function gradingAtLook(
+  t: ReliabilityTensor,
+  k: number,
+  outputs: readonly GradedOutput[],
+  counts: Counts,
+  level: number,
+  correct: boolean,
+): GradingSummary {
+  const all = gradingSummary(t, k, outputs, counts, level, false);
+  if (!correct || all.grades === 0) return all;
+  const look = gradingLook(all.grades, level);
+  if (!look) return all;
+  // The decided outputs in the order their first grade was given; the look uses the first look.grades of them.
+  const decided = outputs
+    .map((o, idx) => ({ o, idx }))
+    .filter(({ o }) => {
+      const c = t.get(o.i, o.j, k);
+      return c === Outcome.PASS || c === Outcome.FAIL;
+    })
+    .sort((a, b) => (a.o.first ?? a.idx) - (b.o.first ?? b.idx) || a.idx - b.idx)
+    .slice(0, look.grades)
+    .map(({ o }) => o);
+  // A draw whose probabilities differ within a verdict (a design other than assay's queues) weighs its grades
+  // unequally: they count as Kish's effective number, and below a look's worth of them the weighted interval is
+  // not trusted (the audit measured 0.865 coverage at nominal 0.95 with ~30 such grades). Refused, saying why.
+  const thin = thinWeightedVerdict(gradedPairs(t, k, decided).pairs);
+  if (thin)
+    return {
+      ...all,
+      corrected: null,
+      refused: `its grades were drawn with probabilities that differ within the judge's ${thin.verdict} verdicts (weighted, they count as ${thin.effective.toFixed(1)} grades, Kish): a weighted correction needs ${FIRST_LOOK} effective grades in each verdict`,
+    };
+  const atLook = gradingSummary(t, k, decided, counts, look.level, true).corrected;
+  return { ...all, corrected: atLook ? { ...atLook, look: { index: look.index, level: look.level, of: all.grades, next: look.next } } : null };
+}
+
+/** The verdict whose unequal inclusion weights leave fewer than FIRST_LOOK effective grades, if any. */
+function thinWeightedVerdict(pairs: readonly Pair[]): { verdict: 'PASS' | 'FAIL'; effective: number } | undefined {
+  for (const verdict of [true, false]) {
+    const own = pairs.filter((p) => p.judge === verdict);
+    if (!own.length || own.some((p) => p.probability === undefined)) continue;
+    const w = own.map((p) => 1 / p.probability!);
+    if (Math.max(...w) <= Math.min(...w) * (1 + 1e-9)) continue;
+    const sw = w.reduce((a, x) => a + x, 0);
+    const effective = (sw * sw) / w.reduce((a, x) => a + x * x, 0);
+    if (effective < FIRST_LOOK) return { verdict: verdict ? 'PASS' : 'FAIL', effective };
+  }
+  return undefined;
+}
+
+/**
  * Which figure a rule's verdict rests on, in the words every report uses; undefined for a code validator
  * without grades (its rate is simply the rule's).
  */
@@ -114,8 +171,14 @@ export function figureOf(kind: 'validator' | 'verifier', grading: GradingSummary
     if (kind !== 'verifier') return undefined;
     return grading?.undecided ? `${whose} · ${NOT_CHECKED} (its ${grading.undecided} graded output(s) have no verdict of it)` : `${whose} · ${NOT_CHECKED}`;
   }
-  if (grading.corrected) return `corrected by ${grading.corrected.grades} grades`;
+  const c = grading.corrected;
+  if (c?.look)
+    return `corrected by ${c.grades === c.look.of ? c.grades : `the first ${c.grades} of ${c.look.of}`} grades (grading look ${c.look.index} at ${formatLevel(c.look.level)}; the next at ${c.look.next} grades)`;
+  if (c) return `corrected by ${c.grades} grades`;
+  if (grading.refused) return `${whose} · ${grading.grades} grade(s) not used: ${grading.refused}`;
   if (sequential)
     return `${whose} · its ${grading.grades} grades are not used: a sequential run's verdict rests on its confidence sequence, which grades cannot correct with a valid bound`;
-  return `${whose} · ${grading.grades} grade(s): too few to correct it`;
+  return grading.grades < FIRST_LOOK
+    ? `${whose} · ${grading.grades} grade(s): too few to correct it (the first grading look is at ${FIRST_LOOK} grades: ${FIRST_LOOK - grading.grades} more)`
+    : `${whose} · ${grading.grades} grade(s): too few to correct it`;
 }

@@ -74,6 +74,8 @@ export interface WindowSummary {
   rate: number | null;
   /** One-sided upper bound at the window's share of α (errors as passes). */
   high: number | null;
+  /** The stream since the start, at the window's last check: its rate and its one-sided upper bound. */
+  cumulative: { rate: number | null; high: number | null };
 }
 
 interface Stream {
@@ -215,6 +217,7 @@ export class RuleWatch {
       counts: { ...w.counts },
       rate: pass + fail ? pass / (pass + fail) : null,
       high: pass + fail + w.counts.error ? this.high(w) : null,
+      cumulative: this.cumulativeFigures(),
     });
   }
 
@@ -234,8 +237,14 @@ export class RuleWatch {
         counts: { ...open.counts },
         rate: pass + fail ? pass / (pass + fail) : null,
         high: this.high(open),
+        cumulative: this.cumulativeFigures(),
       },
     ];
+  }
+
+  private cumulativeFigures(): { rate: number | null; high: number | null } {
+    const { rate, high } = this.cumulativeSummary();
+    return { rate, high };
   }
 
   /** The stream since the start: counts, rate and its one-sided upper bound. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clopperPearson } from './intervals.js';
-import { populationDifference, populationErrorBounds, populationRate } from './population.js';
+import { planPopulation, populationDifference, populationErrorBounds, populationRate, populationWidth } from './population.js';
 import { mulberry32 } from './prng.js';
 import type { Counts } from './rate-types.js';
 import { allOrNothing, betaPopulation, populationCoverage } from './testing/population-sim.js';
@@ -120,5 +120,34 @@ describe('populationDifference: the paired gate holds its level when B is the sa
       }
       expect(worse / 1000, `${pop.name} N=${N} M=${M}`).toBeLessThanOrEqual(0.035);
     }
+  });
+});
+
+describe('planPopulation: inputs against samples per input (issue 29 item 3)', () => {
+  it('inputs always passing or always failing (ICC 1): more samples buy nothing, the number of inputs is fixed', () => {
+    const plan = planPopulation({ rate: 0.8, icc: 1, width: 0.2, level: 0.95 });
+    expect(new Set(plan.map((d) => d.inputs)).size).toBe(1);
+    // Clopper–Pearson over the inputs: 70 inputs at 80% give a width below 0.2, 69 do not.
+    expect(plan[0].inputs).toBe(70);
+    expect(clopperPearson(0.8 * 69, 69)!.high - clopperPearson(0.8 * 69, 69)!.low).toBeGreaterThan(0.2);
+    expect(plan[0].width).toBeLessThanOrEqual(0.2);
+  });
+
+  it('inputs alike (ICC 0): samples substitute for inputs; an input cost moves the cheapest design to more samples', () => {
+    const free = planPopulation({ rate: 0.9, icc: 0, width: 0.1, level: 0.95 });
+    expect(free[0]).toMatchObject({ samples: 1, inputs: 158 });
+    expect(free.map((d) => d.inputs)).toEqual([...free.map((d) => d.inputs)].sort((a, b) => b - a));
+    const cheapest = (ds: typeof free) => ds.reduce((a, d) => (d.cost < a.cost ? d : a)).samples;
+    expect(cheapest(free)).toBe(1);
+    const priced = planPopulation({ rate: 0.9, icc: 0.1, width: 0.1, level: 0.95, inputCost: 20 });
+    expect(cheapest(priced)).toBe(10);
+    expect(() => planPopulation({ rate: 0.9, icc: 2, width: 0.1, level: 0.95 })).toThrow(/icc/);
+    expect(() => planPopulation({ rate: 0.9, icc: 0.1, width: 0, level: 0.95 })).toThrow(/width/);
+  });
+
+  it('the planned width matches the interval a run of that design reports, at the planned rate and ICC (all-or-nothing inputs)', () => {
+    const rows = [...Array.from({ length: 56 }, () => c(5, 0)), ...Array.from({ length: 14 }, () => c(0, 5))];
+    const p = populationRate(rows, 0.95)!;
+    expect(p.high - p.low).toBeCloseTo(populationWidth(0.8, 1, 70, 5, 0.95), 9);
   });
 });

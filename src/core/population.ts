@@ -284,3 +284,79 @@ export function populationDifference(pairs: readonly (readonly [Counts, Counts])
   const high = Math.min(1, diff + half);
   return { diff, low, high, method: 'paired-t', level, inputs: N, direction: high < 0 ? 'worse' : low > 0 ? 'better' : 'unchanged' };
 }
+
+/** One design of a population plan: N inputs × M samples each, and what it costs. */
+export interface PopulationDesign {
+  samples: number;
+  inputs: number;
+  outputs: number;
+  /** inputs × inputCost + outputs × sampleCost. */
+  cost: number;
+  /** The expected population interval's width at this design. */
+  width: number;
+}
+
+export interface PopulationPlanOptions {
+  /** The rate expected (a pilot's population rate). */
+  rate: number;
+  /** Intra-input correlation ρ (a pilot's `icc`); 0 when inputs are alike. */
+  icc: number;
+  /** Target width high − low of the population interval. */
+  width: number;
+  level: number;
+  /** Cost of one more input (writing, curating, labelling it), in the unit of sampleCost; default 0. */
+  inputCost?: number;
+  /** Cost of one output (a model call and its checks); default 1. */
+  sampleCost?: number;
+  /** Samples per input to consider; default 1, 2, 3, 5, 10, 20, 50, 100. */
+  samples?: readonly number[];
+  /** Most inputs planned; default 100,000. */
+  maxInputs?: number;
+}
+
+/** The expected cluster-cp width at N inputs × M samples for a rate and ICC (the design effect 1 + (M − 1)ρ). */
+export function populationWidth(rate: number, icc: number, N: number, M: number, level: number): number {
+  const deff = 1 + (M - 1) * icc;
+  const df = Math.max(1, N - 1);
+  const nStar = Math.min(N * M, Math.max(N, ((N * M) / deff) * (zCritical(level) / tCritical(level, df)) ** 2));
+  const ci = clopperPearson(rate * nStar, nStar, level)!;
+  return ci.high - ci.low;
+}
+
+/**
+ * Inputs against samples per input (Miller 2024, §5: more inputs, not more repeats, once the between-input spread
+ * dominates): for each M, the fewest inputs N whose expected population interval is at most `width` wide, with
+ * its cost; sorted by M, the cheapest marked by the caller. Each N by bisection on populationWidth (which falls
+ * as N grows). A design that cannot reach the width within maxInputs is left out.
+ */
+export function planPopulation(o: PopulationPlanOptions): PopulationDesign[] {
+  if (!(o.rate >= 0 && o.rate <= 1)) throw new ArgumentError(`planPopulation: rate must be in [0, 1], got ${o.rate}`, { key: 'rate' });
+  if (!(o.icc >= 0 && o.icc <= 1)) throw new ArgumentError(`planPopulation: icc must be in [0, 1], got ${o.icc}`, { key: 'icc' });
+  if (!(o.width > 0 && o.width < 1)) throw new ArgumentError(`planPopulation: width must be in (0, 1), got ${o.width}`, { key: 'width' });
+  checkLevel(o.level);
+  const inputCost = o.inputCost ?? 0;
+  const sampleCost = o.sampleCost ?? 1;
+  if (!(inputCost >= 0) || !(sampleCost >= 0))
+    throw new ArgumentError('planPopulation: costs must be ≥ 0', { key: inputCost >= 0 ? 'sampleCost' : 'inputCost' });
+  const maxInputs = o.maxInputs ?? 100_000;
+  const designs: PopulationDesign[] = [];
+  for (const M of o.samples ?? [1, 2, 3, 5, 10, 20, 50, 100]) {
+    if (!(Number.isInteger(M) && M >= 1)) throw new ArgumentError(`planPopulation: samples must be whole numbers ≥ 1, got ${M}`, { key: 'samples' });
+    if (populationWidth(o.rate, o.icc, maxInputs, M, o.level) > o.width) continue;
+    let lo = 2;
+    let hi = maxInputs;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (populationWidth(o.rate, o.icc, mid, M, o.level) <= o.width) hi = mid;
+      else lo = mid + 1;
+    }
+    designs.push({
+      samples: M,
+      inputs: lo,
+      outputs: lo * M,
+      cost: lo * inputCost + lo * M * sampleCost,
+      width: populationWidth(o.rate, o.icc, lo, M, o.level),
+    });
+  }
+  return designs;
+}

@@ -50,6 +50,11 @@ export interface CorrectedRate {
   grades: number;
   /** The interval's construction: "ppi++-stratified-beta", with "-weighted" when inclusion probabilities differed within a verdict. */
   method: string;
+  /**
+   * In a run's report: the grading look it was decided at (core/grading-looks.ts) — the first `grades` grades given,
+   * at `level` (1 − α/2^index), of `of` graded; the next look at `next` grades.
+   */
+  look?: { index: number; level: number; of: number; next: number };
 }
 
 export interface CorrectedRateArgs {

@@ -6,7 +6,8 @@ import { aggregateRates, aggregateTensor, pickAggregate } from './aggregate.js';
 import { clusteredInterval, type ClusterSums } from './cluster.js';
 import type { GradedOutput } from './grades.js';
 import { gradesForWidth } from './grading-sample.js';
-import { figureOf, gradingSummary } from './grading-summary.js';
+import { figureOf, gradingAtLook, gradingSummary } from './grading-summary.js';
+import { DEFAULT_GRADING_DESIGN, lookGrades, lookLevel } from './grading-looks.js';
 import { INTERVAL_METHODS, interval } from './intervals.js';
 import { passKSummary } from './pass-k.js';
 import { combinePerInput, floorUnderSequential, perInputFloors, perInputWithSequential } from './per-input.js';
@@ -14,7 +15,7 @@ import { sequenceBounds } from './sequence.js';
 import { sequentialStatus } from './stopping.js';
 import { populationRate, populationVerdict } from './population.js';
 import type { AggregateMethod, Counts, Estimand, PooledRate, RateWithCI, StoppingRule, Verdict, VerdictMode } from './rate-types.js';
-import type { InputSummary, IterationSummary, RunSummary, SummaryOptions, ValidatorSummary } from './summary-types.js';
+import type { GradingSummary, InputSummary, IterationSummary, RunSummary, SummaryOptions, ValidatorSummary } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 import type { ValidatorMeta } from './validator.js';
 import { checkVerdictArguments, correctedVerdict, DEFAULT_MAX_ERROR_SHARE, DEFAULT_VERDICT_MODE, pctBeside, validatorVerdict } from './verdict.js';
@@ -92,6 +93,43 @@ export function pooledRate(counts: Counts, clusters: ClusterSums, method: Summar
   return { rate: rateOf(counts), ci, counts, errorShare: errorShareOf(counts), outputs: clusters.clusters, effectiveN };
 }
 
+/**
+ * Grades (in all) at the first grading look after the current one whose interval, at that look's level and the
+ * queue's design, would be narrow enough to decide `rate` against minSuccess if the rates hold; null when no look
+ * within the judged outputs would; undefined without a rate.
+ */
+function gradesToDecideAtLooks(
+  judged: { pass: number; n: number },
+  rate: number | null,
+  minSuccess: number,
+  grading: GradingSummary,
+  level: number,
+): number | null | undefined {
+  if (rate === null || judged.n === 0) return undefined;
+  // The interval must shrink until it no longer straddles minSuccess: a width of twice the distance.
+  const width = Math.min(1, 2 * Math.abs(rate - minSuccess));
+  if (width < 0.002) return null;
+  const a = grading.alignment;
+  // People's PASS share within each judge verdict, as graded so far (½ where a verdict has no grades).
+  const within = (judge: boolean): number => {
+    const cells = judge ? [a.tp, a.fp] : [a.fn, a.tn];
+    return cells[0] + cells[1] > 0 ? cells[0] / (cells[0] + cells[1]) : 0.5;
+  };
+  for (let e = (grading.corrected?.look?.index ?? 0) + 1; lookGrades(e) <= judged.n; e++) {
+    const need = gradesForWidth({
+      judged,
+      ...(a.tpr && a.tnr ? { tpr: a.tpr.rate, tnr: a.tnr.rate } : {}),
+      width,
+      level: lookLevel(e, level),
+      design: DEFAULT_GRADING_DESIGN,
+      shares: [within(true), within(false)],
+    });
+    if (!Number.isFinite(need)) return null;
+    if (need <= lookGrades(e)) return lookGrades(e);
+  }
+  return null;
+}
+
 /** Overall verdict: fail if any validator fails, else error if any is, else inconclusive if any is, else pass. */
 export function overallVerdict(verdicts: readonly Verdict[]): Verdict {
   for (const v of ['fail', 'error', 'inconclusive'] as const) if (verdicts.includes(v)) return v;
@@ -162,7 +200,12 @@ export function summarize(
     const head = { k, name: v.name, message: v.message, kind: v.kind, minSuccess: v.minSuccess, weight: v.weight, maxErrorShare };
     const sequential = opts.stopping === 'sequential';
     // A sequential run's verdict is its confidence sequence's: grades are shown against it, never used to correct it.
-    const grading = grades?.[k]?.length ? gradingSummary(t, k, grades[k], r.counts, opts.level, !sequential) : undefined;
+    // Otherwise the corrected verdict moves only at grading looks, α spent over them (core/grading-looks.ts).
+    const grading = grades?.[k]?.length
+      ? sequential
+        ? gradingSummary(t, k, grades[k], r.counts, opts.level, false)
+        : gradingAtLook(t, k, grades[k], r.counts, opts.level, true)
+      : undefined;
     const figure = figureOf(v.kind, grading, sequential);
     const graded: { figure?: string; grading?: typeof grading } = { ...(figure !== undefined ? { figure } : {}), ...(grading ? { grading } : {}) };
     if (sequential && v.passK)
@@ -186,21 +229,17 @@ export function summarize(
       graded.figure = `judge's rate over the input population · grades not used: the corrected rate has no population form yet`;
     const s: ValidatorSummary = { ...head, ...r, ...(population ? { population } : {}), errorBounds, verdict, reason, ...graded };
     if (toDecide !== undefined) s.toDecide = toDecide;
-    if (corrected && verdict === 'inconclusive') {
-      // The interval must shrink until it no longer straddles minSuccess: a width of twice the distance.
-      const width = Math.min(1, 2 * Math.abs(corrected.rate - v.minSuccess));
-      const a = grading!.alignment;
-      const need =
-        width >= 0.002
-          ? gradesForWidth({
-              judged: { pass: r.counts.pass, n: r.counts.pass + r.counts.fail },
-              ...(a.tpr && a.tnr ? { tpr: a.tpr.rate, tnr: a.tnr.rate } : {}),
-              width,
-              level: opts.level,
-            })
-          : Infinity;
-      // Infinity: no number of grades of these outputs would decide it (null, said as such).
-      s.gradesToDecide = Number.isFinite(need) ? need : null;
+    // Graded, undecided by the grades (inconclusive at its look, or too few grades for a look): the next look that
+    // would decide it if the rates hold — a plan of grades, each look at its own level.
+    if (!onPopulation && grading && grading.grades > 0 && (corrected ? verdict === 'inconclusive' : grading.corrected === null)) {
+      const need = gradesToDecideAtLooks(
+        { pass: r.counts.pass, n: r.counts.pass + r.counts.fail },
+        corrected?.rate ?? r.rate,
+        v.minSuccess,
+        grading,
+        opts.level,
+      );
+      if (need !== undefined) s.gradesToDecide = need;
     }
     if (v.perInput) {
       const floors = perInputFloors(

@@ -55,6 +55,8 @@ export interface GradingSummary {
   disagreements: Disagreement[];
   /** What a reader must know about these grades (not drawn at random, disputed, left out), one sentence each. */
   caveats: string[];
+  /** Why the grades were not used to correct the rate although a grading look was reached (a thin weighted draw). */
+  refused?: string;
 }
 
 export interface ValidatorSummary extends RateWithCI {

@@ -93,3 +93,22 @@ export function trajectoryCost(t: Trajectory): number | undefined {
   const priced = t.steps.filter((s) => s.costUsd !== undefined);
   return priced.length ? priced.reduce((a, s) => a + s.costUsd!, 0) : undefined;
 }
+
+/**
+ * The agent's reply to each user turn of a conversation, in order: a step whose messages hold a user's message starts
+ * a turn, and the turn's reply is the text of its last step (absent when the step limit cut it). A trajectory without
+ * turns (one task) has one reply, its last step's text.
+ */
+export function turnReplies(t: Trajectory): string[] {
+  const replies: string[] = [];
+  let last: TrajectoryStep | undefined;
+  const close = () => {
+    if (last && last.toolCalls.length === 0) replies.push(last.text ?? '');
+  };
+  for (const s of t.steps) {
+    if (last && s.messages?.some((m) => m.role === 'user')) close();
+    last = s;
+  }
+  close();
+  return replies;
+}

@@ -12,6 +12,7 @@ import { alignment } from '../core/alignment.js';
 import { combineGrades, type GradedOutput } from '../core/grades.js';
 import { gradesForWidth, suggestGrading, type GradingDesign } from '../core/grading-sample.js';
 import { gradedPairs } from '../core/grading-summary.js';
+import { DEFAULT_GRADING_DESIGN } from '../core/grading-looks.js';
 import { Outcome } from '../core/outcome.js';
 import { mulberry32 } from '../core/prng.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
@@ -50,7 +51,11 @@ export const MAX_SEED = 999_999_999;
  * dashboard: 50 outputs, stratified by the rule's verdict (the recommended design, docs/judges.md), a
  * grades-needed estimate for a corrected interval 0.1 wide; the seed comes from the run and the rule.
  */
-export const GRADING_DEFAULTS = { count: 50, design: 'stratified', width: 0.1 } as const satisfies { count: number; design: GradingDesign; width: number };
+export const GRADING_DEFAULTS = { count: 50, design: DEFAULT_GRADING_DESIGN, width: 0.1 } as const satisfies {
+  count: number;
+  design: GradingDesign;
+  width: number;
+};
 
 /** A queue's settings as asked for. */
 export interface QueueSettings {

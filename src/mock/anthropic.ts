@@ -1,4 +1,4 @@
-import { contentText, mockId, resultText, startMockServer, toolInput, type Dialect } from './server.js';
+import { callsOf, contentText, mockId, resultText, startMockServer, toolInput, type Dialect } from './server.js';
 import type { MockMessage, MockServer, MockServerOptions } from './types.js';
 
 /**
@@ -87,17 +87,15 @@ export const anthropicDialect: Dialect = {
     };
   },
   chatBody: (a, view, n, usage) => {
-    const call = a.toolCall
-      ? { name: a.toolCall.name, input: toolInput(a.toolCall.arguments) }
-      : view.forcedTool !== undefined
-        ? { name: view.forcedTool, input: toolInput(a.content) }
-        : undefined;
+    const given = callsOf(a).map((c) => ({ name: c.name, input: toolInput(c.arguments) }));
+    const calls = given.length ? given : view.forcedTool !== undefined ? [{ name: view.forcedTool, input: toolInput(a.content) }] : [];
+    const call = calls[0];
     return {
       id: mockId('msg_', n),
       type: 'message',
       role: 'assistant',
       model: view.model,
-      content: call ? [{ type: 'tool_use', id: mockId('toolu_', n), name: call.name, input: call.input }] : [{ type: 'text', text: a.content }],
+      content: call ? calls.map((c, k) => ({ type: 'tool_use', id: mockId(k ? `toolu_${k}_` : 'toolu_', n), ...c })) : [{ type: 'text', text: a.content }],
       stop_reason: a.finishReason ?? (call ? 'tool_use' : 'end_turn'),
       stop_sequence: null,
       usage: { input_tokens: usage.prompt, output_tokens: usage.completion },

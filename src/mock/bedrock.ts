@@ -1,4 +1,4 @@
-import { mockId, resultText, startMockServer, toolInput, type Dialect } from './server.js';
+import { callsOf, mockId, resultText, startMockServer, toolInput, type Dialect } from './server.js';
 import type { MockMessage, MockServer, MockServerOptions } from './types.js';
 
 /**
@@ -78,13 +78,16 @@ export const bedrockDialect: Dialect = {
     };
   },
   chatBody: (a, view, n, usage) => {
-    const call = a.toolCall
-      ? { name: a.toolCall.name, input: toolInput(a.toolCall.arguments) }
-      : view.forcedTool !== undefined
-        ? { name: view.forcedTool, input: toolInput(a.content) }
-        : undefined;
+    const given = callsOf(a).map((c) => ({ name: c.name, input: toolInput(c.arguments) }));
+    const calls = given.length ? given : view.forcedTool !== undefined ? [{ name: view.forcedTool, input: toolInput(a.content) }] : [];
+    const call = calls[0];
     return {
-      output: { message: { role: 'assistant', content: [call ? { toolUse: { toolUseId: mockId('tooluse_', n), ...call } } : { text: a.content }] } },
+      output: {
+        message: {
+          role: 'assistant',
+          content: call ? calls.map((c, k) => ({ toolUse: { toolUseId: mockId(k ? `tooluse_${k}_` : 'tooluse_', n), ...c } })) : [{ text: a.content }],
+        },
+      },
       stopReason: a.finishReason ?? (call ? 'tool_use' : 'end_turn'),
       usage: { inputTokens: usage.prompt, outputTokens: usage.completion, totalTokens: usage.prompt + usage.completion },
       metrics: { latencyMs: 1 },

@@ -1,4 +1,4 @@
-import { resultText, roughTokens, startMockServer, toolInput, type Dialect } from './server.js';
+import { callsOf, resultText, roughTokens, startMockServer, toolInput, type Dialect } from './server.js';
 import type { MockMessage, MockServer, MockServerOptions } from './types.js';
 
 /**
@@ -80,14 +80,16 @@ export const geminiDialect: Dialect = {
     };
   },
   chatBody: (a, view, _n, usage) => {
-    const call = a.toolCall
-      ? { name: a.toolCall.name, args: toolInput(a.toolCall.arguments) }
-      : view.forcedTool !== undefined
-        ? { name: view.forcedTool, args: toolInput(a.content) }
-        : undefined;
+    const given = callsOf(a).map((c) => ({ name: c.name, args: toolInput(c.arguments) }));
+    const calls = given.length ? given : view.forcedTool !== undefined ? [{ name: view.forcedTool, args: toolInput(a.content) }] : [];
+    const call = calls[0];
     return {
       candidates: [
-        { content: { parts: [call ? { functionCall: call } : { text: a.content }], role: 'model' }, finishReason: a.finishReason ?? 'STOP', index: 0 },
+        {
+          content: { parts: call ? calls.map((c) => ({ functionCall: c })) : [{ text: a.content }], role: 'model' },
+          finishReason: a.finishReason ?? 'STOP',
+          index: 0,
+        },
       ],
       usageMetadata: { promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion, totalTokenCount: usage.prompt + usage.completion },
       modelVersion: view.model,

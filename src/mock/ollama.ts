@@ -1,5 +1,5 @@
 import { openaiMessages } from './openai.js';
-import { contentText, startMockServer, type Dialect } from './server.js';
+import { callsOf, contentText, parsedArguments, startMockServer, type Dialect } from './server.js';
 import type { MockServer, MockServerOptions } from './types.js';
 
 /**
@@ -41,8 +41,8 @@ export const ollamaDialect: Dialect = {
     created_at: new Date().toISOString(),
     message: {
       role: 'assistant',
-      content: a.toolCall ? '' : a.content,
-      ...(a.toolCall ? { tool_calls: [{ function: { name: a.toolCall.name, arguments: JSON.parse(a.toolCall.arguments) as unknown } }] } : {}),
+      content: callsOf(a).length ? '' : a.content,
+      ...(callsOf(a).length ? { tool_calls: callsOf(a).map((c) => ({ function: { name: c.name, arguments: parsedArguments(c.arguments) } })) } : {}),
     },
     done: true,
     done_reason: a.finishReason ?? 'stop',

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { bearer, contentText, mockId, parsedArguments, roughTokens, startMockServer, type Dialect } from './server.js';
+import { bearer, callsOf, contentText, mockId, parsedArguments, roughTokens, startMockServer, type Dialect } from './server.js';
 import type { MockAnswer, MockChatView, MockEmbedView, MockMessage, MockReply, MockServer, MockServerOptions } from './types.js';
 
 /**
@@ -76,9 +76,11 @@ export function openaiChatView(raw: unknown): Omit<MockChatView, 'body' | 'path'
 
 /** A chat.completion body. A forced tool without an explicit tool call gets the content as its arguments. */
 export function openaiChatBody(a: MockAnswer, view: MockChatView, n: number, usage: { prompt: number; completion: number }): unknown {
-  const call = a.toolCall ?? (view.forcedTool !== undefined ? { name: view.forcedTool, arguments: a.content } : undefined);
+  const calls = callsOf(a);
+  if (!calls.length && view.forcedTool !== undefined) calls.push({ name: view.forcedTool, arguments: a.content });
+  const call = calls[0];
   const message: Record<string, unknown> = { role: 'assistant', content: call ? null : a.content };
-  if (call) message.tool_calls = [{ id: mockId('call_', n), type: 'function', function: call }];
+  if (call) message.tool_calls = calls.map((c, k) => ({ id: mockId(k ? `call_${k}_` : 'call_', n), type: 'function', function: c }));
   return {
     id: mockId('chatcmpl-', n),
     object: 'chat.completion',

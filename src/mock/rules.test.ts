@@ -51,7 +51,10 @@ describe('loadMockRules: a bad rules file reads as a bad config does (file, rule
       '- { match: x, reply: a, call: { name: t } }\n',
       'rules.yaml: rules[0]: expected one of reply, call or status (a rule gives one answer), found reply and call (line 1)',
     ],
-    ['- { match: x, call: lookup }\n', 'rules.yaml: rules[0].call: expected { name: <tool>, arguments?: { … } }, found "lookup" (line 1)'],
+    [
+      '- { match: x, call: lookup }\n',
+      'rules.yaml: rules[0].call: expected { name: <tool>, arguments?: { … } }, or a list of them (calls made at once), found "lookup" (line 1)',
+    ],
     ['- { match: x, call: { name: t, arguments: [1] } }\n', 'rules.yaml: rules[0].call.arguments: expected an object, found [1] (line 1)'],
     ['- { afterTool: "", reply: a }\n', 'rules.yaml: rules[0].afterTool: expected a tool name, or * for any tool, found "" (line 1)'],
     ['- { judge: fail, reasons: a }\n', 'rules.yaml: rules[0].reasons: expected a list of strings, found "a" (line 1)'],

@@ -21,6 +21,12 @@ import type { ChatHandler, MockChatView, MockReply } from './types.js';
 
 const ERROR_STATUS = 'expected an HTTP error status from 400 to 599';
 
+const CALL_EXPECTED = 'expected { name: <tool>, arguments?: { … } }, or a list of them (calls made at once)';
+const callSchema = z.strictObject(
+  { name: z.string().min(1, { error: 'expected a tool name' }), arguments: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional() },
+  { error: CALL_EXPECTED },
+);
+
 export const mockRuleSchema = z.strictObject({
   /** Matches when the last user message contains this text (case-insensitive). */
   match: z.string().min(1, { error: 'expected a non-empty string' }).optional(),
@@ -38,12 +44,7 @@ export const mockRuleSchema = z.strictObject({
    * Answer with a call of this tool, its arguments templated like `reply`. Without `afterTool` or `result` it answers
    * only the first request of a user's turn (no tool result yet), so the tool's result does not trigger it again.
    */
-  call: z
-    .strictObject(
-      { name: z.string().min(1, { error: 'expected a tool name' }), arguments: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional() },
-      { error: 'expected { name: <tool>, arguments?: { … } }' },
-    )
-    .optional(),
+  call: z.union([callSchema, z.array(callSchema).min(1, { error: 'expected at least one call' })], { error: CALL_EXPECTED }).optional(),
   /** Answer a judge's request (only those) with this verdict, bound to the request's nonce. */
   judge: z.enum(['pass', 'fail'], { error: 'expected "pass" or "fail" (the verdict this rule gives a judge request)' }).optional(),
   /** The judge's reasons with `judge:` (default: none on pass, one saying which rule failed it on fail). */
@@ -134,8 +135,13 @@ export function mockResponder(options: MockResponderOptions = {}): ChatHandler {
     if (rule?.status !== undefined)
       return { status: rule.status, delayMs, ...(rule.retryAfterSeconds !== undefined ? { retryAfterSeconds: rule.retryAfterSeconds } : {}) };
     const vars = { input, result: tool?.content ?? '', groups: rule?.re?.exec(input) ?? [] };
-    if (rule?.call !== undefined)
-      return { content: '', toolCall: { name: rule.call.name, arguments: JSON.stringify(fillValue(rule.call.arguments ?? {}, vars)) }, delayMs };
+    if (rule?.call !== undefined) {
+      const calls = (Array.isArray(rule.call) ? rule.call : [rule.call]).map((c) => ({
+        name: c.name,
+        arguments: JSON.stringify(fillValue(c.arguments ?? {}, vars)),
+      }));
+      return calls.length === 1 ? { content: '', toolCall: calls[0], delayMs } : { content: '', toolCalls: calls, delayMs };
+    }
     if (rule?.reply !== undefined) return { content: fill(rule.reply, vars), delayMs };
     if (rule?.judge !== undefined && judgeCall) {
       const reasons = rule.reasons ?? (rule.judge === 'fail' ? [`failed by the mock rule ${describeRule(rule)}`] : []);

@@ -128,7 +128,8 @@ export async function startMockServer(dialect: Dialect, options: MockServerOptio
         const r = options.chat ? await options.chat(view, n) : { content: 'ok' };
         return reply(res, r, (a) => {
           const prompt = a.usage?.prompt_tokens ?? roughTokens([view.system ?? '', ...view.messages.map((m) => m.content)].join('\n'));
-          const completion = a.usage?.completion_tokens ?? roughTokens(a.toolCall ? a.toolCall.arguments : a.content);
+          const calls = callsOf(a);
+          const completion = a.usage?.completion_tokens ?? roughTokens(calls.length ? calls.map((c) => c.arguments).join('') : a.content);
           return dialect.chatBody(a, view, n, { prompt, completion });
         });
       }
@@ -187,6 +188,11 @@ export function contentText(content: unknown): string {
       .join('');
   }
   return content === null || content === undefined ? '' : JSON.stringify(content);
+}
+
+/** The tool calls of an answer: `toolCalls`, else its one `toolCall`, else none. */
+export function callsOf(a: MockAnswer): { name: string; arguments: string }[] {
+  return a.toolCalls ?? (a.toolCall ? [a.toolCall] : []);
 }
 
 /** A tool call's arguments as a value: JSON text parsed, an object as it is, text that is not JSON kept as text. */

@@ -10,6 +10,8 @@ export interface MockAnswer {
   /** What the model says. A dialect whose client asked for a forced tool (a JSON tool) sends it as that tool's input. */
   content: string;
   toolCall?: { name: string; arguments: string };
+  /** Several calls at once (parallel tool calls), in order; over `toolCall`. */
+  toolCalls?: { name: string; arguments: string }[];
   delayMs?: number;
   /** Token counts to report; default: about 4 characters a token. */
   usage?: { prompt_tokens: number; completion_tokens: number };

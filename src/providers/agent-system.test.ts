@@ -18,6 +18,13 @@ const RULES: MockRule[] = [
   // A model that never stops calling: the same call after every result.
   { match: 'loop', call: { name: 'lookup_order', arguments: { orderId: 'L1' } } },
   { match: 'loop', afterTool: 'lookup_order', call: { name: 'lookup_order', arguments: { orderId: 'L1' } } },
+  {
+    match: 'both',
+    call: [
+      { name: 'lookup_order', arguments: { orderId: 'A1' } },
+      { name: 'lookup_order', arguments: { orderId: 'A2' } },
+    ],
+  },
   { afterTool: 'lookup_order', result: 'down', reply: 'Sorry, I could not look that up: {{result}}' },
   { afterTool: 'lookup_order', reply: 'Your order: {{result}}' },
   { regex: 'order (A\\d+)', call: { name: 'lookup_order', arguments: { orderId: '{{1}}' } } },
@@ -58,6 +65,16 @@ describe.each(PROVIDERS)('the tool loop through %s', (provider) => {
     // Tokens summed over both steps (the mock counts about 4 characters a token).
     expect(g.usage!.promptTokens).toBe(t.steps.reduce((a, st) => a + st.usage!.promptTokens, 0));
     expect(g.usage!.completionTokens).toBeGreaterThan(0);
+  });
+
+  it('parallel calls: both run, both results go back (in one message where the format wants it), then the answer', async () => {
+    const s = system({ results: [{ when: { orderId: 'A1' }, result: 'first' }, { result: 'second' }] });
+    const g = await call(s, 'both orders please');
+    expect(g.trajectory!.steps[0].toolCalls).toMatchObject([
+      { name: 'lookup_order', arguments: { orderId: 'A1' }, result: 'first' },
+      { name: 'lookup_order', arguments: { orderId: 'A2' }, result: 'second' },
+    ]);
+    expect(g.text).toBe('Your order: second');
   });
 
   it('a tool that fails: its error is on the step and the model reads it', async () => {

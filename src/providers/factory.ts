@@ -3,7 +3,7 @@ import type { InputValue } from '../core/validator.js';
 import { UsageError } from '../errors.js';
 import { describeFound, fieldError, zodUsageError, type Locate } from '../core/issues.js';
 import { withSystemCache, type CacheSettings } from './cache.js';
-import { createChatModel, decorateModel, expandAll as expandValues, parseChatOptions } from './chat-factory.js';
+import { chatModelFromConfig, createChatModel, decorateModel, expandAll as expandValues, parseChatOptions } from './chat-factory.js';
 import { ChatSystem } from './chat-system.js';
 import { CommandSystem } from './command.js';
 import { functionSystem, type SystemFunction } from './function-system.js';
@@ -23,6 +23,7 @@ import {
   type SystemConfig,
 } from './schemas.js';
 import { AgentSystem } from './agent-system.js';
+import { ConversationSystem } from './conversation.js';
 import { buildTools } from './tools.js';
 import { SimulatedSystem } from './simulated.js';
 import { inputKey } from './template.js';
@@ -86,21 +87,29 @@ export function createSystem(raw: unknown, ctx: SystemContext): SystemUnderTest 
   const [name, options] = Object.entries(config)[0] as [ProviderName, unknown];
   if (isChat(name)) {
     // Validated with its tools by parseSystemConfig; the model's own options are a judge's.
-    const { tools, maxSteps, toolTimeoutMs, ...rest } = options as SystemChatConfig;
+    const { tools, maxSteps, toolTimeoutMs, conversation, ...rest } = options as SystemChatConfig;
     const o = parseChatOptions(name, rest, `system.${name}`, ctx);
     const model = decorateModel(createChatModel(name, o, `system.${name}`, ctx), ctx);
     const chat = { system: o.system, template: o.template, temperature: o.temperature, maxTokens: o.maxTokens };
     if (!tools) {
-      for (const [k, v] of Object.entries({ maxSteps, toolTimeoutMs }))
-        if (v !== undefined) fail(ctx, `system.${name}.${k}`, `expected only beside tools: (it limits an agent's tool loop), found it without tools`);
-      return new ChatSystem(model, chat);
+      if (toolTimeoutMs !== undefined)
+        fail(ctx, `system.${name}.toolTimeoutMs`, 'expected only beside tools: (it limits each tool call), found it without tools');
+      if (maxSteps !== undefined && !conversation)
+        fail(ctx, `system.${name}.maxSteps`, "expected only beside tools: or conversation: (it limits an agent's model calls per turn), found neither");
+      if (!conversation) return new ChatSystem(model, chat);
     }
-    const runnable = buildTools(tools, ['system', name, 'tools'], ctx);
-    return new AgentSystem(model, {
+    const agent = {
       ...chat,
-      tools: runnable,
+      tools: tools ? buildTools(tools, ['system', name, 'tools'], ctx) : [],
       ...(maxSteps !== undefined ? { maxSteps } : {}),
       ...(toolTimeoutMs !== undefined ? { toolTimeoutMs } : {}),
+    };
+    if (!conversation) return new AgentSystem(model, agent);
+    const { user, ...turns } = conversation;
+    const userModel = user ? chatModelFromConfig(user.model, `system.${name}.conversation.user.model`, ctx).model : undefined;
+    return new ConversationSystem(model, agent, {
+      ...turns,
+      ...(user && userModel ? { user: { model: userModel, persona: user.persona, goal: user.goal } } : {}),
     });
   }
   if ('http' in config) return cached(http(config.http, ctx), config, ctx);

@@ -131,7 +131,6 @@ function openaiMessage(m: ChatMessage): ChatCompletionMessageParam {
   return { role: m.role, content: m.content };
 }
 
-
 export interface OpenAISystemOptions extends OpenAIModelSettings, ChatSystemOptions {}
 
 /** The system under test on an OpenAI-compatible endpoint (a ChatSystem over OpenAIChatModel). */

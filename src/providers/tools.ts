@@ -78,6 +78,39 @@ export const toolSchema = z
       });
   });
 
+const nonEmpty = z.string({ error: 'expected a non-empty string' }).min(1, { error: 'expected a non-empty string' });
+
+/**
+ * A conversation: several user turns, each answered by the agent (with its tools, if any). The turns are the input's
+ * `turns` (a scripted conversation), or the input and then a simulated user's replies.
+ */
+export const conversationSchema = z.strictObject(
+  {
+    /** User turns at most (default 10); a conversation still going then ends as `max-turns`. */
+    maxTurns: z
+      .number({ error: 'expected a whole number of turns from 1 to 100' })
+      .int({ error: 'expected a whole number of turns from 1 to 100' })
+      .min(1, { error: 'expected a whole number of turns from 1 to 100' })
+      .max(100, { error: 'expected a whole number of turns from 1 to 100' })
+      .optional(),
+    /** The conversation ends when the agent's reply contains this text (case-insensitive). */
+    stopWhen: nonEmpty.optional(),
+    /** A simulated user: a model given a persona and a goal (both may use the input's {{fields}}). */
+    user: z
+      .strictObject(
+        {
+          model: z.unknown().refine((v) => v !== undefined && v !== null, { error: 'expected a provider object such as { openai: { model: gpt-4o-mini } }' }),
+          persona: nonEmpty,
+          goal: nonEmpty,
+        },
+        { error: 'expected { model: { <provider>: {...} }, persona, goal }' },
+      )
+      .optional(),
+  },
+  { error: 'expected { maxTurns?, stopWhen?, user?: { model, persona, goal } }' },
+);
+export type ConversationConfig = z.output<typeof conversationSchema>;
+
 /** What a system's options gain when it acts: its tools, its step limit and each tool call's time limit. */
 export const agentOptionsShape = {
   tools: z.array(toolSchema, { error: 'expected a list of tools' }).min(1, { error: 'expected at least one tool' }).optional(),
@@ -90,6 +123,8 @@ export const agentOptionsShape = {
     .optional(),
   /** Time limit of one tool call (default 30 s): past it the call's error is a timeout and the loop goes on. */
   toolTimeoutMs: posMs.optional(),
+  /** Several user turns per sample: scripted (the input's `turns`) or a simulated user. */
+  conversation: conversationSchema.optional(),
 };
 
 export type ToolConfig = z.output<typeof toolSchema>;

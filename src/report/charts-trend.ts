@@ -1,5 +1,5 @@
 import type * as Plot from '@observablehq/plot';
-import { attr, bandKey, doc, namedRows, plot, sparseTicks, svgString } from './charts.js';
+import { attr, bandKey, doc, namedRows, plot, sparseTicks, svgString, TEXT_STYLE } from './charts.js';
 import { formatP } from './compare.js';
 import { formatRate, formatRateChange } from '../core/show.js';
 import { maxOf } from '../core/arrays.js';
@@ -19,6 +19,9 @@ export interface TrendPoint {
   significant?: { p: number; direction: 'better' | 'worse' };
 }
 
+/** The widest a trend chart is drawn: the width of the figure it is shown in (figure.trend in html-layout.ts). */
+export const TREND_MAX_WIDTH = 640;
+
 const WORSE = '#cf222e';
 const BETTER = '#1a7f37';
 
@@ -36,7 +39,10 @@ export function trendSvg(points: TrendPoint[], options: { title: string; minSucc
     `run #${p.no} ${p.runId} (${p.date.slice(0, 16).replace('T', ' ')}): ${formatRate(p.rate)}` +
     (p.low !== null ? ` (interval ${formatRate(p.low)}–${formatRate(p.high)})` : '') +
     (p.significant ? `, significantly ${p.significant.direction} than the previous run, p=${formatP(p.significant.p)}` : '');
-  const width = Math.max(340, Math.min(1000, 90 + order.length * 64));
+  // At most the width its figure is shown at (640 px, html-layout.ts), so the text is drawn at its own 12 px:
+  // a wider chart scaled into the figure had made it 6.4 px from 9 runs on. Fewer date ticks the more runs.
+  const width = Math.max(340, Math.min(TREND_MAX_WIDTH, 90 + order.length * 64));
+  const maxTicks = Math.max(2, Math.min(10, Math.floor((width - 64) / 90)));
   const marks: Plot.Markish[] = [
     plot().ruleX(
       rows.filter((p) => p.low !== null),
@@ -64,6 +70,7 @@ export function trendSvg(points: TrendPoint[], options: { title: string; minSucc
         text: (p: TrendPoint) => `${p.significant!.direction === 'worse' ? '▼' : '▲'} p=${formatP(p.significant!.p)}`,
         fill: (p: TrendPoint) => (p.significant!.direction === 'worse' ? WORSE : BETTER),
         fontWeight: 'bold',
+        fontSize: 12,
         stroke: 'white',
         strokeWidth: 3,
         paintOrder: 'stroke',
@@ -85,6 +92,7 @@ export function trendSvg(points: TrendPoint[], options: { title: string; minSucc
     document: doc(),
     width,
     height: 260,
+    style: TEXT_STYLE,
     marginTop: 20,
     marginLeft: 44,
     marginRight: 20,
@@ -95,7 +103,7 @@ export function trendSvg(points: TrendPoint[], options: { title: string; minSucc
       domain: order.map((p) => p.x),
       label: null,
       inset: 16,
-      ticks: sparseTicks(order.length, 10),
+      ticks: sparseTicks(order.length, maxTicks),
       tickFormat: (idx: number) => `#${order[idx].no}\n${order[idx].date.slice(5, 16).replace('T', ' ')}`,
     },
     y: { domain: [0, 1], label: 'success rate', tickFormat: '.0%', grid: true, ticks: 5 },
@@ -133,6 +141,7 @@ export function diffSvg(rows: DiffRow[], options: { title: string }): string {
   const svg = plot().plot({
     document: doc(),
     width: 520,
+    style: TEXT_STYLE,
     height: 50 + shown.length * rowH,
     ...namedRows(shown, shown.length),
     marginRight: 20,

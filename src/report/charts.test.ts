@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CARD_LABEL_CHARS, profileSvg, sparseTicks } from './charts.js';
 import { diffSvg, trendSvg } from './charts-trend.js';
+import type { ValidatorSummary } from '../core/summary-types.js';
+import { vrpStatus } from './html-run.js';
 
 const count = (s: string, re: RegExp) => s.match(re)?.length ?? 0;
 
@@ -95,5 +97,26 @@ describe('sparseTicks', () => {
     expect(labels(200, 30)).toEqual([1, ...Array.from({ length: 20 }, (_, k) => 10 * (k + 1))]);
     expect(labels(1000, 30).slice(0, 3)).toEqual([1, 50, 100]);
     expect(labels(0, 10)).toEqual([]);
+  });
+});
+
+// A rule that fails only its per-input floor (its aggregate clears the minimum) has its own mark on the VRP, not
+// the red "✗ below the minimum" of a bar lying wholly above its minimum (issue 26, item 6).
+describe('the VRP bar of a per-input-floor failure', () => {
+  const rule = (o: Partial<ValidatorSummary>) =>
+    ({ verdict: 'fail', minSuccess: 0.6, rate: 0.8, ci: { low: 0.727, high: 0.861, method: 'clopper-pearson', level: 0.95 }, ...o }) as ValidatorSummary;
+  const floorFail = { verdict: 'fail', minSuccess: 0.8, failing: [4] } as unknown as ValidatorSummary['perInput'];
+
+  it('is marked "an input below its per-input floor", in its own colour and glyph', () => {
+    expect(vrpStatus(rule({ perInput: floorFail }))).toBe('floor');
+    const svg = profileSvg([{ label: 'says-yes', rate: 0.8, low: 0.727, high: 0.861, threshold: 0.6, status: 'floor' }], { title: 'VRP' });
+    expect(svg).toContain('aria-label="says-yes: 80.0% (interval 72.7%–86.1%), minimum 60.0%: ↓ an input below its per-input floor"');
+    expect(svg).not.toContain('below the minimum');
+  });
+
+  it('stays a plain FAIL when the aggregate itself is below the minimum, and any other verdict as it is', () => {
+    expect(vrpStatus(rule({ perInput: floorFail, rate: 0.4, ci: { low: 0.3, high: 0.5, method: 'clopper-pearson', level: 0.95 } }))).toBe('fail');
+    expect(vrpStatus(rule({}))).toBe('fail');
+    expect(vrpStatus(rule({ verdict: 'pass' }))).toBe('pass');
   });
 });

@@ -105,12 +105,14 @@ export interface ProfileBar {
   status?: BarStatus;
 }
 
-export type BarStatus = 'pass' | 'fail' | 'inconclusive' | 'error';
+export type BarStatus = 'pass' | 'fail' | 'floor' | 'inconclusive' | 'error';
 
 /** Profile bars: colour and glyph by status; darker than the heatmap cells so thin bars still read. */
 export const BAR_STYLE: Record<BarStatus | 'none', { color: string; glyph: string; text: string }> = {
   pass: { color: '#1a7f37', glyph: '✓', text: 'meets the minimum' },
   fail: { color: '#cf222e', glyph: '✗', text: 'below the minimum' },
+  // The rule's aggregate clears its minimum but an input is shown below its per-input floor: its own mark.
+  floor: { color: '#bc4c00', glyph: '↓', text: 'an input below its per-input floor' },
   inconclusive: { color: '#bf8700', glyph: '?', text: 'interval straddles the minimum' },
   error: { color: '#82071e', glyph: '!', text: 'too many errors to decide' },
   none: { color: '#6e7781', glyph: '', text: '' },
@@ -127,7 +129,7 @@ export function barStatus(b: ProfileBar, line: number | undefined): BarStatus | 
 }
 
 /** Chart text at 12 px (Plot's default is 10 px, and charts scaled into a card made it ~9). */
-const TEXT_STYLE = { fontSize: '12px', fontFamily: 'system-ui,sans-serif' };
+export const TEXT_STYLE = { fontSize: '12px', fontFamily: 'system-ui,sans-serif' };
 
 /**
  * A marginal profile (IRP, ORP or VRP) with the interval of each entry as a whisker and thresholds as ticks

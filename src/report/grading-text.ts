@@ -28,7 +28,24 @@ export function figureText(v: Pick<ValidatorSummary, 'figure' | 'grading' | 'rat
   if (!v.figure) return '';
   if (!v.grading?.corrected) return v.figure;
   const ci = v.ci ? ` [${formatRate(v.ci.low)}, ${formatRate(v.ci.high)}]` : '';
-  return `${v.figure} (${whose(v)}'s rate ${formatRate(v.rate)}${ci})`;
+  return `${v.figure} (${whose(v)}'s rate ${formatRate(v.rate)}${ci}; pass, fail and error counts are the ${whose(v)}'s verdicts)`;
+}
+
+/**
+ * Whose the pass / fail / error counts beside a shown rate are, where that rate was corrected by people's grades
+ * (the counts are not): "judge's verdicts: " / "rule's verdicts: "; '' where the rate is the counts' own.
+ */
+export function countsWhose(v: Pick<ValidatorSummary, 'grading' | 'kind'>): string {
+  return v.grading?.corrected ? `${whose(v)}'s verdicts: ` : '';
+}
+
+/**
+ * Beside an aggregate over the rules' rates (overall mean, weighted, min) when any rule's shown rate was corrected
+ * by grades: the aggregates are of the verdicts as given, not of the corrected rates; '' when none was corrected.
+ */
+export function aggregatesWhose(validators: readonly Pick<ValidatorSummary, 'grading'>[] | number): string {
+  const n = typeof validators === 'number' ? validators : validators.filter((v) => v.grading?.corrected).length;
+  return n ? `of the verdicts as given, not the ${n === 1 ? 'rate' : `${n} rates`} corrected by grades` : '';
 }
 
 /** Beside a rate of the tensor (a heatmap's) where the rule's rate was corrected: " judge's rate"; '' otherwise. */

@@ -30,8 +30,8 @@ const rules: ValidatorMeta[] = [
 const t = new ReliabilityTensor(N, M, 3);
 for (let i = 0; i < N; i++) for (let j = 0; j < M; j++) for (let k = 0; k < 3; k++) t.set(i, j, k, k === 0 && (i + j) % 10 === 0 ? Outcome.FAIL : Outcome.PASS);
 
-// People graded 50 outputs (every 4th) of `polite`: one in five is rude, which the judge let through.
-const grades: PersonGrade[] = Array.from({ length: 50 }, (_, n) => ({
+// People graded 40 outputs (every 4th) of `polite`: one in five is rude, which the judge let through.
+const grades: PersonGrade[] = Array.from({ length: 40 }, (_, n) => ({
   i: Math.floor((n * 4) / M),
   j: (n * 4) % M,
   k: 1,
@@ -67,10 +67,10 @@ const run: RunRecord = {
 const NOT_CHECKED = 'judge not checked against people';
 
 describe('every report format says which figure it shows and how the rule fares against people', () => {
-  it('the summary: polite corrected by its 50 grades to a FAIL, kind not checked', () => {
+  it('the summary: polite corrected by its 40 grades (a grading look) to a FAIL, kind not checked', () => {
     expect(summary.validators.map((v) => [v.name, v.verdict, v.figure])).toEqual([
       ['short', 'pass', undefined],
-      ['polite', 'fail', 'corrected by 50 grades'],
+      ['polite', 'fail', 'corrected by 40 grades (grading look 2 at 98.75%; the next at 80 grades)'],
       ['kind', 'pass', `judge's rate · ${NOT_CHECKED}`],
     ]);
   });
@@ -79,11 +79,15 @@ describe('every report format says which figure it shows and how the rule fares 
     const text = formatTerminalSummary(summary, meta);
     expect(text).toMatch(/^polite \(verifier\)\s+8\d\.\d%\s+\[\S+, \S+\]/m); // the corrected rate, not the judge's 100%
     expect(text).toMatch(
-      /^ {2}polite: corrected by 50 grades \(judge's rate 100\.0% \[\S+, 100\.0%\]\); upper bound \S+ \(corrected by 50 grades\) < minSuccess 95\.0%/m,
+      /^ {2}polite: corrected by 40 grades \(grading look 2 at 98\.75%; the next at 80 grades\) \(judge's rate 100\.0% \[\S+, 100\.0%\]; pass, fail and error counts are the judge's verdicts\); upper bound \S+ \(corrected by 40 grades\) < minSuccess 95\.0%/m,
     );
     expect(text).toContain(`  kind: judge's rate · ${NOT_CHECKED}; lower bound`);
-    expect(text).toContain('polite (verifier) against people: 50 grade(s): 40 agree, 10 disagree · corrected by 50 grades');
-    expect(text).toMatch(/^ {2}judge PASS\s+40\s+10$/m);
+    // The aggregates are of the verdicts as given, not of the corrected rate shown in polite's row: they say so.
+    expect(text).toMatch(/^overall {2}mean \S+ .*\(mean, of the verdicts as given, not the rate corrected by grades\)/m);
+    expect(text).toContain(
+      'polite (verifier) against people: 40 grade(s): 32 agree, 8 disagree · corrected by 40 grades (grading look 2 at 98.75%; the next at 80 grades)',
+    );
+    expect(text).toMatch(/^ {2}judge PASS\s+32\s+8$/m);
     expect(text).toMatch(/^ {2}judge FAIL\s+0\s+0$/m);
     expect(text).toMatch(/TPR 100\.0% \[\S+, 100\.0%\] · TNR 0\.0% \[0\.0%, \S+\] · agreement 80\.0% · κ 0\.00/);
     expect(text).toContain('  (i=0, j=0) judge PASS, people FAIL: Polite & <b>calm</b> (0.0)');
@@ -106,10 +110,10 @@ describe('every report format says which figure it shows and how the rule fares 
     expect(kind.figure).toBe(`judge's rate · ${NOT_CHECKED}`);
     expect(kind.corrected).toBeUndefined();
     expect(polite.rate).toBe(1);
-    expect(polite.alignment).toMatchObject({ n: 50, tp: 40, fp: 10, fn: 0, tn: 0, tpr: { rate: 1 }, tnr: { rate: 0 }, kappa: 0 });
-    expect(polite.corrected).toMatchObject({ grades: 50, method: expect.any(String) });
+    expect(polite.alignment).toMatchObject({ n: 40, tp: 32, fp: 8, fn: 0, tn: 0, tpr: { rate: 1 }, tnr: { rate: 0 }, kappa: 0 });
+    expect(polite.corrected).toMatchObject({ grades: 40, method: expect.any(String), look: { index: 2, of: 40, next: 80 } });
     expect(polite.corrected!.rate).toBeCloseTo(0.8, 6);
-    expect(polite.grading).toMatchObject({ grades: 50, notRandom: 0, disputed: 0, undecided: 0, caveats: [] });
+    expect(polite.grading).toMatchObject({ grades: 40, notRandom: 0, disputed: 0, undecided: 0, caveats: [] });
     expect(polite.grading!.disagreements[0]).toEqual({ i: 0, j: 0, judge: true, person: false, disputed: false, reasons: ['Polite & <b>calm</b> (0.0)'] });
   });
 
@@ -117,8 +121,10 @@ describe('every report format says which figure it shows and how the rule fares 
     const md = renderMarkdownReport(summary, meta);
     expect(md).toMatch(/\| ❌ \| polite _\(verifier\)_ \| 8\d\.\d% \|/);
     expect(md).toContain(`judge's rate · ${NOT_CHECKED}`);
-    expect(md).toContain('### polite against people: 50 grade(s): 40 agree, 10 disagree');
-    expect(md).toContain('| judge PASS | 40 | 10 |');
+    expect(md).toContain('### polite against people: 40 grade(s): 32 agree, 8 disagree');
+    expect(md).toContain('| judge PASS | 32 | 8 |');
+    expect(md).toContain('**Overall** (mean, of the verdicts as given, not the rate corrected by grades): mean');
+    expect(md).toContain("pass, fail and error counts are the judge's verdicts");
     expect(md).toContain('| (i=0, j=0) | judge PASS, people FAIL | Polite & &lt;b>calm&lt;/b> (0.0) |');
   });
 
@@ -127,8 +133,8 @@ describe('every report format says which figure it shows and how the rule fares 
     expect(html).toContain(`kind: ${NOT_CHECKED}`);
     expect(html).toContain(`judge&#39;s rate · ${NOT_CHECKED}`);
     expect(html).toContain('data-rule="polite"');
-    expect(html).toContain('<strong>corrected by 50 grades (judge&#39;s rate 100.0%');
-    expect(html).toMatch(/<th scope="row">judge PASS<\/th><td class="num">40<\/td><td class="num">10<\/td>/);
+    expect(html).toContain('<strong>corrected by 40 grades (grading look 2 at 98.75%; the next at 80 grades) (judge&#39;s rate 100.0%');
+    expect(html).toMatch(/<th scope="row">judge PASS<\/th><td class="num">32<\/td><td class="num">8<\/td>/);
     expect(html).toContain('Polite &amp; &lt;b&gt;calm&lt;/b&gt; (0.0)');
     // The heatmap is of the judge's verdicts: beside the corrected verdict its rate says whose it is.
     expect(html).toMatch(/<figcaption>polite <span class="badge[^"]*"[^>]*>[^<]*<\/span> <span class="muted">100\.0% judge&#39;s rate<\/span><\/figcaption>/);
@@ -140,8 +146,12 @@ describe('every report format says which figure it shows and how the rule fares 
     const kindCase = xml.slice(xml.indexOf('name="kind"'));
     expect(kindCase).toContain(`judge&apos;s rate · ${NOT_CHECKED}`);
     const politeCase = xml.slice(xml.indexOf('name="polite"'), xml.indexOf('name="kind"'));
-    expect(politeCase).toMatch(/<failure type="below-min-success" message="answers politely: fail \(rate 8\d\.\d% \[\S+, \S+\] \(corrected by 50 grades/);
-    expect(politeCase).toContain('against people: 50 grade(s): 40 agree, 10 disagree, TPR 100.0%');
+    expect(politeCase).toMatch(
+      /<failure type="below-min-success" message="answers politely: fail \(rate 8\d\.\d% \[\S+, \S+\] \(corrected by 40 grades \(grading look 2/,
+    );
+    expect(politeCase).toContain('against people: 40 grade(s): 32 agree, 8 disagree, TPR 100.0%');
+    // Its counts are the judge's verdicts, not the corrected rate's.
+    expect(politeCase).toContain('judge&apos;s verdicts: 200 pass, 0 fail, 0 error');
   });
 });
 

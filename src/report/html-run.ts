@@ -1,18 +1,28 @@
 import { outcomeName } from '../core/outcome.js';
 import type { Trajectory } from '../core/trajectory.js';
 import { limitTrajectory } from '../core/trajectory-text.js';
-import type { RunSummary, RateWithCI } from '../core/summary-types.js';
+import type { RunSummary, RateWithCI, ValidatorSummary } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue } from '../core/validator.js';
 import { formatRate, inputLabel, NO_VALUE, formatLevel } from '../core/show.js';
 import type { ErrorSummary } from '../run/error-groups.js';
 import type { RunStats } from '../run/stats.js';
 import type { RunRecord, SampleRecord } from '../store/types.js';
-import { BAR_STYLE, OUTCOME_STYLE, profileSvg } from './charts.js';
+import { BAR_STYLE, OUTCOME_STYLE, profileSvg, type BarStatus } from './charts.js';
 import { heatmapSvg, isBinned, tensorCodes, zoomData } from './charts-heatmap.js';
 import { costSummary } from './cost.js';
 import { esc, scriptJson, tableHtml, verdictBadge } from './html-layout.js';
-import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, ownRateNote, reasonsText, shownRate } from './grading-text.js';
+import {
+  aggregatesWhose,
+  alignmentText,
+  confusionRows,
+  disagreementHead,
+  figureText,
+  gradesText,
+  ownRateNote,
+  reasonsText,
+  shownRate,
+} from './grading-text.js';
 import { errorShareText, verdictWhy } from './meta.js';
 import { passKHtml } from './pass-k.js';
 import { estimandText, INPUTS_RUN, populationHtml } from './population.js';
@@ -186,7 +196,7 @@ export function renderRunSections(run: RunRecord, summary: RunSummary, tensor: R
   const head = `<h1>${esc(run.name)} ${verdictBadge(summary.verdict, summary.options.verdict)}</h1>
 <section class="card" aria-label="run"><dl class="facts">${[
     fact(
-      `Overall (${esc(o.method)})`,
+      `Overall (${esc([o.method, aggregatesWhose(summary.validators)].filter(Boolean).join(', '))})`,
       `<strong>${formatRate(o.value)}</strong> <span class="muted nowrap">· errors ${formatRate(o.errorShare)} of checked cells${o.undecidedValidators ? ` · ${o.undecidedValidators} validator(s) with no decided cell left out` : ''}</span>`,
     ),
     fact('All validators at once', withCi(summary.allPass)),
@@ -266,7 +276,7 @@ validator rates: mean ${formatRate(o.mean)}, weighted ${formatRate(o.weighted)},
       ...shownRate(v),
       errorShare: v.errorShare,
       threshold: v.minSuccess,
-      status: v.verdict,
+      status: vrpStatus(v),
     })),
     { title: 'Validator reliability profile (VRP)' },
   );
@@ -285,7 +295,7 @@ validator rates: mean ${formatRate(o.mean)}, weighted ${formatRate(o.weighted)},
     summary.iterations.map((r) => ({ label: `sample ${r.j + 1}`, rate: r.rate, low: r.ci?.low ?? null, high: r.ci?.high ?? null, errorShare: r.errorShare })),
     { title: 'Output reliability profile (ORP)', line: strictest, columns: true, axis: 'sample' },
   );
-  const key = (['pass', 'fail', 'inconclusive'] as const)
+  const key = (['pass', 'fail', ...(summary.validators.some((v) => vrpStatus(v) === 'floor') ? (['floor'] as const) : []), 'inconclusive'] as const)
     .map((s) => `<span style="color:${BAR_STYLE[s].color};font-weight:700">${BAR_STYLE[s].glyph}</span> ${BAR_STYLE[s].text}`)
     .join(', ');
   const profiles = `<h2>Profiles</h2><p class="muted">Bars: success rate; whiskers: ${esc(summary.options.interval)} ${formatLevel(summary.options.level)} interval; blue dashes: each validator's minimum success${strictest ? ` (on IRP and ORP, the strictest: ${formatRate(strictest)})` : ''}. Colour and glyph: ${key} (VRP: the validator's verdict). Hover or focus a bar for its figures.</p>
@@ -324,4 +334,15 @@ validator rates: mean ${formatRate(o.mean)}, weighted ${formatRate(o.weighted)},
     table +
     embedded
   );
+}
+
+/**
+ * A validator's bar on the VRP: its verdict, except a FAIL that its aggregate interval does not show (it lies at or
+ * across the minimum) and an input below its per-input floor does: that failure has its own mark.
+ */
+export function vrpStatus(v: ValidatorSummary): BarStatus {
+  if (v.verdict !== 'fail' || v.perInput?.verdict !== 'fail') return v.verdict;
+  const shown = shownRate(v);
+  const high = shown.high ?? shown.rate;
+  return high !== null && high < v.minSuccess ? 'fail' : 'floor';
 }

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { RunSummary, ValidatorSummary } from '../core/summary-types.js';
-import { alignmentText, figureText, gradesText, shownRate } from './grading-text.js';
+import { alignmentText, countsWhose, figureText, gradesText, shownRate } from './grading-text.js';
 import { formatRate, inputInline } from '../core/show.js';
 import { INPUTS_SHOWN, perInputItems } from './per-input.js';
 import { errorCausesText, errorShareText, gradesToDecideText, stoppedText, toDecideText, verdictLabel, type ReportMeta } from './meta.js';
@@ -34,7 +34,7 @@ function describe(v: ValidatorSummary): string {
   const ci = shown.low !== null ? ` [${formatRate(shown.low)}, ${formatRate(shown.high)}]` : '';
   const errs = errorShareText(v);
   const figure = figureText(v);
-  return `rate ${formatRate(shown.rate)}${ci}${errs ? ` (${errs})` : ''}${figure ? ` (${figure})` : ''}, minSuccess ${formatRate(v.minSuccess)}; ${v.counts.pass} pass, ${v.counts.fail} fail, ${v.counts.error} error${v.counts.pending ? `, ${v.counts.pending} pending` : ''}`;
+  return `rate ${formatRate(shown.rate)}${ci}${errs ? ` (${errs})` : ''}${figure ? ` (${figure})` : ''}, minSuccess ${formatRate(v.minSuccess)}; ${countsWhose(v)}${v.counts.pass} pass, ${v.counts.fail} fail, ${v.counts.error} error${v.counts.pending ? `, ${v.counts.pending} pending` : ''}`;
 }
 
 /** "; below the per-input floor 80%: #3 "I want a refund", #7 …" for a rule whose floors fail, '' otherwise. */

@@ -2,7 +2,7 @@ import { visibleControls } from '../core/text.js';
 import { writeFile } from 'node:fs/promises';
 import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { costSummary } from './cost.js';
-import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
+import { aggregatesWhose, alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
 import { errorShareText, verdictWhy, inputLabel, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 import { passKMarkdown } from './pass-k.js';
 import { estimandText, INPUTS_RUN, populationText } from './population.js';
@@ -99,7 +99,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   const ov = s.overall;
   const errs = (r: { errorShare: number | null }) => (r.errorShare ? `, ${errorShareText(r)}` : '');
   L.push(
-    `**Overall** (${ov.method}): mean ${formatRate(ov.mean)}, weighted ${formatRate(ov.weighted)}, min ${formatRate(ov.min)} · errors ${formatRate(ov.errorShare)} of checked cells${ov.undecidedValidators ? ` · ${ov.undecidedValidators} validator(s) with no decided cell left out` : ''} · all validators at once ${formatRate(s.allPass.rate)} (${ci(s.allPass)}${errs(s.allPass)})`,
+    `**Overall** (${[ov.method, aggregatesWhose(s.validators)].filter(Boolean).join(', ')}): mean ${formatRate(ov.mean)}, weighted ${formatRate(ov.weighted)}, min ${formatRate(ov.min)} · errors ${formatRate(ov.errorShare)} of checked cells${ov.undecidedValidators ? ` · ${ov.undecidedValidators} validator(s) with no decided cell left out` : ''} · all validators at once ${formatRate(s.allPass.rate)} (${ci(s.allPass)}${errs(s.allPass)})`,
   );
   L.push('');
   L.push(`> ${mdCell(verdictLine(s, meta))}`);

@@ -108,7 +108,7 @@ export function gradesToDecideText(v: Pick<ValidatorSummary, 'gradesToDecide' | 
   if (v.gradesToDecide === null) return 'grading every output the rule decided would not narrow the corrected interval enough to decide it: a larger run would';
   const have = v.grading?.grades ?? 0;
   return v.gradesToDecide > have
-    ? `about ${v.gradesToDecide} grades in all (${v.gradesToDecide - have} more) would narrow the corrected interval enough to decide it if the rates hold`
+    ? `plan: grade to ${v.gradesToDecide} in all (${v.gradesToDecide - have} more) — the grading look at ${v.gradesToDecide} grades would decide it if the rates hold (the verdict moves only at looks: 20, 40, 80, … grades)`
     : '';
 }
 

@@ -4,7 +4,7 @@ import { errorSummaryLines } from '../run/error-groups.js';
 import { errorSummaryOf } from '../run/stats.js';
 import { costSummary } from './cost.js';
 import { formatRate, inputInline, NO_VALUE, formatLevel } from '../core/show.js';
-import { alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
+import { aggregatesWhose, alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
 import { passKLines } from './pass-k.js';
 import { estimandText, INPUTS_RUN, populationLines } from './population.js';
 import { perInputLines } from './per-input.js';
@@ -168,7 +168,7 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   const ov = s.overall;
   const undecided = ov.undecidedValidators ? ` · ${ov.undecidedValidators} of ${s.K} validator(s) with no decided cell left out` : '';
   lines.push(
-    `overall  mean ${formatRate(ov.mean)}  weighted ${formatRate(ov.weighted)}  min ${formatRate(ov.min)}  (${ov.method}) · errors ${formatRate(ov.errorShare)} of checked cells${undecided}`,
+    `overall  mean ${formatRate(ov.mean)}  weighted ${formatRate(ov.weighted)}  min ${formatRate(ov.min)}  (${[ov.method, aggregatesWhose(s.validators)].filter(Boolean).join(', ')}) · errors ${formatRate(ov.errorShare)} of checked cells${undecided}`,
   );
   if (sequential && s.stoppedAfter !== undefined) lines.push(`stopping: sequential · ${s.stoppedAfter} of ${s.M} samples per input run`);
   const st = meta.stats;

@@ -17,10 +17,14 @@ export function agentLine(a: AgentStats): string {
   const more = a.tools.length > TOOLS_SHOWN ? `, ${a.tools.length - TOOLS_SHOWN} more` : '';
   return [
     `agent: ${a.trajectories} run${a.trajectories === 1 ? '' : 's'} with steps`,
+    ...(a.turns
+      ? [`${a.turns.conversations} conversation${a.turns.conversations === 1 ? '' : 's'}, turns mean ${a.turns.mean.toFixed(1)}, max ${a.turns.max}`]
+      : []),
     `steps mean ${a.steps.mean.toFixed(1)}, max ${a.steps.max}`,
     `${a.toolCalls} tool call${a.toolCalls === 1 ? '' : 's'}${tools.length ? ` (${tools.join(', ')}${more})` : ''}`,
     ...(a.toolErrors ? [`${a.toolErrors} tool error${a.toolErrors === 1 ? '' : 's'}`] : []),
-    ...(a.cutByLimit ? [`${a.cutByLimit} cut by the step limit`] : []),
+    ...(a.cutByLimit - (a.turns?.cutByLimit ?? 0) ? [`${a.cutByLimit - (a.turns?.cutByLimit ?? 0)} cut by the step limit`] : []),
+    ...(a.turns?.cutByLimit ? [`${a.turns.cutByLimit} cut by the turn limit`] : []),
   ].join(' · ');
 }
 

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { startRunTrace } from '../otel/tracing.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue, Validator, ValidatorMeta } from '../core/validator.js';
 import { UsageError } from '../errors.js';
@@ -192,7 +193,17 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   if (opts.signal?.aborted) onUserAbort();
   opts.signal?.addEventListener('abort', onUserAbort, { once: true });
 
-  const ctx: SampleContext = { system, validators: x.validators, evaluate, timeoutMs, retry: opts.retry ?? {}, signal: stop.signal };
+  // The run's span, when a tracer provider records (otel/tracing.ts); samples' spans go under it.
+  const runTrace = startRunTrace({ id: run.id, name: run.name, N, M, K, systemId: run.systemId });
+  const ctx: SampleContext = {
+    system,
+    validators: x.validators,
+    evaluate,
+    timeoutMs,
+    retry: opts.retry ?? {},
+    signal: stop.signal,
+    ...(runTrace.context ? { trace: runTrace.context } : {}),
+  };
   const skip = settledBy(rules);
 
   // Iteration-major order over the samples not yet stored. A stop decision ends the schedule; samples in
@@ -254,6 +265,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   // Ctrl-C wins over a rule's decision: an interrupted run says so even if a rule also fired.
   const byRule = stopped !== undefined && !finished && (!stop.signal.aborted || (cancelledByRule && !opts.signal?.aborted));
   const status: RunStatus = fatal !== undefined ? 'failed' : finished ? 'complete' : byRule ? stopped!.status : 'interrupted';
+  runTrace.end(status, fatal);
   await store.runs.setStatus(run.id, status);
   if (fatal !== undefined) throw fatal;
   const final = (await store.runs.get(run.id)) ?? run;

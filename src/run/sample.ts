@@ -11,6 +11,8 @@ import { ProviderError, type Generation, type SystemUnderTest, type TokenUsage }
 import type { SampleCost, SampleRecord } from '../store/types.js';
 import { callWithRetry, type RetryOptions } from '../providers/retry.js';
 import { thrownMessage } from '../errors.js';
+import type { Context } from '@opentelemetry/api';
+import { traceSample } from '../otel/tracing.js';
 
 export type EvaluateFn = (
   v: Validator,
@@ -30,6 +32,8 @@ export interface SampleContext {
   retry: Omit<RetryOptions, 'signal'>;
   /** The run's signal: Ctrl-C or a fatal error; an aborted sample returns null (unfinished, not failed). */
   signal: AbortSignal;
+  /** The run's span (otel/tracing.ts), when a tracer provider records: each sample's spans go under it. */
+  trace?: Context;
 }
 
 export interface SampleOptions {
@@ -79,8 +83,44 @@ function sampleCost(gen: Generation, results: (CheckResult | undefined)[]): { co
  * (a resume will do it). Infrastructure failures end as ERROR cells with their message, never as FAIL.
  */
 export async function executeSample(ctx: SampleContext, input: InputValue, i: number, j: number, opts: SampleOptions = {}): Promise<SampleRecord | null> {
+  return sampleRecord(ctx, input, i, j, opts);
+}
+
+async function sampleRecord(ctx: SampleContext, input: InputValue, i: number, j: number, opts: SampleOptions): Promise<SampleRecord | null> {
   const K = ctx.validators.length;
   const t0 = performance.now();
+  const wallStart = Date.now();
+  const traced = (r: SampleRecord, gen?: Generation, results: (CheckResult | undefined)[] = []): SampleRecord => {
+    if (ctx.trace)
+      traceSample({
+        parent: ctx.trace,
+        i,
+        j,
+        input,
+        startMs: wallStart,
+        endMs: Date.now(),
+        systemId: ctx.system.id,
+        attempts: r.attempts,
+        ...(r.output !== undefined ? { output: r.output } : {}),
+        ...(r.generationError !== undefined ? { generationError: r.generationError } : {}),
+        ...(gen
+          ? {
+              generation: {
+                latencyMs: gen.latencyMs,
+                ...(gen.usage ? { usage: gen.usage } : {}),
+                ...(gen.costUsd !== undefined ? { costUsd: gen.costUsd } : {}),
+                ...(gen.trajectory ? { trajectory: gen.trajectory } : {}),
+                ...(gen.cached ? { cached: true } : {}),
+              },
+            }
+          : {}),
+        rules: ctx.validators,
+        results,
+        ...(r.usage ? { usage: r.usage } : {}),
+        ...(r.cost ? { costUsd: r.cost.usd } : {}),
+      });
+    return r;
+  };
   let attempts = 0;
   let gen: Generation;
   try {
@@ -94,7 +134,7 @@ export async function executeSample(ctx: SampleContext, input: InputValue, i: nu
   } catch (err) {
     if (ctx.signal.aborted) return null;
     const msg = `generation failed after ${attempts} attempt(s): ${errorMessage(err)}`;
-    return {
+    return traced({
       i,
       j,
       generationError: msg,
@@ -103,7 +143,7 @@ export async function executeSample(ctx: SampleContext, input: InputValue, i: nu
       errors: new Array<string>(K).fill(msg),
       latencyMs: performance.now() - t0,
       attempts,
-    };
+    });
   }
   // An agent's tokens and cost are its steps' summed, when the system did not sum them itself.
   if (gen.trajectory) {
@@ -129,21 +169,25 @@ export async function executeSample(ctx: SampleContext, input: InputValue, i: nu
   if (ctx.signal.aborted && results.some((r) => r?.outcome === 'error')) return null; // a check cut short by Ctrl-C
   const hasReasons = results.some((r) => r?.reasons !== undefined);
   const hasErrors = results.some((r) => r?.outcome === 'error');
-  return {
-    i,
-    j,
-    output: gen.text,
-    // Stored whole up to its limits (core/trajectory-text.ts); the checks above read all of it.
-    ...(trajectory ? { trajectory: limitTrajectory(trajectory) } : {}),
-    outcomes: results.map((r) => (r === undefined ? Outcome.PENDING : outcomeCode(r.outcome))),
-    ...(hasErrors ? { errors: results.map((r) => (r?.outcome === 'error' ? (r.error ?? 'error') : undefined)) } : {}),
-    ...(hasReasons ? { reasons: results.map((r) => r?.reasons) } : {}),
-    latencyMs: gen.latencyMs,
-    attempts,
-    ...sampleUsage(gen, results),
-    ...sampleCost(gen, results),
-    ...(gen.cached ? { cached: true } : {}),
-  };
+  return traced(
+    {
+      i,
+      j,
+      output: gen.text,
+      // Stored whole up to its limits (core/trajectory-text.ts); the checks above read all of it.
+      ...(trajectory ? { trajectory: limitTrajectory(trajectory) } : {}),
+      outcomes: results.map((r) => (r === undefined ? Outcome.PENDING : outcomeCode(r.outcome))),
+      ...(hasErrors ? { errors: results.map((r) => (r?.outcome === 'error' ? (r.error ?? 'error') : undefined)) } : {}),
+      ...(hasReasons ? { reasons: results.map((r) => r?.reasons) } : {}),
+      latencyMs: gen.latencyMs,
+      attempts,
+      ...sampleUsage(gen, results),
+      ...sampleCost(gen, results),
+      ...(gen.cached ? { cached: true } : {}),
+    },
+    gen,
+    results,
+  );
 }
 
 /**

@@ -55,3 +55,27 @@ describe('computeStats', () => {
     expect(ids.topErrors).toEqual([{ message: 'request req_gjdgxsx1 failed', count: 50, variants: 50 }]);
   });
 });
+
+describe('computeStats: conversations', () => {
+  const turn = (user: string, calls = 0) => ({
+    messages: [{ role: 'user' as const, content: user }],
+    toolCalls: Array.from({ length: calls }, () => ({ name: 'lookup', arguments: {} })),
+    text: 'ok',
+  });
+  const conv = (turns: number, ended: 'final' | 'max-turns'): SampleRecord => ({
+    ...ok(10),
+    trajectory: { steps: Array.from({ length: turns }, (_, n) => turn(`u${n}`)), turns, ended },
+  });
+
+  it('counts conversations, their turns and those the turn limit ended apart from the step limit, in the agent line too', async () => {
+    const task: SampleRecord = { ...ok(10), trajectory: { steps: [turn('q', 1), { toolCalls: [] }], ended: 'max-steps' } };
+    const s = computeStats([conv(2, 'final'), conv(4, 'max-turns'), task]);
+    expect(s.agent).toMatchObject({ trajectories: 3, cutByLimit: 2, turns: { conversations: 2, mean: 3, max: 4, cutByLimit: 1 } });
+    const { agentLine } = await import('../report/trajectory.js');
+    expect(agentLine(s.agent!)).toBe(
+      'agent: 3 runs with steps · 2 conversations, turns mean 3.0, max 4 · steps mean 2.7, max 4 · 1 tool call (lookup 1) · 1 cut by the step limit · 1 cut by the turn limit',
+    );
+    // Without conversations the line and the stats are as they were.
+    expect(computeStats([task]).agent!.turns).toBeUndefined();
+  });
+});

@@ -54,6 +54,8 @@ export interface AgentStats {
   toolErrors: number;
   /** Trajectories their step (or turn) limit ended before a final answer. */
   cutByLimit: number;
+  /** Conversations (trajectories with user turns): their turns, and how many their turn limit ended. */
+  turns?: { conversations: number; mean: number; max: number; cutByLimit: number };
 }
 
 /** Distinct tool names counted one by one; the rest are summed (memory stays flat whatever the agent calls). */
@@ -94,15 +96,37 @@ export class StatsAccumulator {
         errors: number;
         cut: number;
         tools: Map<string, { calls: number; errors: number }>;
+        conversations: number;
+        turns: number;
+        maxTurns: number;
+        cutTurns: number;
       }
     | undefined;
 
   private addTrajectory(t: NonNullable<SampleRecord['trajectory']>): void {
-    const a = (this.agent ??= { trajectories: 0, steps: 0, maxSteps: 0, calls: 0, errors: 0, cut: 0, tools: new Map() });
+    const a = (this.agent ??= {
+      trajectories: 0,
+      steps: 0,
+      maxSteps: 0,
+      calls: 0,
+      errors: 0,
+      cut: 0,
+      tools: new Map(),
+      conversations: 0,
+      turns: 0,
+      maxTurns: 0,
+      cutTurns: 0,
+    });
     a.trajectories++;
     a.steps += t.steps.length;
     a.maxSteps = Math.max(a.maxSteps, t.steps.length);
     if (t.ended === 'max-steps' || t.ended === 'max-turns') a.cut++;
+    if (t.turns !== undefined) {
+      a.conversations++;
+      a.turns += t.turns;
+      a.maxTurns = Math.max(a.maxTurns, t.turns);
+      if (t.ended === 'max-turns') a.cutTurns++;
+    }
     for (const s of t.steps)
       for (const c of s.toolCalls) {
         a.calls++;
@@ -210,6 +234,7 @@ export class StatsAccumulator {
       tools: [...a.tools].map(([name, t]) => ({ name, ...t })).sort((x, y) => y.calls - x.calls || (x.name < y.name ? -1 : 1)),
       toolErrors: a.errors,
       cutByLimit: a.cut,
+      ...(a.conversations ? { turns: { conversations: a.conversations, mean: a.turns / a.conversations, max: a.maxTurns, cutByLimit: a.cutTurns } } : {}),
     };
   }
 }

@@ -13,7 +13,8 @@ import type { PAdjust } from '../core/compare.js';
 import { gradingRefusal } from '../grades/gradable.js';
 import { registerGrading } from './grading.js';
 import { GRADING_SCRIPT, gradingBody } from './grading-page.js';
-import { productionExperimentBody, productionListBody } from './production-page.js';
+import { productionExperimentBody, productionListBody, productionRuleBody } from './production-page.js';
+import { RuleWatch, type WatchOptions } from '../core/monitor.js';
 
 /** Tokens, cost and cache figures read every sample of a run: shown on run pages up to this size. */
 const STATS_SAMPLES_LIMIT = 20_000;
@@ -226,6 +227,42 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
       store.production.rules(name),
     ]);
     return html(c, name, productionExperimentBody(experiment, samples, alarms, rules));
+  });
+  app.get('/production/rule', async (c) => {
+    const [name, rule] = [c.req.query('experiment') ?? '', c.req.query('rule') ?? ''];
+    const watched = (await store.production.rules(name)).find((r) => r.rule === rule);
+    if (!watched)
+      return html(
+        c,
+        'Not found',
+        `<h1>No monitored rule “${esc(rule)}” on “${esc(name)}”</h1><p><a href="/production">All production experiments</a></p>`,
+        undefined,
+        404,
+      );
+    // The rule's stream replayed as the monitor watches it (its settings are stored with its checks).
+    const settings = (watched.settings ?? {}) as WatchOptions;
+    let watch: RuleWatch;
+    try {
+      watch = new RuleWatch(settings);
+    } catch {
+      watch = new RuleWatch({});
+    }
+    for (const check of await store.production.checks(name, rule)) watch.observe(check.outcome, check.atMs);
+    const alarms = (await store.production.alarms(name)).filter((a) => a.rule === rule);
+    return html(
+      c,
+      `${rule} · ${name}`,
+      productionRuleBody({
+        experiment: name,
+        rule,
+        alpha: watch.alpha,
+        ...(watch.thresholds['below-min-success'] !== undefined ? { minSuccess: watch.thresholds['below-min-success'] } : {}),
+        ...(watch.thresholds.dropped !== undefined ? { dropThreshold: watch.thresholds.dropped } : {}),
+        windows: watch.windowSummaries(),
+        cumulative: watch.cumulativeSummary(),
+        alarms,
+      }),
+    );
   });
   app.get('/compare', async (c) => {
     // The pickers offer the newest runs; any other run is compared by its id in the URL.

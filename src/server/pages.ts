@@ -1,6 +1,7 @@
 import { trendSvg } from '../report/charts-trend.js';
 import { formatP, testName } from '../report/compare.js';
 import { esc, tableHtml, verdictBadge } from '../report/html-layout.js';
+import { aggregatesWhose } from '../report/grading-text.js';
 import type { RunListItem } from './data.js';
 import type { Trend, TrendEntry } from './trend.js';
 import { formatRate, formatRateChange, NO_VALUE } from '../core/show.js';
@@ -25,6 +26,12 @@ const RUN_COLUMNS = [
   { label: 'id' },
 ];
 
+/** " · of the verdicts as given, not the rate corrected by grades" under a run's overall rate, where it applies. */
+function overallWhose(r: RunListItem): string {
+  const text = aggregatesWhose(r.validators.filter((v) => v.corrected !== undefined).length);
+  return text ? `<br><span class="muted">${esc(text)}</span>` : '';
+}
+
 export function runsListBody(items: RunListItem[], filter: string | undefined, previous: Map<string, string>): string {
   const rows = items.map((r) => {
     const prev = previous.get(r.id);
@@ -39,7 +46,8 @@ export function runsListBody(items: RunListItem[], filter: string | undefined, p
     return [
       `<a href="/runs/${enc(r.id)}"><strong>${esc(r.name)}</strong></a><br>${links}`,
       verdictBadge(r.verdict, r.verdictMode),
-      `${formatRate(r.overall.value)}${errs(r.overall.errorShare)}`,
+      // The aggregate is of the verdicts as given; beside rules whose rate grades corrected, it says so.
+      `${formatRate(r.overall.value)}${errs(r.overall.errorShare)}${overallWhose(r)}`,
       `${formatRate(r.allPass)}${errs(r.allPassErrorShare)}`,
       rates || '<span class="muted">none</span>',
       `${r.shape.N}×${r.shape.M}×${r.shape.K}`,

@@ -9,6 +9,7 @@ export class MemoryProduction implements ProductionStore {
   private seq = 0;
   private checkLog = new Map<string, Map<number, ProductionCheck>>();
   private cursors = new Map<string, number>();
+  private settings = new Map<string, unknown>();
   private alarmLog: ProductionAlarm[] = [];
 
   async ingest(spans: readonly ProductionSpan[]): Promise<{ stored: number; duplicates: number }> {
@@ -53,12 +54,14 @@ export class MemoryProduction implements ProductionStore {
     });
   }
 
-  async recordChecks(experiment: string, rule: string, checks: readonly ProductionCheck[], cursor: number): Promise<void> {
+  async recordChecks(experiment: string, rule: string, checks: readonly ProductionCheck[], cursor: number, settings?: unknown): Promise<void> {
     const key = JSON.stringify([experiment, rule]);
     const log = this.checkLog.get(key) ?? new Map<number, ProductionCheck>();
     for (const c of checks) log.set(c.seq, { ...c, ...(c.reason !== undefined ? { reason: oneLine(c.reason) } : {}) });
     this.checkLog.set(key, log);
     this.cursors.set(key, cursor);
+    if (settings === undefined) this.settings.delete(key);
+    else this.settings.set(key, structuredClone(settings));
   }
 
   async checks(experiment: string, rule: string): Promise<ProductionCheck[]> {
@@ -69,11 +72,15 @@ export class MemoryProduction implements ProductionStore {
     return this.cursors.get(JSON.stringify([experiment, rule])) ?? 0;
   }
 
-  async rules(experiment: string): Promise<{ rule: string; checks: number }[]> {
+  async rules(experiment: string): Promise<{ rule: string; checks: number; settings?: unknown }[]> {
     return [...this.cursors.keys()]
       .map((k) => JSON.parse(k) as [string, string])
       .filter(([e]) => e === experiment)
-      .map(([, rule]) => ({ rule, checks: this.checkLog.get(JSON.stringify([experiment, rule]))?.size ?? 0 }))
+      .map(([, rule]) => {
+        const key = JSON.stringify([experiment, rule]);
+        const settings = this.settings.get(key);
+        return { rule, checks: this.checkLog.get(key)?.size ?? 0, ...(settings !== undefined ? { settings: structuredClone(settings) } : {}) };
+      })
       .sort((a, b) => (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
   }
 

@@ -2,10 +2,9 @@ import { trajectoryOfSteps, type ProductionExperiment, type ProductionSample, ty
 import { jsonText, textOf, type Query } from './postgres-rows.js';
 import { oneLine, SPAN_COLUMNS, spanValues, toAlarm, toCheck, toSample, toSpan, type AlarmRow, type CheckRow, type SpanRow } from './production-rows.js';
 import type { ProductionAlarm, ProductionCheck, ProductionStore } from './types.js';
-import { pushAll } from '../core/arrays.js';
 
-/** Spans per INSERT statement: 15 parameters each, under PostgreSQL's 65,535 (a larger batch takes several statements). */
-export const SPANS_PER_STATEMENT = 4000;
+/** The PostgreSQL type of each of SPAN_COLUMNS (for unnest). */
+const SPAN_COLUMN_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'float8', 'float8', 'json', 'json', 'json', 'int4', 'int4', 'json', 'json'] as const;
 
 /** A read of a store from before production traffic (opened read-only, so never migrated): it has none. */
 async function orNone<T>(read: () => Promise<T>, none: NoInfer<Partial<T>>): Promise<T> {
@@ -23,18 +22,12 @@ export class PostgresProduction implements ProductionStore {
 
   async ingest(spans: readonly ProductionSpan[]): Promise<{ stored: number; duplicates: number }> {
     if (spans.length === 0) return { stored: 0, duplicates: 0 };
-    let stored = 0;
-    for (let at = 0; at < spans.length; at += SPANS_PER_STATEMENT) {
-      const values: unknown[] = [];
-      const rows = spans.slice(at, at + SPANS_PER_STATEMENT).map((s) => {
-        const v = spanValues(s, textOf);
-        const marks = v.map((_, n) => `$${values.length + n + 1}`);
-        pushAll(values, v);
-        return `(${marks.join(', ')})`;
-      });
-      const text = `INSERT INTO production_spans (${SPAN_COLUMNS.join(', ')}) VALUES ${rows.join(', ')} ON CONFLICT (trace_id, span_id) DO NOTHING`;
-      stored += (await this.q(text, values)).rowCount ?? 0;
-    }
+    // One array per column, unnested: the statement's text and plan are the same for any batch size.
+    const columns: unknown[][] = SPAN_COLUMNS.map(() => new Array<unknown>(spans.length));
+    spans.forEach((span, r) => spanValues(span, textOf).forEach((v, c) => (columns[c][r] = v)));
+    const arrays = SPAN_COLUMNS.map((_, c) => `$${c + 1}::${SPAN_COLUMN_TYPES[c]}[]`).join(', ');
+    const text = `INSERT INTO production_spans (${SPAN_COLUMNS.join(', ')}) SELECT * FROM unnest(${arrays}) ON CONFLICT (trace_id, span_id) DO NOTHING`;
+    const stored = (await this.q(text, columns)).rowCount ?? 0;
     return { stored, duplicates: spans.length - stored };
   }
 
@@ -72,9 +65,9 @@ export class PostgresProduction implements ProductionStore {
     });
   }
 
-  async recordChecks(experiment: string, rule: string, checks: readonly ProductionCheck[], cursor: number): Promise<void> {
+  async recordChecks(experiment: string, rule: string, checks: readonly ProductionCheck[], cursor: number, settings?: unknown): Promise<void> {
     // One statement (atomic): the checks and the cursor are stored together or not at all.
-    const values: unknown[] = [experiment, rule, cursor];
+    const values: unknown[] = [experiment, rule, cursor, settings === undefined ? null : JSON.stringify(settings)];
     const rows = checks.map((c) => {
       values.push(c.seq, c.outcome, c.atMs, c.reason === undefined ? null : textOf(oneLine(c.reason)));
       const n = values.length;
@@ -85,7 +78,7 @@ export class PostgresProduction implements ProductionStore {
            ON CONFLICT (experiment, rule, seq) DO UPDATE SET outcome = EXCLUDED.outcome, at_ms = EXCLUDED.at_ms, reason = EXCLUDED.reason RETURNING 1), `
       : '';
     await this.q(
-      `WITH ${upsertChecks}k AS (INSERT INTO production_cursors (experiment, rule, seq) VALUES ($1, $2, $3) ON CONFLICT (experiment, rule) DO UPDATE SET seq = EXCLUDED.seq RETURNING 1) SELECT 1`,
+      `WITH ${upsertChecks}k AS (INSERT INTO production_cursors (experiment, rule, seq, settings_json) VALUES ($1, $2, $3, $4::json) ON CONFLICT (experiment, rule) DO UPDATE SET seq = EXCLUDED.seq, settings_json = EXCLUDED.settings_json RETURNING 1) SELECT 1`,
       values,
     );
   }
@@ -103,17 +96,17 @@ export class PostgresProduction implements ProductionStore {
     return rows[0] ? Number(rows[0].seq) : 0;
   }
 
-  async rules(experiment: string): Promise<{ rule: string; checks: number }[]> {
+  async rules(experiment: string): Promise<{ rule: string; checks: number; settings?: unknown }[]> {
     const { rows } = await orNone(
       () =>
-        this.q<{ rule: string; checks: string }>(
-          `SELECT k.rule AS rule, (SELECT count(*) FROM production_checks c WHERE c.experiment = k.experiment AND c.rule = k.rule) AS checks
+        this.q<{ rule: string; checks: string; settings: string | null }>(
+          `SELECT k.rule AS rule, k.settings_json AS settings, (SELECT count(*) FROM production_checks c WHERE c.experiment = k.experiment AND c.rule = k.rule) AS checks
            FROM production_cursors k WHERE k.experiment = $1 ORDER BY k.rule COLLATE "C"`,
           [experiment],
         ),
       { rows: [] },
     );
-    return rows.map((r) => ({ rule: r.rule, checks: Number(r.checks) }));
+    return rows.map((r) => ({ rule: r.rule, checks: Number(r.checks), ...(r.settings !== null ? { settings: JSON.parse(r.settings) as unknown } : {}) }));
   }
 
   async recordAlarm(a: ProductionAlarm): Promise<boolean> {

@@ -164,6 +164,7 @@ CREATE TABLE production_cursors (
   experiment text NOT NULL,
   rule text NOT NULL,
   seq bigint NOT NULL,
+  settings_json json,
   PRIMARY KEY (experiment, rule)
 );
 CREATE TABLE production_alarms (

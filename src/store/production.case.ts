@@ -116,7 +116,10 @@ export function productionContract(make: MakeStore): void {
         ],
         6,
       );
-      await store.production.recordChecks('shop/answer', 'polite', [{ seq: 5, outcome: 'error', atMs: 11, reason: 'HTTP 500' }], 9);
+      await store.production.recordChecks('shop/answer', 'polite', [{ seq: 5, outcome: 'error', atMs: 11, reason: 'HTTP 500' }], 9, {
+        alpha: 0.05,
+        window: { checks: 10 },
+      });
       await store.production.recordChecks('shop/answer', 'short', [], 3);
       expect(await store.production.checks('shop/answer', 'polite')).toEqual([
         { seq: 2, outcome: 'pass', atMs: 10 },
@@ -126,7 +129,7 @@ export function productionContract(make: MakeStore): void {
       expect(await store.production.cursor('shop/answer', 'short')).toBe(3);
       expect(await store.production.checks('shop/answer', 'short')).toEqual([]);
       expect(await store.production.rules('shop/answer')).toEqual([
-        { rule: 'polite', checks: 2 },
+        { rule: 'polite', checks: 2, settings: { alpha: 0.05, window: { checks: 10 } } },
         { rule: 'short', checks: 0 },
       ]);
       expect(await store.production.rules('none')).toEqual([]);

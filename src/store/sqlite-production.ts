@@ -26,7 +26,7 @@ export class SqliteProduction implements ProductionStore {
       insert: db.prepare(`INSERT OR IGNORE INTO production_spans (${SPAN_COLUMNS.join(', ')}) VALUES (${SPAN_COLUMNS.map(() => '?').join(', ')})`),
       steps: db.prepare(`SELECT * FROM production_spans WHERE trace_id = ? AND parent_span_id = ? AND kind = 'step'`),
       check: db.prepare(`INSERT OR REPLACE INTO production_checks (experiment, rule, seq, outcome, at_ms, reason) VALUES (?, ?, ?, ?, ?, ?)`),
-      cursor: db.prepare(`INSERT OR REPLACE INTO production_cursors (experiment, rule, seq) VALUES (?, ?, ?)`),
+      cursor: db.prepare(`INSERT OR REPLACE INTO production_cursors (experiment, rule, seq, settings_json) VALUES (?, ?, ?, ?)`),
       alarm: db.prepare(`INSERT OR IGNORE INTO production_alarms (experiment, rule, kind, at_seq, at_ms, message, raised_at) VALUES (?, ?, ?, ?, ?, ?, ?)`),
     };
   }
@@ -72,11 +72,11 @@ export class SqliteProduction implements ProductionStore {
     });
   }
 
-  async recordChecks(experiment: string, rule: string, checks: readonly ProductionCheck[], cursor: number): Promise<void> {
+  async recordChecks(experiment: string, rule: string, checks: readonly ProductionCheck[], cursor: number, settings?: unknown): Promise<void> {
     const { check, cursor: setCursor } = this.s;
     this.db.transaction(() => {
       for (const c of checks) check.run(experiment, rule, c.seq, c.outcome, c.atMs, c.reason === undefined ? null : oneLine(c.reason));
-      setCursor.run(experiment, rule, cursor);
+      setCursor.run(experiment, rule, cursor, settings === undefined ? null : JSON.stringify(settings));
     })();
   }
 
@@ -92,17 +92,17 @@ export class SqliteProduction implements ProductionStore {
     return row?.seq ?? 0;
   }
 
-  async rules(experiment: string): Promise<{ rule: string; checks: number }[]> {
+  async rules(experiment: string): Promise<{ rule: string; checks: number; settings?: unknown }[]> {
     return orNone(
       () =>
         this.db
           .prepare(
-            `SELECT k.rule AS rule, (SELECT count(*) FROM production_checks c WHERE c.experiment = k.experiment AND c.rule = k.rule) AS checks
+            `SELECT k.rule AS rule, k.settings_json AS settings, (SELECT count(*) FROM production_checks c WHERE c.experiment = k.experiment AND c.rule = k.rule) AS checks
              FROM production_cursors k WHERE k.experiment = ? ORDER BY k.rule`,
           )
-          .all(experiment) as { rule: string; checks: number }[],
+          .all(experiment) as { rule: string; checks: number; settings: string | null }[],
       [],
-    );
+    ).map(({ settings, ...r }) => (settings === null ? r : { ...r, settings: JSON.parse(settings) as unknown }));
   }
 
   async recordAlarm(a: ProductionAlarm): Promise<boolean> {

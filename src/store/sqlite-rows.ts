@@ -174,6 +174,7 @@ CREATE TABLE IF NOT EXISTS production_cursors (
   experiment TEXT NOT NULL,
   rule TEXT NOT NULL,
   seq INTEGER NOT NULL,
+  settings_json TEXT,
   PRIMARY KEY (experiment, rule)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS production_alarms (

@@ -302,23 +302,25 @@ export interface ProductionAlarm {
  */
 export interface ProductionStore {
   /**
-   * Store spans, atomically for up to 4,000 spans a call (a larger batch may be stored in part when the store
-   * fails mid-way; a retry then stores the rest). A span whose (traceId, spanId) is stored already is skipped,
-   * so a retried export adds nothing. Resolves once durable.
+   * Store spans, atomically (one transaction or statement). A span whose (traceId, spanId) is stored already
+   * is skipped, so a retried export adds nothing. Resolves once durable.
    */
   ingest(spans: readonly ProductionSpan[]): Promise<{ stored: number; duplicates: number }>;
   /** Every experiment with samples, by name. */
   experiments(): Promise<ProductionExperiment[]>;
   /** Samples of one experiment with seq > afterSeq (default: all), oldest first, at most `limit`; `newest` lists the last ones, newest first. */
   list(experiment: string, page?: { afterSeq?: number; limit?: number; newest?: boolean }): Promise<ProductionSample[]>;
-  /** Store a rule's checks and move its cursor to `cursor` in one transaction; a check of a seq stored already is replaced. */
-  recordChecks(experiment: string, rule: string, checks: readonly ProductionCheck[], cursor: number): Promise<void>;
+  /**
+   * Store a rule's checks and move its cursor to `cursor` in one transaction; a check of a seq stored already is
+   * replaced. `settings` (JSON data: how the monitor watches the rule) is kept with the cursor, for the dashboard.
+   */
+  recordChecks(experiment: string, rule: string, checks: readonly ProductionCheck[], cursor: number, settings?: unknown): Promise<void>;
   /** The rule's checks, by seq. */
   checks(experiment: string, rule: string): Promise<ProductionCheck[]>;
   /** The last seq the rule has read (0: none). */
   cursor(experiment: string, rule: string): Promise<number>;
   /** The rules a monitor has read the experiment with (each has a cursor), by name, with their number of checks. */
-  rules(experiment: string): Promise<{ rule: string; checks: number }[]>;
+  rules(experiment: string): Promise<{ rule: string; checks: number; settings?: unknown }[]>;
   /** Store an alarm; false when the same alarm (experiment, rule, kind, atSeq) is stored already. */
   recordAlarm(alarm: ProductionAlarm): Promise<boolean>;
   /** The experiment's alarms, oldest first. */

@@ -70,6 +70,9 @@ describe('trajectory checks', () => {
     expect(await outcome({ type: 'max-steps', max: 3 }, t)).toMatchObject(pass);
     expect(await outcome({ type: 'max-steps', max: 2 }, t)).toMatchObject(fail);
     expect(await outcome({ type: 'max-steps', max: 10 }, { ...t, ended: 'max-steps' })).toMatchObject(fail);
+    // A conversation its turn limit ended before its stop condition did not finish either.
+    expect(await outcome({ type: 'max-steps', max: 10 }, { ...t, ended: 'max-turns', turns: 2 })).toMatchObject(fail);
+    expect(await outcome({ type: 'max-steps', max: 10 }, { ...t, ended: 'final', turns: 2 })).toMatchObject(pass);
   });
 
   it('tool-args-valid: an undeclared tool or arguments that are not JSON or break the schema fail; declarations from the trajectory or the check', async () => {

@@ -180,9 +180,10 @@ export function buildTrajectoryCheck(
       return { predicate: (_o, _i, t) => test(toolCallsOf(needs(t)).map((c) => c.name)), source };
     }
     case 'max-steps':
-      // A run the step limit cut short did not finish: a failure of this check, whatever its count.
+      // A run the step limit cut short, or a conversation its turn limit ended before its stop condition, did not
+      // finish: a failure of this check, whatever its count.
       return {
-        predicate: (_o, _i, t) => needs(t).steps.length <= check.max && needs(t).ended !== 'max-steps',
+        predicate: (_o, _i, t) => needs(t).steps.length <= check.max && needs(t).ended !== 'max-steps' && needs(t).ended !== 'max-turns',
         source: `finishes within ${plural(check.max, 'step')}`,
       };
     case 'tool-args-valid': {

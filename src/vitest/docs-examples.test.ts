@@ -49,7 +49,7 @@ beforeAll(async () => {
   // The sequential variant the doc describes: the same block with `stopping: 'sequential'` added.
   project.write('sequential.test.ts', asWritten(bot).replace('  samples: 30,\n', "  samples: 30,\n  stopping: 'sequential',\n"));
   sequential = await project.run(['sequential.test.ts'], store);
-  project.write('vitest.config.ts', asWritten(sample('vitest.config.ts')));
+  project.write('vitest.config.mts', asWritten(sample('vitest.config.mts')));
   project.write('answers.test.ts', asWritten(sample('answers.test.ts')));
   matchers = await project.run(['answers.test.ts'], store);
 }, 180_000);

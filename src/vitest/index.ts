@@ -7,6 +7,7 @@
 import { beforeAll, describe, test } from 'vitest';
 import { AssayError, ExitCode, hasMarker, setMarker } from '../errors.js';
 import { hookTimeoutMs } from './limits.js';
+import type { InputValue } from '../core/validator.js';
 import type { ReliabilityOptions, RunOutcome } from './types.js';
 
 /** The cache for a model your system function calls through the AI SDK (keyed by its request and sample j). */
@@ -57,7 +58,7 @@ function callSite(): { file?: string; line?: number; column?: number } {
 }
 
 /** The rules of a block, in the tensor's order: validators, then verifiers. */
-function ruleNames(o: ReliabilityOptions): string[] {
+function ruleNames(o: Pick<ReliabilityOptions, 'validators' | 'verifiers'>): string[] {
   return [...(o?.validators ?? []), ...(o?.verifiers ?? [])].map((r, i) => (typeof r?.name === 'string' && r.name ? r.name : `rule ${i + 1}`));
 }
 
@@ -67,12 +68,13 @@ function ruleNames(o: ReliabilityOptions): string[] {
  * FAIL or error, and on an inconclusive one fails saying how many more samples decide it (or is skipped with
  * `onInconclusive: 'skip'`).
  */
-export function describeReliability(name: string, options: ReliabilityOptions): void {
+export function describeReliability<I extends InputValue>(name: string, options: ReliabilityOptions<I>): void {
   const site = callSite();
   describe(name, () => {
     let run: Promise<RunOutcome> | undefined;
     let file = site.file;
-    const outcome = () => (run ??= import('./engine.js').then((e) => e.runReliability({ name, file: file ?? `${name}.test`, options })));
+    const outcome = () =>
+      (run ??= import('./engine.js').then((e) => e.runReliability({ name, file: file ?? `${name}.test`, options: options as unknown as ReliabilityOptions })));
     // Vitest hands hooks their fixtures first (an object pattern it parses) and the suite second.
     // eslint-disable-next-line no-empty-pattern
     beforeAll(async ({}, suite) => {

@@ -2,7 +2,7 @@ import { Outcome } from '../core/outcome.js';
 import { formatRate, inputInline, quoted, formatLevel } from '../core/show.js';
 import type { RunSummary } from '../core/summary-types.js';
 import type { InputValue } from '../core/validator.js';
-import { shownRate } from '../report/grading-text.js';
+import { countsWhose, shownRate } from '../report/grading-text.js';
 import { errorCausesText, errorShareText, stoppedText, toDecideText, verdictLabel } from '../report/meta.js';
 import { passKRuleLines } from '../report/pass-k.js';
 import { INPUTS_RUN, populationText } from '../report/population.js';
@@ -57,7 +57,7 @@ export function ruleHeadline(s: RunSummary, k: number): string {
   const shown = onPopulation ? v.population! : shownRate(v);
   const level = `${formatLevel(s.options.level)} ${s.options.stopping === 'sequential' ? 'CS' : 'CI'}, ${onPopulation ? 'input population' : INPUTS_RUN}`;
   const interval = shown.low === null ? 'no interval' : `[${formatRate(shown.low)}, ${formatRate(shown.high)}] (${level})`;
-  const counts = `${v.counts.pass} pass, ${v.counts.fail} fail, ${v.counts.error} error`;
+  const counts = `${countsWhose(v)}${v.counts.pass} pass, ${v.counts.fail} fail, ${v.counts.error} error`;
   return `${v.name}: ${verdictLabel(v.verdict, s.options.verdict)} · rate ${formatRate(shown.rate)} ${interval} · minSuccess ${formatRate(v.minSuccess)} · errors ${formatRate(v.errorShare)} (${counts})`;
 }
 

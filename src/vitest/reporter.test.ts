@@ -112,3 +112,48 @@ describe('an error verdict in a Vitest run', () => {
     expect(readFileSync(summary, 'utf8')).toContain(cause);
   });
 });
+
+// The reporter adds, never removes (issue 26, item 4): a config that names its reporters replaces Vitest's default
+// set, which under GITHUB_ACTIONS=true includes `github-actions`; every failing test keeps one annotation.
+describe('GitHub annotations with the documented reporter config', () => {
+  const PLAIN = `import { expect, test } from 'vitest';
+
+test('plain arithmetic', () => {
+  expect(1 + 1).toBe(3);
+});
+`;
+  const config = (reporters: string[]) => `import { defineConfig } from 'vitest/config';
+
+export default defineConfig({ test: { include: ['gh-*.test.ts'], reporters: ${JSON.stringify(reporters)} } });
+`;
+  const run = async (reporters: string[]) => {
+    project.write('vitest.config.mts', config(reporters));
+    project.write('gh-plain.test.ts', PLAIN);
+    project.write('gh-rule.test.ts', FAILING);
+    const r = await project.run(
+      [],
+      { ASSAY_STORE: join(project.dir, 'runs.db'), GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: join(project.dir, 'gh.md') },
+      { configReporters: true },
+    );
+    return { r, annotations: r.stdout.split('\n').filter((l) => l.startsWith('::error ')) };
+  };
+  afterAll(() => project.write('vitest.config.mts', 'export default {};\n'));
+
+  it("keeps Vitest's annotation of every failing test with reporters: ['default', 'assay/vitest/reporter']", async () => {
+    const { r, annotations } = await run(['default', SRC.reporter]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(
+      annotations.filter((l) => l.includes('plain arithmetic')),
+      r.stdout,
+    ).toHaveLength(1);
+    expect(annotations.filter((l) => l.includes('never short'))).toHaveLength(1);
+    expect(annotations).toHaveLength(2);
+  });
+
+  it("annotates no test twice with 'github-actions' listed too", async () => {
+    const { annotations } = await run(['default', 'github-actions', SRC.reporter]);
+    expect(annotations.filter((l) => l.includes('plain arithmetic'))).toHaveLength(1);
+    expect(annotations.filter((l) => l.includes('never short'))).toHaveLength(1);
+    expect(annotations).toHaveLength(2);
+  });
+});

@@ -7,7 +7,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { relative, sep } from 'node:path';
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, Vitest } from 'vitest/node';
 import type { AssayTaskMeta } from './index.js';
 import { storedWhen } from './when.js';
 import { thrownMessage } from '../errors.js';
@@ -72,6 +72,10 @@ export default class AssayReporter implements Reporter {
   private readonly out: { write(s: string): unknown };
   private readonly err: { write(s: string): unknown };
   private readonly env: NodeJS.ProcessEnv;
+  /** Vitest's own GitHub Actions reporter, run by this one when the config's reporter list dropped it. */
+  private github: Reporter | undefined;
+  /** Whether a `github-actions` reporter annotates the failing tests (the config's, or the one run here). */
+  private annotated = false;
 
   constructor(options: AssayReporterOptions = {}) {
     this.out = options.out ?? process.stdout;
@@ -79,7 +83,30 @@ export default class AssayReporter implements Reporter {
     this.env = options.env ?? process.env;
   }
 
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  /**
+   * A config that lists its reporters replaces Vitest's default set, which under GITHUB_ACTIONS=true includes
+   * `github-actions`: when that one is missing, this reporter runs it, so every failing test of the suite keeps its
+   * annotation (the reporter adds, never removes); when it is there, this one leaves annotating to it (no test
+   * annotated twice: a rule test's error is its assay message).
+   */
+  async onInit(vitest: Vitest): Promise<void> {
+    this.annotated = vitest.config.reporters.some((r) =>
+      Array.isArray(r) ? r[0] === 'github-actions' : (r as object).constructor?.name === 'GithubActionsReporter',
+    );
+    if (this.annotated || this.env.GITHUB_ACTIONS !== 'true') return;
+    const { GithubActionsReporter } = await import('vitest/reporters');
+    this.github = new GithubActionsReporter();
+    await this.github.onInit?.(vitest);
+    this.annotated = true;
+  }
+
+  async onTestCaseAnnotate(...args: Parameters<NonNullable<Reporter['onTestCaseAnnotate']>>): Promise<void> {
+    await this.github?.onTestCaseAnnotate?.(...args);
+  }
+
+  async onTestRunEnd(...args: Parameters<NonNullable<Reporter['onTestRunEnd']>>): Promise<void> {
+    await this.github?.onTestRunEnd?.(...args);
+    const [testModules] = args;
     const runs = new Map<string, { run: AssayTaskMeta['run']; file?: string }>();
     const failed: AssayTaskMeta[] = [];
     for (const m of testModules) {
@@ -97,7 +124,8 @@ export default class AssayReporter implements Reporter {
     }
     const summaryFile = this.env.GITHUB_STEP_SUMMARY;
     if (!summaryFile) return;
-    for (const f of failed) this.out.write(`${annotation(f)}\n`);
+    // Annotated by Vitest's github-actions reporter already (its message is the rule's): not twice.
+    if (!this.annotated) for (const f of failed) this.out.write(`${annotation(f)}\n`);
     try {
       appendFileSync(summaryFile, [...runs.values()].map(({ run: r }) => `${r.markdown.trimEnd()}\n\n`).join(''));
     } catch (e) {

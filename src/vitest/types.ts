@@ -1,7 +1,7 @@
 import type { ExperimentConfig } from '../config/schema.js';
 import type { InputValue } from '../core/validator.js';
 
-import type { SystemFunction } from '../providers/function-system.js';
+import type { SystemCallContext } from '../providers/function-system.js';
 
 /**
  * Any async function from an input to the system's answer: text; or an agent's, the AI SDK's `generateText` result
@@ -14,13 +14,16 @@ export type ValidatorSpec = NonNullable<ExperimentConfig['validators']>[number];
 /** A verifier (LLM judge) as in a config: `{ name, minSuccess, instructions, judge: { openai: {...} } }`. */
 export type VerifierSpec = NonNullable<ExperimentConfig['verifiers']>[number];
 
-/** `describeReliability(name, options)`: an assay experiment whose every rule is one Vitest test. */
-export interface ReliabilityOptions {
-  inputs: InputValue[];
+/**
+ * `describeReliability(name, options)`: an assay experiment whose every rule is one Vitest test. `I`, the type of
+ * an input, is inferred from `inputs`: a system function given `['Where is my order?']` receives a `string`.
+ */
+export interface ReliabilityOptions<I extends InputValue = InputValue> {
+  inputs: readonly I[];
   /** Samples per input (M). Default 1. */
   samples?: number;
   /** A function (input, ctx) => string or an agent's result, or an assay system config such as `{ openai: { model: 'gpt-4o-mini' } }`. */
-  system: SystemFunction | Record<string, unknown>;
+  system: ((input: I, ctx: SystemCallContext) => unknown) | Record<string, unknown>;
   validators?: ValidatorSpec[];
   verifiers?: VerifierSpec[];
   /** fixed (every sample, the default) or sequential (stop each rule once its confidence sequence decides it). */

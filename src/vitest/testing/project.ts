@@ -31,7 +31,8 @@ export interface VitestRun {
 export interface FixtureProject {
   dir: string;
   write(name: string, body: string): string;
-  run(args?: string[], env?: NodeJS.ProcessEnv): Promise<VitestRun>;
+  /** `configReporters`: no --reporter flags, the project's vitest config decides (then `tests` stays empty). */
+  run(args?: string[], env?: NodeJS.ProcessEnv, options?: { configReporters?: boolean }): Promise<VitestRun>;
   /** Start `vitest --watch` (the caller stops it with stop()). */
   watch(env?: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string; stop: () => void };
   remove(): void;
@@ -54,12 +55,19 @@ export function fixtureProject(prefix = 'assay-vitest-'): FixtureProject {
   return {
     dir,
     write,
-    run: (args = [], env = {}) =>
+    run: (args = [], env = {}, options = {}) =>
       new Promise((done, fail) => {
         const json = join(dir, `report-${Date.now()}.json`);
         const child = spawn(
           process.execPath,
-          [VITEST, 'run', '--root', dir, '--reporter=default', `--reporter=${SRC.reporter}`, '--reporter=json', `--outputFile.json=${json}`, ...args],
+          [
+            VITEST,
+            'run',
+            '--root',
+            dir,
+            ...(options.configReporters ? [] : ['--reporter=default', `--reporter=${SRC.reporter}`, '--reporter=json', `--outputFile.json=${json}`]),
+            ...args,
+          ],
           { cwd: dir, env: cleanEnv(env) },
         );
         let stdout = '';
