@@ -161,3 +161,32 @@ export async function importOptional<T>(packageName: string, feature: string, lo
     throw err;
   }
 }
+
+/**
+ * What a thrown value says, whatever it is: an Error's message, else its text. Never throws itself: a value
+ * whose `toString` (or `message` getter) throws, or an object without a prototype, is described instead
+ * (issue 30: such a value thrown by a system aborted the whole run).
+ */
+export function thrownMessage(err: unknown): string {
+  try {
+    if (err instanceof Error) return String(err.message);
+    return String(err);
+  } catch (inner) {
+    if (typeof err === 'object' && err !== null && Object.getPrototypeOf(err) === null) {
+      let json = '';
+      try {
+        json = JSON.stringify(err).slice(0, 200);
+      } catch {
+        json = 'unprintable';
+      }
+      return `threw an object without a prototype (${json})`;
+    }
+    let why = '';
+    try {
+      why = inner instanceof Error ? inner.message : typeof inner;
+    } catch {
+      why = 'unreadable';
+    }
+    return `threw ${err === null ? 'null' : typeof err === 'object' ? 'an object' : `a ${typeof err}`} whose toString throws (${why})`;
+  }
+}

@@ -1,3 +1,4 @@
+import { visibleControls } from '../core/text.js';
 import type { Command } from 'commander';
 import { writeFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
@@ -220,5 +221,6 @@ export function formatReport(r: GroundingReport): string {
     ].filter(Boolean);
     lines.push(`claim checker ${c.id}: ${c.checked} checked${c.errors ? `, ${c.errors} could not be` : ''}${spent.length ? `; ${spent.join(', ')}` : ''}`);
   }
-  return lines.join('\n') + '\n';
+  // The answer's claims and the evidence are untrusted text: bidi and control characters shown as marks.
+  return visibleControls(lines.join('\n')) + '\n';
 }

@@ -6,6 +6,7 @@ import { intFlag } from './flags.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 import { formatRate } from '../core/show.js';
 import { maxOf } from '../core/arrays.js';
+import { thrownMessage } from '../errors.js';
 
 interface RunsFlags {
   name?: string;
@@ -61,7 +62,7 @@ export function register(program: Command): void {
             r = await loadStoredRun(store, run.id);
           } catch (err) {
             // One damaged record (e.g. an impossible N×M×K from an older assay) must not hide every other run.
-            const problem = err instanceof Error ? err.message : String(err);
+            const problem = thrownMessage(err);
             process.stderr.write(`assay: run ${run.id} cannot be read: ${problem}\n`);
             rows.push({
               id: run.id,

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import type { AggregateMethod, IntervalMethod, StoppingRule, VerdictMode } from '../core/summary-types.js';
 import { DEFAULT_VERDICT_MODE, intervalProblem } from '../core/verdict.js';
 import type { InputValue, Validator, ValidatorMeta } from '../core/validator.js';
-import { AssayError, ExitCode, UsageError } from '../errors.js';
+import { AssayError, ExitCode, UsageError, thrownMessage } from '../errors.js';
 import { ruleDecision, type DecisionParameters } from '../core/decision.js';
 import { turnReplies } from '../core/trajectory.js';
 import { estimandProblem } from '../core/summarize.js';
@@ -549,7 +549,7 @@ async function importConfig(abs: string, file: string, ext: string): Promise<unk
     }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const message = err instanceof Error ? err.message : String(err);
+    const message = thrownMessage(err);
     // esbuild (through tsx) puts the syntax errors on the lines after "Transform failed with N error(s):".
     const syntax = /^Transform failed/.test(message) ? /:(\d+):(\d+): ERROR: (.*)$/m.exec(message) : null;
     if (syntax) {

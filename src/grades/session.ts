@@ -4,6 +4,7 @@
  * until the person has graded the output (no anchoring), then are shown with agreement marked. Each grade is
  * stored as it is given (durable at once); undo deletes this session's grades, newest first.
  */
+import { visibleControls } from '../core/text.js';
 import { Outcome } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import type { InputValue } from '../core/validator.js';
@@ -123,7 +124,7 @@ export class GradingSession {
         });
         this.mine.set(this.key(item), g);
         this.given.push(g);
-        this.o.write(this.revealed(item, g));
+        this.o.write(visibleControls(this.revealed(item, g)));
         return this.advance();
       }
       case 'skip':
@@ -206,7 +207,8 @@ export class GradingSession {
     if (graded) lines.push(this.revealed(item, graded).trimEnd().replace(/^ {2}/, 'graded: '));
     else lines.push(`${rule.kind === 'verifier' ? "judge's" : "rule's"} verdict: hidden until you grade`);
     lines.push('keys: p pass · f fail · s skip · u undo · ←/→ or j/k move · q quit');
-    this.o.write(`${this.o.clear ? '\x1b[2J\x1b[H' : '\n'}${lines.join('\n')}\n`);
+    // What people and models wrote is shown with its bidi and control characters marked (a terminal would run an ESC sequence).
+    this.o.write(`${this.o.clear ? '\x1b[2J\x1b[H' : '\n'}${visibleControls(lines.join('\n'))}\n`);
   }
 }
 

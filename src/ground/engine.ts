@@ -17,6 +17,7 @@ import {
   type SupportThresholds,
 } from './types.js';
 import { pushAll } from '../core/arrays.js';
+import { thrownMessage } from '../errors.js';
 
 /** The design's "LLM Response Generator": one call, low temperature, no chaining. */
 export interface AnswerGenerator {
@@ -110,7 +111,7 @@ async function embedBatch(
         errors.push(undefined);
       } catch (err) {
         vectors.push(null);
-        errors.push(`embedding failed: ${err instanceof Error ? err.message : String(err)}`);
+        errors.push(`embedding failed: ${thrownMessage(err)}`);
       }
     }
     return { vectors, errors };
@@ -201,7 +202,7 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
     try {
       answer = await options.llm.generate(query, signal);
     } catch (err) {
-      throw new GroundingUnavailableError(`answer generation failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new GroundingUnavailableError(`answer generation failed: ${thrownMessage(err)}`, { cause: err });
     }
   }
   if (generated && answer.length > MAX_ANSWER_CHARS)

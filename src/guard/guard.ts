@@ -6,7 +6,7 @@ import { attemptSinkOf } from './attempt-log.js';
 import { runCheck } from './checks.js';
 import { augmentInput, checkTemplate, FEEDBACK_TEMPLATE } from './feedback.js';
 import type { Attempt, AttemptSink, CheckRecord, GuardOptions, GuardReason, GuardResult, TokenPrices } from './types.js';
-import { ArgumentError } from '../errors.js';
+import { ArgumentError, thrownMessage } from '../errors.js';
 
 /**
  * The guard: what an application calls in production (white paper §4.1 and §4.2). Generate, check with every
@@ -93,7 +93,7 @@ export async function guardedCall(system: SystemUnderTest, input: InputValue, op
     try {
       await write();
     } catch (err) {
-      logError ??= err instanceof Error ? err.message : String(err);
+      logError ??= thrownMessage(err);
     }
   };
   let sink: AttemptSink | undefined;
@@ -154,7 +154,7 @@ export async function guardedCall(system: SystemUnderTest, input: InputValue, op
             break;
           }
           // Transient errors were already retried with backoff: what reaches here will not get better by itself.
-          a.generationError = err instanceof Error ? err.message : String(err);
+          a.generationError = thrownMessage(err);
           reason = 'error';
           detail = `the system failed: ${a.generationError}`;
           break;

@@ -1,5 +1,5 @@
 import type protobuf from 'protobufjs';
-import { hasMarker, setMarker, UsageError } from '../errors.js';
+import { hasMarker, setMarker, UsageError, thrownMessage } from '../errors.js';
 import { lazyPackage } from '../lazy.js';
 import { OTLP_TRACE_DESCRIPTOR } from './otlp-schema.js';
 
@@ -83,7 +83,7 @@ export function decodeOtlpJson(value: unknown): OtlpSpan[] {
 }
 
 function oneLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0].slice(0, 200);
+  return thrownMessage(err).split('\n')[0].slice(0, 200);
 }
 
 function shown(v: unknown): string {

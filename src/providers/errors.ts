@@ -1,4 +1,5 @@
 import { ProviderError, type ProviderErrorKind } from './types.js';
+import { thrownMessage } from '../errors.js';
 
 /**
  * One place that turns the outside world's failures (HTTP statuses, socket errors, aborts) into
@@ -103,7 +104,7 @@ export function networkError(who: string, err: unknown, signal: AbortSignal): Pr
 }
 
 export function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return thrownMessage(err);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { AssayError, ExitCode, hasMarker, setMarker, UsageError } from '../errors.js';
+import { AssayError, ExitCode, hasMarker, setMarker, UsageError, thrownMessage } from '../errors.js';
 
 const QUEUE_ERROR = Symbol.for('assay.QueueError');
 
@@ -85,7 +85,7 @@ export function redisLost(err: unknown): boolean {
 }
 
 function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return thrownMessage(err);
 }
 
 /**

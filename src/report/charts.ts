@@ -1,3 +1,4 @@
+import { visibleControls } from '../core/text.js';
 import type * as Plot from '@observablehq/plot';
 import { lazyPackage } from '../lazy.js';
 import { formatRate, NO_VALUE } from '../core/show.js';
@@ -137,7 +138,11 @@ export const TEXT_STYLE = { fontSize: '12px', fontFamily: 'system-ui,sans-serif'
  * from 1, for ordered or numerous entries (iterations, many inputs), each column's label in its tooltip.
  */
 export function profileSvg(bars: ProfileBar[], options: { title: string; line?: number; columns?: boolean; axis?: string; labelsAbove?: boolean }): string {
-  const rows = bars.map((b, idx) => ({ ...b, idx, name: bandKey(idx, b.label), shown: barStatus(b, options.line) }));
+  // Labels are inputs and names people wrote: their bidi and control characters are shown as marks (core/text.ts).
+  const rows = bars.map((b, idx) => {
+    const label = visibleControls(b.label);
+    return { ...b, label, idx, name: bandKey(idx, label), shown: barStatus(b, options.line) };
+  });
   const describe = (r: (typeof rows)[number]) =>
     `${r.label}: ${formatRate(r.rate)}` +
     (r.low !== null ? ` (interval ${formatRate(r.low)}–${formatRate(r.high)})` : '') +

@@ -1,3 +1,4 @@
+import { visibleControls } from '../core/text.js';
 import { writeFile } from 'node:fs/promises';
 import { displayWidth } from './width.js';
 import { claimReasons } from '../ground/reasons.js';
@@ -127,7 +128,7 @@ export function formatBatchTable(b: GroundingBatch, o: { color?: boolean } = {})
     const rep = r.report;
     rows.push([
       MARK[r.outcome],
-      r.id,
+      visibleControls(r.id),
       rep?.hallucination_risk ?? NO_VALUE,
       rep ? rep.confidence_score.toFixed(2) : NO_VALUE,
       rep?.evidence_coverage ?? NO_VALUE,
@@ -150,10 +151,14 @@ export function formatBatchTable(b: GroundingBatch, o: { color?: boolean } = {})
   const details: string[] = [];
   for (const r of b.results) {
     if (r.outcome === 'pass') continue;
-    details.push('', `${paint(MARK[r.outcome], r.outcome)} ${r.id}${r.line !== undefined ? ` (line ${r.line})` : ''}: ${outcomeReason(r, b.failOn)}`);
+    // Ids, claims and reasons come from the answers: their bidi and control characters are shown as marks.
+    details.push(
+      '',
+      `${paint(MARK[r.outcome], r.outcome)} ${visibleControls(`${r.id}${r.line !== undefined ? ` (line ${r.line})` : ''}: ${outcomeReason(r, b.failOn)}`)}`,
+    );
     for (const c of r.report ? flagged(r.report) : []) {
-      details.push(`  [${c.status} ${c.support_score.toFixed(2)}] ${c.claim}`);
-      for (const why of claimReasons(c)) details.push(`    ${why}`);
+      details.push(visibleControls(`  [${c.status} ${c.support_score.toFixed(2)}] ${c.claim}`));
+      for (const why of claimReasons(c)) details.push(visibleControls(`    ${why}`));
     }
   }
   const cost = costText(s);

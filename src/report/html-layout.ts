@@ -1,10 +1,12 @@
+import { visibleControls } from '../core/text.js';
 import type { VerdictMode } from '../core/summary-types.js';
 import { verdictLabel } from './meta.js';
 
 /** Shared page shell for the dashboard and the static report: inline CSS, no external resources. */
 
 export function esc(value: unknown): string {
-  return String(value ?? '')
+  // Untrusted text is shown with its bidi and control characters marked (core/text.ts), then escaped.
+  return visibleControls(String(value ?? ''))
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')

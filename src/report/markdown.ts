@@ -1,3 +1,4 @@
+import { visibleControls } from '../core/text.js';
 import { writeFile } from 'node:fs/promises';
 import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { costSummary } from './cost.js';
@@ -19,7 +20,7 @@ import { pushAll } from '../core/arrays.js';
 const MAX_ROWS = 100;
 
 export function mdCell(s: string): string {
-  return s
+  return visibleControls(s)
     .replace(/\\/g, '\\\\')
     .replace(/\|/g, '\\|')
     .replace(/[\r\n]+/g, ' ')

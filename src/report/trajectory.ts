@@ -1,3 +1,4 @@
+import { visibleControls } from '../core/text.js';
 import { outcomeName } from '../core/outcome.js';
 import { renderTrajectory } from '../core/trajectory-text.js';
 import type { Trajectory } from '../core/trajectory.js';
@@ -47,5 +48,6 @@ export function sampleText(run: RunRecord, s: SampleRecord): string {
     const detail = [s.errors?.[k], ...(s.reasons?.[k] ?? [])].filter(Boolean).join('; ');
     lines.push(`  ${v.name}: ${outcomeName(s.outcomes[k]).toUpperCase()}${detail ? ` · ${detail}` : ''}`);
   });
-  return lines.join('\n') + '\n';
+  // Untrusted text (inputs, outputs, reasons) with its bidi and control characters marked for the terminal.
+  return visibleControls(lines.join('\n')) + '\n';
 }

@@ -10,6 +10,7 @@ import type { CheckResult, InputValue, Validator } from '../core/validator.js';
 import { ProviderError, type Generation, type SystemUnderTest, type TokenUsage } from '../providers/types.js';
 import type { SampleCost, SampleRecord } from '../store/types.js';
 import { callWithRetry, type RetryOptions } from '../providers/retry.js';
+import { thrownMessage } from '../errors.js';
 import type { Context } from '@opentelemetry/api';
 import { traceSample } from '../otel/tracing.js';
 
@@ -217,5 +218,5 @@ async function callOnce(system: SystemUnderTest, input: InputValue, i: number, j
 }
 
 export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return thrownMessage(err);
 }

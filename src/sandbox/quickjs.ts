@@ -2,6 +2,7 @@ import { SandboxError } from './errors.js';
 import type { FnDef } from './host.js';
 import { defaultMaxWorkers, WorkerPool } from './pool.js';
 import { DEFAULT_SANDBOX_LIMITS, type Sandbox, type SandboxedFunction, type SandboxLimits } from './types.js';
+import { thrownMessage } from '../errors.js';
 
 export interface QuickJSSandboxOptions extends Partial<SandboxLimits> {
   /**
@@ -74,7 +75,7 @@ export class QuickJSSandbox implements Sandbox {
       try {
         json = JSON.stringify(args);
       } catch (err) {
-        throw new SandboxError('argument', `argument cannot be copied as JSON: ${err instanceof Error ? err.message : String(err)}`);
+        throw new SandboxError('argument', `argument cannot be copied as JSON: ${thrownMessage(err)}`);
       }
       const reply = await this.pool.request(def, json);
       if (!reply.ok) throw new SandboxError(reply.kind, reply.message);

@@ -149,9 +149,15 @@ export class Instance {
     const timedOut = this.clock.expired();
     let name = '';
     let message = '';
+    let nullish: string | undefined;
     try {
       const dumped: unknown = this.ctx.dump(handle);
-      if (dumped && typeof dumped === 'object') {
+      // A bare null is what QuickJS throws when it runs out of memory so far that it cannot allocate its own
+      // "out of memory" error (issue 30: four of five small-object bombs ended with a message reading "null").
+      // By then the memory is freed again, so it cannot be told from a function that throws null itself: the
+      // message says both.
+      if (dumped === null || dumped === undefined) nullish = String(dumped);
+      else if (dumped && typeof dumped === 'object') {
         const e = dumped as { name?: unknown; message?: unknown };
         name = typeof e.name === 'string' ? e.name : '';
         message = typeof e.message === 'string' ? e.message : JSON.stringify(dumped);
@@ -166,6 +172,11 @@ export class Instance {
     if (name === 'InternalError' && /interrupted/i.test(message)) {
       return { kind: 'timeout', message: `timed out after ${this.limits.timeoutMs} ms` };
     }
+    if (nullish !== undefined)
+      return {
+        kind: 'memory',
+        message: `ran out of memory (limit ${Math.round(this.limits.memoryBytes / 1048576)} MiB): the runtime threw ${nullish}, which it does when it cannot allocate even its out-of-memory error (a function that throws ${nullish} itself reads the same)`,
+      };
     if (/out of memory/i.test(message) || message.startsWith('unreadable error')) {
       return { kind: 'memory', message: `ran out of memory (limit ${Math.round(this.limits.memoryBytes / 1048576)} MiB)` };
     }

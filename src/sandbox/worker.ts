@@ -16,6 +16,7 @@ import { GuestClock, ownThreadId, ThreadCpuClock } from './cpu-time.js';
 import { CPU_KNOWN, CPU_START, DEADLINE, nowInt32, RUNNING, TID, type Reply, type Request, type WorkerInit } from './protocol.js';
 import { Instance } from './runtime.js';
 import type { SandboxLimits } from './types.js';
+import { thrownMessage } from '../errors.js';
 
 if (!parentPort) throw new Error('sandbox worker: not started as a worker thread');
 const port = parentPort;
@@ -62,7 +63,7 @@ const leave = (): void => void Atomics.store(watch, RUNNING, 0);
 function failure(rq: number, fn: Fn, err: unknown): Reply {
   fn.instance = undefined;
   fn.module = undefined;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = thrownMessage(err);
   return { rq, ok: false, kind: /call stack/i.test(message) ? 'stack' : 'memory', message: `sandbox failure: ${message}` };
 }
 
@@ -205,7 +206,7 @@ async function prepare(req: Request & { rq: number }): Promise<Reply | undefined
       rq: req.rq,
       ok: false,
       kind: 'memory',
-      message: `sandbox failure: no QuickJS instance could be made: ${err instanceof Error ? err.message : String(err)}`,
+      message: `sandbox failure: no QuickJS instance could be made: ${thrownMessage(err)}`,
     };
   }
 }

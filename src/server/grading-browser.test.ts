@@ -154,6 +154,39 @@ describe('grading page in Chromium', () => {
     await page.close();
   });
 
+  it('shows bidi and control characters of untrusted text as marks: "txt.exe" after U+202E does not read "exe.txt" (issue 30)', async () => {
+    const bidi = await store.runs.create({
+      name: 'bidi \u202Eevil',
+      config: {},
+      inputs: ['open the file named \u2066report\u2069'],
+      samples: 1,
+      validators: [{ name: 'safe', message: 'm', minSuccess: 0.8, weight: 1, kind: 'verifier', source: 'Is it \u202Esafe?' }],
+      systemId: 'fixture',
+    });
+    await store.samples.record(bidi.id, {
+      i: 0,
+      j: 0,
+      output: 'download report\u202Etxt.exe now\u001b[2J',
+      outcomes: [Outcome.PASS],
+      latencyMs: 1,
+      attempts: 1,
+    });
+    await store.runs.setStatus(bidi.id, 'complete');
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${server.url}/runs/${bidi.id}/grade?i=0&j=0`);
+    await page.locator('#g-progress', { hasText: 'Output 1 of 1' }).waitFor();
+    await expect(page.locator('#g-output').textContent()).resolves.toBe('download report⟨U+202E⟩txt.exe now⟨U+001B⟩[2J');
+    await expect(page.locator('#g-input').textContent()).resolves.toBe('open the file named ⟨U+2066⟩report⟨U+2069⟩');
+    await expect(page.locator('#g-asks').textContent()).resolves.toBe('Is it ⟨U+202E⟩safe?');
+    await expect(page.locator('#g-run').textContent()).resolves.toMatch(/^bidi ⟨U\+202E⟩evil · /);
+    expect(await page.locator('body').textContent()).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u001b]/); // eslint-disable-line no-control-regex
+    // The run page, drawn by the server, marks them too.
+    await page.goto(`${server.url}/runs/${bidi.id}`);
+    expect(await page.locator('body').textContent()).toContain('bidi ⟨U+202E⟩evil');
+    expect(await page.locator('body').textContent()).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    await page.close();
+  });
+
   it('fits a phone without a page-wide horizontal scroll', async () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await page.goto(`${server.url}/runs/${run.id}/grade?count=5&seed=4`);

@@ -1,5 +1,6 @@
 import { GRADING_DEFAULTS, GRADING_DESIGNS } from '../grades/queue.js';
 import { esc } from '../report/html-layout.js';
+import { HIDDEN_CHARACTERS } from '../core/text.js';
 
 /**
  * The grading page (`/runs/:id/grade`), keyboard first: p pass, f fail, s skip, u undo, ←/→ (or j/k) move.
@@ -35,13 +36,16 @@ export function gradingBody(runId: string, writable: boolean): string {
 export const GRADING_SCRIPT = `(function(){
 var root=document.getElementById('g-item');if(!root)return;var runId=root.getAttribute('data-run');
 function $(id){return document.getElementById(id);}
-function el(tag,text,cls){var e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}
+var HIDDEN=new RegExp(${JSON.stringify(HIDDEN_CHARACTERS.source)},'g');
+/* Bidi and control characters shown as marks (core/text.ts): "txt.exe" after U+202E must not read "exe.txt". */
+function vis(t){return String(t).replace(HIDDEN,function(c){return '⟨U+'+('000'+c.charCodeAt(0).toString(16).toUpperCase()).slice(-4)+'⟩';});}
+function el(tag,text,cls){var e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=vis(text);if(cls)e.className=cls;return e;}
 var params=new URLSearchParams(location.search);
 var graderEl=$('g-grader');graderEl.value=params.get('grader')||localStorage.getItem('assay-grader')||'';
 var designs=${JSON.stringify(GRADING_DESIGNS)};$('g-design').value=designs.indexOf(params.get('design'))>=0?params.get('design'):${JSON.stringify(GRADING_DEFAULTS.design)};
 $('g-count').value=params.get('count')||'';
 var Q=null,pos=0,given=[];
-function status(t,bad){var s=$('g-status');s.textContent=t;s.className=bad?'worse':'muted';}
+function status(t,bad){var s=$('g-status');s.textContent=vis(t);s.className=bad?'worse':'muted';}
 function who(){return Q&&Q.rule.kind==='verifier'?'judge':'rule';}
 function word(b){return b?'PASS':'FAIL';}
 function verdictNode(it){var box=el('div');
@@ -54,16 +58,16 @@ if(r.error)box.appendChild(el('p','Error: '+r.error,'worse'));return box;}
 function show(){if(!Q||!Q.items.length){$('g-progress').textContent='Nothing to grade.';return;}
 var it=Q.items[pos];var mine=Q.items.filter(function(x){return x.mine;}).length;
 $('g-progress').textContent='Output '+(pos+1)+' of '+Q.items.length+' · (i='+it.i+', j='+it.j+') · '+mine+' graded by you';
-$('g-input').textContent=typeof it.input==='string'?it.input:JSON.stringify(it.input,null,2);
-$('g-output').textContent=it.output!==undefined?it.output:'(no output: '+it.generationError+')';
+$('g-input').textContent=vis(typeof it.input==='string'?it.input:JSON.stringify(it.input,null,2));
+$('g-output').textContent=vis(it.output!==undefined?it.output:'(no output: '+it.generationError+')');
 var v=$('g-verdict');v.textContent='';v.appendChild(verdictNode(it));root.setAttribute('data-i',it.i);root.setAttribute('data-j',it.j);}
 function load(){var q=new URLSearchParams();['rule','design','seed','count','i','j'].forEach(function(k){var v=params.get(k);if(v)q.set(k,v);});
 var g=graderEl.value.trim();if(g)q.set('grader',g);status('Loading…');
 fetch('/api/runs/'+encodeURIComponent(runId)+'/grading?'+q.toString(),{credentials:'same-origin'}).then(function(r){return r.json().then(function(b){return {ok:r.ok,b:b};});}).then(function(r){
 if(!r.ok){status(r.b.message||'could not load the queue',true);return;}
-Q=r.b;$('g-run').textContent=Q.run.name+' · '+Q.run.id;
+Q=r.b;$('g-run').textContent=vis(Q.run.name+' · '+Q.run.id);
 var sel=$('g-rule');sel.textContent='';Q.rules.forEach(function(x){var o=el('option',x.name+(x.kind==='verifier'?' (verifier)':''));o.value=x.name;if(x.name===Q.rule.name)o.selected=true;sel.appendChild(o);});
-$('g-asks').textContent=Q.rule.asks;
+$('g-asks').textContent=vis(Q.rule.asks);
 $('g-queue').textContent=Q.queue.population===null?'One output picked by hand: its grade is stored without a draw probability (the corrected rate then assumes it was drawn at random).':
 'Queue: '+Q.queue.count+' of the '+Q.queue.population+' outputs the rule decided that nobody graded yet, drawn '+Q.queue.design+'.'+(Q.queue.left?' '+Q.queue.left+' more did not fit this page (their outputs are long): reload for them once these are graded.':'')+(Q.gradesNeeded.grades===null?'':' About '+Q.gradesNeeded.grades+' grades give a corrected interval '+Math.round(Q.gradesNeeded.width*100)+' points wide.');
 var first=Q.items.findIndex(function(x){return !x.mine;});pos=first<0?0:first;show();status(first<0&&Q.items.length?'Every output of this queue is graded by you.':'Ready: p pass · f fail · s skip · u undo · ←/→ move');},function(e){status('Request failed: '+e,true);});}

@@ -7,6 +7,7 @@ import { decodeOtlpJson, decodeOtlpProtobuf, OtlpError, type OtlpSpan } from '..
 import type { ProductionStore } from '../store/types.js';
 import { checkMediaType } from './analyze.js';
 import type { ServerLimits } from './limits.js';
+import { thrownMessage } from '../errors.js';
 
 const gunzipAsync = promisify(gunzip) as (buf: InputType, options: ZlibOptions) => Promise<Buffer>;
 
@@ -109,7 +110,7 @@ export function registerTraces(app: Hono, store: ProductionStore | undefined, li
         stats.stored += stored;
         stats.duplicates += duplicates;
       } catch (err) {
-        const line = (err instanceof Error ? err.message : String(err)).split('\n')[0].slice(0, 200);
+        const line = thrownMessage(err).split('\n')[0].slice(0, 200);
         return fail(c, 503, 'store_unavailable', `the spans could not be stored (${line}); retry`, 5);
       }
       // The OTLP answer: an ExportTraceServiceResponse with nothing rejected (empty in protobuf, {} in JSON).

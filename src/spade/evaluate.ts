@@ -12,6 +12,7 @@ import type { Sandbox, SandboxLimits } from '../sandbox/types.js';
 import { buildCheck } from '../validators/builtin.js';
 import { requireBoolean } from '../validators/sandboxed.js';
 import type { CandidateAssertion, EvaluationMatrix, LabelledExample } from './types.js';
+import { thrownMessage } from '../errors.js';
 
 export interface JudgeSettings {
   model: string;
@@ -41,7 +42,7 @@ export function llmInstruction(question: string): string {
 type Cell = (output: string, input: InputValue) => Promise<{ code: OutcomeCode; error?: string }>;
 
 const verdict = (pass: boolean) => ({ code: pass ? Outcome.PASS : Outcome.FAIL });
-const failure = (err: unknown) => ({ code: Outcome.ERROR, error: err instanceof Error ? err.message : String(err) });
+const failure = (err: unknown) => ({ code: Outcome.ERROR, error: thrownMessage(err) });
 
 async function cellFor(c: CandidateAssertion, options: EvaluateOptions, judges: Map<string, Judge>): Promise<Cell> {
   const form = c.form;

@@ -11,6 +11,7 @@ import type { PromptDelta } from './deltas.js';
 import type { SpadeLlm } from './llm.js';
 import { TAXONOMY_NAMES, type AssertionForm, type CandidateAssertion, type TaxonomyCategory } from './types.js';
 import { pushAll } from '../core/arrays.js';
+import { thrownMessage } from '../errors.js';
 
 export interface Criterion {
   delta: number;
@@ -144,7 +145,7 @@ export interface SynthesisResult {
   errors: { delta?: number; step: 'criteria' | 'assertions' | 'subsumptions'; criterion?: string; error: string }[];
 }
 
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const message = (err: unknown) => thrownMessage(err);
 
 /** Both steps over every delta. `prompts[k]` is the text of version k (the delta's newer side). */
 export async function synthesizeCandidates(

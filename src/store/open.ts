@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError, thrownMessage } from '../errors.js';
 import { Outage, type OutageOptions } from './outage.js';
 import { StoreError } from './errors.js';
 import { noStore } from './no-store.js';
@@ -152,5 +152,5 @@ export function storeFailure(location: string, err: unknown): StoreError | undef
 }
 
 function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0];
+  return thrownMessage(err).split('\n')[0];
 }

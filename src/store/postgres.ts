@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { lazyPackage } from '../lazy.js';
-import { UsageError } from '../errors.js';
+import { UsageError, thrownMessage } from '../errors.js';
 import type { Outage } from './outage.js';
 import { StoreError } from './errors.js';
 import { noStore } from './no-store.js';
@@ -215,7 +215,7 @@ export class PostgresStore implements Store {
  */
 export function pgFailure(err: unknown): 'lost' | 'fatal' | undefined {
   const code = String((err as { code?: unknown }).code ?? '');
-  const msg = err instanceof Error ? err.message : String(err);
+  const msg = thrownMessage(err);
   // 28: a login refused (password, pg_hba, TLS required); 3D: no such database; a SCRAM or TLS exchange the client gave up.
   if (/^(28|3D)/.test(code) || /^SASL|SCRAM|password must be a string|does not support SSL|self[- ]signed|certificate/i.test(msg)) return 'fatal';
   // 08: connection exceptions; 57P0x: the server shutting down or starting; 53: out of connections, disk or memory.
@@ -231,7 +231,7 @@ export function pgFailure(err: unknown): 'lost' | 'fatal' | undefined {
 }
 
 function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0];
+  return thrownMessage(err).split('\n')[0];
 }
 
 export function openPostgresStore(url: string, options: PostgresStoreOptions = {}): PostgresStore {

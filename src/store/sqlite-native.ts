@@ -4,10 +4,11 @@
  * (`--ignore-scripts`, strict-allow-scripts) the module is there without its binary, and the store cannot open.
  */
 const MISSING_BINARY = /Could not locate the bindings file|better_sqlite3\.node|NODE_MODULE_VERSION|ERR_DLOPEN_FAILED/;
+import { thrownMessage } from '../errors.js';
 
 /** One line saying how to fix a store that fails because better-sqlite3's binary is missing or stale; else undefined. */
 export function nativeModuleProblem(err: unknown): string | undefined {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = thrownMessage(err);
   const code = (err as { code?: unknown }).code;
   if (!MISSING_BINARY.test(message) && code !== 'ERR_DLOPEN_FAILED') return undefined;
   return (

@@ -5,6 +5,7 @@ import { isBuiltinPredicate } from './builtin.js';
 import { callInterruptibly, InterruptedError } from './interruptible.js';
 import { enforcesOwnTimeLimit, PredicateResultError, requireBoolean } from './sandboxed.js';
 import { TrajectoryCheckError } from './trajectory-checks.js';
+import { thrownMessage } from '../errors.js';
 
 export interface EvaluateOptions {
   /** Time limit for this evaluation in ms; the validator's own `timeoutMs` takes precedence. */
@@ -51,7 +52,7 @@ export async function evaluateValidator(v: Validator, output: string, input: Inp
   const ownLimit = !v.evaluate && enforcesOwnTimeLimit(v.predicate);
   const timeoutMs = v.timeoutMs ?? options.timeoutMs ?? (v.kind === 'verifier' ? DEFAULT_VERIFIER_TIMEOUT_MS : DEFAULT_VALIDATOR_TIMEOUT_MS);
   if (options.signal?.aborted) return { outcome: 'error', error: `validator ${v.name}: aborted` };
-  const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+  const message = (err: unknown) => thrownMessage(err);
   const failed = (err: unknown): CheckResult =>
     !v.evaluate && v.onError === 'fail' && thrownByRule(err)
       ? { outcome: 'fail', reasons: [`the predicate threw (onError: fail): ${message(err)}`] }

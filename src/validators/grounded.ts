@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { CheckResult, InputValue, Validator } from '../core/validator.js';
-import { UsageError } from '../errors.js';
+import { UsageError, thrownMessage } from '../errors.js';
 import type { ClaimChecker } from '../ground/checkers/types.js';
 import { groundedOutcome, type GroundedCriteria, type Risk } from '../ground/ci.js';
 import type { GroundingPool, PoolStats } from '../ground/pool/grounding.js';
@@ -121,7 +121,7 @@ export async function groundedValidator(header: ValidatorHeader, spec: GroundedC
       // An output with nothing to verify is not grounded: it fails the rule (the empty output, a bare list marker).
       if (GroundingRequestError.isInstance(err) && err.status === 422)
         return { outcome: 'fail', reasons: [`the output holds no claim to verify against the knowledge base (${err.message})`] };
-      return { outcome: 'error', error: err instanceof Error ? err.message : String(err) };
+      return { outcome: 'error', error: thrownMessage(err) };
     }
     const decided = groundedOutcome(report, criteria);
     const spent = {

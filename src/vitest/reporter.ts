@@ -10,6 +10,7 @@ import { relative, sep } from 'node:path';
 import type { Reporter, Vitest } from 'vitest/node';
 import type { AssayTaskMeta } from './index.js';
 import { storedWhen } from './when.js';
+import { thrownMessage } from '../errors.js';
 
 export interface AssayReporterOptions {
   /** Where the tables go; default process.stdout. */
@@ -129,7 +130,7 @@ export default class AssayReporter implements Reporter {
       appendFileSync(summaryFile, [...runs.values()].map(({ run: r }) => `${r.markdown.trimEnd()}\n\n`).join(''));
     } catch (e) {
       // A job summary is an extra: the verdicts and the exit code are Vitest's, so say it and go on.
-      const why = e instanceof Error ? e.message : String(e);
+      const why = thrownMessage(e);
       this.err.write(`assay/vitest/reporter: warning: could not append the job summary to GITHUB_STEP_SUMMARY=${summaryFile}: ${why}\n`);
     }
   }

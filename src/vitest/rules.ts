@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { UsageError } from '../errors.js';
+import { UsageError, thrownMessage } from '../errors.js';
 import * as z from 'zod';
 import { describeFound, explainIssues, issuesError, schemaKeys } from '../core/issues.js';
 import { experimentConfigSchema, validatorConfigSchema } from '../config/schema.js';
@@ -109,7 +109,7 @@ function outcome(rule: string, output: string, result: unknown, trajectory?: Tra
 const thrown = (rule: string, output: string, err: unknown): CheckOutcome => ({
   pass: false,
   rule,
-  message: `${rule}: ERROR · the rule threw: ${err instanceof Error ? err.message : String(err)} (an error decides nothing)\n  output: ${outputInline(output)}`,
+  message: `${rule}: ERROR · the rule threw: ${thrownMessage(err)} (an error decides nothing)\n  output: ${outputInline(output)}`,
 });
 
 /** An output as the matchers read it: text, or an agent's result (the AI SDK's generateText result, `{ output, steps }`). */

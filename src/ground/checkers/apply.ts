@@ -1,6 +1,7 @@
 import { checkerDecides, type DetailMode, type ScoredClaim } from '../score.js';
 import { GroundingUnavailableError, type SupportThresholds } from '../types.js';
 import type { CheckerSummary, ClaimCheck, ClaimChecker } from './types.js';
+import { thrownMessage } from '../../errors.js';
 
 /** Each claim's evidence as the checker reads it: its best window (a sentence or two) and that window's chunk. */
 export interface CheckEvidence {
@@ -35,7 +36,7 @@ export async function applyChecker(
     );
   } catch (err) {
     if (o.signal?.aborted) throw o.signal.reason;
-    throw new GroundingUnavailableError(`the claim checker ${checker.id} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new GroundingUnavailableError(`the claim checker ${checker.id} failed: ${thrownMessage(err)}`, { cause: err });
   }
   if (batch.checks.length !== asked.length)
     throw new GroundingUnavailableError(`the claim checker ${checker.id} answered ${batch.checks.length} checks for ${asked.length} claims`);

@@ -1,6 +1,7 @@
 import type { ChatModel } from '../../providers/chat-model.js';
 import { OllamaChatModel, type OllamaSettings } from '../../providers/ollama.js';
 import type { ClaimCheck, ClaimCheckBatch, ClaimCheckItem, ClaimChecker } from './types.js';
+import { thrownMessage } from '../../errors.js';
 
 /**
  * The MiniCheck claim checker: a grounded fact-checking model asked, claim by claim, in MiniCheck's own prompt
@@ -48,7 +49,7 @@ export function createMiniCheckChecker(options: MiniCheckOptions): ClaimChecker 
       return { check: { verdict, score: verdict === 'entailed' ? 1 : 0 }, ...tokens };
     } catch (err) {
       signal?.throwIfAborted();
-      return { check: { error: err instanceof Error ? err.message : String(err) }, prompt: 0, completion: 0 };
+      return { check: { error: thrownMessage(err) }, prompt: 0, completion: 0 };
     }
   };
   return {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { importOptional, UsageError } from '../../errors.js';
+import { importOptional, UsageError, thrownMessage } from '../../errors.js';
 import type { CheckVerdict, ClaimCheck, ClaimCheckBatch, ClaimCheckItem, ClaimChecker } from './types.js';
 import { maxOf, pushAll } from '../../core/arrays.js';
 
@@ -145,7 +145,7 @@ export async function createNliChecker(options: NliCheckerOptions): Promise<Clai
     tokenizer = (await t.AutoTokenizer.from_pretrained(name, { local_files_only: true })) as unknown as PairTokenizer;
     model = (await t.AutoModelForSequenceClassification.from_pretrained(name, { local_files_only: true, dtype, device: 'cpu' })) as unknown as Classifier;
   } catch (err) {
-    throw new UsageError(`${label}: could not load the NLI model in ${dir} (local files only): ${err instanceof Error ? err.message : String(err)}`, {
+    throw new UsageError(`${label}: could not load the NLI model in ${dir} (local files only): ${thrownMessage(err)}`, {
       file: dir,
       path: label,
     });

@@ -1,4 +1,4 @@
-import { importOptional } from '../../errors.js';
+import { importOptional, thrownMessage } from '../../errors.js';
 import type { SupportThresholds } from '../types.js';
 import { normalizeRows, type EmbedderSpec, type KbEmbedder } from './spec.js';
 
@@ -120,7 +120,7 @@ export async function createTransformersEmbedder(options: TransformersOptions = 
     session = (await t.AutoModel.from_pretrained(model, { local_files_only: local, dtype, device: 'cpu' })) as unknown as Model;
   } catch (err) {
     throw new Error(
-      `could not load embedding model "${model}" from ${options.modelDir ?? t.env.localModelPath}${local ? ' (offline mode)' : ''}: ${err instanceof Error ? err.message : String(err)}`,
+      `could not load embedding model "${model}" from ${options.modelDir ?? t.env.localModelPath}${local ? ' (offline mode)' : ''}: ${thrownMessage(err)}`,
     );
   }
   const settings = { model, dtype, maxTokens: options.maxTokens ?? 256, batchSize: options.batchSize ?? 32 };

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { lazyPackage } from '../../lazy.js';
-import { importOptional, UsageError } from '../../errors.js';
+import { importOptional, UsageError, thrownMessage } from '../../errors.js';
 
 /** Text extraction for the knowledge base: .txt, .md (as is), .html/.htm (htmlparser2), .pdf (pdfjs-dist). */
 
@@ -101,7 +101,7 @@ export async function pdfToText(data: Uint8Array, file = 'PDF'): Promise<string>
   try {
     doc = await pdfjs.getDocument({ data, useSystemFonts: false, disableFontFace: true, isEvalSupported: false, verbosity: 0 }).promise;
   } catch (err) {
-    throw new UsageError(`${file}: not a readable PDF (${err instanceof Error ? err.message : String(err)})`, { file });
+    throw new UsageError(`${file}: not a readable PDF (${thrownMessage(err)})`, { file });
   }
   try {
     const pages: string[] = [];

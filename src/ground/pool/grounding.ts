@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { ArgumentError, UsageError } from '../../errors.js';
+import { ArgumentError, UsageError, thrownMessage } from '../../errors.js';
 import type { ClaimCheckItem, ClaimChecker } from '../checkers/types.js';
 import type { AnswerGenerator } from '../engine.js';
 import { createOpenAIAnswerGenerator, type OpenAIGeneratorOptions } from '../llm.js';
@@ -132,7 +132,7 @@ export async function createGroundingPool(options: GroundingPoolOptions): Promis
           generated = await llm.generate(r.query, signal);
         } catch (err) {
           if (signal?.aborted) throw signal.reason;
-          throw new GroundingUnavailableError(`answer generation failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+          throw new GroundingUnavailableError(`answer generation failed: ${thrownMessage(err)}`, { cause: err });
         }
       }
       try {
