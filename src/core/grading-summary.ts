@@ -6,6 +6,7 @@ import { alignment } from './alignment.js';
 import type { GradedOutput } from './grades.js';
 import { Outcome } from './outcome.js';
 import { FIRST_LOOK, gradingLook } from './grading-looks.js';
+import { correctedPopulationRate } from './population-corrected.js';
 import { correctedRate } from './ppi.js';
 import type { Counts } from './rate-types.js';
 import type { Disagreement, GradingSummary } from './summary-types.js';
@@ -144,7 +145,35 @@ export function gradingAtLook(
       refused: `its grades were drawn with probabilities that differ within the judge's ${thin.verdict} verdicts (weighted, they count as ${thin.effective.toFixed(1)} grades, Kish): a weighted correction needs ${FIRST_LOOK} effective grades in each verdict`,
     };
   const atLook = gradingSummary(t, k, decided, counts, look.level, true).corrected;
-  return { ...all, corrected: atLook ? { ...atLook, look: { index: look.index, level: look.level, of: all.grades, next: look.next } } : null };
+  if (!atLook) return { ...all, corrected: null };
+  // Its input-population form, from the same grades at the same level (core/population-corrected.ts).
+  const pairs = gradedPairs(t, k, decided).pairs.map((p, n) => ({ ...p, i: decided[n].i }));
+  const pop = correctedPopulationRate(perInputCounts(t, k), pairs, look.level);
+  return {
+    ...all,
+    corrected: {
+      ...atLook,
+      look: { index: look.index, level: look.level, of: all.grades, next: look.next },
+      ...('population' in pop ? { population: pop.population } : { populationRefused: pop.refused }),
+    },
+  };
+}
+
+/** Rule k's counts on each input. */
+function perInputCounts(t: ReliabilityTensor, k: number): Counts[] {
+  const rows: Counts[] = [];
+  for (let i = 0; i < t.N; i++) {
+    const c: Counts = { pass: 0, fail: 0, error: 0, pending: 0 };
+    for (let j = 0; j < t.M; j++) {
+      const o = t.get(i, j, k);
+      if (o === Outcome.PASS) c.pass++;
+      else if (o === Outcome.FAIL) c.fail++;
+      else if (o === Outcome.ERROR) c.error++;
+      else c.pending++;
+    }
+    rows.push(c);
+  }
+  return rows;
 }
 
 /** The verdict whose unequal inclusion weights leave fewer than FIRST_LOOK effective grades, if any. */

@@ -26,25 +26,11 @@
 import { tCritical } from './cluster.js';
 import { zCritical } from './intervals.js';
 import { populationRate } from './population.js';
-import { stratifiedRate, type VerdictStratum } from './ppi.js';
+import { CORRECTED_POPULATION_METHOD, stratifiedRate, type CorrectedPopulation, type VerdictStratum } from './ppi.js';
 import type { Counts } from './rate-types.js';
 import { ArgumentError } from '../errors.js';
 
-export const CORRECTED_POPULATION_METHOD = 'ppi-cluster-cp';
-
-/** The corrected rate over the input population. */
-export interface CorrectedPopulation {
-  rate: number;
-  low: number;
-  high: number;
-  method: typeof CORRECTED_POPULATION_METHOD;
-  level: number;
-  /** Inputs with a decided output: the units. */
-  inputs: number;
-  /** Grades used, and the inputs they fall on. */
-  grades: number;
-  gradedInputs: number;
-}
+export { CORRECTED_POPULATION_METHOD, type CorrectedPopulation };
 
 /** A graded output the rule decided: its input, the judge's verdict, the person's grade. */
 export interface GradedAtInput {

@@ -55,6 +55,27 @@ export interface CorrectedRate {
    * at `level` (1 − α/2^index), of `of` graded; the next look at `next` grades.
    */
   look?: { index: number; level: number; of: number; next: number };
+  /** In a run's report: the same correction over the input population (core/population-corrected.ts), at the look's level. */
+  population?: CorrectedPopulation;
+  /** In a run's report: why the correction has no input-population form (fewer than 2 inputs, a weighted draw). */
+  populationRefused?: string;
+}
+
+/** The corrected rate's input-population form (core/population-corrected.ts). */
+export const CORRECTED_POPULATION_METHOD = 'ppi-cluster-cp';
+
+/** The corrected rate over the input population (core/population-corrected.ts). */
+export interface CorrectedPopulation {
+  rate: number;
+  low: number;
+  high: number;
+  method: typeof CORRECTED_POPULATION_METHOD;
+  level: number;
+  /** Inputs with a decided output: the units. */
+  inputs: number;
+  /** Grades used, and the inputs they fall on. */
+  grades: number;
+  gradedInputs: number;
 }
 
 export interface CorrectedRateArgs {

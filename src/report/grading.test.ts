@@ -101,6 +101,36 @@ describe('every report format says which figure it shows and how the rule fares 
     expect(formatTerminalSummary(summarize(t, rules, { verdict: 'confident' }, strat), meta)).toMatch(/κ \S+ \(weighted by the draw’s probabilities\)/);
   });
 
+  it('the population figure beside a corrected rate is the corrected one, labelled; never the judge’s unlabelled', () => {
+    const polite = summary.validators[1];
+    const pop = polite.grading!.corrected!.population!;
+    expect(pop).toMatchObject({ method: 'ppi-cluster-cp', inputs: N, grades: 40, gradedInputs: 32 });
+    expect(pop.rate).toBeCloseTo(0.8, 6);
+    const text = formatTerminalSummary(summary, meta);
+    expect(text).toMatch(
+      /^ {2}polite: corrected input population 80\.0% \[\S+, \S+\] over 40 inputs \(98\.75% CI at grading look 2, inputs as the unit; 40 grades on 32 inputs\)/m,
+    );
+    expect(text).not.toMatch(/^ {2}polite: input population 100\.0%/m);
+    // The unchecked judge keeps its own population figure, as before.
+    expect(text).toMatch(/^ {2}kind: input population 100\.0%/m);
+    const md = renderMarkdownReport(summary, meta);
+    expect(md).toContain('corrected input population 80.0%');
+    expect(renderHtmlReport(run, summary, t)).toContain('corrected input population 80.0%');
+    const r = buildJsonReport(summary, meta);
+    expect(validate(r), JSON.stringify(validate.errors)).toBe(true);
+    expect(r.validators[1].corrected!.population).toMatchObject({ method: 'ppi-cluster-cp', inputs: N });
+    // Where it cannot be had (a draw weighted within a verdict), the report says so beside the judge's figure, labelled.
+    const strat = combineGrades(
+      grades.map((g, n) => ({ ...g, probability: n % 2 ? 0.1 : 0.4 })),
+      3,
+    );
+    const weighted = summarize(t, rules, { verdict: 'confident' }, strat);
+    expect(weighted.validators[1].grading!.corrected!.populationRefused).toMatch(/weighted/);
+    expect(formatTerminalSummary(weighted, meta)).toMatch(
+      /^ {2}polite: corrected input population: none \(its grades were drawn with probabilities that differ .*\) · judge's input population 100\.0%/m,
+    );
+  });
+
   it('JSON: alignment and corrected per graded rule, the figure per rule, valid against the schema', () => {
     const r = buildJsonReport(summary, meta);
     expect(validate(r), JSON.stringify(validate.errors)).toBe(true);

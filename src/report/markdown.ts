@@ -5,7 +5,7 @@ import { costSummary } from './cost.js';
 import { aggregatesWhose, alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
 import { errorShareText, rulesText, verdictWhy, inputLabel, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 import { passKMarkdown } from './pass-k.js';
-import { estimandText, INPUTS_RUN, populationText } from './population.js';
+import { estimandText, INPUTS_RUN, rulePopulationText } from './population.js';
 import { perInputMarkdown } from './per-input.js';
 import { agentLine } from './trajectory.js';
 import { sparkline, verdictLine } from './terminal.js';
@@ -92,7 +92,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
     const why = verdictWhy(v, s, meta.stats);
     const shown = shownRate(v);
     L.push(
-      `| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${formatRate(shown.rate)} | ${shown.low === null ? NO_VALUE : `${formatRate(shown.low)} – ${formatRate(shown.high)}`} | ${v.population ? mdCell(populationText(v.population)) : NO_VALUE} | ${formatRate(v.errorShare)} | ${formatRate(v.minSuccess)} | ${verdictLabel(v.verdict, s.options.verdict, { upper: false })} | ${mdCell(why)} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`,
+      `| ${icon(v.verdict, verdictPasses(v.verdict, allow))} | ${mdCell(v.name)}${v.kind === 'verifier' ? ' _(verifier)_' : ''} | ${formatRate(shown.rate)} | ${shown.low === null ? NO_VALUE : `${formatRate(shown.low)} – ${formatRate(shown.high)}`} | ${mdCell(rulePopulationText(v) ?? NO_VALUE)} | ${formatRate(v.errorShare)} | ${formatRate(v.minSuccess)} | ${verdictLabel(v.verdict, s.options.verdict, { upper: false })} | ${mdCell(why)} | ${v.counts.pass} | ${v.counts.fail} | ${v.counts.error} |`,
     );
   }
   L.push('');

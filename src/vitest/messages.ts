@@ -5,7 +5,7 @@ import type { InputValue } from '../core/validator.js';
 import { countsWhose, shownRate } from '../report/grading-text.js';
 import { errorCausesText, errorShareText, stoppedText, toDecideText, verdictLabel } from '../report/meta.js';
 import { passKRuleLines } from '../report/pass-k.js';
-import { INPUTS_RUN, populationText } from '../report/population.js';
+import { INPUTS_RUN, rulePopulationText } from '../report/population.js';
 import { perInputHead, perInputItems } from '../report/per-input.js';
 import type { RunStats } from '../run/stats.js';
 import type { SampleRecord } from '../store/types.js';
@@ -93,7 +93,8 @@ export function ruleMessage(
   const why = [v.reason, errorCausesText(v, opts.stats), stoppedText(v, s.M), toDecideText(v, s.N)].filter(Boolean).join('; ');
   if (why) lines.push(`  ${why}`);
   // The other claim: the inputs you will meet, the input as the unit (the verdict rests on it under estimand population).
-  if (v.population) lines.push(`  ${populationText(v.population)}`);
+  const population = rulePopulationText(v);
+  if (population) lines.push(`  ${population}`);
   // A per-input floor (perInput): its verdict and the inputs below it, as every report says them.
   if (v.perInput) {
     lines.push(`  ${perInputHead(v.perInput, s.options.verdict)}`);
