@@ -295,3 +295,32 @@ describe('two claims: the inputs run and the input population (issue 29)', () =>
     expect(() => resolveSummaryOptions({ estimand: 'everyone' as never })).toThrow(/options\.estimand must be one of inputs, population/);
   });
 });
+
+describe('estimand population with grades: the corrected population rate decides (issue 29)', () => {
+  // 40 inputs × 5 samples; the judge passes everything; people fail one output in five (40 graded, one per input).
+  const t = new ReliabilityTensor(40, 5, 1);
+  for (let i = 0; i < 40; i++) for (let j = 0; j < 5; j++) t.set(i, j, 0, Outcome.PASS);
+  const grades = [
+    Array.from({ length: 40 }, (_, n) => ({ i: n, j: 0, person: n % 5 !== 0, graders: 1, disputed: false, probability: 0.2, design: 'uniform' })),
+  ];
+  const polite: ValidatorMeta = { name: 'polite', message: 'polite', minSuccess: 0.95, weight: 1, kind: 'verifier' };
+
+  it('decides on the corrected population figure and says so — not the judge’s 100%', () => {
+    const s = summarize(t, [polite], { verdict: 'confident', estimand: 'population' }, grades).validators[0];
+    const pop = s.grading!.corrected!.population!;
+    expect(pop.rate).toBeCloseTo(0.8, 6);
+    expect(pop.high).toBeLessThan(0.95);
+    expect(s.verdict).toBe('fail');
+    expect(s.reason).toMatch(/^population upper bound \S+ \(corrected by 40 grades\) < minSuccess 95\.0%/);
+    expect(s.figure).toMatch(/^corrected by 40 grades over the input population \(grading look 2/);
+  });
+
+  it('without a population form (a weighted draw) it keeps the judge’s population rate and says why', () => {
+    const weighted = [grades[0].map((g, n) => ({ ...g, probability: n % 2 ? 0.1 : 0.4, design: 'imported' }))];
+    const s = summarize(t, [polite], { verdict: 'confident', estimand: 'population' }, weighted).validators[0];
+    expect(s.verdict).toBe('inconclusive'); // the judge's population bounds, 40 inputs all passing: [91.2%, 100%]
+    expect(s.figure).toMatch(
+      /^judge's rate over the input population · grades not used: the corrected rate has no population form here \(its grades were drawn/,
+    );
+  });
+});

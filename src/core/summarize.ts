@@ -171,6 +171,11 @@ function sequentialSummary(
   return { ...base, verdict: 'inconclusive', reason: r.rate === null && n === 0 ? 'nothing checked' : open };
 }
 
+/** A corrected verdict decided on the input population: its reason says so ("population upper bound …"). */
+function onPopulationReason<T extends { reason: string }>(r: T): T {
+  return { ...r, reason: r.reason.replace(/^(rate|lower bound|upper bound|bounds)\b/, 'population $1') };
+}
+
 /**
  * The report model of a tensor. `grades`, one list per rule k (core/grades.ts combineGrades), checks each
  * graded rule against people: its alignment, and its rate and verdict corrected by the grades (docs/judges.md).
@@ -216,17 +221,21 @@ export function summarize(
     const verdictOptions = { mode: opts.verdict, interval: opts.interval, level: opts.level, maxErrorShare };
     const rows = views.rows.map((row) => row[k]);
     const population = populationRate(rows, opts.level);
-    // Under estimand population the verdict is about the input population; a graded rule's corrected rate has no
-    // population form yet, so grades are shown beside it (figure says so), not used to correct it.
+    // Under estimand population the verdict is about the input population: a graded rule is decided on its corrected
+    // rate's population form (core/population-corrected.ts) where it has one; where not, on the judge's, saying why.
     const onPopulation = opts.estimand === 'population';
     const corrected = onPopulation ? undefined : grading?.corrected;
-    const { verdict, reason, errorBounds, toDecide } = onPopulation
-      ? populationVerdict(rows, v.minSuccess, { mode: opts.verdict, level: opts.level, maxErrorShare })
-      : corrected
-        ? correctedVerdict(r.counts, corrected, v.minSuccess, verdictOptions)
-        : validatorVerdict(r.counts, v.minSuccess, verdictOptions);
-    if (onPopulation && grading?.corrected)
-      graded.figure = `judge's rate over the input population · grades not used: the corrected rate has no population form yet`;
+    const correctedPop = onPopulation ? grading?.corrected?.population : undefined;
+    const { verdict, reason, errorBounds, toDecide } = correctedPop
+      ? onPopulationReason(correctedVerdict(r.counts, correctedPop, v.minSuccess, verdictOptions))
+      : onPopulation
+        ? populationVerdict(rows, v.minSuccess, { mode: opts.verdict, level: opts.level, maxErrorShare })
+        : corrected
+          ? correctedVerdict(r.counts, corrected, v.minSuccess, verdictOptions)
+          : validatorVerdict(r.counts, v.minSuccess, verdictOptions);
+    if (correctedPop) graded.figure = graded.figure?.replace(/^corrected by (.*?) grades/, 'corrected by $1 grades over the input population');
+    else if (onPopulation && grading?.corrected)
+      graded.figure = `judge's rate over the input population · grades not used: the corrected rate has no population form here (${grading.corrected.populationRefused ?? 'not computed'})`;
     const s: ValidatorSummary = { ...head, ...r, ...(population ? { population } : {}), errorBounds, verdict, reason, ...graded };
     if (toDecide !== undefined) s.toDecide = toDecide;
     // Graded, undecided by the grades (inconclusive at its look, or too few grades for a look): the next look that

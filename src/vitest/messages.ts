@@ -54,7 +54,7 @@ export function ruleHeadline(s: RunSummary, k: number): string {
   const v = s.validators[k];
   // The headline gives the claim the verdict is about: the inputs run, or (estimand population) the input population.
   const onPopulation = s.options.estimand === 'population' && v.population !== undefined;
-  const shown = onPopulation ? v.population! : shownRate(v);
+  const shown = onPopulation ? (v.grading?.corrected?.population ?? v.population!) : shownRate(v);
   const level = `${formatLevel(s.options.level)} ${s.options.stopping === 'sequential' ? 'CS' : 'CI'}, ${onPopulation ? 'input population' : INPUTS_RUN}`;
   const interval = shown.low === null ? 'no interval' : `[${formatRate(shown.low)}, ${formatRate(shown.high)}] (${level})`;
   const counts = `${countsWhose(v)}${v.counts.pass} pass, ${v.counts.fail} fail, ${v.counts.error} error`;
