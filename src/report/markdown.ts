@@ -5,7 +5,7 @@ import { costSummary } from './cost.js';
 import { aggregatesWhose, alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
 import { errorShareText, rulesText, verdictWhy, inputLabel, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 import { passKMarkdown } from './pass-k.js';
-import { estimandText, INPUTS_RUN, rulePopulationText } from './population.js';
+import { estimandText, INPUTS_RUN, populationPlanLines, rulePopulationText } from './population.js';
 import { perInputMarkdown } from './per-input.js';
 import { agentLine } from './trajectory.js';
 import { sparkline, verdictLine } from './terminal.js';
@@ -104,6 +104,12 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push('');
   L.push(`> ${mdCell(verdictLine(s, meta))}`);
   L.push('');
+  const plans = populationPlanLines(s.validators, s.M);
+  if (plans.length) {
+    L.push('**Narrowing the input-population claim**', '');
+    for (const line of plans) L.push(`- ${mdCell(line.trim())}`);
+    L.push('');
+  }
   pushAll(L, perInputMarkdown(s.validators, s.options.verdict, meta.inputs, mdCell));
   pushAll(L, passKMarkdown(s.validators, s.options.verdict, meta.inputs, mdCell));
   pushAll(L, gradingMarkdown(s));

@@ -1,4 +1,4 @@
-import type { PopulationRate } from '../core/population.js';
+import { planPopulation, type PopulationDesign, type PopulationRate } from '../core/population.js';
 import type { CorrectedPopulation } from '../core/ppi.js';
 import { formatLevel, formatRate } from '../core/show.js';
 import type { RunSummary, ValidatorSummary } from '../core/summary-types.js';
@@ -55,4 +55,33 @@ export function populationLines(validators: readonly ValidatorSummary[]): string
 export function populationHtml(v: ValidatorSummary): string {
   const text = rulePopulationText(v);
   return text ? `<br><span class="muted population" data-testid="population">${esc(text)}</span>` : '';
+}
+
+/** A population interval wider than this is "wide": a run's report then says how to narrow it. */
+export const WIDE_POPULATION = 0.1;
+
+/**
+ * When a rule's population interval is wide (N ≥ 2): one line with the inputs-vs-samples plan `assay plan` gives
+ * (core/population.ts planPopulation, from this run's ICC), for an interval WIDE_POPULATION wide — the fewest
+ * outputs, and the design at this run's samples per input. undefined when narrow enough or no design reaches it.
+ */
+export function populationPlanText(p: PopulationRate, M: number): string | undefined {
+  if (p.high - p.low <= WIDE_POPULATION) return undefined;
+  const samples = [...new Set([1, 2, 3, 5, 10, 20, 50, 100, M])].sort((a, b) => a - b);
+  const designs = planPopulation({ rate: p.rate, icc: p.icc ?? 0, width: WIDE_POPULATION, level: p.level, samples });
+  if (!designs.length) return undefined;
+  const fewest = designs.reduce((a, d) => (d.outputs < a.outputs ? d : a));
+  const same = designs.find((d) => d.samples === M);
+  const show = (d: PopulationDesign) => `${d.inputs} inputs × ${d.samples} sample${d.samples === 1 ? '' : 's'} (${d.outputs} outputs)`;
+  const alt = same && same !== fewest ? `, or ${show(same)} at this run's samples per input` : '';
+  const icc = p.icc === null ? 'no between-input spread seen, planned as none' : `ICC ${p.icc.toFixed(2)}`;
+  return `population interval ${formatRate(p.high - p.low)} wide; for ${formatRate(WIDE_POPULATION)} (${formatLevel(p.level)}, ${icc}): about ${show(fewest)}${alt} — assay plan prices inputs against samples`;
+}
+
+/** One plan line per rule whose population interval is wide: "  polite: population interval 44.4% wide; for 10.0% …". */
+export function populationPlanLines(validators: readonly ValidatorSummary[], M: number): string[] {
+  return validators.flatMap((v) => {
+    const text = v.population ? populationPlanText(v.population, M) : undefined;
+    return text ? [`  ${v.name}: ${text}`] : [];
+  });
 }

@@ -6,7 +6,7 @@ import { costSummary } from './cost.js';
 import { formatRate, inputInline, NO_VALUE, formatLevel } from '../core/show.js';
 import { aggregatesWhose, alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
 import { passKLines } from './pass-k.js';
-import { estimandText, INPUTS_RUN, populationLines } from './population.js';
+import { estimandText, INPUTS_RUN, populationLines, populationPlanLines } from './population.js';
 import { perInputLines } from './per-input.js';
 import { agentLine } from './trajectory.js';
 import { errorShareText, rulesText, verdictWhy, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
@@ -124,7 +124,7 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   // Why each verdict: the bound or rule that decided it, where a sequential validator stopped, what would decide it.
   for (const v of s.validators) lines.push(`  ${v.name}: ${verdictWhy(v, s, meta.stats)}`);
   lines.push('');
-  const population = populationLines(s.validators);
+  const population = [...populationLines(s.validators), ...populationPlanLines(s.validators, s.M)];
   if (population.length) {
     pushAll(lines, population);
     lines.push('');
