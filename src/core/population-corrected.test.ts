@@ -3,35 +3,10 @@ import { correctedPopulationRate, type GradedAtInput } from './population-correc
 import { populationRate } from './population.js';
 import { correctedRate, stratifiedRate } from './ppi.js';
 import type { Counts } from './rate-types.js';
-import { betaPopulation, type RatePopulation } from './testing/population-sim.js';
+import { betaPopulation, simulateGraded } from './testing/population-sim.js';
 import { mulberry32 } from './testing/prng.js';
 
 const row = (pass: number, fail: number): Counts => ({ pass, fail, error: 0, pending: 0 });
-
-/** A seeded run: N inputs × M samples; a person's truth Bernoulli at the input's rate, a judge right with the input's accuracy. */
-function simulate(rand: () => number, pop: RatePopulation, N: number, M: number, grades: number, badInputs: number) {
-  const rows: Counts[] = [];
-  const cells: { i: number; judge: boolean; person: boolean }[] = [];
-  for (let i = 0; i < N; i++) {
-    const p = pop.draw(rand);
-    // Some inputs the judge gets wrong as a whole: it passes them whatever the truth.
-    const bad = rand() < badInputs;
-    let pass = 0;
-    for (let j = 0; j < M; j++) {
-      const person = rand() < p;
-      const judge = bad ? true : rand() < 0.95 ? person : !person;
-      if (judge) pass++;
-      cells.push({ i, judge, person });
-    }
-    rows.push(row(pass, M - pass));
-  }
-  // A uniform draw of `grades` outputs.
-  for (let n = cells.length - 1; n > 0; n--) {
-    const m = Math.floor(rand() * (n + 1));
-    [cells[n], cells[m]] = [cells[m], cells[n]];
-  }
-  return { rows, graded: cells.slice(0, grades) };
-}
 
 describe('correctedPopulationRate: the corrected rate over the input population', () => {
   it('one grade per input: the grades count plainly and the judged share carries the judge population interval (reference)', () => {
@@ -111,7 +86,7 @@ describe('correctedPopulationRate: the corrected rate over the input population'
     for (const d of designs) {
       let hit = 0;
       for (let r = 0; r < runs; r++) {
-        const { rows, graded } = simulate(rand, d.pop, d.N, d.M, d.grades, d.bad);
+        const { rows, graded } = simulateGraded(rand, d.pop, d.N, d.M, d.grades, d.bad);
         const out = correctedPopulationRate(rows, graded, 0.95);
         if (!('population' in out)) throw new Error(out.refused);
         if (out.population.low <= d.pop.mean && d.pop.mean <= out.population.high) hit++;

@@ -86,3 +86,30 @@ export function populationCoverage(
   }
   return { coverage: hit / runs, width: width / runs };
 }
+
+/**
+ * One simulated graded run: N inputs × M samples, a person's truth Bernoulli at the input's rate, a judge right 95%
+ * of the time except on a share `badInputs` of inputs, which it passes whole whatever the truth; `grades` outputs
+ * drawn uniformly and graded. For the corrected population rate (core/population-corrected.ts).
+ */
+export function simulateGraded(rand: () => number, pop: RatePopulation, N: number, M: number, grades: number, badInputs: number) {
+  const rows: Counts[] = [];
+  const cells: { i: number; judge: boolean; person: boolean }[] = [];
+  for (let i = 0; i < N; i++) {
+    const p = pop.draw(rand);
+    const bad = rand() < badInputs;
+    let pass = 0;
+    for (let j = 0; j < M; j++) {
+      const person = rand() < p;
+      const judge = bad ? true : rand() < 0.95 ? person : !person;
+      if (judge) pass++;
+      cells.push({ i, judge, person });
+    }
+    rows.push({ pass, fail: M - pass, error: 0, pending: 0 });
+  }
+  for (let n = cells.length - 1; n > 0; n--) {
+    const m = Math.floor(rand() * (n + 1));
+    [cells[n], cells[m]] = [cells[m], cells[n]];
+  }
+  return { rows, graded: cells.slice(0, grades) };
+}
