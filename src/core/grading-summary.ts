@@ -12,6 +12,7 @@ import type { Disagreement, GradingSummary } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
 import { pushAll } from './arrays.js';
 import { formatLevel } from './show.js';
+import { maxOf, minOf } from './arrays.js';
 
 /** What a verifier without grades says in every report: its rate is its judge's, never checked against a person. */
 export const NOT_CHECKED = 'judge not checked against people';
@@ -152,8 +153,10 @@ function thinWeightedVerdict(pairs: readonly Pair[]): { verdict: 'PASS' | 'FAIL'
   for (const verdict of [true, false]) {
     const own = pairs.filter((p) => p.judge === verdict);
     if (!own.length || own.some((p) => p.probability === undefined)) continue;
-    const w = own.map((p) => 1 / p.probability!);
-    if (Math.max(...w) <= Math.min(...w) * (1 + 1e-9)) continue;
+    // Weights 1/p scaled by the smallest p (Kish's size is scale-free): no square overflows, whatever is stored.
+    const least = minOf(own.map((p) => p.probability!));
+    const w = own.map((p) => least / p.probability!);
+    if (maxOf(w) <= minOf(w) * (1 + 1e-9)) continue;
     const sw = w.reduce((a, x) => a + x, 0);
     const effective = (sw * sw) / w.reduce((a, x) => a + x * x, 0);
     if (effective < FIRST_LOOK) return { verdict: verdict ? 'PASS' : 'FAIL', effective };

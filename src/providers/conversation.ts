@@ -5,6 +5,7 @@ import type { ChatMessage, ChatModel } from './chat-model.js';
 import { abortError } from './errors.js';
 import { renderTemplate } from './template.js';
 import { ProviderError, type GenerateOptions, type Generation } from './types.js';
+import { pushAll } from '../core/arrays.js';
 
 /**
  * A conversation as one sample: several user turns, each answered by the agent (its tool loop, agent-system.ts).
@@ -68,7 +69,7 @@ export class ConversationSystem extends AgentSystem {
       messages.push({ role: 'user', content: userText });
       const turn = await this.turn(messages, signal, sample);
       turn.steps[0].messages = [{ role: 'user', content: userText }];
-      steps.push(...turn.steps);
+      pushAll(steps, turn.steps);
       cached &&= turn.cached;
       if (turn.ended === 'max-steps') {
         ended = 'max-steps';
