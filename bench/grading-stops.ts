@@ -2,10 +2,10 @@
  * `npm run -s bench:grading-stops -- [--json] [--runs R] [--seed S]`
  *
  * Grading until the verdict decides, simulated (issue 29, docs/judges.md#grading-that-stops-honestly). A rule whose
- * true rate sits exactly at its minSuccess is judged on 1,000 outputs by a judge with known error rates; a person
+ * true rate sits exactly at its minSuccess is judged on 400 outputs (40 inputs × 10 samples) by a judge with known error rates; a person
  * grades outputs drawn by assay's stratified queue in batches, looks at the verdict after each batch and, while it
  * is inconclusive, grades on to what the report says would decide it (or 20 more when it names no number), up to
- * every output. Rates 0.80 and 0.95, judges (fpr, fnr) (0.05, 0.05) and (0.30, 0.10). Any FAIL is wrong (the rate is ≥ minSuccess). Two policies:
+ * every output. Rates 0.80, 0.90 and 0.95; judges (fpr, fnr) (0.05, 0.05), (0.30, 0.10) and (0.15, 0.02). Any FAIL is wrong (the rate is ≥ minSuccess). Two policies:
  *
  * - `every_look_at_alpha`: what reports did before — every look decided on all grades so far at the nominal level,
  *   the plan "about N grades would decide it" at the nominal level;
@@ -41,7 +41,7 @@ if (!(Number.isInteger(RUNS) && RUNS >= 10) || !Number.isInteger(SEED)) {
   process.exit(2);
 }
 const LEVEL = 0.95;
-const N = 100;
+const N = 40;
 const M = 10;
 const FIRST_BATCH = 20;
 const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
@@ -121,8 +121,9 @@ function gradeUntilDecided(rand: () => number, p: number, fpr: number, fnr: numb
 const judges = [
   { fpr: 0.05, fnr: 0.05 },
   { fpr: 0.3, fnr: 0.1 },
+  { fpr: 0.15, fnr: 0.02 },
 ];
-const rates = [0.8, 0.95];
+const rates = [0.8, 0.9, 0.95];
 const policies: Policy[] = ['every_look_at_alpha', 'grading_looks', 'one_look'];
 const rand = mulberry32(SEED);
 const cells: Record<string, unknown>[] = [];

@@ -139,7 +139,7 @@ describe('grades in the reports of a stored run', () => {
     const after = await cli('show', run.id, '--store', path, '--json', '-', '--markdown', join(tmp.dir(), 'show.md'));
     expect(after.code).toBe(1);
     expect(after.err).toMatch(
-      /polite: corrected by 40 grades \(judge's rate 100\.0% \[\S+, 100\.0%\]; pass, fail and error counts are the judge's verdicts\); upper bound \S+ \(corrected by 40 grades\) < minSuccess 80\.0%/,
+      /polite: corrected by 40 grades \(grading look 2 at 98\.75%; the next at 80 grades\) \(judge's rate 100\.0% \[\S+, 100\.0%\]; pass, fail and error counts are the judge's verdicts\); upper bound \S+ \(corrected by 40 grades\) < minSuccess 80\.0%/,
     );
     expect(after.err).toContain('polite (verifier) against people: 40 grade(s): 20 agree, 20 disagree');
     expect(after.err).toContain('(i=0, j=1) judge PASS, people FAIL: judge says polite (0.1)');

@@ -22,8 +22,11 @@ interface MockFlags {
  * a rules file (YAML or JSONL: match → reply), else echoes the last user message; a client asking for JSON
  * with a schema gets the smallest object of it. A judge's request is answered by a rule with `judge: pass|fail`
  * (or `--judge`), bound to its nonce; the echo is not bound, so without one every verdict is an error that says
- * so (src/judge/binding.ts). Runs until Ctrl-C.
+ * so (src/judge/binding.ts). Runs until Ctrl-C, SIGTERM, or the process that started it exits.
  */
+/** How often the mock checks that the process that started it is still there. */
+const PARENT_CHECK_MS = 250;
+
 export function register(program: Command): void {
   program
     .command('mock')
@@ -78,16 +81,26 @@ export function register(program: Command): void {
           `  use it as   system: { ${flags.provider}: { model: mock, baseURL: "${server.baseURL}" } }\n` +
           '  Ctrl-C stops it.\n',
       );
+      // It also stops when the process that started it exits: `npx assay mock &` in a script is npm's child, and
+      // `kill %1` ends npm, not this process, which then outlived the script and answered its next run with old rules.
+      const parent = process.ppid;
+      let why = '';
       await new Promise<void>((resolve) => {
         const stop = () => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
+          clearInterval(orphaned);
           resolve();
         };
+        const orphaned = setInterval(() => {
+          if (process.ppid === parent) return;
+          why = ` (the process that started it, ${parent}, exited)`;
+          stop();
+        }, PARENT_CHECK_MS);
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
       });
       await server.close();
-      process.stdout.write(`assay mock: stopped after ${server.requests.length} requests\n`);
+      process.stdout.write(`assay mock: stopped after ${server.requests.length} requests${why}\n`);
     });
 }

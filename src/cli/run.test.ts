@@ -171,7 +171,9 @@ validators:
       expect(xml).toMatch(/failures="0" errors="1"/);
       expect(xml).not.toMatch(/<failure/);
       const markdown = readFileSync(md, 'utf8');
-      expect(markdown).toMatch(/\| 🛑 \| any \| – \| – \| 100\.0% \| 50\.0% \| error \| every checked cell is an error \(6\) \| 0 \| 0 \| 6 \|/);
+      expect(markdown).toMatch(
+        /\| 🛑 \| any \|( – \|)+ 100\.0% \| 50\.0% \| error \| every checked cell is an error \(6\); error causes: ×6 .generation failed after 1 attempt\(s\): openai:m: HTTP 400[^|]*\| 0 \| 0 \| 6 \|/,
+      );
       expect(markdown).toMatch(/- ×6: `generation failed after 1 attempt\(s\): openai:m: HTTP 400/);
       // And read back from the store, the same.
       const shown = await cli('show', report.runId, '--store', db);

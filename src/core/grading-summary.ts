@@ -10,9 +10,8 @@ import { correctedRate } from './ppi.js';
 import type { Counts } from './rate-types.js';
 import type { Disagreement, GradingSummary } from './summary-types.js';
 import type { ReliabilityTensor } from './tensor.js';
-import { pushAll } from './arrays.js';
+import { maxOf, minOf, pushAll } from './arrays.js';
 import { formatLevel } from './show.js';
-import { maxOf, minOf } from './arrays.js';
 
 /** What a verifier without grades says in every report: its rate is its judge's, never checked against a person. */
 export const NOT_CHECKED = 'judge not checked against people';

@@ -24,6 +24,9 @@ describe('rates and missing values: one formatter, one glyph', () => {
   it('a rate has one decimal, always written out; no value is NO_VALUE', () => {
     expect([formatRate(0.95), formatRate(1), formatRate(0), formatRate(0.8253)]).toEqual(['95.0%', '100.0%', '0.0%', '82.5%']);
     expect(formatRate(0.99951, 2)).toBe('99.95%');
+    // One rounding of a figure however it was computed (issue 26, item 8: 28.7% beside 28.8%).
+    for (let n = 1; n <= 400; n++) for (let k = 0; k <= n; k++) expect(formatRate(1 - (n - k) / n), `${k}/${n}`).toBe(formatRate(k / n));
+    expect([formatRate(1 / 80), formatRate(1 - 79 / 80), formatRate(23 / 80), formatRate(1 - 57 / 80)]).toEqual(['1.3%', '1.3%', '28.8%', '28.8%']);
     expect([formatRate(null), formatRate(undefined), formatRate(Number.NaN)]).toEqual([NO_VALUE, NO_VALUE, NO_VALUE]);
     expect(NO_VALUE).toBe('–');
   });

@@ -45,7 +45,10 @@ export const NO_VALUE = '–';
  * column of rates lines up (95.0%, 100.0%); NO_VALUE when there is none. The one rounding of every rate shown.
  */
 export function formatRate(x: number | null | undefined, digits = 1): string {
-  return x === null || x === undefined || Number.isNaN(x) ? NO_VALUE : `${(x * 100).toFixed(digits)}%`;
+  if (x === null || x === undefined || Number.isNaN(x)) return NO_VALUE;
+  // One share computed two ways (1/80, or 1 − 79/80) differs in its last bits: 1.25 against 1.2499999999999956,
+  // which toFixed rounds apart (1.3% / 1.2%). Twelve significant digits first, so a figure is rounded one way.
+  return `${Number((x * 100).toPrecision(12)).toFixed(digits)}%`;
 }
 
 /** A difference of rates with its sign (a true minus): "+2.8%", "−25.1%", "0.0%"; NO_VALUE when there is none. */

@@ -128,6 +128,24 @@ describe('agentAnswer: what a function system returns, as the runner reads it', 
     expect(a.trajectory!.steps[0].messages).toEqual([{ role: 'user', content: 'hi' }]);
   });
 
+  it("an assay system's own answer ({ text, trajectory, usage, costUsd }) is read as it is", () => {
+    const trajectory = {
+      steps: [
+        { toolCalls: [{ id: 'c1', name: 'lookup_order', arguments: { orderId: 'A1' }, result: 'shipped' }], usage: { promptTokens: 5, completionTokens: 2 } },
+      ],
+      ended: 'final' as const,
+      tools: [{ name: 'lookup_order', parameters: { type: 'object' } }],
+    };
+    expect(agentAnswer({ text: 'It shipped.', trajectory, latencyMs: 3, costUsd: 0.5 })).toEqual({
+      text: 'It shipped.',
+      trajectory,
+      usage: { promptTokens: 5, completionTokens: 2 },
+      costUsd: 0.5,
+    });
+    // A `trajectory` that is not assay's (no steps with toolCalls) is not taken for one.
+    expect(agentAnswer({ text: 'x', trajectory: { steps: [{}] } })).toEqual({ text: 'x' });
+  });
+
   it('says what it cannot read: no text, steps that are not a list, a call without a name', () => {
     expect(agentAnswer({ steps: [] })).toEqual({ problem: expect.stringMatching(/without a string text or output/) });
     expect(agentAnswer({ output: 'x', steps: 'many' })).toEqual({ problem: 'steps: expected a list of steps, found string' });

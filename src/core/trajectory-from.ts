@@ -199,6 +199,14 @@ export function agentAnswer(value: unknown): AgentAnswer | AgentAnswerProblem {
   if (!isObj(value)) return { problem: `${EXPECTED}, found ${describe(value)}` };
   const text = str(value.output) ?? str(value.text);
   if (text === undefined) return { problem: `${EXPECTED}, found ${describe(value)} without a string text or output` };
+  // An assay system's own answer ({ text, trajectory }: createSystem(…).generate, an agent of `tools:`) as it is.
+  const own = value.trajectory;
+  if (isObj(own) && Array.isArray(own.steps) && (own.steps as unknown[]).every((st) => isObj(st) && Array.isArray(st.toolCalls))) {
+    const trajectory = own as unknown as Trajectory;
+    const usage = usageOf(value.usage) ?? trajectoryUsage(trajectory);
+    const costUsd = num(value.costUsd) ?? trajectoryCost(trajectory);
+    return { text, trajectory, ...(usage ? { usage } : {}), ...(costUsd !== undefined ? { costUsd } : {}) };
+  }
   let rawSteps: unknown[] | undefined = Array.isArray(value.steps) ? (value.steps as unknown[]) : undefined;
   // A result with calls but no steps (one step, as an older AI SDK or a hand-made object gives it).
   if (rawSteps === undefined && (Array.isArray(value.toolCalls) || Array.isArray(value.content))) rawSteps = [value];

@@ -182,7 +182,8 @@ export function verifierFromJudge(
   const instructions = c.instructions === undefined ? [] : typeof c.instructions === 'string' ? [c.instructions] : c.instructions;
   return {
     name: c.name,
-    message: c.message ?? `verifier ${c.name} judged the output FAIL`,
+    // Described by what it asks (as a code rule is by its message), not by a verdict it may never give.
+    message: c.message ?? (instructions.length ? instructions.join(' ') : `LLM judge ${judge.id}`),
     minSuccess: c.minSuccess,
     weight: c.weight,
     timeoutMs: c.timeoutMs,

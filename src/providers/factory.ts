@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import type { ValidateFunction } from 'ajv';
 import type { InputValue } from '../core/validator.js';
 import { UsageError } from '../errors.js';
 import { describeFound, fieldError, zodUsageError, type Locate } from '../core/issues.js';
@@ -48,6 +49,8 @@ export interface SystemContext {
   prices?: PriceTable;
   /** Serve answers from, and save them to, the response cache (`--cache`). */
   cache?: CacheSettings;
+  /** Compiles an agent's tool schemas (a run passes the validators' own: `pattern` on the linear-time engine). */
+  compileSchema?: (schema: Record<string, unknown>) => ValidateFunction;
 }
 
 const ONE_OF = `exactly one of ${PROVIDER_NAMES.join(', ')}`;
@@ -100,7 +103,7 @@ export function createSystem(raw: unknown, ctx: SystemContext): SystemUnderTest 
     }
     const agent = {
       ...chat,
-      tools: tools ? buildTools(tools, ['system', name, 'tools'], ctx) : [],
+      tools: tools ? buildTools(tools, ['system', name, 'tools'], ctx, ctx.compileSchema) : [],
       ...(maxSteps !== undefined ? { maxSteps } : {}),
       ...(toolTimeoutMs !== undefined ? { toolTimeoutMs } : {}),
     };

@@ -141,7 +141,8 @@ export interface RunnableTool {
   run: ToolFunction;
 }
 
-// Ajv loads with the first agent, not with every config (start-up).
+// Ajv loads with the first agent, not with every config (start-up). A run passes the validators' compiler instead
+// (run/assemble.ts: `pattern` on the linear-time engine, since the model chooses the arguments).
 const ajvPackage = lazyPackage<typeof import('ajv')>('ajv');
 const ajv2020Package = lazyPackage<typeof import('ajv/dist/2020.js')>('ajv/dist/2020.js');
 
@@ -200,7 +201,12 @@ function stubOf(t: ToolConfig): ToolFunction {
  * The tools of a config, checked and made runnable: names unique, each schema compiles. Errors name the field
  * (`system.openai.tools[1].parameters`) and its line.
  */
-export function buildTools(tools: readonly ToolConfig[], at: IssuePath, source: { file?: string; locate?: Locate }): RunnableTool[] {
+export function buildTools(
+  tools: readonly ToolConfig[],
+  at: IssuePath,
+  source: { file?: string; locate?: Locate },
+  compileWith: (schema: Record<string, unknown>) => ValidateFunction = compile,
+): RunnableTool[] {
   const seen = new Map<string, number>();
   return tools.map((t, n) => {
     const first = seen.get(t.name);
@@ -210,9 +216,14 @@ export function buildTools(tools: readonly ToolConfig[], at: IssuePath, source: 
     const parameters = t.parameters ?? { ...ANY_OBJECT };
     let validate: ValidateFunction;
     try {
-      validate = compile(parameters);
+      validate = compileWith(parameters);
     } catch (err) {
-      throw fieldError(source, [...at, n, 'parameters'], `expected a JSON Schema that compiles, found one that does not (${(err as Error).message})`);
+      const m = (err as Error).message;
+      throw fieldError(
+        source,
+        [...at, n, 'parameters'],
+        m.startsWith('expected ') ? m : `expected a JSON Schema that compiles, found one that does not (${m})`,
+      );
     }
     return {
       declaration: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters },

@@ -11,7 +11,7 @@ import type { SampleRecord } from '../store/types.js';
 import { buildJsonReport } from './json.js';
 import { renderJunitReport } from './junit.js';
 import { renderMarkdownReport } from './markdown.js';
-import { errorCausesText, type ReportMeta } from './meta.js';
+import { errorCausesText, rulesText, type ReportMeta } from './meta.js';
 import { formatTerminalSummary } from './terminal.js';
 
 // An error verdict names its cause (issue 26, item 2): the largest error groups of the rule, with counts and
@@ -84,5 +84,26 @@ describe("an error verdict's causes", () => {
     addFormats(ajv);
     const validate = ajv.compile(JSON.parse(readFileSync(new URL('../../schemas/report.schema.json', import.meta.url), 'utf8')) as object);
     expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
+  });
+});
+
+// A run's K columns named as what they are (issue 26, item 8: "K=1 validators" for a run whose only rule is a verifier).
+describe('rulesText', () => {
+  it('names validators, verifiers, or both', () => {
+    expect(rulesText(['verifier'])).toBe('1 verifier');
+    expect(rulesText(['validator', 'validator', 'validator'])).toBe('3 validators');
+    expect(rulesText(['validator', undefined, 'verifier'])).toBe('3 rules (2 validators, 1 verifier)');
+  });
+  it('is in the terminal and Markdown headers', () => {
+    const { summary, meta } = fixture();
+    expect(formatTerminalSummary(summary, meta)).toContain('× K=2 rules (1 validator, 1 verifier) ·');
+    expect(renderMarkdownReport(summary, meta)).toContain('× 2 rules (1 validator, 1 verifier) ·');
+  });
+  it("labels the per-input and per-sample tables' pooled rate (issue 26, item 8: the job summary pooled over rules without saying so)", () => {
+    const { summary, meta } = fixture();
+    const md = renderMarkdownReport(summary, meta);
+    expect(md).toContain("_Rate: all 2 rules' cells of the input pooled;");
+    expect(md).toContain('| # | Input | Rate (rules pooled) |');
+    expect(md).toContain('| Sample | Rate (rules pooled) |');
   });
 });

@@ -113,6 +113,10 @@ describe('every report format says which figure it shows and how the rule fares 
     expect(polite.alignment).toMatchObject({ n: 40, tp: 32, fp: 8, fn: 0, tn: 0, tpr: { rate: 1 }, tnr: { rate: 0 }, kappa: 0 });
     expect(polite.corrected).toMatchObject({ grades: 40, method: expect.any(String), look: { index: 2, of: 40, next: 80 } });
     expect(polite.corrected!.rate).toBeCloseTo(0.8, 6);
+    // Whose the counts and the aggregates are, beside the corrected rate (issue 26, item 5).
+    expect(polite.countsOf).toBe("judge's verdicts");
+    expect(short.countsOf).toBeUndefined();
+    expect(r.overall.of).toBe('of the verdicts as given, not the rate corrected by grades');
     expect(polite.grading).toMatchObject({ grades: 40, notRandom: 0, disputed: 0, undecided: 0, caveats: [] });
     expect(polite.grading!.disagreements[0]).toEqual({ i: 0, j: 0, judge: true, person: false, disputed: false, reasons: ['Polite & <b>calm</b> (0.0)'] });
   });

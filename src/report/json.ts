@@ -16,6 +16,7 @@ import type { InputValue } from '../core/validator.js';
 import type { RunStats } from '../run/stats.js';
 import type { RunStatus } from '../store/types.js';
 import { verdictPasses, type ReportMeta } from './meta.js';
+import { aggregatesWhose, countsWhose } from './grading-text.js';
 
 /**
  * The machine-readable report (`--json`). Versioned: a consumer checks `schemaVersion`; fields are only
@@ -55,6 +56,8 @@ export type JsonValidator = Omit<ValidatorSummary, 'toDecide' | 'grading'> & {
   corrected?: CorrectedRate | null;
   /** A rule with grades: how many, and what a reader must know about them; the disagreements with the judge's reasons. */
   grading?: Omit<GradingSummary, 'alignment' | 'corrected'>;
+  /** Where grades corrected the rate: whose verdicts the counts are ("judge's verdicts"); the rate is the corrected one. */
+  countsOf?: string;
 };
 
 export interface JsonReport {
@@ -80,7 +83,8 @@ export interface JsonReport {
   iterations: IterationSummary[];
   allOutputs: JsonPooledRate;
   allPass: JsonRate;
-  overall: RunSummary['overall'];
+  /** `of`: present when a rule's rate was corrected by grades — the aggregates are of the verdicts as given. */
+  overall: RunSummary['overall'] & { of?: string };
   /** stopping: sequential — samples per input run before every validator was decided (or all of them). */
   stoppedAfter?: number;
   stats?: RunStats;
@@ -128,6 +132,8 @@ export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonRepo
       ...(v.population !== undefined ? { population: v.population } : {}),
       ...(v.sequential !== undefined ? { sequential: v.sequential } : {}),
       ...(v.figure !== undefined ? { figure: v.figure } : {}),
+      // Where grades corrected the rate, whose the counts beside it are (one label: grading-text.ts).
+      ...(countsWhose(v) ? { countsOf: countsWhose(v).replace(/: $/, '') } : {}),
       ...(v.grading ? gradingJson(v.grading) : {}),
       ...(v.gradesToDecide !== undefined ? { gradesToDecide: v.gradesToDecide } : {}),
       ...(v.perInput ? { perInput: v.perInput } : {}),
@@ -147,7 +153,7 @@ export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonRepo
     iterations: summary.iterations.map((s) => ({ j: s.j, ...pooled(s) })),
     allOutputs: pooled(summary.allOutputs),
     allPass: rate(summary.allPass),
-    overall: summary.overall,
+    overall: { ...summary.overall, ...(aggregatesWhose(summary.validators) ? { of: aggregatesWhose(summary.validators) } : {}) },
     ...(summary.stoppedAfter !== undefined ? { stoppedAfter: summary.stoppedAfter } : {}),
     ...(meta.stats ? { stats: meta.stats } : {}),
   };

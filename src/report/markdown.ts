@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import type { RateWithCI, RunSummary, Verdict } from '../core/summary-types.js';
 import { costSummary } from './cost.js';
 import { aggregatesWhose, alignmentText, confusionRows, disagreementHead, figureText, gradesText, reasonsText, shownRate } from './grading-text.js';
-import { errorShareText, verdictWhy, inputLabel, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
+import { errorShareText, rulesText, verdictWhy, inputLabel, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 import { passKMarkdown } from './pass-k.js';
 import { estimandText, INPUTS_RUN, populationText } from './population.js';
 import { perInputMarkdown } from './per-input.js';
@@ -81,7 +81,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push('');
   const sequential = s.options.stopping === 'sequential';
   L.push(
-    `Run \`${meta.runId}\` · system \`${mdCell(meta.systemId)}\` · ${s.N} inputs × ${s.M} samples × ${s.K} validators · ${sequential ? `confidence sequences ${level}, stopping \`sequential\`${s.stoppedAfter !== undefined ? ` (${s.stoppedAfter} of ${s.M} samples per input run)` : ''}` : `${s.options.interval} ${level} intervals`} · verdict mode \`${s.options.verdict}\` · maxErrorShare ${formatRate(s.options.maxErrorShare)} · ${estimandText(s)}`,
+    `Run \`${meta.runId}\` · system \`${mdCell(meta.systemId)}\` · ${s.N} inputs × ${s.M} samples × ${rulesText(s.validators.map((v) => v.kind))} · ${sequential ? `confidence sequences ${level}, stopping \`sequential\`${s.stoppedAfter !== undefined ? ` (${s.stoppedAfter} of ${s.M} samples per input run)` : ''}` : `${s.options.interval} ${level} intervals`} · verdict mode \`${s.options.verdict}\` · maxErrorShare ${formatRate(s.options.maxErrorShare)} · ${estimandText(s)}`,
   );
   L.push('');
   L.push(
@@ -109,7 +109,9 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   pushAll(L, gradingMarkdown(s));
   L.push(`<details><summary>Per input (IRP) <code>${sparkline(s.inputs.map((x) => x.rate))}</code></summary>`);
   L.push('');
-  L.push(`| # | Input | Rate | ${level} CI (per output) | All validators | Error | Errors |`);
+  // The rate pools every rule's cells of the input; said once above the table, and in its column's name.
+  if (s.K > 1) L.push(`_Rate: all ${s.K} rules' cells of the input pooled; All validators: the input's outputs that passed every rule._`, '');
+  L.push(`| # | Input | ${s.K > 1 ? 'Rate (rules pooled)' : 'Rate'} | ${level} CI (per output) | All validators | Error | Errors |`);
   L.push('|--:|---|--:|---|--:|--:|--:|');
   for (const x of s.inputs.slice(0, MAX_ROWS)) {
     L.push(
@@ -122,7 +124,7 @@ export function renderMarkdownReport(s: RunSummary, meta: ReportMeta): string {
   L.push('');
   L.push(`<details><summary>Per sample (ORP) <code>${sparkline(s.iterations.map((x) => x.rate))}</code></summary>`);
   L.push('');
-  L.push(`| Sample | Rate | ${level} CI (per output) | Error | Errors |`);
+  L.push(`| Sample | ${s.K > 1 ? 'Rate (rules pooled)' : 'Rate'} | ${level} CI (per output) | Error | Errors |`);
   L.push('|--:|--:|---|--:|--:|');
   for (const x of s.iterations.slice(0, MAX_ROWS))
     L.push(`| ${x.j + 1} | ${formatRate(x.rate)} | ${ci(x)} | ${x.counts.error} | ${formatRate(x.errorShare)} |`);

@@ -140,3 +140,16 @@ export function errorCausesText(v: Pick<ValidatorSummary, 'verdict' | 'k'>, stat
 export function verdictWhy(v: ValidatorSummary, s: Pick<RunSummary, 'M' | 'N'>, stats: Pick<RunStats, 'ruleErrors'> | undefined): string {
   return [figureText(v), stoppedText(v, s.M), v.reason, errorCausesText(v, stats), toDecideText(v, s.N), gradesToDecideText(v)].filter(Boolean).join('; ');
 }
+
+/**
+ * The K columns of a run as every report names them: "3 validators", "1 verifier", or "3 rules (2 validators, 1
+ * verifier)" when both kinds are there. `kinds` is each column's kind, in order (a run record's validators).
+ */
+export function rulesText(kinds: readonly ('validator' | 'verifier' | undefined)[]): string {
+  const verifiers = kinds.filter((k) => k === 'verifier').length;
+  const validators = kinds.length - verifiers;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (verifiers === 0) return plural(validators, 'validator');
+  if (validators === 0) return plural(verifiers, 'verifier');
+  return `${plural(kinds.length, 'rule')} (${plural(validators, 'validator')}, ${plural(verifiers, 'verifier')})`;
+}

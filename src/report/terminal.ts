@@ -9,7 +9,7 @@ import { passKLines } from './pass-k.js';
 import { estimandText, INPUTS_RUN, populationLines } from './population.js';
 import { perInputLines } from './per-input.js';
 import { agentLine } from './trajectory.js';
-import { errorShareText, verdictWhy, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
+import { errorShareText, rulesText, verdictWhy, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 import { maxOf, pushAll } from '../core/arrays.js';
 
 /** The terminal summary printed after a run (and by `assay show`). Plain text; colour only when asked. */
@@ -102,7 +102,7 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
   lines.push(`assay · ${meta.name} · run ${meta.runId} · ${meta.systemId} · ${meta.status}`);
   const sequential = o.stopping === 'sequential';
   lines.push(
-    `N=${s.N} inputs × M=${s.M} samples × K=${s.K} validators · ${sequential ? `confidence sequence ${level}, stopping: sequential` : `${o.interval} ${level}`} · verdict mode: ${o.verdict} · maxErrorShare ${formatRate(o.maxErrorShare)} · ${estimandText(s)}`,
+    `N=${s.N} inputs × M=${s.M} samples × K=${rulesText(s.validators.map((v) => v.kind))} · ${sequential ? `confidence sequence ${level}, stopping: sequential` : `${o.interval} ${level}`} · verdict mode: ${o.verdict} · maxErrorShare ${formatRate(o.maxErrorShare)} · ${estimandText(s)}`,
   );
   lines.push('');
   const rows: string[][] = [['validator', 'rate', `${level} ${sequential ? 'CS' : 'CI'} (${INPUTS_RUN})`, 'errors', 'min', 'verdict', 'pass', 'fail', 'error']];

@@ -6,6 +6,7 @@ import { priceTable } from '../providers/prices.js';
 import { limitSystem, localLimiters, rateLimitOf, type LimiterFactory } from '../providers/rate-limit.js';
 import type { SystemUnderTest } from '../providers/types.js';
 import type { ResponseCache } from '../store/types.js';
+import { compileSchema } from '../validators/builtin.js';
 import { maxCostRule } from './cost.js';
 import { DEFAULT_MAX_ERRORS, FailFastRule } from './fail-fast.js';
 import type { RunPlan } from './runner.js';
@@ -109,6 +110,8 @@ export async function assembleRun(experiment: Experiment, options: AssembleOptio
       baseDir: x.baseDir,
       inputs: options.inputs ?? x.inputs,
       samples: x.samples,
+      // Tool arguments come from the model: their schemas' patterns run on the linear-time engine.
+      compileSchema: (schema) => compileSchema(schema, 'parameters'),
       ...models,
     });
   }

@@ -98,6 +98,8 @@ describe('the grounding page in Chromium', () => {
     // one answer per claim: no "supported" glyph on a contradicted claim, no name split out of "X200" or "5G"
     await expect(page.locator('#report').textContent()).resolves.not.toMatch(/Not found in the evidence/);
     await expect(page.locator('#report strong').first().textContent()).resolves.toMatch(/Hallucination risk: (MEDIUM|HIGH)/);
+    // The confidence written as the CLI and the reports write it, a score to two decimals (issue 26, item 8).
+    await expect(page.locator('#report').textContent()).resolves.toMatch(/confidence 0\.\d\d · evidence coverage/);
 
     await page.screenshot({ path: join(SCREENSHOTS, 'grounding-contradicted.png'), fullPage: true });
     if (process.env.ASSAY_DOCS_SCREENSHOTS === '1') {

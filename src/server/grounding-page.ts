@@ -32,7 +32,7 @@ if(pos<text.length)p.appendChild(document.createTextNode(text.slice(pos)));retur
 function render(r){out.textContent='';var card=el('section',null,'card');
 card.appendChild(el('h2','Report'));
 var risk=el('p');risk.appendChild(el('strong','Hallucination risk: '+r.hallucination_risk));
-risk.appendChild(el('span',' \\u00b7 confidence '+(r.confidence_score*100).toFixed(1)+'% \\u00b7 evidence coverage '+r.evidence_coverage+(r.hallucination_flag?' \\u00b7 hallucination flag: low similarity across all claims':'')+(r.partial?' \\u00b7 partial analysis (some claims could not be scored)':'')+(r.checker?' \\u00b7 claims checked by '+r.checker.id+(r.checker.cost_usd!==undefined?' ($'+Number(r.checker.cost_usd).toFixed(6)+')':''):'')));
+risk.appendChild(el('span',' \\u00b7 confidence '+Number(r.confidence_score).toFixed(2)+' \\u00b7 evidence coverage '+r.evidence_coverage+(r.hallucination_flag?' \\u00b7 hallucination flag: low similarity across all claims':'')+(r.partial?' \\u00b7 partial analysis (some claims could not be scored)':'')+(r.checker?' \\u00b7 claims checked by '+r.checker.id+(r.checker.cost_usd!==undefined?' ($'+Number(r.checker.cost_usd).toFixed(6)+')':''):'')));
 card.appendChild(risk);card.appendChild(el('h3','Answer'));card.appendChild(answerView(r));
 card.appendChild(el('p','\\u2713 STRONG: supported \\u00b7 ~ WEAK: partly supported \\u00b7 \\u2717 UNSUPPORTED: not supported by the knowledge base \\u00b7 \\u2260 CONTRADICTED: the knowledge base states a detail differently','muted'));
 out.appendChild(card);

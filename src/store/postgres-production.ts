@@ -78,7 +78,7 @@ export class PostgresProduction implements ProductionStore {
            ON CONFLICT (experiment, rule, seq) DO UPDATE SET outcome = EXCLUDED.outcome, at_ms = EXCLUDED.at_ms, reason = EXCLUDED.reason RETURNING 1), `
       : '';
     await this.q(
-      `WITH ${upsertChecks}k AS (INSERT INTO production_cursors (experiment, rule, seq, settings_json) VALUES ($1, $2, $3, $4::json) ON CONFLICT (experiment, rule) DO UPDATE SET seq = EXCLUDED.seq, settings_json = EXCLUDED.settings_json RETURNING 1) SELECT 1`,
+      `WITH ${upsertChecks}k AS (INSERT INTO production_cursors (experiment, rule, seq) VALUES ($1, $2, $3) ON CONFLICT (experiment, rule) DO UPDATE SET seq = EXCLUDED.seq RETURNING 1), s AS (INSERT INTO production_rule_settings (experiment, rule, settings_json) SELECT $1, $2, $4::json WHERE $4::text IS NOT NULL ON CONFLICT (experiment, rule) DO UPDATE SET settings_json = EXCLUDED.settings_json RETURNING 1) SELECT 1`,
       values,
     );
   }
@@ -97,10 +97,15 @@ export class PostgresProduction implements ProductionStore {
   }
 
   async rules(experiment: string): Promise<{ rule: string; checks: number; settings?: unknown }[]> {
+    // A read-only store of schema 5 or 6 has no settings (migration 7).
+    const { rows: has } = await this.q<{ t: boolean }>(`SELECT to_regclass('production_rule_settings') IS NOT NULL AS t`);
+    const settings = has[0]?.t
+      ? '(SELECT s.settings_json FROM production_rule_settings s WHERE s.experiment = k.experiment AND s.rule = k.rule)'
+      : 'NULL::json';
     const { rows } = await orNone(
       () =>
         this.q<{ rule: string; checks: string; settings: string | null }>(
-          `SELECT k.rule AS rule, k.settings_json AS settings, (SELECT count(*) FROM production_checks c WHERE c.experiment = k.experiment AND c.rule = k.rule) AS checks
+          `SELECT k.rule AS rule, ${settings} AS settings, (SELECT count(*) FROM production_checks c WHERE c.experiment = k.experiment AND c.rule = k.rule) AS checks
            FROM production_cursors k WHERE k.experiment = $1 ORDER BY k.rule COLLATE "C"`,
           [experiment],
         ),

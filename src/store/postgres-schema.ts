@@ -187,6 +187,20 @@ CREATE TABLE production_alarms (
 CREATE INDEX IF NOT EXISTS grades_by_run_recorded ON grades (run_id, id);
 `,
   },
+  {
+    version: 7,
+    name: "a monitor's settings with each rule's cursor",
+    // A table of its own: some stores got migration 5 with production_cursors.settings_json and some without (it was
+    // edited after release), so that column is left unused.
+    sql: `
+CREATE TABLE IF NOT EXISTS production_rule_settings (
+  experiment text NOT NULL,
+  rule text NOT NULL,
+  settings_json json NOT NULL,
+  PRIMARY KEY (experiment, rule)
+);
+`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

@@ -31,6 +31,7 @@ describe.skipIf(!db)('PostgreSQL store', () => {
         'production_alarms',
         'production_checks',
         'production_cursors',
+        'production_rule_settings',
         'production_spans',
         'response_cache',
         'runs',

@@ -26,7 +26,8 @@ export class SqliteProduction implements ProductionStore {
       insert: db.prepare(`INSERT OR IGNORE INTO production_spans (${SPAN_COLUMNS.join(', ')}) VALUES (${SPAN_COLUMNS.map(() => '?').join(', ')})`),
       steps: db.prepare(`SELECT * FROM production_spans WHERE trace_id = ? AND parent_span_id = ? AND kind = 'step'`),
       check: db.prepare(`INSERT OR REPLACE INTO production_checks (experiment, rule, seq, outcome, at_ms, reason) VALUES (?, ?, ?, ?, ?, ?)`),
-      cursor: db.prepare(`INSERT OR REPLACE INTO production_cursors (experiment, rule, seq, settings_json) VALUES (?, ?, ?, ?)`),
+      cursor: db.prepare(`INSERT OR REPLACE INTO production_cursors (experiment, rule, seq) VALUES (?, ?, ?)`),
+      settings: db.prepare(`INSERT OR REPLACE INTO production_rule_settings (experiment, rule, settings_json) VALUES (?, ?, ?)`),
       alarm: db.prepare(`INSERT OR IGNORE INTO production_alarms (experiment, rule, kind, at_seq, at_ms, message, raised_at) VALUES (?, ?, ?, ?, ?, ?, ?)`),
     };
   }
@@ -73,10 +74,11 @@ export class SqliteProduction implements ProductionStore {
   }
 
   async recordChecks(experiment: string, rule: string, checks: readonly ProductionCheck[], cursor: number, settings?: unknown): Promise<void> {
-    const { check, cursor: setCursor } = this.s;
+    const { check, cursor: setCursor, settings: setSettings } = this.s;
     this.db.transaction(() => {
       for (const c of checks) check.run(experiment, rule, c.seq, c.outcome, c.atMs, c.reason === undefined ? null : oneLine(c.reason));
-      setCursor.run(experiment, rule, cursor, settings === undefined ? null : JSON.stringify(settings));
+      setCursor.run(experiment, rule, cursor);
+      if (settings !== undefined) setSettings.run(experiment, rule, JSON.stringify(settings));
     })();
   }
 
@@ -93,11 +95,14 @@ export class SqliteProduction implements ProductionStore {
   }
 
   async rules(experiment: string): Promise<{ rule: string; checks: number; settings?: unknown }[]> {
+    // A read-only store of schema 6 or 7 has no settings (migration 8).
+    const has = this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'production_rule_settings'`).get() as unknown;
+    const settings = has ? '(SELECT s.settings_json FROM production_rule_settings s WHERE s.experiment = k.experiment AND s.rule = k.rule)' : 'NULL';
     return orNone(
       () =>
         this.db
           .prepare(
-            `SELECT k.rule AS rule, k.settings_json AS settings, (SELECT count(*) FROM production_checks c WHERE c.experiment = k.experiment AND c.rule = k.rule) AS checks
+            `SELECT k.rule AS rule, ${settings} AS settings, (SELECT count(*) FROM production_checks c WHERE c.experiment = k.experiment AND c.rule = k.rule) AS checks
              FROM production_cursors k WHERE k.experiment = ? ORDER BY k.rule`,
           )
           .all(experiment) as { rule: string; checks: number; settings: string | null }[],

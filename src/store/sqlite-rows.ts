@@ -198,6 +198,21 @@ CREATE TABLE IF NOT EXISTS production_alarms (
 CREATE INDEX IF NOT EXISTS grades_by_run_recorded ON grades (run_id, id);
 `,
   },
+  {
+    version: 8,
+    name: "a monitor's settings with each rule's cursor",
+    // JSON of how the monitor watches the rule (core/monitor.ts WatchOptions), for the dashboard's rule page. A
+    // table of its own: some stores got migration 6 with production_cursors.settings_json and some without (it
+    // was edited after release), so that column is left unused.
+    sql: `
+CREATE TABLE IF NOT EXISTS production_rule_settings (
+  experiment TEXT NOT NULL,
+  rule TEXT NOT NULL,
+  settings_json TEXT NOT NULL,
+  PRIMARY KEY (experiment, rule)
+) WITHOUT ROWID;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

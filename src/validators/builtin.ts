@@ -231,7 +231,8 @@ const ajvPackage = lazyPackage<typeof import('ajv')>('ajv');
 const ajv2020Package = lazyPackage<typeof import('ajv/dist/2020.js')>('ajv/dist/2020.js');
 const ajvFormats = lazyPackage<{ default?: unknown }>('ajv-formats');
 
-function compileSchema(schema: Record<string, unknown>, field = 'schema'): ValidateFunction {
+/** A JSON Schema's validator: Ajv (2020-12 when the schema says so) with formats, `pattern` on the linear-time engine. */
+export function compileSchema(schema: Record<string, unknown>, field = 'schema'): ValidateFunction {
   const is2020 = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
   // `pattern` keywords run on the linear-time engine too.
   const options = { allErrors: false, strict: false, code: { regExp: ajvRegExp } };

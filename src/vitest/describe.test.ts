@@ -133,7 +133,7 @@ describe('describeReliability', () => {
         // The other claim: two inputs say little about the inputs the bot will meet.
         '  input population 82.5% [8.4%, 100.0%] over 2 inputs (95% CI, inputs as the unit; design effect 8.3)',
         '  worst input:',
-        '    #2 "I want a refund": 65.0% (7 of 20 failed)',
+        '    #2 "I want a refund": 13/20 = 65.0% (7 failed)',
         '       e.g. "Sorry, sorry, we cannot refund that."',
       ].join('\n'),
     );
@@ -194,7 +194,7 @@ describe('describeReliability', () => {
       '  upper bound 85.3% < minSuccess 90.0%',
     ]);
     expect(lines).toContain('  worst input:');
-    expect(lines).toContain('    #2 "My order A2 arrived broken": 25.0% (15 of 20 failed)');
+    expect(lines).toContain('    #2 "My order A2 arrived broken": 5/20 = 25.0% (15 failed)');
     expect(lines).toContain('       e.g. "I have refunded your order."');
     expect(lines.find((l) => l.startsWith('  pass^5 66.7% [') && l.includes(' · pass@5 '))).toBeDefined();
     expect(lines.find((l) => l.startsWith('    lowest: #2 "My order A2 arrived broken" pass^5 0.0% ['))).toBeDefined();

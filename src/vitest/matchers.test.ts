@@ -178,3 +178,30 @@ describe("an agent's result", () => {
     await expect(async () => looked).toHoldReliably({ type: 'tool-called', name: 'lookup_order' }, { samples: 60, minSuccess: 0.9 });
   });
 });
+
+describe('matchers on one run of a tools: agent (an assay system answer: { text, trajectory })', () => {
+  it('toHaveCalledTool reads its trajectory', async () => {
+    const { startMock } = await import('../mock/index.js');
+    const { mockResponder } = await import('../mock/rules.js');
+    const { createSystem } = await import('../providers/factory.js');
+    const server = await startMock('openai', {
+      chat: mockResponder({
+        rules: [
+          { afterTool: '*', reply: '{{result}}' },
+          { regex: 'order (A\\d+)', call: { name: 'lookup_order', arguments: { orderId: '{{1}}' } } },
+        ],
+      }),
+    });
+    try {
+      const agent = createSystem(
+        { openai: { model: 'm', baseURL: server.baseURL, tools: [{ name: 'lookup_order', parameters: { type: 'object' }, result: 'shipped' }] } },
+        { baseDir: '.', env: {} },
+      );
+      const run = await agent.generate('Where is order A1?', { signal: new AbortController().signal, sample: 0, inputIndex: 0 });
+      expect(run).toHaveCalledTool('lookup_order', { orderId: 'A1' });
+      expect(run).not.toHaveCalledTool('refund');
+    } finally {
+      await server.close();
+    }
+  });
+});

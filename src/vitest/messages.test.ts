@@ -33,9 +33,9 @@ describe('rule messages', () => {
         '  upper bound 90.1% < minSuccess 95.0%',
         '  input population 76.7% [14.0%, 99.9%] over 3 inputs (95% CI, inputs as the unit; design effect 3.4)',
         '  worst inputs:',
-        '    #2 "half": 50.0% (5 of 10 failed)',
+        '    #2 "half": 5/10 = 50.0% (5 failed)',
         '       e.g. "half answer 0 (bad)"',
-        '    #3 "mostly": 80.0% (2 of 10 failed)',
+        '    #3 "mostly": 8/10 = 80.0% (2 failed)',
         '       e.g. "mostly answer 0 (bad)"',
       ].join('\n'),
     );

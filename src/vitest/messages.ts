@@ -112,7 +112,10 @@ export function ruleMessage(
     for (const w of worst) {
       const errs = s.inputs[w.i]?.perValidator[k];
       const share = errs ? errorShareText(errs) : '';
-      lines.push(`    #${w.i + 1} ${inputInline(inputs[w.i], 60)}: ${formatRate(w.rate)} (${w.fail} of ${w.decided} failed${share ? `, ${share}` : ''})`);
+      // Passes over decided, then the rate, as the per-input floors write it ("19/40 = 47.5%"), then the failures.
+      lines.push(
+        `    #${w.i + 1} ${inputInline(inputs[w.i], 60)}: ${w.decided - w.fail}/${w.decided} = ${formatRate(w.rate)} (${w.fail} failed${share ? `, ${share}` : ''})`,
+      );
       if (w.example !== undefined) lines.push(`       e.g. ${outputInline(w.example)}`);
     }
   }

@@ -60,6 +60,24 @@ describe('describeReliability options', () => {
     );
   });
 
+  it("estimand: 'population' decides the block's rules on the input population (issue 29)", async () => {
+    // 10 inputs × 20 samples, two always failing: on the inputs run 80% [73.8%, 85.3%] passes minSuccess 0.7; on
+    // the population [44.4%, 97.5%] cannot.
+    const inputs = Array.from({ length: 10 }, (_, i) => `q${i}`);
+    const block = {
+      inputs,
+      samples: 20,
+      system: async (input: unknown) => (String(input) === 'q8' || String(input) === 'q9' ? 'no' : 'yes'),
+      validators: [{ name: 'yes', check: { type: 'contains', value: 'yes' }, minSuccess: 0.7 }],
+    };
+    const onInputs = await run(block);
+    expect(onInputs.rules.map((x) => x.verdict)).toEqual(['pass']);
+    const onPopulation = await run({ ...block, estimand: 'population' });
+    expect(onPopulation.rules.map((x) => x.verdict)).toEqual(['inconclusive']);
+    expect(onPopulation.rules[0].message).toMatch(/\(95% CI, input population\)/);
+    await expect(run({ ...block, estimand: 'everyone' })).rejects.toThrow(/estimand/);
+  });
+
   it('still accepts good test-only options', async () => {
     const r = await run({ onInconclusive: 'skip', cache: false, runTimeoutMs: 60_000 });
     expect(r.rules.map((x) => x.test)).toEqual(['pass']);

@@ -61,8 +61,8 @@ describe('describeReliability with providers and judges', () => {
     expect(run.tests.get('polite bot polite')?.status).toBe('passed');
     const rude = run.tests.get('rude bot polite')!;
     expect(rude.status).toBe('failed');
-    expect(rude.failureMessages[0]).toMatch(/^ReliabilityError: polite: FAIL · rate 0\.0% \[0\.0%, 30\.8%\] \(95% CI\)/);
-    expect(rude.failureMessages[0]).toContain('#1 "be rude": 0.0% (10 of 10 failed)\n       e.g. "Whatever."');
+    expect(rude.failureMessages[0]).toMatch(/^ReliabilityError: polite: FAIL · rate 0\.0% \[0\.0%, 30\.8%\] \(95% CI, inputs run\)/);
+    expect(rude.failureMessages[0]).toContain('#1 "be rude": 0/10 = 0.0% (10 failed)\n       e.g. "Whatever."');
     expect(run.stdout).toContain('assay · judged.test.ts › polite bot');
   });
 
