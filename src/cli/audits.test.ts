@@ -86,6 +86,12 @@ describe('assay audits', () => {
     expect(s.corrected_unsupported_rate.rate).toBeCloseTo(peopleUnsupported, 10);
     expect(s.unsupported_rate).toBeCloseTo(claims.filter((c) => !supported(c)).length / claims.length, 10);
 
+    // assay show takes an audit id as well as a run id
+    const shown = await assay(['show', id, '--json', '-', '--store', store]);
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.out)).toEqual(s);
+    expect((await assay(['show', id, '--junit', join(root, 'x.xml'), '--store', store])).err).toMatch(/--junit: a run's option/);
+
     const text = await assay(['audits', 'show', id, '--store', store]);
     expect(text.out).toContain(`${claims.length} of ${claims.length} audited claims graded by people`);
     expect(text.out).toMatch(/corrected by the grades \d/);

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
@@ -69,6 +69,19 @@ async function importAudit(file: string, flags: { name?: string; grades?: string
   }
 }
 
+/** Print a stored batch's summary: as JSON to `json` (a file, or "-"/true for stdout), else in words. */
+export async function showAudit(store: Store, id: string, json: string | boolean | undefined): Promise<void> {
+  const audit = await store.audits.get(id);
+  if (!audit) throw new UsageError(`no audit batch with id "${id}" in the store (list them with: assay audits list)`, { path: 'auditId' });
+  const summary = auditSummary(audit, await store.audits.listGrades(id));
+  if (typeof json === 'string' && json !== '-') {
+    await writeFile(json, JSON.stringify(summary, null, 2) + '\n');
+    process.stderr.write(`assay: wrote ${json}\n`);
+  }
+  if (json === true || json === '-') process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
+  else process.stdout.write(`${summary.id} ${summary.name}` + gradingText(summary) + '\n');
+}
+
 async function withStore<T>(location: string | undefined, f: (store: Store) => Promise<T>): Promise<T> {
   // Opened for writing (migrated), never created: a store from before audits gets its tables.
   const store = await openStore(storeLocation(location), { existing: true });
@@ -110,11 +123,6 @@ export function register(program: Command): void {
     .option(STORE_FLAG, STORE_HELP)
     .addHelpText('after', '\nExit codes: 0 shown; 2 no such batch; 3 the store cannot be used.')
     .action(async (id: string, o) => {
-      const summary = await withStore(o.store, async (s) => {
-        const audit = await s.audits.get(id);
-        if (!audit) throw new UsageError(`no audit batch with id "${id}" in the store (list them with: assay audits list)`, { path: 'auditId' });
-        return auditSummary(audit, await s.audits.listGrades(id));
-      });
-      process.stdout.write(o.json ? JSON.stringify(summary, null, 2) + '\n' : `${summary.id} ${summary.name}` + gradingText(summary) + '\n');
+      await withStore(o.store, (s) => showAudit(s, id, o.json));
     });
 }

@@ -6,7 +6,14 @@ const iso = (t: string | Date) => new Date(t).toISOString();
 
 /** Audit batches and their claim grades in a PostgreSQL store (tables audits, audit_grades: migration 8). Text people gave is kept as json (U+0000 included). */
 export class PostgresAudits implements AuditStore {
+  private table = false;
+
   constructor(private readonly q: Query) {}
+
+  /** Whether the audits tables exist (a store from before them, opened read-only, so not migrated, has none); once there, they stay. */
+  private async hasTable(): Promise<boolean> {
+    return (this.table ||= (await this.q<{ t: string | null }>(`SELECT to_regclass('audits') AS t`)).rows[0].t !== null);
+  }
 
   async create(audit: NewAudit): Promise<AuditRecord> {
     const checked = checkAudit(audit);
@@ -21,6 +28,7 @@ export class PostgresAudits implements AuditStore {
   }
 
   async get(auditId: string): Promise<AuditRecord | undefined> {
+    if (!(await this.hasTable())) return undefined;
     const { rows } = await this.q<{ id: string; name: string; created_at: string | Date; claims: string }>(
       `SELECT id, name::text AS name, created_at, claims::text AS claims FROM audits WHERE id = $1`,
       [auditId],
@@ -30,6 +38,7 @@ export class PostgresAudits implements AuditStore {
   }
 
   async list() {
+    if (!(await this.hasTable())) return [];
     const { rows } = await this.q<{ id: string; name: string; created_at: string | Date; n: number }>(
       `SELECT id, name::text AS name, created_at, json_array_length(claims)::int AS n FROM audits ORDER BY created_at DESC, id DESC`,
     );
@@ -59,7 +68,7 @@ export class PostgresAudits implements AuditStore {
   }
 
   async listGrades(auditId: string): Promise<ClaimGradeRecord[]> {
-    if (!(await this.q(`SELECT 1 FROM audits WHERE id = $1`, [auditId])).rows.length) throw unknownAudit(auditId);
+    if (!(await this.hasTable()) || !(await this.q(`SELECT 1 FROM audits WHERE id = $1`, [auditId])).rows.length) throw unknownAudit(auditId);
     const { rows } = await this.q<{ id: string; answer: string; claim: number; supported: boolean; grader: string; graded_at: string | Date }>(
       `SELECT id, answer::text AS answer, claim, supported, grader::text AS grader, graded_at FROM audit_grades WHERE audit_id = $1 ORDER BY id`,
       [auditId],

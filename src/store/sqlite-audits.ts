@@ -4,7 +4,14 @@ import type { AuditRecord, AuditStore, ClaimGradeRecord, NewAudit, NewClaimGrade
 
 /** Audit batches and their claim grades in a SQLite store (tables audits, audit_grades: migration 9). */
 export class SqliteAudits implements AuditStore {
+  private table = false;
+
   constructor(private readonly db: Database.Database) {}
+
+  /** Whether the audits tables exist (a store from before them, opened read-only, has none); once there, they stay. */
+  private hasTable(): boolean {
+    return (this.table ||= Boolean(this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audits'`).get()));
+  }
 
   async create(audit: NewAudit): Promise<AuditRecord> {
     const checked = checkAudit(audit);
@@ -16,12 +23,14 @@ export class SqliteAudits implements AuditStore {
   }
 
   async get(auditId: string): Promise<AuditRecord | undefined> {
+    if (!this.hasTable()) return undefined;
     const r = this.db.prepare(`SELECT id, name, created_at, claims_json FROM audits WHERE id = ?`).get(auditId) as
       { id: string; name: string; created_at: string; claims_json: string } | undefined;
     return r && { id: r.id, name: r.name, createdAt: r.created_at, claims: JSON.parse(r.claims_json) };
   }
 
   async list() {
+    if (!this.hasTable()) return [];
     const rows = this.db.prepare(`SELECT id, name, created_at, json_array_length(claims_json) AS n FROM audits ORDER BY created_at DESC, id DESC`).all() as {
       id: string;
       name: string;
@@ -42,7 +51,7 @@ export class SqliteAudits implements AuditStore {
   }
 
   async listGrades(auditId: string): Promise<ClaimGradeRecord[]> {
-    if (!this.db.prepare(`SELECT 1 FROM audits WHERE id = ?`).get(auditId)) throw unknownAudit(auditId);
+    if (!this.hasTable() || !this.db.prepare(`SELECT 1 FROM audits WHERE id = ?`).get(auditId)) throw unknownAudit(auditId);
     const rows = this.db.prepare(`SELECT id, answer, claim, supported, grader, graded_at FROM audit_grades WHERE audit_id = ? ORDER BY id`).all(auditId) as {
       id: number;
       answer: string;
