@@ -63,7 +63,9 @@ async function importAudit(file: string, flags: { name?: string; grades?: string
     const audit = await store.audits.create({ name: flags.name ?? basename(file), claims });
     await store.audits.recordGrades(audit.id, grades);
     process.stdout.write(`${audit.id}\n`);
-    process.stderr.write(`assay: stored audit batch ${audit.id} (${claims.length} claims${grades.length ? `, ${grades.length} grade(s)` : ''})\n`);
+    process.stderr.write(
+      `assay: stored audit batch ${audit.id} (${claims.length} claims${grades.length ? `, ${grades.length} grade(s)` : ''}); grade it with assay serve --grading at /audits/${audit.id}/grade\n`,
+    );
   } finally {
     await store.close();
   }

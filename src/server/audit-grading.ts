@@ -9,7 +9,8 @@ import { gradingOrder, groundingGrading, type GroundingGrading } from '../ground
 import { esc } from '../report/html-layout.js';
 import { GradeError } from '../store/errors.js';
 import type { AuditRecord, Store } from '../store/types.js';
-import { checkMediaType } from './analyze.js';
+import { checkMediaType, clientKey } from './analyze.js';
+import { defaultLimits, RateLimiter, type ServerLimits } from './limits.js';
 
 /**
  * Grading a stored batch of grounding audits on the dashboard (issue 27, item 5; `assay audits import`):
@@ -49,7 +50,16 @@ export function registerAuditGrading(
   store: Store,
   writable: boolean,
   render: (c: Context, title: string, body: string, script?: string, status?: 200 | 404) => Response | Promise<Response>,
+  limits: ServerLimits = defaultLimits,
 ): void {
+  // Each client's requests draw on a budget of their own, as the run grading API's do (429 with Retry-After past it).
+  const limiter = new RateLimiter(limits.rateBurst, limits.ratePerSecond);
+  app.use('/api/audits/*', async (c, next) => {
+    const wait = limiter.take(clientKey(c));
+    if (wait <= 0) return next();
+    c.header('Retry-After', String(Math.max(1, Math.ceil(wait))));
+    return c.json({ error: 'rate_limited', message: `too many grading requests from this client; retry after ${Math.max(1, Math.ceil(wait))} s` }, 429);
+  });
   const missing = (c: Context) => c.json({ error: 'not_found', message: `no audit batch with id "${c.req.param('id')}" in the store` }, 404);
   const summaryOf = async (audit: AuditRecord) => {
     const g = groundingGrading(audit.claims, await store.audits.listGrades(audit.id));

@@ -82,7 +82,7 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
   }
   const data = new DashboardData(store);
   registerGrading(app, store, data, grading, limits);
-  registerAuditGrading(app, store, grading, (c, title, body, script, status) => html(c, title, body, script, status));
+  registerAuditGrading(app, store, grading, (c, title, body, script, status) => html(c, title, body, script, status), limits);
   // A finished run's page never changes and a 200×10×3 run takes ~0.6 s to draw: keep the last few.
   const runPages = new Map<string, { gradesKey: string | undefined; gradesVersion: string | undefined; html: string }>();
 
