@@ -152,7 +152,9 @@ function thinWeightedVerdict(pairs: readonly Pair[]): { verdict: 'PASS' | 'FAIL'
   for (const verdict of [true, false]) {
     const own = pairs.filter((p) => p.judge === verdict);
     if (!own.length || own.some((p) => p.probability === undefined)) continue;
-    const w = own.map((p) => 1 / p.probability!);
+    // Weights 1/p scaled by the smallest p (Kish's size is scale-free): no square overflows, whatever is stored.
+    const least = minOf(own.map((p) => p.probability!));
+    const w = own.map((p) => least / p.probability!);
     if (maxOf(w) <= minOf(w) * (1 + 1e-9)) continue;
     const sw = w.reduce((a, x) => a + x, 0);
     const effective = (sw * sw) / w.reduce((a, x) => a + x * x, 0);

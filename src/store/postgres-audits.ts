@@ -4,7 +4,7 @@ import type { AuditRecord, AuditStore, ClaimGradeRecord, NewAudit, NewClaimGrade
 
 const iso = (t: string | Date) => new Date(t).toISOString();
 
-/** Audit batches and their claim grades in a PostgreSQL store (tables audits, audit_grades: migration 8). Text people gave is kept as json (U+0000 included). */
+/** Audit batches and their claim grades in a PostgreSQL store (tables audits, audit_grades: migration 9). Text people gave is kept as json (U+0000 included). */
 export class PostgresAudits implements AuditStore {
   private table = false;
 

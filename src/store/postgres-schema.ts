@@ -203,6 +203,14 @@ CREATE TABLE IF NOT EXISTS production_rule_settings (
   },
   {
     version: 8,
+    name: "whether each alarm reached the monitor's webhook",
+    // NULL: nobody was to be told; false: not delivered yet (the next `assay monitor` pass sends it again); true: delivered.
+    sql: `
+ALTER TABLE production_alarms ADD COLUMN IF NOT EXISTS delivered boolean;
+`,
+  },
+  {
+    version: 9,
     name: "grounding audit batches and people's grades of their claims",
     sql: `
 CREATE TABLE IF NOT EXISTS audits (

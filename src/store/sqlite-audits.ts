@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { checkAudit, checkClaimGrades, newAuditId, unknownAudit } from './audits.js';
 import type { AuditRecord, AuditStore, ClaimGradeRecord, NewAudit, NewClaimGrade } from './types.js';
 
-/** Audit batches and their claim grades in a SQLite store (tables audits, audit_grades: migration 9). */
+/** Audit batches and their claim grades in a SQLite store (tables audits, audit_grades: migration 10). */
 export class SqliteAudits implements AuditStore {
   private table = false;
 

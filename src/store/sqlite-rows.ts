@@ -215,6 +215,14 @@ CREATE TABLE IF NOT EXISTS production_rule_settings (
   },
   {
     version: 9,
+    name: "whether each alarm reached the monitor's webhook",
+    // NULL: nobody was to be told; 0: not delivered yet (the next `assay monitor` pass sends it again); 1: delivered.
+    sql: `
+ALTER TABLE production_alarms ADD COLUMN delivered INTEGER;
+`,
+  },
+  {
+    version: 10,
     name: "grounding audit batches and people's grades of their claims",
     // The claims of a batch are read and written whole (store/sqlite-audits.ts): one JSON column.
     sql: `
