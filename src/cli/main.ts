@@ -34,6 +34,7 @@ const COMMANDS: { name: string; load: () => Promise<{ register(program: Command)
   { name: 'cache', load: () => import('./cache.js') },
   { name: 'grades', load: () => import('./grades.js') },
   { name: 'grade', load: () => import('./grade.js') },
+  { name: 'audits', load: () => import('./audits.js') },
 ];
 
 const VERSION_ONLY = new Set(['--version', '-V']);

@@ -29,6 +29,19 @@ function sampleFlag(value: string | undefined): { i: number; j: number } | undef
  * `assay show <runId>`: a stored run's summary again, and any report written from it. Exits on the stored verdict
  * (0 every verdict accepted, 1 not, 130 the run is interrupted, whatever stopped it), so it can gate CI on a stored run.
  */
+/** `assay show a-…`: a stored grounding audit batch (assay audits import) — its grading summary, `--json` as JSON. */
+async function showStoredAudit(id: string, flags: ShowFlags): Promise<void> {
+  const other = (['junit', 'markdown', 'html', 'sample', 'allowInconclusive'] as const).find((k) => flags[k] !== undefined);
+  if (other) {
+    const flag = `--${other.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    throw new UsageError(`${flag}: a run's option; an audit batch (${id}) takes only --json and --store`, { path: flag });
+  }
+  const { showAudit } = await import('./audits.js');
+  await using store = await openStore(storeLocation(flags.store), { readonly: true });
+  await showAudit(store, id, flags.json);
+  process.exitCode = 0;
+}
+
 export function register(program: Command): void {
   program
     .command('show')
@@ -49,6 +62,7 @@ export function register(program: Command): void {
       '\nExit codes: 0 every verdict accepted; 1 a validator fails, is an error or is inconclusive; 2 unknown or\nambiguous run id, bad flag; 3 the store cannot be read, or a report cannot be written; 130 the run is\ninterrupted (finish it with assay run --resume <runId>).',
     )
     .action(async (runId: string, flags: ShowFlags) => {
+      if (runId.startsWith('a-')) return showStoredAudit(runId, flags);
       const cell = sampleFlag(flags.sample);
       const location = storeLocation(flags.store);
       checkReportTargets(flags, { storeFile: storeFile(location) });

@@ -12,6 +12,7 @@ import { runsListBody, trendBody } from './pages.js';
 import type { PAdjust } from '../core/compare.js';
 import { gradingRefusal } from '../grades/gradable.js';
 import { registerGrading } from './grading.js';
+import { registerAuditGrading } from './audit-grading.js';
 import { GRADING_SCRIPT, gradingBody } from './grading-page.js';
 import { productionExperimentBody, productionListBody, productionRuleBody } from './production-page.js';
 import { RuleWatch, type WatchOptions } from '../core/monitor.js';
@@ -81,6 +82,7 @@ export function registerDashboard(app: Hono, store: Store | undefined, hasEngine
   }
   const data = new DashboardData(store);
   registerGrading(app, store, data, grading, limits);
+  registerAuditGrading(app, store, grading, (c, title, body, script, status) => html(c, title, body, script, status), limits);
   // A finished run's page never changes and a 200×10×3 run takes ~0.6 s to draw: keep the last few.
   const runPages = new Map<string, { gradesKey: string | undefined; gradesVersion: string | undefined; html: string }>();
 

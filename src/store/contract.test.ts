@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe } from 'vitest';
 import { createTestDatabase } from '../testing/services.js';
+import { auditsContract } from './audits.case.js';
 import { cacheContract } from './cache.case.js';
 import { gradesContract } from './grades.case.js';
 import { guardContract } from './guard.case.js';
@@ -56,6 +57,7 @@ for (const { name, make, fresh, skip } of ADAPTERS) {
     cacheContract(make);
     guardContract(make);
     productionContract(make);
+    auditsContract(make);
     if (fresh) persistenceContract(fresh);
   });
 }

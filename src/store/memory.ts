@@ -1,6 +1,7 @@
 import { ReliabilityTensor } from '../core/tensor.js';
 import { MemoryProduction } from './memory-production.js';
 import type {
+  AuditStore,
   CacheEntry,
   GradeFilter,
   GradeRecord,
@@ -33,6 +34,7 @@ import {
   UnknownRunError,
 } from './validate.js';
 import { pushAll } from '../core/arrays.js';
+import { MemoryAudits } from './audits.js';
 
 /** In-process store (tests, library use without persistence). Same contract as the SQLite store. */
 export class MemoryStore implements Store {
@@ -42,6 +44,7 @@ export class MemoryStore implements Store {
   readonly cache: ResponseCache = new MemoryCache();
   readonly guard: GuardLog = new MemoryGuardLog();
   readonly production: ProductionStore = new MemoryProduction();
+  readonly audits: AuditStore = new MemoryAudits();
 
   constructor() {
     const runs = new MemoryRuns();

@@ -209,6 +209,28 @@ CREATE TABLE IF NOT EXISTS production_rule_settings (
 ALTER TABLE production_alarms ADD COLUMN IF NOT EXISTS delivered boolean;
 `,
   },
+  {
+    version: 9,
+    name: "grounding audit batches and people's grades of their claims",
+    sql: `
+CREATE TABLE IF NOT EXISTS audits (
+  id text PRIMARY KEY,
+  name json NOT NULL,
+  created_at timestamptz NOT NULL,
+  claims json NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit_grades (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  audit_id text NOT NULL REFERENCES audits (id),
+  answer json NOT NULL,
+  claim int NOT NULL,
+  supported boolean NOT NULL,
+  grader json NOT NULL,
+  graded_at timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_grades_by_audit ON audit_grades (audit_id, id);
+`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

@@ -25,6 +25,8 @@ describe.skipIf(!db)('PostgreSQL store', () => {
       const tables = await c.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, [`s${n - 1}`]);
       expect(tables.rows.map((r) => r.table_name)).toEqual([
         'assay_migrations',
+        'audit_grades',
+        'audits',
         'grades',
         'guard_attempts',
         'guard_calls',

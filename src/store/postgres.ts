@@ -6,13 +6,14 @@ import { StoreError } from './errors.js';
 import { noStore } from './no-store.js';
 import { GroupCommit, type QueuedSample } from './group-commit.js';
 import { PostgresGrades } from './postgres-grades.js';
+import { PostgresAudits } from './postgres-audits.js';
 import { PostgresGuardLog } from './postgres-guard.js';
 import { PostgresProduction } from './postgres-production.js';
 import type { Query } from './postgres-rows.js';
 import { PostgresRuns } from './postgres-runs.js';
 import { BATCH_ROWS, PostgresSamples, pgSampleWriter } from './postgres-samples.js';
 import { parsePostgresUrl, PG_MIGRATIONS, PG_SCHEMA_VERSION, type PostgresLocation } from './postgres-schema.js';
-import type { CacheEntry, GradeStore, GuardLog, ProductionStore, ResponseCache, RunStore, SampleStore, Store } from './types.js';
+import type { AuditStore, CacheEntry, GradeStore, GuardLog, ProductionStore, ResponseCache, RunStore, SampleStore, Store } from './types.js';
 
 export interface PostgresStoreOptions {
   /** Read only (dashboard, reports): every transaction is read-only, nothing is created or migrated. */
@@ -79,6 +80,7 @@ export class PostgresStore implements Store {
   readonly runs: RunStore;
   readonly samples: SampleStore;
   readonly grades: GradeStore;
+  readonly audits: AuditStore;
   readonly cache: ResponseCache;
   readonly guard: GuardLog;
   readonly production: ProductionStore;
@@ -112,6 +114,7 @@ export class PostgresStore implements Store {
     this.runs = runs;
     this.samples = new PostgresSamples(q, this.commit, runs);
     this.grades = new PostgresGrades(q, this.commit, runs);
+    this.audits = new PostgresAudits(q);
     this.cache = new PostgresCache(q);
     this.guard = new PostgresGuardLog(q);
     this.production = new PostgresProduction(q);

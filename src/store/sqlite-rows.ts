@@ -221,6 +221,29 @@ CREATE TABLE IF NOT EXISTS production_rule_settings (
 ALTER TABLE production_alarms ADD COLUMN delivered INTEGER;
 `,
   },
+  {
+    version: 10,
+    name: "grounding audit batches and people's grades of their claims",
+    // The claims of a batch are read and written whole (store/sqlite-audits.ts): one JSON column.
+    sql: `
+CREATE TABLE IF NOT EXISTS audits (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  claims_json TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit_grades (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  audit_id TEXT NOT NULL REFERENCES audits (id),
+  answer TEXT NOT NULL,
+  claim INTEGER NOT NULL,
+  supported INTEGER NOT NULL,
+  grader TEXT NOT NULL,
+  graded_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_grades_by_audit ON audit_grades (audit_id, id);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

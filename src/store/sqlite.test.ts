@@ -83,6 +83,19 @@ describe('SqliteStore persistence', () => {
     await s2.close();
   });
 
+  it('a version-9 store (before audit batches) lists none read-only, and keeps them once upgraded', async () => {
+    const { path } = await olderStore(`DROP TABLE audit_grades; DROP TABLE audits; UPDATE meta SET value = '9' WHERE key = 'schema_version'`);
+    const ro = openSqliteStore(path, { readonly: true });
+    expect(await ro.audits.list()).toEqual([]);
+    expect(await ro.audits.get('a-20260101-000000-0000')).toBeUndefined();
+    await ro.close();
+    const s2 = openSqliteStore(path);
+    const a = await s2.audits.create({ name: 'b', claims: [{ answer: 'x', claim: 1, text: 'A claim.', status: 'WEAK' }] });
+    await s2.audits.recordGrades(a.id, [{ answer: 'x', claim: 1, supported: true, grader: 'ada' }]);
+    expect((await s2.audits.listGrades(a.id)).map((g) => g.grader)).toEqual(['ada']);
+    await s2.close();
+  });
+
   it("a version-4 store (before trajectories) reads its samples read-only, and gains the column and stores an agent's steps once upgraded", async () => {
     const { path, run } = await olderStore(
       `ALTER TABLE production_alarms DROP COLUMN delivered; ALTER TABLE samples DROP COLUMN trajectory_json; UPDATE meta SET value = '4' WHERE key = 'schema_version'`,

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { GroupCommit, type QueuedSample } from './group-commit.js';
 import { SqliteGrades } from './sqlite-grades.js';
+import { SqliteAudits } from './sqlite-audits.js';
 import { SqliteGuardLog } from './sqlite-guard.js';
 import { SqliteProduction } from './sqlite-production.js';
 import { nativeModuleProblem } from './sqlite-native.js';
@@ -11,7 +12,7 @@ import { noStore } from './no-store.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './sqlite-rows.js';
 import { SqliteRuns } from './sqlite-runs.js';
 import { SqliteSamples, sqliteSampleWriter } from './sqlite-samples.js';
-import type { CacheEntry, GradeStore, GuardLog, ProductionStore, ResponseCache, RunStore, SampleStore, Store } from './types.js';
+import type { AuditStore, CacheEntry, GradeStore, GuardLog, ProductionStore, ResponseCache, RunStore, SampleStore, Store } from './types.js';
 
 /** Where runs live unless configured: `.assay/assay.db` under the working directory. */
 export function defaultStorePath(cwd: string = process.cwd()): string {
@@ -48,6 +49,7 @@ export class SqliteStore implements Store {
   readonly runs: RunStore;
   readonly samples: SampleStore;
   readonly grades: GradeStore;
+  readonly audits: AuditStore;
   readonly cache: ResponseCache;
   readonly guard: GuardLog;
   readonly production: ProductionStore;
@@ -87,6 +89,7 @@ export class SqliteStore implements Store {
     this.runs = runs;
     this.samples = new SqliteSamples(this.db, this.commit, runs);
     this.grades = new SqliteGrades(this.db, this.commit, runs);
+    this.audits = new SqliteAudits(this.db);
     this.cache = new SqliteCache(this.db);
     this.guard = new SqliteGuardLog(this.db);
     this.production = new SqliteProduction(this.db);

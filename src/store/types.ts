@@ -238,6 +238,63 @@ export interface GradeStore {
   version(): Promise<string>;
 }
 
+/** The grounding audit's verdict on one claim (as ground/types.ts SupportStatus). */
+export type AuditClaimStatus = 'STRONG' | 'WEAK' | 'UNSUPPORTED' | 'CONTRADICTED';
+
+/** One decided claim of a stored audit batch: its answer's id, its 1-based position in the answer, its text, status, evidence. */
+export interface AuditClaimRecord {
+  answer: string;
+  claim: number;
+  text: string;
+  status: AuditClaimStatus;
+  evidence?: string;
+}
+
+/** A batch of grounding audits (`assay analyze --answers … --json`), kept so people can grade its claims (issue 27). */
+export interface NewAudit {
+  /** A name for people (the batch file's name by default). */
+  name: string;
+  claims: AuditClaimRecord[];
+}
+
+export interface AuditRecord extends NewAudit {
+  id: string;
+  createdAt: string;
+}
+
+/** A person's grade of one claim of a stored audit: supported by its evidence or not. */
+export interface NewClaimGrade {
+  answer: string;
+  claim: number;
+  supported: boolean;
+  grader: string;
+  /** ISO 8601; default: when it is stored. */
+  gradedAt?: string;
+}
+
+/** A stored claim grade; a log like run grades: the latest grade of a claim counts. */
+export interface ClaimGradeRecord extends NewClaimGrade {
+  id: number;
+  auditId: string;
+  gradedAt: string;
+}
+
+/** Stored audit batches and people's grades of their claims. */
+export interface AuditStore {
+  /** Store a batch; refused (GradeError naming the field) when a claim is malformed or repeated. */
+  create(audit: NewAudit): Promise<AuditRecord>;
+  get(auditId: string): Promise<AuditRecord | undefined>;
+  /** Every batch, newest first, without its claims (their number instead). */
+  list(): Promise<(Omit<AuditRecord, 'claims'> & { claims: number })[]>;
+  /**
+   * Store grades of the batch's claims, all or none: GradeError (with the batch position) for a claim the
+   * batch does not have or a malformed field; UsageError for no such batch.
+   */
+  recordGrades(auditId: string, grades: readonly NewClaimGrade[]): Promise<ClaimGradeRecord[]>;
+  /** The batch's grades in the order recorded. */
+  listGrades(auditId: string): Promise<ClaimGradeRecord[]>;
+}
+
 /** The guard's attempt log (src/guard): an attempt is written when it ends, a call when it ends. */
 export interface GuardLog {
   /** Writing (callId, n) again replaces the attempt. */
@@ -263,6 +320,8 @@ export interface Store extends AsyncDisposable {
   /** The response cache, shared by every run of the store. */
   readonly cache: ResponseCache;
   readonly guard: GuardLog;
+  /** Batches of grounding audits and people's grades of their claims. */
+  readonly audits: AuditStore;
   /** Production traffic read from OpenTelemetry spans, and what the monitor made of it. */
   readonly production: ProductionStore;
   /** Commit what is queued and let go of the file or the connections; the store is not used after. */

@@ -81,7 +81,7 @@ export function gradedAtProblem(value: unknown, now: Date): number | string {
 }
 
 /* eslint-disable no-control-regex */
-const CONTROL = /[\u0000-\u001f\u007f]/;
+export const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
  * Shared checks every adapter applies before storing a grade; returns it with gradedAt filled in (ISO 8601).
