@@ -14,8 +14,8 @@ import { checkStoreLocation, openStore, shownLocation, storeLocation } from '../
 import { MemoryStore } from '../store/memory.js';
 import type { RunRecord, Store } from '../store/types.js';
 import { cacheOn } from './cache.js';
-import { cacheText, earlyStopText, ruleMessage, type EarlyStop } from './messages.js';
-import { runTimeoutOf } from './limits.js';
+import { cacheText, callTimeoutText, earlyStopText, ruleMessage, type EarlyStop } from './messages.js';
+import { DEFAULT_CALL_TIMEOUT_MS, runTimeoutOf } from './limits.js';
 import { checkOptions, configDocument } from './options.js';
 import type { ReliabilityOptions, RuleOutcome, RunOutcome, SystemFunction } from './types.js';
 
@@ -106,6 +106,8 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
     const system = functionSystemOf(x, req.options, cache);
     assembled = await assembleRun(x, {
       useCache,
+      // A call's limit: the block's timeoutMs (checked by the loader), else assay/vitest's shorter default.
+      timeoutMs: req.options.timeoutMs !== undefined ? x.timeoutMs : DEFAULT_CALL_TIMEOUT_MS,
       ...(cache ? { cache: cache.store, cacheLedger: ledger } : {}),
       ...(system ? { system } : {}),
       ...(req.limiters ? { limiters: req.limiters } : {}),
@@ -126,17 +128,21 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
     const early = earlyStopOf(result, deadline.aborted ? runTimeoutMs : undefined);
     const stopped = early && earlyStopText(early, samples.length, run.N * run.M, req.single ? 'calls' : 'samples');
     const fromCache = useCache ? cacheText(ledger, replay) : undefined;
+    const timedOut = samples.some((s) => s.generationErrorKind === 'timeout')
+      ? `\n  ${callTimeoutText(assembled.experiment.timeoutMs, req.options.timeoutMs !== undefined)}`
+      : '';
     const rules: RuleOutcome[] = summary.validators.map((v, k) => ({
       name: v.name,
       verdict: v.verdict,
       // A run stopped short of its samples answers nothing: every rule's test fails, saying why.
       test: stopped ? 'fail' : verdictPasses(v.verdict) ? 'pass' : v.verdict === 'inconclusive' && skip ? 'skip' : 'fail',
-      message: ruleMessage(summary, k, run.inputs, samples, {
-        single: req.single ?? false,
-        stats: result.stats,
-        ...(stopped ? { stopped } : {}),
-        ...(fromCache ? { fromCache } : {}),
-      }),
+      message:
+        ruleMessage(summary, k, run.inputs, samples, {
+          single: req.single ?? false,
+          stats: result.stats,
+          ...(stopped ? { stopped } : {}),
+          ...(fromCache ? { fromCache } : {}),
+        }) + timedOut,
     }));
     return {
       runId: run.id,

@@ -4,6 +4,11 @@
  * before Vitest's "Hook timed out" could. No imports: `assay/vitest` loads this at collection time.
  */
 
+/**
+ * A call's default limit (the runner's per-call `timeoutMs`): a config file's 60 s would let a hanging system
+ * hold a test for minutes (5 attempts); a test wants the news sooner. The block's `timeoutMs` sets it.
+ */
+export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 /** The whole experiment's default limit. */
 export const DEFAULT_RUN_TIMEOUT_MS = 30 * 60_000;
 /** The longest runTimeoutMs: with its margin it stays within what a Node timer holds (2^31 − 1 ms). */
