@@ -16,6 +16,7 @@ import type { RunRecord, Store } from '../store/types.js';
 import { cacheOn } from './cache.js';
 import { cacheText, callTimeoutText, earlyStopText, ruleMessage, type EarlyStop } from './messages.js';
 import { DEFAULT_CALL_TIMEOUT_MS, runTimeoutOf } from './limits.js';
+import { blockedText, watchThread } from './thread.js';
 import { checkOptions, configDocument } from './options.js';
 import type { ReliabilityOptions, RuleOutcome, RunOutcome, SystemFunction } from './types.js';
 
@@ -118,7 +119,14 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
     const scratch = useCache ? new MemoryStore() : store;
     // No config file to resume from: the test file is named in the run's name, not as its config. runTimeoutMs
     // stops the run as Ctrl-C stops `assay run`: in-flight calls abandoned, finished samples kept, run interrupted.
-    const result = await runExperiment({ ...assembled, experiment: { ...assembled.experiment, configPath: undefined }, store: scratch, signal: deadline });
+    const thread = watchThread();
+    const result = await runExperiment({
+      ...assembled,
+      experiment: { ...assembled.experiment, configPath: undefined },
+      store: scratch,
+      signal: deadline,
+    }).finally(() => thread.stop());
+    const blocked = blockedText(thread.longestGapMs());
     const replay = useCache && ledger.hits > 0 && ledger.misses === 0;
     const samples = await scratch.samples.list(result.run.id);
     const run = scratch !== store && !replay ? await keepRun(scratch, store, result.run) : result.run;
@@ -142,7 +150,9 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
           stats: result.stats,
           ...(stopped ? { stopped } : {}),
           ...(fromCache ? { fromCache } : {}),
-        }) + timedOut,
+        }) +
+        timedOut +
+        (blocked ? `\n  ${blocked}` : ''),
     }));
     return {
       runId: run.id,
