@@ -23,5 +23,6 @@ export type {
   ProductionStore,
   ProductionCheck,
   ProductionAlarm,
+  AlarmKey,
 } from '../store/types.js';
 export type { ProductionSpan, ProductionSample, ProductionExperiment } from '../core/production.js';

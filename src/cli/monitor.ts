@@ -3,7 +3,7 @@ import { formatRate } from '../core/show.js';
 import { ExitCode } from '../errors.js';
 import { loadMonitor } from '../monitor/config.js';
 import { runMonitor, type MonitorResult } from '../monitor/monitor.js';
-import { postWebhook } from '../monitor/webhook.js';
+import { webhookAlarms } from '../monitor/webhook.js';
 import { openStore, storeLocation } from '../store/open.js';
 import { durationFlag } from './flags.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
@@ -30,6 +30,7 @@ function print(r: MonitorResult, json: boolean): void {
     );
     for (const a of s.newAlarms) process.stdout.write(`  ALARM ${a.kind}: ${a.message}\n`);
   }
+  for (const a of r.redelivered) process.stdout.write(`  delivered an earlier alarm to the webhook: ${a.message}\n`);
   if (!r.newAlarms.length) process.stdout.write('no new alarm\n');
 }
 
@@ -56,16 +57,16 @@ export function register(program: Command): void {
         do {
           const result = await runMonitor(store, monitor, {
             signal: controller.signal,
-            onAlarm: async (alarm, { alarm: detail }) => {
-              if (!monitor.webhook) return;
-              const sent = await postWebhook(
-                monitor.webhook.url,
-                { ...alarm, rate: detail.rate, high: detail.high, threshold: detail.threshold, counts: detail.counts, scope: detail.scope },
-                { retries: monitor.webhook.retries },
-              );
-              if (!sent.delivered)
-                process.stderr.write(`assay: the alarm could not be posted to the webhook after ${sent.attempts} attempts (${sent.error}); it is stored\n`);
-            },
+            ...(monitor.webhook
+              ? {
+                  onAlarm: webhookAlarms(monitor.webhook, {
+                    onFailure: (_alarm, sent) =>
+                      process.stderr.write(
+                        `assay: the alarm could not be posted to the webhook after ${sent.attempts} attempts (${sent.error}); it is stored and sent again on the next pass\n`,
+                      ),
+                  }),
+                }
+              : {}),
           });
           print(result, flags.json === true);
           if (result.newAlarms.length) alarmed = true;

@@ -11,7 +11,10 @@ import type { Store } from '../store/types.js';
 import { newRun, P, F } from '../store/testing/fixtures.js';
 import { monitorFromDocument, type Monitor } from './config.js';
 import { runMonitor, sampled } from './monitor.js';
-import { postWebhook } from './webhook.js';
+import { postWebhook, webhookAlarms } from './webhook.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { openSqliteStore } from '../store/sqlite.js';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 0, 5);
@@ -191,5 +194,73 @@ describe('postWebhook', () => {
     const closed = await postWebhook(`http://127.0.0.1:${port}/none`, {}, { retries: 2, sleep });
     expect(closed).toMatchObject({ delivered: false, attempts: 3 });
     expect(closed.error).toMatch(/ECONNREFUSED|connect/);
+  });
+});
+
+describe('alarms the webhook did not take', () => {
+  let server: Server | undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'assay-monitor-hook-'));
+  afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('are stored undelivered and sent again on the next pass, once the hook answers', async () => {
+    // A real hook that is down (503) until `up`, then takes every alarm.
+    let up = false;
+    const took: Record<string, unknown>[] = [];
+    let refused = 0;
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        if (!up) refused++;
+        else took.push(JSON.parse(body) as Record<string, unknown>);
+        res.statusCode = up ? 200 : 503;
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const store = openSqliteStore(join(dir, 'assay.db'));
+    try {
+      await ingest(store, traffic(mulberry32(7), 0, 2 * DAY, 0.5));
+      const m = await monitor({ webhook: { url, retries: 1 } });
+      const failures: string[] = [];
+      const onAlarm = webhookAlarms(m.webhook!, { sleep: async () => {}, onFailure: (_a, r) => void failures.push(r.error ?? '') });
+
+      const first = await runMonitor(store, m, { onAlarm });
+      expect(first.newAlarms.length).toBeGreaterThan(0);
+      expect(refused).toBe(2 * first.newAlarms.length); // each alarm tried twice (retries: 1)
+      expect(failures.every((f) => f === 'HTTP 503')).toBe(true);
+      expect(took).toEqual([]);
+      expect((await store.production.alarms('shop/answer')).map((a) => a.delivered)).toEqual(first.newAlarms.map(() => false));
+
+      // The next pass: nothing new to raise, but the stored undelivered alarms are sent again, with their figures.
+      up = true;
+      const second = await runMonitor(store, m, { onAlarm });
+      expect(second.newAlarms).toEqual([]);
+      expect(second.redelivered.map((a) => a.message)).toEqual(first.newAlarms.map((a) => a.message));
+      expect(took.map((b) => b.message)).toEqual(first.newAlarms.map((a) => a.message));
+      for (const b of took) {
+        expect(b).toMatchObject({ experiment: 'shop/answer', rule: 'polite', late: true });
+        expect(typeof b.rate).toBe('number');
+        expect(b).not.toHaveProperty('delivered');
+      }
+      expect((await store.production.alarms('shop/answer')).every((a) => a.delivered === true)).toBe(true);
+
+      // Delivered: never sent again.
+      const third = await runMonitor(store, m, { onAlarm });
+      expect(third.redelivered).toEqual([]);
+      expect(took).toHaveLength(first.newAlarms.length);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('are not marked for delivery when the monitor has no hook', async () => {
+    await using store = new MemoryStore();
+    await ingest(store, traffic(mulberry32(7), 0, 2 * DAY, 0.5));
+    const r = await runMonitor(store, await monitor());
+    expect(r.newAlarms.length).toBeGreaterThan(0);
+    expect((await store.production.alarms('shop/answer')).every((a) => a.delivered === undefined)).toBe(true);
   });
 });

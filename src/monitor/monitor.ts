@@ -38,13 +38,20 @@ export interface MonitorResult {
   rules: RuleStatus[];
   /** Alarms raised by this pass (new in the store). */
   newAlarms: ProductionAlarm[];
+  /** Alarms of earlier passes that `onAlarm` had not delivered, delivered by this one. */
+  redelivered: ProductionAlarm[];
 }
 
 export interface MonitorOptions {
   /** Stop after this many new samples per rule (default: all there are). */
   maxSamples?: number;
-  /** Called for each alarm this pass raised, after it is stored (the webhook). */
-  onAlarm?: (alarm: ProductionAlarm, status: { rule: string; alarm: WatchAlarm }) => Promise<void>;
+  /**
+   * Delivers an alarm (the webhook): each alarm this pass raised, after it is stored, and each stored alarm an
+   * earlier pass did not deliver (`late`). Resolving false means not delivered: the alarm stays marked so, and the
+   * next pass tries again. `alarm` holds the watch's figures; it is absent only for a late alarm the watch no
+   * longer raises (the monitor's settings changed).
+   */
+  onAlarm?: (alarm: ProductionAlarm, status: { rule: string; alarm?: WatchAlarm; late: boolean }) => Promise<boolean | void>;
   signal?: AbortSignal;
 }
 
@@ -100,6 +107,8 @@ export async function runMonitor(store: Store, monitor: Monitor, options: Monito
   const exists = (await store.production.experiments()).find((e) => e.name === experiment);
   const statuses: RuleStatus[] = [];
   const newAlarms: ProductionAlarm[] = [];
+  const redelivered: ProductionAlarm[] = [];
+  const alarmKey = (a: Pick<ProductionAlarm, 'kind' | 'atSeq'>) => `${a.kind}:${a.atSeq}`;
   for (const rule of monitor.rules) {
     const baseline = await baselineOf(store, monitor, rule.name);
     const watchOptions: WatchOptions = {
@@ -149,13 +158,38 @@ export async function runMonitor(store: Store, monitor: Monitor, options: Monito
       await store.production.recordChecks(experiment, rule.name, checks, cursor, watchOptions);
       if (page.length < limit) break;
     }
+    // Alarms earlier passes stored but did not deliver (the hook was down): sent again below.
+    const pending = new Map(
+      (await store.production.alarms(experiment)).filter((a) => a.rule === rule.name && a.delivered === false).map((a) => [alarmKey(a), a]),
+    );
+    const deliver = async (a: ProductionAlarm, detail: WatchAlarm | undefined, late: boolean) => {
+      if (!options.onAlarm || (await options.onAlarm(a, { rule: rule.name, ...(detail ? { alarm: detail } : {}), late })) === false) return;
+      await store.production.markDelivered(a);
+      a.delivered = true;
+      if (late) redelivered.push(a);
+    };
     for (const { alarm, check: c } of raised) {
-      const record: ProductionAlarm = { experiment, rule: rule.name, kind: alarm.kind, atSeq: c.seq, atMs: c.atMs, message: alarmMessage(rule, alarm) };
+      const record: ProductionAlarm = {
+        experiment,
+        rule: rule.name,
+        kind: alarm.kind,
+        atSeq: c.seq,
+        atMs: c.atMs,
+        message: alarmMessage(rule, alarm),
+        // Stored undelivered before it is sent: a pass that dies in between leaves it to the next one (at least once).
+        ...(options.onAlarm ? { delivered: false } : {}),
+      };
       if (await store.production.recordAlarm(record)) {
         newAlarms.push(record);
-        await options.onAlarm?.(record, { rule: rule.name, alarm });
+        await deliver(record, alarm, false);
+      } else {
+        // The replay raises stored alarms again, with their figures: an undelivered one goes out with them.
+        const late = pending.get(alarmKey(record));
+        pending.delete(alarmKey(record));
+        if (late) await deliver(late, alarm, true);
       }
     }
+    for (const late of pending.values()) await deliver(late, undefined, true);
     const alarms = (await store.production.alarms(experiment)).filter((a) => a.rule === rule.name);
     statuses.push({
       rule: rule.name,
@@ -171,7 +205,7 @@ export async function runMonitor(store: Store, monitor: Monitor, options: Monito
       newAlarms: newAlarms.filter((a) => a.rule === rule.name),
     });
   }
-  return { experiment, samples: exists?.samples ?? 0, rules: statuses, newAlarms };
+  return { experiment, samples: exists?.samples ?? 0, rules: statuses, newAlarms, redelivered };
 }
 
 /** One rule on one production sample: a sample whose call failed is an error of every rule, never a failure. */

@@ -1,3 +1,6 @@
+import type { ProductionAlarm } from '../store/types.js';
+import type { MonitorOptions } from './monitor.js';
+
 /**
  * Alarms to a webhook: one JSON POST per alarm, tried again on a lost connection, a timeout, 429 or 5xx (after
  * 1 s, 2 s, 4 s, …), never on another 4xx (the hook refused it and will again). Resolves with what happened;
@@ -40,4 +43,29 @@ export async function postWebhook(url: string, body: unknown, options: WebhookOp
     if (attempt <= retries) await sleep(1000 * 2 ** (attempt - 1));
   }
   return { delivered: false, attempts: retries + 1, error: error.split('\n')[0] };
+}
+
+export interface WebhookDeliveryOptions extends WebhookOptions {
+  /** Told of each alarm the hook did not take (it stays stored undelivered and is sent again on the next pass). */
+  onFailure?: (alarm: ProductionAlarm, result: WebhookResult) => void;
+}
+
+/**
+ * runMonitor's `onAlarm` for a monitor's webhook: one POST per alarm — its stored fields, the watch's figures
+ * (`rate`, `high`, `threshold`, `counts`, `scope`) and `late: true` when an earlier pass could not deliver it —
+ * answering whether the hook took it.
+ */
+export function webhookAlarms(hook: { url: string; retries?: number }, options: WebhookDeliveryOptions = {}): NonNullable<MonitorOptions['onAlarm']> {
+  return async (alarm, { alarm: detail, late }) => {
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars
+    const { delivered, ...fields } = alarm;
+    const body = {
+      ...fields,
+      ...(detail ? { rate: detail.rate, high: detail.high, threshold: detail.threshold, counts: detail.counts, scope: detail.scope } : {}),
+      ...(late ? { late: true } : {}),
+    };
+    const sent = await postWebhook(hook.url, body, { ...options, ...(hook.retries !== undefined ? { retries: hook.retries } : {}) });
+    if (!sent.delivered) options.onFailure?.(alarm, sent);
+    return sent.delivered;
+  };
 }

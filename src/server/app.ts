@@ -8,6 +8,7 @@ import { registerDashboard } from './dashboard.js';
 import { requireLocalHost } from './host.js';
 import { resolveLimits, type RequestLimiter, type ServerLimits } from './limits.js';
 import { requestLog, stdoutSink, type LogSink } from './log.js';
+import { createTraceDecoder, type TraceDecoder } from './trace-pool.js';
 import { registerTraces } from './traces.js';
 import { ArgumentError } from '../errors.js';
 
@@ -20,6 +21,8 @@ export interface AppOptions {
   grading?: boolean;
   /** POST /v1/traces stores OTLP exports' GenAI spans as production samples (assay serve --ingest): the store must be writable. */
   ingest?: boolean;
+  /** Decodes /v1/traces bodies off the event loop (default: a worker pool the app starts on the first export and closeApp stops). */
+  traceDecoder?: TraceDecoder;
   /** When set, every route but /healthz requires `Authorization: Bearer <token>` (or a /login session). */
   token?: string;
   /** Behind a reverse proxy that terminates TLS: believe its X-Forwarded-Proto / Forwarded (the login cookie is then Secure). */
@@ -34,6 +37,14 @@ export interface AppOptions {
    * startServer sets it, to its bound address plus `allowHosts`, on a loopback server without a token.
    */
   allowedHosts?: readonly string[];
+}
+
+/** What an app started that must be stopped with it (closeApp). */
+const closers = new WeakMap<Hono, () => Promise<void>>();
+
+/** Stops what createApp started (the /v1/traces decoding workers); startServer's close() calls it. */
+export async function closeApp(app: Hono): Promise<void> {
+  await closers.get(app)?.();
 }
 
 /** The HTTP service: POST /analyze, GET /healthz, the dashboard and its /api data endpoints. */
@@ -54,7 +65,13 @@ export function createApp(options: AppOptions = {}): Hono {
 
   app.get('/healthz', (c) => c.json({ status: 'ok', analyze: Boolean(options.engine), store: Boolean(options.store) }));
   registerAnalyze(app, options.engine, limits, options.rateLimiter);
-  registerTraces(app, options.ingest ? options.store?.production : undefined, limits);
+  let decoder = options.traceDecoder;
+  if (!decoder) {
+    const own = createTraceDecoder({ queue: limits.maxTraceRequests });
+    closers.set(app, () => own.close());
+    decoder = own;
+  }
+  registerTraces(app, options.ingest ? options.store?.production : undefined, limits, decoder);
   registerDashboard(app, options.store, Boolean(options.engine), options.grading ?? false, limits);
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }, 404));

@@ -57,7 +57,7 @@ export async function startServer(options: StartOptions = {}): Promise<ServerHan
   // Without a token, only loopback names and our own address may be in Host (DNS rebinding).
   const allowedHosts = options.token ? undefined : [host, ...(options.allowHosts ?? [])];
   // The app (Hono, the dashboard's pages and charts) loads with a server, not with the package (start-up, docs/runner.md).
-  const [{ createApp }, { serve }] = await Promise.all([import('./app.js'), import('@hono/node-server')]);
+  const [{ createApp, closeApp }, { serve }] = await Promise.all([import('./app.js'), import('@hono/node-server')]);
   const app = createApp({ ...options, allowedHosts });
   const sink = options.log === false ? undefined : (options.log ?? stdoutSink);
   const guard = new ConnectionGuard(limits);
@@ -110,8 +110,10 @@ export async function startServer(options: StartOptions = {}): Promise<ServerHan
         grace.unref();
         server.close(() => {
           clearTimeout(grace);
-          if (sink) logEvent(sink, 'stopped');
-          resolve();
+          void closeApp(app).finally(() => {
+            if (sink) logEvent(sink, 'stopped');
+            resolve();
+          });
         });
         // Keep-alive sockets with no request in flight would hold close() open.
         server.closeIdleConnections();

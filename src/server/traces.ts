@@ -1,15 +1,10 @@
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { promisify } from 'node:util';
-import { gunzip, type InputType, type ZlibOptions } from 'node:zlib';
-import { productionSpansOf } from '../otel/genai.js';
-import { decodeOtlpJson, decodeOtlpProtobuf, OtlpError, type OtlpSpan } from '../otel/otlp.js';
 import type { ProductionStore } from '../store/types.js';
 import { checkMediaType } from './analyze.js';
 import type { ServerLimits } from './limits.js';
 import { thrownMessage } from '../errors.js';
-
-const gunzipAsync = promisify(gunzip) as (buf: InputType, options: ZlibOptions) => Promise<Buffer>;
+import type { TraceDecoder } from './trace-pool.js';
 
 type Status = 400 | 404 | 413 | 415 | 429 | 503;
 
@@ -35,10 +30,10 @@ export interface TraceIngestStats {
  *
  * Memory is bounded: at most `maxTraceRequests` exports are read, decoded and stored at once, each at most
  * `maxTraceBodyBytes` (compressed and uncompressed); beyond, 429 with Retry-After, which OTLP exporters honour
- * (the store falling behind holds requests in flight and so turns into backpressure). Decoding runs on this
- * thread, linear in a body bounded by that limit.
+ * (the store falling behind holds requests in flight and so turns into backpressure). Gunzip and decoding run
+ * in `decoder`'s worker threads (trace-pool.ts): this thread only reads the body, stores and answers.
  */
-export function registerTraces(app: Hono, store: ProductionStore | undefined, limits: ServerLimits): TraceIngestStats {
+export function registerTraces(app: Hono, store: ProductionStore | undefined, limits: ServerLimits, decoder: TraceDecoder): TraceIngestStats {
   const stats: TraceIngestStats = { requests: 0, spans: 0, stored: 0, duplicates: 0, refused: 0 };
   let inFlight = 0;
   const max = limits.maxTraceBodyBytes;
@@ -70,40 +65,13 @@ export function registerTraces(app: Hono, store: ProductionStore | undefined, li
       const encoding = (c.req.header('content-encoding') ?? 'identity').trim().toLowerCase();
       if (encoding !== 'identity' && encoding !== 'gzip')
         return fail(c, 415, 'unsupported_encoding', `expected Content-Encoding gzip or none, found ${encoding.slice(0, 40)}`);
-      let body: Buffer = Buffer.from(await c.req.arrayBuffer());
-      if (encoding === 'gzip') {
-        try {
-          body = await gunzipAsync(body, { maxOutputLength: max });
-        } catch (err) {
-          if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || /too large|maxOutputLength/i.test(String((err as Error).message)))
-            return fail(c, 413, 'payload_too_large', `the body exceeds the ${max}-byte limit once decompressed`);
-          return fail(c, 400, 'invalid_gzip', 'the body is not valid gzip');
-        }
+      const body = new Uint8Array(await c.req.arrayBuffer());
+      const outcome = await decoder.decode({ body, protobuf, gzip: encoding === 'gzip', maxBytes: max }, c.req.raw.signal);
+      if (!outcome.ok) {
+        if (outcome.status === 429) stats.refused++;
+        return fail(c, outcome.status, outcome.error, outcome.message, 'retryAfter' in outcome ? outcome.retryAfter : undefined);
       }
-      let spans: OtlpSpan[];
-      try {
-        if (protobuf) spans = decodeOtlpProtobuf(body);
-        else {
-          let text: string;
-          try {
-            text = new TextDecoder('utf-8', { fatal: true }).decode(body);
-          } catch {
-            return fail(c, 400, 'invalid_encoding', 'the body is not valid UTF-8');
-          }
-          let value: unknown;
-          try {
-            value = JSON.parse(text);
-          } catch {
-            return fail(c, 400, 'invalid_json', 'the body is not valid JSON');
-          }
-          spans = decodeOtlpJson(value);
-        }
-      } catch (err) {
-        if (OtlpError.isInstance(err)) return fail(c, 400, 'invalid_export', err.message);
-        // A stack overflow on a hostile nesting, or any decoder failure: still the body's fault.
-        return fail(c, 400, 'invalid_export', 'the body is not a readable OTLP trace export');
-      }
-      const production = productionSpansOf(spans);
+      const production = outcome.spans;
       stats.spans += production.length;
       try {
         const { stored, duplicates } = await store!.ingest(production);

@@ -1,6 +1,6 @@
 import { trajectoryOfSteps, type ProductionExperiment, type ProductionSample, type ProductionSpan } from '../core/production.js';
 import { oneLine, toSample } from './production-rows.js';
-import type { ProductionAlarm, ProductionCheck, ProductionStore } from './types.js';
+import type { AlarmKey, ProductionAlarm, ProductionCheck, ProductionStore } from './types.js';
 
 /** Production traffic in memory (MemoryStore): the same contract as the SQL stores. */
 export class MemoryProduction implements ProductionStore {
@@ -88,6 +88,11 @@ export class MemoryProduction implements ProductionStore {
     if (this.alarmLog.some((a) => a.experiment === alarm.experiment && a.rule === alarm.rule && a.kind === alarm.kind && a.atSeq === alarm.atSeq)) return false;
     this.alarmLog.push({ ...alarm, message: oneLine(alarm.message), raisedAt: alarm.raisedAt ?? new Date().toISOString() });
     return true;
+  }
+
+  async markDelivered(key: AlarmKey): Promise<void> {
+    const a = this.alarmLog.find((a) => a.experiment === key.experiment && a.rule === key.rule && a.kind === key.kind && a.atSeq === key.atSeq);
+    if (a) a.delivered = true;
   }
 
   async alarms(experiment: string): Promise<ProductionAlarm[]> {

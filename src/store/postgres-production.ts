@@ -1,7 +1,7 @@
 import { trajectoryOfSteps, type ProductionExperiment, type ProductionSample, type ProductionSpan } from '../core/production.js';
 import { jsonText, textOf, type Query } from './postgres-rows.js';
 import { oneLine, SPAN_COLUMNS, spanValues, toAlarm, toCheck, toSample, toSpan, type AlarmRow, type CheckRow, type SpanRow } from './production-rows.js';
-import type { ProductionAlarm, ProductionCheck, ProductionStore } from './types.js';
+import type { AlarmKey, ProductionAlarm, ProductionCheck, ProductionStore } from './types.js';
 
 /** The PostgreSQL type of each of SPAN_COLUMNS (for unnest). */
 const SPAN_COLUMN_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'float8', 'float8', 'json', 'json', 'json', 'int4', 'int4', 'json', 'json'] as const;
@@ -116,11 +116,20 @@ export class PostgresProduction implements ProductionStore {
 
   async recordAlarm(a: ProductionAlarm): Promise<boolean> {
     const { rowCount } = await this.q(
-      `INSERT INTO production_alarms (experiment, rule, kind, at_seq, at_ms, message, raised_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO production_alarms (experiment, rule, kind, at_seq, at_ms, message, raised_at, delivered) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (experiment, rule, kind, at_seq) DO NOTHING`,
-      [a.experiment, a.rule, a.kind, a.atSeq, a.atMs, oneLine(a.message), a.raisedAt ?? new Date().toISOString()],
+      [a.experiment, a.rule, a.kind, a.atSeq, a.atMs, oneLine(a.message), a.raisedAt ?? new Date().toISOString(), a.delivered ?? null],
     );
     return (rowCount ?? 0) > 0;
+  }
+
+  async markDelivered(a: AlarmKey): Promise<void> {
+    await this.q('UPDATE production_alarms SET delivered = true WHERE experiment = $1 AND rule = $2 AND kind = $3 AND at_seq = $4', [
+      a.experiment,
+      a.rule,
+      a.kind,
+      a.atSeq,
+    ]);
   }
 
   async alarms(experiment: string): Promise<ProductionAlarm[]> {

@@ -201,6 +201,14 @@ CREATE TABLE IF NOT EXISTS production_rule_settings (
 );
 `,
   },
+  {
+    version: 8,
+    name: "whether each alarm reached the monitor's webhook",
+    // NULL: nobody was to be told; false: not delivered yet (the next `assay monitor` pass sends it again); true: delivered.
+    sql: `
+ALTER TABLE production_alarms ADD COLUMN IF NOT EXISTS delivered boolean;
+`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

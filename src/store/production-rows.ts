@@ -130,6 +130,8 @@ export interface AlarmRow {
   at_ms: number;
   message: string;
   raised_at: string | Date;
+  /** Absent in a store before the column (opened read-only). */
+  delivered?: number | boolean | null;
 }
 
 export function toAlarm(r: AlarmRow): ProductionAlarm {
@@ -141,6 +143,7 @@ export function toAlarm(r: AlarmRow): ProductionAlarm {
     atMs: Number(r.at_ms),
     message: r.message,
     raisedAt: typeof r.raised_at === 'string' ? r.raised_at : r.raised_at.toISOString(),
+    ...(r.delivered === null || r.delivered === undefined ? {} : { delivered: Boolean(r.delivered) }),
   };
 }
 

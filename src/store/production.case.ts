@@ -141,6 +141,14 @@ export function productionContract(make: MakeStore): void {
       expect(alarms[0]).toMatchObject({ ...alarm, message: 'rate fell below' });
       expect(Number.isNaN(Date.parse(alarms[0].raisedAt!))).toBe(false);
       expect(await store.production.alarms('none')).toEqual([]);
+      // Delivery: absent when nobody was to be told; false until the webhook took it, then true.
+      expect(alarms[0].delivered).toBeUndefined();
+      const pending = { ...alarm, kind: 'below-min-success' as const, delivered: false };
+      expect(await store.production.recordAlarm(pending)).toBe(true);
+      expect((await store.production.alarms('shop/answer')).map((a) => a.delivered)).toEqual([undefined, false]);
+      await store.production.markDelivered(pending);
+      await store.production.markDelivered({ ...pending, atSeq: 99 }); // no such alarm: nothing happens
+      expect((await store.production.alarms('shop/answer')).map((a) => a.delivered)).toEqual([undefined, true]);
     });
   });
 }

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { trajectoryOfSteps, type ProductionExperiment, type ProductionSample, type ProductionSpan } from '../core/production.js';
 import { oneLine, SPAN_COLUMNS, spanValues, toAlarm, toCheck, toSample, toSpan, type AlarmRow, type CheckRow, type SpanRow } from './production-rows.js';
-import type { ProductionAlarm, ProductionCheck, ProductionStore } from './types.js';
+import type { AlarmKey, ProductionAlarm, ProductionCheck, ProductionStore } from './types.js';
 
 /** A read of a store from before production traffic (opened read-only, so never migrated): it has none. */
 function orNone<T>(read: () => T, none: T): T {
@@ -28,7 +28,9 @@ export class SqliteProduction implements ProductionStore {
       check: db.prepare(`INSERT OR REPLACE INTO production_checks (experiment, rule, seq, outcome, at_ms, reason) VALUES (?, ?, ?, ?, ?, ?)`),
       cursor: db.prepare(`INSERT OR REPLACE INTO production_cursors (experiment, rule, seq) VALUES (?, ?, ?)`),
       settings: db.prepare(`INSERT OR REPLACE INTO production_rule_settings (experiment, rule, settings_json) VALUES (?, ?, ?)`),
-      alarm: db.prepare(`INSERT OR IGNORE INTO production_alarms (experiment, rule, kind, at_seq, at_ms, message, raised_at) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+      alarm: db.prepare(
+        `INSERT OR IGNORE INTO production_alarms (experiment, rule, kind, at_seq, at_ms, message, raised_at, delivered) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
     };
   }
 
@@ -112,7 +114,14 @@ export class SqliteProduction implements ProductionStore {
 
   async recordAlarm(a: ProductionAlarm): Promise<boolean> {
     const raisedAt = a.raisedAt ?? new Date().toISOString();
-    return this.s.alarm.run(a.experiment, a.rule, a.kind, a.atSeq, a.atMs, oneLine(a.message), raisedAt).changes > 0;
+    const delivered = a.delivered === undefined ? null : a.delivered ? 1 : 0;
+    return this.s.alarm.run(a.experiment, a.rule, a.kind, a.atSeq, a.atMs, oneLine(a.message), raisedAt, delivered).changes > 0;
+  }
+
+  async markDelivered(a: AlarmKey): Promise<void> {
+    this.db
+      .prepare(`UPDATE production_alarms SET delivered = 1 WHERE experiment = ? AND rule = ? AND kind = ? AND at_seq = ?`)
+      .run(a.experiment, a.rule, a.kind, a.atSeq);
   }
 
   async alarms(experiment: string): Promise<ProductionAlarm[]> {

@@ -213,6 +213,14 @@ CREATE TABLE IF NOT EXISTS production_rule_settings (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 9,
+    name: "whether each alarm reached the monitor's webhook",
+    // NULL: nobody was to be told; 0: not delivered yet (the next `assay monitor` pass sends it again); 1: delivered.
+    sql: `
+ALTER TABLE production_alarms ADD COLUMN delivered INTEGER;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -53,11 +53,11 @@ describe('SqliteStore persistence', () => {
     await s2.close();
   });
 
-  // Each older store lacks what later versions added (trajectory_json: version 5).
+  // Each older store lacks what later versions added (trajectory_json: version 5; production_alarms.delivered: version 9).
   it('upgrades a schema-version-2 store in place: old samples read back, cost and the cache are stored', async () => {
     // A version-2 store: the columns and table added in version 3 did not exist.
     const { path, run } = await olderStore(
-      `ALTER TABLE samples DROP COLUMN trajectory_json; ALTER TABLE samples DROP COLUMN cost_json; ALTER TABLE samples DROP COLUMN cached; DROP TABLE response_cache; UPDATE meta SET value = '2' WHERE key = 'schema_version'`,
+      `ALTER TABLE production_alarms DROP COLUMN delivered; ALTER TABLE samples DROP COLUMN trajectory_json; ALTER TABLE samples DROP COLUMN cost_json; ALTER TABLE samples DROP COLUMN cached; DROP TABLE response_cache; UPDATE meta SET value = '2' WHERE key = 'schema_version'`,
     );
     const ro = openSqliteStore(path, { readonly: true });
     expect((await ro.samples.get(run.id, 0, 0))!.outcomes).toEqual([Outcome.PASS, Outcome.PASS]);
@@ -72,7 +72,7 @@ describe('SqliteStore persistence', () => {
 
   it('a version-3 store (before grades) lists no grades read-only, and takes them once upgraded', async () => {
     const { path, run } = await olderStore(
-      `ALTER TABLE samples DROP COLUMN trajectory_json; DROP TABLE grades; UPDATE meta SET value = '3' WHERE key = 'schema_version'`,
+      `ALTER TABLE production_alarms DROP COLUMN delivered; ALTER TABLE samples DROP COLUMN trajectory_json; DROP TABLE grades; UPDATE meta SET value = '3' WHERE key = 'schema_version'`,
     );
     const ro = openSqliteStore(path, { readonly: true });
     expect(await ro.grades.list(run.id)).toEqual([]);
@@ -84,7 +84,9 @@ describe('SqliteStore persistence', () => {
   });
 
   it("a version-4 store (before trajectories) reads its samples read-only, and gains the column and stores an agent's steps once upgraded", async () => {
-    const { path, run } = await olderStore(`ALTER TABLE samples DROP COLUMN trajectory_json; UPDATE meta SET value = '4' WHERE key = 'schema_version'`);
+    const { path, run } = await olderStore(
+      `ALTER TABLE production_alarms DROP COLUMN delivered; ALTER TABLE samples DROP COLUMN trajectory_json; UPDATE meta SET value = '4' WHERE key = 'schema_version'`,
+    );
     const ro = openSqliteStore(path, { readonly: true });
     expect(await ro.samples.get(run.id, 0, 0)).not.toHaveProperty('trajectory');
     await ro.close();

@@ -280,6 +280,9 @@ export interface ProductionCheck {
   reason?: string;
 }
 
+/** What identifies a stored alarm. */
+export type AlarmKey = Pick<ProductionAlarm, 'experiment' | 'rule' | 'kind' | 'atSeq'>;
+
 /** An alarm a monitor raised on a rule. */
 export interface ProductionAlarm {
   experiment: string;
@@ -294,6 +297,11 @@ export interface ProductionAlarm {
   message: string;
   /** ISO 8601, when it was stored. */
   raisedAt?: string;
+  /**
+   * Whether it reached the people it is for (the monitor's webhook): false until delivered, so the next pass
+   * sends it again; absent when there was nobody to tell.
+   */
+  delivered?: boolean;
 }
 
 /**
@@ -325,4 +333,6 @@ export interface ProductionStore {
   recordAlarm(alarm: ProductionAlarm): Promise<boolean>;
   /** The experiment's alarms, oldest first. */
   alarms(experiment: string): Promise<ProductionAlarm[]>;
+  /** Mark a stored alarm (by experiment, rule, kind, atSeq) delivered; no-op when there is no such alarm. */
+  markDelivered(alarm: AlarmKey): Promise<void>;
 }
