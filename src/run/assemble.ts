@@ -47,6 +47,8 @@ export interface AssembleOptions {
   maxCostUsd?: number;
   /** Samples in a row failing the same way that stop the run (fail fast); 0 never. Default 5. */
   maxErrors?: number;
+  /** The per-call limit in ms (the runner's `timeoutMs`) over the experiment's; stored with the run's config. */
+  timeoutMs?: number;
   /** Where a model's notes on its answers go (a setting it ignored), each once. */
   warn?: (message: string) => void;
 }
@@ -64,6 +66,16 @@ export interface AssembledRun {
   /** Closes the system and frees the experiment's sandbox and worker threads. Safe to call twice. */
   dispose(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** The experiment's per-call limit replaced, in its stored config too (what the run used is what it says). */
+function withTimeout(x: Experiment, timeoutMs: number | undefined): Partial<Experiment> {
+  if (timeoutMs === undefined) return {};
+  const s = x.serialisable;
+  return {
+    timeoutMs,
+    ...(s !== null && typeof s === 'object' && !Array.isArray(s) ? { serialisable: { ...(s as Record<string, unknown>), timeoutMs } } : {}),
+  };
 }
 
 /** The stop rules a run's decision and budget ask for. */
@@ -127,7 +139,7 @@ export async function assembleRun(experiment: Experiment, options: AssembleOptio
     }
   };
   return {
-    experiment: { ...x, validators: [...x.validators, ...verifiers] },
+    experiment: { ...x, validators: [...x.validators, ...verifiers], ...withTimeout(x, options.timeoutMs) },
     system,
     stopRules: stopRulesOf(options.decision ?? x.decision, { maxCostUsd: options.maxCostUsd ?? x.maxCostUsd, maxErrors: options.maxErrors }),
     cache,

@@ -14,8 +14,9 @@ import { checkStoreLocation, openStore, shownLocation, storeLocation } from '../
 import { MemoryStore } from '../store/memory.js';
 import type { RunRecord, Store } from '../store/types.js';
 import { cacheOn } from './cache.js';
-import { cacheText, earlyStopText, ruleMessage, type EarlyStop } from './messages.js';
-import { runTimeoutOf } from './limits.js';
+import { cacheText, callTimeoutText, earlyStopText, ruleMessage, type EarlyStop } from './messages.js';
+import { DEFAULT_CALL_TIMEOUT_MS, runTimeoutOf } from './limits.js';
+import { blockedText, watchThread } from './thread.js';
 import { checkOptions, configDocument } from './options.js';
 import type { ReliabilityOptions, RuleOutcome, RunOutcome, SystemFunction } from './types.js';
 
@@ -106,6 +107,8 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
     const system = functionSystemOf(x, req.options, cache);
     assembled = await assembleRun(x, {
       useCache,
+      // A call's limit: the block's timeoutMs (checked by the loader), else assay/vitest's shorter default.
+      timeoutMs: req.options.timeoutMs !== undefined ? x.timeoutMs : DEFAULT_CALL_TIMEOUT_MS,
       ...(cache ? { cache: cache.store, cacheLedger: ledger } : {}),
       ...(system ? { system } : {}),
       ...(req.limiters ? { limiters: req.limiters } : {}),
@@ -116,7 +119,14 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
     const scratch = useCache ? new MemoryStore() : store;
     // No config file to resume from: the test file is named in the run's name, not as its config. runTimeoutMs
     // stops the run as Ctrl-C stops `assay run`: in-flight calls abandoned, finished samples kept, run interrupted.
-    const result = await runExperiment({ ...assembled, experiment: { ...assembled.experiment, configPath: undefined }, store: scratch, signal: deadline });
+    const thread = watchThread();
+    const result = await runExperiment({
+      ...assembled,
+      experiment: { ...assembled.experiment, configPath: undefined },
+      store: scratch,
+      signal: deadline,
+    }).finally(() => thread.stop());
+    const blocked = blockedText(thread.longestGapMs());
     const replay = useCache && ledger.hits > 0 && ledger.misses === 0;
     const samples = await scratch.samples.list(result.run.id);
     const run = scratch !== store && !replay ? await keepRun(scratch, store, result.run) : result.run;
@@ -126,17 +136,23 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
     const early = earlyStopOf(result, deadline.aborted ? runTimeoutMs : undefined);
     const stopped = early && earlyStopText(early, samples.length, run.N * run.M, req.single ? 'calls' : 'samples');
     const fromCache = useCache ? cacheText(ledger, replay) : undefined;
+    const timedOut = samples.some((s) => s.generationErrorKind === 'timeout')
+      ? `\n  ${callTimeoutText(assembled.experiment.timeoutMs, req.options.timeoutMs !== undefined)}`
+      : '';
     const rules: RuleOutcome[] = summary.validators.map((v, k) => ({
       name: v.name,
       verdict: v.verdict,
       // A run stopped short of its samples answers nothing: every rule's test fails, saying why.
       test: stopped ? 'fail' : verdictPasses(v.verdict) ? 'pass' : v.verdict === 'inconclusive' && skip ? 'skip' : 'fail',
-      message: ruleMessage(summary, k, run.inputs, samples, {
-        single: req.single ?? false,
-        stats: result.stats,
-        ...(stopped ? { stopped } : {}),
-        ...(fromCache ? { fromCache } : {}),
-      }),
+      message:
+        ruleMessage(summary, k, run.inputs, samples, {
+          single: req.single ?? false,
+          stats: result.stats,
+          ...(stopped ? { stopped } : {}),
+          ...(fromCache ? { fromCache } : {}),
+        }) +
+        timedOut +
+        (blocked ? `\n  ${blocked}` : ''),
     }));
     return {
       runId: run.id,

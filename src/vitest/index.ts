@@ -6,7 +6,8 @@
  */
 import { beforeAll, describe, test } from 'vitest';
 import { AssayError, ExitCode, hasMarker, setMarker } from '../errors.js';
-import { hookTimeoutMs } from './limits.js';
+import { HOOK_SLACK_MS, hookTimeoutMs } from './limits.js';
+import { blockedText, watchThread } from './thread.js';
 import type { InputValue } from '../core/validator.js';
 import type { ReliabilityOptions, RunOutcome } from './types.js';
 
@@ -57,6 +58,12 @@ function callSite(): { file?: string; line?: number; column?: number } {
   return {};
 }
 
+/** A rule whose run had not ended when the hook stopped waiting: why, with the blocked thread named when it was. */
+function stalledText(rule: string, s: { waitMs: number; gapMs: number }): string {
+  const why = blockedText(s.gapMs) ?? 'the thread was not seen blocked: something the run waits for (the store) did not answer once it was stopped';
+  return `${rule}: no verdict: the run had not ended ${(s.waitMs / 1000).toFixed(1)} s after it started (runTimeoutMs plus time to store it)\n  ${why}`;
+}
+
 /** The rules of a block, in the tensor's order: validators, then verifiers. */
 function ruleNames(o: Pick<ReliabilityOptions, 'validators' | 'verifiers'>): string[] {
   return [...(o?.validators ?? []), ...(o?.verifiers ?? [])].map((r, i) => (typeof r?.name === 'string' && r.name ? r.name : `rule ${i + 1}`));
@@ -72,22 +79,44 @@ export function describeReliability<I extends InputValue>(name: string, options:
   const site = callSite();
   describe(name, () => {
     let run: Promise<RunOutcome> | undefined;
+    let finished = false;
+    let stalled: { waitMs: number; gapMs: number } | undefined;
     let file = site.file;
     const outcome = () =>
-      (run ??= import('./engine.js').then((e) => e.runReliability({ name, file: file ?? `${name}.test`, options: options as unknown as ReliabilityOptions })));
+      (run ??= import('./engine.js')
+        .then((e) => e.runReliability({ name, file: file ?? `${name}.test`, options: options as unknown as ReliabilityOptions }))
+        .finally(() => (finished = true)));
     // Vitest hands hooks their fixtures first (an object pattern it parses) and the suite second.
-    // eslint-disable-next-line no-empty-pattern
-    beforeAll(async ({}, suite) => {
-      file = suite.file?.filepath ?? file;
-      // A block that cannot run (a mistake in its options, a store it cannot open) fails each rule's test with the
-      // reason, rather than the hook, which would leave the rules merely skipped.
-      await outcome().catch(() => undefined);
-    }, hookTimeoutMs(options?.runTimeoutMs));
+    beforeAll(
+      // eslint-disable-next-line no-empty-pattern
+      async ({}, suite) => {
+        file = suite.file?.filepath ?? file;
+        // A block that cannot run (a mistake in its options, a store it cannot open) fails each rule's test with the
+        // reason, rather than the hook, which would leave the rules merely skipped. A run still going at the hook's
+        // own limit (the thread was blocked, so no timeout fired) is left: the rule tests fail saying so.
+        const thread = watchThread();
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const waitMs = hookTimeoutMs(options?.runTimeoutMs);
+        const over = new Promise<'over'>((resolve) => (timer = setTimeout(() => resolve('over'), waitMs)));
+        const ended = await Promise.race([
+          outcome().then(
+            () => 'done' as const,
+            () => 'done' as const,
+          ),
+          over,
+        ]);
+        clearTimeout(timer);
+        thread.stop();
+        if (ended === 'over') stalled = { waitMs, gapMs: thread.longestGapMs() };
+      },
+      hookTimeoutMs(options?.runTimeoutMs) + HOOK_SLACK_MS,
+    );
     const rules = ruleNames(options);
     // A block without a rule has no test to fail: one stands in, failing with the reason (no validators, no options).
     if (!rules.length) test('options', async () => void (await outcome()));
     for (const rule of rules) {
       test(rule, async (ctx) => {
+        if (stalled && !finished) throw new ReliabilityError(stalledText(rule, stalled), site);
         const r = await outcome();
         const found = r.rules.find((x) => x.name === rule);
         if (!found) throw new ReliabilityError(`${rule}: no verdict in run ${r.runId}`, site);

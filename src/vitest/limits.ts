@@ -4,6 +4,11 @@
  * before Vitest's "Hook timed out" could. No imports: `assay/vitest` loads this at collection time.
  */
 
+/**
+ * A call's default limit (the runner's per-call `timeoutMs`): a config file's 60 s would let a hanging system
+ * hold a test for minutes (5 attempts); a test wants the news sooner. The block's `timeoutMs` sets it.
+ */
+export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 /** The whole experiment's default limit. */
 export const DEFAULT_RUN_TIMEOUT_MS = 30 * 60_000;
 /** The longest runTimeoutMs: with its margin it stays within what a Node timer holds (2^31 − 1 ms). */
@@ -15,10 +20,16 @@ export function runTimeoutOf(value: unknown): number {
 }
 
 /**
- * The beforeAll hook's limit: runTimeoutMs plus time to load the runner, open the store and, once the run is
+ * How long the beforeAll hook waits for the run: runTimeoutMs plus time to load the runner, open the store and, once the run is
  * stopped, store its status and build the report (10% of the limit, at least 10 s).
  */
 export function hookTimeoutMs(runTimeoutMs: unknown): number {
   const ms = runTimeoutOf(runTimeoutMs);
   return ms + Math.max(10_000, Math.ceil(ms / 10));
 }
+
+/**
+ * Vitest's own limit for the hook, past `hookTimeoutMs`: when a blocked thread kept every timer from firing, the
+ * hook's wait (set earlier, so due first) ends before Vitest's, and the rule tests fail saying why.
+ */
+export const HOOK_SLACK_MS = 5_000;

@@ -141,3 +141,9 @@ export function cacheText(l: { hits: number; misses: number; oldest?: string; ne
     ? `replayed from the cache: ${of}, stored ${when}; no call made, so this replay is not stored as a new run (ASSAY_CACHE=0 calls again)`
     : `from the cache: ${of}, stored ${when}; the other ${l.misses} called now`;
 }
+
+/** Said when calls ran out of time: the limit, where it came from and how to change it. */
+export function callTimeoutText(ms: number, set: boolean): string {
+  const limit = `${ms} ms (timeoutMs${set ? '' : ", assay/vitest's default"})`;
+  return `calls to the system got no answer within ${limit}; a system that hangs is an error, not a failure — set timeoutMs in the block's options to allow longer`;
+}

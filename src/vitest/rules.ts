@@ -21,7 +21,7 @@ export interface HoldOptions {
   minSuccess: number;
   /** Confidence level of the verdict; default 0.95. */
   confidence?: number;
-  /** Per-call time limit in ms; default 60 000. */
+  /** Per-call time limit in ms; default 30 000 (assay/vitest's). */
   timeoutMs?: number;
 }
 

@@ -42,7 +42,7 @@ export interface ReliabilityOptions<I extends InputValue = InputValue> {
   maxErrorShare?: number;
   /** Most system calls in flight at once; default 8. */
   concurrency?: number;
-  /** Per-call time limit in ms for the system and each judge; default 60 000. */
+  /** Per-call time limit in ms for the system and each judge; default 30 000 in assay/vitest (a config file's is 60 000). */
   timeoutMs?: number;
   /**
    * Spaces the system's calls: at most `requestsPerMinute` (and `tokensPerMinute`), as `rateLimit` beside a
