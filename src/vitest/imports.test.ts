@@ -12,8 +12,9 @@ function loadedModules(file: string): string[] {
 }
 
 describe('what importing assay/vitest loads', () => {
-  it('index.ts (assay/vitest) loads Vitest and nothing of assay but its time limits, the error model and the AI SDK cache, which load little', () => {
-    expect(loadedModules('index.ts')).toEqual(['vitest', '../errors.js', './limits.js', '../providers/ai-sdk-cache.js']);
+  it('index.ts (assay/vitest) loads Vitest and nothing of assay but its time limits, the thread watch, the error model and the AI SDK cache, which load little', () => {
+    expect(loadedModules('index.ts')).toEqual(['vitest', '../errors.js', './limits.js', './thread.js', '../providers/ai-sdk-cache.js']);
+    expect(loadedModules('thread.ts')).toEqual([]);
     // The AI SDK cache (withAssayCache): an async context and the cache's keys; no SDK, no store, no provider.
     expect(loadedModules('../providers/ai-sdk-cache.ts')).toEqual(['node:async_hooks', './cache.js']);
     expect(loadedModules('../providers/cache.ts')).toEqual(['node:crypto', './decorate.js']);
