@@ -21,8 +21,8 @@ describe('what importing assay/vitest loads', () => {
     expect(loadedModules('../errors.ts')).toEqual([]);
   });
 
-  it('the reporter loads only node:fs, node:path and how times are shown', () => {
-    expect(loadedModules('reporter.ts')).toEqual(['node:fs', 'node:path', './when.js']);
+  it('the reporter loads only node:fs, node:path, how times are shown and the error model', () => {
+    expect(loadedModules('reporter.ts')).toEqual(['node:fs', 'node:path', './when.js', '../errors.js']);
     expect(loadedModules('when.ts')).toEqual([]);
   });
 
