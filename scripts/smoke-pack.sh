@@ -55,13 +55,22 @@ writeFileSync(`${out}/assay.yaml`, block('yaml'));
 writeFileSync(`${out}/assay.config.ts`, block('ts', md.indexOf('In `assay.config.ts`, `predicate` is a real function')));
 EOF
 
+# The install line README gives until assay is on npm: `npm install ./assay/assay-<version>.tgz`, its version this
+# package's (a README that names another version fails here).
+README_LINE=$(grep -m1 -E '^npm install \./assay/assay-[^ ]+\.tgz' "$ROOT/README.md" | sed 's/ *#.*//') ||
+  fail "README.md: no 'npm install ./assay/assay-<version>.tgz' line (the install before publication)"
+[ "$(basename "$(echo "$README_LINE" | grep -oE '\./assay/assay-[^ ]+\.tgz')")" = "$(basename "$TARBALL")" ] ||
+  fail "README.md: '$README_LINE' names another tarball than the package packs ($(basename "$TARBALL"))"
+README_INSTALL=$(echo "$README_LINE" | sed "s#\./assay/assay-[^ ]*\.tgz#$TARBALL#")
+
 for kind in cjs esm; do
   P="$WORK/$kind"
   mkdir -p "$P"
   cd "$P"
   npm init -y >/dev/null
   [ "$kind" = esm ] && npm pkg set type=module
-  expect 0 install.log npm install --no-audit --no-fund "$TARBALL"
+  # README's install line before publication, as written, its tarball's path pointed at the one packed here.
+  expect 0 install.log $README_INSTALL --no-audit --no-fund
   if grep -q 'Unknown project config' install.log; then cat install.log >&2; fail "$kind: npm warns about a project config"; fi
   if grep -q '^npm warn install-scripts *assay@' install.log; then cat install.log >&2; fail "$kind: assay itself has an install script"; fi
   mb=$(du -sm node_modules | cut -f1)

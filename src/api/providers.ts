@@ -28,4 +28,5 @@ export { OpenAIEmbeddingModel } from '../providers/embeddings.js';
 export { ChatSystem } from '../providers/chat-system.js';
 export { withPrices, priceTable, DEFAULT_PRICES, type ModelPrice, type PriceTable } from '../providers/prices.js';
 export { withResponseCache, type CacheSettings } from '../providers/cache.js';
-export { assayCache, withAssayCache } from '../providers/ai-sdk-cache.js';
+export { withAssayCache, type GeneratingModel } from '../providers/ai-sdk-cache.js';
+export { assayCache } from '../providers/ai-sdk-middleware.js';

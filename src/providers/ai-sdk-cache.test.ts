@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../mock/index.js';
 import type { MockServer } from '../mock/types.js';
 import { MemoryStore } from '../store/memory.js';
-import { assayCache, runInCallContext, withAssayCache } from './ai-sdk-cache.js';
+import { runInCallContext, withAssayCache } from './ai-sdk-cache.js';
+import { assayCache } from './ai-sdk-middleware.js';
 import { newCacheLedger, type CacheSettings } from './cache.js';
 
 // The AI SDK's model behind assay's cache, against `assay mock` speaking OpenAI's protocol: keyed by the request

@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3Middleware } from '@ai-sdk/provider';
 import { cacheKey, lookup, noteMiss, type CacheSettings } from './cache.js';
 
 /**
@@ -10,6 +9,26 @@ import { cacheKey, lookup, noteMiss, type CacheSettings } from './cache.js';
  * cache is) through an async context set around each call of a function system (function-system.ts); outside a
  * run, or with the cache off, the model is called as it is. Streams are not cached.
  */
+
+/**
+ * What assay needs of an AI SDK language model (LanguageModelV3): named structurally, so that assay/vitest's types
+ * load nothing of the SDK (a project's strict type check would otherwise read @ai-sdk/provider's declarations).
+ */
+export interface GeneratingModel {
+  readonly provider: string;
+  readonly modelId: string;
+  doGenerate(options: object): PromiseLike<object>;
+}
+
+/** The parts of a generate result that are kept (LanguageModelV3GenerateResult's). */
+interface GenerateResult {
+  content: unknown[];
+  finishReason: unknown;
+  usage: unknown;
+  warnings?: unknown[];
+  providerMetadata?: unknown;
+  response?: { id?: string; modelId?: string; timestamp?: Date };
+}
 
 /** What a function system's call carries for the models it calls: its sample j and the run's cache. */
 export interface CallContext {
@@ -30,16 +49,14 @@ export function runInCallContext<T>(ctx: Omit<CallContext, 'seen'>, fn: () => T)
 }
 
 /** The request as the key reads it: the call's options without what does not change the answer (signal, headers). */
-function requestOf(params: LanguageModelV3CallOptions): unknown {
-  const { abortSignal: _signal, headers: _headers, ...rest } = params;
+function requestOf(params: object): unknown {
+  const { abortSignal: _signal, headers: _headers, ...rest } = params as Record<string, unknown>;
   return rest;
 }
 
-type Stored = Pick<LanguageModelV3GenerateResult, 'content' | 'finishReason' | 'usage' | 'providerMetadata' | 'warnings'> & {
-  response?: { id?: string; modelId?: string; timestamp?: string };
-};
+type Stored = Omit<GenerateResult, 'response'> & { response?: { id?: string; modelId?: string; timestamp?: string } };
 
-function revive(hit: Stored): LanguageModelV3GenerateResult {
+function revive(hit: Stored): GenerateResult {
   return {
     content: hit.content,
     finishReason: hit.finishReason,
@@ -54,7 +71,7 @@ function revive(hit: Stored): LanguageModelV3GenerateResult {
   };
 }
 
-async function cachedGenerate(model: LanguageModelV3, params: LanguageModelV3CallOptions, doGenerate: () => PromiseLike<LanguageModelV3GenerateResult>) {
+export async function cachedGenerate<R extends object>(model: GeneratingModel, params: object, doGenerate: () => PromiseLike<R>): Promise<R> {
   const ctx = store.getStore();
   if (!ctx?.cache) return doGenerate();
   const request = { v: 1, aiSdk: model.provider, model: model.modelId, request: requestOf(params), j: ctx.sample };
@@ -63,9 +80,10 @@ async function cachedGenerate(model: LanguageModelV3, params: LanguageModelV3Cal
   ctx.seen.set(base, n + 1);
   const key = n === 0 ? base : cacheKey({ ...request, repeat: n });
   const hit = (await lookup(ctx.cache, key)) as Stored | undefined;
-  if (hit && Array.isArray(hit.content)) return revive(hit);
+  if (hit && Array.isArray(hit.content)) return revive(hit) as unknown as R;
   noteMiss(ctx.cache);
-  const r = await doGenerate();
+  const result = await doGenerate();
+  const r = result as unknown as GenerateResult;
   const stored: Stored = {
     content: r.content,
     finishReason: r.finishReason,
@@ -79,31 +97,17 @@ async function cachedGenerate(model: LanguageModelV3, params: LanguageModelV3Cal
     },
   };
   await ctx.cache.store.set(key, JSON.stringify(stored));
-  return r;
-}
-
-/** The cache as an AI SDK language-model middleware: `wrapLanguageModel({ model, middleware: assayCache() })`. */
-export function assayCache(): LanguageModelV3Middleware {
-  return {
-    specificationVersion: 'v3',
-    wrapGenerate: ({ doGenerate, params, model }) => cachedGenerate(model, params, doGenerate),
-  };
+  return result;
 }
 
 /** The model with the cache in front of its `doGenerate`, without the `ai` package: `withAssayCache(openai('gpt-4o-mini'))`. */
-export function withAssayCache(model: LanguageModelV3): LanguageModelV3 {
-  return {
-    specificationVersion: 'v3',
-    get provider() {
-      return model.provider;
-    },
-    get modelId() {
-      return model.modelId;
-    },
-    get supportedUrls() {
-      return model.supportedUrls;
-    },
-    doGenerate: (params) => cachedGenerate(model, params, () => model.doGenerate(params)),
-    doStream: (params) => model.doStream(params),
-  };
+export function withAssayCache<M extends GeneratingModel>(model: M): M {
+  // The model itself behind a layer of its own: its getters (provider, modelId, supportedUrls) read through, only
+  // doGenerate is the cache's; doStream and the rest are the model's.
+  const wrapped = Object.create(model) as M;
+  Object.defineProperty(wrapped, 'doGenerate', {
+    value: (params: object) => cachedGenerate(model, params, () => model.doGenerate(params)),
+    enumerable: false,
+  });
+  return wrapped;
 }

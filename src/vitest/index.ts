@@ -12,7 +12,7 @@ import type { InputValue } from '../core/validator.js';
 import type { ReliabilityOptions, RunOutcome } from './types.js';
 
 /** The cache for a model your system function calls through the AI SDK (keyed by its request and sample j). */
-export { assayCache, withAssayCache } from '../providers/ai-sdk-cache.js';
+export { withAssayCache } from '../providers/ai-sdk-cache.js';
 export type { ReliabilityOptions, RuleOutcome, RunOutcome, SystemCallContext, SystemFunction, ValidatorSpec, VerifierSpec } from './types.js';
 
 /** What a rule test leaves for the reporter (assay/vitest/reporter) in its `meta.assay`. */
