@@ -16,6 +16,7 @@ import { buildKnowledgeBase, segmentDocument } from '../../src/ground/kb/kb.js';
 import { wilson, type Interval } from '../../src/ground/eval/metrics.js';
 import { PERTURB_KINDS, RESTATE_KINDS, itemSeed, namesIn, perturbations, restatements, seededRandom } from './perturb.js';
 import type { SupportStatus } from '../../src/ground/types.js';
+import { pushAll } from '../../src/core/arrays.js';
 
 export interface SupportedClaim {
   dataset: string;
@@ -62,6 +63,20 @@ const worst = (statuses: SupportStatus[]): SupportStatus =>
           ? 'STRONG'
           : 'UNSUPPORTED';
 
+/** One claim as it is, with one detail changed (each perturbation) and restated, each labelled by `label`. */
+async function labelClaim(c: SupportedClaim, label: (answer: string) => Promise<SupportStatus>, names: string[], seed: number): Promise<LabelledVariant[]> {
+  const original = await label(c.claim);
+  const out: LabelledVariant[] = [{ dataset: c.dataset, id: c.id, variant: 'original', claim: c.claim, label: original, original }];
+  const rnd = seededRandom(itemSeed(seed, `${c.dataset}:${c.id}`));
+  const variants = [
+    ...perturbations(c.claim, rnd, { names, evidence: c.documents.join('\n') }).map((v) => ['perturbed', v] as const),
+    ...restatements(c.claim, rnd).map((v) => ['restated', v] as const),
+  ];
+  for (const [variant, v] of variants)
+    out.push({ dataset: c.dataset, id: c.id, variant, kind: v.kind, claim: v.claim, from: v.from, to: v.to, label: await label(v.claim), original });
+  return out;
+}
+
 /** Label every variant of every claim with the engine (each claim against a KB of its own documents). */
 export async function labelVariants(claims: SupportedClaim[], embedder: KbEmbedder, seed: number): Promise<LabelledVariant[]> {
   // Names for the entity perturbation come from all claims of the data (never from the claim's own evidence).
@@ -93,33 +108,7 @@ export async function labelVariants(claims: SupportedClaim[], embedder: KbEmbedd
       const r = await analyze(kb!, { query: c.id, answer });
       return worst(r.claims_analysis.map((a) => a.status));
     };
-    const original = await label(c.claim);
-    out.push({ dataset: c.dataset, id: c.id, variant: 'original', claim: c.claim, label: original, original });
-    const rnd = seededRandom(itemSeed(seed, `${c.dataset}:${c.id}`));
-    for (const v of perturbations(c.claim, rnd, { names, evidence: c.documents.join('\n') }))
-      out.push({
-        dataset: c.dataset,
-        id: c.id,
-        variant: 'perturbed',
-        kind: v.kind,
-        claim: v.claim,
-        from: v.from,
-        to: v.to,
-        label: await label(v.claim),
-        original,
-      });
-    for (const v of restatements(c.claim, rnd))
-      out.push({
-        dataset: c.dataset,
-        id: c.id,
-        variant: 'restated',
-        kind: v.kind,
-        claim: v.claim,
-        from: v.from,
-        to: v.to,
-        label: await label(v.claim),
-        original,
-      });
+    pushAll(out, await labelClaim(c, label, names, seed));
   }
   return out;
 }
@@ -140,35 +129,7 @@ export async function labelNatural(claims: SupportedClaim[], embedder: KbEmbedde
     return worst(r.claims_analysis.map((a) => a.status));
   };
   const out: LabelledVariant[] = [];
-  for (const c of claims) {
-    const original = await label(c.id, c.claim);
-    out.push({ dataset: c.dataset, id: c.id, variant: 'original', claim: c.claim, label: original, original });
-    const rnd = seededRandom(itemSeed(seed, `${c.dataset}:${c.id}`));
-    for (const v of perturbations(c.claim, rnd, { names, evidence: c.documents.join('\n') }))
-      out.push({
-        dataset: c.dataset,
-        id: c.id,
-        variant: 'perturbed',
-        kind: v.kind,
-        claim: v.claim,
-        from: v.from,
-        to: v.to,
-        label: await label(c.id, v.claim),
-        original,
-      });
-    for (const v of restatements(c.claim, rnd))
-      out.push({
-        dataset: c.dataset,
-        id: c.id,
-        variant: 'restated',
-        kind: v.kind,
-        claim: v.claim,
-        from: v.from,
-        to: v.to,
-        label: await label(c.id, v.claim),
-        original,
-      });
-  }
+  for (const c of claims) pushAll(out, await labelClaim(c, (answer) => label(c.id, answer), names, seed));
   return out;
 }
 
