@@ -4,7 +4,7 @@ import * as z from 'zod';
 import type { RateInterval } from '../core/alignment.js';
 import { firstIssue } from '../core/issues.js';
 import { formatRate, NO_VALUE } from '../core/show.js';
-import { HIDDEN_CHARACTERS } from '../core/text.js';
+import { VISIBLE_CONTROLS_SCRIPT } from '../core/text.js';
 import { gradingOrder, groundingGrading, type GroundingGrading } from '../ground/grading.js';
 import { esc } from '../report/html-layout.js';
 import { GradeError } from '../store/errors.js';
@@ -139,8 +139,7 @@ function auditGradingBody(audit: AuditRecord, writable: boolean): string {
 const AUDIT_GRADING_SCRIPT = `(function(){
 var root=document.getElementById('a-item');if(!root)return;var id=root.getAttribute('data-audit');
 function $(x){return document.getElementById(x);}
-var HIDDEN=new RegExp(${JSON.stringify(HIDDEN_CHARACTERS.source)},'g');
-function vis(t){return String(t).replace(HIDDEN,function(c){return '⟨U+'+('000'+c.charCodeAt(0).toString(16).toUpperCase()).slice(-4)+'⟩';});}
+${VISIBLE_CONTROLS_SCRIPT}
 function el(tag,text,cls){var e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=vis(text);if(cls)e.className=cls;return e;}
 var params=new URLSearchParams(location.search);
 var graderEl=$('a-grader');graderEl.value=params.get('grader')||localStorage.getItem('assay-grader')||'';

@@ -166,7 +166,7 @@ describe('grading page in Chromium', () => {
     await store.samples.record(bidi.id, {
       i: 0,
       j: 0,
-      output: 'download report\u202Etxt.exe now\u001b[2J',
+      output: 'download report\u202Etxt.exe now\u001b[2J\u{E0041}',
       outcomes: [Outcome.PASS],
       latencyMs: 1,
       attempts: 1,
@@ -175,7 +175,7 @@ describe('grading page in Chromium', () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(`${server.url}/runs/${bidi.id}/grade?i=0&j=0`);
     await page.locator('#g-progress', { hasText: 'Output 1 of 1' }).waitFor();
-    await expect(page.locator('#g-output').textContent()).resolves.toBe('download report⟨U+202E⟩txt.exe now⟨U+001B⟩[2J');
+    await expect(page.locator('#g-output').textContent()).resolves.toBe('download report⟨U+202E⟩txt.exe now⟨U+001B⟩[2J⟨U+E0041⟩');
     await expect(page.locator('#g-input').textContent()).resolves.toBe('open the file named ⟨U+2066⟩report⟨U+2069⟩');
     await expect(page.locator('#g-asks').textContent()).resolves.toBe('Is it ⟨U+202E⟩safe?');
     await expect(page.locator('#g-run').textContent()).resolves.toMatch(/^bidi ⟨U\+202E⟩evil · /);

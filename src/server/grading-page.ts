@@ -1,6 +1,6 @@
 import { GRADING_DEFAULTS, GRADING_DESIGNS } from '../grades/queue.js';
 import { esc } from '../report/html-layout.js';
-import { HIDDEN_CHARACTERS } from '../core/text.js';
+import { VISIBLE_CONTROLS_SCRIPT } from '../core/text.js';
 
 /**
  * The grading page (`/runs/:id/grade`), keyboard first: p pass, f fail, s skip, u undo, ←/→ (or j/k) move.
@@ -36,9 +36,8 @@ export function gradingBody(runId: string, writable: boolean): string {
 export const GRADING_SCRIPT = `(function(){
 var root=document.getElementById('g-item');if(!root)return;var runId=root.getAttribute('data-run');
 function $(id){return document.getElementById(id);}
-var HIDDEN=new RegExp(${JSON.stringify(HIDDEN_CHARACTERS.source)},'g');
+${VISIBLE_CONTROLS_SCRIPT}
 /* Bidi and control characters shown as marks (core/text.ts): "txt.exe" after U+202E must not read "exe.txt". */
-function vis(t){return String(t).replace(HIDDEN,function(c){return '⟨U+'+('000'+c.charCodeAt(0).toString(16).toUpperCase()).slice(-4)+'⟩';});}
 function el(tag,text,cls){var e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=vis(text);if(cls)e.className=cls;return e;}
 var params=new URLSearchParams(location.search);
 var graderEl=$('g-grader');graderEl.value=params.get('grader')||localStorage.getItem('assay-grader')||'';
