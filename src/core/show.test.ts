@@ -8,6 +8,8 @@ describe('values shown as a person wrote them', () => {
     expect(quoted(`it's "x"`)).toBe('“it\'s "x"”');
     expect(quoted('a\\d+')).toBe('"a\\d+"'); // a backslash stays one backslash
     expect(quoted('two\nlines\tand\u0001')).toBe('"two\\nlines\\tand\\u0001"');
+    // Bidi and invisible characters in a quoted input are marked in the terminal as on the pages (core/text.ts).
+    expect(quoted('report\u202Etxt.exe\u{E0041}')).toBe('"report⟨U+202E⟩txt.exe⟨U+E0041⟩"');
   });
 
   it('inputs: a table shows the text or the JSON; a sentence quotes a string, never an object', () => {

@@ -1,3 +1,4 @@
+import { visibleControls } from './text.js';
 import type { InputValue } from './validator.js';
 
 const CONTROL: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
@@ -5,11 +6,13 @@ const CONTROL: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' 
 /**
  * A string as a person would write it between quotes: "text", or 'text' when it holds a double quote (and no
  * single one), or “text” when it holds both. Nothing inside is escaped but control characters (\n, \t, \r,
- * others as \u00XX), so a quote or a backslash shows as itself: `contains '"name"'`, never `"\"name\""`.
+ * others as \u00XX) and hidden ones (marked ⟨U+202E⟩ as by visibleControls), so a quote or a backslash shows as itself: `contains '"name"'`, never `"\"name\""`.
  */
 export function quoted(s: string): string {
   // eslint-disable-next-line no-control-regex
-  const body = s.replace(/[\u0000-\u001f\u007f]/g, (c) => CONTROL[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const escaped = s.replace(/[\u0000-\u001f\u007f]/g, (c) => CONTROL[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // What is left that changes how text reads (bidi controls, invisible characters) is marked as every view marks it.
+  const body = visibleControls(escaped);
   if (!s.includes('"')) return `"${body}"`;
   if (!s.includes("'")) return `'${body}'`;
   return `“${body}”`;
