@@ -33,11 +33,8 @@ export interface AnalyzeOptions {
   thresholds?: SupportThresholds;
   /** Numbers/dates/names check: 'count' (default) counts in coverage and risk, 'report' lists only, 'off'. */
   details?: DetailMode;
-  /**
-   * Text the detail check looks in: the best window (sentence), its whole chunk, or (default) its chunk for what
-   * contradicts and every retrieved chunk for what is missing.
-   */
-  detailScope?: 'window' | 'chunk' | 'retrieved';
+  /** Text the detail check looks in: the best window (sentence) or its whole chunk (default). */
+  detailScope?: 'window' | 'chunk';
   /** Evidence chunks retrieved per claim (default 5). */
   topK?: number;
   /** Generates the answer of a query-only request. */
@@ -125,8 +122,6 @@ interface Best {
   window: number;
   chunk: number;
   score: number;
-  /** The retrieved chunks, best first. */
-  retrieved: number[];
 }
 
 /** Query rows × chunk rows scored per pass of the retrieval (~5 ms of dot products at 384 dimensions). */
@@ -154,7 +149,7 @@ async function bestEvidence(kb: KnowledgeBase, vectors: Float32Array[], topK: nu
       if (!b) return out.push(null);
       // the first retrieved chunk that holds the window (overlapping chunks share windows)
       const chunk = hits[i].find((h) => b.id >= kb.chunks[h.id].windows[0] && b.id < kb.chunks[h.id].windows[1]) as SearchHit;
-      out.push({ window: b.id, chunk: chunk.id, score: b.score, retrieved: hits[i].map((h) => h.id) });
+      out.push({ window: b.id, chunk: chunk.id, score: b.score });
     });
   }
   return out;
@@ -189,24 +184,6 @@ async function scoreRestatements(
     const c = scored[r.index];
     if (c.support !== null && dot > c.support) c.support = Math.min(1, dot);
   });
-}
-
-/**
- * A detail missing from the claim's chunk but stated in another chunk retrieved for it is not missing: an answer's
- * sentence often joins facts of several passages (a summary does). Only what no retrieved chunk states stays
- * missing; contradictions are still read in the chunk of the best sentence alone (the same statement).
- */
-function stillMissing(kb: KnowledgeBase, claim: string, best: Best, missing: string[], detailsOf: (text: string) => EvidenceDetails): string[] {
-  const others = best.retrieved.filter((c) => c !== best.chunk);
-  if (others.length === 0) return missing;
-  // the retrieved chunks in document order, so a passage reads as it is written
-  const text = [best.chunk, ...others]
-    .sort((a, b) => kb.chunks[a].doc - kb.chunks[b].doc || kb.chunks[a].start - kb.chunks[b].start)
-    .map((c) => kb.chunkText(c))
-    .join('\n\n');
-  const wide = checkDetails(claim, detailsOf(text));
-  const unstated = new Set([...wide.missing, ...wide.conflicts.map((c) => c.claim)]);
-  return missing.filter((m) => unstated.has(m));
 }
 
 /** Audit an answer (given, or generated for the query) against the knowledge base. */
@@ -280,8 +257,6 @@ export async function analyze(kb: KnowledgeBase, request: AnalyzeRequest, option
       : null;
     const scope = has ? (options.detailScope === 'window' ? ref!.text : kb.chunkText(best.chunk)) : '';
     const check = details === 'off' ? { missing: [], conflicts: [] } : checkDetails(claim, detailsOf(scope), { restate: true });
-    if (has && check.missing.length > 0 && (options.detailScope ?? 'retrieved') === 'retrieved')
-      check.missing = stillMissing(kb, claim, best, check.missing, detailsOf);
     if (check.restated !== undefined) restated.push({ index: scored.length, text: check.restated, window: best!.window });
     scored.push({ claim, support, evidence: has, unverified: check.missing, conflicts: check.conflicts });
     refs.push(ref);

@@ -41,7 +41,7 @@ export async function runGroundingBench(
   dataset: 'wice' | 'faithbench',
   dir: string,
   embedder: KbEmbedder,
-  opts: { limit?: number; detailScope?: 'window' | 'chunk' | 'retrieved'; checker?: ClaimChecker } = {},
+  opts: { limit?: number; detailScope?: 'window' | 'chunk'; checker?: ClaimChecker } = {},
 ): Promise<GroundingBenchResult> {
   const { items, rule } = await loadDataset(dataset, dir);
   const calib = items.filter((i) => i.split === 'calibration').slice(0, opts.limit);
