@@ -1,0 +1,153 @@
+import { spawn } from 'node:child_process';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { auditedClaims, type AuditedClaim } from '../ground/grading.js';
+import type { JsonReport } from '../report/json.js';
+import { openStore } from '../store/open.js';
+import type { AuditClaimRecord } from '../store/types.js';
+import { captureCli } from './testing/capture.js';
+import { useConfigDir } from './testing/config-dir.js';
+
+/**
+ * The `grounded` rule of an experiment graded per claim (issue 27, item 5): examples/grounded run offline, its
+ * per-claim audits kept with the run, made an audit batch by `assay audits import --run` (once, however often it
+ * is asked), graded by people from a file and in the terminal, and the detector's alignment with them and the
+ * corrected unsupported rate shown by `assay show <run>` and `assay audits show --json`.
+ */
+const ROOT = resolve(import.meta.dirname, '../..');
+const tmp = useConfigDir('assay-grounded-grading-');
+let ex = '';
+let db = '';
+let runId = '';
+
+beforeAll(async () => {
+  ex = tmp.dir();
+  cpSync('examples/grounded/docs', join(ex, 'docs'), { recursive: true });
+  writeFileSync(join(ex, 'grounded.yaml'), readFileSync('examples/grounded/grounded.yaml', 'utf8').replace('samples: 30', 'samples: 5'));
+  expect((await captureCli(['kb', 'ingest', join(ex, 'docs'), '--kb', join(ex, 'kb')])).code).toBe(0);
+  db = join(ex, 'assay.db');
+  const json = join(ex, 'report.json');
+  const r = await captureCli(['run', join(ex, 'grounded.yaml'), '--store', db, '--json', json, '--no-progress']);
+  expect([0, 1], r.err).toContain(r.code);
+  runId = (JSON.parse(readFileSync(json, 'utf8')) as JsonReport).runId;
+}, 120_000);
+
+/** What a careful person says of a claim of this example: the KB's figures and facts, nothing else. */
+const personSays = (text: string) => !/60 days|five minutes|IP68|under water/.test(text);
+const detectorSays = (c: AuditClaimRecord) => c.status === 'STRONG' || c.status === 'WEAK';
+
+async function storedClaims(auditId: string): Promise<AuditClaimRecord[]> {
+  await using store = await openStore(db, { readonly: true });
+  return (await store.audits.get(auditId))!.claims;
+}
+
+describe('the grounded rule of a run, graded per claim', () => {
+  it('audits import --run makes the run’s per-claim audits one batch, the same claims assay analyze finds in its outputs', async () => {
+    const imp = await captureCli(['audits', 'import', '--run', runId, '--store', db]);
+    expect(imp.code, imp.err).toBe(0);
+    const auditId = imp.out.trim();
+    expect(auditId).toMatch(/^a-\d{8}-\d{6}-[0-9a-f]{4}$/);
+    expect(imp.err).toContain(`grounded rule of run ${runId}`);
+    // asked again: the same batch, not a second one
+    const again = await captureCli(['audits', 'import', '--run', runId, '--store', db]);
+    expect(again.code, again.err).toBe(0);
+    expect(again.out.trim()).toBe(auditId);
+    expect(again.err).toMatch(new RegExp(`already stored as ${auditId}`));
+    const list = await captureCli(['audits', 'list', '--store', db]);
+    expect(list.out.trim().split('\n')).toHaveLength(1);
+    expect(list.out).toContain(`run ${runId} grounded`);
+
+    // the same outputs audited by assay analyze: the run kept exactly the claims, statuses and evidence it finds
+    const answers: string[] = [];
+    {
+      await using store = await openStore(db, { readonly: true });
+      const run = (await store.runs.get(runId))!;
+      for (const s of await store.samples.list(runId))
+        answers.push(JSON.stringify({ id: `${s.i + 1},${s.j + 1}`, query: run.inputs[s.i], answer: s.output }));
+    }
+    expect(answers).toHaveLength(15);
+    writeFileSync(join(ex, 'answers.jsonl'), answers.join('\n') + '\n');
+    const batch = join(ex, 'batch.json');
+    await captureCli(['analyze', '--kb', join(ex, 'kb'), '--answers', join(ex, 'answers.jsonl'), '--json', batch]);
+    const analysed: AuditedClaim[] = auditedClaims(JSON.parse(readFileSync(batch, 'utf8')), batch);
+    const claims = await storedClaims(auditId);
+    const order = (a: { answer: string; claim: number }, b: { answer: string; claim: number }) =>
+      a.answer === b.answer ? a.claim - b.claim : a.answer < b.answer ? -1 : 1;
+    expect([...claims].sort(order)).toEqual([...analysed].sort(order));
+    expect(claims.length).toBeGreaterThan(15);
+    expect(new Set(claims.map((c) => c.status)).size).toBeGreaterThan(1);
+  });
+
+  it('grades from a file give the detector’s alignment and the corrected unsupported rate in assay show and JSON', async () => {
+    const auditId = (await captureCli(['audits', 'import', '--run', runId, '--store', db])).out.trim();
+    const claims = await storedClaims(auditId);
+    // every claim graded: the corrected share is then exactly the people's share
+    const grades = join(ex, 'grades.jsonl');
+    writeFileSync(grades, claims.map((c) => JSON.stringify({ answer: c.answer, claim: c.claim, supported: personSays(c.text) })).join('\n') + '\n');
+    const imp = await captureCli(['audits', 'import', '--run', runId, '--grades', grades, '--grader', 'ada', '--store', db]);
+    expect(imp.code, imp.err).toBe(0);
+    expect(imp.out.trim()).toBe(auditId);
+    // importing the same grades again adds nothing
+    const twice = await captureCli(['audits', 'import', '--run', runId, '--grades', grades, '--grader', 'ada', '--store', db]);
+    expect(twice.code, twice.err).toBe(0);
+    expect(twice.err).toMatch(/0 new grade\(s\)/);
+
+    const count = (d: boolean, p: boolean) => claims.filter((c) => detectorSays(c) === d && personSays(c.text) === p).length;
+    const [tp, fp, fn, tn] = [count(true, true), count(true, false), count(false, true), count(false, false)];
+    expect(tp * tn).toBeGreaterThan(0);
+    const shown = await captureCli(['audits', 'show', auditId, '--json', '--store', db]);
+    expect(shown.code, shown.err).toBe(0);
+    const g = JSON.parse(shown.out);
+    expect(g).toMatchObject({ schema: 'assay-grounding-grading/1', run: { id: runId, rule: 'grounded' }, claims: claims.length, graded: claims.length });
+    expect(g.alignment).toMatchObject({ tp, fp, fn, tn });
+    expect(g.unsupported_rate).toBeCloseTo((fn + tn) / claims.length, 12);
+    expect(g.corrected_unsupported_rate.rate).toBeCloseTo((fp + tn) / claims.length, 12);
+    expect(g.alignment.tpr.rate).toBeCloseTo(tp / (tp + fn), 12);
+    expect(g.alignment.tnr.rate).toBeCloseTo(tn / (tn + fp), 12);
+
+    // the run itself shows its grounded rule's grading beside its summary
+    const run = await captureCli(['show', runId, '--store', db]);
+    expect(run.out).toContain(`grounded: claims graded by people (audit batch ${auditId})`);
+    expect(run.out).toContain(`${claims.length} of ${claims.length} audited claims graded by people`);
+    expect(run.out).toMatch(new RegExp(`detector STRONG or WEAK\\s+${tp}\\s+${fp}\\n`));
+    expect(run.out).toMatch(new RegExp(`detector UNSUPPORTED or CONTRADICTED\\s+${fn}\\s+${tn}\\n`));
+    const json = JSON.parse((await captureCli(['show', runId, '--store', db, '--json', '-'])).out) as { claim_grading?: { audit: string; rule: string }[] };
+    expect(json.claim_grading).toEqual([expect.objectContaining({ audit: auditId, rule: 'grounded', graded: claims.length, alignment: g.alignment })]);
+  });
+
+  it('assay grade --audits <batch id> grades a run’s claims in the terminal, stored against the batch', async () => {
+    // a run of its own, none of its claims graded yet
+    writeFileSync(join(ex, 'small.yaml'), readFileSync(join(ex, 'grounded.yaml'), 'utf8').replace('samples: 5', 'samples: 2'));
+    const json = join(ex, 'small.json');
+    await captureCli(['run', join(ex, 'small.yaml'), '--store', db, '--json', json, '--no-progress']);
+    const small = (JSON.parse(readFileSync(json, 'utf8')) as JsonReport).runId;
+    const auditId = (await captureCli(['audits', 'import', '--run', small, '--store', db])).out.trim();
+    const r = await new Promise<{ code: number | null; out: string; err: string }>((done, reject) => {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), 'grade', '--audits', auditId, '--store', db, '--grader', 'bob', '--seed', '5'],
+        { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => done({ code, out, err }));
+      child.stdin.end('fpq');
+    });
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/claim 1 of \d+ to grade — answer [1-3],[12], claim \d+\n/);
+    expect(r.err).toContain(`2 grade(s) by bob stored in audit batch ${auditId}`);
+    await using store = await openStore(db, { readonly: true });
+    const stored = await store.audits.listGrades(auditId);
+    expect(stored.map((x) => [x.grader, x.supported])).toEqual([
+      ['bob', false],
+      ['bob', true],
+    ]);
+    const shown = JSON.parse((await captureCli(['audits', 'show', auditId, '--json', '--store', db])).out);
+    expect(shown).toMatchObject({ run: { id: small, rule: 'grounded' }, graded: 2 });
+    expect(shown.alignment.tp + shown.alignment.fp + shown.alignment.fn + shown.alignment.tn).toBe(2);
+  });
+});
