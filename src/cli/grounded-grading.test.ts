@@ -112,8 +112,11 @@ describe('the grounded rule of a run, graded per claim', () => {
     expect(run.out).toContain(`${claims.length} of ${claims.length} audited claims graded by people`);
     expect(run.out).toMatch(new RegExp(`detector STRONG or WEAK\\s+${tp}\\s+${fp}\\n`));
     expect(run.out).toMatch(new RegExp(`detector UNSUPPORTED or CONTRADICTED\\s+${fn}\\s+${tn}\\n`));
-    const json = JSON.parse((await captureCli(['show', runId, '--store', db, '--json', '-'])).out) as { claim_grading?: { audit: string; rule: string }[] };
-    expect(json.claim_grading).toEqual([expect.objectContaining({ audit: auditId, rule: 'grounded', graded: claims.length, alignment: g.alignment })]);
+    const report = JSON.parse((await captureCli(['show', runId, '--store', db, '--json', '-'])).out) as JsonReport;
+    expect(report.validators.find((v) => v.name === 'grounded')!.claimGrading).toEqual([
+      expect.objectContaining({ id: auditId, run: { id: runId, rule: 'grounded' }, graded: claims.length, alignment: g.alignment }),
+    ]);
+    expect(report.validators.find((v) => v.name === 'brief')).not.toHaveProperty('claimGrading');
   });
 
   it('assay grade --audits <batch id> grades a run’s claims in the terminal, stored against the batch', async () => {
