@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +18,9 @@ import { useConfigDir } from './testing/config-dir.js';
  * corrected unsupported rate shown by `assay show <run>` and `assay audits show --json`.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+(addFormatsModule as unknown as (a: Ajv) => Ajv)(ajv);
+const validReport = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'report.schema.json'), 'utf8')) as object);
 const tmp = useConfigDir('assay-grounded-grading-');
 let ex = '';
 let db = '';
@@ -117,6 +122,7 @@ describe('the grounded rule of a run, graded per claim', () => {
       expect.objectContaining({ id: auditId, run: { id: runId, rule: 'grounded' }, graded: claims.length, alignment: g.alignment }),
     ]);
     expect(report.validators.find((v) => v.name === 'brief')).not.toHaveProperty('claimGrading');
+    expect(validReport(report), JSON.stringify(validReport.errors)).toBe(true);
   });
 
   it('assay grade --audits <batch id> grades a run’s claims in the terminal, stored against the batch', async () => {
