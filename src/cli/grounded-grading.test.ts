@@ -159,4 +159,28 @@ describe('the grounded rule of a run, graded per claim', () => {
     expect(shown).toMatchObject({ run: { id: small, rule: 'grounded' }, graded: 2 });
     expect(shown.alignment.tp + shown.alignment.fp + shown.alignment.fn + shown.alignment.tn).toBe(2);
   });
+
+  it('refuses what is not a run’s grounded rule, naming it (exit 2), and stores nothing', async () => {
+    const before = (await captureCli(['audits', 'list', '--store', db])).out;
+    // a run of the same store without a grounded rule
+    writeFileSync(join(ex, 'plain.yaml'), readFileSync(join(ex, 'small.yaml'), 'utf8').replace(/ {2}- name: grounded[\s\S]*?(?= {2}- name: brief)/, ''));
+    const json = join(ex, 'plain.json');
+    await captureCli(['run', join(ex, 'plain.yaml'), '--store', db, '--json', json, '--no-progress']);
+    const plain = (JSON.parse(readFileSync(json, 'utf8')) as JsonReport).runId;
+    const cases: [string[], RegExp][] = [
+      [['audits', 'import', '--run', plain], new RegExp(`run ${plain} kept no claims of a grounded rule`)],
+      [['audits', 'import', '--run', 'nope'], /no run with id "nope"/],
+      [['audits', 'import', '--run', runId, '--rule', 'brief'], new RegExp(`run ${runId} has no grounded rule named "brief" that kept claims \\(it has: grounded\\)`)],
+      [['audits', 'import', join(ex, 'batch.json'), '--run', runId], /give the batch file or --run, not both/],
+      [['audits', 'import'], /give the batch file .* or --run <runId>/],
+      [['audits', 'import', join(ex, 'batch.json'), '--rule', 'grounded'], /--rule: names the grounded rule of --run/],
+      [['grade', '--audits', 'a-20260101-000000-0000'], /--audits: no audit batch with id "a-20260101-000000-0000"/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await captureCli([...args, '--store', db]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err).toMatch(message);
+    }
+    expect((await captureCli(['audits', 'list', '--store', db])).out).toBe(before);
+  });
 });
