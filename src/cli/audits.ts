@@ -52,7 +52,10 @@ async function runBatch(store: Store, ref: string, flags: { name?: string; rule?
   return flags.name !== undefined ? { ...batch, name: flags.name } : batch;
 }
 
-async function importAudit(file: string | undefined, flags: { name?: string; grades?: string; grader?: string; store?: string; run?: string; rule?: string }): Promise<void> {
+async function importAudit(
+  file: string | undefined,
+  flags: { name?: string; grades?: string; grader?: string; store?: string; run?: string; rule?: string },
+): Promise<void> {
   if ((file === undefined) === (flags.run === undefined))
     throw new UsageError(
       file === undefined
@@ -60,7 +63,8 @@ async function importAudit(file: string | undefined, flags: { name?: string; gra
         : `audits import: give the batch file or --run, not both (found ${file} and --run ${flags.run})`,
       { path: '--run' },
     );
-  if (flags.rule !== undefined && flags.run === undefined) throw new UsageError('--rule: names the grounded rule of --run <runId>; give --run too', { path: '--rule' });
+  if (flags.rule !== undefined && flags.run === undefined)
+    throw new UsageError('--rule: names the grounded rule of --run <runId>; give --run too', { path: '--rule' });
   // A run must be in the store already: opened, never created; a file's batch may start a store.
   const store = await openStore(storeLocation(flags.store), file === undefined ? { existing: true } : {});
   try {
@@ -137,7 +141,7 @@ export function register(program: Command): void {
       "Store a batch of grounding audits (the JSON of assay analyze --answers … --json, or a run's grounded rule with --run); prints its id. The same claims again give the stored batch back",
     )
     .argument('[file]', 'the batch JSON')
-    .option('--run <runId>', "instead of a file: the claims a stored run's grounded rule decided (run id, \"latest\" or the start of an id)")
+    .option('--run <runId>', 'instead of a file: the claims a stored run\'s grounded rule decided (run id, "latest" or the start of an id)')
     .option('--rule <name>', 'with --run: which grounded rule, when the run has more than one')
     .option('--name <name>', "a name for people (default: the file's name, or the run's experiment)")
     .option('--grades <file>', 'claim grades to store with it: JSON Lines as assay grade --audits writes them')
@@ -157,7 +161,9 @@ export function register(program: Command): void {
     .option(STORE_FLAG, STORE_HELP)
     .action(async (o) => {
       const list = await withStore(o.store, (s) => s.audits.list());
-      process.stdout.write(list.map((a) => `${a.id}  ${a.createdAt}  ${a.claims} claims  ${a.name}${a.run ? `  (run ${a.run.id} ${a.run.rule})` : ''}\n`).join(''));
+      process.stdout.write(
+        list.map((a) => `${a.id}  ${a.createdAt}  ${a.claims} claims  ${a.name}${a.run ? `  (run ${a.run.id} ${a.run.rule})` : ''}\n`).join(''),
+      );
     });
   audits
     .command('show')

@@ -122,7 +122,8 @@ async function storeTarget(id: string, location: string | undefined): Promise<Gr
     return {
       claims: audit.claims,
       grades: stored.map((g) => ({ answer: g.answer, claim: g.claim, supported: g.supported, grader: g.grader })),
-      keep: async (g) => void (await store.audits.recordGrades(id, [{ answer: g.answer, claim: g.claim, supported: g.supported, grader: g.grader, gradedAt: g.graded_at }])),
+      keep: async (g) =>
+        void (await store.audits.recordGrades(id, [{ answer: g.answer, claim: g.claim, supported: g.supported, grader: g.grader, gradedAt: g.graded_at }])),
       where: `stored in audit batch ${id}`,
       close: () => store.close(),
     };

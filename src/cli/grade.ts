@@ -151,7 +151,7 @@ export function register(program: Command): void {
     .argument('[runId]', 'run id, "latest" or the start of an id (or --audits instead)')
     .option(
       '--audits <file|id>',
-      'grade the claims of grounding audits instead: the JSON of assay analyze --answers … --json, or a stored batch by its id (assay audits import, --run for a run\'s grounded rule)',
+      "grade the claims of grounding audits instead: the JSON of assay analyze --answers … --json, or a stored batch by its id (assay audits import, --run for a run's grounded rule)",
     )
     .option('--grades <file>', 'with --audits: the JSON Lines file the claim grades are kept in (appended to; created if missing)')
     .option('--summary', 'with --audits: only print the detector against the grades so far')

@@ -68,8 +68,7 @@ describe('the grounded rule of a run, graded per claim', () => {
     {
       await using store = await openStore(db, { readonly: true });
       const run = (await store.runs.get(runId))!;
-      for (const s of await store.samples.list(runId))
-        answers.push(JSON.stringify({ id: `${s.i + 1},${s.j + 1}`, query: run.inputs[s.i], answer: s.output }));
+      for (const s of await store.samples.list(runId)) answers.push(JSON.stringify({ id: `${s.i + 1},${s.j + 1}`, query: run.inputs[s.i], answer: s.output }));
     }
     expect(answers).toHaveLength(15);
     writeFileSync(join(ex, 'answers.jsonl'), answers.join('\n') + '\n');
@@ -170,7 +169,10 @@ describe('the grounded rule of a run, graded per claim', () => {
     const cases: [string[], RegExp][] = [
       [['audits', 'import', '--run', plain], new RegExp(`run ${plain} kept no claims of a grounded rule`)],
       [['audits', 'import', '--run', 'nope'], /no run with id "nope"/],
-      [['audits', 'import', '--run', runId, '--rule', 'brief'], new RegExp(`run ${runId} has no grounded rule named "brief" that kept claims \\(it has: grounded\\)`)],
+      [
+        ['audits', 'import', '--run', runId, '--rule', 'brief'],
+        new RegExp(`run ${runId} has no grounded rule named "brief" that kept claims \\(it has: grounded\\)`),
+      ],
       [['audits', 'import', join(ex, 'batch.json'), '--run', runId], /give the batch file or --run, not both/],
       [['audits', 'import'], /give the batch file .* or --run <runId>/],
       [['audits', 'import', join(ex, 'batch.json'), '--rule', 'grounded'], /--rule: names the grounded rule of --run/],

@@ -73,11 +73,22 @@ export function auditsContract(make: MakeStore): void {
       expect((await store.audits.create(changed)).created).toBe(true);
       const ofRun = await store.audits.create({ ...batch(), run: { id: '20260301-101010-abcd', rule: 'grounded\u0000x' } });
       expect(ofRun.created).toBe(true);
-      expect(await store.audits.get(ofRun.audit.id)).toEqual({ ...batch(), id: ofRun.audit.id, createdAt: ofRun.audit.createdAt, run: { id: '20260301-101010-abcd', rule: 'grounded\u0000x' } });
+      expect(await store.audits.get(ofRun.audit.id)).toEqual({
+        ...batch(),
+        id: ofRun.audit.id,
+        createdAt: ofRun.audit.createdAt,
+        run: { id: '20260301-101010-abcd', rule: 'grounded\u0000x' },
+      });
       expect((await store.audits.create({ ...batch(), run: { id: '20260301-101010-abcd', rule: 'grounded\u0000x' } })).audit.id).toBe(ofRun.audit.id);
       const listed = await store.audits.list();
       expect(listed).toHaveLength(3);
-      expect(listed.find((a) => a.id === ofRun.audit.id)).toEqual({ id: ofRun.audit.id, name: 'kb answers', createdAt: ofRun.audit.createdAt, claims: 3, run: ofRun.audit.run });
+      expect(listed.find((a) => a.id === ofRun.audit.id)).toEqual({
+        id: ofRun.audit.id,
+        name: 'kb answers',
+        createdAt: ofRun.audit.createdAt,
+        claims: 3,
+        run: ofRun.audit.run,
+      });
       await expect(store.audits.create({ ...batch(), run: { id: '', rule: 'x' } })).rejects.toMatchObject({ field: 'run' });
     });
 

@@ -6,7 +6,8 @@ import type { AuditRecord, AuditStore, ClaimGradeRecord, NewAudit, NewClaimGrade
 const iso = (t: string | Date) => new Date(t).toISOString();
 
 /** The run link as stored: the rule is a name people gave, kept as JSON like the batch's name. */
-const pgRunOf = (r: { run_id: string | null; rule: string | null }) => runOf({ run_id: r.run_id, rule: r.rule === null ? null : (JSON.parse(r.rule) as string) });
+const pgRunOf = (r: { run_id: string | null; rule: string | null }) =>
+  runOf({ run_id: r.run_id, rule: r.rule === null ? null : (JSON.parse(r.rule) as string) });
 
 /** Audit batches and their claim grades in a PostgreSQL store (tables audits, audit_grades: migration 9; run and content key: 10). Text people gave is kept as json (U+0000 included). */
 export class PostgresAudits implements AuditStore {
@@ -21,7 +22,9 @@ export class PostgresAudits implements AuditStore {
 
   /** The run columns, or NULLs in a store from before them opened read-only (not migrated). */
   private async runColumns(): Promise<string> {
-    const { rows } = await this.q(`SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'audits' AND column_name = 'run_id'`);
+    const { rows } = await this.q(
+      `SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'audits' AND column_name = 'run_id'`,
+    );
     return rows.length ? 'run_id, rule::text AS rule' : 'NULL AS run_id, NULL AS rule';
   }
 

@@ -86,7 +86,12 @@ describe('SqliteStore persistence', () => {
     raw.close();
     const ro = openSqliteStore(path, { readonly: true });
     expect(await ro.audits.list()).toEqual([{ id: 'a-20260101-000000-0000', name: 'old', createdAt: '2026-01-01T00:00:00.000Z', claims: 0 }]);
-    expect(await ro.audits.get('a-20260101-000000-0000')).toEqual({ id: 'a-20260101-000000-0000', name: 'old', createdAt: '2026-01-01T00:00:00.000Z', claims: [] });
+    expect(await ro.audits.get('a-20260101-000000-0000')).toEqual({
+      id: 'a-20260101-000000-0000',
+      name: 'old',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      claims: [],
+    });
     await ro.close();
     const s2 = openSqliteStore(path);
     const claims = [{ claim: 1, text: 'It reboots in two minutes.', status: 'STRONG' as const, evidence: 'It reboots in two minutes.' }];
