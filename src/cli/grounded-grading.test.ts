@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +9,7 @@ import { openStore } from '../store/open.js';
 import type { AuditClaimRecord } from '../store/types.js';
 import { captureCli } from './testing/capture.js';
 import { useConfigDir } from './testing/config-dir.js';
+import { runCliProcess } from './testing/process.js';
 
 /**
  * The `grounded` rule of an experiment graded per claim (issue 27, item 5): examples/grounded run offline, its
@@ -131,20 +131,7 @@ describe('the grounded rule of a run, graded per claim', () => {
     await captureCli(['run', join(ex, 'small.yaml'), '--store', db, '--json', json, '--no-progress']);
     const small = (JSON.parse(readFileSync(json, 'utf8')) as JsonReport).runId;
     const auditId = (await captureCli(['audits', 'import', '--run', small, '--store', db])).out.trim();
-    const r = await new Promise<{ code: number | null; out: string; err: string }>((done, reject) => {
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), 'grade', '--audits', auditId, '--store', db, '--grader', 'bob', '--seed', '5'],
-        { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
-      );
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => done({ code, out, err }));
-      child.stdin.end('fpq');
-    });
+    const r = await runCliProcess(['grade', '--audits', auditId, '--store', db, '--grader', 'bob', '--seed', '5'], { cwd: ROOT, stdin: 'fpq' });
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/claim 1 of \d+ to grade — answer [1-3],[12], claim \d+\n/);
     expect(r.err).toContain(`2 grade(s) by bob stored in audit batch ${auditId}`);
