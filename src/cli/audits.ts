@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
 import { auditedClaims, groundingGrading, readClaimGrades } from '../ground/grading.js';
-import { auditSummary, runAuditBatch } from '../grades/audits.js';
+import { auditSummary, carriedGrades, runAuditBatch } from '../grades/audits.js';
 import { graderName } from '../grades/grader.js';
 import { openStore, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
@@ -95,13 +95,17 @@ async function importAudit(
       grades = parsed.map((g) => ({ answer: g.answer, claim: g.claim, supported: g.supported, grader: g.grader ?? (grader ??= graderName(flags.grader)) }));
     }
     const { audit, created } = await store.audits.create(batch);
+    // A new batch of a run's rule keeps the grading done on its earlier batches (one taken before the run finished).
+    const carried = created ? await carriedGrades(store, audit) : [];
+    await store.audits.recordGrades(audit.id, carried);
     const fresh = created ? grades : newGrades(grades, await store.audits.listGrades(audit.id));
     await store.audits.recordGrades(audit.id, fresh);
     process.stdout.write(`${audit.id}\n`);
     const of = audit.run ? `: the ${audit.run.rule} rule of run ${audit.run.id}` : '';
+    const kept = carried.length ? `, ${carried.length} grade(s) carried over from the run's earlier batches` : '';
     process.stderr.write(
       created
-        ? `assay: stored audit batch ${audit.id} (${claims.length} claims${grades.length ? `, ${grades.length} grade(s)` : ''}${of}); grade it with assay serve --grading at /audits/${audit.id}/grade\n`
+        ? `assay: stored audit batch ${audit.id} (${claims.length} claims${grades.length ? `, ${grades.length} grade(s)` : ''}${of}${kept}); grade it with assay serve --grading at /audits/${audit.id}/grade\n`
         : `assay: these claims are already stored as ${audit.id} (${JSON.stringify(audit.name)}${of}), kept as they are${gradesFile !== undefined ? `; ${fresh.length} new grade(s) added` : ''}\n`,
     );
   } finally {

@@ -4,6 +4,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditedClaims, type AuditedClaim } from '../ground/grading.js';
+import { runAuditBatch } from '../grades/audits.js';
 import type { JsonReport } from '../report/json.js';
 import { openStore } from '../store/open.js';
 import type { AuditClaimRecord } from '../store/types.js';
@@ -144,6 +145,36 @@ describe('the grounded rule of a run, graded per claim', () => {
     const shown = JSON.parse((await captureCli(['audits', 'show', auditId, '--json', '--store', db])).out);
     expect(shown).toMatchObject({ run: { id: small, rule: 'grounded' }, graded: 2 });
     expect(shown.alignment.tp + shown.alignment.fp + shown.alignment.fn + shown.alignment.tn).toBe(2);
+  });
+
+  it('a run’s batch imported again after more of the run was stored keeps the grades given on the earlier batch, claim by claim', async () => {
+    const json = join(ex, 'again.json');
+    await captureCli(['run', join(ex, 'small.yaml'), '--store', db, '--json', json, '--no-progress']);
+    const again = (JSON.parse(readFileSync(json, 'utf8')) as JsonReport).runId;
+    // as if imported while the run was going: the claims of its first outputs only, two of them graded
+    let partial = '';
+    let graded: AuditClaimRecord[] = [];
+    {
+      await using store = await openStore(db);
+      const full = runAuditBatch((await store.runs.get(again))!, await store.samples.list(again));
+      const made = await store.audits.create({ ...full, claims: full.claims.slice(0, 4) });
+      partial = made.audit.id;
+      graded = full.claims.slice(1, 3);
+      await store.audits.recordGrades(partial, [
+        { answer: graded[0].answer, claim: graded[0].claim, supported: false, grader: 'ada' },
+        { answer: graded[1].answer, claim: graded[1].claim, supported: true, grader: 'bob' },
+      ]);
+    }
+    const imp = await captureCli(['audits', 'import', '--run', again, '--store', db]);
+    expect(imp.code, imp.err).toBe(0);
+    const whole = imp.out.trim();
+    expect(whole).not.toBe(partial);
+    expect(imp.err).toContain("2 grade(s) carried over from the run's earlier batches");
+    await using store = await openStore(db, { readonly: true });
+    expect((await store.audits.listGrades(whole)).map((g) => [g.answer, g.claim, g.supported, g.grader])).toEqual([
+      [graded[0].answer, graded[0].claim, false, 'ada'],
+      [graded[1].answer, graded[1].claim, true, 'bob'],
+    ]);
   });
 
   it('refuses what is not a run’s grounded rule, naming it (exit 2), and stores nothing', async () => {

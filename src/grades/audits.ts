@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import { groundingGrading, type GroundingGrading } from '../ground/grading.js';
-import type { AuditClaimRecord, AuditRecord, AuditRun, ClaimGradeRecord, NewAudit, RunRecord, SampleRecord, Store } from '../store/types.js';
+import type { AuditClaimRecord, AuditRecord, AuditRun, ClaimGradeRecord, NewAudit, NewClaimGrade, RunRecord, SampleRecord, Store } from '../store/types.js';
 
 /**
  * The `grounded` rule of an experiment graded per claim (issue 27, item 5): the claims each output's audit
@@ -55,6 +55,32 @@ export async function runAuditSummaries(store: Store, runId: string): Promise<Au
     if (a.run?.id !== runId) continue;
     const audit = await store.audits.get(a.id);
     if (audit) out.push(auditSummary(audit, await store.audits.listGrades(a.id)));
+  }
+  return out;
+}
+
+/**
+ * The grades a new batch of a run's rule takes from the run's earlier batches of that rule, oldest first, in the
+ * order they were given: those of a claim the new batch has word for word (the same output and position, text,
+ * status and evidence). A batch taken before a resumed run finished so loses none of the grading done on it.
+ */
+export async function carriedGrades(store: Store, audit: AuditRecord): Promise<NewClaimGrade[]> {
+  const run = audit.run;
+  if (!run) return [];
+  const at = (c: { answer: string; claim: number }) => `${c.answer}\u0000${c.claim}`;
+  const same = (a: AuditClaimRecord, b: AuditClaimRecord) => a.text === b.text && a.status === b.status && (a.evidence ?? null) === (b.evidence ?? null);
+  const here = new Map(audit.claims.map((c) => [at(c), c]));
+  const older = (await store.audits.list()).filter((a) => a.id !== audit.id && a.run?.id === run.id && a.run.rule === run.rule).reverse();
+  const out: NewClaimGrade[] = [];
+  for (const a of older) {
+    const before = await store.audits.get(a.id);
+    if (!before) continue;
+    const theirs = new Map(before.claims.map((c) => [at(c), c]));
+    for (const g of await store.audits.listGrades(a.id)) {
+      const mine = here.get(at(g));
+      const was = theirs.get(at(g));
+      if (mine && was && same(mine, was)) out.push({ answer: g.answer, claim: g.claim, supported: g.supported, grader: g.grader, gradedAt: g.gradedAt });
+    }
   }
   return out;
 }
