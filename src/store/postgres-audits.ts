@@ -20,12 +20,16 @@ export class PostgresAudits implements AuditStore {
     return (this.table ||= (await this.q<{ t: string | null }>(`SELECT to_regclass('audits') AS t`)).rows[0].t !== null);
   }
 
-  /** The run columns, or NULLs in a store from before them opened read-only (not migrated). */
+  /** The run columns, or NULLs in a store from before them opened read-only (not migrated); once there, they stay. */
+  private runCols = false;
+
   private async runColumns(): Promise<string> {
+    if (this.runCols) return 'run_id, rule::text AS rule';
     const { rows } = await this.q(
       `SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'audits' AND column_name = 'run_id'`,
     );
-    return rows.length ? 'run_id, rule::text AS rule' : 'NULL AS run_id, NULL AS rule';
+    this.runCols = rows.length > 0;
+    return this.runCols ? 'run_id, rule::text AS rule' : 'NULL AS run_id, NULL AS rule';
   }
 
   async create(audit: NewAudit): Promise<{ audit: AuditRecord; created: boolean }> {

@@ -13,10 +13,12 @@ export class SqliteAudits implements AuditStore {
     return (this.table ||= Boolean(this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audits'`).get()));
   }
 
-  /** The run columns, or NULLs in a store from before them opened read-only (not migrated). */
+  private runCols = false;
+
+  /** The run columns, or NULLs in a store from before them opened read-only (not migrated); once there, they stay. */
   private runColumns(): string {
-    const has = (this.db.prepare(`SELECT name FROM pragma_table_info('audits')`).all() as { name: string }[]).some((c) => c.name === 'run_id');
-    return has ? 'run_id, rule' : 'NULL AS run_id, NULL AS rule';
+    this.runCols ||= (this.db.prepare(`SELECT name FROM pragma_table_info('audits')`).all() as { name: string }[]).some((c) => c.name === 'run_id');
+    return this.runCols ? 'run_id, rule' : 'NULL AS run_id, NULL AS rule';
   }
 
   async create(audit: NewAudit): Promise<{ audit: AuditRecord; created: boolean }> {
