@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,6 +127,13 @@ describe('assay audits', () => {
     expect(again.err).toMatch(/0 new grade\(s\)/);
     expect((await assay(['audits', 'list', '--store', store])).out.trim().split('\n')).toHaveLength(2);
     expect(JSON.parse((await assay(['audits', 'show', first, '--json', '--store', store])).out).graded).toBe(claims.length);
+
+    // a bad batch or grades file leaves no store behind
+    await writeFile(join(root, 'bad.json'), '{"schema": "other"}');
+    const fresh = join(root, 'fresh', 'assay.db');
+    expect((await assay(['audits', 'import', join(root, 'bad.json'), '--store', fresh])).code).toBe(2);
+    expect((await assay(['audits', 'import', batch, '--grades', join(root, 'wrong.jsonl'), '--store', fresh])).code).toBe(2);
+    expect(existsSync(fresh)).toBe(false);
 
     const none = await assay(['audits', 'show', 'a-nope', '--store', store]);
     expect(none.code).toBe(2);

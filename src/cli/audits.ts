@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
-import { auditedClaims, groundingGrading, readClaimGrades } from '../ground/grading.js';
+import { auditedClaims, groundingGrading, readClaimGrades, type AuditedClaim } from '../ground/grading.js';
 import { auditSummary, carriedGrades, runAuditBatch } from '../grades/audits.js';
 import { graderName } from '../grades/grader.js';
 import { openStore, storeLocation } from '../store/open.js';
@@ -52,6 +52,32 @@ async function runBatch(store: Store, ref: string, flags: { name?: string; rule?
   return flags.name !== undefined ? { ...batch, name: flags.name } : batch;
 }
 
+/** The grades of a --grades file, each checked against the batch's claims before anything is stored (naming its line). */
+async function gradesOf(claims: readonly AuditedClaim[], flags: { grades?: string; grader?: string }): Promise<NewClaimGrade[]> {
+  const gradesFile = flags.grades;
+  if (gradesFile === undefined) return [];
+  const gtext = await readText(gradesFile, '--grades');
+  const parsed = readClaimGrades(gtext, gradesFile);
+  const lines = gtext
+    .split('\n')
+    .map((l, i) => (l.trim() ? i + 1 : 0))
+    .filter(Boolean);
+  // A grade never lands on another claim.
+  parsed.forEach((g, k) => {
+    try {
+      groundingGrading(claims, [g]);
+    } catch (err) {
+      if (!UsageError.isInstance(err)) throw err;
+      throw new UsageError(`${gradesFile} line ${lines[k]}: ${err.message.replace(/^grades: /, '')}; nothing was imported`, {
+        file: gradesFile,
+        line: lines[k],
+      });
+    }
+  });
+  let grader: string | undefined;
+  return parsed.map((g) => ({ answer: g.answer, claim: g.claim, supported: g.supported, grader: g.grader ?? (grader ??= graderName(flags.grader)) }));
+}
+
 async function importAudit(
   file: string | undefined,
   flags: { name?: string; grades?: string; grader?: string; store?: string; run?: string; rule?: string },
@@ -65,47 +91,28 @@ async function importAudit(
     );
   if (flags.rule !== undefined && flags.run === undefined)
     throw new UsageError('--rule: names the grounded rule of --run <runId>; give --run too', { path: '--rule' });
-  // A run must be in the store already: opened, never created; a file's batch may start a store.
-  const store = await openStore(storeLocation(flags.store), file === undefined ? { existing: true } : {});
+  // A file is read before the store is opened (a bad one leaves no store behind), and may start a store; a run
+  // must be in the store already: opened, never created.
+  const fromFile = file !== undefined ? await fileBatch(file, flags.name) : undefined;
+  const fileGrades = fromFile ? await gradesOf(fromFile.claims, flags) : undefined;
+  const store = await openStore(storeLocation(flags.store), fromFile ? {} : { existing: true });
   try {
-    const batch = file !== undefined ? await fileBatch(file, flags.name) : await runBatch(store, flags.run!, flags);
+    const batch = fromFile ?? (await runBatch(store, flags.run!, flags));
     const claims = batch.claims;
     const gradesFile = flags.grades;
-    let grades: NewClaimGrade[] = [];
-    if (gradesFile !== undefined) {
-      const gtext = await readText(gradesFile, '--grades');
-      const parsed = readClaimGrades(gtext, gradesFile);
-      const lines = gtext
-        .split('\n')
-        .map((l, i) => (l.trim() ? i + 1 : 0))
-        .filter(Boolean);
-      // Checked against the batch before anything is stored, naming the line: a grade never lands on another claim.
-      parsed.forEach((g, k) => {
-        try {
-          groundingGrading(claims, [g]);
-        } catch (err) {
-          if (!UsageError.isInstance(err)) throw err;
-          throw new UsageError(`${gradesFile} line ${lines[k]}: ${err.message.replace(/^grades: /, '')}; nothing was imported`, {
-            file: gradesFile,
-            line: lines[k],
-          });
-        }
-      });
-      let grader: string | undefined;
-      grades = parsed.map((g) => ({ answer: g.answer, claim: g.claim, supported: g.supported, grader: g.grader ?? (grader ??= graderName(flags.grader)) }));
-    }
+    const grades = fileGrades ?? (await gradesOf(claims, flags));
     const { audit, created } = await store.audits.create(batch);
     // A new batch of a run's rule keeps the grading done on its earlier batches (one taken before the run finished).
     const carried = created ? await carriedGrades(store, audit) : [];
     await store.audits.recordGrades(audit.id, carried);
-    const fresh = created ? grades : newGrades(grades, await store.audits.listGrades(audit.id));
+    const fresh = newGrades(grades, await store.audits.listGrades(audit.id));
     await store.audits.recordGrades(audit.id, fresh);
     process.stdout.write(`${audit.id}\n`);
     const of = audit.run ? `: the ${audit.run.rule} rule of run ${audit.run.id}` : '';
     const kept = carried.length ? `, ${carried.length} grade(s) carried over from the run's earlier batches` : '';
     process.stderr.write(
       created
-        ? `assay: stored audit batch ${audit.id} (${claims.length} claims${grades.length ? `, ${grades.length} grade(s)` : ''}${of}${kept}); grade it with assay serve --grading at /audits/${audit.id}/grade\n`
+        ? `assay: stored audit batch ${audit.id} (${claims.length} claims${fresh.length ? `, ${fresh.length} grade(s)` : ''}${of}${kept}); grade it with assay serve --grading at /audits/${audit.id}/grade\n`
         : `assay: these claims are already stored as ${audit.id} (${JSON.stringify(audit.name)}${of}), kept as they are${gradesFile !== undefined ? `; ${fresh.length} new grade(s) added` : ''}\n`,
     );
   } finally {
