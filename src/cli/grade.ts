@@ -149,7 +149,10 @@ export function register(program: Command): void {
       "Grade a run's outputs by hand (p pass, f fail, s skip, u undo, ←/→ or j/k move, q quit): the judge is checked against you and its rate corrected",
     )
     .argument('[runId]', 'run id, "latest" or the start of an id (or --audits instead)')
-    .option('--audits <file>', 'grade the claims of grounding audits instead: the JSON of assay analyze --answers … --json')
+    .option(
+      '--audits <file|id>',
+      "grade the claims of grounding audits instead: the JSON of assay analyze --answers … --json, or a stored batch by its id (assay audits import, --run for a run's grounded rule)",
+    )
     .option('--grades <file>', 'with --audits: the JSON Lines file the claim grades are kept in (appended to; created if missing)')
     .option('--summary', 'with --audits: only print the detector against the grades so far')
     .option('--json [file]', 'with --audits: the summary as JSON (to stdout, or to the file)')
@@ -171,7 +174,8 @@ queue keeps the probability it was drawn with, which keeps the corrected rate un
 order, and skip only outputs you cannot judge (docs/judges.md).
 
 With --audits, the claims of grounding audits are graded instead (p supported, f not supported, s skip, q quit),
-each grade appended to --grades at once, in a random order fixed by --seed; then the detector is compared with
+each grade appended to --grades at once (or, for a stored batch's id, stored against it in --store), in a random
+order fixed by --seed; then the detector is compared with
 the grades (TPR, TNR, κ) and the share of unsupported claims is corrected by them (docs/grounding.md).
 
 Exit codes: 0 done, quit or removed; 2 a bad flag, run id, rule or grade id, audits or grades file, or a run with stopping: sequential; 3 the store cannot be used.`,
@@ -180,7 +184,7 @@ Exit codes: 0 done, quit or removed; 2 a bad flag, run id, rule or grade id, aud
       if (flags.audits !== undefined) {
         if (runId !== undefined)
           throw new UsageError(`--audits: grades audits, not a run; found the run id ${JSON.stringify(runId)} too`, { path: '--audits' });
-        const other = (['rule', 'suggest', 'design', 'width', 'print', 'remove', 'store'] as const).find((f) => flags[f] !== undefined);
+        const other = (['rule', 'suggest', 'design', 'width', 'print', 'remove'] as const).find((f) => flags[f] !== undefined);
         if (other) throw new UsageError(`--audits: takes no --${other} (a run's option)`, { path: '--audits' });
         return gradeAuditsCommand(flags);
       }

@@ -1,3 +1,4 @@
+import { runAuditSummaries } from '../grades/audits.js';
 import type { RunSummary, SummaryOptions } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { UsageError } from '../errors.js';
@@ -23,7 +24,7 @@ export interface StoredRunReport {
 export async function loadStoredRun(
   store: Store,
   runId: string,
-  opts: { withStats?: boolean; allowInconclusive?: boolean; options?: Partial<SummaryOptions>; store?: string } = {},
+  opts: { withStats?: boolean; allowInconclusive?: boolean; options?: Partial<SummaryOptions>; store?: string; withClaimGrading?: boolean } = {},
 ): Promise<StoredRunReport> {
   const run = await store.runs.get(runId);
   if (!run) throw new UsageError(`no run with id "${runId}" in the store (list them with: assay runs)`);
@@ -35,5 +36,7 @@ export async function loadStoredRun(
     ...(opts.allowInconclusive !== undefined ? { allowInconclusive: opts.allowInconclusive } : {}),
     ...(opts.store !== undefined ? { store: opts.store } : {}),
   });
-  return { run, tensor, summary, meta };
+  // People's grades of its grounded rules' claims (assay audits import --run), when asked (assay show).
+  const claimGrading = opts.withClaimGrading ? await runAuditSummaries(store, runId) : [];
+  return { run, tensor, summary, meta: claimGrading.length ? { ...meta, claimGrading } : meta };
 }
