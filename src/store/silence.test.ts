@@ -1,0 +1,87 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useConfigDir } from '../cli/testing/config-dir.js';
+import { runCliProcess } from '../cli/testing/process.js';
+import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
+import { createTestDatabase } from '../testing/services.js';
+import { pausableProxy, type PausableProxy } from '../testing/throwaway.js';
+
+// A PostgreSQL store that goes silent in the middle of a local run (the connections stay open and nothing
+// is answered: a hung server, a network dropping packets), made by a proxy to the shared server that stops
+// forwarding. What must hold (issue 30): the time from the silence to the exit is the bound (± a second or
+// two), the message says the real time, and a silence longer than a few seconds gets one line each way.
+const db = await createTestDatabase();
+afterAll(async () => db?.drop());
+const tmp = useConfigDir('assay-pg-silence-');
+
+let mock: MockOpenAI;
+let proxy: PausableProxy;
+beforeAll(async () => {
+  // 200 ms an answer at concurrency 2: 100 samples take about 10 s, time enough to silence the store midway.
+  mock = await startMockOpenAI({ chat: () => ({ content: 'a fine answer', delayMs: 200 }) });
+});
+afterAll(async () => mock?.close());
+beforeEach(async () => {
+  proxy = await pausableProxy(Number(new URL(db!.url).port || 5432));
+});
+afterEach(async () => proxy.close());
+
+const config = (name: string) =>
+  tmp.config(
+    `${name}.yaml`,
+    `name: ${name}
+system: { openai: { baseURL: "${mock.baseURL}", model: m } }
+inputs: [${Array.from({ length: 10 }, (_, i) => `"input ${i}"`).join(', ')}]
+samples: 10
+validators:
+  - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
+`,
+  );
+
+async function requestsReach(before: number, n: number): Promise<void> {
+  while (mock.requests.length - before < n) await new Promise((r) => setTimeout(r, 20));
+}
+
+const count = (text: string, re: RegExp) => text.match(new RegExp(re.source, 'g'))?.length ?? 0;
+const unreachableFor = (text: string) => Number(/has been unreachable for ([\d.]+) s/.exec(text)?.[1] ?? NaN);
+
+function localRun(name: string, ...extra: string[]) {
+  const u = new URL(db!.url);
+  u.port = String(proxy.port);
+  u.searchParams.set('schema', name);
+  return runCliProcess(['run', config(name), '--store', u.toString(), '--no-progress', '--concurrency', '2', ...extra]);
+}
+
+describe.skipIf(!db)('a PostgreSQL store that goes silent under a local assay run', () => {
+  it('past --outage-timeout 4s: exits 3 about 4 s after the silence began, saying how long it really was', async () => {
+    const before = mock.requests.length;
+    const running = localRun('bound', '--outage-timeout', '4s');
+    await requestsReach(before, 10);
+    proxy.pause();
+    const silentAt = performance.now();
+    const r = await running;
+    const tookS = (performance.now() - silentAt) / 1000;
+    expect(r.code, r.err).toBe(3);
+    expect(count(r.err, /lost the store at \S+ \(.+\); trying again for up to 4 s/)).toBe(1);
+    // The bound, give or take a second or two on a loaded machine (before: a minute, the query timeout).
+    expect(tookS).toBeGreaterThan(3.5);
+    expect(tookS).toBeLessThan(4 + 2.5);
+    expect(Math.abs(unreachableFor(r.err) - tookS)).toBeLessThan(1.5);
+    expect(r.err.trim().split('\n').at(-1)).toMatch(/^assay: the store at \S+ has been unreachable for [\d.]+ s \(.+\); run \S+ is not finished: /);
+  }, 120_000);
+
+  it('silent for 6 s (the default bound): one line when it goes silent, one when it answers again, and the run completes', async () => {
+    const before = mock.requests.length;
+    const running = localRun('pause');
+    await requestsReach(before, 10);
+    proxy.pause();
+    await new Promise((r) => setTimeout(r, 6000));
+    proxy.resume();
+    const r = await running;
+    expect(r.code, r.err).toBe(0);
+    expect(count(r.err, /lost the store at \S+ \(no answer within 3 s\); trying again for up to 60 s/)).toBe(1);
+    expect(count(r.err, /the store at \S+ is back \(after [\d.]+ s\)/)).toBe(1);
+    const back = Number(/is back \(after ([\d.]+) s\)/.exec(r.err)![1]);
+    expect(back).toBeGreaterThan(5);
+    expect(back).toBeLessThan(8);
+  }, 120_000);
+});
