@@ -104,3 +104,38 @@ describe.skipIf(!redis)('a Redis that goes silent under a waiting assay run --qu
     expect(back).toBeLessThan(8);
   }, 60_000);
 });
+
+describe.skipIf(!redis)('a Redis that goes silent under an assay worker', () => {
+  const viaProxy = (name: string, ...extra: string[]) => {
+    const w = spawnWorker(['--queue', `redis://127.0.0.1:${proxy.port}?prefix=${redis!.prefix}-${name}`, '--store', join(tmp.dir(), `${name}.db`), ...extra]);
+    workers.push(w);
+    return w;
+  };
+
+  it('past --outage-timeout 4s, with no job in hand: exits 3 about 4 s after the silence began, saying how long it really was', async () => {
+    const w = viaProxy('worker-bound', '--outage-timeout', '4s');
+    await w.ready;
+    proxy.pause();
+    const silentAt = performance.now();
+    const { code } = await w.exited;
+    const tookS = (performance.now() - silentAt) / 1000;
+    expect(code, w.log()).toBe(3);
+    expect(count(w.log(), /lost the queue at \S+ \(no answer within 3 s\); trying again for up to 4 s/)).toBe(1);
+    expect(tookS).toBeGreaterThan(3.5);
+    expect(tookS).toBeLessThan(4 + 2.5);
+    expect(Math.abs(unreachableFor(w.log()) - tookS)).toBeLessThan(1.5);
+    expect(w.log()).toMatch(/^assay: the queue at \S+ has been unreachable for [\d.]+ s \(.+\): the worker stops; restart it once that is back/m);
+  }, 60_000);
+
+  it('silent for 6 s: one line when it goes silent, one when it answers again, and it goes on', async () => {
+    const w = viaProxy('worker-pause');
+    await w.ready;
+    proxy.pause();
+    await new Promise((r) => setTimeout(r, 6000));
+    proxy.resume();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(count(w.log(), /lost the queue at \S+ \(no answer within 3 s\); trying again for up to 60 s/)).toBe(1);
+    expect(count(w.log(), /the queue at \S+ is back \(after [\d.]+ s\)/)).toBe(1);
+    expect(w.child.exitCode).toBeNull();
+  }, 60_000);
+});
