@@ -3,7 +3,8 @@ import { useConfigDir } from '../cli/testing/config-dir.js';
 import { runCliProcess } from '../cli/testing/process.js';
 import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { createTestDatabase } from '../testing/services.js';
-import { pausableProxy, type PausableProxy } from '../testing/throwaway.js';
+import { pausableProxy, silentServer, sparePort, type PausableProxy } from '../testing/throwaway.js';
+import { postgresProbe } from './postgres.js';
 
 // A PostgreSQL store that goes silent in the middle of a local run (the connections stay open and nothing
 // is answered: a hung server, a network dropping packets), made by a proxy to the shared server that stops
@@ -84,4 +85,22 @@ describe.skipIf(!db)('a PostgreSQL store that goes silent under a local assay ru
     expect(back).toBeGreaterThan(5);
     expect(back).toBeLessThan(8);
   }, 120_000);
+});
+
+describe.skipIf(!db)('the probe that tells a slow query from a silent server', () => {
+  it('true when the server answers (if only to refuse); false, within its time, when it is silent or not there', async () => {
+    expect(await postgresProbe(db!.url)(3000)).toBe(true);
+    const wrongDb = new URL(db!.url);
+    wrongDb.pathname = '/assay_no_such_database';
+    expect(await postgresProbe(wrongDb.toString())(3000)).toBe(true);
+    const silent = await silentServer();
+    try {
+      const t0 = performance.now();
+      expect(await postgresProbe(`postgres://postgres@127.0.0.1:${silent.port}/postgres`)(500)).toBe(false);
+      expect(performance.now() - t0).toBeLessThan(2000);
+    } finally {
+      await silent.close();
+    }
+    expect(await postgresProbe(`postgres://postgres@127.0.0.1:${await sparePort()}/postgres`)(500)).toBe(false);
+  });
 });
