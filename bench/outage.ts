@@ -19,6 +19,7 @@ import { runCliProcess } from '../src/cli/testing/process.js';
 import { startMockOpenAI } from '../src/mock/openai.js';
 import { spawnWorker, type WorkerProcess } from '../src/queue/testing/workers.js';
 import { createTestDatabase, redisForTests } from '../src/testing/services.js';
+import { mockRunYaml, requestsReach, silencedUntil, unreachableFor } from '../src/testing/silence.js';
 import { pausableProxy, type PausableProxy } from '../src/testing/throwaway.js';
 
 const { values } = parseArgs({
@@ -40,24 +41,10 @@ if (!redis || !db) throw new Error('bench:outage needs the shared Redis and Post
 const mock = await startMockOpenAI({ chat: () => ({ content: 'a fine answer', delayMs: 200 }) });
 const config = (name: string) => {
   const file = join(dir, `${name}.yaml`);
-  writeFileSync(
-    file,
-    `name: ${name}
-system: { openai: { baseURL: "${mock.baseURL}", model: m } }
-inputs: [${Array.from({ length: 40 }, (_, i) => `"input ${i}"`).join(', ')}]
-samples: 10
-validators:
-  - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
-`,
-  );
+  writeFileSync(file, mockRunYaml(name, mock.baseURL, 40, 10));
   return file;
 };
 
-async function requestsReach(before: number, n: number): Promise<void> {
-  while (mock.requests.length - before < n) await new Promise((r) => setTimeout(r, 20));
-}
-
-const said = (text: string) => Number(/has been unreachable for ([\d.]+) s/.exec(text)?.[1] ?? NaN);
 const round = (x: number) => Math.round(x * 10) / 10;
 
 interface Row {
@@ -103,13 +90,10 @@ async function measure(service: string, bound: number, proxy: PausableProxy): Pr
         args = ['run', config(name), '--store', u.toString(), '--concurrency', '2'];
       }
       ended = runCliProcess([...args, '--no-progress', '--outage-timeout', `${bound}s`]).then((r) => ({ code: r.code, text: r.err }));
-      await requestsReach(before, 10);
+      await requestsReach(mock, before, 10);
     }
-    proxy.pause();
-    const at = performance.now();
-    const r = await ended;
-    const exit = (performance.now() - at) / 1000;
-    return { service, bound_s: bound, exit_s: round(exit), said_s: said(r.text), over_s: round(exit - bound), code: r.code };
+    const { result: r, tookS } = await silencedUntil(proxy, ended);
+    return { service, bound_s: bound, exit_s: round(tookS), said_s: unreachableFor(r.text), over_s: round(tookS - bound), code: r.code };
   } finally {
     for (const w of workers) {
       if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');

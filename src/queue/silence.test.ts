@@ -4,6 +4,7 @@ import { useConfigDir } from '../cli/testing/config-dir.js';
 import { runCliProcess } from '../cli/testing/process.js';
 import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { redisForTests } from '../testing/services.js';
+import { mockRunYaml, requestsReach, silencedUntil, silenceFor, silenceLines, unreachableFor } from '../testing/silence.js';
 import { pausableProxy, type PausableProxy } from '../testing/throwaway.js';
 import { spawnWorker, type WorkerProcess } from './testing/workers.js';
 
@@ -34,25 +35,7 @@ afterEach(async () => {
   }
 });
 
-const config = (name: string) =>
-  tmp.config(
-    `${name}.yaml`,
-    `name: ${name}
-system: { openai: { baseURL: "${mock.baseURL}", model: m } }
-inputs: [${Array.from({ length: 10 }, (_, i) => `"input ${i}"`).join(', ')}]
-samples: 10
-validators:
-  - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
-`,
-  );
-
-async function requestsReach(before: number, n: number): Promise<void> {
-  while (mock.requests.length - before < n) await new Promise((r) => setTimeout(r, 20));
-}
-
-const count = (text: string, re: RegExp) => text.match(new RegExp(re.source, 'g'))?.length ?? 0;
-/** The figure a line gives for how long the service was unreachable (s). */
-const unreachableFor = (text: string) => Number(/has been unreachable for ([\d.]+) s/.exec(text)?.[1] ?? NaN);
+const config = (name: string) => tmp.config(`${name}.yaml`, mockRunYaml(name, mock.baseURL, 10, 10));
 
 /** `assay run` on the queue behind the proxy (the worker reaches Redis directly, so only the waiting run loses it). */
 function queuedRun(name: string, ...extra: string[]) {
@@ -70,39 +53,33 @@ describe.skipIf(!redis)('a Redis that goes silent under a waiting assay run --qu
     await worker.ready;
     const before = mock.requests.length;
     const running = run();
-    await requestsReach(before, 10);
-    proxy.pause();
-    const silentAt = performance.now();
-    const r = await running;
-    const tookS = (performance.now() - silentAt) / 1000;
+    await requestsReach(mock, before, 10);
+    const { result: r, tookS } = await silencedUntil(proxy, running);
     expect(r.code, r.err).toBe(3);
-    expect(count(r.err, /lost the queue at \S+ \(.+\); trying again for up to 4 s/)).toBe(1);
+    expect(silenceLines(r.err, 'queue', '4 s').lost).toBe(1);
     // The bound, give or take a second or two on a loaded machine (before: 20 s, saying 10 s).
     expect(tookS).toBeGreaterThan(3.5);
     expect(tookS).toBeLessThan(4 + 2.5);
     // What the line says is what the silence lasted, to a second.
     expect(Math.abs(unreachableFor(r.err) - tookS)).toBeLessThan(1.5);
     expect(r.err.trim().split('\n').at(-1)).toMatch(/^assay: the queue at \S+ has been unreachable for [\d.]+ s \(.+\); run \S+ is kept as interrupted: /);
-  }, 60_000);
+  }, 120_000);
 
   it('silent for 6 s (the default bound): one line when it goes silent, one when it answers again, and the run completes', async () => {
     const { worker, run } = queuedRun('pause');
     await worker.ready;
     const before = mock.requests.length;
     const running = run();
-    await requestsReach(before, 10);
-    proxy.pause();
-    await new Promise((r) => setTimeout(r, 6000));
-    proxy.resume();
+    await requestsReach(mock, before, 10);
+    await silenceFor(proxy, 6000);
     const r = await running;
     expect(r.code, r.err).toBe(0);
     // Before: no line at all (the first command's 10 s timeout had not passed).
-    expect(count(r.err, /lost the queue at \S+ \(no answer within 3 s\); trying again for up to 60 s/)).toBe(1);
-    expect(count(r.err, /the queue at \S+ is back \(after [\d.]+ s\)/)).toBe(1);
-    const back = Number(/is back \(after ([\d.]+) s\)/.exec(r.err)![1]);
-    expect(back).toBeGreaterThan(5);
-    expect(back).toBeLessThan(8);
-  }, 60_000);
+    const said = silenceLines(r.err, 'queue', '60 s');
+    expect([said.lost, said.back]).toEqual([1, 1]);
+    expect(said.backAfterS).toBeGreaterThan(5);
+    expect(said.backAfterS).toBeLessThan(8);
+  }, 120_000);
 });
 
 describe.skipIf(!redis)('a Redis that goes silent under an assay worker', () => {
@@ -115,28 +92,23 @@ describe.skipIf(!redis)('a Redis that goes silent under an assay worker', () => 
   it('past --outage-timeout 4s, with no job in hand: exits 3 about 4 s after the silence began, saying how long it really was', async () => {
     const w = viaProxy('worker-bound', '--outage-timeout', '4s');
     await w.ready;
-    proxy.pause();
-    const silentAt = performance.now();
-    const { code } = await w.exited;
-    const tookS = (performance.now() - silentAt) / 1000;
-    expect(code, w.log()).toBe(3);
-    expect(count(w.log(), /lost the queue at \S+ \(no answer within 3 s\); trying again for up to 4 s/)).toBe(1);
+    const { result, tookS } = await silencedUntil(proxy, w.exited);
+    expect(result.code, w.log()).toBe(3);
+    expect(silenceLines(w.log(), 'queue', '4 s').lost).toBe(1);
     expect(tookS).toBeGreaterThan(3.5);
     expect(tookS).toBeLessThan(4 + 2.5);
     // Counted from its first unanswered heartbeat, up to a second after the silence began.
     expect(Math.abs(unreachableFor(w.log()) - tookS)).toBeLessThan(2);
     expect(w.log()).toMatch(/^assay: the queue at \S+ has been unreachable for [\d.]+ s \(.+\): the worker stops; restart it once that is back/m);
-  }, 60_000);
+  }, 120_000);
 
   it('silent for 6 s: one line when it goes silent, one when it answers again, and it goes on', async () => {
     const w = viaProxy('worker-pause');
     await w.ready;
-    proxy.pause();
-    await new Promise((r) => setTimeout(r, 6000));
-    proxy.resume();
+    await silenceFor(proxy, 6000);
     for (let waited = 0; !/ is back /.test(w.log()) && waited < 5000; waited += 100) await new Promise((r) => setTimeout(r, 100));
-    expect(count(w.log(), /lost the queue at \S+ \(no answer within 3 s\); trying again for up to 60 s/)).toBe(1);
-    expect(count(w.log(), /the queue at \S+ is back \(after [\d.]+ s\)/)).toBe(1);
+    const said = silenceLines(w.log(), 'queue', '60 s');
+    expect([said.lost, said.back]).toEqual([1, 1]);
     expect(w.child.exitCode).toBeNull();
-  }, 60_000);
+  }, 120_000);
 });

@@ -3,6 +3,7 @@ import { useConfigDir } from '../cli/testing/config-dir.js';
 import { runCliProcess } from '../cli/testing/process.js';
 import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { createTestDatabase } from '../testing/services.js';
+import { mockRunYaml, requestsReach, silencedUntil, silenceFor, silenceLines, unreachableFor } from '../testing/silence.js';
 import { pausableProxy, silentServer, sparePort, type PausableProxy } from '../testing/throwaway.js';
 import { postgresProbe } from './postgres.js';
 
@@ -26,24 +27,7 @@ beforeEach(async () => {
 });
 afterEach(async () => proxy.close());
 
-const config = (name: string) =>
-  tmp.config(
-    `${name}.yaml`,
-    `name: ${name}
-system: { openai: { baseURL: "${mock.baseURL}", model: m } }
-inputs: [${Array.from({ length: 10 }, (_, i) => `"input ${i}"`).join(', ')}]
-samples: 10
-validators:
-  - { name: nonempty, predicate: "o => o.length > 0", minSuccess: 0.9 }
-`,
-  );
-
-async function requestsReach(before: number, n: number): Promise<void> {
-  while (mock.requests.length - before < n) await new Promise((r) => setTimeout(r, 20));
-}
-
-const count = (text: string, re: RegExp) => text.match(new RegExp(re.source, 'g'))?.length ?? 0;
-const unreachableFor = (text: string) => Number(/has been unreachable for ([\d.]+) s/.exec(text)?.[1] ?? NaN);
+const config = (name: string) => tmp.config(`${name}.yaml`, mockRunYaml(name, mock.baseURL, 10, 10));
 
 function localRun(name: string, ...extra: string[]) {
   const u = new URL(db!.url);
@@ -56,13 +40,10 @@ describe.skipIf(!db)('a PostgreSQL store that goes silent under a local assay ru
   it('past --outage-timeout 4s: exits 3 about 4 s after the silence began, saying how long it really was', async () => {
     const before = mock.requests.length;
     const running = localRun('bound', '--outage-timeout', '4s');
-    await requestsReach(before, 10);
-    proxy.pause();
-    const silentAt = performance.now();
-    const r = await running;
-    const tookS = (performance.now() - silentAt) / 1000;
+    await requestsReach(mock, before, 10);
+    const { result: r, tookS } = await silencedUntil(proxy, running);
     expect(r.code, r.err).toBe(3);
-    expect(count(r.err, /lost the store at \S+ \(.+\); trying again for up to 4 s/)).toBe(1);
+    expect(silenceLines(r.err, 'store', '4 s').lost).toBe(1);
     // The bound, give or take a second or two on a loaded machine (before: a minute, the query timeout).
     expect(tookS).toBeGreaterThan(3.5);
     expect(tookS).toBeLessThan(4 + 2.5);
@@ -73,17 +54,14 @@ describe.skipIf(!db)('a PostgreSQL store that goes silent under a local assay ru
   it('silent for 6 s (the default bound): one line when it goes silent, one when it answers again, and the run completes', async () => {
     const before = mock.requests.length;
     const running = localRun('pause');
-    await requestsReach(before, 10);
-    proxy.pause();
-    await new Promise((r) => setTimeout(r, 6000));
-    proxy.resume();
+    await requestsReach(mock, before, 10);
+    await silenceFor(proxy, 6000);
     const r = await running;
     expect(r.code, r.err).toBe(0);
-    expect(count(r.err, /lost the store at \S+ \(no answer within 3 s\); trying again for up to 60 s/)).toBe(1);
-    expect(count(r.err, /the store at \S+ is back \(after [\d.]+ s\)/)).toBe(1);
-    const back = Number(/is back \(after ([\d.]+) s\)/.exec(r.err)![1]);
-    expect(back).toBeGreaterThan(5);
-    expect(back).toBeLessThan(8);
+    const said = silenceLines(r.err, 'store', '60 s');
+    expect([said.lost, said.back]).toEqual([1, 1]);
+    expect(said.backAfterS).toBeGreaterThan(5);
+    expect(said.backAfterS).toBeLessThan(8);
   }, 120_000);
 });
 
