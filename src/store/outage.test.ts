@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
+import { TSX } from '../cli/testing/process.js';
 import { Outage, OutageError } from './outage.js';
 
 /** An outage on a clock of its own: each pause moves the clock on, nothing waits for real time. */
@@ -180,4 +182,24 @@ describe('Outage: a service that goes silent (real time, short bounds)', () => {
     socket.destroy();
     await thread.terminate();
   });
+});
+
+describe('Outage: the process', () => {
+  it('is not held until the bound by an outage nobody waits for any more (a run interrupted meanwhile)', async () => {
+    const outageModule = new URL('./outage.ts', import.meta.url).href;
+    const script = `const { Outage } = await import(${JSON.stringify(outageModule)});
+      const outage = new Outage('the queue at redis://q', { boundMs: 60000, retryable: () => true, log: (l) => console.log(l) });
+      outage.lost(new Error('lost'));
+      void outage.watched(() => new Promise(() => {})).catch(() => {});`;
+    const t0 = performance.now();
+    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', TSX, '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('close', (code) => resolve({ code, out }));
+    });
+    expect(r.out).toContain('lost the queue at redis://q (lost); trying again for up to 60 s');
+    expect(r.code).toBe(0);
+    expect(performance.now() - t0).toBeLessThan(20_000);
+  }, 60_000);
 });

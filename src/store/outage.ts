@@ -149,8 +149,9 @@ export class Outage {
     let done = false;
     let timer: NodeJS.Timeout | undefined;
     const arm = () => {
-      // After the timer, I/O first: an answer that arrived while the event loop was busy is no silence.
-      timer = setTimeout(() => setImmediate(() => void check()), waitMs);
+      // After the timer, I/O first: an answer that arrived while the event loop was busy is no silence. Unref'd,
+      // as the other timers here: the call's own socket keeps the process up while it waits.
+      timer = setTimeout(() => setImmediate(() => void check()), waitMs).unref();
     };
     const check = async () => {
       if (done || this.gaveUp || this.said) return;
@@ -214,7 +215,8 @@ export class Outage {
     this.said = true;
     this.opts.log?.(`lost ${this.what} (${this.reason(err)}); trying again for up to ${seconds(this.opts.boundMs)}`);
     const left = this.since! + this.opts.boundMs - this.now();
-    if (left > 0) this.deadline = setTimeout(() => ignore(() => this.expire()), left);
+    // Unref'd: a process that has nothing left to wait for (a run interrupted meanwhile) is not held until the bound.
+    if (left > 0) this.deadline = setTimeout(() => ignore(() => this.expire()), left).unref();
   }
 
   /** The bound has passed: give up, saying how long the service really was away. */
@@ -227,7 +229,7 @@ export class Outage {
   private probe(ms: number): Promise<boolean> {
     this.probing ??= (async () => {
       let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+      const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms).unref()));
       try {
         const answered = await Promise.race([this.opts.probe!(ms).catch(() => false), late]);
         if (answered) this.lastAnswer = this.now();
