@@ -78,8 +78,9 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
   const heartbeat = setInterval(() => {
     if (beating) return;
     beating = true;
-    redis
-      .ping()
+    // Watched: a Redis that keeps the connection and answers nothing is said after a few seconds, not at the command timeout.
+    outage
+      .watched(() => redis.ping())
       .then(
         () => outage.back(),
         (err: unknown) => {
