@@ -12,7 +12,8 @@ import { assembleRun, type AssembledRun } from '../run/assemble.js';
 import { runExperiment, type RunResult } from '../run/runner.js';
 import { checkStoreLocation, openStore, shownLocation, storeLocation } from '../store/open.js';
 import { MemoryStore } from '../store/memory.js';
-import type { RunRecord, Store } from '../store/types.js';
+import type { RunRecord, SampleRecord, Store } from '../store/types.js';
+import type { StopRule } from '../run/stop.js';
 import { cacheOn } from './cache.js';
 import { cacheText, callTimeoutText, earlyStopText, ruleMessage, type EarlyStop } from './messages.js';
 import { DEFAULT_CALL_TIMEOUT_MS, runTimeoutOf } from './limits.js';
@@ -77,6 +78,21 @@ async function keepRun(from: Store, to: Store, run: RunRecord): Promise<RunRecor
   return (await to.runs.get(kept.id)) ?? kept;
 }
 
+/**
+ * Whether a call met its per-call limit, seen as the samples are stored: the stores other than memory keep an
+ * error's message, not its kind, so the samples read back from SQLite or PostgreSQL cannot say it. Stops nothing.
+ */
+function timeoutWatch(): StopRule & { seen: boolean } {
+  const watch = {
+    name: 'timeout-watch',
+    ignoresResumed: true,
+    seen: false,
+    observe: (s: SampleRecord) => void (watch.seen ||= s.generationErrorKind === 'timeout'),
+    check: () => undefined,
+  };
+  return watch;
+}
+
 /** Why the run ended short of its samples, if it did: a stop rule (fail fast), else runTimeoutMs when it passed. */
 function earlyStopOf(result: RunResult, timedOutAt: number | undefined): EarlyStop | undefined {
   if (result.status !== 'interrupted') return undefined;
@@ -120,9 +136,11 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
     // No config file to resume from: the test file is named in the run's name, not as its config. runTimeoutMs
     // stops the run as Ctrl-C stops `assay run`: in-flight calls abandoned, finished samples kept, run interrupted.
     const thread = watchThread();
+    const timeouts = timeoutWatch();
     const result = await runExperiment({
       ...assembled,
       experiment: { ...assembled.experiment, configPath: undefined },
+      stopRules: [...assembled.stopRules, timeouts],
       store: scratch,
       signal: deadline,
     }).finally(() => thread.stop());
@@ -136,9 +154,7 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
     const early = earlyStopOf(result, deadline.aborted ? runTimeoutMs : undefined);
     const stopped = early && earlyStopText(early, samples.length, run.N * run.M, req.single ? 'calls' : 'samples');
     const fromCache = useCache ? cacheText(ledger, replay) : undefined;
-    const timedOut = samples.some((s) => s.generationErrorKind === 'timeout')
-      ? `\n  ${callTimeoutText(assembled.experiment.timeoutMs, req.options.timeoutMs !== undefined)}`
-      : '';
+    const timedOut = timeouts.seen ? `\n  ${callTimeoutText(assembled.experiment.timeoutMs, req.options.timeoutMs !== undefined)}` : '';
     const rules: RuleOutcome[] = summary.validators.map((v, k) => ({
       name: v.name,
       verdict: v.verdict,
