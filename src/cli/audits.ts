@@ -8,6 +8,7 @@ import { openStore, storeLocation } from '../store/open.js';
 import type { AuditRecord, ClaimGradeRecord, NewClaimGrade, Store } from '../store/types.js';
 import { gradingText } from './grade-audits.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
+import { assayCommandLine } from '../invocation.js';
 
 /**
  * `assay audits import batch.json [--grades grades.jsonl]`, `assay audits list`, `assay audits show ID [--json]`:
@@ -74,7 +75,7 @@ async function importAudit(file: string, flags: { name?: string; grades?: string
 /** Print a stored batch's summary: as JSON to `json` (a file, or "-"/true for stdout), else in words. */
 export async function showAudit(store: Store, id: string, json: string | boolean | undefined): Promise<void> {
   const audit = await store.audits.get(id);
-  if (!audit) throw new UsageError(`no audit batch with id "${id}" in the store (list them with: assay audits list)`, { path: 'auditId' });
+  if (!audit) throw new UsageError(`no audit batch with id "${id}" in the store (list them with: ${assayCommandLine('audits list')})`, { path: 'auditId' });
   const summary = auditSummary(audit, await store.audits.listGrades(id));
   if (typeof json === 'string' && json !== '-') {
     await writeFile(json, JSON.stringify(summary, null, 2) + '\n');
