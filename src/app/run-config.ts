@@ -17,6 +17,7 @@ import { NoStoreError, openStore, shownLocation, storeFailure, storeOutage, Stor
 import { resolveRunId } from '../store/resolve.js';
 import type { ResponseCache, RunRecord, Store } from '../store/types.js';
 import { queueFailure, runQueued } from './run-queued.js';
+import { assayCommandLine } from '../invocation.js';
 
 /**
  * What `assay run` does, as a library function: find and load the config (or a stored run's, to resume it),
@@ -72,9 +73,12 @@ export interface RunConfigOutcome {
 async function priorRun(location: string, ref: string): Promise<RunRecord> {
   const lookup = await openStore(location, { readonly: true }).catch((err: unknown) => {
     if (NoStoreError.isInstance(err))
-      throw new UsageError(`runId: no run with id "${ref}": there is no store at ${err.shown} yet (runs are stored there by: assay run <config>)`, {
-        key: 'runId',
-      });
+      throw new UsageError(
+        `runId: no run with id "${ref}": there is no store at ${err.shown} yet (runs are stored there by: ${assayCommandLine('run <config>')})`,
+        {
+          key: 'runId',
+        },
+      );
     throw err;
   });
   try {
@@ -117,7 +121,9 @@ export async function runConfig(o: RunConfigOptions): Promise<RunConfigOutcome> 
     if (configPath === undefined) {
       if (prior === undefined) configPath = findDefaultConfig(process.cwd());
       else if (!prior.configPath)
-        throw new UsageError(`runId ${prior.id}: the run has no config file on record; give it: assay run <config> --resume ${prior.id}`, { key: 'runId' });
+        throw new UsageError(`runId ${prior.id}: the run has no config file on record; give it: ${assayCommandLine(`run <config> --resume ${prior.id}`)}`, {
+          key: 'runId',
+        });
       else configPath = prior.configPath;
     }
     // A config that does not load leaves no trace: the store is opened (for writing) once it has.
@@ -186,9 +192,12 @@ export async function runConfig(o: RunConfigOptions): Promise<RunConfigOutcome> 
     ).catch((err: unknown) => {
       // The store stayed away past the bound: say how to finish the run once it is back.
       if (OutageError.isInstance(err) && runId !== undefined)
-        throw new StoreError(`${err.message}; run ${runId} is not finished: finish it with: assay run --resume ${runId} --store ${shownLocation(location)}`, {
-          cause: err,
-        });
+        throw new StoreError(
+          `${err.message}; run ${runId} is not finished: finish it with: ${assayCommandLine(`run --resume ${runId} --store ${shownLocation(location)}`)}`,
+          {
+            cause: err,
+          },
+        );
       throw storeFailure(location, err) ?? err;
     });
     const outcome = { result, store, dispose, [Symbol.asyncDispose]: dispose };

@@ -10,6 +10,7 @@ import { resolveRunId } from '../store/resolve.js';
 import type { ClaimGradeRecord, NewAudit, NewClaimGrade, Store } from '../store/types.js';
 import { gradingText } from './grade-audits.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
+import { assayCommandLine } from '../invocation.js';
 
 /**
  * `assay audits import batch.json [--grades grades.jsonl]`, `assay audits list`, `assay audits show ID [--json]`:
@@ -112,7 +113,7 @@ async function importAudit(
     const kept = carried.length ? `, ${carried.length} grade(s) carried over from the run's earlier batches` : '';
     process.stderr.write(
       created
-        ? `assay: stored audit batch ${audit.id} (${claims.length} claims${fresh.length ? `, ${fresh.length} grade(s)` : ''}${of}${kept}); grade it with assay serve --grading at /audits/${audit.id}/grade\n`
+        ? `assay: stored audit batch ${audit.id} (${claims.length} claims${fresh.length ? `, ${fresh.length} grade(s)` : ''}${of}${kept}); grade it with ${assayCommandLine('serve --grading')} at /audits/${audit.id}/grade\n`
         : `assay: these claims are already stored as ${audit.id} (${JSON.stringify(audit.name)}${of}), kept as they are${gradesFile !== undefined ? `; ${fresh.length} new grade(s) added` : ''}\n`,
     );
   } finally {
@@ -123,7 +124,7 @@ async function importAudit(
 /** Print a stored batch's summary: as JSON to `json` (a file, or "-"/true for stdout), else in words. */
 export async function showAudit(store: Store, id: string, json: string | boolean | undefined): Promise<void> {
   const audit = await store.audits.get(id);
-  if (!audit) throw new UsageError(`no audit batch with id "${id}" in the store (list them with: assay audits list)`, { path: 'auditId' });
+  if (!audit) throw new UsageError(`no audit batch with id "${id}" in the store (list them with: ${assayCommandLine('audits list')})`, { path: 'auditId' });
   const summary = auditSummary(audit, await store.audits.listGrades(id));
   const of = summary.run ? ` (the ${summary.run.rule} rule of run ${summary.run.id})` : '';
   if (typeof json === 'string' && json !== '-') {

@@ -1,5 +1,6 @@
 import { appendFile, readFile, stat, writeFile } from 'node:fs/promises';
 import { ExitCode, UsageError } from '../errors.js';
+import { assayCommandLine } from '../invocation.js';
 import { maxOf } from '../core/arrays.js';
 import { formatRate, NO_VALUE } from '../core/show.js';
 import type { RateInterval } from '../core/alignment.js';
@@ -117,7 +118,8 @@ async function storeTarget(id: string, location: string | undefined): Promise<Gr
   const store = await openStore(storeLocation(location), { existing: true });
   try {
     const audit = await store.audits.get(id);
-    if (!audit) throw new UsageError(`--audits: no audit batch with id "${id}" in the store (list them with: assay audits list)`, { path: '--audits' });
+    if (!audit)
+      throw new UsageError(`--audits: no audit batch with id "${id}" in the store (list them with: ${assayCommandLine('audits list')})`, { path: '--audits' });
     const stored = await store.audits.listGrades(id);
     return {
       claims: audit.claims,

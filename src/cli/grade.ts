@@ -11,6 +11,7 @@ import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 import { intFlag, oneOfFlag, shareFlag } from './flags.js';
 import { formatLevel } from '../core/show.js';
 import { gradeAuditsCommand, type AuditGradeFlags } from './grade-audits.js';
+import { assayCommandLine } from '../invocation.js';
 
 interface GradeFlags {
   rule?: string;
@@ -53,7 +54,7 @@ async function removeGrade(runArg: string, flags: GradeFlags): Promise<void> {
     const runId = await resolveRunId(store, runArg, 'run');
     const g = (await store.grades.list(runId)).find((x) => x.id === id);
     if (!g || !(await store.grades.delete(runId, id)))
-      throw new UsageError(`--remove: run ${runId} has no grade ${id} (see its grades with: assay grades export --run ${runId} --ids)`, {
+      throw new UsageError(`--remove: run ${runId} has no grade ${id} (see its grades with: ${assayCommandLine(`grades export --run ${runId} --ids`)})`, {
         path: '--remove',
       });
     process.stderr.write(
@@ -133,7 +134,7 @@ async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
       process.stdin.pause();
     }
     process.stderr.write(
-      `assay: ${session.count} grade(s) stored by ${grader}; ${session.gradedInQueue} of the queue's ${queue.items.length} graded by ${grader}. See them with: assay show ${runId}\n`,
+      `assay: ${session.count} grade(s) stored by ${grader}; ${session.gradedInQueue} of the queue's ${queue.items.length} graded by ${grader}. See them with: ${assayCommandLine(`show ${runId}`)}\n`,
     );
     process.exitCode = ExitCode.OK;
   } finally {

@@ -11,6 +11,7 @@ import type { RunRecord, RunStatus, SampleRecord, Store } from '../store/types.j
 import { RunBoard } from './board.js';
 import { connectRedis, QueueError, redisLost, redisReason, redisRefused, type RedisLocation } from './connection.js';
 import { QUEUE_NAME, SAMPLE_JOB_OPTIONS, sampleJobId, type SampleJob, type SampleJobResult } from './jobs.js';
+import { assayCommandLine } from '../invocation.js';
 
 export interface QueuedRunOptions {
   /** The experiment as the local runner takes it (its validators give the run's columns). */
@@ -267,7 +268,7 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
         () => 'is not finished',
       );
       const where = opts.where ?? `--queue ${opts.queue.shown}`;
-      throw new QueueError(`${err.message}; run ${run.id} ${kept}: finish it with: assay run --resume ${run.id} ${where}`, { cause: err });
+      throw new QueueError(`${err.message}; run ${run.id} ${kept}: finish it with: ${assayCommandLine(`run --resume ${run.id} ${where}`)}`, { cause: err });
     }
     throw err;
   } finally {

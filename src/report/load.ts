@@ -7,6 +7,7 @@ import { summarizeRun } from '../core/decision.js';
 import { computeStats } from '../run/stats.js';
 import type { RunRecord, Store } from '../store/types.js';
 import { reportMeta, type ReportMeta } from './meta.js';
+import { assayCommandLine } from '../invocation.js';
 
 export interface StoredRunReport {
   run: RunRecord;
@@ -27,7 +28,7 @@ export async function loadStoredRun(
   opts: { withStats?: boolean; allowInconclusive?: boolean; options?: Partial<SummaryOptions>; store?: string; withClaimGrading?: boolean } = {},
 ): Promise<StoredRunReport> {
   const run = await store.runs.get(runId);
-  if (!run) throw new UsageError(`no run with id "${runId}" in the store (list them with: assay runs)`);
+  if (!run) throw new UsageError(`no run with id "${runId}" in the store (list them with: ${assayCommandLine('runs')})`);
   const tensor = await store.samples.tensor(runId);
   // Grades given after the run count too: `assay show` reflects them.
   const summary = summarizeRun(run, tensor, opts.options, await loadGrading(store, run));

@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import { GradeError } from './errors.js';
 import { CONTROL, gradedAtProblem, newRunId } from './validate.js';
 import type { AuditClaimRecord, AuditRecord, AuditRun, AuditStore, ClaimGradeRecord, NewAudit, NewClaimGrade } from './types.js';
+import { assayCommandLine } from '../invocation.js';
 
 /** The checks every adapter of `store.audits` makes, and the in-memory adapter (tests, library use). */
 
@@ -61,7 +62,7 @@ export function auditContentKey(audit: { claims: readonly AuditClaimRecord[]; ru
 }
 
 export function unknownAudit(auditId: string): UsageError {
-  return new UsageError(`no audit batch with id "${auditId}" in the store (list them with: assay audits)`, { path: 'auditId' });
+  return new UsageError(`no audit batch with id "${auditId}" in the store (list them with: ${assayCommandLine('audits')})`, { path: 'auditId' });
 }
 
 /** Grades checked against their batch, all before any is stored; a refused one's GradeError carries its position. */
