@@ -15,6 +15,12 @@ export function cacheContract(make: MakeStore): void {
       expect(Date.parse(e!.storedAt)).toBeGreaterThanOrEqual(before - 1000);
       await store.cache.set('k1', '{"text":"uno"}');
       expect((await store.cache.get('k1'))?.value).toBe('{"text":"uno"}');
+      // delete: the named entries go, absent keys are ignored, the rest stay.
+      await store.cache.set('k3', '{"text":"three"}');
+      await store.cache.delete(['k3', 'absent']);
+      await store.cache.delete([]);
+      expect(await store.cache.get('k3')).toBeUndefined();
+      expect((await store.cache.get('k2'))?.value).toBe('{"text":"two"}');
       expect(await store.cache.clear()).toBe(2);
       expect(await store.cache.get('k2')).toBeUndefined();
       expect(await store.cache.clear()).toBe(0);

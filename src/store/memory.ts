@@ -221,6 +221,10 @@ class MemoryCache implements ResponseCache {
     this.entries.set(key, { value, storedAt: new Date().toISOString() });
   }
 
+  async delete(keys: readonly string[]): Promise<void> {
+    for (const k of keys) this.entries.delete(k);
+  }
+
   async clear(): Promise<number> {
     const n = this.entries.size;
     this.entries.clear();

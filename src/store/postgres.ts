@@ -257,6 +257,10 @@ class PostgresCache implements ResponseCache {
     );
   }
 
+  async delete(keys: readonly string[]): Promise<void> {
+    if (keys.length) await this.q('DELETE FROM response_cache WHERE key = ANY($1::text[])', [keys]);
+  }
+
   async clear(): Promise<number> {
     return (await this.q('DELETE FROM response_cache')).rowCount ?? 0;
   }
