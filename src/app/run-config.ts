@@ -129,6 +129,7 @@ export async function runConfig(o: RunConfigOptions): Promise<RunConfigOutcome> 
     const cache: ResponseCache = {
       get: (k) => store!.cache.get(k),
       set: (k, v) => store!.cache.set(k, v),
+      add: (k, v) => store!.cache.add(k, v),
       delete: (keys) => store!.cache.delete(keys),
       clear: () => store!.cache.clear(),
     };

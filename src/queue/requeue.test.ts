@@ -101,6 +101,9 @@ describe.skipIf(!db || !redis)('work queued again after Redis lost its jobs', ()
       const paid = mock.requests.length - before;
       const judged = mock.requests.slice(before).filter((x) => isJudgeRequest(x.body as { messages: { role: string; content: unknown }[] })).length;
       expect({ generations: paid - judged, judged }).toEqual({ generations: N * M, judged: N * M });
+      // The journal (kept in the store's cache table) is emptied as the samples are stored.
+      await using w = await openStore(store());
+      expect(await w.cache.clear()).toBe(0);
     }, 120_000);
   }
 });
