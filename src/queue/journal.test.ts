@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { CheckResult, Validator } from '../core/validator.js';
 import type { Generation, SystemUnderTest } from '../providers/types.js';
 import type { EvaluateFn } from '../run/sample.js';
@@ -10,6 +10,18 @@ import { CallJournal, journalSample } from './journal.js';
 const signal = () => new AbortController().signal;
 const spec = (key: string, timeoutMs = 5000) => ({ key, timeoutMs, signal: signal() });
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A worker's journal, its heartbeat started (closed after the test file). */
+const opened: CallJournal[] = [];
+async function journalOf(store: MemoryStore, opts: ConstructorParameters<typeof CallJournal>[1]): Promise<CallJournal> {
+  const j = new CallJournal(store.cache, opts);
+  await j.start();
+  opened.push(j);
+  return j;
+}
+afterAll(async () => {
+  for (const j of opened) await j.close();
+});
 
 /** A call that counts how often it is made and answers after `ms`. */
 function counted<T>(value: T, ms = 30) {
@@ -27,7 +39,7 @@ function counted<T>(value: T, ms = 30) {
 describe('CallJournal', () => {
   it('an answer recorded by one worker is reused by another, with what it cost', async () => {
     const store = new MemoryStore();
-    const [a, b] = [new CallJournal(store.cache, { worker: 'a' }), new CallJournal(store.cache, { worker: 'b' })];
+    const [a, b] = [await journalOf(store, { worker: 'a' }), await journalOf(store, { worker: 'b' })];
     const gen: Generation = { text: 'paid once', latencyMs: 120, costUsd: 0.002, usage: { promptTokens: 10, completionTokens: 5 } };
     const c = counted(gen);
     expect(await a.call(spec('k'), c.call)).toEqual(gen);
@@ -38,7 +50,7 @@ describe('CallJournal', () => {
 
   it('a call in flight on another worker is waited for, not made again; two claiming at once make it once', async () => {
     const store = new MemoryStore();
-    const journals = ['a', 'b', 'c'].map((w) => new CallJournal(store.cache, { worker: w, pollMs: 5 }));
+    const journals = await Promise.all(['a', 'b', 'c'].map((w) => journalOf(store, { worker: w, pollMs: 5 })));
     const c = counted('answer', 80);
     const first = journals[0].call(spec('k'), c.call);
     await tick(20); // a is calling
@@ -54,31 +66,50 @@ describe('CallJournal', () => {
 
   it('the same call twice in one process is made once', async () => {
     const store = new MemoryStore();
-    const j = new CallJournal(store.cache, { worker: 'a' });
+    const j = await journalOf(store, { worker: 'a' });
     const c = counted('x', 50);
     expect(await Promise.all([j.call(spec('k'), c.call), j.call(spec('k'), c.call)])).toEqual(['x', 'x']);
     expect(c.made).toBe(1);
   });
 
-  it('a claim whose caller died lapses after its deadline and is taken over', async () => {
+  it('a claim whose caller died is taken over: once its heartbeat stops moving, or past its deadline', async () => {
     const store = new MemoryStore();
     let now = 1_000_000;
-    const dead = new CallJournal(store.cache, { worker: 'dead', now: () => now });
-    const live = new CallJournal(store.cache, { worker: 'live', pollMs: 5, now: () => now });
-    void dead.call(spec('k', 1000), () => new Promise<string>(() => {})).catch(() => {}); // never answers
+    // Killed: it beat once at start and never again (kill -9 leaves its beat in the store).
+    const dead = await journalOf(store, { worker: 'dead', heartbeatMs: 3_600_000, now: () => now });
+    const live = await journalOf(store, { worker: 'live', pollMs: 5, lapseMs: 5000, now: () => now });
+    void dead.call(spec('k', 60_000), () => new Promise<string>(() => {})).catch(() => {}); // never answers
     await tick(10);
     const c = counted('mine', 5);
-    const waiting = live.call(spec('k', 1000), c.call);
+    const waiting = live.call(spec('k', 60_000), c.call);
     await tick(40);
-    expect(c.made).toBe(0); // the claim is live: waited for
-    now += 1000 + 2000 + 1; // past its deadline and grace
+    expect(c.made).toBe(0); // its beat was first seen just now: waited for
+    now += 5001; // the beat has not moved for the lapse: dead, though its call's deadline is far
     expect(await waiting).toBe('mine');
     expect(c.made).toBe(1);
+
+    // A worker that beats on is waited for, up to its call's deadline (and a grace).
+    const slow = await journalOf(store, { worker: 'slow', heartbeatMs: 5, now: () => now });
+    void slow.call(spec('k2', 1000), () => new Promise<string>(() => {})).catch(() => {});
+    await tick(10);
+    const d = counted('taken', 5);
+    const waiting2 = live.call(spec('k2', 1000), d.call);
+    await tick(60);
+    expect(d.made).toBe(0);
+    now += 1000 + 2000 + 1;
+    expect(await waiting2).toBe('taken');
+    // A worker closed cleanly removes its beat: a claim it left (a call that never ended) is taken over at once.
+    const gone = await journalOf(store, { worker: 'gone', now: () => now });
+    void gone.call(spec('k3', 60_000), () => new Promise<string>(() => {})).catch(() => {});
+    await tick(10);
+    await gone.close();
+    const e = counted('at once', 5);
+    expect(await live.call(spec('k3', 60_000), e.call)).toBe('at once');
   });
 
   it('errors are not kept: a failed call drops its claim and the next one is made', async () => {
     const store = new MemoryStore();
-    const [a, b] = [new CallJournal(store.cache, { worker: 'a', pollMs: 5 }), new CallJournal(store.cache, { worker: 'b', pollMs: 5 })];
+    const [a, b] = [await journalOf(store, { worker: 'a', pollMs: 5 }), await journalOf(store, { worker: 'b', pollMs: 5 })];
     await expect(a.call(spec('k'), () => Promise.reject(new Error('503')))).rejects.toThrow('503');
     expect(await store.cache.get('k')).toBeUndefined();
     const c = counted('ok');
@@ -94,11 +125,11 @@ describe('CallJournal', () => {
   it('a damaged entry is replaced; a wait ends when the caller is aborted', async () => {
     const store = new MemoryStore();
     await store.cache.set('k', '{not json');
-    const j = new CallJournal(store.cache, { worker: 'a', pollMs: 5 });
+    const j = await journalOf(store, { worker: 'a', pollMs: 5 });
     const c = counted('fresh', 1);
     expect(await j.call(spec('k'), c.call)).toBe('fresh');
     expect(c.made).toBe(1);
-    const other = new CallJournal(store.cache, { worker: 'b', pollMs: 5 });
+    const other = await journalOf(store, { worker: 'b', pollMs: 5 });
     void j.call(spec('slow'), () => new Promise<string>(() => {})).catch(() => {});
     await tick(10);
     const ac = new AbortController();
@@ -109,7 +140,7 @@ describe('CallJournal', () => {
 
   it('nothing recorded but the sample stored (its entries deleted): a re-run takes the stored one and calls nothing', async () => {
     const store = new MemoryStore();
-    const j = new CallJournal(store.cache, { worker: 'a' });
+    const j = await journalOf(store, { worker: 'a' });
     const c = counted('new');
     expect(await j.call({ ...spec('k'), stored: async () => 'stored' }, c.call)).toBe('stored');
     expect(c.made).toBe(0);
@@ -148,19 +179,19 @@ describe('journalSample', () => {
     const store = new MemoryStore();
     const f = fixture();
     const opts = { runId: 'r1', i: 0, j: 1, validators, timeoutMs: 5000 };
-    const a = journalSample(new CallJournal(store.cache, { worker: 'a' }), f, opts);
-    const b = journalSample(new CallJournal(store.cache, { worker: 'b' }), f, opts);
+    const a = journalSample(await journalOf(store, { worker: 'a' }), f, opts);
+    const b = journalSample(await journalOf(store, { worker: 'b' }), f, opts);
     const first = await run(a, 0, 1);
     const second = await run(b, 0, 1);
     expect(second).toEqual(first);
     expect(f.calls).toEqual({ generate: 1, judge: 1, rule: 2 });
     expect(a.keys).toHaveLength(2);
     // Another sample (j = 2) or another run is another call.
-    await run(journalSample(new CallJournal(store.cache, { worker: 'a' }), f, { ...opts, j: 2 }), 0, 2);
-    await run(journalSample(new CallJournal(store.cache, { worker: 'a' }), f, { ...opts, runId: 'r2' }), 0, 1);
+    await run(journalSample(await journalOf(store, { worker: 'a' }), f, { ...opts, j: 2 }), 0, 2);
+    await run(journalSample(await journalOf(store, { worker: 'a' }), f, { ...opts, runId: 'r2' }), 0, 1);
     expect(f.calls.generate).toBe(3);
     // Forgotten once stored: a run of the same sample with no stored record would call again.
-    await new CallJournal(store.cache, { worker: 'a' }).forget(a.keys);
+    await (await journalOf(store, { worker: 'a' })).forget(a.keys);
     expect(await store.cache.get(a.keys[0])).toBeUndefined();
   });
 
@@ -168,7 +199,7 @@ describe('journalSample', () => {
     const store = new MemoryStore();
     const f = fixture();
     const stored = { i: 0, j: 0, output: 'stored answer', outcomes: [Outcome.PASS, Outcome.FAIL], reasons: [undefined, ['no']], latencyMs: 9, attempts: 1 };
-    const s = journalSample(new CallJournal(store.cache, { worker: 'b' }), f, {
+    const s = journalSample(await journalOf(store, { worker: 'b' }), f, {
       runId: 'r',
       i: 0,
       j: 0,

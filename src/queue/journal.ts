@@ -25,6 +25,10 @@ import type { ResponseCache, SampleRecord } from '../store/types.js';
 const POLL_MS = 100;
 /** A claim outlives its caller's deadline by this much (ms): clocks of two machines and the write itself. */
 const CLAIM_GRACE_MS = 2000;
+/** A worker says it is alive this often (ms), in the store next to its claims. */
+const HEARTBEAT_MS = 1000;
+/** A worker whose heartbeat has not moved for this long (ms, by the waiter's clock) is dead: its claims are taken over. */
+const LAPSE_MS = 5000;
 
 type Entry<T> = { s: 'calling'; by: string; until: number } | { s: 'done'; value: T } | { s: 'damaged' };
 
@@ -32,6 +36,8 @@ export interface JournalOptions {
   /** This worker, as its claims name it. */
   worker: string;
   pollMs?: number;
+  heartbeatMs?: number;
+  lapseMs?: number;
   now?: () => number;
 }
 
@@ -51,6 +57,10 @@ export class CallJournal {
   private readonly inflight = new Map<string, Promise<unknown>>();
   private readonly pollMs: number;
   private readonly now: () => number;
+  private beats = 0;
+  private beating?: NodeJS.Timeout;
+  /** Other workers' heartbeats as last seen, and when (this process's clock: no two machines' clocks compared). */
+  private readonly seen = new Map<string, { beat: string | undefined; at: number }>();
 
   constructor(
     private readonly cache: ResponseCache,
@@ -58,6 +68,39 @@ export class CallJournal {
   ) {
     this.pollMs = opts.pollMs ?? POLL_MS;
     this.now = opts.now ?? Date.now;
+  }
+
+  /**
+   * Starts this worker's heartbeat (before it takes jobs): a worker waiting for one of its calls knows it alive while
+   * the beat moves, and takes the call over within seconds of a kill -9 instead of at the call's deadline.
+   */
+  async start(): Promise<void> {
+    await this.beat();
+    this.beating = setInterval(() => void this.beat().catch(() => {}), this.opts.heartbeatMs ?? HEARTBEAT_MS);
+    this.beating.unref();
+  }
+
+  /** Stops the heartbeat and removes it: claims this worker left (none, after a clean close) are taken over at once. */
+  async close(): Promise<void> {
+    clearInterval(this.beating);
+    await this.cache.delete([heartbeatKey(this.opts.worker)]).catch(() => {});
+  }
+
+  private async beat(): Promise<void> {
+    await this.cache.set(heartbeatKey(this.opts.worker), String(++this.beats));
+  }
+
+  /** Whether worker `by` beat within the lapse: its beat changed since this process last looked, or first seen lately. */
+  private async alive(by: string): Promise<boolean> {
+    const beat = (await this.cache.get(heartbeatKey(by)))?.value;
+    if (beat === undefined) return false;
+    const now = this.now();
+    const last = this.seen.get(by);
+    if (!last || last.beat !== beat) {
+      this.seen.set(by, { beat, at: now });
+      return true;
+    }
+    return now - last.at < (this.opts.lapseMs ?? LAPSE_MS);
   }
 
   /** Calls made past the journal, and answers it served (recorded, awaited from another worker, or joined here). */
@@ -88,7 +131,7 @@ export class CallJournal {
         this.counts.reused++;
         return e.value;
       }
-      if (e?.s === 'calling' && e.by !== this.opts.worker && e.until > this.now()) {
+      if (e?.s === 'calling' && e.by !== this.opts.worker && e.until > this.now() && (await this.alive(e.by))) {
         await sleep(this.pollMs, spec.signal);
         continue;
       }
@@ -134,6 +177,10 @@ export class CallJournal {
       return { s: 'damaged' }; // taken over: the call replaces it
     }
   }
+}
+
+function heartbeatKey(worker: string): string {
+  return cacheKey({ v: 1, journalWorker: worker });
 }
 
 /** Where one sample's calls are journaled. */

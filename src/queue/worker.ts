@@ -59,6 +59,10 @@ const HEARTBEAT_MS = 1000;
 export async function startSampleWorker(opts: SampleWorkerOptions): Promise<SampleWorker> {
   const { store, queue } = opts;
   const log = opts.log ?? (() => {});
+  // Every paid call is recorded in the store as it is made: a sample run again (its job re-queued after Redis lost
+  // it, or retried) reuses them instead of paying again, and waits for those still in flight (journal.ts).
+  const journal = new CallJournal(store.cache, { worker: randomUUID() });
+  await journal.start();
   const redis: Redis = opts.redis ?? (await connectRedis(queue));
   const outage = new Outage(`the queue at ${queue.shown}`, {
     boundMs: opts.outageMs ?? DEFAULT_OUTAGE_MS,
@@ -96,9 +100,6 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
   // One sandbox for every run this worker takes up: its threads start once, not once per run.
   const sandbox = createSandbox();
   let stored = 0;
-  // Every paid call is recorded in the store as it is made: a sample run again (its job re-queued after Redis lost
-  // it, or retried) reuses them instead of paying again, and waits for those still in flight (journal.ts).
-  const journal = new CallJournal(store.cache, { worker: randomUUID() });
 
   async function contextFor(runId: string): Promise<{ ctx: RunContext; release: () => void }> {
     let entry = contexts.get(runId);
@@ -302,6 +303,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       for (const e of contexts.values()) await e.ctx.then((c) => c.dispose()).catch(() => {});
       contexts.clear();
       sandbox.dispose();
+      await journal.close();
       redis.disconnect();
     },
   };
