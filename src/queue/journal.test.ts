@@ -84,7 +84,17 @@ describe('CallJournal', () => {
     const waiting = live.call(spec('k', 60_000), c.call);
     await tick(40);
     expect(c.made).toBe(0); // its beat was first seen just now: waited for
-    now += 5001; // the beat has not moved for the lapse: dead, though its call's deadline is far
+    // The waiter itself could not look for longer than the lapse (its process blocked, or the store away for
+    // everyone): it does not judge the other worker dead from that.
+    now += 6000;
+    await tick(30);
+    expect(c.made).toBe(0);
+    // The beat does not move for the lapse (the clock advanced a second at a time, as the waiter looks on): dead,
+    // though its call's deadline is far.
+    for (let t = 0; t < 6; t++) {
+      now += 1000;
+      await tick(20);
+    }
     expect(await waiting).toBe('mine');
     expect(c.made).toBe(1);
 
@@ -96,7 +106,10 @@ describe('CallJournal', () => {
     const waiting2 = live.call(spec('k2', 1000), d.call);
     await tick(60);
     expect(d.made).toBe(0);
-    now += 1000 + 2000 + 1;
+    for (let t = 0; t < 4; t++) {
+      now += 1000;
+      await tick(20);
+    }
     expect(await waiting2).toBe('taken');
     // A worker closed cleanly removes its beat: a claim it left (a call that never ended) is taken over at once.
     const gone = await journalOf(store, { worker: 'gone', now: () => now });

@@ -60,7 +60,7 @@ export class CallJournal {
   private beats = 0;
   private beating?: NodeJS.Timeout;
   /** Other workers' heartbeats as last seen, and when (this process's clock: no two machines' clocks compared). */
-  private readonly seen = new Map<string, { beat: string | undefined; at: number }>();
+  private readonly seen = new Map<string, { beat: string; at: number; looked: number }>();
 
   constructor(
     private readonly cache: ResponseCache,
@@ -95,12 +95,16 @@ export class CallJournal {
     const beat = (await this.cache.get(heartbeatKey(by)))?.value;
     if (beat === undefined) return false;
     const now = this.now();
+    const lapse = this.opts.lapseMs ?? LAPSE_MS;
     const last = this.seen.get(by);
-    if (!last || last.beat !== beat) {
-      this.seen.set(by, { beat, at: now });
+    // Changed, first seen, or not looked at for a while (this process was blocked, or the store away for everyone):
+    // the lapse counts from now.
+    if (!last || last.beat !== beat || now - last.looked > lapse / 2) {
+      this.seen.set(by, { beat, at: now, looked: now });
       return true;
     }
-    return now - last.at < (this.opts.lapseMs ?? LAPSE_MS);
+    last.looked = now;
+    return now - last.at < lapse;
   }
 
   /** Calls made past the journal, and answers it served (recorded, awaited from another worker, or joined here). */
