@@ -101,7 +101,10 @@ describe.skipIf(!db || !redis)('work queued again after Redis lost its jobs', ()
       const paid = mock.requests.length - before;
       const judged = mock.requests.slice(before).filter((x) => isJudgeRequest(x.body as { messages: { role: string; content: unknown }[] })).length;
       expect({ generations: paid - judged, judged }).toEqual({ generations: N * M, judged: N * M });
-      // The journal (kept in the store's cache table) is emptied as the samples are stored.
+      // The journal (kept in the store's cache table) is emptied as the samples are stored; workers stopped
+      // cleanly remove their heartbeats. (Each test starts from an empty table: the one before cleared it.)
+      for (const w of [a, b]) w.child.kill('SIGTERM');
+      expect((await Promise.all([a.exited, b.exited])).map((e) => e.code)).toEqual([0, 0]);
       await using w = await openStore(store());
       expect(await w.cache.clear()).toBe(0);
     }, 120_000);
