@@ -27,6 +27,7 @@ import { cliCommand, TSX } from '../src/cli/testing/process.js';
 import { loadExperiment } from '../src/config/load.js';
 import { parseRedisUrl } from '../src/queue/connection.js';
 import { runOnQueue } from '../src/queue/coordinator.js';
+import { assembleRun } from '../src/run/assemble.js';
 import { spawnWorker, type WorkerProcess } from '../src/queue/testing/workers.js';
 import { openStore } from '../src/store/open.js';
 import { startMockProcess } from '../src/testing/mock-process.js';
@@ -99,12 +100,13 @@ async function lossRun(variant: string, entry: string[], loss: number | null, n:
     spawnWorker(['--queue', queueUrl, '--store', store, '--concurrency', String(C)], process.env, entry),
   );
   const s = await openStore(store);
-  const x = await loadExperiment(config(`${variant}-${n}`));
+  // Assembled as assay run assembles it: the verifier becomes the run's second column.
+  const x = await assembleRun(await loadExperiment(config(`${variant}-${n}`)));
   try {
     await Promise.all(ws.map((w) => w.ready));
     const [g0, j0] = [(await system.arrivals()).length, (await judge.arrivals()).length];
     const t0 = performance.now();
-    const running = runOnQueue({ experiment: x, systemId: 'openai:bench', store: s, queue: parseRedisUrl(queueUrl), pollMs: 50 });
+    const running = runOnQueue({ experiment: x.experiment, systemId: 'openai:bench', store: s, queue: parseRedisUrl(queueUrl), pollMs: 50 });
     let done = false;
     void running.finally(() => (done = true)).catch(() => {});
     if (loss !== null) {
@@ -114,6 +116,7 @@ async function lossRun(variant: string, entry: string[], loss: number | null, n:
       c.disconnect();
     }
     const r = await running;
+    if (r.status !== 'complete' || r.failed) throw new Error(`run ${r.run.id} ended ${r.status} with ${r.failed} failed job(s): ${r.firstError ?? ''}`);
     const wall = (performance.now() - t0) / 1000;
     const generations = (await system.arrivals()).length - g0;
     const judged = (await judge.arrivals()).length - j0;
@@ -127,7 +130,7 @@ async function lossRun(variant: string, entry: string[], loss: number | null, n:
       wall_s: Math.round(wall * 100) / 100,
     };
   } finally {
-    x.dispose();
+    await x.dispose();
     await s.close();
     for (const w of ws) w.child.kill('SIGTERM');
     await Promise.all(ws.map((w) => w.exited));

@@ -47,7 +47,10 @@ interface CallSpec<T> {
   /** The call's own deadline (ms): its claim lasts this long (plus a grace). */
   timeoutMs: number;
   signal: AbortSignal;
-  /** The job may be a re-run: when nothing is recorded, the sample may be stored already (its entries deleted); what it says then. */
+  /**
+   * The job may be a re-run (without it: a sample's first run): when nothing is recorded, the sample may be stored
+   * already (its entries deleted); what it says then.
+   */
   stored?: () => Promise<T | undefined>;
   /** Whether an answer is kept (default all): an error is not, so that a re-run calls again. */
   keep?: (value: T) => boolean;
@@ -128,7 +131,10 @@ export class CallJournal {
   }
 
   private async resolve<T>(spec: CallSpec<T>, make: () => Promise<T>): Promise<T> {
-    for (;;) {
+    const claim = () => JSON.stringify({ s: 'calling', by: this.opts.worker, until: this.now() + spec.timeoutMs + CLAIM_GRACE_MS } satisfies Entry<T>);
+    // A sample's first run expects nothing there: it claims at once (one round trip), and looks only if that fails.
+    let claimed = !spec.stored && (await this.cache.add(spec.key, claim()));
+    while (!claimed) {
       if (spec.signal.aborted) throw spec.signal.reason;
       const e = await this.read<T>(spec.key);
       if (e?.s === 'done') {
@@ -146,12 +152,11 @@ export class CallJournal {
           return s;
         }
       }
-      const claim = JSON.stringify({ s: 'calling', by: this.opts.worker, until: this.now() + spec.timeoutMs + CLAIM_GRACE_MS } satisfies Entry<T>);
       // Nothing there: of two workers claiming at once one wins, the other waits for its answer. A lapsed claim
       // (its caller died) or a damaged entry is taken over.
-      if (e) await this.cache.set(spec.key, claim);
-      else if (!(await this.cache.add(spec.key, claim))) continue;
-      break;
+      if (e) await this.cache.set(spec.key, claim());
+      else if (!(await this.cache.add(spec.key, claim()))) continue;
+      claimed = true;
     }
     this.counts.made++;
     let value: T;
