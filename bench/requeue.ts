@@ -16,9 +16,7 @@
  * nothing is paid twice), extra_calls (paid beyond that), samples stored, wall seconds; no_loss_samples_per_s;
  * the load average.
  */
-import pg from 'pg';
 import { Redis } from 'ioredis';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +29,7 @@ import { assembleRun } from '../src/run/assemble.js';
 import { spawnWorker, type WorkerProcess } from '../src/queue/testing/workers.js';
 import { openStore } from '../src/store/open.js';
 import { startMockProcess } from '../src/testing/mock-process.js';
+import { createTestDatabase } from '../src/testing/services.js';
 import { throwawayRedis } from '../src/testing/throwaway.js';
 
 const { values } = parseArgs({
@@ -44,7 +43,6 @@ const { values } = parseArgs({
     losses: { type: 'string', default: '0.1,0.4,0.7' },
     'no-loss-runs': { type: 'string', default: '1' },
     baseline: { type: 'string' },
-    pg: { type: 'string', default: process.env.ASSAY_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
 const say = (line: string) => values.json || process.stderr.write(`bench:requeue: ${line}\n`);
@@ -55,13 +53,10 @@ const noLossRuns = Number(values['no-loss-runs']);
 const redis = await throwawayRedis();
 if (!redis) throw new Error('bench:requeue needs redis-server on the PATH (a Redis of its own, wiped with FLUSHALL)');
 const dir = mkdtempSync(join(tmpdir(), 'assay-bench-requeue-'));
-const dbName = `assay_bench_${randomBytes(4).toString('hex')}`;
-const admin = new pg.Client({ connectionString: values.pg });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-const dbUrl = new URL(values.pg);
-dbUrl.pathname = `/${dbName}`;
-const store = dbUrl.toString();
+// A fresh database on ASSAY_TEST_POSTGRES (default the local server), dropped after.
+const db = await createTestDatabase();
+if (!db) throw new Error('bench:requeue needs PostgreSQL (ASSAY_TEST_POSTGRES, default postgres://postgres@127.0.0.1:5432/postgres)');
+const store = db.url;
 const system = await startMockProcess({ delayMs: latency, content: 'It is a fine day and I am glad to see it.' });
 const judge = await startMockProcess({ delayMs: latency, judge: 'PASS' });
 
@@ -161,8 +156,7 @@ try {
   await system.close();
   await judge.close();
   await redis.destroy();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
+  await db.drop();
   rmSync(dir, { recursive: true, force: true });
 }
 
