@@ -132,7 +132,13 @@ export async function runConfig(o: RunConfigOptions): Promise<RunConfigOutcome> 
     // refused here, before anything is written (openRun checks again), and the stop rules use the stored ones.
     if (prior) checkResumedDecision(prior, experiment.decision, configPath);
     // The cache lives in the store, opened below: until then nothing calls a model, so it is reached lazily.
-    const cache: ResponseCache = { get: (k) => store!.cache.get(k), set: (k, v) => store!.cache.set(k, v), clear: () => store!.cache.clear() };
+    const cache: ResponseCache = {
+      get: (k) => store!.cache.get(k),
+      set: (k, v) => store!.cache.set(k, v),
+      add: (k, v) => store!.cache.add(k, v),
+      delete: (keys) => store!.cache.delete(keys),
+      clear: () => store!.cache.clear(),
+    };
     // On a queue the workers call the system and the judges and hold the API keys: here the config is only checked.
     const env = queue ? workersHoldSecrets : undefined;
     assembled = await assembleRun(experiment, {

@@ -305,6 +305,19 @@ class PostgresCache implements ResponseCache {
     );
   }
 
+  async add(key: string, value: string): Promise<boolean> {
+    const r = await this.q('INSERT INTO response_cache (key, value, stored_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING', [
+      key,
+      value,
+      new Date().toISOString(),
+    ]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    if (keys.length) await this.q('DELETE FROM response_cache WHERE key = ANY($1::text[])', [keys]);
+  }
+
   async clear(): Promise<number> {
     return (await this.q('DELETE FROM response_cache')).rowCount ?? 0;
   }

@@ -88,6 +88,10 @@ export interface ResponseCache {
   get(key: string): Promise<CacheEntry | undefined>;
   /** Insert or replace. */
   set(key: string, value: string): Promise<void>;
+  /** Insert unless the key is there: whether it was inserted (one of two racing writers wins; a call journal's claim). */
+  add(key: string, value: string): Promise<boolean>;
+  /** Remove these entries (absent keys are ignored): a queued run's call journal once its sample is stored. */
+  delete(keys: readonly string[]): Promise<void>;
   /** Remove every entry; returns how many there were. */
   clear(): Promise<number>;
 }
