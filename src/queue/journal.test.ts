@@ -158,6 +158,28 @@ describe('CallJournal', () => {
     expect(await j.call({ ...spec('k'), stored: async () => 'stored' }, c.call)).toBe('stored');
     expect(c.made).toBe(0);
   });
+
+  it('a clean close leaves no heartbeat, even with a beat still being written', async () => {
+    const store = new MemoryStore();
+    // A slow store: each beat takes longer than the interval, so close() comes while one is being written.
+    const slow = {
+      ...store.cache,
+      get: store.cache.get.bind(store.cache),
+      add: store.cache.add.bind(store.cache),
+      delete: store.cache.delete.bind(store.cache),
+      clear: store.cache.clear.bind(store.cache),
+      set: async (key: string, value: string) => {
+        await tick(40);
+        await store.cache.set(key, value);
+      },
+    };
+    const j = new CallJournal(slow, { worker: 'w', heartbeatMs: 5 });
+    await j.start();
+    await tick(20);
+    await j.close();
+    await tick(100);
+    expect(await store.cache.clear()).toBe(0);
+  });
 });
 
 describe('journalSample', () => {

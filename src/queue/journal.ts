@@ -62,6 +62,9 @@ export class CallJournal {
   private readonly now: () => number;
   private beats = 0;
   private beating?: NodeJS.Timeout;
+  /** The beat being written: close() waits for it, or a beat landing after the delete would outlive the worker. */
+  private lastBeat: Promise<void> = Promise.resolve();
+  private closed = false;
   /** Other workers' heartbeats as last seen, and when (this process's clock: no two machines' clocks compared). */
   private readonly seen = new Map<string, { beat: string; at: number; looked: number }>();
 
@@ -79,18 +82,25 @@ export class CallJournal {
    */
   async start(): Promise<void> {
     await this.beat();
-    this.beating = setInterval(() => void this.beat().catch(() => {}), this.opts.heartbeatMs ?? HEARTBEAT_MS);
+    this.beating = setInterval(() => void this.beat(), this.opts.heartbeatMs ?? HEARTBEAT_MS);
     this.beating.unref();
   }
 
   /** Stops the heartbeat and removes it: claims this worker left (none, after a clean close) are taken over at once. */
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.beating);
+    await this.lastBeat;
     await this.cache.delete([heartbeatKey(this.opts.worker)]).catch(() => {});
   }
 
-  private async beat(): Promise<void> {
-    await this.cache.set(heartbeatKey(this.opts.worker), String(++this.beats));
+  private beat(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const first = this.beats === 0;
+    const p = this.lastBeat.then(() => this.cache.set(heartbeatKey(this.opts.worker), String(++this.beats)));
+    // Interval beats swallow their errors (the next one tries again); the first, from start(), reports them.
+    this.lastBeat = p.catch(() => {});
+    return first ? p : this.lastBeat;
   }
 
   /** Whether worker `by` beat within the lapse: its beat changed since this process last looked, or first seen lately. */
