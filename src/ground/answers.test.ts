@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { boundedRun } from '../report/testing/bounded.js';
 import { checkAnswersFile, MAX_ANSWERS_LINE_CHARS, readAnswers, readAnswersFile, type AnswerLine } from './answers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-answers-stream-'));
@@ -113,4 +114,13 @@ describe('answers files read as a stream (issue 30: 1M answers in bounded memory
     ).rejects.toThrow(/answers-\d+\.jsonl:\d+: .*\(the file changed after it was checked\)$/);
     expect(rows.length).toBeGreaterThan(100);
   });
+
+  it('checks and reads 200,000 answers (a 75 MB file) in a heap of 64 MB: the file, its lines and its ids are never held', () => {
+    const out = mkdtempSync(join(dir, 'bounded-'));
+    const r = boundedRun('answers', 200_000, out);
+    expect(r.stderr).not.toMatch(/heap out of memory/);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ checked: 200_000, read: 200_000, last: 'answer-199999' });
+    rmSync(out, { recursive: true, force: true });
+  }, 900_000);
 });

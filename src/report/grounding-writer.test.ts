@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BatchReportWriter, formatBatchTable, renderBatchJson, renderBatchJunit, renderBatchMarkdown, summarizeBatch } from './grounding.js';
 import { goldenBatches } from './testing/grounding-batch.js';
+import { boundedRun } from './testing/bounded.js';
 
 // The golden files were written by the in-memory renderers before the reports were streamed (issue 30).
 const GOLDEN = fileURLToPath(new URL('./testing/golden/', import.meta.url));
@@ -44,4 +45,47 @@ describe('batch reports of assay analyze --answers, streamed (issue 30: 1M answe
       expect(readFileSync(files.markdown, 'utf8')).toBe(golden(`${name}.md`));
     });
   }
+});
+
+/** The last `bytes` of a file, without reading the rest. */
+function tail(file: string, bytes: number): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(bytes);
+    const n = readSync(fd, buf, 0, bytes, Math.max(0, statSync(file).size - bytes));
+    return buf.subarray(0, n).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe('the reports of 200,000 answers in a heap of 64 MB (issue 30: bounded memory)', () => {
+  // 200,000 answers' results take hundreds of MB held together (the JSON report alone is 240 MB); streamed, the
+  // heap holds counts, column widths and buffers (under 15 MB measured). A cap, not a clock: robust on a loaded machine.
+  it('streamed: every report written whole, in input order, with the summary of all 200,000', () => {
+    const out = mkdtempSync(join(dir, 'stream-'));
+    const r = boundedRun('stream', 200_000, out);
+    expect(r.stderr).not.toMatch(/heap out of memory/);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).summary).toMatchObject({ answers: 200_000, passed: 50_000, failed: 50_000, errors: 100_000 });
+    expect(readFileSync(join(out, 'batch.json'), 'utf8').slice(0, 200)).toMatch(
+      /^\{\n  "schema": "assay-grounding-batch\/1",\n  "kb": "kb",\n  "fail_on": "HIGH",\n  "summary": \{\n    "answers": 200000,/,
+    );
+    expect(tail(join(out, 'batch.json'), 200)).toMatch(/"id": "answer-199999",\n      "line": 200000,[^]*"error": "the LLM timed out"\n    \}\n  \]\n\}\n$/);
+    expect(tail(join(out, 'batch.xml'), 60)).toMatch(/<\/testcase>\n  <\/testsuite>\n<\/testsuites>\n$/);
+    expect(readFileSync(join(out, 'batch.xml'), 'utf8').slice(0, 200)).toMatch(/tests="200000" failures="50000" errors="100000"/);
+    expect(tail(join(out, 'table.txt'), 200)).toMatch(
+      /ERROR answer-199999 \(line 200000\): the LLM timed out\n\n200000 answers: 50000 LOW, 50000 MEDIUM, 50000 HIGH; 50000 at or above fail-on HIGH; 100000 not decided \(errors\)\n$/,
+    );
+    expect(tail(join(out, 'batch.md'), 100)).toMatch(/Query: q199999\n\n\n<\/details>\n$/);
+    rmSync(out, { recursive: true, force: true });
+  }, 900_000);
+
+  it('the cap is far below what the same reports need built in memory, as before: that process runs out of heap', () => {
+    const out = mkdtempSync(join(dir, 'memory-'));
+    const r = boundedRun('memory', 200_000, out);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/heap out of memory/);
+    rmSync(out, { recursive: true, force: true });
+  }, 900_000);
 });
