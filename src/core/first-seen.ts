@@ -1,3 +1,5 @@
+import { ArgumentError } from '../errors.js';
+
 /**
  * Where each key was first seen, in about 24 bytes a key instead of a Map's hundred or so: keys are kept as
  * 64-bit hashes in typed arrays (open addressing), never as strings. A hit means the key was *probably* seen
@@ -11,7 +13,8 @@ export class FirstSeen {
 
   /** The position recorded for a key with `key`'s hash, if any; otherwise records `position` (≥ 1) for it. */
   seen(key: string, position: number): number | undefined {
-    if (!(position >= 1 && position <= 0xffffffff)) throw new RangeError(`position must be 1…2^32-1, got ${position}`);
+    if (!(Number.isInteger(position) && position >= 1 && position <= 0xffffffff))
+      throw new ArgumentError(`position must be a whole number 1…2^32-1, got ${position}`, { key: 'position' });
     const [h1, h2] = hash64(key);
     const mask = this.positions.length - 1;
     let slot = h1 & mask;
