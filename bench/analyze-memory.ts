@@ -1,5 +1,5 @@
 /**
- * `npm run -s bench:analyze-memory -- [--sizes 10000,100000] [--baseline <checkout>] [--reports json|all]`
+ * `npm run -s bench:analyze-memory -- [--sizes 10000,100000] [--baseline <checkout>] [--reports json|all] [--parts]`
  *
  * Peak memory of `assay analyze --answers` over batches of short answers (issue 30: a report for 1M answers in
  * bounded memory). Builds a knowledge base from examples/grounded/docs, writes answers files of each size
@@ -10,6 +10,11 @@
  *
  * Prints one JSON object: per run the CLI, the answers, the exit code, peak RSS in MB ("Maximum resident set
  * size"), wall seconds and the JSON report's bytes; the load average before and after.
+ *
+ * `--parts`: instead of the CLI (whose analysis takes about a millisecond an answer), the two parts that grow with
+ * the batch, without the engine (src/report/testing/bounded-batch.ts): `stream`, the four reports of synthetic
+ * results written by BatchReportWriter; `memory`, the same reports built from an array of the results, as before
+ * issue 30; `answers`, an answers file (about 380 bytes a line) checked and read streamed.
  */
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -24,10 +29,15 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-let values: { sizes?: string; baseline?: string; reports?: string };
+let values: { sizes?: string; baseline?: string; reports?: string; parts?: boolean };
 try {
   ({ values } = parseArgs({
-    options: { sizes: { type: 'string', default: '10000,100000' }, baseline: { type: 'string' }, reports: { type: 'string', default: 'json' } },
+    options: {
+      sizes: { type: 'string', default: '10000,100000' },
+      baseline: { type: 'string' },
+      reports: { type: 'string', default: 'json' },
+      parts: { type: 'boolean' },
+    },
   }));
 } catch (err) {
   fail((err as Error).message);
@@ -66,7 +76,42 @@ async function answersFile(file: string, n: number): Promise<void> {
   await once(out, 'finish');
 }
 
+/** A command under GNU time: exit code (or signal), peak RSS, seconds, and the line that says why it failed. */
+function timed(args: string[]) {
+  const started = Date.now();
+  const r = spawnSync(TIME, ['-v', ...args], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 26 });
+  const seconds = +((Date.now() - started) / 1000).toFixed(1);
+  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
+  const exit = /Exit status: (\d+)/.exec(r.stderr);
+  const signal = /Command terminated by signal (\d+)/.exec(r.stderr);
+  const said = r.stderr.split('\n').find((l) => /^assay:|Error|heap out of memory/.test(l) && !l.startsWith('assay: wrote'));
+  return {
+    exit_code: exit ? Number(exit[1]) : r.status,
+    ...(signal ? { signal: Number(signal[1]) } : {}),
+    ...(said ? { error: said.slice(0, 300) } : {}),
+    peak_rss_mb: rss ? Math.round(Number(rss[1]) / 1024) : null,
+    seconds,
+  };
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'assay-bench-analyze-'));
+if (values.parts) {
+  try {
+    const load = { before: loadavg().map((x) => +x.toFixed(2)), after: [] as number[] };
+    const runs = [];
+    const script = join(ROOT, 'src', 'report', 'testing', 'bounded-batch.ts');
+    for (const n of sizes)
+      for (const part of ['stream', 'memory', 'answers']) {
+        runs.push({ part, answers: n, ...timed([process.execPath, '--import', TSX, script, part, String(n), dir]) });
+        for (const f of ['batch.json', 'batch.xml', 'batch.md', 'table.txt', 'answers.jsonl']) rmSync(join(dir, f), { force: true });
+      }
+    load.after = loadavg().map((x) => +x.toFixed(2));
+    process.stdout.write(JSON.stringify({ bench: 'analyze-memory', parts: true, node: process.version, load, runs }, null, 2) + '\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
 try {
   const kb = join(dir, 'kb');
   const ingest = spawnSync(process.execPath, ['--import', TSX, main(ROOT), 'kb', 'ingest', join(ROOT, 'examples', 'grounded', 'docs'), '--kb', kb], {
@@ -81,30 +126,8 @@ try {
     for (const cli of clis) {
       const out = (ext: string) => join(dir, `${cli.name}-${n}.${ext}`);
       const reports = values.reports === 'all' ? ['--junit', out('xml'), '--markdown', out('md')] : [];
-      const started = Date.now();
-      const r = spawnSync(
-        TIME,
-        ['-v', process.execPath, '--import', TSX, cli.main, 'analyze', '--kb', kb, '--answers', file, '--json', out('json'), ...reports],
-        {
-          stdio: ['ignore', 'ignore', 'pipe'],
-          encoding: 'utf8',
-          maxBuffer: 1 << 26,
-        },
-      );
-      const seconds = (Date.now() - started) / 1000;
-      const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
-      const exit = /Exit status: (\d+)/.exec(r.stderr);
-      const said = r.stderr.split('\n').find((l) => l.startsWith('assay:') && !l.startsWith('assay: wrote'));
-      runs.push({
-        cli: cli.name,
-        answers: n,
-        exit_code: exit ? Number(exit[1]) : r.status,
-        ...(/Command terminated by signal (\d+)/.exec(r.stderr) ? { signal: Number(/signal (\d+)/.exec(r.stderr)![1]) } : {}),
-        ...(said ? { error: said.slice(0, 300) } : {}),
-        peak_rss_mb: rss ? Math.round(Number(rss[1]) / 1024) : null,
-        seconds: +seconds.toFixed(1),
-        json_bytes: existsSync(out('json')) ? statSync(out('json')).size : 0,
-      });
+      const r = timed([process.execPath, '--import', TSX, cli.main, 'analyze', '--kb', kb, '--answers', file, '--json', out('json'), ...reports]);
+      runs.push({ cli: cli.name, answers: n, ...r, json_bytes: existsSync(out('json')) ? statSync(out('json')).size : 0 });
       for (const ext of ['json', 'xml', 'md']) rmSync(out(ext), { force: true });
     }
     rmSync(file, { force: true });
