@@ -180,6 +180,13 @@ async function analyzeMany(
   // With a report on stdout, the table goes to stderr so stdout stays parseable.
   const human = Object.values(targets).includes(STDOUT) ? process.stderr : process.stdout;
   const writer = new BatchReportWriter({ kb, ...(failOn ? { failOn } : {}) }, targets, { to: human, color: Boolean(human.isTTY) });
+  // Interrupted, the temporary files go with the command: removed, then the signal raised again (its usual exit).
+  const interrupted = (signal: NodeJS.Signals) => {
+    writer.dispose();
+    process.kill(process.pid, signal);
+  };
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const s of signals) process.once(s, interrupted);
   try {
     await orderedWorkers(
       lines,
@@ -201,6 +208,8 @@ async function analyzeMany(
   } catch (err) {
     writer.dispose();
     throw err;
+  } finally {
+    for (const s of signals) process.off(s, interrupted);
   }
   const { summary, written } = await writer.finish();
   for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
