@@ -2,7 +2,8 @@ import { visibleControls } from '../core/text.js';
 import type { Command } from 'commander';
 import { writeFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import { analyzeExitCode, answerOutcome, parseRisk, readAnswersFile, type AnswerLine, type Risk } from '../ground/ci.js';
+import { analyzeExitCode, answerOutcome, checkAnswersFile, parseRisk, readAnswers, type AnswerLine, type Risk } from '../ground/ci.js';
+import { orderedWorkers } from '../core/ordered.js';
 import { createGroundingEngine, type OpenGroundingEngine } from '../ground/service.js';
 import { GroundingRequestError, GroundingUnavailableError, type GroundingReport } from '../ground/types.js';
 import {
@@ -18,7 +19,7 @@ import {
 } from './ground-options.js';
 import { intFlag, oneOfFlag } from './flags.js';
 import { claimReasons } from '../ground/reasons.js';
-import { formatBatchTable, outcomeReason, writeBatchReports, type AnswerResult, type GroundingBatch } from '../report/grounding.js';
+import { BatchReportWriter, outcomeReason, writeBatchReports, type AnswerResult, type GroundingBatch } from '../report/grounding.js';
 import { checkReportTargets, STDOUT } from '../report/targets.js';
 import { ReportWriteError } from '../report/write.js';
 
@@ -40,6 +41,8 @@ interface AnalyzeFlags extends LlmFlags, CheckerFlags {
 
 /** Answers analysed at once in a batch: the CPU work is sequential anyway; an LLM or a remote embedder waits in parallel. */
 const BATCH_CONCURRENCY = 4;
+/** Answers read ahead of the oldest one not yet written (the reorder buffer): a slow answer holds the file back. */
+const BATCH_WINDOW = 64;
 
 const EXIT_CODES =
   '\nExit codes: 0 analysed (and, with --fail-on, every answer below that risk); 1 an answer at or above --fail-on;\n2 bad usage, answers file or knowledge base; 3 an answer could not be analysed (the LLM, the embedder or the claim\nchecker failed), or with --fail-on a partial analysis below it (claims that could not be scored might raise the risk).';
@@ -91,14 +94,21 @@ async function analyzeCommand(o: AnalyzeFlags): Promise<void> {
       { path: '--answer' },
     );
   const checking = await checkerConfig(o);
-  // The whole file is checked before anything is analysed or written.
-  const lines: AnswerLine[] = single
-    ? [{ id: 'answer', line: 0, query: o.query!, ...(o.answer !== undefined ? { answer: o.answer } : {}) }]
-    : readAnswersFile(o.answers!, { generate: llm !== undefined });
+  // The whole file is checked (streamed) before anything is analysed or written.
+  const generate = llm !== undefined;
+  if (!single) await checkAnswersFile(o.answers!, { generate });
   const engine = await createGroundingEngine({ kbDir: o.kb, embedderConfig: embedderConfig(o), llm, details: o.details as 'count', ...checking });
   try {
-    if (single) await analyzeOne(engine, lines[0], topK, failOn, targets, o.kb);
-    else await analyzeMany(engine, lines, topK, failOn, targets, o.kb);
+    if (single)
+      await analyzeOne(
+        engine,
+        { id: 'answer', line: 0, query: o.query!, ...(o.answer !== undefined ? { answer: o.answer } : {}) },
+        topK,
+        failOn,
+        targets,
+        o.kb,
+      );
+    else await analyzeMany(engine, readAnswers(o.answers!, { generate }), topK, failOn, targets, o.kb);
   } finally {
     await engine.close();
   }
@@ -154,47 +164,56 @@ async function writeJsonFile(file: string, report: GroundingReport): Promise<voi
   }
 }
 
-/** Many answers: each analysed (a few at once), then the table and the reports, written once all are done. */
+/**
+ * Many answers, streamed: read one at a time, a few analysed at once, each result written (in file order) to the
+ * table's and the reports' temporary files as it is done; the table and the reports are put together at the end
+ * from the batch's counts. Memory does not grow with the number of answers.
+ */
 async function analyzeMany(
   engine: OpenGroundingEngine,
-  lines: AnswerLine[],
+  lines: AsyncIterable<AnswerLine>,
   topK: number | undefined,
   failOn: Risk | undefined,
   targets: { json?: string; junit?: string; markdown?: string },
   kb: string,
 ): Promise<void> {
-  const results: AnswerResult[] = new Array(lines.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < lines.length) {
-      const i = next++;
-      const line = lines[i];
-      let report: GroundingReport | undefined;
-      let error: string | undefined;
-      try {
-        report = await engine.analyze({ query: line.query, answer: line.answer, top_k: topK });
-      } catch (err) {
-        // Not the answer's fault (the file was checked): the LLM, embedder or checker failed, or a generated answer was empty.
-        if (!(GroundingUnavailableError.isInstance(err) || GroundingRequestError.isInstance(err))) throw err;
-        error = err.message;
-      }
-      results[i] = {
-        id: line.id,
-        line: line.line,
-        query: line.query,
-        outcome: answerOutcome(report, failOn),
-        ...(report ? { report } : { error }),
-      };
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, lines.length) }, lane));
-  const batch: GroundingBatch = { kb, ...(failOn ? { failOn } : {}), results };
   // With a report on stdout, the table goes to stderr so stdout stays parseable.
-  const toStdout = Object.values(targets).includes(STDOUT);
-  const human = toStdout ? process.stderr : process.stdout;
-  human.write(formatBatchTable(batch, { color: Boolean(human.isTTY) }));
-  for (const f of await writeBatchReports(targets, batch)) process.stderr.write(`assay: wrote ${f}\n`);
-  process.exitCode = analyzeExitCode(results.map((r) => r.outcome));
+  const human = Object.values(targets).includes(STDOUT) ? process.stderr : process.stdout;
+  const writer = new BatchReportWriter({ kb, ...(failOn ? { failOn } : {}) }, targets, { to: human, color: Boolean(human.isTTY) });
+  // Interrupted, the temporary files go with the command: removed, then the signal raised again (its usual exit).
+  const interrupted = (signal: NodeJS.Signals) => {
+    writer.dispose();
+    process.kill(process.pid, signal);
+  };
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const s of signals) process.once(s, interrupted);
+  try {
+    await orderedWorkers(
+      lines,
+      { concurrency: BATCH_CONCURRENCY, window: BATCH_WINDOW },
+      async (line): Promise<AnswerResult> => {
+        let report: GroundingReport | undefined;
+        let error: string | undefined;
+        try {
+          report = await engine.analyze({ query: line.query, answer: line.answer, top_k: topK });
+        } catch (err) {
+          // Not the answer's fault (the file was checked): the LLM, embedder or checker failed, or a generated answer was empty.
+          if (!(GroundingUnavailableError.isInstance(err) || GroundingRequestError.isInstance(err))) throw err;
+          error = err.message;
+        }
+        return { id: line.id, line: line.line, query: line.query, outcome: answerOutcome(report, failOn), ...(report ? { report } : { error }) };
+      },
+      (result) => writer.add(result),
+    );
+  } catch (err) {
+    writer.dispose();
+    throw err;
+  } finally {
+    for (const s of signals) process.off(s, interrupted);
+  }
+  const { summary, written } = await writer.finish();
+  for (const f of written) process.stderr.write(`assay: wrote ${f}\n`);
+  process.exitCode = analyzeExitCode(summary);
 }
 
 export function formatReport(r: GroundingReport): string {

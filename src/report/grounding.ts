@@ -1,276 +1,211 @@
-import { visibleControls } from '../core/text.js';
-import { writeFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { displayWidth } from './width.js';
-import { claimReasons } from '../ground/reasons.js';
-import { RISKS, type AnswerOutcome, type Risk } from '../ground/ci.js';
-import type { ClaimAnalysis, GroundingReport } from '../ground/types.js';
-import { xmlEscape } from './junit.js';
-import { mdCell } from './markdown.js';
+import type { AnswerOutcome } from '../ground/ci.js';
+import {
+  BatchTally,
+  batchParts,
+  paintMark,
+  tableLine,
+  type AnswerResult,
+  type BatchFormat,
+  type BatchMeta,
+  type BatchPart,
+  type BatchSummary,
+  type GroundingBatch,
+} from './grounding-formats.js';
+import { MemorySpool, SpoolFolder, type Spool } from './spool.js';
 import { STDOUT } from './targets.js';
 import { ReportWriteError } from './write.js';
-import { NO_VALUE } from '../core/show.js';
-import { maxOf } from '../core/arrays.js';
+
+export { GROUNDING_BATCH_SCHEMA, outcomeReason, type AnswerResult, type BatchMeta, type BatchSummary, type GroundingBatch } from './grounding-formats.js';
 
 /**
- * The reports of `assay analyze` over many answers (`--answers`): a terminal table, JSON, JUnit and Markdown.
- * Every status, risk and outcome shown is read from the reports and from answerOutcome (src/ground/ci.ts),
- * never decided again here.
+ * The reports of `assay analyze` over many answers, put together from their parts (grounding-formats.ts): as a
+ * string for a batch in memory, or streamed (`BatchReportWriter`): each answer's text written to a spool as it is
+ * done, the summary kept as counts, and each report assembled at the end from its summary and its spools. Both
+ * ways write the same bytes.
  */
 
-export interface AnswerResult {
-  id: string;
-  /** The line of the answers file (absent for a single --answer). */
-  line?: number;
-  query: string;
-  outcome: AnswerOutcome;
-  report?: GroundingReport;
-  /** Why there is no report (the analysis could not be done). */
-  error?: string;
+/** One report being written: its parts, the spools of its per-answer parts, the widths of its table. */
+class ReportRun {
+  private readonly spools: (Spool | undefined)[];
+  private readonly widths: number[] = [];
+  private index = 0;
+
+  constructor(
+    private readonly parts: BatchPart[],
+    spool: () => Spool,
+    private readonly color: boolean,
+  ) {
+    this.spools = parts.map((p) => ('fixed' in p ? undefined : spool()));
+    for (const p of parts) if ('table' in p) this.widen(p.table.head);
+  }
+
+  private widen(cells: readonly string[]): void {
+    cells.forEach((cell, c) => (this.widths[c] = Math.max(this.widths[c] ?? 0, displayWidth(cell))));
+  }
+
+  add(r: AnswerResult): void {
+    this.parts.forEach((p, k) => {
+      if ('each' in p) {
+        const text = p.each(r, this.index);
+        if (text) this.spools[k]!.write(text);
+      } else if ('table' in p) {
+        const cells = p.table.cells(r);
+        this.widen(cells);
+        // Kept as JSON (no raw line break) until the widths are known.
+        this.spools[k]!.write(JSON.stringify([r.outcome, cells]) + '\n');
+      }
+    });
+    this.index++;
+  }
+
+  /** The report, in pieces, once every answer is in. */
+  *output(s: BatchSummary): Generator<string | Buffer> {
+    for (const [k, p] of this.parts.entries()) {
+      if ('fixed' in p) yield p.fixed(s);
+      else if ('each' in p) yield* this.spools[k]!.chunks();
+      else {
+        const { head, numeric } = p.table;
+        let batch: string[] = [tableLine(head, this.widths, numeric)];
+        for (const record of this.spools[k]!.lines()) {
+          const [outcome, cells] = JSON.parse(record) as [AnswerOutcome, string[]];
+          batch.push(tableLine(cells, this.widths, numeric, (t) => paintMark(t, outcome, this.color)));
+          if (batch.length >= 1024) {
+            yield batch.join('\n') + '\n';
+            batch = [];
+          }
+        }
+        if (batch.length) yield batch.join('\n') + '\n';
+      }
+    }
+  }
 }
 
-export interface GroundingBatch {
-  /** The knowledge base the answers were audited against. */
-  kb: string;
-  failOn?: Risk;
-  results: AnswerResult[];
-}
-
-export interface BatchSummary {
-  answers: number;
-  passed: number;
-  failed: number;
-  errors: number;
-  /** Analysed answers by risk. */
-  risk: Record<Risk, number>;
-  claims: number;
-  unsupported: number;
-  contradicted: number;
-  /** Tokens and USD of the claim checker's calls over every answer, when it made any. */
-  usage?: { promptTokens: number; completionTokens: number };
-  cost_usd?: number;
+function render(format: BatchFormat, b: GroundingBatch, o: { color?: boolean } = {}): string {
+  const run = new ReportRun(batchParts(format, b, o), () => new MemorySpool(), Boolean(o.color));
+  const tally = new BatchTally();
+  for (const r of b.results) {
+    run.add(r);
+    tally.add(r);
+  }
+  let text = '';
+  for (const piece of run.output(tally.summary())) text += String(piece);
+  return text;
 }
 
 export function summarizeBatch(b: GroundingBatch): BatchSummary {
-  const s: BatchSummary = {
-    answers: b.results.length,
-    passed: 0,
-    failed: 0,
-    errors: 0,
-    risk: { LOW: 0, MEDIUM: 0, HIGH: 0 },
-    claims: 0,
-    unsupported: 0,
-    contradicted: 0,
-  };
-  let usage: BatchSummary['usage'];
-  for (const r of b.results) {
-    if (r.outcome === 'pass') s.passed++;
-    else if (r.outcome === 'fail') s.failed++;
-    else s.errors++;
-    if (!r.report) continue;
-    s.risk[r.report.hallucination_risk]++;
-    s.claims += r.report.claims_analysis.length;
-    s.unsupported += r.report.unsupported_claims.length;
-    s.contradicted += r.report.claims_analysis.filter((c) => c.status === 'CONTRADICTED').length;
-    const c = r.report.checker;
-    if (c?.usage) {
-      usage ??= { promptTokens: 0, completionTokens: 0 };
-      usage.promptTokens += c.usage.promptTokens;
-      usage.completionTokens += c.usage.completionTokens;
-    }
-    if (c?.cost_usd !== undefined) s.cost_usd = (s.cost_usd ?? 0) + c.cost_usd;
-  }
-  if (usage) s.usage = usage;
-  return s;
+  const tally = new BatchTally();
+  for (const r of b.results) tally.add(r);
+  return tally.summary();
 }
-
-/** Why an answer has its outcome, in one line. */
-export function outcomeReason(r: AnswerResult, failOn?: Risk): string {
-  if (!r.report) return r.error ?? 'could not be analysed';
-  const risk = `risk ${r.report.hallucination_risk} (confidence ${r.report.confidence_score.toFixed(2)})`;
-  const errors = r.report.claims_analysis.filter((c) => c.error).length;
-  if (r.outcome === 'fail') return `${risk}, at or above fail-on ${failOn}`;
-  if (r.outcome === 'error')
-    return `${risk} with ${errors} claim(s) that could not be scored: it might be higher, so it is not shown to be below fail-on ${failOn}`;
-  return failOn ? `${risk}, below fail-on ${failOn}` : risk;
-}
-
-/** Claims that are not supported (or could not be scored), for the lists under failing answers. */
-function flagged(report: GroundingReport): ClaimAnalysis[] {
-  return report.claims_analysis.filter((c) => c.error || (c.status !== 'STRONG' && c.status !== 'WEAK'));
-}
-
-const usd = (x: number) => `$${x < 0.01 ? x.toFixed(6) : x.toFixed(4)}`;
-
-function costText(s: BatchSummary): string {
-  if (!s.usage && s.cost_usd === undefined) return '';
-  const tokens = s.usage ? `${s.usage.promptTokens + s.usage.completionTokens} tokens` : '';
-  return `claim checker: ${[tokens, s.cost_usd !== undefined ? usd(s.cost_usd) : 'unpriced'].filter(Boolean).join(', ')}`;
-}
-
-function footer(b: GroundingBatch, s: BatchSummary): string {
-  const risks = RISKS.map((r) => `${s.risk[r]} ${r}`).join(', ');
-  const parts = [`${s.answers} answer${s.answers === 1 ? '' : 's'}: ${risks}`];
-  if (b.failOn) parts.push(`${s.failed} at or above fail-on ${b.failOn}`);
-  if (s.errors) parts.push(`${s.errors} not decided (errors)`);
-  return parts.join('; ');
-}
-
-const MARK: Record<AnswerOutcome, string> = { pass: 'ok', fail: 'FAIL', error: 'ERROR' };
-/** Columns of figures, right-aligned: confidence, claims, unsupported, contradicted. */
-const NUMERIC = new Set([3, 5, 6, 7]);
 
 /** The terminal summary: one row per answer, the flagged claims of failed and undecided answers, a footer. */
 export function formatBatchTable(b: GroundingBatch, o: { color?: boolean } = {}): string {
-  const s = summarizeBatch(b);
-  const paint = (text: string, outcome: AnswerOutcome) => (o.color && outcome !== 'pass' ? `\x1b[${outcome === 'fail' ? 31 : 33}m${text}\x1b[0m` : text);
-  const rows = [['', 'id', 'risk', 'confidence', 'coverage', 'claims', 'unsupported', 'contradicted']];
-  for (const r of b.results) {
-    const rep = r.report;
-    rows.push([
-      MARK[r.outcome],
-      visibleControls(r.id),
-      rep?.hallucination_risk ?? NO_VALUE,
-      rep ? rep.confidence_score.toFixed(2) : NO_VALUE,
-      rep?.evidence_coverage ?? NO_VALUE,
-      rep ? String(rep.claims_analysis.length) : NO_VALUE,
-      rep ? String(rep.unsupported_claims.length) : NO_VALUE,
-      rep ? String(rep.claims_analysis.filter((c) => c.status === 'CONTRADICTED').length) : NO_VALUE,
-    ]);
-  }
-  const widths = rows[0].map((_, c) => maxOf(rows.map((r) => displayWidth(r[c]))));
-  const lines = rows.map((r, i) =>
-    r
-      .map((cell, c) => {
-        const pad = ' '.repeat(widths[c] - displayWidth(cell));
-        const text = NUMERIC.has(c) ? pad + cell : cell + pad;
-        return c === 0 && i > 0 ? paint(text, b.results[i - 1].outcome) : text;
-      })
-      .join('  ')
-      .trimEnd(),
-  );
-  const details: string[] = [];
-  for (const r of b.results) {
-    if (r.outcome === 'pass') continue;
-    // Ids, claims and reasons come from the answers: their bidi and control characters are shown as marks.
-    details.push(
-      '',
-      `${paint(MARK[r.outcome], r.outcome)} ${visibleControls(`${r.id}${r.line !== undefined ? ` (line ${r.line})` : ''}: ${outcomeReason(r, b.failOn)}`)}`,
-    );
-    for (const c of r.report ? flagged(r.report) : []) {
-      details.push(visibleControls(`  [${c.status} ${c.support_score.toFixed(2)}] ${c.claim}`));
-      for (const why of claimReasons(c)) details.push(visibleControls(`    ${why}`));
-    }
-  }
-  const cost = costText(s);
-  return [...lines, ...details, '', footer(b, s), ...(cost ? [cost] : [])].join('\n') + '\n';
+  return render('table', b, o);
 }
-
-export const GROUNDING_BATCH_SCHEMA = 'assay-grounding-batch/1';
 
 export function renderBatchJson(b: GroundingBatch): string {
-  const summary = summarizeBatch(b);
-  return (
-    JSON.stringify(
-      {
-        schema: GROUNDING_BATCH_SCHEMA,
-        kb: b.kb,
-        fail_on: b.failOn ?? null,
-        summary,
-        results: b.results.map((r) => ({
-          id: r.id,
-          ...(r.line !== undefined ? { line: r.line } : {}),
-          query: r.query,
-          outcome: r.outcome,
-          reason: outcomeReason(r, b.failOn),
-          ...(r.report ? { report: r.report } : { error: r.error ?? 'could not be analysed' }),
-        })),
-      },
-      null,
-      2,
-    ) + '\n'
-  );
+  return render('json', b);
 }
 
-/**
- * JUnit: one testcase per answer, so a CI system lists each. `fail` → <failure type="risk-at-or-above-fail-on">,
- * an answer that could not be analysed → <error type="infrastructure">, a partial report below fail-on →
- * <error type="partial">; the flagged claims in the body. Never a failure for an error.
- */
+/** JUnit: one testcase per answer (grounding-formats.ts says which outcome is which element). */
 export function renderBatchJunit(b: GroundingBatch): string {
-  const s = summarizeBatch(b);
-  const totals = `tests="${s.answers}" failures="${s.failed}" errors="${s.errors}" skipped="0" time="0.000"`;
-  const out = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="assay" ${totals}>`, `  <testsuite name="assay analyze" ${totals}>`];
-  out.push('    <properties>');
-  out.push(`      <property name="kb" value="${xmlEscape(b.kb)}"/>`);
-  out.push(`      <property name="failOn" value="${b.failOn ?? ''}"/>`);
-  if (s.cost_usd !== undefined) out.push(`      <property name="costUsd" value="${s.cost_usd}"/>`);
-  out.push('    </properties>');
-  for (const r of b.results) {
-    const reason = outcomeReason(r, b.failOn);
-    const body = r.report
-      ? flagged(r.report)
-          .map((c) => [`[${c.status} ${c.support_score.toFixed(2)}] ${c.claim}`, ...claimReasons(c).map((x) => `  ${x}`)].join('\n'))
-          .join('\n')
-      : (r.error ?? '');
-    out.push(`    <testcase classname="assay.grounding" name="${xmlEscape(r.id)}" time="0">`);
-    if (r.outcome === 'fail') out.push(`      <failure type="risk-at-or-above-fail-on" message="${xmlEscape(reason)}">${xmlEscape(body)}</failure>`);
-    else if (r.outcome === 'error')
-      out.push(`      <error type="${r.report ? 'partial' : 'infrastructure'}" message="${xmlEscape(reason)}">${xmlEscape(body)}</error>`);
-    out.push(`      <system-out>${xmlEscape(`${r.query}\n${reason}${body ? `\n${body}` : ''}`)}</system-out>`);
-    out.push('    </testcase>');
-  }
-  out.push('  </testsuite>', '</testsuites>');
-  return out.join('\n') + '\n';
+  return render('junit', b);
 }
 
 /** Markdown for a CI job summary: a heading with the outcome, a table of answers, the flagged claims folded. */
 export function renderBatchMarkdown(b: GroundingBatch): string {
-  const s = summarizeBatch(b);
-  const head = s.failed ? '❌' : s.errors ? '🛑' : '✅';
-  const icon: Record<AnswerOutcome, string> = { pass: '✅', fail: '❌', error: '🛑' };
-  const L = [`## ${head} assay analyze: ${mdCell(footer(b, s))}`, ''];
-  L.push(`Knowledge base \`${mdCell(b.kb)}\`${b.failOn ? `; an answer fails at risk ${b.failOn} or above` : ''}.`, '');
-  L.push('| | id | risk | confidence | coverage | claims | unsupported | contradicted |', '|---|---|---|---:|---|---:|---:|---:|');
-  for (const r of b.results) {
-    const rep = r.report;
-    const contradicted = rep ? rep.claims_analysis.filter((c) => c.status === 'CONTRADICTED').length : undefined;
-    L.push(
-      `| ${icon[r.outcome]} | ${mdCell(r.id)} | ${rep?.hallucination_risk ?? NO_VALUE} | ${rep ? rep.confidence_score.toFixed(2) : NO_VALUE} | ${rep?.evidence_coverage ?? NO_VALUE} | ${rep?.claims_analysis.length ?? NO_VALUE} | ${rep?.unsupported_claims.length ?? NO_VALUE} | ${contradicted ?? NO_VALUE} |`,
-    );
+  return render('markdown', b);
+}
+
+export type BatchTargets = { json?: string; junit?: string; markdown?: string };
+const FLAGS = ['json', 'junit', 'markdown'] as const;
+
+/** Where a finished report goes: a file (written synchronously, in pieces) or a stream (with its backpressure). */
+async function writeTo(out: { file: string; flag: string } | Writable, pieces: Iterable<string | Buffer>): Promise<void> {
+  if (!('file' in out)) {
+    for (const piece of pieces) if (!out.write(piece)) await once(out, 'drain');
+    return;
   }
-  const cost = costText(s);
-  if (cost) L.push('', cost);
-  for (const r of b.results) {
-    if (r.outcome === 'pass') continue;
-    L.push('', `<details><summary>${icon[r.outcome]} ${mdCell(r.id)}: ${mdCell(outcomeReason(r, b.failOn))}</summary>`, '');
-    L.push(`Query: ${mdCell(r.query)}`, '');
-    for (const c of r.report ? flagged(r.report) : []) {
-      L.push(`- **${c.status}** ${c.support_score.toFixed(2)}: ${mdCell(c.claim)}`);
-      for (const why of claimReasons(c)) L.push(`  - ${mdCell(why)}`);
+  const { file, flag } = out;
+  const failed = (err: unknown) =>
+    new ReportWriteError(`--${flag}: could not write ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err });
+  let fd: number;
+  try {
+    fd = openSync(file, 'w');
+  } catch (err) {
+    throw failed(err);
+  }
+  try {
+    for (const piece of pieces) {
+      const buf = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece;
+      for (let at = 0; at < buf.length;) at += writeSync(fd, buf, at);
     }
-    L.push('', '</details>');
+  } catch (err) {
+    throw failed(err);
+  } finally {
+    closeSync(fd);
   }
-  return L.join('\n') + '\n';
+}
+
+/**
+ * The batch's reports, streamed: `add` each answer's result as it is done (in input order), `finish` once all
+ * are: the terminal table to `table` (if given), then each report to its file or stdout. Memory holds counts,
+ * the table's column widths and write buffers; the answers' text waits in temporary files (TMPDIR), removed
+ * by `finish` (or `dispose`).
+ */
+export class BatchReportWriter {
+  private readonly tally = new BatchTally();
+  private readonly folder = new SpoolFolder();
+  private readonly runs: { flag: BatchFormat; run: ReportRun }[] = [];
+
+  constructor(
+    private readonly meta: BatchMeta,
+    private readonly targets: BatchTargets,
+    private readonly table?: { to: Writable; color: boolean },
+  ) {
+    const spool = () => this.folder.spool();
+    if (table) this.runs.push({ flag: 'table', run: new ReportRun(batchParts('table', meta, table), spool, table.color) });
+    for (const flag of FLAGS) if (targets[flag]) this.runs.push({ flag, run: new ReportRun(batchParts(flag, meta), spool, false) });
+  }
+
+  add(r: AnswerResult): void {
+    this.tally.add(r);
+    for (const { run } of this.runs) run.add(r);
+  }
+
+  /** Writes the table and the reports; returns the summary and the files written. */
+  async finish(): Promise<{ summary: BatchSummary; written: string[] }> {
+    const summary = this.tally.summary();
+    const written: string[] = [];
+    try {
+      for (const { flag, run } of this.runs) {
+        if (flag === 'table') {
+          await writeTo(this.table!.to, run.output(summary));
+          continue;
+        }
+        const file = this.targets[flag]!;
+        await writeTo(file === STDOUT ? process.stdout : { file, flag }, run.output(summary));
+        if (file !== STDOUT) written.push(file);
+      }
+    } finally {
+      this.dispose();
+    }
+    return { summary, written };
+  }
+
+  /** Removes the temporary files (finish does). */
+  dispose(): void {
+    this.folder.dispose();
+  }
 }
 
 /** Writes each requested report (`-` for stdout); returns the files written. Targets are checked before any work. */
-export async function writeBatchReports(targets: { json?: string; junit?: string; markdown?: string }, b: GroundingBatch): Promise<string[]> {
-  const render = { json: renderBatchJson, junit: renderBatchJunit, markdown: renderBatchMarkdown };
-  const written: string[] = [];
-  for (const flag of ['json', 'junit', 'markdown'] as const) {
-    const file = targets[flag];
-    if (!file) continue;
-    const text = render[flag](b);
-    if (file === STDOUT) {
-      process.stdout.write(text);
-      continue;
-    }
-    try {
-      await writeFile(file, text, 'utf8');
-    } catch (err) {
-      throw new ReportWriteError(`--${flag}: could not write ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err });
-    }
-    written.push(file);
-  }
-  return written;
+export async function writeBatchReports(targets: BatchTargets, b: GroundingBatch): Promise<string[]> {
+  const writer = new BatchReportWriter(b, targets);
+  for (const r of b.results) writer.add(r);
+  return (await writer.finish()).written;
 }
