@@ -77,7 +77,7 @@ export class PostgresGrades implements GradeStore {
     if (!(await this.hasTable())) return [];
     const clauses = ['run_id = $1'];
     const values: unknown[] = [runId];
-    for (const key of ['rule', 'grader', 'i', 'j'] as const) {
+    for (const key of ['id', 'rule', 'grader', 'i', 'j'] as const) {
       if (filter[key] === undefined) continue;
       values.push(key === 'rule' ? JSON.stringify(filter.rule) : filter[key]);
       clauses.push(key === 'rule' ? `rule::text = $${values.length}` : `${key} = $${values.length}`);

@@ -65,7 +65,7 @@ export class SqliteGrades implements GradeStore {
     if (!this.hasTable()) return [];
     const clauses = ['run_id = ?'];
     const params: (string | number)[] = [runId];
-    for (const key of ['rule', 'grader', 'i', 'j'] as const) {
+    for (const key of ['id', 'rule', 'grader', 'i', 'j'] as const) {
       if (filter[key] === undefined) continue;
       clauses.push(`${key} = ?`);
       params.push(filter[key]);

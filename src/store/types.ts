@@ -176,6 +176,8 @@ export interface GradeRecord extends NewGrade {
 
 /** Which grades to list (all of the run's when empty). */
 export interface GradeFilter {
+  /** One grade, by its id (an undo finds it without reading the run's other grades). */
+  id?: number;
   rule?: string;
   grader?: string;
   i?: number;
