@@ -39,10 +39,15 @@ export function personGrades(run: RunRecord, grades: readonly GradeRecord[]): Pe
 
 /**
  * combineGrades over a run's grades, a part at a time: millions of grades never hold a server's thread at
- * once (its other requests run between parts).
+ * once (its other requests run between parts). Given the store's pages (GradeStore.pages), each is combined as
+ * it is read, so the grades are never all held at once either.
  */
-export async function combineInParts(run: RunRecord, grades: readonly GradeRecord[]): Promise<GradedOutput[][]> {
+export async function combineInParts(run: RunRecord, grades: readonly GradeRecord[] | AsyncIterable<readonly GradeRecord[]>): Promise<GradedOutput[][]> {
   const combiner = new GradeCombiner(run.K);
+  if (Symbol.asyncIterator in grades) {
+    for await (const page of grades) combiner.add(personGrades(run, page));
+    return combiner.result();
+  }
   for (let at = 0; at < grades.length; at += COMBINE_PART) {
     if (at) await new Promise((resolve) => setImmediate(resolve));
     combiner.add(personGrades(run, grades.slice(at, at + COMBINE_PART)));
@@ -55,9 +60,15 @@ export async function combineInParts(run: RunRecord, grades: readonly GradeRecor
  * on that output (shown beside a disagreement); undefined when the run has no grade.
  */
 export async function loadGrading(store: Store, run: RunRecord, grades?: readonly GradeRecord[]): Promise<GradedOutput[][] | undefined> {
-  const list = grades ?? (await store.grades.list(run.id));
-  if (!list.length) return undefined;
-  const perRule = await combineInParts(run, list);
+  let seen = grades?.length ?? 0;
+  const counted = async function* () {
+    for await (const page of store.grades.pages(run.id)) {
+      seen += page.length;
+      yield page;
+    }
+  };
+  const perRule = await combineInParts(run, grades ?? counted());
+  if (!seen) return undefined;
   const cells = new Set(perRule.flatMap((outs) => outs.map((o) => `${o.i},${o.j}`)));
   const samples = new Map<string, SampleRecord>();
   if (cells.size > ONE_BY_ONE) for (const s of await store.samples.list(run.id)) samples.set(`${s.i},${s.j}`, s);

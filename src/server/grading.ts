@@ -8,7 +8,6 @@ import type { ReliabilityTensor } from '../core/tensor.js';
 import { gradingRefusal } from '../grades/gradable.js';
 import { GRADING_DESIGNS, gradingPlan, gradingQueue, MAX_SEED, queueSettings, ruleToGrade, type GradingDesign, type QueueItem } from '../grades/queue.js';
 import { ruleAsks } from '../grades/rule-asks.js';
-import { combineInParts } from '../grades/load.js';
 import { GradeError, UnknownRunError } from '../store/errors.js';
 import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
 import { checkMediaType, clientKey } from './analyze.js';
@@ -112,16 +111,22 @@ export async function gradingQueueView(store: Store, data: DashboardData, writab
       pi === null || pi === undefined ? 'i' : 'j',
       `query parameters "i" and "j" name one output together: i in 0..${run.N - 1}, j in 0..${run.M - 1}`,
     );
-  const tensor = await store.samples.tensor(run.id);
-  const ruleGrades = await store.grades.list(run.id, { rule: rule.name });
+  // The run's tensor and grades combined, as its summary was made (kept until a grade of the run changes):
+  // a queue page does not read the rule's grades again, however many there are (issue 30).
+  const loaded = await data.load(run.id, run);
+  if (!loaded) return jsonResult({ error: 'not_found', message: await data.whyUnresolved(run.id) }, 404);
+  const { tensor } = loaded;
+  const combined = loaded.grading?.[k] ?? [];
   // A new batch from the outputs nobody graded for this rule yet (docs/judges.md, "The queue").
   const queue =
     pi !== undefined && pj !== undefined
       ? { items: [{ i: pi, j: pj } as Omit<QueueItem, 'probability' | 'design'>], design: 'picked by hand', seed: null, population: null }
-      : gradingQueue(tensor, k, { count: settings.count, design: settings.design, seed: settings.seed, graded: ruleGrades });
+      : gradingQueue(tensor, k, { count: settings.count, design: settings.design, seed: settings.seed, graded: combined });
   const grader = q('grader')?.trim();
   const mine = new Map<string, GradeRecord>();
-  if (grader) for (const g of ruleGrades) if (g.grader === grader) mine.set(`${g.i},${g.j}`, g);
+  // A drawn output is one nobody graded for the rule: only one picked by hand can be this grader's already.
+  if (grader && pi !== undefined && pj !== undefined)
+    for (const g of await store.grades.list(run.id, { rule: rule.name, grader, i: pi, j: pj })) mine.set(`${g.i},${g.j}`, g);
   const items = [];
   let bytes = 0;
   for (const it of queue.items) {
@@ -142,8 +147,7 @@ export async function gradingQueueView(store: Store, data: DashboardData, writab
       ...(g && v ? { mine: { id: g.id, grade: g.grade }, rule: { ...v, agree: agreeOf(v, g.grade) } } : {}),
     });
   }
-  const combined = (await combineInParts(run, ruleGrades))[k];
-  const { graded: _graded, ...plan } = gradingPlan(run, tensor, k, ruleGrades, { width: settings.width, design: settings.design, combined });
+  const { graded: _graded, ...plan } = gradingPlan(run, tensor, k, [], { width: settings.width, design: settings.design, combined });
   return jsonResult({
     run: { id: run.id, name: run.name, N: run.N, M: run.M },
     rule: { name: rule.name, kind: rule.kind, asks: ruleAsks(rule) },
