@@ -58,7 +58,10 @@ export async function closeApp(app: Hono): Promise<void> {
 
 /** The dashboard's reader: on worker threads when the store can be opened there again, else on this thread. */
 function dashboardReader(store: Store, location: string | undefined, writable: boolean): DashboardReader {
-  return location !== undefined && location !== ':memory:' ? createDashboardPool({ location, writable }) : localReader(store, writable);
+  if (location === undefined || location === ':memory:') return localReader(store, writable);
+  const pool = createDashboardPool({ location, writable });
+  pool.warm();
+  return pool;
 }
 
 /** The HTTP service: POST /analyze, GET /healthz, the dashboard and its /api data endpoints. */

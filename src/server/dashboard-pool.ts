@@ -28,10 +28,11 @@ export interface DashboardPoolOptions {
  * The dashboard's reader on worker threads (the pool /analyze and /v1/traces use, ground/pool): each worker
  * opens the store itself and answers reads with dashboard-views.ts, so reading and summarising a run of
  * millions of grades (seconds of synchronous SQLite and arithmetic) never holds the server's event loop —
- * /healthz and the grading posts stay quick (issue 30). Started on the first read; a read is not cut off at a
- * deadline, since its worker's summaries are kept for the next one.
+ * /healthz and the grading posts stay quick (issue 30). Started on the first read, or by warm() (the app calls
+ * it, so the first page does not wait for a thread to load); a read is not cut off at a deadline, since its
+ * worker's summaries are kept for the next one.
  */
-export function createDashboardPool(options: DashboardPoolOptions): DashboardReader & { started(): boolean } {
+export function createDashboardPool(options: DashboardPoolOptions): DashboardReader & { started(): boolean; warm(): void } {
   let started: Promise<WorkerPool<DashboardTask, ViewResult>> | undefined;
   let closed = false;
   const workerData: DashboardWorkerData = { location: options.location, writable: options.writable };
@@ -46,6 +47,7 @@ export function createDashboardPool(options: DashboardPoolOptions): DashboardRea
     }));
   return {
     started: () => started !== undefined,
+    warm: () => void start().catch(() => {}), // a failed start is tried again by the first read, which says why
     async read(view, req) {
       try {
         if (closed) throw new PoolUnavailableError('the server is shutting down');
