@@ -68,7 +68,52 @@ export async function loadGrading(store: Store, run: RunRecord, grades?: readonl
     }
   };
   const perRule = await combineInParts(run, grades ?? counted());
-  if (!seen) return undefined;
+  return seen ? withReasons(store, run, perRule) : undefined;
+}
+
+/**
+ * A run's grades combined so far, kept by a server so that the grades recorded since are added to it, not all
+ * read again (a log only grows, but for an undo): `count` grades up to id `lastId`.
+ */
+export interface KeptGrading {
+  combiner: GradeCombiner;
+  count: number;
+  lastId: number;
+}
+
+/**
+ * loadGrading for a server that keeps `kept` between reads: when the run's grades are `kept`'s and those
+ * recorded since (`version`, GradeStore.version(runId), is `count:max id` of exactly those), only the new ones
+ * are read and added; after an undo (or anything else), all are read again. The result equals loadGrading's.
+ */
+export async function loadGradingKept(
+  store: Store,
+  run: RunRecord,
+  version: string,
+  kept?: KeptGrading,
+): Promise<{ grading: GradedOutput[][] | undefined; kept: KeptGrading }> {
+  let next: KeptGrading | undefined;
+  if (kept) {
+    const added = await store.grades.list(run.id, { after: kept.lastId });
+    const lastId = added.length ? added[added.length - 1].id : kept.lastId;
+    if (`${kept.count + added.length}:${lastId}` === version) {
+      kept.combiner.add(personGrades(run, added));
+      next = { combiner: kept.combiner, count: kept.count + added.length, lastId };
+    }
+  }
+  if (!next) {
+    next = { combiner: new GradeCombiner(run.K), count: 0, lastId: 0 };
+    for await (const page of store.grades.pages(run.id)) {
+      next.combiner.add(personGrades(run, page));
+      next.count += page.length;
+      next.lastId = page[page.length - 1].id;
+    }
+  }
+  return { grading: next.count ? await withReasons(store, run, next.combiner.result()) : undefined, kept: next };
+}
+
+/** Each graded output with the rule's reasons for its verdict on it (shown beside a disagreement). */
+async function withReasons(store: Store, run: RunRecord, perRule: GradedOutput[][]): Promise<GradedOutput[][]> {
   const cells = new Set(perRule.flatMap((outs) => outs.map((o) => `${o.i},${o.j}`)));
   const samples = new Map<string, SampleRecord>();
   if (cells.size > ONE_BY_ONE) for (const s of await store.samples.list(run.id)) samples.set(`${s.i},${s.j}`, s);

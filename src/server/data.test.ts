@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { MIN_PROBABILITY } from '../core/limits.js';
 import { summarizeRun } from '../core/decision.js';
 import { Outcome } from '../core/outcome.js';
@@ -52,11 +52,23 @@ describe.each([
     expect(loaded.summary).toEqual(old);
     expect(JSON.stringify(loaded.summary)).toBe(JSON.stringify(old));
     expect(old.validators.some((v) => v.grading?.corrected)).toBe(true); // the figures compared are there
-    // A grade given since: the kept summary is replaced by one with it.
-    await store.grades.record(run.id, { i: 0, j: 0, rule: 'polite', grade: 'fail', grader: 'late' });
+    // A grade given since: only it is read and added to the grades kept combined, and the summary is the old path's.
+    const late = await store.grades.record(run.id, { i: 0, j: 0, rule: 'polite', grade: 'fail', grader: 'late' });
+    await store.grades.record(run.id, { i: 1, j: 3, rule: 'short', grade: 'pass', grader: 'g1', probability: 0.5, design: 'uniform' });
     const again = summarizeRun(run, tensor, {}, await loadGrading(store, run, await store.grades.list(run.id)));
+    const pages = vi.spyOn(store.grades, 'pages');
     expect((await data.load(run.id))!.summary).toEqual(again);
+    const all = () => pages.mock.calls.filter(([, filter]) => filter?.after === undefined).length; // reads of every grade
+    expect(all()).toBe(0);
     expect(again).not.toEqual(old);
+    // An undo: everything is read again.
+    await store.grades.delete(run.id, late.id);
+    pages.mockClear();
+    const reloaded = (await data.load(run.id))!.summary;
+    expect(all()).toBe(1);
+    const undone = summarizeRun(run, tensor, {}, await loadGrading(store, run, await store.grades.list(run.id)));
+    expect(reloaded).toEqual(undone);
+    expect(undone).not.toEqual(again);
   });
 
   it("the grading queue and the grades it needs equal those drawn from the rule's grades", async () => {

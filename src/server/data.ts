@@ -11,7 +11,7 @@ import { UsageError } from '../errors.js';
 import { resolveRunId } from '../store/resolve.js';
 import type { RunRecord, Store } from '../store/types.js';
 import type { GradedOutput } from '../core/grades.js';
-import { loadGrading } from '../grades/load.js';
+import { loadGradingKept, type KeptGrading } from '../grades/load.js';
 import { buildTrend, type Trend } from './trend.js';
 
 /** The data behind every dashboard page, read from the store (never written). Also the /api/… bodies. */
@@ -48,6 +48,9 @@ export interface RunListItem {
   validators: { name: string; rate: number | null; verdict: string; errorShare: number | null; corrected?: number; figure?: string }[];
 }
 
+/** Runs whose combined grades are kept to add new grades to (each holds a map per graded output). */
+const KEPT_GRADINGS = 20;
+
 /** Runs per page of the list (`?offset=` pages through the rest). */
 export const RUNS_PAGE = 50;
 /** Runs in a trend unless `?limit=` asks for more (at most MAX_TREND_RUNS). */
@@ -65,6 +68,8 @@ export interface RunPage {
 export class DashboardData {
   /** Finished runs never change, so their summaries are kept; running ones are recomputed each time. */
   private cache = new Map<string, LoadedRun>();
+  /** The runs' grades combined so far (grades/load.ts loadGradingKept), for the most recently read runs. */
+  private kept = new Map<string, KeptGrading>();
 
   constructor(readonly store: Store) {}
 
@@ -107,9 +112,13 @@ export class DashboardData {
     const run = known ?? (await this.store.runs.get(id));
     if (!run) return undefined;
     const tensor = await this.store.samples.tensor(id);
-    // The grades are combined as the store's pages come (never all held), then decided by the parameters stored
-    // with the run, as `assay show` decides it.
-    const grading = await loadGrading(this.store, run);
+    // The grades are combined as the store's pages come (never all held), or only those recorded since the last
+    // time added to what was kept; then decided by the parameters stored with the run, as `assay show` decides it.
+    const kept = await loadGradingKept(this.store, run, gradesKey, this.kept.get(id));
+    this.kept.delete(id); // the newest last: the oldest goes first
+    if (this.kept.size >= KEPT_GRADINGS) this.kept.delete(this.kept.keys().next().value!);
+    this.kept.set(id, kept.kept);
+    const grading = kept.grading;
     const summary = summarizeRun(run, tensor, {}, grading);
     const errors = tensor.cells.includes(Outcome.ERROR) ? errorSummaryOf(computeStats(await this.store.samples.list(id))) : undefined;
     const loaded = { run, tensor, summary, gradesKey, gradesVersion, ...(grading ? { grading } : {}), ...(errors ? { errors } : {}) };

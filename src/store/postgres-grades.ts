@@ -90,7 +90,7 @@ export class PostgresGrades implements GradeStore {
       clauses.push(key === 'rule' ? `rule::text = $${values.length}` : `${key} = $${values.length}`);
     }
     // A page at a time (keyset on id): millions of grades are never parsed in one turn of the event loop.
-    for (let after = '0'; ;) {
+    for (let after = String(filter.after ?? 0); ;) {
       const { rows } = await this.q<Omit<GradeRow, 'id' | 'graded_at'> & { id: string; graded_at: Date }>(
         `SELECT * FROM grades WHERE ${clauses.join(' AND ')} AND id > $${values.length + 1} ORDER BY id LIMIT ${LIST_PAGE}`,
         [...values, after],

@@ -85,7 +85,7 @@ export class SqliteGrades implements GradeStore {
     const page = this.stmt(
       `SELECT id, i, j, rule, grade, grader, graded_at, probability, design FROM grades WHERE ${clauses.join(' AND ')} AND id > ? ORDER BY id LIMIT ${LIST_PAGE}`,
     ).raw(true);
-    for (let after = 0; ;) {
+    for (let after = filter.after ?? 0; ;) {
       const rows = page.all(...params, after) as [number, number, number, string, GradeRecord['grade'], string, string, number | null, string | null][];
       const out: GradeRecord[] = [];
       for (const [id, i, j, rule, grade, grader, gradedAt, probability, design] of rows) {

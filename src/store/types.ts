@@ -178,6 +178,8 @@ export interface GradeRecord extends NewGrade {
 export interface GradeFilter {
   /** One grade, by its id (an undo finds it without reading the run's other grades). */
   id?: number;
+  /** Only grades recorded after the one with this id (a kept summary adds them instead of reading all again). */
+  after?: number;
   rule?: string;
   grader?: string;
   i?: number;
