@@ -114,6 +114,20 @@ describe('dashboard reads on a worker thread (issue 30)', () => {
     const undone = await fetch(`${pooled.url}/api/runs/${run.id}/grades/${grade.id}`, { method: 'DELETE' });
     expect(undone.status).toBe(200);
     expect(JSON.parse((await get(pooled, `/api/runs/${run.id}`)).body).summary).toEqual(before.summary);
+    // Undoing a correction: the grader's earlier grade (found by the worker) counts again.
+    const twice = async (grade: string) =>
+      (
+        (await (
+          await fetch(`${pooled.url}/api/runs/${run.id}/grades`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ i: 38, j: 4, rule: 'polite', grade, grader: 'twice' }),
+          })
+        ).json()) as { grade: { id: number } }
+      ).grade.id;
+    const [first, second] = [await twice('pass'), await twice('fail')];
+    const corrected = await fetch(`${pooled.url}/api/runs/${run.id}/grades/${second}`, { method: 'DELETE' });
+    expect(await corrected.json()).toMatchObject({ deleted: { id: second }, mine: { id: first, grade: 'pass' } });
     // An audit grade's summary is made by the worker too, and counts the grade just stored.
     const claim = await fetch(`${pooled.url}/api/audits/${auditId}/grades`, {
       method: 'POST',

@@ -7,7 +7,7 @@ import type { Store } from '../store/types.js';
 import { auditQueueView, auditSummaryView } from './audit-grading.js';
 import { compareBody, defaultPair } from './compare-page.js';
 import { DashboardData, MAX_TREND_RUNS, RUNS_PAGE, TREND_RUNS, type RunPage } from './data.js';
-import { gradingQueueView } from './grading.js';
+import { gradingQueueView, latestGradeView } from './grading.js';
 import { runsListBody, trendBody } from './pages.js';
 import { jsonResult, type ViewName, type ViewRequest, type ViewResult } from './view-types.js';
 
@@ -94,6 +94,8 @@ export class DashboardViews {
         return this.comparePage(q);
       case 'gradingQueue':
         return gradingQueueView(this.store, this.data, this.writable, req);
+      case 'latestGrade':
+        return latestGradeView(this.store, req);
       case 'auditQueue':
         return auditQueueView(this.store, this.writable, req);
       case 'auditSummary':

@@ -160,6 +160,13 @@ export async function gradingQueueView(store: Store, data: DashboardData, writab
   });
 }
 
+/** The latest grade of one output by one grader for one rule (null for none): what counts after an undo. */
+export async function latestGradeView(store: Store, req: ViewRequest): Promise<ViewResult> {
+  const { rule, grader, i, j } = req.query;
+  const left = await store.grades.list(req.params.id, { rule, grader, i: Number(i), j: Number(j) });
+  return jsonResult(left[left.length - 1] ?? null);
+}
+
 export function registerGrading(
   app: Hono,
   store: Store,
@@ -234,9 +241,14 @@ export function registerGrading(
     const [before] = id ? await store.grades.list(run.id, { id }) : [];
     if (!id || !before || !(await store.grades.delete(run.id, id)))
       return c.json({ error: 'not_found', message: `run ${run.id} has no grade ${c.req.param('gradeId')}` }, 404);
-    // The grader's earlier grade of the output, if any, counts again.
-    const left = await store.grades.list(run.id, { rule: before.rule, grader: before.grader, i: before.i, j: before.j });
-    const last = left[left.length - 1];
+    // The grader's earlier grade of the output, if any, counts again: found by the reader (no index serves
+    // this filter, so it reads every grade of the run).
+    const found = await reader.read('latestGrade', {
+      params: { id: run.id },
+      query: { rule: before.rule, grader: before.grader, i: String(before.i), j: String(before.j) },
+    });
+    if (found.status !== 200) return reply(c, found);
+    const last = JSON.parse(found.body) as GradeRecord | null;
     if (!last) return c.json({ deleted: before, mine: null });
     const k = run.validators.findIndex((v) => v.name === before.rule);
     const v = verdictOf(undefined, k, last.i, last.j, await store.samples.get(run.id, last.i, last.j));

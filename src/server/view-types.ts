@@ -15,6 +15,7 @@ export const VIEWS = [
   'compare',
   'comparePage',
   'gradingQueue',
+  'latestGrade',
   'auditQueue',
   'auditSummary',
 ] as const;
