@@ -1,4 +1,5 @@
-import { PoolOverloadedError, PoolUnavailableError, WorkerPool } from '../ground/pool/pool.js';
+import { lazyPool } from '../ground/pool/lazy.js';
+import { PoolOverloadedError, PoolUnavailableError } from '../ground/pool/pool.js';
 import { spawnModuleWorker } from '../ground/pool/spawn.js';
 import { jsonResult, type DashboardReader, type ViewName, type ViewRequest, type ViewResult } from './view-types.js';
 
@@ -33,25 +34,18 @@ export interface DashboardPoolOptions {
  * worker's summaries are kept for the next one.
  */
 export function createDashboardPool(options: DashboardPoolOptions): DashboardReader & { started(): boolean; warm(): void } {
-  let started: Promise<WorkerPool<DashboardTask, ViewResult>> | undefined;
-  let closed = false;
   const workerData: DashboardWorkerData = { location: options.location, writable: options.writable };
-  const start = () =>
-    (started ??= WorkerPool.start<DashboardTask, ViewResult>({
-      size: options.workers ?? 1,
-      queue: options.queue ?? 64,
-      spawn: () => spawnModuleWorker(new URL('./dashboard-worker', import.meta.url), { workerData }),
-    }).catch((err: unknown) => {
-      started = undefined; // the next read tries again
-      throw err;
-    }));
+  const pool = lazyPool<DashboardTask, ViewResult>({
+    size: options.workers ?? 1,
+    queue: options.queue ?? 64,
+    spawn: () => spawnModuleWorker(new URL('./dashboard-worker', import.meta.url), { workerData }),
+  });
   return {
-    started: () => started !== undefined,
-    warm: () => void start().catch(() => {}), // a failed start is tried again by the first read, which says why
+    started: () => pool.started(),
+    warm: () => pool.warm(),
     async read(view, req) {
       try {
-        if (closed) throw new PoolUnavailableError('the server is shutting down');
-        return await (await start()).run({ view, req });
+        return await pool.run({ view, req });
       } catch (err) {
         if (PoolOverloadedError.isInstance(err))
           return { ...jsonResult({ error: 'busy', message: 'the dashboard is busy with other reads; retry after 1 s' }, 503), retryAfter: 1 };
@@ -66,10 +60,6 @@ export function createDashboardPool(options: DashboardPoolOptions): DashboardRea
         throw err;
       }
     },
-    async close() {
-      closed = true;
-      const pool = await started?.catch(() => undefined);
-      await pool?.close();
-    },
+    close: () => pool.close(),
   };
 }
