@@ -7,7 +7,7 @@
 
 /** Lowest first. Each entry: a name (as in docs/architecture.md) and the path it covers. */
 const LAYERS = [
-  ['base', '^src/(errors|lazy)\\.ts$'],
+  ['base', '^src/(errors|lazy|invocation)\\.ts$'],
   ['core', '^src/core/'],
   ['sandbox', '^src/sandbox/'],
   ['store', '^src/store/'],

@@ -10,6 +10,9 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    // The CLI's hints say `npx assay` when npm started it through npx (cli/invocation.ts); `npx vitest` would pass
+    // that on to every CLI a test starts. Tests run it as a global install unless they say otherwise.
+    env: { npm_command: '' },
     // Vitest's default (cores − 1) is one worker on a 2-core machine, but most test time waits on child processes,
     // services and simulated outages: three workers took the suite from 753 s to 538 s there.
     maxWorkers: Math.max(3, availableParallelism() - 1),

@@ -23,6 +23,7 @@ export type {
   AuditStore,
   AuditClaimStatus,
   AuditClaimRecord,
+  AuditRun,
   NewAudit,
   AuditRecord,
   NewClaimGrade,
@@ -33,3 +34,4 @@ export type {
   AlarmKey,
 } from '../store/types.js';
 export type { ProductionSpan, ProductionSample, ProductionExperiment } from '../core/production.js';
+export type { CheckedClaim } from '../core/validator.js';

@@ -17,6 +17,7 @@ import { NoStoreError, openStore, shownLocation, storeFailure, storeOutage, Stor
 import { resolveRunId } from '../store/resolve.js';
 import type { ResponseCache, RunRecord, Store } from '../store/types.js';
 import { queueFailure, runQueued } from './run-queued.js';
+import { assayCommandLine } from '../invocation.js';
 
 /**
  * What `assay run` does, as a library function: find and load the config (or a stored run's, to resume it),
@@ -72,9 +73,12 @@ export interface RunConfigOutcome {
 async function priorRun(location: string, ref: string): Promise<RunRecord> {
   const lookup = await openStore(location, { readonly: true }).catch((err: unknown) => {
     if (NoStoreError.isInstance(err))
-      throw new UsageError(`runId: no run with id "${ref}": there is no store at ${err.shown} yet (runs are stored there by: assay run <config>)`, {
-        key: 'runId',
-      });
+      throw new UsageError(
+        `runId: no run with id "${ref}": there is no store at ${err.shown} yet (runs are stored there by: ${assayCommandLine('run <config>')})`,
+        {
+          key: 'runId',
+        },
+      );
     throw err;
   });
   try {
@@ -117,7 +121,9 @@ export async function runConfig(o: RunConfigOptions): Promise<RunConfigOutcome> 
     if (configPath === undefined) {
       if (prior === undefined) configPath = findDefaultConfig(process.cwd());
       else if (!prior.configPath)
-        throw new UsageError(`runId ${prior.id}: the run has no config file on record; give it: assay run <config> --resume ${prior.id}`, { key: 'runId' });
+        throw new UsageError(`runId ${prior.id}: the run has no config file on record; give it: ${assayCommandLine(`run <config> --resume ${prior.id}`)}`, {
+          key: 'runId',
+        });
       else configPath = prior.configPath;
     }
     // A config that does not load leaves no trace: the store is opened (for writing) once it has.
@@ -126,7 +132,13 @@ export async function runConfig(o: RunConfigOptions): Promise<RunConfigOutcome> 
     // refused here, before anything is written (openRun checks again), and the stop rules use the stored ones.
     if (prior) checkResumedDecision(prior, experiment.decision, configPath);
     // The cache lives in the store, opened below: until then nothing calls a model, so it is reached lazily.
-    const cache: ResponseCache = { get: (k) => store!.cache.get(k), set: (k, v) => store!.cache.set(k, v), clear: () => store!.cache.clear() };
+    const cache: ResponseCache = {
+      get: (k) => store!.cache.get(k),
+      set: (k, v) => store!.cache.set(k, v),
+      add: (k, v) => store!.cache.add(k, v),
+      delete: (keys) => store!.cache.delete(keys),
+      clear: () => store!.cache.clear(),
+    };
     // On a queue the workers call the system and the judges and hold the API keys: here the config is only checked.
     const env = queue ? workersHoldSecrets : undefined;
     assembled = await assembleRun(experiment, {
@@ -186,9 +198,12 @@ export async function runConfig(o: RunConfigOptions): Promise<RunConfigOutcome> 
     ).catch((err: unknown) => {
       // The store stayed away past the bound: say how to finish the run once it is back.
       if (OutageError.isInstance(err) && runId !== undefined)
-        throw new StoreError(`${err.message}; run ${runId} is not finished: finish it with: assay run --resume ${runId} --store ${shownLocation(location)}`, {
-          cause: err,
-        });
+        throw new StoreError(
+          `${err.message}; run ${runId} is not finished: finish it with: ${assayCommandLine(`run --resume ${runId} --store ${shownLocation(location)}`)}`,
+          {
+            cause: err,
+          },
+        );
       throw storeFailure(location, err) ?? err;
     });
     const outcome = { result, store, dispose, [Symbol.asyncDispose]: dispose };

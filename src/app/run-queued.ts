@@ -6,6 +6,7 @@ import type { ProgressView } from '../run/progress.js';
 import type { RunProgress } from '../run/runner.js';
 import { isPostgresUrl, shownLocation } from '../store/open.js';
 import type { Store } from '../store/types.js';
+import { assayCommandLine } from '../invocation.js';
 
 export interface QueuedCommand {
   /** Assembled here only to check the config and name the system: the workers assemble it again to run it. */
@@ -66,7 +67,7 @@ export async function runQueued(c: QueuedCommand): Promise<QueuedRunResult> {
       );
     },
     onProgress: (p) => c.progress.update(p),
-    onIdle: () => c.say(`no worker has finished a sample yet; start workers with: assay worker ${where}`),
+    onIdle: () => c.say(`no worker has finished a sample yet; start workers with: ${assayCommandLine(`worker ${where}`)}`),
   }).finally(() => c.progress.stop());
   if (result.detached) return result;
   if (result.failed > 0) {
@@ -79,6 +80,6 @@ export async function runQueued(c: QueuedCommand): Promise<QueuedRunResult> {
 export function queueFailure(result: QueuedRunResult, c: Pick<QueuedCommand, 'queue' | 'location'>): QueueError | undefined {
   if (result.failed === 0) return undefined;
   return new QueueError(
-    `${result.failed} sample(s) of run ${result.run.id} failed on the workers (${result.firstError ?? 'unknown error'}); the run is kept as ${result.status}: fix the cause, then finish it with: assay run --resume ${result.run.id} --queue ${c.queue.shown} --store ${shownLocation(c.location)}`,
+    `${result.failed} sample(s) of run ${result.run.id} failed on the workers (${result.firstError ?? 'unknown error'}); the run is kept as ${result.status}: fix the cause, then finish it with: ${assayCommandLine(`run --resume ${result.run.id} --queue ${c.queue.shown} --store ${shownLocation(c.location)}`)}`,
   );
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,7 +99,11 @@ describe('assay audits', () => {
   }, 60_000);
 
   it('shows a batch without grades, refuses grades of another batch naming the line, and names an unknown id (exit 2)', async () => {
-    const imp = await assay(['audits', 'import', batch, '--name', 'second', '--store', store]);
+    // another batch: the first answer's audit alone
+    const one = join(root, 'one.json');
+    const full = JSON.parse(await readFile(batch, 'utf8'));
+    await writeFile(one, JSON.stringify({ ...full, results: full.results.slice(0, 1) }));
+    const imp = await assay(['audits', 'import', one, '--name', 'second', '--store', store]);
     const id = imp.out.trim();
     const s = JSON.parse((await assay(['audits', 'show', id, '--json', '--store', store])).out);
     expect(s).toMatchObject({ name: 'second', graded: 0, corrected_unsupported_rate: null });
@@ -112,6 +117,23 @@ describe('assay audits', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/wrong\.jsonl line 2.*claim 99/);
     expect((await assay(['audits', 'list', '--store', store])).out.trim().split('\n')).toHaveLength(2); // nothing stored
+
+    // the same batch imported again, under any name: the batch already stored, named, and its grades not doubled
+    const first = (await assay(['audits', 'list', '--store', store])).out.trim().split('\n')[1].split(' ')[0];
+    const again = await assay(['audits', 'import', batch, '--name', 'third', '--grades', join(root, 'grades.jsonl'), '--store', store]);
+    expect(again.code).toBe(0);
+    expect(again.out.trim()).toBe(first);
+    expect(again.err).toContain(`already stored as ${first} ("batch.json")`);
+    expect(again.err).toMatch(/0 new grade\(s\)/);
+    expect((await assay(['audits', 'list', '--store', store])).out.trim().split('\n')).toHaveLength(2);
+    expect(JSON.parse((await assay(['audits', 'show', first, '--json', '--store', store])).out).graded).toBe(claims.length);
+
+    // a bad batch or grades file leaves no store behind
+    await writeFile(join(root, 'bad.json'), '{"schema": "other"}');
+    const fresh = join(root, 'fresh', 'assay.db');
+    expect((await assay(['audits', 'import', join(root, 'bad.json'), '--store', fresh])).code).toBe(2);
+    expect((await assay(['audits', 'import', batch, '--grades', join(root, 'wrong.jsonl'), '--store', fresh])).code).toBe(2);
+    expect(existsSync(fresh)).toBe(false);
 
     const none = await assay(['audits', 'show', 'a-nope', '--store', store]);
     expect(none.code).toBe(2);

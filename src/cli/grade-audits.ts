@@ -1,5 +1,6 @@
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, stat, writeFile } from 'node:fs/promises';
 import { ExitCode, UsageError } from '../errors.js';
+import { assayCommandLine } from '../invocation.js';
 import { maxOf } from '../core/arrays.js';
 import { formatRate, NO_VALUE } from '../core/show.js';
 import type { RateInterval } from '../core/alignment.js';
@@ -15,6 +16,7 @@ import {
 import { graderName } from '../grades/grader.js';
 import { parseKeys } from '../grades/session.js';
 import { intFlag } from './flags.js';
+import { openStore, storeLocation } from '../store/open.js';
 
 /**
  * `assay grade --audits batch.json --grades grades.jsonl`: people grade the claims of grounding audits (the JSON of
@@ -29,6 +31,8 @@ export interface AuditGradeFlags {
   seed?: string;
   summary?: boolean;
   json?: string | boolean;
+  /** With a stored batch's id as --audits: the store it is in. */
+  store?: string;
 }
 
 const interval = (r: RateInterval | null) => (r ? `${formatRate(r.rate)} [${formatRate(r.low)}, ${formatRate(r.high)}]` : NO_VALUE);
@@ -84,14 +88,74 @@ function show(c: AuditedClaim, k: number, left: number): string {
   ].join('\n');
 }
 
+/** Where claims come from and grades go: a batch file and its grades file, or a batch in the store (`assay audits import`). */
+interface GradingTarget {
+  claims: AuditedClaim[];
+  grades: ClaimGrade[];
+  keep(g: ClaimGrade & { grader: string; graded_at: string }): Promise<void>;
+  /** Where the grades went, for the closing line. */
+  where: string;
+  close(): Promise<void>;
+}
+
+const AUDIT_ID = /^a-\d{8}-\d{6}-[0-9a-f]{4}$/;
+
+async function fileTarget(file: string, gradesFile: string | undefined): Promise<GradingTarget> {
+  if (gradesFile === undefined)
+    throw new UsageError('--audits: needs --grades <file>, the JSON Lines file the grades are kept in (created if missing)', { path: '--grades' });
+  const claims = auditedClaims(await readJsonFile(file, '--audits'), file);
+  return {
+    claims,
+    grades: await readGrades(gradesFile),
+    keep: (g) => appendFile(gradesFile, JSON.stringify(g) + '\n'),
+    where: `added to ${gradesFile}`,
+    close: async () => undefined,
+  };
+}
+
+/** A stored batch (a run's grounded rule, or an imported file): its stored grades, each new one stored at once. */
+async function storeTarget(id: string, location: string | undefined): Promise<GradingTarget> {
+  const store = await openStore(storeLocation(location), { existing: true });
+  try {
+    const audit = await store.audits.get(id);
+    if (!audit)
+      throw new UsageError(`--audits: no audit batch with id "${id}" in the store (list them with: ${assayCommandLine('audits list')})`, { path: '--audits' });
+    const stored = await store.audits.listGrades(id);
+    return {
+      claims: audit.claims,
+      grades: stored.map((g) => ({ answer: g.answer, claim: g.claim, supported: g.supported, grader: g.grader })),
+      keep: async (g) =>
+        void (await store.audits.recordGrades(id, [{ answer: g.answer, claim: g.claim, supported: g.supported, grader: g.grader, gradedAt: g.graded_at }])),
+      where: `stored in audit batch ${id}`,
+      close: () => store.close(),
+    };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
 export async function gradeAuditsCommand(flags: AuditGradeFlags): Promise<void> {
   const file = flags.audits!;
-  if (flags.grades === undefined)
-    throw new UsageError('--audits: needs --grades <file>, the JSON Lines file the grades are kept in (created if missing)', { path: '--grades' });
   const seed = intFlag('--seed', flags.seed, { min: 0, max: 2 ** 31 - 1 }) ?? 1;
-  const claims = auditedClaims(await readJsonFile(file, '--audits'), file);
+  // An audit batch id names a stored batch, unless a file of that name is there.
+  const stored = AUDIT_ID.test(file) && !(await stat(file).catch(() => undefined));
+  if (stored && flags.grades !== undefined)
+    throw new UsageError(`--grades: the grades of stored batch ${file} are kept in the store; --grades goes with a batch file`, { path: '--grades' });
+  if (!stored && flags.store !== undefined)
+    throw new UsageError(`--store: goes with a stored batch's id (assay audits import prints it), not with the batch file ${file}`, { path: '--store' });
+  const target = stored ? await storeTarget(file, flags.store) : await fileTarget(file, flags.grades);
+  try {
+    await gradeTarget(target, file, seed, flags);
+  } finally {
+    await target.close();
+  }
+  process.exitCode = ExitCode.OK;
+}
+
+async function gradeTarget(target: GradingTarget, file: string, seed: number, flags: AuditGradeFlags): Promise<void> {
+  const { claims, grades } = target;
   if (claims.length === 0) throw new UsageError(`--audits ${file}: no claim to grade (no answer was analysed)`, { file, path: '--audits' });
-  const grades = await readGrades(flags.grades);
   // checked now: a grades file of other audits is refused before anyone grades
   groundingGrading(claims, grades);
   if (!flags.summary) {
@@ -111,7 +175,7 @@ export async function gradeAuditsCommand(flags: AuditGradeFlags): Promise<void> 
           const c = queue[at];
           if (key !== 'skip') {
             const g = { answer: c.answer, claim: c.claim, supported: key === 'pass', text: c.text, grader, graded_at: new Date().toISOString() };
-            await appendFile(flags.grades, JSON.stringify(g) + '\n');
+            await target.keep(g);
             grades.push(g);
             graded++;
             process.stdout.write(`  graded ${key === 'pass' ? 'supported' : 'not supported'}; the detector said ${c.status}\n`);
@@ -125,7 +189,7 @@ export async function gradeAuditsCommand(flags: AuditGradeFlags): Promise<void> 
       if (tty) process.stdin.setRawMode(false);
       process.stdin.pause();
     }
-    process.stderr.write(`assay: ${graded} grade(s) by ${grader} added to ${flags.grades}\n`);
+    process.stderr.write(`assay: ${graded} grade(s) by ${grader} ${target.where}\n`);
   }
   const summary = groundingGrading(claims, grades);
   if (flags.json !== undefined && flags.json !== false) {
@@ -135,5 +199,4 @@ export async function gradeAuditsCommand(flags: AuditGradeFlags): Promise<void> 
   }
   if (flags.json === undefined || flags.json === false || (typeof flags.json === 'string' && flags.json !== '-'))
     process.stdout.write(gradingText(summary) + '\n');
-  process.exitCode = ExitCode.OK;
 }

@@ -11,6 +11,7 @@ import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 import { intFlag, oneOfFlag, shareFlag } from './flags.js';
 import { formatLevel } from '../core/show.js';
 import { gradeAuditsCommand, type AuditGradeFlags } from './grade-audits.js';
+import { assayCommandLine } from '../invocation.js';
 
 interface GradeFlags {
   rule?: string;
@@ -53,7 +54,7 @@ async function removeGrade(runArg: string, flags: GradeFlags): Promise<void> {
     const runId = await resolveRunId(store, runArg, 'run');
     const g = (await store.grades.list(runId)).find((x) => x.id === id);
     if (!g || !(await store.grades.delete(runId, id)))
-      throw new UsageError(`--remove: run ${runId} has no grade ${id} (see its grades with: assay grades export --run ${runId} --ids)`, {
+      throw new UsageError(`--remove: run ${runId} has no grade ${id} (see its grades with: ${assayCommandLine(`grades export --run ${runId} --ids`)})`, {
         path: '--remove',
       });
     process.stderr.write(
@@ -133,7 +134,7 @@ async function gradeCommand(runArg: string, flags: GradeFlags): Promise<void> {
       process.stdin.pause();
     }
     process.stderr.write(
-      `assay: ${session.count} grade(s) stored by ${grader}; ${session.gradedInQueue} of the queue's ${queue.items.length} graded by ${grader}. See them with: assay show ${runId}\n`,
+      `assay: ${session.count} grade(s) stored by ${grader}; ${session.gradedInQueue} of the queue's ${queue.items.length} graded by ${grader}. See them with: ${assayCommandLine(`show ${runId}`)}\n`,
     );
     process.exitCode = ExitCode.OK;
   } finally {
@@ -149,7 +150,10 @@ export function register(program: Command): void {
       "Grade a run's outputs by hand (p pass, f fail, s skip, u undo, ←/→ or j/k move, q quit): the judge is checked against you and its rate corrected",
     )
     .argument('[runId]', 'run id, "latest" or the start of an id (or --audits instead)')
-    .option('--audits <file>', 'grade the claims of grounding audits instead: the JSON of assay analyze --answers … --json')
+    .option(
+      '--audits <file|id>',
+      "grade the claims of grounding audits instead: the JSON of assay analyze --answers … --json, or a stored batch by its id (assay audits import, --run for a run's grounded rule)",
+    )
     .option('--grades <file>', 'with --audits: the JSON Lines file the claim grades are kept in (appended to; created if missing)')
     .option('--summary', 'with --audits: only print the detector against the grades so far')
     .option('--json [file]', 'with --audits: the summary as JSON (to stdout, or to the file)')
@@ -171,7 +175,8 @@ queue keeps the probability it was drawn with, which keeps the corrected rate un
 order, and skip only outputs you cannot judge (docs/judges.md).
 
 With --audits, the claims of grounding audits are graded instead (p supported, f not supported, s skip, q quit),
-each grade appended to --grades at once, in a random order fixed by --seed; then the detector is compared with
+each grade appended to --grades at once (or, for a stored batch's id, stored against it in --store), in a random
+order fixed by --seed; then the detector is compared with
 the grades (TPR, TNR, κ) and the share of unsupported claims is corrected by them (docs/grounding.md).
 
 Exit codes: 0 done, quit or removed; 2 a bad flag, run id, rule or grade id, audits or grades file, or a run with stopping: sequential; 3 the store cannot be used.`,
@@ -180,7 +185,7 @@ Exit codes: 0 done, quit or removed; 2 a bad flag, run id, rule or grade id, aud
       if (flags.audits !== undefined) {
         if (runId !== undefined)
           throw new UsageError(`--audits: grades audits, not a run; found the run id ${JSON.stringify(runId)} too`, { path: '--audits' });
-        const other = (['rule', 'suggest', 'design', 'width', 'print', 'remove', 'store'] as const).find((f) => flags[f] !== undefined);
+        const other = (['rule', 'suggest', 'design', 'width', 'print', 'remove'] as const).find((f) => flags[f] !== undefined);
         if (other) throw new UsageError(`--audits: takes no --${other} (a run's option)`, { path: '--audits' });
         return gradeAuditsCommand(flags);
       }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { ingestFile } from '../app/ingest.js';
 import { openStore, storeLocation } from '../store/open.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
+import { assayCommandLine } from '../invocation.js';
 
 interface IngestFlags {
   json?: boolean;
@@ -25,7 +26,7 @@ export function register(program: Command): void {
         if (flags.json) process.stdout.write(JSON.stringify(r) + '\n');
         else
           process.stdout.write(
-            `${file}: ${r.lines} lines, ${r.spans} GenAI spans: ${r.stored} stored, ${r.duplicates} already there (assay runs lists the production experiments)\n`,
+            `${file}: ${r.lines} lines, ${r.spans} GenAI spans: ${r.stored} stored, ${r.duplicates} already there (${assayCommandLine('runs')} lists the production experiments)\n`,
           );
         process.exitCode = 0;
       } finally {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { assayCommand } from './invocation.js';
+import { assayCommandLine } from '../invocation.js';
 
 /** The starter experiment: runs as written (built-in simulated system), and shows each kind of validator. */
 export const STARTER_CONFIG = `# assay experiment: run it with  assay run assay.yaml
@@ -81,17 +81,16 @@ export function register(program: Command): void {
               : `it cannot be written (${code ?? (err as Error).message})`;
         throw new UsageError(`--file: expected a writable file path, found ${JSON.stringify(flags.file)}, but ${why}`, { file: flags.file, path: '--file' });
       }
-      // The command as the user can type it here: `npx assay` in a project install (assayCommand decides).
-      const assay = assayCommand();
+      // The command as the user can type it here: `npx assay` in a project install (cli/invocation.ts decides).
       const pad = (cmd: string, width: number) => cmd.padEnd(Math.max(width, cmd.length + 2));
       process.stdout.write(
         [
           `Wrote ${flags.file}: a starter experiment against a built-in simulated system (no API key needed).`,
           '',
           'Next:',
-          `  ${pad(`${assay} run ${flags.file}`, 46)}run it: a summary table, exit code 0 when every validator passes`,
-          `  ${pad(`${assay} run ${flags.file} --markdown summary.md`, 46)}also write a report (--json, --junit, --html too)`,
-          `  ${pad(`${assay} runs`, 46)}list stored runs (.assay/assay.db)`,
+          `  ${pad(assayCommandLine(`run ${flags.file}`), 46)}run it: a summary table, exit code 0 when every validator passes`,
+          `  ${pad(assayCommandLine(`run ${flags.file} --markdown summary.md`), 46)}also write a report (--json, --junit, --html too)`,
+          `  ${pad(assayCommandLine('runs'), 46)}list stored runs (.assay/assay.db)`,
           '',
           `Then edit ${flags.file}: point \`system\` at your model (see the comment there), add your inputs, and`,
           'write validators for the rules your outputs must follow, each with the success rate it must reach.',

@@ -7,6 +7,8 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AssayError, ExitCode } from '../errors.js';
 import { mapStackTraces } from './stack-traces.js';
+import { setAssayCommand } from '../invocation.js';
+import { assayCommand } from './invocation.js';
 
 /**
  * One file per command; each exports register(program). Modules are imported only when their command runs
@@ -103,6 +105,8 @@ if (isEntryPoint()) {
   (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
   // The bundled bin's stack traces name src/ files and lines, from the maps beside its chunks (read on demand).
   mapStackTraces(dirname(fileURLToPath(import.meta.url)));
+  // Every hint a message gives names the command the user started assay with (`npx assay` in a project install).
+  setAssayCommand(assayCommand());
   // `assay runs | head -3`: the reader went away; that is not an error, stop quietly.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') throw err;

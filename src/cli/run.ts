@@ -14,6 +14,7 @@ import { outageTimeout } from './store-flag.js';
 import { parseRedisUrl } from '../queue/connection.js';
 import { OUTAGE_FLAG, OUTAGE_HELP, STORE_FLAG, STORE_HELP } from './store-flag.js';
 import { durationFlag, intFlag, oneOfFlag, shareFlag, usdFlag } from './flags.js';
+import { assayCommandLine } from '../invocation.js';
 
 interface RunFlags {
   json?: string;
@@ -104,7 +105,7 @@ async function runCommand(configArg: string | undefined, flags: RunFlags): Promi
     });
     const { result, summary, store } = outcome;
     if (!summary) {
-      say(`run ${result.run.id} is queued; the workers finish it. See it with: assay show ${result.run.id}`);
+      say(`run ${result.run.id} is queued; the workers finish it. See it with: ${assayCommandLine(`show ${result.run.id}`)}`);
       process.stdout.write(`${result.run.id}\n`);
       return;
     }

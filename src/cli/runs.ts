@@ -7,6 +7,7 @@ import { STORE_FLAG, STORE_HELP } from './store-flag.js';
 import { formatRate } from '../core/show.js';
 import { maxOf } from '../core/arrays.js';
 import { thrownMessage } from '../errors.js';
+import { assayCommandLine } from '../invocation.js';
 
 interface RunsFlags {
   name?: string;
@@ -102,7 +103,9 @@ export function register(program: Command): void {
           process.stdout.write(JSON.stringify([...rows, ...production], null, 2) + '\n');
         } else if (!rows.length && !production.length) {
           process.stdout.write(
-            flags.name !== undefined ? `no runs named "${flags.name}" in the store\n` : 'no runs in the store yet (start one with: assay run assay.yaml)\n',
+            flags.name !== undefined
+              ? `no runs named "${flags.name}" in the store\n`
+              : `no runs in the store yet (start one with: ${assayCommandLine('run assay.yaml')})\n`,
           );
         } else {
           if (rows.length)

@@ -9,6 +9,7 @@ import { reportsToStdout, writeReports, type ReportTargets } from '../report/wri
 import { openStore, shownLocation, storeFile, storeLocation } from '../store/open.js';
 import { resolveRunId } from '../store/resolve.js';
 import { STORE_FLAG, STORE_HELP } from './store-flag.js';
+import { gradingText } from './grade-audits.js';
 
 interface ShowFlags extends ReportTargets {
   store?: string;
@@ -72,10 +73,13 @@ export function register(program: Command): void {
         withStats: true,
         allowInconclusive: flags.allowInconclusive ?? false,
         ...(flags.store !== undefined ? { store: shownLocation(flags.store) } : {}),
+        withClaimGrading: true,
       });
       // With a report on stdout (`--json -`), the human table goes to stderr so stdout stays parseable.
       const human = reportsToStdout(flags) ? process.stderr : process.stdout;
       human.write(formatTerminalSummary(r.summary, r.meta, { color: Boolean(human.isTTY) }));
+      // People's grades of a grounded rule's claims: the detector against them, the corrected unsupported rate
+      for (const g of r.meta.claimGrading ?? []) human.write(`\n${g.run!.rule}: claims graded by people (audit batch ${g.id})${gradingText(g)}\n`);
       if (cell) {
         const s = cell.i < r.run.N && cell.j < r.run.M ? await store.samples.get(id, cell.i, cell.j) : undefined;
         if (!s)

@@ -8,7 +8,7 @@ export const STORE_HELP = 'where runs are stored: a SQLite file or a postgres://
 /** `--outage-timeout`, taken by the commands that keep working through a lost store or queue (run, worker): outageTimeout below. */
 export const OUTAGE_FLAG = '--outage-timeout <duration>';
 export const OUTAGE_HELP =
-  'how long a lost PostgreSQL store or Redis queue is waited for before giving up with exit 3, e.g. 30s, 5m; 0 waits for nothing (default: $ASSAY_OUTAGE_TIMEOUT, else 60s)';
+  'how long a lost PostgreSQL store or Redis queue (refused, dropped, or silent for 3 s) is waited for, counted from the loss, before giving up with exit 3, e.g. 30s, 5m; 0 waits for nothing (default: $ASSAY_OUTAGE_TIMEOUT, else 60s)';
 
 /**
  * `--outage-timeout <duration>`, else ASSAY_OUTAGE_TIMEOUT, else 60 s: how long a lost store or queue is

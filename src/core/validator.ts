@@ -10,6 +10,18 @@ export type InputValue = string | Record<string, unknown>;
  */
 export type Predicate = (output: string, input: InputValue, trajectory?: Trajectory) => boolean | Promise<boolean>;
 
+/**
+ * One claim of an output as a grounding check decided it (issue 27): its 1-based position among the output's
+ * claims, its text, the detector's status and the evidence it read. Kept with the sample so people can grade the
+ * check per claim (`assay audits import --run`).
+ */
+export interface CheckedClaim {
+  claim: number;
+  text: string;
+  status: 'STRONG' | 'WEAK' | 'UNSUPPORTED' | 'CONTRADICTED';
+  evidence?: string;
+}
+
 /** Result of a check that can say more than a boolean (verifiers give reasons). */
 export interface CheckResult {
   outcome: 'pass' | 'fail' | 'error';
@@ -21,6 +33,8 @@ export interface CheckResult {
   usage?: { promptTokens: number; completionTokens: number };
   /** USD those tokens cost at the configured prices, when the judge's model has a price. */
   costUsd?: number;
+  /** A grounding check's decided claims (claims it could not decide left out); the runner stores them with the sample. */
+  claims?: CheckedClaim[];
 }
 
 export interface Validator {

@@ -1,6 +1,7 @@
 import { MIN_PROBABILITY, probabilityProblem } from '../core/limits.js';
 import { GradeCombiner, type GradedOutput, type PersonGrade } from '../core/grades.js';
 import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
+import { assayCommandLine } from '../invocation.js';
 
 /** Above this many graded outputs, their samples are read in one listing rather than one by one. */
 const ONE_BY_ONE = 200;
@@ -29,7 +30,7 @@ export function personGrades(run: RunRecord, grades: readonly GradeRecord[]): Pe
           ? {
               note:
                 `grade ${g.id} (output (${g.i}, ${g.j}), ${g.grader}) has probability ${String(g.probability)}, outside [${MIN_PROBABILITY}, 1]: ` +
-                `counted as not drawn at random; remove it with: assay grade ${run.id} --remove ${g.id}`,
+                `counted as not drawn at random; remove it with: ${assayCommandLine(`grade ${run.id} --remove ${g.id}`)}`,
             }
           : {}),
       },

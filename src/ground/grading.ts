@@ -2,7 +2,8 @@ import { alignment, type Alignment } from '../core/alignment.js';
 import { correctedRate } from '../core/ppi.js';
 import { mulberry32 } from '../core/prng.js';
 import { UsageError } from '../errors.js';
-import type { SupportStatus } from './types.js';
+import type { CheckedClaim } from '../core/validator.js';
+import type { ClaimAnalysis, SupportStatus } from './types.js';
 
 /**
  * People check the detector on their own knowledge base (issue 27, item 5): the claims of a batch of grounding
@@ -53,21 +54,28 @@ export function auditedClaims(batch: unknown, file: string): AuditedClaim[] {
     const claims = res.report?.claims_analysis;
     if (!Array.isArray(claims))
       throw new UsageError(`${file} field "results[${i}].report.claims_analysis": expected an array`, { file, path: `results[${i}].report.claims_analysis` });
-    claims.forEach((c: { claim?: unknown; status?: unknown; error?: unknown; evidence?: { text?: unknown } | null }, k) => {
+    claims.forEach((c: { claim?: unknown; status?: unknown }, k) => {
       if (typeof c?.claim !== 'string' || !['STRONG', 'WEAK', 'UNSUPPORTED', 'CONTRADICTED'].includes(String(c.status)))
         throw new UsageError(`${file} field "results[${i}].report.claims_analysis[${k}]": expected a claim with a status`, {
           file,
           path: `results[${i}].report.claims_analysis[${k}]`,
         });
-      if (c.error !== undefined) return;
-      out.push({
-        answer: String(res.id),
-        claim: k + 1,
-        text: c.claim,
-        status: c.status as SupportStatus,
-        ...(typeof c.evidence?.text === 'string' ? { evidence: c.evidence.text } : {}),
-      });
     });
+    for (const c of decidedClaims(claims as ClaimAnalysis[])) out.push({ answer: String(res.id), ...c });
+  });
+  return out;
+}
+
+/**
+ * The claims of one audit people can grade: each decided claim with its 1-based position among all the answer's
+ * claims, text, status and best evidence; a claim that could not be decided (error) is left out. One decider for
+ * a batch of `assay analyze --answers` and for the `grounded` rule of a run (validators/grounded.ts).
+ */
+export function decidedClaims(claims: readonly Pick<ClaimAnalysis, 'claim' | 'status' | 'evidence' | 'error'>[]): CheckedClaim[] {
+  const out: CheckedClaim[] = [];
+  claims.forEach((c, k) => {
+    if (c.error !== undefined) return;
+    out.push({ claim: k + 1, text: c.claim, status: c.status, ...(typeof c.evidence?.text === 'string' ? { evidence: c.evidence.text } : {}) });
   });
   return out;
 }

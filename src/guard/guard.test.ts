@@ -95,6 +95,37 @@ describe('validator-driven retry (§4.2)', () => {
     expect(r2.attempts.slice(0, -1).every((a) => a.status === 'rejected')).toBe(true);
   });
 
+  // Issue 30: a timed-out call is retried only inside an overall budget that bounds the retries.
+  it('retries a timed-out call within the overall timeoutMs, and not without one', async () => {
+    let calls = 0;
+    const hangsOnce: SystemUnderTest = {
+      id: 'hangs-once',
+      generate: () => (++calls === 1 ? new Promise(() => {}) : Promise.resolve({ text: 'fine', latencyMs: 1 })),
+    };
+    const bounded = await guardedCall(hangsOnce, 'q', {
+      validators: [noDigits],
+      maxAttempts: 3,
+      callTimeoutMs: 50,
+      timeoutMs: 10_000,
+      retry: { baseMs: 1, maxMs: 2 },
+    });
+    expect(bounded).toMatchObject({ accepted: true, output: 'fine' });
+    expect(calls).toBe(2);
+    calls = 0;
+    const unbounded = await guardedCall(hangsOnce, 'q', { validators: [noDigits], maxAttempts: 3, callTimeoutMs: 50, retry: { baseMs: 1, maxMs: 2 } });
+    expect(unbounded).toMatchObject({ accepted: false, reason: 'error' });
+    expect(unbounded.detail).toMatch(/no answer within 50 ms/);
+    expect(calls).toBe(1);
+    calls = 0;
+    const asked = await guardedCall(hangsOnce, 'q', {
+      validators: [noDigits],
+      maxAttempts: 3,
+      callTimeoutMs: 50,
+      retry: { baseMs: 1, maxMs: 2, timeoutRetries: 1 },
+    });
+    expect(asked).toMatchObject({ accepted: true, output: 'fine' });
+  });
+
   it('ends with `error` when the caller cancels, keeping the attempts made', async () => {
     const ac = new AbortController();
     let calls = 0;

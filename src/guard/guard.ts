@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { InputValue, Validator } from '../core/validator.js';
 import { ProviderError, type SystemUnderTest, type TokenUsage } from '../providers/types.js';
-import { callWithRetry } from '../providers/retry.js';
+import { callWithRetry, DEFAULT_RETRY } from '../providers/retry.js';
 import { attemptSinkOf } from './attempt-log.js';
 import { runCheck } from './checks.js';
 import { augmentInput, checkTemplate, FEEDBACK_TEMPLATE } from './feedback.js';
@@ -67,6 +67,14 @@ function checkOptions(opts: GuardOptions): void {
       throw new ArgumentError(`${key} must be a number of ms in (0, ${MAX_TIMER_MS}], got ${ms}`, { key: key });
   }
   checkTemplate(opts.template ?? FEEDBACK_TEMPLATE);
+}
+
+/**
+ * A timed-out generation is retried only within the guard's overall `timeoutMs`, which bounds the retries; without
+ * one, the one policy of callWithRetry holds (a call that hung is not tried again), unless `retry` says otherwise.
+ */
+function timeoutRetriesOf(opts: GuardOptions): { timeoutRetries?: number } {
+  return opts.timeoutMs !== undefined ? { timeoutRetries: opts.retry?.retries ?? DEFAULT_RETRY.retries } : {};
 }
 
 /** One generation, with the per-call time limit turned into a retryable timeout. */
@@ -145,7 +153,7 @@ export async function guardedCall(system: SystemUnderTest, input: InputValue, op
         let gen;
         try {
           gen = await raceAbort(
-            callWithRetry(() => generateOnce(system, sent, signal, n - 1, opts), { ...opts.retry, signal }),
+            callWithRetry(() => generateOnce(system, sent, signal, n - 1, opts), { ...timeoutRetriesOf(opts), ...opts.retry, signal }),
             signal,
           );
         } catch (err) {

@@ -41,7 +41,7 @@ export interface GuardOptions {
   /** Persist attempts: a Store, an AttemptSink, or a store location (a SQLite path or postgres:// URL, opened for the call). */
   store?: AttemptSink | Store | string;
   prices?: { system?: TokenPrices; verifier?: TokenPrices };
-  /** Time limit of one generation in ms; a timed-out call is retried with backoff like any retryable error. */
+  /** Time limit of one generation in ms; a timed-out call is retried with backoff within `timeoutMs` (without it, only as `retry.timeoutRetries` says). */
   callTimeoutMs?: number;
   /** Time limit of a rule in ms when the validator sets none (evaluateValidator's default otherwise: 5 s). */
   validatorTimeoutMs?: number;

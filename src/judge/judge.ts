@@ -122,7 +122,8 @@ export function createJudge(o: JudgeOptions): Judge {
             boundTo = res.cached ? (res.nonce ?? '') : nonce;
             return res;
           },
-          { retries, baseMs: 250, ...o.retry, signal: overall, attemptTimeoutMs },
+          // Timeouts are retried too: the judge's budget (`overall`) bounds the attempts, not their number.
+          { retries, timeoutRetries: retries, baseMs: 250, ...o.retry, signal: overall, attemptTimeoutMs },
         );
         const raw = answerOf(mode, r);
         const parsed = format === 'json' ? parseStructuredVerdict(raw, boundTo) : parseVerdictLine(raw, boundTo);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from './types.js';
-import { backoffDelay, callWithRetry, seededRandom, sleep, type RetryInfo } from './retry.js';
+import { backoffDelay, callWithRetry, DEFAULT_RETRY, seededRandom, sleep, type RetryInfo } from './retry.js';
 import { PROMPTLY_MS, SLOW_MS } from '../testing/time.js';
 
 const transient = () => new ProviderError('server', 'HTTP 500', { status: 500 });
@@ -28,12 +28,51 @@ describe('callWithRetry', () => {
     const err = await callWithRetry(
       async () => {
         calls++;
-        throw new ProviderError('timeout', `timeout ${calls}`);
+        throw new ProviderError('server', `HTTP 500 #${calls}`, { status: 500 });
       },
       { retries: 2, baseMs: 1, maxMs: 1 },
     ).catch((e: unknown) => e);
     expect(calls).toBe(3);
-    expect((err as Error).message).toBe('timeout 3');
+    expect((err as Error).message).toBe('HTTP 500 #3');
+  });
+
+  // Issue 30: a timeout retried like a 429 made a hanging system cost 5 × its limit plus backoff per call.
+  it('does not retry a timeout by default: a call that hung for its whole limit is likely to hang again', async () => {
+    let calls = 0;
+    const seen: RetryInfo[] = [];
+    const err = await callWithRetry(
+      async () => {
+        calls++;
+        throw new ProviderError('timeout', `no answer within 10 ms (#${calls})`);
+      },
+      { retries: 4, baseMs: 1, maxMs: 1, onRetry: (i) => seen.push(i) },
+    ).catch((e: unknown) => e);
+    expect(calls).toBe(1);
+    expect(seen).toEqual([]);
+    expect((err as ProviderError).kind).toBe('timeout');
+    expect(DEFAULT_RETRY.timeoutRetries).toBe(0);
+  });
+
+  it('retries timeouts `timeoutRetries` times, within `retries`, and other errors in between as before', async () => {
+    const kinds: string[] = [];
+    const failWith = (plan: ProviderError[]) => async () => {
+      const e = plan[kinds.length];
+      if (!e) return 'ok';
+      kinds.push(e.kind);
+      throw e;
+    };
+    const timeout = new ProviderError('timeout', 'no answer within 10 ms');
+    // Two timeouts allowed: the third one ends it.
+    await expect(callWithRetry(failWith([timeout, transient(), timeout, timeout]), { retries: 9, timeoutRetries: 2, baseMs: 1, maxMs: 1 })).rejects.toBe(
+      timeout,
+    );
+    expect(kinds).toEqual(['timeout', 'server', 'timeout', 'timeout']);
+    kinds.length = 0;
+    // `retries` still bounds every retry, timeouts included.
+    await expect(callWithRetry(failWith([timeout, timeout, timeout]), { retries: 1, timeoutRetries: 5, baseMs: 1, maxMs: 1 })).rejects.toBe(timeout);
+    expect(kinds).toEqual(['timeout', 'timeout']);
+    kinds.length = 0;
+    expect(await callWithRetry(failWith([timeout]), { timeoutRetries: 1, baseMs: 1, maxMs: 1 })).toBe('ok');
   });
 
   it.each(['client', 'invalid_response', 'aborted'] as const)('never retries a %s error', async (kind) => {
@@ -156,7 +195,7 @@ describe('sleep', () => {
 });
 
 describe("callWithRetry: per-attempt deadlines within the caller's budget", () => {
-  it('a timed-out attempt is a retryable timeout; the next attempt gets a fresh deadline', async () => {
+  it('with timeoutRetries, a timed-out attempt is retried, and the next attempt gets a fresh deadline', async () => {
     const seen: string[] = [];
     const r = await callWithRetry(
       (attempt, signal) =>
@@ -166,7 +205,7 @@ describe("callWithRetry: per-attempt deadlines within the caller's budget", () =
           signal.addEventListener('abort', () => seen.push(String((signal.reason as ProviderError).kind)));
           void reject;
         }),
-      { retries: 2, baseMs: 1, maxMs: 1, attemptTimeoutMs: 50 },
+      { retries: 2, timeoutRetries: 1, baseMs: 1, maxMs: 1, attemptTimeoutMs: 50 },
     );
     expect(r).toBe('second');
     expect(seen).toEqual(['timeout']);
@@ -181,7 +220,7 @@ describe("callWithRetry: per-attempt deadlines within the caller's budget", () =
         attempts++;
         return new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
       },
-      { retries: 100, baseMs: 1, maxMs: 1, attemptTimeoutMs: 50, signal: ac.signal },
+      { retries: 100, timeoutRetries: 100, baseMs: 1, maxMs: 1, attemptTimeoutMs: 50, signal: ac.signal },
     ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect(attempts).toBeGreaterThanOrEqual(2);

@@ -6,8 +6,12 @@ import { ProviderError } from './types.js';
  * which spreads a burst of clients that were rate-limited together instead of having them retry in step.
  * Only ProviderErrors whose `retryable` says so are retried (429, 5xx, timeouts, connection resets: the
  * decision is made where the error is made); a bad request, an unreadable answer, any other exception, or
- * a cancelled run is rethrown at once. With `attemptTimeoutMs`, each attempt gets its own deadline inside
- * the caller's budget (the signal): an attempt that runs out is a `timeout`, retried while the budget lasts.
+ * a cancelled run is rethrown at once. A `timeout` is retried only `timeoutRetries` times (default none): a
+ * call that hung for its whole limit is likely to hang again, and retrying it like a 429 multiplied the limit
+ * the user set (a hanging system took 5 × timeoutMs plus backoff per call, issue 30). Callers whose signal is
+ * an overall budget (a judge, the guard) allow more, since the budget bounds them. With `attemptTimeoutMs`,
+ * each attempt gets its own deadline inside the caller's budget (the signal): an attempt that runs out is a
+ * `timeout`.
  */
 
 export interface RetryInfo {
@@ -21,6 +25,8 @@ export interface RetryInfo {
 export interface RetryOptions {
   /** Further attempts after the first (0 = no retry). Default 4. */
   retries?: number;
+  /** Of those, how many may follow a timeout. Default 0: a call that hung is not tried again. */
+  timeoutRetries?: number;
   /** First backoff ceiling in ms. Default 500. */
   baseMs?: number;
   /** Largest backoff ceiling in ms. Default 30 000. */
@@ -36,7 +42,7 @@ export interface RetryOptions {
   attemptTimeoutMs?: number;
 }
 
-export const DEFAULT_RETRY = { retries: 4, baseMs: 500, maxMs: 30_000, maxRetryAfterMs: 120_000 } as const;
+export const DEFAULT_RETRY = { retries: 4, timeoutRetries: 0, baseMs: 500, maxMs: 30_000, maxRetryAfterMs: 120_000 } as const;
 
 /** Seeded uniform source for deterministic jitter in tests and simulations. */
 export { mulberry32 as seededRandom } from '../core/prng.js';
@@ -110,7 +116,9 @@ async function withDeadline<T>(fn: (signal: AbortSignal) => Promise<T>, ms: numb
  */
 export async function callWithRetry<T>(fn: (attempt: number, signal: AbortSignal) => Promise<T>, opts: RetryOptions = {}): Promise<T> {
   const retries = opts.retries ?? DEFAULT_RETRY.retries;
+  const timeoutRetries = opts.timeoutRetries ?? DEFAULT_RETRY.timeoutRetries;
   const maxRetryAfterMs = opts.maxRetryAfterMs ?? DEFAULT_RETRY.maxRetryAfterMs;
+  let timeouts = 0;
   for (let attempt = 1; ; attempt++) {
     if (opts.signal?.aborted) throw abortReason(opts.signal);
     try {
@@ -119,6 +127,7 @@ export async function callWithRetry<T>(fn: (attempt: number, signal: AbortSignal
         : await fn(attempt, opts.signal ?? NEVER);
     } catch (err) {
       if (opts.signal?.aborted || !(ProviderError.isInstance(err) && err.retryable) || attempt > retries) throw err;
+      if (err.kind === 'timeout' && ++timeouts > timeoutRetries) throw err;
       if (err.retryAfterMs !== undefined && err.retryAfterMs > maxRetryAfterMs) throw err;
       const delayMs = backoffDelay(attempt, err, opts);
       opts.onRetry?.({ attempt, error: err, delayMs });

@@ -11,6 +11,7 @@ import type { RunRecord, RunStatus, SampleRecord, Store } from '../store/types.j
 import { RunBoard } from './board.js';
 import { connectRedis, QueueError, redisLost, redisReason, redisRefused, type RedisLocation } from './connection.js';
 import { QUEUE_NAME, SAMPLE_JOB_OPTIONS, sampleJobId, type SampleJob, type SampleJobResult } from './jobs.js';
+import { assayCommandLine } from '../invocation.js';
 
 export interface QueuedRunOptions {
   /** The experiment as the local runner takes it (its validators give the run's columns). */
@@ -151,7 +152,7 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
     };
 
     /** Put `samples` on a fresh board and queue their jobs (a job still queued from before is kept: ids are unique). */
-    const enqueue = async (samples: [number, number][]) => {
+    const enqueue = async (samples: [number, number][], again = false) => {
       await board.reset(runId);
       // Watched before any job exists, so that no sample a worker resolves goes unseen by the rules.
       if (watching) await board.watch(runId);
@@ -165,9 +166,11 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
       queue ??= new Queue<SampleJob, SampleJobResult>(QUEUE_NAME, { connection: redis, prefix: opts.queue.prefix });
       queue.on('error', () => {}); // each call below says what went wrong, and rides it out
       for (let at = 0; at < samples.length; at += BULK) {
-        const jobs = samples
-          .slice(at, at + BULK)
-          .map(([i, j]) => ({ name: 'sample', data: { runId, i, j, m: M }, opts: { ...SAMPLE_JOB_OPTIONS, jobId: sampleJobId(runId, i, j) } }));
+        const jobs = samples.slice(at, at + BULK).map(([i, j]) => ({
+          name: 'sample',
+          data: { runId, i, j, m: M, ...(again ? { again: true as const } : {}) },
+          opts: { ...SAMPLE_JOB_OPTIONS, jobId: sampleJobId(runId, i, j) },
+        }));
         await ride(() => queue!.addBulk(jobs));
       }
     };
@@ -195,7 +198,7 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
       const now = storedSamples(await store.samples.tensor(runId), N, M, K);
       if (rules.length) for (const s of await store.samples.list(runId)) if (now[s.i * M + s.j]) observe(s);
       pending = decision ? [] : pending.filter(([i, j]) => !now[i * M + j]);
-      await enqueue(pending);
+      await enqueue(pending, true);
       if (decision) await board.stop(runId, { status: decision.status, message: decision.message, rule: decision.rule });
       progress.skipped = N * M - pending.length;
     };
@@ -267,7 +270,7 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
         () => 'is not finished',
       );
       const where = opts.where ?? `--queue ${opts.queue.shown}`;
-      throw new QueueError(`${err.message}; run ${run.id} ${kept}: finish it with: assay run --resume ${run.id} ${where}`, { cause: err });
+      throw new QueueError(`${err.message}; run ${run.id} ${kept}: finish it with: ${assayCommandLine(`run --resume ${run.id} ${where}`)}`, { cause: err });
     }
     throw err;
   } finally {

@@ -12,6 +12,8 @@ export interface SampleJob {
   j: number;
   /** The run's samples per input (M): the sample's place on the run board is i × M + j. */
   m: number;
+  /** Queued again after Redis lost the run's jobs: the sample may be stored already, or in flight on a worker. */
+  again?: true;
 }
 
 /** One job per (run, i, j): queuing a sample that is already queued is a no-op (BullMQ ids are unique; ':' is reserved). */

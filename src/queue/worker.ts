@@ -1,4 +1,5 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Outcome } from '../core/outcome.js';
 import { AssayError, ExitCode, UsageError } from '../errors.js';
@@ -11,6 +12,7 @@ import { evaluateValidator } from '../validators/evaluate.js';
 import { RunBoard, type BoardStop } from './board.js';
 import { bullConnection, closeAtOnce, connectRedis, redisLost, redisReason, redisRefused, type RedisLocation } from './connection.js';
 import { runContext, type RunContext } from './experiment.js';
+import { CallJournal, journalSample } from './journal.js';
 import { QUEUE_NAME, type SampleJob, type SampleJobResult } from './jobs.js';
 import { redisLimiters } from './limiter.js';
 
@@ -57,6 +59,10 @@ const HEARTBEAT_MS = 1000;
 export async function startSampleWorker(opts: SampleWorkerOptions): Promise<SampleWorker> {
   const { store, queue } = opts;
   const log = opts.log ?? (() => {});
+  // Every paid call is recorded in the store as it is made: a sample run again (its job re-queued after Redis lost
+  // it, or retried) reuses them instead of paying again, and waits for those still in flight (journal.ts).
+  const journal = new CallJournal(store.cache, { worker: randomUUID() });
+  await journal.start();
   const redis: Redis = opts.redis ?? (await connectRedis(queue));
   const outage = new Outage(`the queue at ${queue.shown}`, {
     boundMs: opts.outageMs ?? DEFAULT_OUTAGE_MS,
@@ -78,8 +84,9 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
   const heartbeat = setInterval(() => {
     if (beating) return;
     beating = true;
-    redis
-      .ping()
+    // Watched: a Redis that keeps the connection and answers nothing is said after a few seconds, not at the command timeout.
+    outage
+      .watched(() => redis.ping())
       .then(
         () => outage.back(),
         (err: unknown) => {
@@ -187,15 +194,31 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       if (state.stop) {
         result = { i, j, by: 'skipped' };
       } else {
-        // A job started before (its worker died, or it threw) may have stored its sample already: keep that one.
-        const already = job.attemptsStarted > 1 ? await store.samples.get(runId, i, j) : undefined;
+        // A job started before (its worker died, or it threw) or queued again after Redis lost it may have stored its
+        // sample already (or be storing it now): keep that one.
+        const again = job.attemptsStarted > 1 || job.data.again === true;
+        const already = again ? await store.samples.get(runId, i, j) : undefined;
         if (already) result = summary(already, 'theirs');
         else {
           const settled = new Set(state.settled);
-          const ctx = { system, validators, evaluate: evaluateValidator, timeoutMs: experiment.timeoutMs, retry: {}, signal: shutdown.signal };
+          const journaled = journalSample(
+            journal,
+            { system, evaluate: evaluateValidator },
+            { runId, i, j, validators, timeoutMs: experiment.timeoutMs, ...(again ? { stored: () => store.samples.get(runId, i, j) } : {}) },
+          );
+          const ctx = {
+            system: journaled.system,
+            validators,
+            evaluate: journaled.evaluate,
+            timeoutMs: experiment.timeoutMs,
+            retry: {},
+            signal: shutdown.signal,
+          };
           const s = await executeSample(ctx, run.inputs[i], i, j, settled.size ? { skip: (k) => settled.has(k) } : {});
           if (!s) throw new Error('the worker stopped before the sample finished'); // the job goes back to the queue
           result = await record(runId, s);
+          // The stored sample is the record now; entries left by a failure here are only dead weight in the cache table.
+          await journal.forget(journaled.keys).catch(() => {});
         }
       }
       await finishIfDone(runId, await board.mark(runId, index, result));
@@ -281,6 +304,7 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       for (const e of contexts.values()) await e.ctx.then((c) => c.dispose()).catch(() => {});
       contexts.clear();
       sandbox.dispose();
+      await journal.close();
       redis.disconnect();
     },
   };

@@ -4,7 +4,8 @@ import { formatUsd } from '../run/cost.js';
 /**
  * The cost and cache line every report shows (terminal, Markdown, HTML, dashboard): what the run's priced
  * calls cost, split into the system and each verifier, how many calls had no price, and how many samples
- * (and so cells) came from the response cache. Undefined when there is nothing to say.
+ * (and so cells) came from the response cache, and whether that was all of them (a replay). Undefined when there is
+ * nothing to say.
  */
 export function costSummary(st: RunStats | undefined, columns: readonly { name: string; kind?: string }[]): string | undefined {
   if (!st) return undefined;
@@ -22,7 +23,9 @@ export function costSummary(st: RunStats | undefined, columns: readonly { name: 
   }
   if (st.cachedSamples) {
     const K = columns.length;
-    parts.push(`${st.cachedSamples} of ${st.samples} samples from the cache (${st.cachedSamples * K} cells)`);
+    // Every answer replayed: the run is kept (its id is what reports, show and --resume take) but is no new evidence.
+    const replay = st.cachedSamples === st.samples ? ': every answer replayed, no new draw of the system' : '';
+    parts.push(`${st.cachedSamples} of ${st.samples} samples from the cache (${st.cachedSamples * K} cells)${replay}`);
   }
   return parts.length ? parts.join(' · ') : undefined;
 }

@@ -1,3 +1,4 @@
+import type { AuditSummary } from '../grades/audits.js';
 import { writeFile } from 'node:fs/promises';
 import type { Alignment } from '../core/alignment.js';
 import type { CorrectedRate } from '../core/ppi.js';
@@ -75,8 +76,12 @@ export interface JsonReport {
   verdict: Verdict;
   /** Whether the run's verdicts let CI pass (the exit code is 0 exactly when this is true and the run finished). */
   passed: boolean;
-  /** Verifiers carry `costUsd`: what their judge's priced calls cost (and so does a check that calls a judge, e.g. grounded). */
-  validators: (JsonValidator & { costUsd?: number })[];
+  /**
+   * Verifiers carry `costUsd`: what their judge's priced calls cost (and so does a check that calls a judge, e.g. grounded).
+   * A grounded rule whose claims people graded (`assay audits import --run`) carries `claimGrading`: each batch's
+   * summary (assay-grounding-grading/1), newest first.
+   */
+  validators: (JsonValidator & { costUsd?: number; claimGrading?: AuditSummary[] })[];
   /** IRP: one entry per input i, with the input itself. */
   inputs: (InputSummary & { input?: InputValue })[];
   /** ORP: one entry per iteration j. */
@@ -142,6 +147,7 @@ export function buildJsonReport(summary: RunSummary, meta: ReportMeta): JsonRepo
       ...(meta.stats?.checkCostUsd?.[v.k] !== undefined && (v.kind === 'verifier' || meta.stats.checkCostUsd[v.k] > 0)
         ? { costUsd: meta.stats.checkCostUsd[v.k] }
         : {}),
+      ...(meta.claimGrading?.some((g) => g.run?.rule === v.name) ? { claimGrading: meta.claimGrading.filter((g) => g.run?.rule === v.name) } : {}),
     })),
     inputs: summary.inputs.map((s) => ({
       i: s.i,

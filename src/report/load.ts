@@ -1,3 +1,4 @@
+import { runAuditSummaries } from '../grades/audits.js';
 import type { RunSummary, SummaryOptions } from '../core/summary-types.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
 import { UsageError } from '../errors.js';
@@ -6,6 +7,7 @@ import { summarizeRun } from '../core/decision.js';
 import { computeStats } from '../run/stats.js';
 import type { RunRecord, Store } from '../store/types.js';
 import { reportMeta, type ReportMeta } from './meta.js';
+import { assayCommandLine } from '../invocation.js';
 
 export interface StoredRunReport {
   run: RunRecord;
@@ -23,10 +25,10 @@ export interface StoredRunReport {
 export async function loadStoredRun(
   store: Store,
   runId: string,
-  opts: { withStats?: boolean; allowInconclusive?: boolean; options?: Partial<SummaryOptions>; store?: string } = {},
+  opts: { withStats?: boolean; allowInconclusive?: boolean; options?: Partial<SummaryOptions>; store?: string; withClaimGrading?: boolean } = {},
 ): Promise<StoredRunReport> {
   const run = await store.runs.get(runId);
-  if (!run) throw new UsageError(`no run with id "${runId}" in the store (list them with: assay runs)`);
+  if (!run) throw new UsageError(`no run with id "${runId}" in the store (list them with: ${assayCommandLine('runs')})`);
   const tensor = await store.samples.tensor(runId);
   // Grades given after the run count too: `assay show` reflects them.
   const summary = summarizeRun(run, tensor, opts.options, await loadGrading(store, run));
@@ -35,5 +37,7 @@ export async function loadStoredRun(
     ...(opts.allowInconclusive !== undefined ? { allowInconclusive: opts.allowInconclusive } : {}),
     ...(opts.store !== undefined ? { store: opts.store } : {}),
   });
-  return { run, tensor, summary, meta };
+  // People's grades of its grounded rules' claims (assay audits import --run), when asked (assay show).
+  const claimGrading = opts.withClaimGrading ? await runAuditSummaries(store, runId) : [];
+  return { run, tensor, summary, meta: claimGrading.length ? { ...meta, claimGrading } : meta };
 }

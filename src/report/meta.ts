@@ -1,3 +1,4 @@
+import type { AuditSummary } from '../grades/audits.js';
 import type { RateWithCI, RunSummary, ValidatorSummary, Verdict, VerdictMode } from '../core/summary-types.js';
 import type { InputValue } from '../core/validator.js';
 import { ExitCode } from '../errors.js';
@@ -24,6 +25,8 @@ export interface ReportMeta {
   store?: string;
   /** The `--queue` the run was given (password hidden), repeated in the resume hint so the workers finish it. */
   queue?: string;
+  /** People's grades of its grounded rules' claims: the stored batches made of the run (`assay audits import --run`), newest first. */
+  claimGrading?: AuditSummary[];
 }
 
 export function reportMeta(run: RunRecord, stats?: RunStats, extra: { allowInconclusive?: boolean; store?: string; queue?: string } = {}): ReportMeta {

@@ -11,6 +11,7 @@ import { perInputLines } from './per-input.js';
 import { agentLine } from './trajectory.js';
 import { errorShareText, rulesText, verdictWhy, verdictLabel, verdictPasses, type ReportMeta } from './meta.js';
 import { maxOf, pushAll } from '../core/arrays.js';
+import { assayCommandLine } from '../invocation.js';
 
 /** The terminal summary printed after a run (and by `assay show`). Plain text; colour only when asked. */
 
@@ -194,7 +195,7 @@ export function formatTerminalSummary(s: RunSummary, meta: ReportMeta, opts: Ter
 export function resumeCommand(meta: Pick<ReportMeta, 'runId' | 'store' | 'queue' | 'configPath'>): string {
   const queue = meta.queue !== undefined ? ` --queue ${shellWord(meta.queue)}` : '';
   const config = meta.configPath === undefined ? '<config> ' : '';
-  const command = `assay run ${config}--resume ${meta.runId}${meta.store !== undefined ? ` --store ${shellWord(meta.store)}` : ''}${queue}`;
+  const command = `${assayCommandLine('run')} ${config}--resume ${meta.runId}${meta.store !== undefined ? ` --store ${shellWord(meta.store)}` : ''}${queue}`;
   return meta.configPath === undefined ? `${command} (no config file is on record for this run; a Vitest block finishes by re-running its test file)` : command;
 }
 

@@ -8,6 +8,7 @@ import { renderMarkdownReport } from './markdown.js';
 import type { ReportMeta } from './meta.js';
 import { REPORT_FLAGS, STDOUT, type ReportFlag } from './targets.js';
 import { AssayError, ExitCode, hasMarker, setMarker } from '../errors.js';
+import { assayCommandLine } from '../invocation.js';
 
 export interface ReportTargets {
   json?: string;
@@ -75,7 +76,7 @@ export async function writeReports(
     } catch (err) {
       const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       throw new ReportWriteError(
-        `--${flag}: could not write ${file} (${why}); run ${ctx.run.id} is stored, write it again with: assay show ${ctx.run.id} --${flag} <file>`,
+        `--${flag}: could not write ${file} (${why}); run ${ctx.run.id} is stored, write it again with: ${assayCommandLine(`show ${ctx.run.id} --${flag} <file>`)}`,
         { cause: err },
       );
     }

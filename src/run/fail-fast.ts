@@ -1,6 +1,6 @@
 /**
  * Fail fast: when generation calls keep failing the same way — connection refused, 401/403/404, a model that
- * does not exist, an answer the config cannot read — the run stops after `maxErrors` such samples in a row
+ * does not exist, an answer the config cannot read, a system that never answers — the run stops after `maxErrors` such samples in a row
  * instead of retrying every remaining sample (with 100 samples against a closed port: ~49 s of backoff for
  * one piece of news). The samples in flight are cancelled (a resume runs them); the run is left
  * `interrupted`, so `assay run --resume` finishes it once the cause is fixed; the CLI exits 3.
@@ -17,9 +17,11 @@ export const DEFAULT_MAX_ERRORS = 5;
 
 /**
  * Failures that say something about the endpoint or the config rather than about one call: they repeat.
- * Rate limits and timeouts are left out: they come and go with load, and backoff is the answer to them.
+ * Rate limits are left out: they come and go with load, and backoff is the answer to them. Timeouts count:
+ * each costs the whole per-call limit and is not retried (providers/retry.ts), and a system that hung on a
+ * handful of samples in a row will hang on the rest (a hanging system met the limit on every sample, issue 30).
  */
-const REPEATING: ReadonlySet<ProviderErrorKind> = new Set<ProviderErrorKind>(['connection', 'client', 'server', 'invalid_response']);
+const REPEATING: ReadonlySet<ProviderErrorKind> = new Set<ProviderErrorKind>(['connection', 'client', 'server', 'invalid_response', 'timeout']);
 
 /** The part of a generation error that says what failed, without the attempt count the runner puts first. */
 function failureKey(message: string): string {
@@ -67,7 +69,7 @@ export class FailFastRule implements StopRule {
       cancelInFlight: true,
       exitCode: ExitCode.INTERNAL,
       cause,
-      message: `stopped early: ${cause}. Fix the cause, then finish the run with --resume (and --retry-errors to run these failed samples again; --max-errors N changes how many failures in a row stop a run; 0 never stops)`,
+      message: `stopped early: ${cause}. Fix the cause${this.first.generationErrorKind === 'timeout' ? ' (or, if the system needs longer, raise timeoutMs, the per-call limit, in the config)' : ''}, then finish the run with --resume (and --retry-errors to run these failed samples again; --max-errors N changes how many failures in a row stop a run; 0 never stops)`,
     };
   }
 }

@@ -51,7 +51,7 @@ describe('runExperiment against the mock OpenAI server', () => {
     expect(mock.requests).toHaveLength(12);
   });
 
-  it('retries injected 429 (honouring Retry-After), 500, resets and timeouts; none becomes a failure', async () => {
+  it('retries injected 429 (honouring Retry-After), 500 and resets, not a timeout (an error cell); none becomes a failure', async () => {
     const seen = new Map<string, number>();
     const times = new Map<string, number[]>();
     const faults: MockReply[] = [{ status: 429, retryAfterSeconds: 0.15 }, { status: 500 }, { status: 503 }, { hang: true }, { reset: true }];
@@ -70,10 +70,12 @@ describe('runExperiment against the mock OpenAI server', () => {
     const system = new OpenAISystem({ baseURL: mock.baseURL, model: 'm' });
     const res = await runExperiment({ experiment: plan(['f0', 'f1', 'f2', 'f3', 'f4'], 1), system, store, concurrency: 5, timeoutMs: 300, retry: fast });
     expect(res.status).toBe('complete');
-    expect(Array.from(res.tensor.cells).every((c) => c === Outcome.PASS)).toBe(true);
+    // f3's call hung past timeoutMs: a call that hung is not tried again (providers/retry.ts), its cells are errors.
+    expect([0, 1, 2, 3, 4].map((i) => res.tensor.get(i, 0, 0))).toEqual([Outcome.PASS, Outcome.PASS, Outcome.PASS, Outcome.ERROR, Outcome.PASS]);
     const samples = await store.samples.list(res.run.id);
-    expect(samples.map((s) => s.attempts)).toEqual([2, 2, 2, 2, 2]);
-    expect(res.stats.retries).toBe(5);
+    expect([...samples].sort((a, b) => a.i - b.i).map((s) => s.attempts)).toEqual([2, 2, 2, 1, 2]);
+    expect(samples.find((s) => s.i === 3)?.generationErrorKind).toBe('timeout');
+    expect(res.stats.retries).toBe(4);
     const t429 = times.get('f0')!;
     expect(t429[1] - t429[0]).toBeGreaterThanOrEqual(140);
   });
@@ -215,7 +217,8 @@ describe('runExperiment against the mock OpenAI server', () => {
     };
     const store = new MemoryStore();
     const t0 = Date.now();
-    const res = await runExperiment({ experiment: plan(['a'], 1), system: stubborn, store, timeoutMs: 100, retry: fast });
+    // With a timeout retry allowed (the default allows none), the second attempt answers.
+    const res = await runExperiment({ experiment: plan(['a'], 1), system: stubborn, store, timeoutMs: 100, retry: { ...fast, timeoutRetries: 1 } });
     expect(Date.now() - t0).toBeLessThan(PROMPTLY_MS);
     expect(res.tensor.get(0, 0, 0)).toBe(Outcome.PASS);
     expect((await store.samples.get(res.run.id, 0, 0))?.attempts).toBe(2);

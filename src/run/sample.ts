@@ -168,6 +168,7 @@ async function sampleRecord(ctx: SampleContext, input: InputValue, i: number, j:
   );
   if (ctx.signal.aborted && results.some((r) => r?.outcome === 'error')) return null; // a check cut short by Ctrl-C
   const hasReasons = results.some((r) => r?.reasons !== undefined);
+  const hasClaims = results.some((r) => r?.claims !== undefined);
   const hasErrors = results.some((r) => r?.outcome === 'error');
   return traced(
     {
@@ -179,6 +180,8 @@ async function sampleRecord(ctx: SampleContext, input: InputValue, i: number, j:
       outcomes: results.map((r) => (r === undefined ? Outcome.PENDING : outcomeCode(r.outcome))),
       ...(hasErrors ? { errors: results.map((r) => (r?.outcome === 'error' ? (r.error ?? 'error') : undefined)) } : {}),
       ...(hasReasons ? { reasons: results.map((r) => r?.reasons) } : {}),
+      // a grounding check's decided claims, for grading the rule per claim (grades/audits.ts)
+      ...(hasClaims ? { claims: results.map((r) => r?.claims) } : {}),
       latencyMs: gen.latencyMs,
       attempts,
       ...sampleUsage(gen, results),

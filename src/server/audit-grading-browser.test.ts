@@ -51,7 +51,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   dir = mkdtempSync(join(tmpdir(), 'assay-audit-grading-e2e-'));
   store = openSqliteStore(join(dir, 'assay.db'));
-  audit = await store.audits.create(BATCH);
+  audit = (await store.audits.create(BATCH)).audit;
   server = await startServer({ port: 0, store, grading: true, log: false });
 }, 120_000);
 

@@ -5,6 +5,7 @@ import type { AppOptions } from './app.js';
 import { isLoopbackHost } from './auth.js';
 import { ConnectionGuard, resolveConnectionLimits, timeoutServerOptions, type ConnectionLimits, type ConnectionStats } from './connections.js';
 import { logEvent, stdoutSink } from './log.js';
+import { assayCommandLine } from '../invocation.js';
 
 export interface StartOptions extends AppOptions {
   /** Default 127.0.0.1. Anything but loopback requires `token`. */
@@ -49,7 +50,7 @@ export async function startServer(options: StartOptions = {}): Promise<ServerHan
   const host = options.host ?? '127.0.0.1';
   if (!isLoopbackHost(host) && !options.token) {
     throw new UsageError(
-      `refusing to listen on ${host} without an API token: anything but loopback (127.0.0.1, ::1, localhost) requires one (assay serve --token-env VAR)`,
+      `refusing to listen on ${host} without an API token: anything but loopback (127.0.0.1, ::1, localhost) requires one (${assayCommandLine('serve --token-env VAR')})`,
       { path: '--host' },
     );
   }

@@ -9,6 +9,7 @@ import { UsageError } from '../errors.js';
 import { personGrades } from '../grades/load.js';
 import type { RunRecord, SampleRecord, Store } from '../store/types.js';
 import type { LabelledExample } from './types.js';
+import { assayCommandLine } from '../invocation.js';
 
 export interface GradedExamples {
   /** One per graded output (input i, sample j), id `i<i>/j<j>`, in (i, j) order. */
@@ -56,7 +57,7 @@ export async function gradedExamples(store: Store, run: RunRecord, opts: { rule?
   const grades = await store.grades.list(run.id, opts.rule !== undefined ? { rule: opts.rule } : {});
   if (!grades.length)
     throw new UsageError(
-      `--run: run ${run.id} has no grades${opts.rule !== undefined ? ` of rule ${opts.rule}` : ''} to take as labelled examples; grade some of its outputs first (assay grade ${run.id}${opts.rule !== undefined ? ` --rule ${opts.rule}` : ''}, or assay grades import), see docs/judges.md`,
+      `--run: run ${run.id} has no grades${opts.rule !== undefined ? ` of rule ${opts.rule}` : ''} to take as labelled examples; grade some of its outputs first (${assayCommandLine(`grade ${run.id}`)}${opts.rule !== undefined ? ` --rule ${opts.rule}` : ''}, or ${assayCommandLine('grades import')}), see docs/judges.md`,
       { path: '--run' },
     );
   const perRule = combineGrades(personGrades(run, grades), run.K);

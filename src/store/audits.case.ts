@@ -17,7 +17,8 @@ export function auditsContract(make: MakeStore): void {
   describe('audits', () => {
     it('keeps a batch whole, lists it, and keeps grades of its claims in the order recorded', async () => {
       await using store = await make();
-      const a = await store.audits.create(batch());
+      const { audit: a, created } = await store.audits.create(batch());
+      expect(created).toBe(true);
       expect(a.id).toMatch(/^a-\d{8}-\d{6}-[0-9a-f]{4}$/);
       expect(await store.audits.get(a.id)).toEqual({ ...batch(), id: a.id, createdAt: a.createdAt });
       expect(await store.audits.list()).toEqual([{ id: a.id, name: 'kb answers', createdAt: a.createdAt, claims: 3 }]);
@@ -43,7 +44,7 @@ export function auditsContract(make: MakeStore): void {
 
     it('refuses grades of claims the batch lacks or malformed, storing none of the batch, and names an unknown batch', async () => {
       await using store = await make();
-      const a = await store.audits.create(batch());
+      const { audit: a } = await store.audits.create(batch());
       const refused = async (grades: Parameters<typeof store.audits.recordGrades>[1], field: string, index: number) => {
         const err = await store.audits.recordGrades(a.id, grades).catch((e: unknown) => e);
         expect(GradeError.isInstance(err)).toBe(true);
@@ -58,6 +59,37 @@ export function auditsContract(make: MakeStore): void {
       expect(await store.audits.listGrades(a.id)).toEqual([]);
       await expect(store.audits.recordGrades('a-none', [ok])).rejects.toThrow(/no audit batch with id "a-none"/);
       await expect(store.audits.listGrades('a-none')).rejects.toThrow(/no audit batch with id "a-none"/);
+    });
+
+    it('stores a batch once per content: the same claims in any order and the same run give the stored batch back', async () => {
+      await using store = await make();
+      const first = await store.audits.create(batch());
+      const reordered = { ...batch(), name: 'another name', claims: [...batch().claims].reverse() };
+      const again = await store.audits.create(reordered);
+      expect(again).toEqual({ audit: first.audit, created: false });
+      // a claim changed, or the claims of a run's rule: another batch
+      const changed = batch();
+      changed.claims[0] = { ...changed.claims[0], status: 'WEAK' };
+      expect((await store.audits.create(changed)).created).toBe(true);
+      const ofRun = await store.audits.create({ ...batch(), run: { id: '20260301-101010-abcd', rule: 'grounded\u0000x' } });
+      expect(ofRun.created).toBe(true);
+      expect(await store.audits.get(ofRun.audit.id)).toEqual({
+        ...batch(),
+        id: ofRun.audit.id,
+        createdAt: ofRun.audit.createdAt,
+        run: { id: '20260301-101010-abcd', rule: 'grounded\u0000x' },
+      });
+      expect((await store.audits.create({ ...batch(), run: { id: '20260301-101010-abcd', rule: 'grounded\u0000x' } })).audit.id).toBe(ofRun.audit.id);
+      const listed = await store.audits.list();
+      expect(listed).toHaveLength(3);
+      expect(listed.find((a) => a.id === ofRun.audit.id)).toEqual({
+        id: ofRun.audit.id,
+        name: 'kb answers',
+        createdAt: ofRun.audit.createdAt,
+        claims: 3,
+        run: ofRun.audit.run,
+      });
+      await expect(store.audits.create({ ...batch(), run: { id: '', rule: 'x' } })).rejects.toMatchObject({ field: 'run' });
     });
 
     it('refuses a malformed batch naming the claim and field', async () => {

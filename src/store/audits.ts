@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { pushAll } from '../core/arrays.js';
 import { UsageError } from '../errors.js';
 import { GradeError } from './errors.js';
 import { CONTROL, gradedAtProblem, newRunId } from './validate.js';
-import type { AuditClaimRecord, AuditRecord, AuditStore, ClaimGradeRecord, NewAudit, NewClaimGrade } from './types.js';
+import type { AuditClaimRecord, AuditRecord, AuditRun, AuditStore, ClaimGradeRecord, NewAudit, NewClaimGrade } from './types.js';
+import { assayCommandLine } from '../invocation.js';
 
 /** The checks every adapter of `store.audits` makes, and the in-memory adapter (tests, library use). */
 
@@ -40,11 +42,27 @@ export function checkAudit(audit: NewAudit): NewAudit {
     seen.add(k);
     return { answer: c.answer, claim: c.claim, text: c.text, status: c.status, ...(c.evidence !== undefined ? { evidence: c.evidence } : {}) };
   });
-  return { name: audit.name.trim(), claims };
+  const run = audit.run;
+  if (run !== undefined && !(typeof run?.id === 'string' && run.id !== '' && typeof run.rule === 'string' && run.rule !== ''))
+    throw new GradeError(`audit: run must name the run's id and its rule, found ${JSON.stringify(run)}`, 'run');
+  return { name: audit.name.trim(), claims, ...(run ? { run: { id: run.id, rule: run.rule } } : {}) };
+}
+
+/**
+ * What makes two batches the same (import is idempotent by it): the claims, in any order, and the run they came
+ * from — not the name. A SHA-256 of their canonical JSON, kept with the batch under a unique index.
+ */
+export function auditContentKey(audit: { claims: readonly AuditClaimRecord[]; run?: AuditRun }): string {
+  const claims = [...audit.claims]
+    .sort((a, b) => (a.answer === b.answer ? a.claim - b.claim : a.answer < b.answer ? -1 : 1))
+    .map((c) => [c.answer, c.claim, c.text, c.status, c.evidence ?? null]);
+  return createHash('sha256')
+    .update(JSON.stringify({ run: audit.run ? [audit.run.id, audit.run.rule] : null, claims }))
+    .digest('hex');
 }
 
 export function unknownAudit(auditId: string): UsageError {
-  return new UsageError(`no audit batch with id "${auditId}" in the store (list them with: assay audits)`, { path: 'auditId' });
+  return new UsageError(`no audit batch with id "${auditId}" in the store (list them with: ${assayCommandLine('audits')})`, { path: 'auditId' });
 }
 
 /** Grades checked against their batch, all before any is stored; a refused one's GradeError carries its position. */
@@ -72,17 +90,22 @@ export const newAuditId = (now = new Date()) => `a-${newRunId(now)}`;
 
 export class MemoryAudits implements AuditStore {
   private byId = new Map<string, AuditRecord>();
+  private byKey = new Map<string, string>();
   private grades = new Map<string, ClaimGradeRecord[]>();
   private nextId = 1;
 
-  async create(audit: NewAudit): Promise<AuditRecord> {
+  async create(audit: NewAudit): Promise<{ audit: AuditRecord; created: boolean }> {
     const checked = checkAudit(audit);
+    const key = auditContentKey(checked);
+    const known = this.byKey.get(key);
+    if (known) return { audit: structuredClone(this.byId.get(known)!), created: false };
     let id = newAuditId();
     while (this.byId.has(id)) id = newAuditId();
     const rec: AuditRecord = { id, createdAt: new Date().toISOString(), ...checked };
     this.byId.set(id, rec);
+    this.byKey.set(key, id);
     this.grades.set(id, []);
-    return structuredClone(rec);
+    return { audit: structuredClone(rec), created: true };
   }
 
   async get(auditId: string): Promise<AuditRecord | undefined> {

@@ -15,6 +15,16 @@ export function cacheContract(make: MakeStore): void {
       expect(Date.parse(e!.storedAt)).toBeGreaterThanOrEqual(before - 1000);
       await store.cache.set('k1', '{"text":"uno"}');
       expect((await store.cache.get('k1'))?.value).toBe('{"text":"uno"}');
+      // add: inserts only what is absent, and says whether it did.
+      expect(await store.cache.add('k3', '{"text":"first"}')).toBe(true);
+      expect(await store.cache.add('k3', '{"text":"second"}')).toBe(false);
+      expect((await store.cache.get('k3'))?.value).toBe('{"text":"first"}');
+      // delete: the named entries go, absent keys are ignored, the rest stay.
+      await store.cache.set('k3', '{"text":"three"}');
+      await store.cache.delete(['k3', 'absent']);
+      await store.cache.delete([]);
+      expect(await store.cache.get('k3')).toBeUndefined();
+      expect((await store.cache.get('k2'))?.value).toBe('{"text":"two"}');
       expect(await store.cache.clear()).toBe(2);
       expect(await store.cache.get('k2')).toBeUndefined();
       expect(await store.cache.clear()).toBe(0);

@@ -1,4 +1,5 @@
 import { AssayError, ExitCode, type AssayErrorOptions, hasMarker, setMarker, UsageError } from '../errors.js';
+import { assayCommandLine } from '../invocation.js';
 
 const STORE_ERROR = Symbol.for('assay.StoreError');
 
@@ -47,7 +48,7 @@ const UNKNOWN_RUN_ERROR = Symbol.for('assay.UnknownRunError');
 
 export class UnknownRunError extends AssayError {
   constructor(runId: string) {
-    super(`no run with id "${runId}" in the store (list them with: assay runs)`, ExitCode.USAGE);
+    super(`no run with id "${runId}" in the store (list them with: ${assayCommandLine('runs')})`, ExitCode.USAGE);
     this.name = 'UnknownRunError';
     setMarker(this, UNKNOWN_RUN_ERROR);
   }

@@ -227,6 +227,16 @@ class MemoryCache implements ResponseCache {
     this.entries.set(key, { value, storedAt: new Date().toISOString() });
   }
 
+  async add(key: string, value: string): Promise<boolean> {
+    if (this.entries.has(key)) return false;
+    await this.set(key, value);
+    return true;
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    for (const k of keys) this.entries.delete(k);
+  }
+
   async clear(): Promise<number> {
     const n = this.entries.size;
     this.entries.clear();

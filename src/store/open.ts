@@ -4,7 +4,7 @@ import { UsageError, thrownMessage } from '../errors.js';
 import { Outage, type OutageOptions } from './outage.js';
 import { StoreError } from './errors.js';
 import { noStore } from './no-store.js';
-import { PostgresStore } from './postgres.js';
+import { postgresProbe, PostgresStore } from './postgres.js';
 import { isPostgresUrl, parsePostgresUrl, redactPassword } from './postgres-schema.js';
 import { defaultStorePath, isDefaultStoreFolder, openSqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
@@ -89,6 +89,8 @@ export function storeOutage(
     boundMs: opts.boundMs,
     log: opts.log,
     retryable: (err) => StoreError.isInstance(err) && err.retryable,
+    // A query may be slow while the server answers: a silence is a probe unanswered too.
+    probe: postgresProbe(location),
     // The driver's words (ECONNREFUSED, Connection terminated), not the StoreError's, which names the store again.
     describe: (err) => {
       const cause = (err as { cause?: { message?: unknown; code?: unknown } }).cause;

@@ -1,10 +1,15 @@
-import { checkAudit, checkClaimGrades, newAuditId, unknownAudit } from './audits.js';
+import { auditContentKey, checkAudit, checkClaimGrades, newAuditId, unknownAudit } from './audits.js';
 import type { Query } from './postgres-rows.js';
+import { runOf } from './sqlite-audits.js';
 import type { AuditRecord, AuditStore, ClaimGradeRecord, NewAudit, NewClaimGrade } from './types.js';
 
 const iso = (t: string | Date) => new Date(t).toISOString();
 
-/** Audit batches and their claim grades in a PostgreSQL store (tables audits, audit_grades: migration 9). Text people gave is kept as json (U+0000 included). */
+/** The run link as stored: the rule is a name people gave, kept as JSON like the batch's name. */
+const pgRunOf = (r: { run_id: string | null; rule: string | null }) =>
+  runOf({ run_id: r.run_id, rule: r.rule === null ? null : (JSON.parse(r.rule) as string) });
+
+/** Audit batches and their claim grades in a PostgreSQL store (tables audits, audit_grades: migration 9; run and content key: 10). Text people gave is kept as json (U+0000 included). */
 export class PostgresAudits implements AuditStore {
   private table = false;
 
@@ -15,34 +20,49 @@ export class PostgresAudits implements AuditStore {
     return (this.table ||= (await this.q<{ t: string | null }>(`SELECT to_regclass('audits') AS t`)).rows[0].t !== null);
   }
 
-  async create(audit: NewAudit): Promise<AuditRecord> {
+  /** The run columns, or NULLs in a store from before them opened read-only (not migrated); once there, they stay. */
+  private runCols = false;
+
+  private async runColumns(): Promise<string> {
+    if (this.runCols) return 'run_id, rule::text AS rule';
+    const { rows } = await this.q(
+      `SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'audits' AND column_name = 'run_id'`,
+    );
+    this.runCols = rows.length > 0;
+    return this.runCols ? 'run_id, rule::text AS rule' : 'NULL AS run_id, NULL AS rule';
+  }
+
+  async create(audit: NewAudit): Promise<{ audit: AuditRecord; created: boolean }> {
     const checked = checkAudit(audit);
+    const key = auditContentKey(checked);
     const rec: AuditRecord = { id: newAuditId(), createdAt: new Date().toISOString(), ...checked };
-    await this.q(`INSERT INTO audits (id, name, created_at, claims) VALUES ($1, $2::json, $3, $4::json)`, [
-      rec.id,
-      JSON.stringify(rec.name),
-      rec.createdAt,
-      JSON.stringify(rec.claims),
-    ]);
-    return rec;
+    // The unique content key decides, also between two processes importing at once.
+    const { rows } = await this.q(
+      `INSERT INTO audits (id, name, created_at, claims, run_id, rule, content_key) VALUES ($1, $2::json, $3, $4::json, $5, $6::json, $7)
+       ON CONFLICT (content_key) DO NOTHING RETURNING id`,
+      [rec.id, JSON.stringify(rec.name), rec.createdAt, JSON.stringify(rec.claims), rec.run?.id ?? null, rec.run ? JSON.stringify(rec.run.rule) : null, key],
+    );
+    if (rows.length) return { audit: rec, created: true };
+    const found = await this.q<{ id: string }>(`SELECT id FROM audits WHERE content_key = $1`, [key]);
+    return { audit: (await this.get(found.rows[0].id))!, created: false };
   }
 
   async get(auditId: string): Promise<AuditRecord | undefined> {
     if (!(await this.hasTable())) return undefined;
-    const { rows } = await this.q<{ id: string; name: string; created_at: string | Date; claims: string }>(
-      `SELECT id, name::text AS name, created_at, claims::text AS claims FROM audits WHERE id = $1`,
+    const { rows } = await this.q<{ id: string; name: string; created_at: string | Date; claims: string; run_id: string | null; rule: string | null }>(
+      `SELECT id, name::text AS name, created_at, claims::text AS claims, ${await this.runColumns()} FROM audits WHERE id = $1`,
       [auditId],
     );
     const r = rows[0];
-    return r && { id: r.id, name: JSON.parse(r.name), createdAt: iso(r.created_at), claims: JSON.parse(r.claims) };
+    return r && { id: r.id, name: JSON.parse(r.name), createdAt: iso(r.created_at), claims: JSON.parse(r.claims), ...pgRunOf(r) };
   }
 
   async list() {
     if (!(await this.hasTable())) return [];
-    const { rows } = await this.q<{ id: string; name: string; created_at: string | Date; n: number }>(
-      `SELECT id, name::text AS name, created_at, json_array_length(claims)::int AS n FROM audits ORDER BY created_at DESC, id DESC`,
+    const { rows } = await this.q<{ id: string; name: string; created_at: string | Date; n: number; run_id: string | null; rule: string | null }>(
+      `SELECT id, name::text AS name, created_at, json_array_length(claims)::int AS n, ${await this.runColumns()} FROM audits ORDER BY created_at DESC, id DESC`,
     );
-    return rows.map((r) => ({ id: r.id, name: JSON.parse(r.name) as string, createdAt: iso(r.created_at), claims: r.n }));
+    return rows.map((r) => ({ id: r.id, name: JSON.parse(r.name) as string, createdAt: iso(r.created_at), claims: r.n, ...pgRunOf(r) }));
   }
 
   async recordGrades(auditId: string, grades: readonly NewClaimGrade[]): Promise<ClaimGradeRecord[]> {

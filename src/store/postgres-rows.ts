@@ -45,6 +45,7 @@ export const SAMPLE_COLUMNS = [
   'cost_json',
   'cached',
   'trajectory_json',
+  'claims_json',
 ] as const;
 
 export interface PgRunRow extends Omit<RunRow, 'created_at' | 'finished_at'> {
@@ -104,6 +105,7 @@ export function pgSampleValues(runId: string, s: SampleRecord): unknown[] {
     p.cost_json,
     s.cached ? true : null,
     p.trajectory_json,
+    p.claims_json,
   ];
 }
 

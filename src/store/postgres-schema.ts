@@ -231,6 +231,19 @@ CREATE TABLE IF NOT EXISTS audit_grades (
 CREATE INDEX IF NOT EXISTS audit_grades_by_audit ON audit_grades (audit_id, id);
 `,
   },
+  {
+    version: 10,
+    name: "the grounded rule's claims kept with each sample; audit batches of a run, stored once per content",
+    // content_key: store/audits.ts auditContentKey. Batches stored before it have none and match nothing.
+    sql: `
+ALTER TABLE samples ADD COLUMN IF NOT EXISTS claims_json json;
+ALTER TABLE audits ADD COLUMN IF NOT EXISTS run_id text;
+ALTER TABLE audits ADD COLUMN IF NOT EXISTS rule json;
+ALTER TABLE audits ADD COLUMN IF NOT EXISTS content_key text;
+CREATE UNIQUE INDEX IF NOT EXISTS audits_by_content ON audits (content_key);
+CREATE INDEX IF NOT EXISTS audits_by_run ON audits (run_id);
+`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

@@ -63,6 +63,50 @@ function closingClient(): typeof pg.Client {
   return clientClass;
 }
 
+/** The pool's clients, each kept in `clients` until its connection ends. */
+function trackedClient(clients: Set<pg.Client>): typeof pg.Client {
+  return class Tracked extends closingClient() {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      clients.add(this);
+      this.once('end', () => clients.delete(this));
+    }
+  };
+}
+
+function destroySocket(client: pg.Client): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
+
+/**
+ * Whether the server at `url` answers at all, on a connection of its own (the outage's probe, outage.ts): a
+ * query that waits may be a slow one, or the server may have gone silent. True when it answered within
+ * `timeoutMs`, if only to refuse; false when it did not, or could not be reached.
+ */
+export function postgresProbe(url: string): (timeoutMs: number) => Promise<boolean> {
+  const location = parsePostgresUrl(url);
+  return async (timeoutMs) => {
+    const client = new (closingClient())({
+      connectionString: location.connectionString,
+      ...(location.options ? { options: location.options } : {}),
+      connectionTimeoutMillis: timeoutMs,
+      query_timeout: timeoutMs,
+      application_name: 'assay',
+    });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      return true;
+    } catch (err) {
+      // An error the server sent (severity: too many clients, starting up) is an answer.
+      return (err as { severity?: unknown }).severity !== undefined || pgFailure(err) !== 'lost';
+    } finally {
+      destroySocket(client);
+    }
+  };
+}
+
 // json columns come back as their text, parsed by the row mappers like SQLite's JSON text.
 const JSON_OID = 114;
 const types = {
@@ -88,6 +132,8 @@ export class PostgresStore implements Store {
   private ready?: Promise<void>;
   private closed = false;
   private readonly commit: GroupCommit<QueuedSample>;
+  /** Every connection of the pool, connecting or connected: closed at once when the server was given up. */
+  private readonly clients = new Set<pg.Client>();
 
   constructor(
     url: string,
@@ -104,7 +150,7 @@ export class PostgresStore implements Store {
       keepAlive: true,
       application_name: 'assay',
       types,
-      Client: closingClient(),
+      Client: trackedClient(this.clients),
     });
     // A pooled connection the server dropped while idle: the pool discards it and the next query reconnects.
     this.pool.on('error', () => {});
@@ -203,6 +249,8 @@ export class PostgresStore implements Store {
     if (this.closed) return;
     await this.commit.settle();
     this.closed = true;
+    // A server given up (silent past the bound) would hold the pool's end until each query's own timeout (a minute).
+    if (this.options.outage?.failure) for (const c of this.clients) destroySocket(c);
     await this.pool.end();
   }
 
@@ -255,6 +303,19 @@ class PostgresCache implements ResponseCache {
       'INSERT INTO response_cache (key, value, stored_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, stored_at = EXCLUDED.stored_at',
       [key, value, new Date().toISOString()],
     );
+  }
+
+  async add(key: string, value: string): Promise<boolean> {
+    const r = await this.q('INSERT INTO response_cache (key, value, stored_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING', [
+      key,
+      value,
+      new Date().toISOString(),
+    ]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    if (keys.length) await this.q('DELETE FROM response_cache WHERE key = ANY($1::text[])', [keys]);
   }
 
   async clear(): Promise<number> {

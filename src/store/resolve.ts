@@ -4,6 +4,7 @@
  */
 import { UsageError } from '../errors.js';
 import type { Store } from './types.js';
+import { assayCommandLine } from '../invocation.js';
 
 /** Candidates listed when a prefix matches several runs. */
 const SHOWN = 5;
@@ -19,14 +20,18 @@ export async function resolveRunId(store: Store, ref: string, what = 'run id'): 
   if (wanted === 'latest') {
     const [newest] = await store.runs.list({ limit: 1 });
     if (!newest)
-      throw new UsageError(`${what}: "latest" names the newest run, but the store has none (runs are stored by: assay run <config>)`, { path: what });
+      throw new UsageError(`${what}: "latest" names the newest run, but the store has none (runs are stored by: ${assayCommandLine('run <config>')})`, {
+        path: what,
+      });
     return newest.id;
   }
   // The store finds the few ids with this start (an index range), however many runs it holds.
   const matches = await store.runs.list({ idPrefix: wanted, limit: SHOWN + 1 });
   if (matches.length === 1) return matches[0].id;
   if (matches.length === 0)
-    throw new UsageError(`${what}: no run with id "${wanted}" (or an id starting so) in the store (list them with: assay runs)`, { path: what });
+    throw new UsageError(`${what}: no run with id "${wanted}" (or an id starting so) in the store (list them with: ${assayCommandLine('runs')})`, {
+      path: what,
+    });
   const count = matches.length > SHOWN ? await store.runs.count({ idPrefix: wanted }) : matches.length;
   const shown = matches
     .slice(0, SHOWN)

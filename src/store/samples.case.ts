@@ -108,6 +108,20 @@ export function samplesContract(make: MakeStore): void {
       expect(await store.samples.get(run.id, 0, 0)).toBeUndefined();
     });
 
+    it("round-trips a grounding check's claims per column, holes and U+0000 included", async () => {
+      await using store = await make();
+      const run = await store.runs.create(newRun());
+      const claims = [
+        { claim: 1, text: 'Opened routers can be returned within 60 days.', status: 'CONTRADICTED' as const, evidence: 'within 14 days \u0000 of purchase' },
+        { claim: 3, text: 'It is waterproof.', status: 'UNSUPPORTED' as const },
+      ];
+      await store.samples.record(run.id, sample(0, 0, [F, P], { claims: [claims, undefined] }));
+      await store.samples.record(run.id, sample(0, 1, [P, P]));
+      expect((await store.samples.get(run.id, 0, 0))!.claims).toEqual([claims, undefined]);
+      expect(await store.samples.get(run.id, 0, 1)).not.toHaveProperty('claims');
+      expect((await store.samples.list(run.id)).map((s) => s.claims?.[0]?.length)).toEqual([2, undefined]);
+    });
+
     it("round-trips an agent's trajectory: steps, tool calls with arguments, results, errors, U+0000 in a result", async () => {
       await using store = await make();
       const run = await store.runs.create(newRun());

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
-import { checkAudit, checkClaimGrades, newAuditId, unknownAudit } from './audits.js';
+import { auditContentKey, checkAudit, checkClaimGrades, newAuditId, unknownAudit } from './audits.js';
 import type { AuditRecord, AuditStore, ClaimGradeRecord, NewAudit, NewClaimGrade } from './types.js';
 
-/** Audit batches and their claim grades in a SQLite store (tables audits, audit_grades: migration 10). */
+/** Audit batches and their claim grades in a SQLite store (tables audits, audit_grades: migration 10; run and content key: 11). */
 export class SqliteAudits implements AuditStore {
   private table = false;
 
@@ -13,31 +13,49 @@ export class SqliteAudits implements AuditStore {
     return (this.table ||= Boolean(this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audits'`).get()));
   }
 
-  async create(audit: NewAudit): Promise<AuditRecord> {
+  private runCols = false;
+
+  /** The run columns, or NULLs in a store from before them opened read-only (not migrated); once there, they stay. */
+  private runColumns(): string {
+    this.runCols ||= (this.db.prepare(`SELECT name FROM pragma_table_info('audits')`).all() as { name: string }[]).some((c) => c.name === 'run_id');
+    return this.runCols ? 'run_id, rule' : 'NULL AS run_id, NULL AS rule';
+  }
+
+  async create(audit: NewAudit): Promise<{ audit: AuditRecord; created: boolean }> {
     const checked = checkAudit(audit);
+    const key = auditContentKey(checked);
     const rec: AuditRecord = { id: newAuditId(), createdAt: new Date().toISOString(), ...checked };
-    this.db
-      .prepare(`INSERT INTO audits (id, name, created_at, claims_json) VALUES (?, ?, ?, ?)`)
-      .run(rec.id, rec.name, rec.createdAt, JSON.stringify(rec.claims));
-    return rec;
+    // The unique content key decides, also between two processes importing at once.
+    const added = this.db
+      .prepare(
+        `INSERT INTO audits (id, name, created_at, claims_json, run_id, rule, content_key) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (content_key) DO NOTHING`,
+      )
+      .run(rec.id, rec.name, rec.createdAt, JSON.stringify(rec.claims), rec.run?.id ?? null, rec.run?.rule ?? null, key).changes;
+    if (added) return { audit: rec, created: true };
+    const { id } = this.db.prepare(`SELECT id FROM audits WHERE content_key = ?`).get(key) as { id: string };
+    return { audit: (await this.get(id))!, created: false };
   }
 
   async get(auditId: string): Promise<AuditRecord | undefined> {
     if (!this.hasTable()) return undefined;
-    const r = this.db.prepare(`SELECT id, name, created_at, claims_json FROM audits WHERE id = ?`).get(auditId) as
-      { id: string; name: string; created_at: string; claims_json: string } | undefined;
-    return r && { id: r.id, name: r.name, createdAt: r.created_at, claims: JSON.parse(r.claims_json) };
+    const r = this.db.prepare(`SELECT id, name, created_at, claims_json, ${this.runColumns()} FROM audits WHERE id = ?`).get(auditId) as
+      { id: string; name: string; created_at: string; claims_json: string; run_id: string | null; rule: string | null } | undefined;
+    return r && { id: r.id, name: r.name, createdAt: r.created_at, claims: JSON.parse(r.claims_json), ...runOf(r) };
   }
 
   async list() {
     if (!this.hasTable()) return [];
-    const rows = this.db.prepare(`SELECT id, name, created_at, json_array_length(claims_json) AS n FROM audits ORDER BY created_at DESC, id DESC`).all() as {
+    const rows = this.db
+      .prepare(`SELECT id, name, created_at, json_array_length(claims_json) AS n, ${this.runColumns()} FROM audits ORDER BY created_at DESC, id DESC`)
+      .all() as {
       id: string;
       name: string;
       created_at: string;
       n: number;
+      run_id: string | null;
+      rule: string | null;
     }[];
-    return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at, claims: r.n }));
+    return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at, claims: r.n, ...runOf(r) }));
   }
 
   async recordGrades(auditId: string, grades: readonly NewClaimGrade[]): Promise<ClaimGradeRecord[]> {
@@ -62,4 +80,9 @@ export class SqliteAudits implements AuditStore {
     }[];
     return rows.map((r) => ({ id: r.id, auditId, answer: r.answer, claim: r.claim, supported: r.supported === 1, grader: r.grader, gradedAt: r.graded_at }));
   }
+}
+
+/** A batch's run link as stored (both columns, or neither). */
+export function runOf(r: { run_id: string | null; rule: string | null }): { run?: { id: string; rule: string } } {
+  return r.run_id !== null && r.rule !== null ? { run: { id: r.run_id, rule: r.rule } } : {};
 }

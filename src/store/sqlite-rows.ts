@@ -1,5 +1,6 @@
 import type { OutcomeCode } from '../core/outcome.js';
 import type { Trajectory } from '../core/trajectory.js';
+import type { CheckedClaim } from '../core/validator.js';
 import type { GradeRecord, NewGrade, RunRecord, RunStatus, SampleCost, SampleRecord } from './types.js';
 
 /** The SQLite store's tables and the mapping between their rows and the Store's records. */
@@ -244,6 +245,19 @@ CREATE TABLE IF NOT EXISTS audit_grades (
 CREATE INDEX IF NOT EXISTS audit_grades_by_audit ON audit_grades (audit_id, id);
 `,
   },
+  {
+    version: 11,
+    name: "the grounded rule's claims kept with each sample; audit batches of a run, stored once per content",
+    // content_key: store/audits.ts auditContentKey. Batches stored before it have none and match nothing.
+    sql: `
+ALTER TABLE samples ADD COLUMN claims_json TEXT;
+ALTER TABLE audits ADD COLUMN run_id TEXT;
+ALTER TABLE audits ADD COLUMN rule TEXT;
+ALTER TABLE audits ADD COLUMN content_key TEXT;
+CREATE UNIQUE INDEX IF NOT EXISTS audits_by_content ON audits (content_key);
+CREATE INDEX IF NOT EXISTS audits_by_run ON audits (run_id);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
@@ -282,6 +296,8 @@ export interface SampleRow {
   cached?: number | null;
   /** Absent in a store before version 5 opened read-only. */
   trajectory_json?: string | null;
+  /** Absent in a store before version 11 opened read-only. */
+  claims_json?: string | null;
 }
 
 export function toRun(r: RunRow): RunRecord {
@@ -326,6 +342,7 @@ export function toSample(r: SampleRow): SampleRecord {
   }
   if (r.cached) s.cached = true;
   if (r.trajectory_json !== null && r.trajectory_json !== undefined) s.trajectory = JSON.parse(r.trajectory_json) as Trajectory;
+  if (r.claims_json !== null && r.claims_json !== undefined) s.claims = (JSON.parse(r.claims_json) as (CheckedClaim[] | null)[]).map((c) => c ?? undefined);
   return s;
 }
 
@@ -349,6 +366,7 @@ export function sampleParams(runId: string, s: SampleRecord) {
     cost_json: s.cost ? JSON.stringify(s.cost.checks ? { ...s.cost, checks: s.cost.checks.map((c) => c ?? null) } : s.cost) : null,
     cached: s.cached ? 1 : null,
     trajectory_json: s.trajectory ? JSON.stringify(s.trajectory) : null,
+    claims_json: s.claims ? JSON.stringify(s.claims.map((c) => c ?? null)) : null,
   };
 }
 

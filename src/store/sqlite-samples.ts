@@ -69,9 +69,9 @@ export function sqliteSampleWriter(db: Database.Database): BatchWriter<QueuedSam
     // Prepared on first write: a read-only store of schema version 1 lacks the newer columns it names.
     insert ??= db.prepare(
       `INSERT INTO samples (run_id, i, j, outcomes, output, generation_error, errors_json, reasons_json, latency_ms, attempts,
-                              prompt_tokens, completion_tokens, finished_at, cost_json, cached, trajectory_json)
+                              prompt_tokens, completion_tokens, finished_at, cost_json, cached, trajectory_json, claims_json)
          VALUES (@run_id, @i, @j, @outcomes, @output, @generation_error, @errors_json, @reasons_json, @latency_ms, @attempts,
-                 @prompt_tokens, @completion_tokens, @finished_at, @cost_json, @cached, @trajectory_json)`,
+                 @prompt_tokens, @completion_tokens, @finished_at, @cost_json, @cached, @trajectory_json, @claims_json)`,
     );
     const st = insert;
     const errors: unknown[] = new Array(batch.length);

@@ -23,6 +23,10 @@ async function olderStore(downgrade: string) {
   await s.samples.record(run.id, sample(0, 0, [Outcome.PASS, Outcome.PASS]));
   await s.close();
   const raw = new Database(path);
+  // every older version lacks what migration 11 added
+  raw.exec(
+    `DROP INDEX audits_by_content; DROP INDEX audits_by_run; ALTER TABLE audits DROP COLUMN run_id; ALTER TABLE audits DROP COLUMN rule; ALTER TABLE audits DROP COLUMN content_key; ALTER TABLE samples DROP COLUMN claims_json; UPDATE meta SET value = '10' WHERE key = 'schema_version'`,
+  );
   raw.exec(downgrade);
   raw.close();
   return { path, run };
@@ -70,6 +74,34 @@ describe('SqliteStore persistence', () => {
     await s2.close();
   });
 
+  it("a version-10 store (before a grounded rule's claims) reads read-only, and keeps claims and a run's batches once upgraded", async () => {
+    const { path, run } = await olderStore('');
+    {
+      const a = openSqliteStore(path, { readonly: true });
+      expect(await a.samples.get(run.id, 0, 0)).not.toHaveProperty('claims');
+      await a.close();
+    }
+    const raw = new Database(path);
+    raw.prepare(`INSERT INTO audits (id, name, created_at, claims_json) VALUES ('a-20260101-000000-0000', 'old', '2026-01-01T00:00:00.000Z', '[]')`).run();
+    raw.close();
+    const ro = openSqliteStore(path, { readonly: true });
+    expect(await ro.audits.list()).toEqual([{ id: 'a-20260101-000000-0000', name: 'old', createdAt: '2026-01-01T00:00:00.000Z', claims: 0 }]);
+    expect(await ro.audits.get('a-20260101-000000-0000')).toEqual({
+      id: 'a-20260101-000000-0000',
+      name: 'old',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      claims: [],
+    });
+    await ro.close();
+    const s2 = openSqliteStore(path);
+    const claims = [{ claim: 1, text: 'It reboots in two minutes.', status: 'STRONG' as const, evidence: 'It reboots in two minutes.' }];
+    await s2.samples.record(run.id, sample(1, 0, [Outcome.PASS, Outcome.FAIL], { claims: [claims, undefined] }));
+    expect((await s2.samples.get(run.id, 1, 0))!.claims).toEqual([claims, undefined]);
+    const made = await s2.audits.create({ name: 'r', run: { id: run.id, rule: 'grounded' }, claims: [{ answer: '2,1', ...claims[0] }] });
+    expect((await s2.audits.get(made.audit.id))!.run).toEqual({ id: run.id, rule: 'grounded' });
+    await s2.close();
+  });
+
   it('a version-3 store (before grades) lists no grades read-only, and takes them once upgraded', async () => {
     const { path, run } = await olderStore(
       `ALTER TABLE production_alarms DROP COLUMN delivered; ALTER TABLE samples DROP COLUMN trajectory_json; DROP TABLE grades; UPDATE meta SET value = '3' WHERE key = 'schema_version'`,
@@ -90,7 +122,7 @@ describe('SqliteStore persistence', () => {
     expect(await ro.audits.get('a-20260101-000000-0000')).toBeUndefined();
     await ro.close();
     const s2 = openSqliteStore(path);
-    const a = await s2.audits.create({ name: 'b', claims: [{ answer: 'x', claim: 1, text: 'A claim.', status: 'WEAK' }] });
+    const { audit: a } = await s2.audits.create({ name: 'b', claims: [{ answer: 'x', claim: 1, text: 'A claim.', status: 'WEAK' }] });
     await s2.audits.recordGrades(a.id, [{ answer: 'x', claim: 1, supported: true, grader: 'ada' }]);
     expect((await s2.audits.listGrades(a.id)).map((g) => g.grader)).toEqual(['ada']);
     await s2.close();

@@ -144,7 +144,14 @@ export function openSqliteStore(path: string = defaultStorePath(), options: Sqli
 
 /** The response cache in a SQLite store (table response_cache). */
 export class SqliteCache implements ResponseCache {
-  private stmts?: { get: Database.Statement; set: Database.Statement; count: Database.Statement; clear: Database.Statement };
+  private stmts?: {
+    get: Database.Statement;
+    set: Database.Statement;
+    add: Database.Statement;
+    del: Database.Statement;
+    count: Database.Statement;
+    clear: Database.Statement;
+  };
 
   constructor(private readonly db: Database.Database) {}
 
@@ -153,6 +160,8 @@ export class SqliteCache implements ResponseCache {
     return (this.stmts ??= {
       get: this.db.prepare(`SELECT value, stored_at FROM response_cache WHERE key = ?`),
       set: this.db.prepare(`INSERT OR REPLACE INTO response_cache (key, value, stored_at) VALUES (?, ?, ?)`),
+      add: this.db.prepare(`INSERT OR IGNORE INTO response_cache (key, value, stored_at) VALUES (?, ?, ?)`),
+      del: this.db.prepare(`DELETE FROM response_cache WHERE key = ?`),
       count: this.db.prepare(`SELECT count(*) AS n FROM response_cache`),
       clear: this.db.prepare(`DELETE FROM response_cache`),
     });
@@ -165,6 +174,17 @@ export class SqliteCache implements ResponseCache {
 
   async set(key: string, value: string): Promise<void> {
     this.statements().set.run(key, value, new Date().toISOString());
+  }
+
+  async add(key: string, value: string): Promise<boolean> {
+    return this.statements().add.run(key, value, new Date().toISOString()).changes > 0;
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    const st = this.statements();
+    this.db.transaction(() => {
+      for (const k of keys) st.del.run(k);
+    })();
   }
 
   async clear(): Promise<number> {

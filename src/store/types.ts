@@ -1,6 +1,6 @@
 import type { OutcomeCode } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
-import type { InputValue, ValidatorMeta } from '../core/validator.js';
+import type { CheckedClaim, InputValue, ValidatorMeta } from '../core/validator.js';
 import type { CallErrorKind, TokenUsage } from '../core/call.js';
 import type { Trajectory } from '../core/trajectory.js';
 import type { ProductionExperiment, ProductionSample, ProductionSpan } from '../core/production.js';
@@ -51,6 +51,8 @@ export interface SampleRecord {
   errors?: (string | undefined)[];
   /** Per-validator verifier reasons, for verifier columns (undefined elsewhere). */
   reasons?: (string[] | undefined)[];
+  /** Per column: the claims a grounding check decided (undefined for other columns and for its error cells). */
+  claims?: (CheckedClaim[] | undefined)[];
   latencyMs: number;
   /** Provider calls made for this sample, including retried ones. */
   attempts: number;
@@ -86,6 +88,10 @@ export interface ResponseCache {
   get(key: string): Promise<CacheEntry | undefined>;
   /** Insert or replace. */
   set(key: string, value: string): Promise<void>;
+  /** Insert unless the key is there: whether it was inserted (one of two racing writers wins; a call journal's claim). */
+  add(key: string, value: string): Promise<boolean>;
+  /** Remove these entries (absent keys are ignored): a queued run's call journal once its sample is stored. */
+  delete(keys: readonly string[]): Promise<void>;
   /** Remove every entry; returns how many there were. */
   clear(): Promise<number>;
 }
@@ -248,7 +254,7 @@ export interface GradeStore {
 }
 
 /** The grounding audit's verdict on one claim (as ground/types.ts SupportStatus). */
-export type AuditClaimStatus = 'STRONG' | 'WEAK' | 'UNSUPPORTED' | 'CONTRADICTED';
+export type AuditClaimStatus = CheckedClaim['status'];
 
 /** One decided claim of a stored audit batch: its answer's id, its 1-based position in the answer, its text, status, evidence. */
 export interface AuditClaimRecord {
@@ -264,6 +270,14 @@ export interface NewAudit {
   /** A name for people (the batch file's name by default). */
   name: string;
   claims: AuditClaimRecord[];
+  /** The run and rule whose claims these are, for a batch of an experiment's `grounded` rule (`assay audits import --run`). */
+  run?: AuditRun;
+}
+
+/** A run's `grounded` rule (by its name) whose per-claim audits a batch holds; each answer is "input,sample" counted from 1. */
+export interface AuditRun {
+  id: string;
+  rule: string;
 }
 
 export interface AuditRecord extends NewAudit {
@@ -290,8 +304,12 @@ export interface ClaimGradeRecord extends NewClaimGrade {
 
 /** Stored audit batches and people's grades of their claims. */
 export interface AuditStore {
-  /** Store a batch; refused (GradeError naming the field) when a claim is malformed or repeated. */
-  create(audit: NewAudit): Promise<AuditRecord>;
+  /**
+   * Store a batch; refused (GradeError naming the field) when a claim is malformed or repeated. Idempotent by
+   * content: a batch whose claims (in any order) and run are already stored is not stored again — that one comes
+   * back, `created: false` (its name is kept).
+   */
+  create(audit: NewAudit): Promise<{ audit: AuditRecord; created: boolean }>;
   get(auditId: string): Promise<AuditRecord | undefined>;
   /** Every batch, newest first, without its claims (their number instead). */
   list(): Promise<(Omit<AuditRecord, 'claims'> & { claims: number })[]>;

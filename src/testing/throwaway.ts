@@ -219,3 +219,57 @@ export async function silentServer(): Promise<{ port: number; close(): Promise<v
       }),
   };
 }
+
+export interface PausableProxy {
+  port: number;
+  /** Stop forwarding, both ways: the service goes silent (connections stay open, new ones are accepted, nothing is answered). */
+  pause(): void;
+  /** Forward again, what was held first: the service answers again. */
+  resume(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP proxy to 127.0.0.1:`target` that can be paused: a real Redis or PostgreSQL that goes silent mid-run
+ * and comes back (a hung server, a network that drops packets), without touching the shared server.
+ */
+export async function pausableProxy(target: number): Promise<PausableProxy> {
+  let paused = false;
+  const pairs = new Set<{ held: (() => void)[]; sockets: Socket[] }>();
+  const server: Server = createServer((client) => {
+    const upstream = createConnection({ host: '127.0.0.1', port: target });
+    const pair = { held: [] as (() => void)[], sockets: [client, upstream] };
+    pairs.add(pair);
+    const forward = (from: Socket, to: Socket) =>
+      from.on('data', (d: Buffer) => {
+        const send = () => to.write(d);
+        if (paused) pair.held.push(send);
+        else send();
+      });
+    forward(client, upstream);
+    forward(upstream, client);
+    const end = () => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    for (const s of pair.sockets) {
+      s.on('error', end);
+      s.on('close', end);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    pause: () => (paused = true),
+    resume: () => {
+      paused = false;
+      for (const p of pairs) for (const send of p.held.splice(0)) send();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const p of pairs) for (const s of p.sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

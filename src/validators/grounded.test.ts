@@ -78,9 +78,13 @@ describe('the grounded check', () => {
     const v = x.validators[0];
     expect(v.source).toBe('grounded in the knowledge base ./kb: risk at most MEDIUM, no contradicted claim');
     const check = (output: string) => evaluateValidator(v, output, 'Can I return an opened router?');
-    expect(await check(GOOD)).toEqual({ outcome: 'pass' });
+    const good = await check(GOOD);
+    expect(good.outcome).toBe('pass');
+    // each decided claim comes with the result, kept with the sample for grading per claim
+    expect(good.claims).toEqual([{ claim: 1, text: GOOD, status: 'STRONG', evidence: expect.stringContaining('within 14 days') }]);
     const sixty = await check(SIXTY);
     expect(sixty.outcome).toBe('fail');
+    expect(sixty.claims).toEqual([{ claim: 1, text: SIXTY, status: 'CONTRADICTED', evidence: expect.stringContaining('within 14 days') }]);
     expect(sixty.reasons![0]).toBe(`1 contradicted claim: ${JSON.stringify(SIXTY)}`);
     expect(sixty.reasons![1]).toMatch(/^risk HIGH \(confidence [\d.]+\) above maxRisk MEDIUM$/); // one claim, contradicted: coverage 0
     expect(sixty.reasons![2]).toMatch(
@@ -105,9 +109,9 @@ describe('the grounded check', () => {
       '50.0% of the claims supported, below minSupport 60.0%',
       expect.stringMatching(/^\[UNSUPPORTED/),
     ]);
-    expect(await evaluateValidator(lenient, half, 'q')).toEqual({ outcome: 'pass' });
+    expect(await evaluateValidator(lenient, half, 'q')).toMatchObject({ outcome: 'pass' });
     const high = (await load('{ type: grounded, kb: ./kb, maxRisk: high }')).validators[0];
-    expect(await evaluateValidator(high, SIXTY, 'q')).toEqual({ outcome: 'pass' }); // a contradiction is at least MEDIUM, not above HIGH
+    expect(await evaluateValidator(high, SIXTY, 'q')).toMatchObject({ outcome: 'pass' }); // a contradiction is at least MEDIUM, not above HIGH
   });
 
   it('loads the KB once, in one worker thread, however many outputs are checked at once, each the same as alone', async () => {
@@ -146,7 +150,7 @@ describe('the grounded check', () => {
     expect(queryOf({ query: 'Q?' })).toBe('Q?');
     expect(queryOf({ text: 'x' })).toBe('{"text":"x"}');
     const v = (await load('{ type: grounded, kb: ./kb, maxRisk: medium, queryField: question }')).validators[0];
-    expect(await evaluateValidator(v, GOOD, { question: 'Can I return it?' })).toEqual({ outcome: 'pass' });
+    expect(await evaluateValidator(v, GOOD, { question: 'Can I return it?' })).toMatchObject({ outcome: 'pass' });
     expect(await evaluateValidator(v, GOOD, { text: 'x' })).toMatchObject({
       outcome: 'error',
       error: expect.stringMatching(/no non-empty string field "question"/),

@@ -7,6 +7,7 @@ import type { GroundingPool, PoolStats } from '../ground/pool/grounding.js';
 import { GroundingRequestError, type GroundingReport } from '../ground/types.js';
 import type { PriceTable } from '../providers/prices.js';
 import { claimReasons } from '../ground/reasons.js';
+import { decidedClaims } from '../ground/grading.js';
 import { CheckOptionError, type ValidatorHeader } from './builtin.js';
 import type { GroundedCheckSpec } from './grounded-schema.js';
 import type { Locate } from '../core/issues.js';
@@ -129,13 +130,15 @@ export async function groundedValidator(header: ValidatorHeader, spec: GroundedC
       ...(report.checker?.cost_usd !== undefined ? { costUsd: report.checker.cost_usd } : {}),
     };
     if (decided.outcome === 'error') return { outcome: 'error', error: decided.reasons.join('; '), ...spent };
-    if (decided.outcome === 'pass') return { outcome: 'pass', ...spent };
+    // Kept with the sample, so people can grade the rule per claim (assay audits import --run).
+    const claims = decidedClaims(report.claims_analysis);
+    if (decided.outcome === 'pass') return { outcome: 'pass', claims, ...spent };
     // The claims behind the failure, each with its status and the reason for it, as `assay analyze` prints them.
     const flagged = report.claims_analysis
       .filter((c) => !c.error && c.status !== 'STRONG' && c.status !== 'WEAK')
       .slice(0, 5)
       .map((c) => `[${c.status} ${c.support_score.toFixed(2)}] ${c.claim}${claimReasons(c).length ? ` (${claimReasons(c).join('; ')})` : ''}`);
-    return { outcome: 'fail', reasons: [...decided.reasons, ...flagged], ...spent };
+    return { outcome: 'fail', reasons: [...decided.reasons, ...flagged], claims, ...spent };
   };
 
   return {

@@ -12,8 +12,10 @@ import { assembleRun, type AssembledRun } from '../run/assemble.js';
 import { runExperiment, type RunResult } from '../run/runner.js';
 import { checkStoreLocation, openStore, shownLocation, storeLocation } from '../store/open.js';
 import { MemoryStore } from '../store/memory.js';
-import type { RunRecord, Store } from '../store/types.js';
+import type { SampleRecord, Store } from '../store/types.js';
+import type { StopRule } from '../run/stop.js';
 import { cacheOn } from './cache.js';
+import { isReplay, keepAsItGoes } from './keep.js';
 import { cacheText, callTimeoutText, earlyStopText, ruleMessage, type EarlyStop } from './messages.js';
 import { DEFAULT_CALL_TIMEOUT_MS, runTimeoutOf } from './limits.js';
 import { blockedText, watchThread } from './thread.js';
@@ -61,20 +63,19 @@ function functionSystemOf(x: Experiment, o: ReliabilityOptions, cache: CacheSett
   return cache && key !== undefined ? withSystemCache(sys, { vitest: x.name, key }, cache) : sys;
 }
 
-/** A run copied from the scratch store it ran in into the store that keeps runs: a new id, the same samples. */
-async function keepRun(from: Store, to: Store, run: RunRecord): Promise<RunRecord> {
-  const kept = await to.runs.create({
-    name: run.name,
-    config: run.config,
-    ...(run.configPath !== undefined ? { configPath: run.configPath } : {}),
-    inputs: run.inputs,
-    samples: run.samples,
-    validators: run.validators,
-    systemId: run.systemId,
-  });
-  for (const sample of await from.samples.list(run.id)) await to.samples.record(kept.id, sample);
-  await to.runs.setStatus(kept.id, run.status);
-  return (await to.runs.get(kept.id)) ?? kept;
+/**
+ * Whether a call met its per-call limit, seen as the samples are stored: the stores other than memory keep an
+ * error's message, not its kind, so the samples read back from SQLite or PostgreSQL cannot say it. Stops nothing.
+ */
+function timeoutWatch(): StopRule & { seen: boolean } {
+  const watch = {
+    name: 'timeout-watch',
+    ignoresResumed: true,
+    seen: false,
+    observe: (s: SampleRecord) => void (watch.seen ||= s.generationErrorKind === 'timeout'),
+    check: () => undefined,
+  };
+  return watch;
 }
 
 /** Why the run ended short of its samples, if it did: a stop rule (fail fast), else runTimeoutMs when it passed. */
@@ -114,31 +115,31 @@ export async function runReliability(req: ReliabilityRequest): Promise<RunOutcom
       ...(req.limiters ? { limiters: req.limiters } : {}),
       ...(req.env ? { env: req.env } : {}),
     });
-    // With the cache on the run is made in a scratch store and kept only if something was called: a replay (every
-    // answer from the cache) is the same data again, and a second copy would read as a new run in trends.
+    // With the cache on the run is made in a scratch store and kept as it goes once it is no replay (keep.ts).
     const scratch = useCache ? new MemoryStore() : store;
+    const keeping = useCache ? keepAsItGoes(scratch, store, ledger) : undefined;
     // No config file to resume from: the test file is named in the run's name, not as its config. runTimeoutMs
     // stops the run as Ctrl-C stops `assay run`: in-flight calls abandoned, finished samples kept, run interrupted.
     const thread = watchThread();
+    const timeouts = timeoutWatch();
     const result = await runExperiment({
       ...assembled,
       experiment: { ...assembled.experiment, configPath: undefined },
-      store: scratch,
+      stopRules: [...assembled.stopRules, timeouts],
+      store: keeping ? keeping.store : scratch,
       signal: deadline,
     }).finally(() => thread.stop());
     const blocked = blockedText(thread.longestGapMs());
-    const replay = useCache && ledger.hits > 0 && ledger.misses === 0;
+    const replay = useCache && isReplay(ledger);
     const samples = await scratch.samples.list(result.run.id);
-    const run = scratch !== store && !replay ? await keepRun(scratch, store, result.run) : result.run;
+    const run = keeping ? ((await keeping.finish(result.run)) ?? result.run) : result.run;
     const summary = summarizeRun(run, result.tensor);
     const meta = reportMeta(run, result.stats, req.options.store !== undefined ? { store: shownLocation(location) } : {});
     const skip = req.options.onInconclusive === 'skip';
     const early = earlyStopOf(result, deadline.aborted ? runTimeoutMs : undefined);
     const stopped = early && earlyStopText(early, samples.length, run.N * run.M, req.single ? 'calls' : 'samples');
     const fromCache = useCache ? cacheText(ledger, replay) : undefined;
-    const timedOut = samples.some((s) => s.generationErrorKind === 'timeout')
-      ? `\n  ${callTimeoutText(assembled.experiment.timeoutMs, req.options.timeoutMs !== undefined)}`
-      : '';
+    const timedOut = timeouts.seen ? `\n  ${callTimeoutText(assembled.experiment.timeoutMs, req.options.timeoutMs !== undefined)}` : '';
     const rules: RuleOutcome[] = summary.validators.map((v, k) => ({
       name: v.name,
       verdict: v.verdict,

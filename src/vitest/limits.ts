@@ -5,8 +5,9 @@
  */
 
 /**
- * A call's default limit (the runner's per-call `timeoutMs`): a config file's 60 s would let a hanging system
- * hold a test for minutes (5 attempts); a test wants the news sooner. The block's `timeoutMs` sets it.
+ * A call's default limit (the runner's per-call `timeoutMs`): a test wants the news of a hanging system sooner
+ * than a config file's 60 s. A timed-out call is not tried again and fail fast stops the block after a handful,
+ * so a hanging system fails the block in about this long. The block's `timeoutMs` sets it.
  */
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 /** The whole experiment's default limit. */

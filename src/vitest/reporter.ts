@@ -54,7 +54,7 @@ export function rerunAdvice(file: string | undefined, cacheOn: boolean, cwd = pr
 
 /** The terminal report of a block's run, its resume command (the CLI's) replaced by what works for a test. */
 export function blockTerminal(run: AssayTaskMeta['run'], file: string | undefined, cwd = process.cwd()): string {
-  return run.terminal.replace(/resume with: assay run .*--resume .*$/m, rerunAdvice(file, run.cache, cwd));
+  return run.terminal.replace(/resume with: (?:npx )?assay run .*--resume .*$/m, rerunAdvice(file, run.cache, cwd));
 }
 
 /** What the cache did for a block: calls made, answers served and when they were stored, and whether the run was kept. */

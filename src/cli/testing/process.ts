@@ -67,10 +67,11 @@ export function cliCommand(opts: { nodeArgs?: string[]; built?: boolean } = {}):
  */
 export function runCliProcess(
   args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[]; built?: boolean } = {},
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[]; built?: boolean; stdin?: string } = {},
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }> {
   const child = spawn(process.execPath, [...cliCommand(opts), ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // `stdin`: what a pipe gives it (keys for a grading session), then its end
+    stdio: [opts.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
     env: opts.env ?? process.env,
   });
@@ -78,5 +79,6 @@ export function runCliProcess(
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
   return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, out, err })));
 }

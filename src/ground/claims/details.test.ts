@@ -175,3 +175,13 @@ describe('hyphenated details', () => {
     expect(checkDetails('Coca-Cola opened a plant.', 'Coca-Cola opened a plant.')).toEqual({ missing: [], conflicts: [] });
   });
 });
+
+describe('a determiner opening a sentence is no part of a name', () => {
+  it('"Another Tim Roth" names Tim Roth, who the evidence states (was: missing "Another Tim Roth")', () => {
+    const evidence = 'Tim Roth, born December 6, 1975, is a musician and the last original member of Into Eternity.';
+    expect(checkDetails('Another Tim Roth, born December 6, 1975, is a musician.', evidence)).toEqual({ missing: [], conflicts: [] });
+    expect(checkDetails('Either Tim Roth or a musician of Into Eternity wrote it.', evidence).missing).toEqual([]);
+    // a name the evidence does not state is still missing after the determiner
+    expect(checkDetails('Another Jim Roth, born December 6, 1975, is a musician.', evidence).missing).toEqual(['Jim Roth']);
+  });
+});

@@ -35,6 +35,7 @@ export const NOT_NAMES = new Set(
   (
     'i a an the this that these those it its he she they we you his her their our my your there here then when where while ' +
     'what which who whom whose why how if in on at by for from of to with as and or but not no yes also however although after before during since until because so thus therefore both each every all some many most several such other ' +
+    'another any either neither ' +
     'mr mrs ms dr prof sir st'
   ).split(' '),
 );

@@ -7,6 +7,7 @@ import type { ChunkOptions } from './chunk.js';
 import { sameSpec, stableJson, type EmbedderSpec, type KbEmbedder } from '../embedders/spec.js';
 import { KnowledgeBase, type KbDocument } from './kb.js';
 import type { SupportThresholds } from '../types.js';
+import { assayCommandLine } from '../../invocation.js';
 
 /**
  * The knowledge base on disk, one directory:
@@ -120,19 +121,26 @@ export async function hasManifest(dir: string): Promise<boolean> {
 }
 
 function corrupt(dir: string, what: string): UsageError {
-  return new UsageError(`knowledge base ${dir} is corrupt or partial: ${what}; re-run \`assay kb ingest\` into a fresh directory`, { file: dir });
+  return new UsageError(`knowledge base ${dir} is corrupt or partial: ${what}; re-run \`${assayCommandLine('kb ingest')}\` into a fresh directory`, {
+    file: dir,
+  });
 }
 
 /** Read and check the manifest alone (no vectors). */
 export async function readManifest(dir: string): Promise<KbManifest> {
   if (!existsSync(dir))
-    throw new UsageError(`no knowledge base at ${dir}: the directory does not exist (create one with \`assay kb ingest <files> --kb ${dir}\`)`, { file: dir });
+    throw new UsageError(
+      `no knowledge base at ${dir}: the directory does not exist (create one with \`${assayCommandLine(`kb ingest <files> --kb ${dir}`)}\`)`,
+      { file: dir },
+    );
   if (!(await stat(dir)).isDirectory()) throw new UsageError(`no knowledge base at ${dir}: it is a file, not a knowledge base directory`, { file: dir });
   const path = join(dir, 'manifest.json');
   if (!existsSync(path)) {
     const names = await readdir(dir);
     if (names.some((n) => DATA_FILE.test(n) || /\.tmp-\d+$/.test(n))) throw corrupt(dir, 'manifest.json is missing (an ingest was interrupted)');
-    throw new UsageError(`no knowledge base at ${dir}: manifest.json not found (create one with \`assay kb ingest <files> --kb ${dir}\`)`, { file: dir });
+    throw new UsageError(`no knowledge base at ${dir}: manifest.json not found (create one with \`${assayCommandLine(`kb ingest <files> --kb ${dir}`)}\`)`, {
+      file: dir,
+    });
   }
   let m: KbManifest;
   try {
