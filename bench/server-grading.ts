@@ -114,7 +114,7 @@ export async function gradingBench(dir: string, serve: Serve, poller: Poller): P
     await w.grades.recordMany(run.id, grades);
   }
   const claims = Number(process.env.BENCH_AUDIT_CLAIMS ?? 100_000);
-  const audit = await w.audits.create({
+  const { audit } = await w.audits.create({
     name: 'bench',
     claims: Array.from({ length: claims }, (_, n) => ({
       answer: `a${Math.floor(n / 10)}`,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Outcome } from '../core/outcome.js';
 import { writeGradedFixture } from '../grades/testing/fixture.js';
+import { setAssayCommand } from '../invocation.js';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
 import type { NewGrade, RunRecord } from '../store/types.js';
 import { DashboardViews } from './dashboard-views.js';
@@ -46,12 +47,14 @@ beforeAll(async () => {
         { answer: 'returns', claim: 2, text: 'Refunds take two weeks.', status: 'CONTRADICTED', evidence: 'Refunds take 10 working days.' },
       ],
     })
-  ).id;
+  ).audit.id;
   await store.audits.recordGrades(auditId, [{ answer: 'returns', claim: 1, supported: true, grader: 'ada' }]);
+  setAssayCommand('npx assay'); // as the bin sets it under npx: the worker's hints must say it too
   pooled = await startServer({ port: 0, store, storeLocation: path, grading: true, log: false });
   local = await startServer({ port: 0, store, grading: true, log: false });
 }, 60_000);
 afterAll(async () => {
+  setAssayCommand('assay');
   await Promise.all([pooled, local].map((s) => s?.close()));
   await store?.close();
   rmSync(dir, { recursive: true, force: true });
@@ -90,6 +93,7 @@ describe('dashboard reads on a worker thread (issue 30)', () => {
     made.mockRestore();
     expect(fromWorker.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 404, 400, 400]);
     expect(fromWorker[2].csp).toContain("default-src 'none'");
+    expect(JSON.parse(fromWorker[12].body).message).toContain('(list them with: npx assay runs)');
     expect(fromWorker[3].type).toBe('application/json');
     // The hand-picked output comes with this grader's latest grade of it, and the rule's verdict.
     const picked = JSON.parse(fromWorker[6].body) as { items: { mine?: { id: number; grade: string } }[] };

@@ -1,4 +1,5 @@
 import { lazyPool } from '../ground/pool/lazy.js';
+import { currentAssayCommand } from '../invocation.js';
 import { PoolOverloadedError, PoolUnavailableError } from '../ground/pool/pool.js';
 import { spawnModuleWorker } from '../ground/pool/spawn.js';
 import { jsonResult, type DashboardReader, type ViewName, type ViewRequest, type ViewResult } from './view-types.js';
@@ -7,6 +8,8 @@ import { jsonResult, type DashboardReader, type ViewName, type ViewRequest, type
 export interface DashboardWorkerData {
   location: string;
   writable: boolean;
+  /** The command hints name (invocation.ts): set by the bin on this thread, told to the worker. */
+  command: string;
 }
 
 export interface DashboardTask {
@@ -34,7 +37,7 @@ export interface DashboardPoolOptions {
  * worker's summaries are kept for the next one.
  */
 export function createDashboardPool(options: DashboardPoolOptions): DashboardReader & { started(): boolean; warm(): void } {
-  const workerData: DashboardWorkerData = { location: options.location, writable: options.writable };
+  const workerData: DashboardWorkerData = { location: options.location, writable: options.writable, command: currentAssayCommand() };
   const pool = lazyPool<DashboardTask, ViewResult>({
     size: options.workers ?? 1,
     queue: options.queue ?? 64,

@@ -4,6 +4,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { serveTasks } from '../ground/pool/serve-tasks.js';
+import { setAssayCommand } from '../invocation.js';
 import { openStore } from '../store/open.js';
 import type { DashboardTask, DashboardWorkerData } from './dashboard-pool.js';
 import { DashboardViews } from './dashboard-views.js';
@@ -14,7 +15,8 @@ import type { ViewResult } from './view-types.js';
 // event loop stays quick without it: it is another thread, mostly asleep, woken first when a request comes.
 
 serveTasks<DashboardTask, ViewResult>(async () => {
-  const { location, writable } = workerData as DashboardWorkerData;
+  const { location, writable, command } = workerData as DashboardWorkerData;
+  setAssayCommand(command); // the pages' hints name the command the user started assay with, as on the main thread
   // A small pool for PostgreSQL: the worker reads one thing at a time.
   const views = new DashboardViews(await openStore(location, { readonly: true, poolSize: 2 }), writable);
   return { info: { location }, run: (task) => views.read(task.view, task.req) };
