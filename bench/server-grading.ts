@@ -4,8 +4,11 @@
  * polls /healthz every 10 ms:
  *  - flood: 10,000 grade posts, 16 in flight, from one client with the server's rate limit lifted (the worst
  *    case: every post is stored), then the same with the default limits (most are 429);
- *  - imported: after BENCH_GRADES (default 1,000,000) grades are stored in the run, the dashboard's pages
- *    (the run page, its JSON, the grading queue, the runs list), each fetched twice (cold, then cached).
+ *  - imported: after BENCH_GRADES (default 1,000,000) grades are stored in the run (and an audit batch of
+ *    BENCH_AUDIT_CLAIMS claims, default 100,000, each graded), the dashboard's pages (the run page, its JSON,
+ *    the grading queue, compare, the audit's grading queue, the runs list), each fetched twice (cold, then
+ *    cached). With BENCH_GRADING_BEFORE_ROOT=<dir>, another checkout's `assay serve` (e.g. main before a
+ *    change) is measured first on the same store, one after the other in this run (`imported_before`).
  * Figures: /healthz p50/p99/max (goal p99 ≤ 100 ms), the statuses, each page's time.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -15,7 +18,7 @@ import { writeGradedFixture } from '../src/grades/testing/fixture.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import type { NewGrade } from '../src/store/types.js';
 
-type Serve = (args: string[], cwd: string) => Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }>;
+type Serve = (args: string[], cwd: string, root?: string) => Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }>;
 type Poller = (url: string, everyMs?: number) => { stop: () => Promise<{ ms: number[]; failed: number }> };
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
@@ -51,10 +54,19 @@ async function flood(url: string, runId: string, poller: Poller, posts = 10_000,
   return { posts, in_flight: inFlight, seconds: r1(seconds), statuses, healthz: latencies(await poll.stop()) };
 }
 
-async function pages(url: string, runId: string, poller: Poller) {
+async function pages(url: string, runId: string, auditId: string, poller: Poller) {
   const poll = poller(url);
   const out: Record<string, { status: number; cold_ms: number; warm_ms: number }> = {};
-  for (const path of [`/runs/${runId}`, `/api/runs/${runId}`, `/api/runs/${runId}/grading?rule=polite`, '/']) {
+  const paths = [
+    `/runs/${runId}`,
+    `/api/runs/${runId}`,
+    `/api/runs/${runId}/grading?rule=polite`,
+    `/api/compare?a=${runId}&b=${runId}`,
+    `/compare?a=${runId}&b=${runId}`,
+    `/api/audits/${auditId}/grading`,
+    '/',
+  ];
+  for (const path of paths) {
     const times: number[] = [];
     let status = 0;
     for (let k = 0; k < 2; k++) {
@@ -64,7 +76,7 @@ async function pages(url: string, runId: string, poller: Poller) {
       times.push(performance.now() - t0);
       status = r.status;
     }
-    out[path.replace(runId, 'RUN')] = { status, cold_ms: r1(times[0]), warm_ms: r1(times[1]) };
+    out[path.replaceAll(runId, 'RUN').replace(auditId, 'AUDIT')] = { status, cold_ms: r1(times[0]), warm_ms: r1(times[1]) };
   }
   return { pages: out, healthz: latencies(await poll.stop()) };
 }
@@ -101,12 +113,41 @@ export async function gradingBench(dir: string, serve: Serve, poller: Poller): P
       grades.push({ i: n % 2000, j: Math.floor(n / 2000) % 10, rule: n % 2 ? 'polite' : 'short', grade: n % 5 ? 'pass' : 'fail', grader: `g${n % 50}` });
     await w.grades.recordMany(run.id, grades);
   }
+  const claims = Number(process.env.BENCH_AUDIT_CLAIMS ?? 100_000);
+  const { audit } = await w.audits.create({
+    name: 'bench',
+    claims: Array.from({ length: claims }, (_, n) => ({
+      answer: `a${Math.floor(n / 10)}`,
+      claim: (n % 10) + 1,
+      text: `Claim ${n} of the answer.`,
+      status: n % 4 ? ('STRONG' as const) : ('UNSUPPORTED' as const),
+      evidence: `Evidence for claim ${n}.`,
+    })),
+  });
+  for (let start = 0; start < claims; start += batch)
+    await w.audits.recordGrades(
+      audit.id,
+      Array.from({ length: Math.min(batch, claims - start) }, (_, x) => {
+        const n = start + x;
+        return { answer: `a${Math.floor(n / 10)}`, claim: (n % 10) + 1, supported: n % 3 > 0, grader: `g${n % 7}` };
+      }),
+    );
   await w.close();
-  const { url, stop } = await serve(['--store', path, '--grading'], dir);
-  try {
-    out.imported = { grades: total, import_s: r1((performance.now() - t0) / 1000), ...(await pages(url, run.id, poller)) };
-  } finally {
-    await stop();
+  const importS = r1((performance.now() - t0) / 1000);
+  const before = process.env.BENCH_GRADING_BEFORE_ROOT;
+  for (const [key, root] of [...(before ? [['imported_before', before]] : []), ['imported', undefined]] as [string, string | undefined][]) {
+    const { url, stop } = await serve(['--store', path, '--grading'], dir, root ?? process.env.BENCH_SERVE_ROOT);
+    try {
+      out[key] = {
+        serve: root ? 'BENCH_GRADING_BEFORE_ROOT' : 'this checkout',
+        grades: total,
+        audit_claims: claims,
+        import_s: importS,
+        ...(await pages(url, run.id, audit.id, poller)),
+      };
+    } finally {
+      await stop();
+    }
   }
   return out;
 }

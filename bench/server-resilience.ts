@@ -15,7 +15,9 @@
  *    hold at most its descriptor limit), then /healthz latency and the server's open descriptors;
  *  - slowloris: with the default limits, when the server closes a connection whose headers never finish (20 s)
  *    and one whose body trickles (60 s). Takes a minute; BENCH_ONLY=claims,healthz,timeout,flood skips it.
- *  - grading: /healthz under a flood of grade posts and after a 1M-grade import (bench/server-grading.ts).
+ *  - grading: /healthz under a flood of grade posts and after a 1M-grade import (bench/server-grading.ts);
+ *    BENCH_GRADING_BEFORE_ROOT=<dir> serves the imported store with another checkout's `assay serve` too, first,
+ *    for before/after figures side by side in one run.
  * Not a test: figures for docs/server.md. Medians of repeated runs where it says so.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -62,8 +64,11 @@ function claims() {
 }
 
 /** `assay serve` in its own process; resolves with its URL once it listens. */
-async function serve(args: string[], cwd: string): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
-  const root = process.env.BENCH_SERVE_ROOT;
+async function serve(
+  args: string[],
+  cwd: string,
+  root = process.env.BENCH_SERVE_ROOT,
+): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
   const cli = root ? join(root, 'src/cli/main.ts') : fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
   const child = spawn(
     process.execPath,

@@ -13,6 +13,11 @@ export function assayCommandLine(rest: string): string {
   return `${command} ${rest}`;
 }
 
+/** The command as set (`assay`, `npx assay`): what a worker thread is told so that its hints read the same. */
+export function currentAssayCommand(): string {
+  return command;
+}
+
 /** Set by the bin at start, from the CLI's decider; `assay` until then. */
 export function setAssayCommand(value: string): void {
   command = value;

@@ -151,6 +151,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
       token,
       engine,
       store,
+      ...(store ? { storeLocation: location } : {}),
       grading: Boolean(flags.grading && store),
       ingest: Boolean(flags.ingest && store),
       limits,

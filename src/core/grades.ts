@@ -118,7 +118,7 @@ export class GradeCombiner {
         disputed: passes > 0 && fails > 0,
         ...(o.probability !== undefined ? { probability: o.probability } : {}),
         ...(o.design !== undefined ? { design: o.design } : {}),
-        ...(o.notes ? { notes: o.notes } : {}),
+        ...(o.notes ? { notes: [...o.notes] } : {}), // a copy: grades added later must not change a result given
         first: o.first,
       });
     }

@@ -40,10 +40,15 @@ export function personGrades(run: RunRecord, grades: readonly GradeRecord[]): Pe
 
 /**
  * combineGrades over a run's grades, a part at a time: millions of grades never hold a server's thread at
- * once (its other requests run between parts).
+ * once (its other requests run between parts). Given the store's pages (GradeStore.pages), each is combined as
+ * it is read, so the grades are never all held at once either.
  */
-export async function combineInParts(run: RunRecord, grades: readonly GradeRecord[]): Promise<GradedOutput[][]> {
+export async function combineInParts(run: RunRecord, grades: readonly GradeRecord[] | AsyncIterable<readonly GradeRecord[]>): Promise<GradedOutput[][]> {
   const combiner = new GradeCombiner(run.K);
+  if (Symbol.asyncIterator in grades) {
+    for await (const page of grades) combiner.add(personGrades(run, page));
+    return combiner.result();
+  }
   for (let at = 0; at < grades.length; at += COMBINE_PART) {
     if (at) await new Promise((resolve) => setImmediate(resolve));
     combiner.add(personGrades(run, grades.slice(at, at + COMBINE_PART)));
@@ -56,9 +61,60 @@ export async function combineInParts(run: RunRecord, grades: readonly GradeRecor
  * on that output (shown beside a disagreement); undefined when the run has no grade.
  */
 export async function loadGrading(store: Store, run: RunRecord, grades?: readonly GradeRecord[]): Promise<GradedOutput[][] | undefined> {
-  const list = grades ?? (await store.grades.list(run.id));
-  if (!list.length) return undefined;
-  const perRule = await combineInParts(run, list);
+  let seen = grades?.length ?? 0;
+  const counted = async function* () {
+    for await (const page of store.grades.pages(run.id)) {
+      seen += page.length;
+      yield page;
+    }
+  };
+  const perRule = await combineInParts(run, grades ?? counted());
+  return seen ? withReasons(store, run, perRule) : undefined;
+}
+
+/**
+ * A run's grades combined so far, kept by a server so that the grades recorded since are added to it, not all
+ * read again (a log only grows, but for an undo): `count` grades up to id `lastId`.
+ */
+export interface KeptGrading {
+  combiner: GradeCombiner;
+  count: number;
+  lastId: number;
+}
+
+/**
+ * loadGrading for a server that keeps `kept` between reads: when the run's grades are `kept`'s and those
+ * recorded since (`version`, GradeStore.version(runId), is `count:max id` of exactly those), only the new ones
+ * are read and added; after an undo (or anything else), all are read again. The result equals loadGrading's.
+ */
+export async function loadGradingKept(
+  store: Store,
+  run: RunRecord,
+  version: string,
+  kept?: KeptGrading,
+): Promise<{ grading: GradedOutput[][] | undefined; kept: KeptGrading }> {
+  let next: KeptGrading | undefined;
+  if (kept) {
+    const added = await store.grades.list(run.id, { after: kept.lastId });
+    const lastId = added.length ? added[added.length - 1].id : kept.lastId;
+    if (`${kept.count + added.length}:${lastId}` === version) {
+      kept.combiner.add(personGrades(run, added));
+      next = { combiner: kept.combiner, count: kept.count + added.length, lastId };
+    }
+  }
+  if (!next) {
+    next = { combiner: new GradeCombiner(run.K), count: 0, lastId: 0 };
+    for await (const page of store.grades.pages(run.id)) {
+      next.combiner.add(personGrades(run, page));
+      next.count += page.length;
+      next.lastId = page[page.length - 1].id;
+    }
+  }
+  return { grading: next.count ? await withReasons(store, run, next.combiner.result()) : undefined, kept: next };
+}
+
+/** Each graded output with the rule's reasons for its verdict on it (shown beside a disagreement). */
+async function withReasons(store: Store, run: RunRecord, perRule: GradedOutput[][]): Promise<GradedOutput[][]> {
   const cells = new Set(perRule.flatMap((outs) => outs.map((o) => `${o.i},${o.j}`)));
   const samples = new Map<string, SampleRecord>();
   if (cells.size > ONE_BY_ONE) for (const s of await store.samples.list(run.id)) samples.set(`${s.i},${s.j}`, s);

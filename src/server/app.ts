@@ -5,6 +5,9 @@ import type { Store } from '../store/types.js';
 import { registerAnalyze } from './analyze.js';
 import { requireToken } from './auth.js';
 import { registerDashboard } from './dashboard.js';
+import { createDashboardPool } from './dashboard-pool.js';
+import { localReader } from './dashboard-views.js';
+import type { DashboardReader } from './view-types.js';
 import { requireLocalHost } from './host.js';
 import { resolveLimits, type RequestLimiter, type ServerLimits } from './limits.js';
 import { requestLog, stdoutSink, type LogSink } from './log.js';
@@ -17,6 +20,12 @@ export interface AppOptions {
   engine?: GroundingEngine;
   /** The store the dashboard reads (read-only); without it the dashboard says so. */
   store?: Store;
+  /**
+   * Where `store` can be opened again (a SQLite file, a postgres:// URL; assay serve gives it): the dashboard then
+   * reads runs and grades on a worker thread with a connection of its own, off the event loop (issue 30).
+   * Without it (a store in memory), the dashboard reads on the server's thread.
+   */
+  storeLocation?: string;
   /** The dashboard takes people's grades (POST/DELETE under /api/runs/:id/grades): the store must be writable. */
   grading?: boolean;
   /** POST /v1/traces stores OTLP exports' GenAI spans as production samples (assay serve --ingest): the store must be writable. */
@@ -47,6 +56,14 @@ export async function closeApp(app: Hono): Promise<void> {
   await closers.get(app)?.();
 }
 
+/** The dashboard's reader: on worker threads when the store can be opened there again, else on this thread. */
+function dashboardReader(store: Store, location: string | undefined, writable: boolean): DashboardReader {
+  if (location === undefined || location === ':memory:') return localReader(store, writable);
+  const pool = createDashboardPool({ location, writable });
+  pool.warm();
+  return pool;
+}
+
 /** The HTTP service: POST /analyze, GET /healthz, the dashboard and its /api data endpoints. */
 export function createApp(options: AppOptions = {}): Hono {
   const limits = resolveLimits(options.limits);
@@ -65,14 +82,21 @@ export function createApp(options: AppOptions = {}): Hono {
 
   app.get('/healthz', (c) => c.json({ status: 'ok', analyze: Boolean(options.engine), store: Boolean(options.store) }));
   registerAnalyze(app, options.engine, limits, options.rateLimiter);
+  const stops: (() => Promise<void>)[] = [];
+  closers.set(app, async () => {
+    await Promise.all(stops.map((stop) => stop()));
+  });
   let decoder = options.traceDecoder;
   if (!decoder) {
     const own = createTraceDecoder({ queue: limits.maxTraceRequests });
-    closers.set(app, () => own.close());
+    stops.push(() => own.close());
     decoder = own;
   }
   registerTraces(app, options.ingest ? options.store?.production : undefined, limits, decoder);
-  registerDashboard(app, options.store, Boolean(options.engine), options.grading ?? false, limits);
+  const grading = options.grading ?? false;
+  const reader = options.store && dashboardReader(options.store, options.storeLocation, grading);
+  if (reader) stops.push(() => reader.close());
+  registerDashboard(app, options.store, Boolean(options.engine), grading, limits, reader);
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

@@ -11,6 +11,8 @@ import { GradeError } from '../store/errors.js';
 import type { AuditRecord, Store } from '../store/types.js';
 import { checkMediaType, clientKey } from './analyze.js';
 import { defaultLimits, RateLimiter, type ServerLimits } from './limits.js';
+import { reply, viewRequest } from './view-reply.js';
+import { jsonResult, type DashboardReader, type ViewRequest, type ViewResult } from './view-types.js';
 
 /**
  * Grading a stored batch of grounding audits on the dashboard (issue 27, item 5; `assay audits import`):
@@ -45,9 +47,37 @@ export function auditSummaryLines(g: GroundingGrading): string[] {
 
 const supported = (s: string) => s === 'STRONG' || s === 'WEAK';
 
+/** The batch's summary: graded, alignment, the corrected unsupported rate, and the page's lines. */
+async function summaryOf(store: Store, audit: AuditRecord) {
+  const g = groundingGrading(audit.claims, await store.audits.listGrades(audit.id));
+  return { ...g, lines: auditSummaryLines(g) };
+}
+
+/** GET /api/audits/:id/grading: the claims nobody graded yet, in a seeded random order, and the summary. */
+export async function auditQueueView(store: Store, writable: boolean, req: ViewRequest): Promise<ViewResult> {
+  const audit = await store.audits.get(req.params.id);
+  if (!audit) return missingAudit(req.params.id);
+  const s = req.query.seed;
+  if (s !== undefined && !/^\d{1,9}$/.test(s))
+    return jsonResult({ error: 'invalid_request', message: 'query parameter "seed" must be a whole number', field: 'seed' }, 400);
+  const grades = await store.audits.listGrades(audit.id);
+  const order = gradingOrder(audit.claims, grades, s === undefined ? 1 : Number(s));
+  const items = order.slice(0, MAX_ITEMS).map(({ status: _hidden, ...claim }) => claim);
+  return jsonResult({ audit: { id: audit.id, name: audit.name }, left: order.length, items, writable, summary: await summaryOf(store, audit) });
+}
+
+/** The batch's summary alone (sent with each grade stored). */
+export async function auditSummaryView(store: Store, req: ViewRequest): Promise<ViewResult> {
+  const audit = await store.audits.get(req.params.id);
+  return audit ? jsonResult(await summaryOf(store, audit)) : missingAudit(req.params.id);
+}
+
+const missingAudit = (id: string) => jsonResult({ error: 'not_found', message: `no audit batch with id "${id}" in the store` }, 404);
+
 export function registerAuditGrading(
   app: Hono,
   store: Store,
+  reader: DashboardReader,
   writable: boolean,
   render: (c: Context, title: string, body: string, script?: string, status?: 200 | 404) => Response | Promise<Response>,
   limits: ServerLimits = defaultLimits,
@@ -61,10 +91,6 @@ export function registerAuditGrading(
     return c.json({ error: 'rate_limited', message: `too many grading requests from this client; retry after ${Math.max(1, Math.ceil(wait))} s` }, 429);
   });
   const missing = (c: Context) => c.json({ error: 'not_found', message: `no audit batch with id "${c.req.param('id')}" in the store` }, 404);
-  const summaryOf = async (audit: AuditRecord) => {
-    const g = groundingGrading(audit.claims, await store.audits.listGrades(audit.id));
-    return { ...g, lines: auditSummaryLines(g) };
-  };
 
   app.get('/audits/:id/grade', async (c) => {
     const audit = await store.audits.get(c.req.param('id'));
@@ -72,17 +98,7 @@ export function registerAuditGrading(
     return render(c, `Grade ${audit.name}`, auditGradingBody(audit, writable), AUDIT_GRADING_SCRIPT);
   });
 
-  app.get('/api/audits/:id/grading', async (c) => {
-    const audit = await store.audits.get(c.req.param('id'));
-    if (!audit) return missing(c);
-    const s = c.req.query('seed');
-    if (s !== undefined && !/^\d{1,9}$/.test(s))
-      return c.json({ error: 'invalid_request', message: 'query parameter "seed" must be a whole number', field: 'seed' }, 400);
-    const grades = await store.audits.listGrades(audit.id);
-    const order = gradingOrder(audit.claims, grades, s === undefined ? 1 : Number(s));
-    const items = order.slice(0, MAX_ITEMS).map(({ status: _hidden, ...claim }) => claim);
-    return c.json({ audit: { id: audit.id, name: audit.name }, left: order.length, items, writable, summary: await summaryOf(audit) });
-  });
+  app.get('/api/audits/:id/grading', async (c) => reply(c, await reader.read('auditQueue', viewRequest(c))));
 
   app.post(
     '/api/audits/:id/grades',
@@ -108,7 +124,10 @@ export function registerAuditGrading(
       try {
         const [grade] = await store.audits.recordGrades(audit.id, [parsed.data]);
         const status = audit.claims.find((x) => x.answer === grade.answer && x.claim === grade.claim)!.status;
-        return c.json({ grade, status, agree: supported(status) === grade.supported, summary: await summaryOf(audit) }, 201);
+        // The summary reads every grade of the batch: the dashboard's reader makes it, off the event loop.
+        const summary = await reader.read('auditSummary', { params: { id: audit.id }, query: {} });
+        if (summary.status !== 200) return reply(c, summary);
+        return c.json({ grade, status, agree: supported(status) === grade.supported, summary: JSON.parse(summary.body) as unknown }, 201);
       } catch (err) {
         if (GradeError.isInstance(err)) return c.json({ error: 'invalid_grade', message: err.message, ...(err.field ? { field: err.field } : {}) }, 400);
         throw err;

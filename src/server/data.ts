@@ -9,9 +9,9 @@ import { compareRuns, type RunComparison } from '../report/compare.js';
 import { sampleView, type SampleView } from '../report/html-run.js';
 import { UsageError } from '../errors.js';
 import { resolveRunId } from '../store/resolve.js';
-import type { GradeRecord, RunRecord, Store } from '../store/types.js';
-import { UnknownRunError } from '../store/errors.js';
-import { loadGrading } from '../grades/load.js';
+import type { RunRecord, Store } from '../store/types.js';
+import type { GradedOutput } from '../core/grades.js';
+import { loadGradingKept, type KeptGrading } from '../grades/load.js';
 import { buildTrend, type Trend } from './trend.js';
 
 /** The data behind every dashboard page, read from the store (never written). Also the /api/… bodies. */
@@ -22,8 +22,10 @@ export interface LoadedRun {
   summary: RunSummary;
   /** Why cells are errors (read from the samples only when the tensor has an error cell). */
   errors?: ErrorSummary;
-  /** The grades the summary was made with (their count and newest id): a new grade makes it stale. */
+  /** The run's grades.version(runId) the summary was made with: a new grade makes it stale. */
   gradesKey?: string;
+  /** The run's grades combined per rule (what the summary's grading figures rest on); absent without grades. */
+  grading?: GradedOutput[][];
   /** The store's grades.version() when the summary was last known current. */
   gradesVersion?: string;
 }
@@ -46,6 +48,9 @@ export interface RunListItem {
   validators: { name: string; rate: number | null; verdict: string; errorShare: number | null; corrected?: number; figure?: string }[];
 }
 
+/** Runs whose combined grades are kept to add new grades to (each holds a map per graded output). */
+const KEPT_GRADINGS = 20;
+
 /** Runs per page of the list (`?offset=` pages through the rest). */
 export const RUNS_PAGE = 50;
 /** Runs in a trend unless `?limit=` asks for more (at most MAX_TREND_RUNS). */
@@ -60,12 +65,11 @@ export interface RunPage {
   limit: number;
 }
 
-/** Grades as a cache key: their number and newest id (an undo lowers the one, a new grade raises the other). */
-const keyOf = (grades: readonly GradeRecord[]): string => `${grades.length}:${grades.reduce((m, g) => Math.max(m, g.id), 0)}`;
-
 export class DashboardData {
   /** Finished runs never change, so their summaries are kept; running ones are recomputed each time. */
   private cache = new Map<string, LoadedRun>();
+  /** The runs' grades combined so far (grades/load.ts loadGradingKept), for the most recently read runs. */
+  private kept = new Map<string, KeptGrading>();
 
   constructor(readonly store: Store) {}
 
@@ -98,9 +102,8 @@ export class DashboardData {
     const gradesVersion = version ?? (await this.store.grades.version());
     const cached = this.cache.get(id);
     if (cached && cached.gradesVersion === gradesVersion) return cached;
-    const grades = await this.grades(id);
-    if (grades === undefined) return undefined;
-    const gradesKey = keyOf(grades);
+    // Read before the grades: a grade given meanwhile makes the next read recompute, never the reverse.
+    const gradesKey = await this.gradesKey(id);
     if (cached && cached.gradesKey === gradesKey) {
       cached.gradesVersion = gradesVersion;
       return cached;
@@ -109,20 +112,18 @@ export class DashboardData {
     const run = known ?? (await this.store.runs.get(id));
     if (!run) return undefined;
     const tensor = await this.store.samples.tensor(id);
-    // Decided by the parameters stored with the run, as `assay show` decides it, with people's grades.
-    const summary = summarizeRun(run, tensor, {}, await loadGrading(this.store, run, grades));
+    // The grades are combined as the store's pages come (never all held), or only those recorded since the last
+    // time added to what was kept; then decided by the parameters stored with the run, as `assay show` decides it.
+    const kept = await loadGradingKept(this.store, run, gradesKey, this.kept.get(id));
+    this.kept.delete(id); // the newest last: the oldest goes first
+    if (this.kept.size >= KEPT_GRADINGS) this.kept.delete(this.kept.keys().next().value!);
+    this.kept.set(id, kept.kept);
+    const grading = kept.grading;
+    const summary = summarizeRun(run, tensor, {}, grading);
     const errors = tensor.cells.includes(Outcome.ERROR) ? errorSummaryOf(computeStats(await this.store.samples.list(id))) : undefined;
-    const loaded = { run, tensor, summary, gradesKey, gradesVersion, ...(errors ? { errors } : {}) };
+    const loaded = { run, tensor, summary, gradesKey, gradesVersion, ...(grading ? { grading } : {}), ...(errors ? { errors } : {}) };
     if (run.status !== 'running' && (this.cache.size < 500 || this.cache.has(id))) this.cache.set(id, loaded);
     return loaded;
-  }
-
-  /** The run's grades; undefined for an unknown run. */
-  private async grades(id: string): Promise<GradeRecord[] | undefined> {
-    return this.store.grades.list(id).catch((err: unknown) => {
-      if (UnknownRunError.isInstance(err)) return undefined;
-      throw err;
-    });
   }
 
   /** The store's grades.version(): unchanged, no run's grades changed. */
@@ -130,10 +131,9 @@ export class DashboardData {
     return this.store.grades.version();
   }
 
-  /** What changes when a grade of the run is given or undone (for pages kept between requests); undefined for an unknown run. */
-  async gradesKey(id: string): Promise<string | undefined> {
-    const grades = await this.grades(id);
-    return grades && keyOf(grades);
+  /** What changes when a grade of the run is given or undone (for pages kept between requests): one count, not the grades. */
+  gradesKey(id: string): Promise<string> {
+    return this.store.grades.version(id);
   }
 
   /** One page of runs, newest first, whose name contains `name` (case-insensitive); the store pages, so a page costs the same however many runs there are. */

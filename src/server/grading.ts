@@ -8,12 +8,13 @@ import type { ReliabilityTensor } from '../core/tensor.js';
 import { gradingRefusal } from '../grades/gradable.js';
 import { GRADING_DESIGNS, gradingPlan, gradingQueue, MAX_SEED, queueSettings, ruleToGrade, type GradingDesign, type QueueItem } from '../grades/queue.js';
 import { ruleAsks } from '../grades/rule-asks.js';
-import { combineInParts } from '../grades/load.js';
 import { GradeError, UnknownRunError } from '../store/errors.js';
 import type { GradeRecord, RunRecord, SampleRecord, Store } from '../store/types.js';
 import { checkMediaType, clientKey } from './analyze.js';
 import { defaultLimits, RateLimiter, type ServerLimits } from './limits.js';
 import type { DashboardData } from './data.js';
+import { jsonResult, type DashboardReader, type ViewRequest, type ViewResult } from './view-types.js';
+import { reply, viewRequest } from './view-reply.js';
 
 /**
  * The grading API behind the dashboard's grading page (docs/judges.md):
@@ -68,7 +69,112 @@ function whole(s: string | undefined, fallback: number | undefined, max: number)
   return /^\d{1,9}$/.test(s) && Number(s) <= max ? Number(s) : null;
 }
 
-export function registerGrading(app: Hono, store: Store, data: DashboardData, writable: boolean, limits: ServerLimits = defaultLimits): void {
+/** The run a path names, if it takes grades; else the 404 or 409 to answer. */
+async function gradableRun(store: Store, data: DashboardData, ref: string): Promise<RunRecord | { status: 404 | 409; body: object }> {
+  const id = await data.resolve(ref);
+  const run = id === undefined ? undefined : await store.runs.get(id);
+  if (!run) return { status: 404, body: { error: 'not_found', message: await data.whyUnresolved(ref) } };
+  const refusal = gradingRefusal(run);
+  if (refusal) return { status: 409, body: { error: 'not_gradable', message: refusal } };
+  return run;
+}
+
+/**
+ * GET /api/runs/:id/grading: the queue page. It reads the run's tensor and the rule's grades (millions, maybe),
+ * so the dashboard's reader answers it, off the event loop (dashboard-views.ts).
+ */
+export async function gradingQueueView(store: Store, data: DashboardData, writable: boolean, req: ViewRequest): Promise<ViewResult> {
+  const bad = (field: string, message: string) => jsonResult({ error: 'invalid_request', message, field }, 400);
+  const run = await gradableRun(store, data, req.params.id);
+  if (!('id' in run)) return jsonResult(run.body, run.status);
+  const q = (name: string) => req.query[name];
+  const k = ruleToGrade(run, q('rule'));
+  if (k === undefined)
+    return bad('rule', `run ${run.id} has no rule ${JSON.stringify(q('rule'))} (its rules: ${run.validators.map((v) => v.name).join(', ')})`);
+  const rule = run.validators[k];
+  const count = whole(q('count'), undefined, MAX_QUEUE);
+  if (count === null || count === 0) return bad('count', `query parameter "count" must be a whole number from 1 to ${MAX_QUEUE}`);
+  const design = q('design') || undefined;
+  if (design !== undefined && !(GRADING_DESIGNS as string[]).includes(design))
+    return bad('design', 'query parameter "design" must be "uniform" or "stratified"');
+  const seed = whole(q('seed'), undefined, MAX_SEED);
+  if (seed === null) return bad('seed', 'query parameter "seed" must be a whole number');
+  // The defaults of what the page leaves out are the CLI's (grades/queue.ts).
+  const settings = queueSettings(run.id, rule.name, {
+    ...(count !== undefined ? { count } : {}),
+    ...(design !== undefined ? { design: design as GradingDesign } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+  });
+  const [pi, pj] = [whole(q('i'), undefined, run.N - 1), whole(q('j'), undefined, run.M - 1)];
+  if (pi === null || pj === null || (pi === undefined) !== (pj === undefined))
+    return bad(
+      pi === null || pi === undefined ? 'i' : 'j',
+      `query parameters "i" and "j" name one output together: i in 0..${run.N - 1}, j in 0..${run.M - 1}`,
+    );
+  // The run's tensor and grades combined, as its summary was made (kept until a grade of the run changes):
+  // a queue page does not read the rule's grades again, however many there are (issue 30).
+  const loaded = await data.load(run.id, run);
+  if (!loaded) return jsonResult({ error: 'not_found', message: await data.whyUnresolved(run.id) }, 404);
+  const { tensor } = loaded;
+  const combined = loaded.grading?.[k] ?? [];
+  // A new batch from the outputs nobody graded for this rule yet (docs/judges.md, "The queue").
+  const queue =
+    pi !== undefined && pj !== undefined
+      ? { items: [{ i: pi, j: pj } as Omit<QueueItem, 'probability' | 'design'>], design: 'picked by hand', seed: null, population: null }
+      : gradingQueue(tensor, k, { count: settings.count, design: settings.design, seed: settings.seed, graded: combined });
+  const grader = q('grader')?.trim();
+  const mine = new Map<string, GradeRecord>();
+  // A drawn output is one nobody graded for the rule: only one picked by hand can be this grader's already.
+  if (grader && pi !== undefined && pj !== undefined)
+    for (const g of await store.grades.list(run.id, { rule: rule.name, grader, i: pi, j: pj })) mine.set(`${g.i},${g.j}`, g);
+  const items = [];
+  let bytes = 0;
+  for (const it of queue.items) {
+    const s = await store.samples.get(run.id, it.i, it.j);
+    // A page carries at most MAX_QUEUE_BYTES of inputs and outputs (2 MB outputs × 100 made 200 MB): the rest stay ungraded for the next.
+    const size = (s?.output?.length ?? 0) + JSON.stringify(run.inputs[it.i] ?? '').length;
+    if (items.length && bytes + size > MAX_QUEUE_BYTES) break;
+    bytes += size;
+    const g = mine.get(`${it.i},${it.j}`);
+    const v = g ? verdictOf(tensor, k, it.i, it.j, s) : undefined;
+    // The stratum is the rule's verdict: like the verdict, not sent before grading.
+    const { stratum: _verdict, ...drawn } = it as QueueItem;
+    items.push({
+      ...drawn,
+      input: run.inputs[it.i],
+      ...(s?.output !== undefined ? { output: s.output } : { generationError: s?.generationError ?? 'not run' }),
+      // The rule's verdict stays hidden until this grader has graded the output (no anchoring).
+      ...(g && v ? { mine: { id: g.id, grade: g.grade }, rule: { ...v, agree: agreeOf(v, g.grade) } } : {}),
+    });
+  }
+  const { graded: _graded, ...plan } = gradingPlan(run, tensor, k, [], { width: settings.width, design: settings.design, combined });
+  return jsonResult({
+    run: { id: run.id, name: run.name, N: run.N, M: run.M },
+    rule: { name: rule.name, kind: rule.kind, asks: ruleAsks(rule) },
+    rules: run.validators.map((v) => ({ name: v.name, kind: v.kind })),
+    queue: { design: queue.design, seed: queue.seed, population: queue.population, count: items.length, left: queue.items.length - items.length },
+    // grades null: no output decided, or more grades than there are outputs
+    gradesNeeded: plan,
+    writable,
+    items,
+  });
+}
+
+/** The latest grade of one output by one grader for one rule (null for none): what counts after an undo. */
+export async function latestGradeView(store: Store, req: ViewRequest): Promise<ViewResult> {
+  const { rule, grader, i, j } = req.query;
+  const left = await store.grades.list(req.params.id, { rule, grader, i: Number(i), j: Number(j) });
+  return jsonResult(left[left.length - 1] ?? null);
+}
+
+export function registerGrading(
+  app: Hono,
+  store: Store,
+  data: DashboardData,
+  reader: DashboardReader,
+  writable: boolean,
+  limits: ServerLimits = defaultLimits,
+): void {
   // Each client's grading requests draw on a budget of their own, as /analyze's do (429 with Retry-After past it).
   const limiter = new RateLimiter(limits.rateBurst, limits.ratePerSecond);
   const limited: MiddlewareHandler = async (c, next) => {
@@ -79,7 +185,6 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
   };
   app.use('/api/runs/:id/grading', limited);
   app.use('/api/runs/:id/grades/*', limited); // also /grades itself
-  const bad = (c: Context, field: string, message: string) => c.json({ error: 'invalid_request', message, field }, 400);
   const missing = async (c: Context, ref: string) => c.json({ error: 'not_found', message: await data.whyUnresolved(ref) }, 404);
   const readOnly = (c: Context) =>
     c.json(
@@ -89,86 +194,11 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
 
   /** The run a path names and whether it takes grades. */
   async function runOf(c: Context): Promise<RunRecord | Response> {
-    const ref = c.req.param('id')!;
-    const id = await data.resolve(ref);
-    const run = id === undefined ? undefined : await store.runs.get(id);
-    if (!run) return missing(c, ref);
-    const refusal = gradingRefusal(run);
-    if (refusal) return c.json({ error: 'not_gradable', message: refusal }, 409);
-    return run;
+    const run = await gradableRun(store, data, c.req.param('id')!);
+    return 'id' in run ? run : c.json(run.body, run.status);
   }
 
-  app.get('/api/runs/:id/grading', async (c) => {
-    const run = await runOf(c);
-    if (run instanceof Response) return run;
-    const q = (name: string) => c.req.query(name);
-    const k = ruleToGrade(run, q('rule'));
-    if (k === undefined)
-      return bad(c, 'rule', `run ${run.id} has no rule ${JSON.stringify(q('rule'))} (its rules: ${run.validators.map((v) => v.name).join(', ')})`);
-    const rule = run.validators[k];
-    const count = whole(q('count'), undefined, MAX_QUEUE);
-    if (count === null || count === 0) return bad(c, 'count', `query parameter "count" must be a whole number from 1 to ${MAX_QUEUE}`);
-    const design = q('design') || undefined;
-    if (design !== undefined && !(GRADING_DESIGNS as string[]).includes(design))
-      return bad(c, 'design', 'query parameter "design" must be "uniform" or "stratified"');
-    const seed = whole(q('seed'), undefined, MAX_SEED);
-    if (seed === null) return bad(c, 'seed', 'query parameter "seed" must be a whole number');
-    // The defaults of what the page leaves out are the CLI's (grades/queue.ts).
-    const settings = queueSettings(run.id, rule.name, {
-      ...(count !== undefined ? { count } : {}),
-      ...(design !== undefined ? { design: design as GradingDesign } : {}),
-      ...(seed !== undefined ? { seed } : {}),
-    });
-    const [pi, pj] = [whole(q('i'), undefined, run.N - 1), whole(q('j'), undefined, run.M - 1)];
-    if (pi === null || pj === null || (pi === undefined) !== (pj === undefined))
-      return bad(
-        c,
-        pi === null || pi === undefined ? 'i' : 'j',
-        `query parameters "i" and "j" name one output together: i in 0..${run.N - 1}, j in 0..${run.M - 1}`,
-      );
-    const tensor = await store.samples.tensor(run.id);
-    const ruleGrades = await store.grades.list(run.id, { rule: rule.name });
-    // A new batch from the outputs nobody graded for this rule yet (docs/judges.md, "The queue").
-    const queue =
-      pi !== undefined && pj !== undefined
-        ? { items: [{ i: pi, j: pj } as Omit<QueueItem, 'probability' | 'design'>], design: 'picked by hand', seed: null, population: null }
-        : gradingQueue(tensor, k, { count: settings.count, design: settings.design, seed: settings.seed, graded: ruleGrades });
-    const grader = q('grader')?.trim();
-    const mine = new Map<string, GradeRecord>();
-    if (grader) for (const g of ruleGrades) if (g.grader === grader) mine.set(`${g.i},${g.j}`, g);
-    const items = [];
-    let bytes = 0;
-    for (const it of queue.items) {
-      const s = await store.samples.get(run.id, it.i, it.j);
-      // A page carries at most MAX_QUEUE_BYTES of inputs and outputs (2 MB outputs × 100 made 200 MB): the rest stay ungraded for the next.
-      const size = (s?.output?.length ?? 0) + JSON.stringify(run.inputs[it.i] ?? '').length;
-      if (items.length && bytes + size > MAX_QUEUE_BYTES) break;
-      bytes += size;
-      const g = mine.get(`${it.i},${it.j}`);
-      const v = g ? verdictOf(tensor, k, it.i, it.j, s) : undefined;
-      // The stratum is the rule's verdict: like the verdict, not sent before grading.
-      const { stratum: _verdict, ...drawn } = it as QueueItem;
-      items.push({
-        ...drawn,
-        input: run.inputs[it.i],
-        ...(s?.output !== undefined ? { output: s.output } : { generationError: s?.generationError ?? 'not run' }),
-        // The rule's verdict stays hidden until this grader has graded the output (no anchoring).
-        ...(g && v ? { mine: { id: g.id, grade: g.grade }, rule: { ...v, agree: agreeOf(v, g.grade) } } : {}),
-      });
-    }
-    const combined = (await combineInParts(run, ruleGrades))[k];
-    const { graded: _graded, ...plan } = gradingPlan(run, tensor, k, ruleGrades, { width: settings.width, design: settings.design, combined });
-    return c.json({
-      run: { id: run.id, name: run.name, N: run.N, M: run.M },
-      rule: { name: rule.name, kind: rule.kind, asks: ruleAsks(rule) },
-      rules: run.validators.map((v) => ({ name: v.name, kind: v.kind })),
-      queue: { design: queue.design, seed: queue.seed, population: queue.population, count: items.length, left: queue.items.length - items.length },
-      // grades null: no output decided, or more grades than there are outputs
-      gradesNeeded: plan,
-      writable,
-      items,
-    });
-  });
+  app.get('/api/runs/:id/grading', async (c) => reply(c, await reader.read('gradingQueue', viewRequest(c))));
 
   app.post(
     '/api/runs/:id/grades',
@@ -207,12 +237,18 @@ export function registerGrading(app: Hono, store: Store, data: DashboardData, wr
     const run = await runOf(c);
     if (run instanceof Response) return run;
     const id = whole(c.req.param('gradeId'), undefined, Number.MAX_SAFE_INTEGER);
-    const before = id ? (await store.grades.list(run.id)).find((g) => g.id === id) : undefined;
+    // The grade itself, found by its id (not among a run's million grades on the server's thread).
+    const [before] = id ? await store.grades.list(run.id, { id }) : [];
     if (!id || !before || !(await store.grades.delete(run.id, id)))
       return c.json({ error: 'not_found', message: `run ${run.id} has no grade ${c.req.param('gradeId')}` }, 404);
-    // The grader's earlier grade of the output, if any, counts again.
-    const left = await store.grades.list(run.id, { rule: before.rule, grader: before.grader, i: before.i, j: before.j });
-    const last = left[left.length - 1];
+    // The grader's earlier grade of the output, if any, counts again: found by the reader (no index serves
+    // this filter, so it reads every grade of the run).
+    const found = await reader.read('latestGrade', {
+      params: { id: run.id },
+      query: { rule: before.rule, grader: before.grader, i: String(before.i), j: String(before.j) },
+    });
+    if (found.status !== 200) return reply(c, found);
+    const last = JSON.parse(found.body) as GradeRecord | null;
     if (!last) return c.json({ deleted: before, mine: null });
     const k = run.validators.findIndex((v) => v.name === before.rule);
     const v = verdictOf(undefined, k, last.i, last.j, await store.samples.get(run.id, last.i, last.j));

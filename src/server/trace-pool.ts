@@ -1,4 +1,5 @@
-import { PoolOverloadedError, PoolUnavailableError, WorkerCrashedError, WorkerPool } from '../ground/pool/pool.js';
+import { lazyPool } from '../ground/pool/lazy.js';
+import { PoolOverloadedError, PoolUnavailableError, WorkerCrashedError } from '../ground/pool/pool.js';
 import { spawnModuleWorker } from '../ground/pool/spawn.js';
 import type { TraceDecodeOutcome, TraceDecodeTask } from './trace-decode.js';
 
@@ -24,22 +25,15 @@ export interface TraceDecoderOptions {
  * is replaced, and the body is refused.
  */
 export function createTraceDecoder(options: TraceDecoderOptions): TraceDecoder {
-  let started: Promise<WorkerPool<TraceDecodeTask, TraceDecodeOutcome>> | undefined;
-  let closed = false;
-  const start = () =>
-    (started ??= WorkerPool.start<TraceDecodeTask, TraceDecodeOutcome>({
-      size: options.workers ?? 1,
-      queue: options.queue,
-      spawn: () => spawnModuleWorker(new URL('./trace-worker', import.meta.url)),
-    }).catch((err: unknown) => {
-      started = undefined; // the next export tries again
-      throw err;
-    }));
+  const pool = lazyPool<TraceDecodeTask, TraceDecodeOutcome>({
+    size: options.workers ?? 1,
+    queue: options.queue,
+    spawn: () => spawnModuleWorker(new URL('./trace-worker', import.meta.url)),
+  });
   return {
     async decode(task, signal) {
       try {
-        if (closed) throw new PoolUnavailableError('the server is shutting down');
-        return await (await start()).run(task, signal);
+        return await pool.run(task, signal);
       } catch (err) {
         if (PoolOverloadedError.isInstance(err))
           return { ok: false, status: 429, error: 'busy', message: 'every decoding worker is busy; retry after 1 s', retryAfter: 1 };
@@ -58,10 +52,6 @@ export function createTraceDecoder(options: TraceDecoderOptions): TraceDecoder {
         throw err;
       }
     },
-    async close() {
-      closed = true;
-      const pool = await started?.catch(() => undefined);
-      await pool?.close();
-    },
+    close: () => pool.close(),
   };
 }

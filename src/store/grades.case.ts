@@ -177,6 +177,66 @@ export function gradesContract(make: MakeStore): void {
       expect(b.id).not.toBe(c.id);
     });
 
+    it('pages: the grades of list, in the same order, a page at a time past the first page; filters as list does, an id included', async () => {
+      await using store = await make();
+      const runId = await gradedRun(store);
+      const cells = [
+        [0, 0],
+        [0, 1],
+        [1, 0],
+        [1, 2],
+      ];
+      // More than one page (5,000) of the SQL stores, in two batches so that ids interleave with another run's.
+      const batch = (n: number, from: number) =>
+        Array.from({ length: n }, (_, x) =>
+          grade(cells[(from + x) % 4][0], cells[(from + x) % 4][1], { grader: `g${(from + x) % 7}`, rule: (from + x) % 3 ? 'v1' : 'v0' }),
+        );
+      await store.grades.recordMany(runId, batch(6000, 0));
+      const other = (await store.runs.create(newRun())).id;
+      await store.samples.record(other, sample(0, 0, [P, P]));
+      await store.grades.record(other, grade(0, 0));
+      await store.grades.recordMany(runId, batch(500, 6000));
+      const all = await store.grades.list(runId);
+      expect(all).toHaveLength(6500);
+      const paged: number[] = [];
+      let pages = 0;
+      for await (const page of store.grades.pages(runId)) {
+        pages++;
+        for (const g of page) paged.push(g.id);
+      }
+      expect(paged).toEqual(all.map((g) => g.id));
+      expect(pages).toBeGreaterThanOrEqual(1);
+      const some: number[] = [];
+      for await (const page of store.grades.pages(runId, { rule: 'v0', grader: 'g3' })) for (const g of page) some.push(g.id);
+      expect(some).toEqual(all.filter((g) => g.rule === 'v0' && g.grader === 'g3').map((g) => g.id));
+      expect(some.length).toBeGreaterThan(0);
+      expect(await store.grades.list(runId, { id: all[4321].id })).toEqual([all[4321]]);
+      expect(await store.grades.list(other, { id: all[4321].id })).toEqual([]);
+      const none = store.grades.pages('nope')[Symbol.asyncIterator]();
+      await expect(none.next()).rejects.toBeInstanceOf(UnknownRunError);
+    });
+
+    it("version(runId) changes with that run's grades only", async () => {
+      await using store = await make();
+      const runId = await gradedRun(store);
+      const other = (await store.runs.create(newRun())).id;
+      await store.samples.record(other, sample(0, 0, [P, P]));
+      const mine = await store.grades.version(runId);
+      const theirs = await store.grades.version(other);
+      const a = await store.grades.record(runId, grade(0, 0));
+      const afterA = await store.grades.version(runId);
+      expect(afterA).not.toBe(mine);
+      expect(await store.grades.version(other)).toBe(theirs);
+      await store.grades.record(other, grade(0, 0));
+      expect(await store.grades.version(other)).not.toBe(theirs);
+      expect(await store.grades.version(runId)).toBe(afterA);
+      await store.grades.record(runId, grade(0, 1));
+      const afterB = await store.grades.version(runId);
+      await store.grades.delete(runId, a.id); // one grade again, but another one
+      expect(await store.grades.version(runId)).not.toBe(afterB);
+      expect(await store.grades.version(runId)).not.toBe(afterA);
+    });
+
     it('keeps the grades of runs apart, and an id of one run cannot delete a grade of another', async () => {
       await using store = await make();
       const runId = await gradedRun(store);

@@ -196,11 +196,17 @@ class MemoryGrades implements GradeStore {
     return structuredClone((this.byRun.get(runId) ?? []).filter((g) => matchesGradeFilter(g, filter)).sort(byRecorded));
   }
 
-  async version(): Promise<string> {
+  async *pages(runId: string, filter: GradeFilter = {}): AsyncGenerator<GradeRecord[]> {
+    const all = await this.list(runId, filter);
+    if (all.length) yield all;
+  }
+
+  async version(runId?: string): Promise<string> {
     let n = 0;
     let max = 0;
-    for (const list of this.byRun.values())
+    for (const [id, list] of this.byRun)
       for (const g of list) {
+        if (runId !== undefined && id !== runId) continue;
         n++;
         max = Math.max(max, g.id);
       }

@@ -1,3 +1,4 @@
+import { pushAll } from '../core/arrays.js';
 import type { GroupCommit, QueuedSample } from './group-commit.js';
 import { jsonText, type Query } from './postgres-rows.js';
 import type { PostgresRuns } from './postgres-runs.js';
@@ -71,34 +72,42 @@ export class PostgresGrades implements GradeStore {
   }
 
   async list(runId: string, filter: GradeFilter = {}): Promise<GradeRecord[]> {
+    const out: GradeRecord[] = [];
+    for await (const page of this.pages(runId, filter)) pushAll(out, page);
+    return out;
+  }
+
+  async *pages(runId: string, filter: GradeFilter = {}): AsyncGenerator<GradeRecord[]> {
     await this.commit.settle();
     // Every report reads a run's grades: the run's existence is checked without reading its record.
     if (!(await this.q('SELECT 1 FROM runs WHERE id = $1', [runId])).rowCount) throw new UnknownRunError(runId);
-    if (!(await this.hasTable())) return [];
+    if (!(await this.hasTable())) return;
     const clauses = ['run_id = $1'];
     const values: unknown[] = [runId];
-    for (const key of ['rule', 'grader', 'i', 'j'] as const) {
+    for (const key of ['id', 'rule', 'grader', 'i', 'j'] as const) {
       if (filter[key] === undefined) continue;
       values.push(key === 'rule' ? JSON.stringify(filter.rule) : filter[key]);
       clauses.push(key === 'rule' ? `rule::text = $${values.length}` : `${key} = $${values.length}`);
     }
     // A page at a time (keyset on id): millions of grades are never parsed in one turn of the event loop.
-    const out: GradeRecord[] = [];
-    for (let after = '0'; ;) {
+    for (let after = String(filter.after ?? 0); ;) {
       const { rows } = await this.q<Omit<GradeRow, 'id' | 'graded_at'> & { id: string; graded_at: Date }>(
         `SELECT * FROM grades WHERE ${clauses.join(' AND ')} AND id > $${values.length + 1} ORDER BY id LIMIT ${LIST_PAGE}`,
         [...values, after],
       );
-      for (const r of rows) out.push(toGrade({ ...r, rule: JSON.parse(r.rule) as string }));
-      if (rows.length < LIST_PAGE) return out;
+      if (rows.length) yield rows.map((r) => toGrade({ ...r, rule: JSON.parse(r.rule) as string }));
+      if (rows.length < LIST_PAGE) return;
       after = rows[rows.length - 1].id;
     }
   }
 
-  async version(): Promise<string> {
+  async version(runId?: string): Promise<string> {
     await this.commit.settle();
     if (!(await this.hasTable())) return '0:0';
-    const { rows } = await this.q<{ n: string; m: string }>('SELECT count(*) AS n, coalesce(max(id), 0) AS m FROM grades');
+    const { rows } = await this.q<{ n: string; m: string }>(
+      `SELECT count(*) AS n, coalesce(max(id), 0) AS m FROM grades${runId === undefined ? '' : ' WHERE run_id = $1'}`,
+      runId === undefined ? [] : [runId],
+    );
     return `${rows[0].n}:${rows[0].m}`;
   }
 }

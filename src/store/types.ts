@@ -182,6 +182,10 @@ export interface GradeRecord extends NewGrade {
 
 /** Which grades to list (all of the run's when empty). */
 export interface GradeFilter {
+  /** One grade, by its id (an undo finds it without reading the run's other grades). */
+  id?: number;
+  /** Only grades recorded after the one with this id (a kept summary adds them instead of reading all again). */
+  after?: number;
   rule?: string;
   grader?: string;
   i?: number;
@@ -238,10 +242,15 @@ export interface GradeStore {
    */
   list(runId: string, filter?: GradeFilter): Promise<GradeRecord[]>;
   /**
-   * A token that changes whenever a grade of any run is recorded or deleted (the number of grades and the
-   * largest id, which is never reused): one cheap query tells a cache whether any run's grades changed.
+   * The same grades in the same order, a page (a few thousand) at a time: a run's millions of grades are
+   * combined as they are read, never held all at once (issue 30). UnknownRunError for no run.
    */
-  version(): Promise<string>;
+  pages(runId: string, filter?: GradeFilter): AsyncIterable<GradeRecord[]>;
+  /**
+   * A token that changes whenever a grade of any run (with `runId`: of that run) is recorded or deleted (the
+   * number of grades and the largest id, which is never reused): one cheap query tells a cache whether grades changed.
+   */
+  version(runId?: string): Promise<string>;
 }
 
 /** The grounding audit's verdict on one claim (as ground/types.ts SupportStatus). */

@@ -150,6 +150,8 @@ export function checkGrades(
 /** The grade filter as the memory store applies it; the SQL adapters say the same in SQL. */
 export function matchesGradeFilter(g: GradeRecord, f: GradeFilter): boolean {
   return (
+    (f.id === undefined || g.id === f.id) &&
+    (f.after === undefined || g.id > f.after) &&
     (f.rule === undefined || g.rule === f.rule) &&
     (f.grader === undefined || g.grader === f.grader) &&
     (f.i === undefined || g.i === f.i) &&
