@@ -75,8 +75,9 @@ describe('the bundled bin (dist/cli)', () => {
     expect(r.code).toBe(0);
     expect(r.out.trim()).toBe(JSON.parse(readFileSync(resolve(DIST_CLI, '../../package.json'), 'utf8')).version);
     const modules = [...bundledModulesIn(traceFile('version'))];
-    // main.js, its stack mapping, the errors it reports, and the flag names it reports them with (cli/flag-names.ts, no imports).
-    const own = ['dist/cli/main.js', 'dist/cli/stack-traces.js', 'dist/errors.js', 'dist/cli/flag-names.js'];
+    // main.js, its stack mapping, the errors it reports, the flag names it reports them with (cli/flag-names.ts, no
+    // imports), and how it was started, for the hints it prints (invocation.ts, cli/invocation.ts: node builtins only).
+    const own = ['dist/cli/main.js', 'dist/cli/stack-traces.js', 'dist/errors.js', 'dist/cli/flag-names.js', 'dist/invocation.js', 'dist/cli/invocation.js'];
     expect(modules).toEqual(expect.arrayContaining(own.filter((m) => m !== 'dist/cli/flag-names.js')));
     expect(modules.filter((m) => m.startsWith('dist/') && !own.includes(m))).toEqual([]);
   });

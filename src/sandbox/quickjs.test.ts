@@ -115,7 +115,7 @@ describe('QuickJSSandbox: slow functions do not hold up the others', () => {
     }
   });
 
-  it('functions sharing a worker take turns: a cheap one answers a whole batch per turn, between slow calls', async () => {
+  it('functions sharing a worker take turns: cheap calls run between slow ones, not after them all', async () => {
     const sb = new QuickJSSandbox({ maxWorkers: 1 });
     try {
       const slow = await sb.compile('o => { const t = Date.now(); while (Date.now() - t < 60) {} return o }');
@@ -125,10 +125,10 @@ describe('QuickJSSandbox: slow functions do not hold up the others', () => {
       const args = Array.from({ length: 50 }, (_, i) => i);
       expect(await calls(cheap, 'cheap', args, order)).toEqual(args.map((i) => i * 2));
       expect(await slowed).toEqual([1, 2, 3, 4, 5]);
-      // In a FIFO all five slow calls (300 ms) would come first; one cheap call per turn would take 50 turns.
-      // A turn is a few ms of work, so a busy machine may split the batch over a few turns (seen: 2-3 under load);
-      // the batch must still be done before the last slow call.
-      expect(order.lastIndexOf('cheap')).toBeLessThan(order.lastIndexOf('slow'));
+      // In a FIFO all five slow calls (300 ms) would come first. A turn is a few ms of work, so how many cheap calls
+      // fit in one depends on the machine's load (a whole batch when idle; seen split over every slow call at load
+      // ~20): what holds at any load is that the cheap calls start before the slow ones are all done.
+      expect(order.indexOf('cheap')).toBeLessThan(order.lastIndexOf('slow'));
       expect(order[0]).toBe('slow');
     } finally {
       sb.dispose();
