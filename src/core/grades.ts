@@ -25,6 +25,11 @@ export interface PersonGrade {
   design?: string;
   /** Why part of it was set aside (a stored probability outside the bounds): said beside the rule's figures. */
   note?: string;
+  /**
+   * Its place in the log (a store's id, which grows as grades are recorded), so that combining only the grades
+   * that decide (GradeStore.decisive) gives what combining all gives; the order given when absent.
+   */
+  at?: number;
 }
 
 /** One graded output of one rule: the people's grade of it once its graders are combined. */
@@ -46,7 +51,7 @@ export interface GradedOutput {
   /** What was set aside from its grades (PersonGrade.note), said in the rule's caveats. */
   notes?: string[];
   /**
-   * Where its first grade stands in the log (0 for the first grade given): the order grading looks count grades in
+   * Where its first grade stands in the log (its PersonGrade.at, else 0 for the first grade given): the order grading looks count grades in
    * (core/grading-looks.ts). Absent for grades built by hand: they count in the order listed.
    */
   first?: number;
@@ -84,13 +89,13 @@ export class GradeCombiner {
   add(grades: readonly PersonGrade[]): void {
     const K = this.K;
     for (const g of grades) {
-      const at = this.at++;
+      const at = g.at ?? this.at++;
       if (!(Number.isInteger(g.k) && g.k >= 0 && g.k < K)) throw new ArgumentError(`combineGrades: rule index k=${g.k} outside 0..${K - 1}`, { key: 'grades' });
       const key = `${g.k},${g.i},${g.j}`;
       let o = this.outputs.get(key);
       if (!o) this.outputs.set(key, (o = { i: g.i, j: g.j, k: g.k, first: at, latest: new Map() }));
       o.latest.set(g.grader, { pass: g.pass, at });
-      if (g.note !== undefined) (o.notes ??= []).push(g.note);
+      if (g.note !== undefined && !o.notes?.includes(g.note)) (o.notes ??= []).push(g.note);
       if (o.probability === undefined && g.probability !== undefined) {
         o.probability = g.probability;
         if (g.design !== undefined) o.design = g.design;

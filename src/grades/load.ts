@@ -24,6 +24,7 @@ export function personGrades(run: RunRecord, grades: readonly GradeRecord[]): Pe
         k: col,
         pass: g.grade === 'pass',
         grader: g.grader,
+        at: g.id,
         ...(probability !== undefined ? { probability } : {}),
         ...(probability !== undefined && g.design !== undefined ? { design: g.design } : {}),
         ...(bad
@@ -63,7 +64,8 @@ export async function combineInParts(run: RunRecord, grades: readonly GradeRecor
 export async function loadGrading(store: Store, run: RunRecord, grades?: readonly GradeRecord[]): Promise<GradedOutput[][] | undefined> {
   let seen = grades?.length ?? 0;
   const counted = async function* () {
-    for await (const page of store.grades.pages(run.id)) {
+    // Only the grades that decide (a few per output however many were given): combining them gives the same.
+    for await (const page of store.grades.decisive(run.id)) {
       seen += page.length;
       yield page;
     }
@@ -103,12 +105,12 @@ export async function loadGradingKept(
     }
   }
   if (!next) {
-    next = { combiner: new GradeCombiner(run.K), count: 0, lastId: 0 };
-    for await (const page of store.grades.pages(run.id)) {
-      next.combiner.add(personGrades(run, page));
-      next.count += page.length;
-      next.lastId = page[page.length - 1].id;
-    }
+    // Only the grades that decide are read (combining them gives the same); the grades they stand for are
+    // `version`'s, read before them: one recorded between the two is added again next time, which changes nothing
+    // (a grade's place is its id; a note is kept once).
+    const [count, lastId] = version.split(':').map(Number);
+    next = { combiner: new GradeCombiner(run.K), count, lastId };
+    for await (const page of store.grades.decisive(run.id)) next.combiner.add(personGrades(run, page));
   }
   return { grading: next.count ? await withReasons(store, run, next.combiner.result()) : undefined, kept: next };
 }

@@ -8,6 +8,12 @@ import { maxOf, pushAll } from '../core/arrays.js';
 export const plot = lazyPackage<typeof Plot>('@observablehq/plot');
 const linkedom = lazyPackage<typeof import('linkedom')>('linkedom');
 
+/** Load the chart libraries now (a dashboard worker at start), not while someone waits for the first chart. */
+export function loadChartLibraries(): void {
+  plot();
+  linkedom();
+}
+
 /**
  * SVG charts drawn with Observable Plot on a light server-side DOM (linkedom): no browser, no network,
  * the markup is inlined into pages and static reports. Outcomes are told apart by glyph as well as colour.

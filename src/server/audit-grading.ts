@@ -8,7 +8,7 @@ import { VISIBLE_CONTROLS_SCRIPT } from '../core/text.js';
 import { gradingOrder, groundingGrading, type GroundingGrading } from '../ground/grading.js';
 import { esc } from '../report/html-layout.js';
 import { GradeError } from '../store/errors.js';
-import type { AuditRecord, Store } from '../store/types.js';
+import type { AuditRecord, ClaimGradeRecord, Store } from '../store/types.js';
 import { checkMediaType, clientKey } from './analyze.js';
 import { defaultLimits, RateLimiter, type ServerLimits } from './limits.js';
 import { reply, viewRequest } from './view-reply.js';
@@ -48,8 +48,8 @@ export function auditSummaryLines(g: GroundingGrading): string[] {
 const supported = (s: string) => s === 'STRONG' || s === 'WEAK';
 
 /** The batch's summary: graded, alignment, the corrected unsupported rate, and the page's lines. */
-async function summaryOf(store: Store, audit: AuditRecord) {
-  const g = groundingGrading(audit.claims, await store.audits.listGrades(audit.id));
+function summaryOf(audit: AuditRecord, grades: readonly ClaimGradeRecord[]) {
+  const g = groundingGrading(audit.claims, grades);
   return { ...g, lines: auditSummaryLines(g) };
 }
 
@@ -63,13 +63,13 @@ export async function auditQueueView(store: Store, writable: boolean, req: ViewR
   const grades = await store.audits.listGrades(audit.id);
   const order = gradingOrder(audit.claims, grades, s === undefined ? 1 : Number(s));
   const items = order.slice(0, MAX_ITEMS).map(({ status: _hidden, ...claim }) => claim);
-  return jsonResult({ audit: { id: audit.id, name: audit.name }, left: order.length, items, writable, summary: await summaryOf(store, audit) });
+  return jsonResult({ audit: { id: audit.id, name: audit.name }, left: order.length, items, writable, summary: summaryOf(audit, grades) });
 }
 
 /** The batch's summary alone (sent with each grade stored). */
 export async function auditSummaryView(store: Store, req: ViewRequest): Promise<ViewResult> {
   const audit = await store.audits.get(req.params.id);
-  return audit ? jsonResult(await summaryOf(store, audit)) : missingAudit(req.params.id);
+  return audit ? jsonResult(summaryOf(audit, await store.audits.listGrades(audit.id))) : missingAudit(req.params.id);
 }
 
 const missingAudit = (id: string) => jsonResult({ error: 'not_found', message: `no audit batch with id "${id}" in the store` }, 404);

@@ -5,6 +5,7 @@
 import { workerData } from 'node:worker_threads';
 import { serveTasks } from '../ground/pool/serve-tasks.js';
 import { setAssayCommand } from '../invocation.js';
+import { loadChartLibraries } from '../report/charts.js';
 import { openStore } from '../store/open.js';
 import type { DashboardTask, DashboardWorkerData } from './dashboard-pool.js';
 import { DashboardViews } from './dashboard-views.js';
@@ -19,5 +20,7 @@ serveTasks<DashboardTask, ViewResult>(async () => {
   setAssayCommand(command); // the pages' hints name the command the user started assay with, as on the main thread
   // A small pool for PostgreSQL: the worker reads one thing at a time.
   const views = new DashboardViews(await openStore(location, { readonly: true, poolSize: 2 }), writable);
+  // The server warms this thread at start: the first run page then does not wait for the chart libraries to load.
+  loadChartLibraries();
   return { info: { location }, run: (task) => views.read(task.view, task.req) };
 });

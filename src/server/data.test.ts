@@ -57,13 +57,16 @@ describe.each([
     await store.grades.record(run.id, { i: 1, j: 3, rule: 'short', grade: 'pass', grader: 'g1', probability: 0.5, design: 'uniform' });
     const again = summarizeRun(run, tensor, {}, await loadGrading(store, run, await store.grades.list(run.id)));
     const pages = vi.spyOn(store.grades, 'pages');
+    const decisive = vi.spyOn(store.grades, 'decisive');
     expect((await data.load(run.id))!.summary).toEqual(again);
-    const all = () => pages.mock.calls.filter(([, filter]) => filter?.after === undefined).length; // reads of every grade
+    // Reads of the whole log (those that decide, or every grade).
+    const all = () => pages.mock.calls.filter(([, filter]) => filter?.after === undefined).length + decisive.mock.calls.length;
     expect(all()).toBe(0);
     expect(again).not.toEqual(old);
     // An undo: everything is read again.
     await store.grades.delete(run.id, late.id);
     pages.mockClear();
+    decisive.mockClear();
     const reloaded = (await data.load(run.id))!.summary;
     expect(all()).toBe(1);
     const undone = summarizeRun(run, tensor, {}, await loadGrading(store, run, await store.grades.list(run.id)));

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { GradeError, UnknownRunError } from './errors.js';
 import { grade, gradedRun, newRun, P, sample, type MakeStore } from './testing/fixtures.js';
-import type { NewGrade } from './types.js';
+import { pushAll } from '../core/arrays.js';
+import { combineGrades } from '../core/grades.js';
+import { decisiveGrades } from './decisive.js';
+import type { GradeRecord, NewGrade } from './types.js';
 
 /** The contract of `store.grades`: people's grades of outputs, a log per run, checked against the run, all-or-none in batches. */
 export function gradesContract(make: MakeStore): void {
@@ -214,6 +217,63 @@ export function gradesContract(make: MakeStore): void {
       expect(await store.grades.list(other, { id: all[4321].id })).toEqual([]);
       const none = store.grades.pages('nope')[Symbol.asyncIterator]();
       await expect(none.next()).rejects.toBeInstanceOf(UnknownRunError);
+    });
+
+    it('decisive: the grades that decide the combined grades, in the order recorded; combining them gives what combining all gives (issue 30)', async () => {
+      await using store = await make();
+      const runId = await gradedRun(store);
+      const cells = [
+        [0, 0],
+        [0, 1],
+        [1, 0],
+        [1, 2],
+      ];
+      // Many grades per output, graders correcting themselves, some drawn at random (a probability), of two rules,
+      // in two batches with another run's grade between them.
+      const batch = (n: number, from: number) =>
+        Array.from({ length: n }, (_, x) => {
+          const k = from + x;
+          const [i, j] = cells[(k * 7) % 4];
+          return grade(i, j, {
+            rule: k % 3 ? 'v1' : 'v0',
+            grade: (k * 13) % 5 < 2 ? 'pass' : 'fail',
+            grader: `g${(k * 11) % 5}`,
+            ...(k % 4 === 1 && k > 40 ? { probability: 0.1 + ((k * 17) % 9) / 10, design: `draw ${k % 3}` } : {}),
+          });
+        });
+      await store.grades.recordMany(runId, batch(3000, 0));
+      const other = (await store.runs.create(newRun())).id;
+      await store.samples.record(other, sample(0, 0, [P, P]));
+      await store.grades.record(other, grade(0, 0));
+      await store.grades.recordMany(runId, batch(300, 3000));
+      const all = await store.grades.list(runId);
+      const decisive: GradeRecord[] = [];
+      for await (const page of store.grades.decisive(runId)) pushAll(decisive, page);
+      expect(decisive).toEqual(decisiveGrades(all));
+      // At most each grader's latest, the first and the first drawn, per output and rule: 2 rules × 4 outputs × (5 + 2).
+      expect(decisive.length).toBeGreaterThan(2 * 4 * 5);
+      expect(decisive.length).toBeLessThanOrEqual(2 * 4 * 7);
+      const combined = (grades: readonly GradeRecord[]) =>
+        combineGrades(
+          grades.map((g) => ({
+            i: g.i,
+            j: g.j,
+            k: g.rule === 'v0' ? 0 : 1,
+            pass: g.grade === 'pass',
+            grader: g.grader,
+            at: g.id,
+            probability: g.probability,
+            design: g.design,
+          })),
+          2,
+        );
+      expect(combined(decisive)).toEqual(combined(all));
+      expect(combined(all)[0].some((o) => o.probability !== undefined && o.disputed)).toBe(true);
+      // A run without grades has none; no run is an UnknownRunError.
+      const none: GradeRecord[] = [];
+      for await (const page of store.grades.decisive((await store.runs.create(newRun())).id)) pushAll(none, page);
+      expect(none).toEqual([]);
+      await expect(store.grades.decisive('nope')[Symbol.asyncIterator]().next()).rejects.toBeInstanceOf(UnknownRunError);
     });
 
     it("version(runId) changes with that run's grades only", async () => {

@@ -1,5 +1,6 @@
 import { ReliabilityTensor } from '../core/tensor.js';
 import { MemoryProduction } from './memory-production.js';
+import { decisiveGrades } from './decisive.js';
 import type {
   AuditStore,
   CacheEntry,
@@ -199,6 +200,11 @@ class MemoryGrades implements GradeStore {
   async *pages(runId: string, filter: GradeFilter = {}): AsyncGenerator<GradeRecord[]> {
     const all = await this.list(runId, filter);
     if (all.length) yield all;
+  }
+
+  async *decisive(runId: string): AsyncGenerator<GradeRecord[]> {
+    const some = decisiveGrades(await this.list(runId));
+    if (some.length) yield some;
   }
 
   async version(runId?: string): Promise<string> {

@@ -1,4 +1,5 @@
 import { pushAll } from '../core/arrays.js';
+import { MIN_PROBABILITY } from '../core/limits.js';
 import type { GroupCommit, QueuedSample } from './group-commit.js';
 import { jsonText, type Query } from './postgres-rows.js';
 import type { PostgresRuns } from './postgres-runs.js';
@@ -8,6 +9,14 @@ import { checkGrades, UnknownRunError } from './validate.js';
 
 /** Grades read per query when a run's grades are listed. */
 const LIST_PAGE = 5000;
+/** GradeStore.decisive's ids, in the order recorded (as store/sqlite-grades.ts's; rule grouped by its text). */
+const DECISIVE_IDS = `
+SELECT max(id) AS id FROM grades WHERE run_id = $1 GROUP BY rule::text, i, j, grader
+UNION SELECT min(id) FROM grades WHERE run_id = $1 GROUP BY rule::text, i, j
+UNION SELECT min(id) FROM grades WHERE run_id = $1 AND probability BETWEEN $2 AND 1 GROUP BY rule::text, i, j
+UNION SELECT id FROM grades WHERE run_id = $1 AND probability IS NOT NULL AND NOT (probability BETWEEN $2 AND 1)
+ORDER BY 1`;
+
 /** People's grades in a PostgreSQL store; every call first waits for the samples queued or in flight. */
 export class PostgresGrades implements GradeStore {
   private table = false;
@@ -98,6 +107,22 @@ export class PostgresGrades implements GradeStore {
       if (rows.length) yield rows.map((r) => toGrade({ ...r, rule: JSON.parse(r.rule) as string }));
       if (rows.length < LIST_PAGE) return;
       after = rows[rows.length - 1].id;
+    }
+  }
+
+  async *decisive(runId: string): AsyncGenerator<GradeRecord[]> {
+    await this.commit.settle();
+    if (!(await this.q('SELECT 1 FROM runs WHERE id = $1', [runId])).rowCount) throw new UnknownRunError(runId);
+    if (!(await this.hasTable())) return;
+    // Their ids from the index grades_by_output (migration 11), then their rows a page at a time.
+    const { rows: found } = await this.q<{ id: string }>(DECISIVE_IDS, [runId, MIN_PROBABILITY]);
+    const ids = found.map((r) => r.id);
+    for (let at = 0; at < ids.length; at += LIST_PAGE) {
+      const { rows } = await this.q<Omit<GradeRow, 'id' | 'graded_at'> & { id: string; graded_at: Date }>(
+        'SELECT * FROM grades WHERE id = ANY($1::bigint[]) ORDER BY id',
+        [ids.slice(at, at + LIST_PAGE)],
+      );
+      yield rows.map((r) => toGrade({ ...r, rule: JSON.parse(r.rule) as string }));
     }
   }
 

@@ -244,6 +244,14 @@ CREATE UNIQUE INDEX IF NOT EXISTS audits_by_content ON audits (content_key);
 CREATE INDEX IF NOT EXISTS audits_by_run ON audits (run_id);
 `,
   },
+  {
+    version: 11,
+    name: "the grades that decide a run's combined grades, found by one index",
+    // GradeStore.decisive (store/postgres-grades.ts); rule is json, which has no equality: grouped by its text.
+    sql: `
+CREATE INDEX IF NOT EXISTS grades_by_output ON grades (run_id, (rule::text), i, j, grader, id, probability);
+`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

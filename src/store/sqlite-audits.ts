@@ -70,15 +70,12 @@ export class SqliteAudits implements AuditStore {
 
   async listGrades(auditId: string): Promise<ClaimGradeRecord[]> {
     if (!this.hasTable() || !this.db.prepare(`SELECT 1 FROM audits WHERE id = ?`).get(auditId)) throw unknownAudit(auditId);
-    const rows = this.db.prepare(`SELECT id, answer, claim, supported, grader, graded_at FROM audit_grades WHERE audit_id = ? ORDER BY id`).all(auditId) as {
-      id: number;
-      answer: string;
-      claim: number;
-      supported: number;
-      grader: string;
-      graded_at: string;
-    }[];
-    return rows.map((r) => ({ id: r.id, auditId, answer: r.answer, claim: r.claim, supported: r.supported === 1, grader: r.grader, gradedAt: r.graded_at }));
+    // Rows as arrays: a batch may have 100,000 grades, read on every grading page (issue 30).
+    const rows = this.db
+      .prepare(`SELECT id, answer, claim, supported, grader, graded_at FROM audit_grades WHERE audit_id = ? ORDER BY id`)
+      .raw(true)
+      .all(auditId) as [number, string, number, number, string, string][];
+    return rows.map(([id, answer, claim, supported, grader, gradedAt]) => ({ id, auditId, answer, claim, supported: supported === 1, grader, gradedAt }));
   }
 }
 

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { pushAll } from '../core/arrays.js';
+import { MIN_PROBABILITY } from '../core/limits.js';
 import type { GroupCommit, QueuedSample } from './group-commit.js';
 import type { SqliteRuns } from './sqlite-runs.js';
 import { GRADE_COLUMNS, gradeValues } from './sqlite-rows.js';
@@ -8,6 +9,28 @@ import { checkGrades, UnknownRunError } from './validate.js';
 
 /** Grades read per query when a run's grades are listed (about 20 ms of the thread each). */
 const LIST_PAGE = 5000;
+
+const LISTED = 'id, i, j, rule, grade, grader, graded_at, probability, design';
+type ListedRow = [number, number, number, string, GradeRecord['grade'], string, string, number | null, string | null];
+
+/** GradeStore.decisive's ids, in the order recorded: one UNION of a pass of the index per kind of grade that decides. */
+const DECISIVE_IDS = `
+SELECT MAX(id) FROM grades WHERE run_id = @run GROUP BY rule, i, j, grader
+UNION SELECT MIN(id) FROM grades WHERE run_id = @run GROUP BY rule, i, j
+UNION SELECT MIN(id) FROM grades WHERE run_id = @run AND probability BETWEEN @min AND 1 GROUP BY rule, i, j
+UNION SELECT id FROM grades WHERE run_id = @run AND probability IS NOT NULL AND NOT (probability BETWEEN @min AND 1)
+ORDER BY 1`;
+
+function toGrades(runId: string, rows: readonly ListedRow[]): GradeRecord[] {
+  const out: GradeRecord[] = [];
+  for (const [id, i, j, rule, grade, grader, gradedAt, probability, design] of rows) {
+    const g: GradeRecord = { id, runId, i, j, rule, grade, grader, gradedAt };
+    if (probability !== null) g.probability = probability;
+    if (design !== null) g.design = design;
+    out.push(g);
+  }
+  return out;
+}
 
 /** People's grades in a SQLite store; every call first commits the queued samples (a grade needs its output). */
 export class SqliteGrades implements GradeStore {
@@ -70,9 +93,7 @@ export class SqliteGrades implements GradeStore {
   }
 
   async *pages(runId: string, filter: GradeFilter = {}): AsyncGenerator<GradeRecord[]> {
-    this.commit.flush();
-    if (!this.stmt(`SELECT 1 FROM runs WHERE id = ?`).get(runId)) throw new UnknownRunError(runId);
-    if (!this.hasTable()) return;
+    if (!this.readable(runId)) return;
     const clauses = ['run_id = ?'];
     const params: (string | number)[] = [runId];
     for (const key of ['id', 'rule', 'grader', 'i', 'j'] as const) {
@@ -82,23 +103,32 @@ export class SqliteGrades implements GradeStore {
     }
     // A page at a time, letting the event loop run between pages: a run with millions of grades (a dashboard
     // page reads them all) never holds the thread for more than one page (issue 30).
-    const page = this.stmt(
-      `SELECT id, i, j, rule, grade, grader, graded_at, probability, design FROM grades WHERE ${clauses.join(' AND ')} AND id > ? ORDER BY id LIMIT ${LIST_PAGE}`,
-    ).raw(true);
+    const page = this.stmt(`SELECT ${LISTED} FROM grades WHERE ${clauses.join(' AND ')} AND id > ? ORDER BY id LIMIT ${LIST_PAGE}`).raw(true);
     for (let after = filter.after ?? 0; ;) {
-      const rows = page.all(...params, after) as [number, number, number, string, GradeRecord['grade'], string, string, number | null, string | null][];
-      const out: GradeRecord[] = [];
-      for (const [id, i, j, rule, grade, grader, gradedAt, probability, design] of rows) {
-        const g: GradeRecord = { id, runId, i, j, rule, grade, grader, gradedAt };
-        if (probability !== null) g.probability = probability;
-        if (design !== null) g.design = design;
-        out.push(g);
-      }
-      if (out.length) yield out;
+      const rows = page.all(...params, after) as ListedRow[];
+      if (rows.length) yield toGrades(runId, rows);
       if (rows.length < LIST_PAGE) return;
       after = rows[rows.length - 1][0];
       await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  async *decisive(runId: string): AsyncGenerator<GradeRecord[]> {
+    if (!this.readable(runId)) return;
+    // Their ids from the index grades_by_output (migration 12), then their rows a page at a time.
+    const ids = this.stmt(DECISIVE_IDS).pluck(true).all({ run: runId, min: MIN_PROBABILITY }) as number[];
+    const page = this.stmt(`SELECT ${LISTED} FROM grades WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`).raw(true);
+    for (let at = 0; at < ids.length; at += LIST_PAGE) {
+      if (at) await new Promise((resolve) => setImmediate(resolve));
+      yield toGrades(runId, page.all(JSON.stringify(ids.slice(at, at + LIST_PAGE))) as ListedRow[]);
+    }
+  }
+
+  /** Whether the run's grades can be read (false: a store from before grades); UnknownRunError for no run. */
+  private readable(runId: string): boolean {
+    this.commit.flush();
+    if (!this.stmt(`SELECT 1 FROM runs WHERE id = ?`).get(runId)) throw new UnknownRunError(runId);
+    return this.hasTable();
   }
 
   async version(runId?: string): Promise<string> {

@@ -258,6 +258,15 @@ CREATE UNIQUE INDEX IF NOT EXISTS audits_by_content ON audits (content_key);
 CREATE INDEX IF NOT EXISTS audits_by_run ON audits (run_id);
 `,
   },
+  {
+    version: 12,
+    name: "the grades that decide a run's combined grades, found by one index",
+    // GradeStore.decisive (store/sqlite-grades.ts): each grader's latest grade of an output, the output's first,
+    // its first drawn at random, in one pass of the index per part, the table never read (probability is in it).
+    sql: `
+CREATE INDEX IF NOT EXISTS grades_by_output ON grades (run_id, rule, i, j, grader, id, probability);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -247,6 +247,14 @@ export interface GradeStore {
    */
   pages(runId: string, filter?: GradeFilter): AsyncIterable<GradeRecord[]>;
   /**
+   * The grades that decide what combining the run's grades gives (core/grades.ts GradeCombiner, with each grade's
+   * id as its place in the log), in the order recorded, a page at a time: each grader's latest grade of each
+   * output, each output's first grade and its first grade whose probability is inside [MIN_PROBABILITY, 1], and
+   * every grade whose probability is outside it. A few rows per output however many grades the run has (a
+   * dashboard page over millions of grades reads these, found by an index; issue 30). UnknownRunError for no run.
+   */
+  decisive(runId: string): AsyncIterable<GradeRecord[]>;
+  /**
    * A token that changes whenever a grade of any run (with `runId`: of that run) is recorded or deleted (the
    * number of grades and the largest id, which is never reused): one cheap query tells a cache whether grades changed.
    */
