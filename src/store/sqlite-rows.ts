@@ -263,8 +263,10 @@ CREATE INDEX IF NOT EXISTS audits_by_run ON audits (run_id);
     name: "the grades that decide a run's combined grades, found by one index",
     // GradeStore.decisive (store/sqlite-grades.ts): each grader's latest grade of an output, the output's first,
     // its first drawn at random, in one pass of the index per part, the table never read (probability is in it).
+    // Grades are no longer read by date (issue 30: in the order recorded), so that index goes, paying for this one.
     sql: `
 CREATE INDEX IF NOT EXISTS grades_by_output ON grades (run_id, rule, i, j, grader, id, probability);
+DROP INDEX IF EXISTS grades_by_run;
 `,
   },
 ];
