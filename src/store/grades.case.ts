@@ -4,7 +4,29 @@ import { grade, gradedRun, newRun, P, sample, type MakeStore } from './testing/f
 import { pushAll } from '../core/arrays.js';
 import { combineGrades } from '../core/grades.js';
 import { decisiveGrades } from './decisive.js';
-import type { GradeRecord, NewGrade } from './types.js';
+import type { GradeRecord, NewGrade, Store } from './types.js';
+
+/** The outputs gradedRun stores. */
+const STORED = [
+  [0, 0],
+  [0, 1],
+  [1, 0],
+  [1, 2],
+] as const;
+
+/**
+ * Grades `make(k)` of run `runId`, k counting from 0, in two batches of `sizes` with a grade of another run
+ * (returned) stored between them: the run's ids interleave with another's.
+ */
+async function interleaved(store: Store, runId: string, sizes: [number, number], make: (k: number) => NewGrade): Promise<string> {
+  const batch = (n: number, from: number) => Array.from({ length: n }, (_, x) => make(from + x));
+  await store.grades.recordMany(runId, batch(sizes[0], 0));
+  const other = (await store.runs.create(newRun())).id;
+  await store.samples.record(other, sample(0, 0, [P, P]));
+  await store.grades.record(other, grade(0, 0));
+  await store.grades.recordMany(runId, batch(sizes[1], sizes[0]));
+  return other;
+}
 
 /** The contract of `store.grades`: people's grades of outputs, a log per run, checked against the run, all-or-none in batches. */
 export function gradesContract(make: MakeStore): void {
@@ -183,22 +205,10 @@ export function gradesContract(make: MakeStore): void {
     it('pages: the grades of list, in the same order, a page at a time past the first page; filters as list does, an id included', async () => {
       await using store = await make();
       const runId = await gradedRun(store);
-      const cells = [
-        [0, 0],
-        [0, 1],
-        [1, 0],
-        [1, 2],
-      ];
-      // More than one page (5,000) of the SQL stores, in two batches so that ids interleave with another run's.
-      const batch = (n: number, from: number) =>
-        Array.from({ length: n }, (_, x) =>
-          grade(cells[(from + x) % 4][0], cells[(from + x) % 4][1], { grader: `g${(from + x) % 7}`, rule: (from + x) % 3 ? 'v1' : 'v0' }),
-        );
-      await store.grades.recordMany(runId, batch(6000, 0));
-      const other = (await store.runs.create(newRun())).id;
-      await store.samples.record(other, sample(0, 0, [P, P]));
-      await store.grades.record(other, grade(0, 0));
-      await store.grades.recordMany(runId, batch(500, 6000));
+      // More than one page (5,000) of the SQL stores.
+      const other = await interleaved(store, runId, [6000, 500], (k) =>
+        grade(STORED[k % 4][0], STORED[k % 4][1], { grader: `g${k % 7}`, rule: k % 3 ? 'v1' : 'v0' }),
+      );
       const all = await store.grades.list(runId);
       expect(all).toHaveLength(6500);
       const paged: number[] = [];
@@ -222,30 +232,16 @@ export function gradesContract(make: MakeStore): void {
     it('decisive: the grades that decide the combined grades, in the order recorded; combining them gives what combining all gives (issue 30)', async () => {
       await using store = await make();
       const runId = await gradedRun(store);
-      const cells = [
-        [0, 0],
-        [0, 1],
-        [1, 0],
-        [1, 2],
-      ];
-      // Many grades per output, graders correcting themselves, some drawn at random (a probability), of two rules,
-      // in two batches with another run's grade between them.
-      const batch = (n: number, from: number) =>
-        Array.from({ length: n }, (_, x) => {
-          const k = from + x;
-          const [i, j] = cells[(k * 7) % 4];
-          return grade(i, j, {
-            rule: k % 3 ? 'v1' : 'v0',
-            grade: (k * 13) % 5 < 2 ? 'pass' : 'fail',
-            grader: `g${(k * 11) % 5}`,
-            ...(k % 4 === 1 && k > 40 ? { probability: 0.1 + ((k * 17) % 9) / 10, design: `draw ${k % 3}` } : {}),
-          });
+      // Many grades per output, graders correcting themselves, some drawn at random (a probability), of two rules.
+      await interleaved(store, runId, [3000, 300], (k) => {
+        const [i, j] = STORED[(k * 7) % 4];
+        return grade(i, j, {
+          rule: k % 3 ? 'v1' : 'v0',
+          grade: (k * 13) % 5 < 2 ? 'pass' : 'fail',
+          grader: `g${(k * 11) % 5}`,
+          ...(k % 4 === 1 && k > 40 ? { probability: 0.1 + ((k * 17) % 9) / 10, design: `draw ${k % 3}` } : {}),
         });
-      await store.grades.recordMany(runId, batch(3000, 0));
-      const other = (await store.runs.create(newRun())).id;
-      await store.samples.record(other, sample(0, 0, [P, P]));
-      await store.grades.record(other, grade(0, 0));
-      await store.grades.recordMany(runId, batch(300, 3000));
+      });
       const all = await store.grades.list(runId);
       const decisive: GradeRecord[] = [];
       for await (const page of store.grades.decisive(runId)) pushAll(decisive, page);
