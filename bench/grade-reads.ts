@@ -1,0 +1,106 @@
+/**
+ * `npm run bench:grade-reads [-- --grades 1000000 --backend sqlite,postgres --repeats 3 --pg postgres://…]`
+ *
+ * What a cold dashboard page or `assay show` pays to combine a run's grades (issue 30): a run of 2,000 inputs
+ * × 10 samples × 2 rules with `--grades` grades (50 graders, corrections, a fifth drawn at random) in a fresh
+ * SQLite file and a fresh PostgreSQL database (dropped after), then, alternated `--repeats` times in one
+ * process, the two ways of reading them: every grade (`grades.pages`, as before) combined, and only the grades
+ * that decide (`grades.decisive`, grades/load.ts loadGrading). Both results are checked equal. Prints JSON:
+ * seconds to write the grades, and the median milliseconds of each way with the ratio.
+ */
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Outcome } from '../src/core/outcome.js';
+import { combineInParts, loadGrading } from '../src/grades/load.js';
+import { writeGradedFixture } from '../src/grades/testing/fixture.js';
+import { openStore } from '../src/store/open.js';
+import type { NewGrade } from '../src/store/types.js';
+
+const { values } = parseArgs({
+  options: {
+    grades: { type: 'string', default: '1000000' },
+    backend: { type: 'string', default: 'sqlite,postgres' },
+    repeats: { type: 'string', default: '3' },
+    pg: { type: 'string', default: process.env.ASSAY_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+  },
+});
+const GRADES = Number(values.grades);
+const REPEATS = Number(values.repeats);
+const r1 = (x: number) => Math.round(x * 10) / 10;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function measure(location: string) {
+  const store = await openStore(location);
+  try {
+    const run = await writeGradedFixture(store, { N: 2000, M: 10, cell: (i, j) => ((i + j) % 4 ? Outcome.PASS : Outcome.FAIL) });
+    const t0 = performance.now();
+    for (let start = 0; start < GRADES; start += 20_000) {
+      const grades: NewGrade[] = [];
+      for (let n = start; n < Math.min(GRADES, start + 20_000); n++)
+        grades.push({
+          i: n % 2000,
+          j: Math.floor(n / 2000) % 10,
+          rule: n % 3 ? 'polite' : 'short',
+          grade: (n * 7) % 5 ? 'pass' : 'fail',
+          grader: `g${(n * 13) % 50}`,
+          ...(n % 5 === 0 ? { probability: 0.2, design: 'uniform' } : {}),
+        });
+      await store.grades.recordMany(run.id, grades);
+    }
+    const write_s = r1((performance.now() - t0) / 1000);
+    const every: number[] = [];
+    const decisive: number[] = [];
+    for (let k = 0; k < REPEATS; k++) {
+      let t = performance.now();
+      const all = await combineInParts(run, store.grades.pages(run.id));
+      every.push(performance.now() - t);
+      t = performance.now();
+      const some = await loadGrading(store, run);
+      decisive.push(performance.now() - t);
+      // loadGrading adds the rule's reasons to each output; the combination itself must be the same.
+      const bare = some!.map((outs) => outs.map(({ reasons: _, ...o }) => o));
+      if (!isDeepStrictEqual(bare, all)) throw new Error('the decisive grades combined differently from every grade');
+    }
+    return {
+      grades: GRADES,
+      write_s,
+      every_grade_ms: r1(median(every)),
+      decisive_ms: r1(median(decisive)),
+      ratio: r1(median(every) / median(decisive)),
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+const result: Record<string, unknown> = { bench: 'grade-reads', node: process.version, repeats: REPEATS };
+for (const backend of values.backend.split(',')) {
+  if (backend === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'assay-bench-grades-'));
+    try {
+      result.sqlite = await measure(join(dir, 'assay.db'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  } else if (backend === 'postgres') {
+    const name = `assay_bench_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: values.pg });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const u = new URL(values.pg);
+    u.pathname = `/${name}`;
+    try {
+      result.postgres = await measure(u.toString());
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  } else throw new Error(`--backend: expected sqlite and/or postgres, found ${backend}`);
+}
+result.load_avg_1m = r1(loadavg()[0]);
+process.stdout.write(JSON.stringify(result, null, 2) + '\n');
