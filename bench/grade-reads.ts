@@ -4,19 +4,17 @@
  * What a cold dashboard page or `assay show` pays to combine a run's grades (issue 30): a run of 2,000 inputs
  * × 10 samples × 2 rules with `--grades` grades (50 graders, corrections, a fifth drawn at random) in a fresh
  * SQLite file and a fresh PostgreSQL database (dropped after), then, alternated `--repeats` times in one
- * process, the two ways of reading them: every grade (`grades.pages`, as before) combined, and only the grades
- * that decide (`grades.decisive`, grades/load.ts loadGrading). Both results are checked equal. Prints JSON:
+ * process, the two ways of reading them, each combined (grades/load.ts combineInParts): every grade
+ * (`grades.pages`, as before) and only the grades that decide (`grades.decisive`, what loadGrading reads now).
+ * Both results are checked equal. Prints JSON:
  * seconds to write the grades, and the median milliseconds of each way with the ratio.
  */
-import pg from 'pg';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import { onFreshStore } from './fresh-store.js';
 import { Outcome } from '../src/core/outcome.js';
-import { combineInParts, loadGrading } from '../src/grades/load.js';
+import { combineInParts } from '../src/grades/load.js';
 import { writeGradedFixture } from '../src/grades/testing/fixture.js';
 import { openStore } from '../src/store/open.js';
 import type { NewGrade } from '../src/store/types.js';
@@ -60,11 +58,9 @@ async function measure(location: string) {
       const all = await combineInParts(run, store.grades.pages(run.id));
       every.push(performance.now() - t);
       t = performance.now();
-      const some = await loadGrading(store, run);
+      const some = await combineInParts(run, store.grades.decisive(run.id));
       decisive.push(performance.now() - t);
-      // loadGrading adds the rule's reasons to each output; the combination itself must be the same.
-      const bare = some!.map((outs) => outs.map(({ reasons: _, ...o }) => o));
-      if (!isDeepStrictEqual(bare, all)) throw new Error('the decisive grades combined differently from every grade');
+      if (!isDeepStrictEqual(some, all)) throw new Error('the decisive grades combined differently from every grade');
     }
     return {
       grades: GRADES,
@@ -79,28 +75,6 @@ async function measure(location: string) {
 }
 
 const result: Record<string, unknown> = { bench: 'grade-reads', node: process.version, repeats: REPEATS };
-for (const backend of values.backend.split(',')) {
-  if (backend === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'assay-bench-grades-'));
-    try {
-      result.sqlite = await measure(join(dir, 'assay.db'));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  } else if (backend === 'postgres') {
-    const name = `assay_bench_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: values.pg });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const u = new URL(values.pg);
-    u.pathname = `/${name}`;
-    try {
-      result.postgres = await measure(u.toString());
-    } finally {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    }
-  } else throw new Error(`--backend: expected sqlite and/or postgres, found ${backend}`);
-}
+for (const backend of values.backend.split(',')) result[backend] = await onFreshStore(backend, values.pg, measure);
 result.load_avg_1m = r1(loadavg()[0]);
 process.stdout.write(JSON.stringify(result, null, 2) + '\n');

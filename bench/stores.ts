@@ -8,12 +8,9 @@
  * /api endpoints over HTTP (`assay serve` in-process). Each is timed cold (first request: nothing cached)
  * and warm (median of 5 more). Prints JSON: fill rate and, per backend, milliseconds per operation.
  */
-import pg from 'pg';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import { onFreshStore } from './fresh-store.js';
 import { writeFileSync } from 'node:fs';
 import { main } from '../src/cli/main.js';
 import { mulberry32 } from '../src/core/prng.js';
@@ -135,29 +132,7 @@ async function measure(location: string): Promise<Record<string, unknown>> {
 }
 
 const result: Record<string, unknown> = { runs: RUNS, design: `${N}×${M}×${K}`, names: NAMES.length };
-for (const backend of values.backend.split(',')) {
-  if (backend === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'assay-bench-stores-'));
-    try {
-      result.sqlite = await measure(join(dir, 'assay.db'));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  } else if (backend === 'postgres') {
-    const name = `assay_bench_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: values.pg });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const u = new URL(values.pg);
-    u.pathname = `/${name}`;
-    try {
-      result.postgres = await measure(u.toString());
-    } finally {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    }
-  } else throw new Error(`--backend: expected sqlite and/or postgres, found ${backend}`);
-}
+for (const backend of values.backend.split(',')) result[backend] = await onFreshStore(backend, values.pg, measure);
 result.load_avg_1m = round(loadavg()[0], 2);
 const text = JSON.stringify(result, null, 2);
 process.stdout.write(text + '\n');
