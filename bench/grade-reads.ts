@@ -2,7 +2,8 @@
  * `npm run bench:grade-reads [-- --grades 1000000 --backend sqlite,postgres --repeats 3 --pg postgres://…]`
  *
  * What a cold dashboard page or `assay show` pays to combine a run's grades (issue 30): a run of 2,000 inputs
- * × 10 samples × 2 rules with `--grades` grades (50 graders, corrections, a fifth drawn at random) in a fresh
+ * × 10 samples × 2 rules with `--grades` grades (`--graders` people, default 50, each correcting themselves; a
+ * fifth drawn at random; `--graders 0`: every grade by a different person, so every grade decides) in a fresh
  * SQLite file and a fresh PostgreSQL database (dropped after), then, alternated `--repeats` times in one
  * process, the two ways of reading them, each combined (grades/load.ts combineInParts): every grade
  * (`grades.pages`, as before) and only the grades that decide (`grades.decisive`, what loadGrading reads now).
@@ -22,12 +23,14 @@ import type { NewGrade } from '../src/store/types.js';
 const { values } = parseArgs({
   options: {
     grades: { type: 'string', default: '1000000' },
+    graders: { type: 'string', default: '50' },
     backend: { type: 'string', default: 'sqlite,postgres' },
     repeats: { type: 'string', default: '3' },
     pg: { type: 'string', default: process.env.ASSAY_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
 const GRADES = Number(values.grades);
+const GRADERS = Number(values.graders);
 const REPEATS = Number(values.repeats);
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -45,7 +48,7 @@ async function measure(location: string) {
           j: Math.floor(n / 2000) % 10,
           rule: n % 3 ? 'polite' : 'short',
           grade: (n * 7) % 5 ? 'pass' : 'fail',
-          grader: `g${(n * 13) % 50}`,
+          grader: GRADERS ? `g${(n * 13) % GRADERS}` : `g${n}`,
           ...(n % 5 === 0 ? { probability: 0.2, design: 'uniform' } : {}),
         });
       await store.grades.recordMany(run.id, grades);
@@ -64,6 +67,7 @@ async function measure(location: string) {
     }
     return {
       grades: GRADES,
+      graders: GRADERS || 'one per grade',
       write_s,
       every_grade_ms: r1(median(every)),
       decisive_ms: r1(median(decisive)),
