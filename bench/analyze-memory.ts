@@ -23,6 +23,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { TSX } from '../src/cli/testing/process.js';
 
 function fail(message: string): never {
   process.stderr.write(`bench:analyze-memory: ${message}\n`);
@@ -58,7 +59,6 @@ const main = (checkout: string) => {
   return file;
 };
 const clis = [...(values.baseline ? [{ name: 'baseline', main: main(values.baseline) }] : []), { name: 'current', main: main(ROOT) }];
-const TSX = import.meta.resolve('tsx');
 
 const ANSWERS = [
   'Opened routers can be returned within 14 days of purchase with the receipt.',

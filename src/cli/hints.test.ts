@@ -1,6 +1,6 @@
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sparePort } from '../testing/throwaway.js';
 import { useConfigDir } from './testing/config-dir.js';
 import { runCliProcess } from './testing/process.js';
 
@@ -12,15 +12,6 @@ import { runCliProcess } from './testing/process.js';
 const tmp = useConfigDir('assay-hints-');
 const npx = { ...process.env, npm_command: 'exec' };
 
-/** A loopback port with nothing listening on it (bound, then released). */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 /** Lines of `text` that suggest a bare `assay` command (not preceded by npx). */
 const bare = (text: string) => text.split('\n').filter((l) => /(?:with|by|see|\(): assay |(?<!npx )assay (?:run|runs|show)\b/.test(l));
 
@@ -29,7 +20,7 @@ describe('hints say the command the user started assay with', () => {
     const store = join(tmp.dir(), 'hints.db');
     const config = tmp.config(
       'refused.yaml',
-      `name: refused\nsystem: { openai: { baseURL: "http://127.0.0.1:${await closedPort()}/v1", model: m } }\ninputs: [a, b, c, d, e, f]\nsamples: 2\nvalidators:\n  - { name: any, predicate: "o => o.length > 0", minSuccess: 0.5 }\n`,
+      `name: refused\nsystem: { openai: { baseURL: "http://127.0.0.1:${await sparePort()}/v1", model: m } }\ninputs: [a, b, c, d, e, f]\nsamples: 2\nvalidators:\n  - { name: any, predicate: "o => o.length > 0", minSuccess: 0.5 }\n`,
     );
     const run = await runCliProcess(['run', config, '--store', store, '--no-progress'], { env: { ...npx, OPENAI_API_KEY: 'x' } });
     expect(run.code, run.err).toBe(3);

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sparePort } from '../testing/throwaway.js';
 import { ROOT } from '../vitest/testing/project.js';
 import { cliCommand } from './testing/process.js';
 
@@ -23,14 +23,6 @@ console.log('child pid ' + child.pid);
 child.on('exit', (code) => process.exit(code ?? 1));
 `,
 );
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /** Whether something answers on the port, polled until it stops answering or `limitMs` passes (generous: a hang only). */
 async function stillListening(port: number, limitMs = 15_000): Promise<boolean> {
@@ -56,7 +48,7 @@ const killQuietly = (pid: number | undefined) => {
 
 describe('assay mock started through a process that does not pass signals on (as npx)', () => {
   it('exits when that process is killed', async () => {
-    const port = await freePort();
+    const port = await sparePort();
     const npx = spawn(process.execPath, [NPX, 'mock', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     npx.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -78,7 +70,7 @@ describe("README's mock snippet run as a script", () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const block = /```sh\n(npx assay mock[\s\S]*?)```/.exec(readme)?.[1];
     expect(block, 'README: a ```sh block starting with npx assay mock').toBeDefined();
-    const port = await freePort();
+    const port = await sparePort();
     const script = block!.replaceAll('npx assay', `node ${NPX}`).replaceAll('8080', String(port));
     writeFileSync(join(dir, 'snippet.sh'), script);
     const r = await new Promise<{ code: number | null; out: string }>((resolve) => {

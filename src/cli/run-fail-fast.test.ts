@@ -1,11 +1,10 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../store/sqlite.js';
 import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { captureCli } from './testing/capture.js';
+import { sparePort } from '../testing/throwaway.js';
 import { useConfigDir } from './testing/config-dir.js';
 
 // Issue 12 item 4, the reproducer: `baseURL: http://127.0.0.1:9/v1` (nothing listens) and 100 samples spent ~49 s
@@ -17,15 +16,6 @@ afterEach(async () => {
   await mock?.close();
   mock = undefined;
 });
-
-/** A loopback port with nothing listening on it (bound, then released). */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 const config = (name: string, baseURL: string) =>
   tmp.config(
@@ -42,7 +32,7 @@ describe('assay run: fail fast', () => {
         `${name}.yaml`,
         `name: ${name}\nsystem: { openai: { baseURL: "${baseURL}", model: m } }\ninputs: [a, b]\nsamples: 10\nconcurrency: 5\nvalidators:\n  - { name: any, predicate: "o => o.length > 0", minSuccess: 0.8 }\n`,
       );
-    const r = await captureCli(['run', small('small', `http://127.0.0.1:${await closedPort()}/v1`), '--store', store, '--no-progress']);
+    const r = await captureCli(['run', small('small', `http://127.0.0.1:${await sparePort()}/v1`), '--store', store, '--no-progress']);
     expect(r.code).toBe(3);
     expect(r.err).toContain('--retry-errors');
     const runId = /run (\S+): 2 inputs/.exec(r.err)![1];
@@ -71,7 +61,7 @@ describe('assay run: fail fast', () => {
 
   it('connection refused on every call: stops after 5 samples with one message, exit 3, and --resume finishes the run once fixed', async () => {
     const store = join(tmp.dir(), 'refused.db');
-    const r = await captureCli(['run', config('refused', `http://127.0.0.1:${await closedPort()}/v1`), '--store', store, '--no-progress']);
+    const r = await captureCli(['run', config('refused', `http://127.0.0.1:${await sparePort()}/v1`), '--store', store, '--no-progress']);
     expect(r.code).toBe(3);
     expect(r.err).toMatch(
       /assay: stopped early: 5 samples in a row failed the same way \(connection\): openai:m: ECONNREFUSED .*Fix the cause, then finish the run with --resume/,

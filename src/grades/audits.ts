@@ -9,10 +9,10 @@ import type { AuditClaimRecord, AuditRecord, AuditRun, ClaimGradeRecord, NewAudi
  */
 
 /** The answer id of output (i, j): input and sample counted from 1, as `assay show --sample 3,2` takes them. */
-export const runAnswerId = (i: number, j: number): string => `${i + 1},${j + 1}`;
+const runAnswerId = (i: number, j: number): string => `${i + 1},${j + 1}`;
 
 /** The names of the run's columns whose samples kept claims (its grounded rules), in column order. */
-export function claimRules(run: RunRecord, samples: readonly SampleRecord[]): string[] {
+function claimRules(run: RunRecord, samples: readonly SampleRecord[]): string[] {
   const has = new Set<number>();
   for (const s of samples) s.claims?.forEach((c, k) => c !== undefined && has.add(k));
   return run.validators.filter((_, k) => has.has(k)).map((v) => v.name);

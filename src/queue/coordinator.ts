@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Outcome } from '../core/outcome.js';
 import type { ReliabilityTensor } from '../core/tensor.js';
-import { DEFAULT_OUTAGE_MS, Outage, OutageError, type Ride } from '../store/outage.js';
+import { DEFAULT_OUTAGE_MS, ignore, Outage, OutageError, type Ride } from '../store/outage.js';
 import { ProviderError } from '../providers/types.js';
 import { openRun, type RunPlan, type RunProgress, type RunResult } from '../run/runner.js';
 import { computeStats } from '../run/stats.js';
@@ -277,14 +277,6 @@ export async function runOnQueue(opts: QueuedRunOptions): Promise<QueuedRunResul
     redis.off('error', onRedisError);
     await queue?.close().catch(() => {});
     if (!opts.redis) redis.disconnect();
-  }
-}
-
-function ignore(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // recorded by the callee; the next call that needs it throws it
   }
 }
 

@@ -5,7 +5,7 @@ import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { openStore } from '../store/open.js';
 import { createTestDatabase, redisForTests } from '../testing/services.js';
 import { throwawayPostgres, throwawayRedis, type ThrowawayPostgres, type ThrowawayRedis } from '../testing/throwaway.js';
-import { spawnWorker, type WorkerProcess } from './testing/workers.js';
+import { spawnWorker, type WorkerProcess, stopWorkers } from './testing/workers.js';
 
 // Services lost in the middle of a queued run: a Redis of the test's own killed (and restarted empty), a
 // PostgreSQL of its own crashed and restarted, under two `assay worker` processes. What must hold: every
@@ -33,12 +33,7 @@ beforeAll(async () => {
   mock = await startMockOpenAI({ chat: () => ({ content: 'a fine answer', delayMs: 200 }) });
 });
 afterAll(async () => mock?.close());
-afterEach(async () => {
-  for (const w of workers.splice(0)) {
-    if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
-    await w.exited;
-  }
-});
+afterEach(() => stopWorkers(workers));
 
 const config = (name: string) =>
   tmp.config(

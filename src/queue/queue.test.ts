@@ -14,7 +14,7 @@ import { RunBoard } from './board.js';
 import { connectRedis, parseRedisUrl } from './connection.js';
 import { runOnQueue } from './coordinator.js';
 import { QUEUE_NAME } from './jobs.js';
-import { maxInWindow, spawnWorker, type WorkerProcess } from './testing/workers.js';
+import { maxInWindow, spawnWorker, type WorkerProcess, stopWorkers } from './testing/workers.js';
 import { startSampleWorker } from './worker.js';
 import { START_MS } from '../testing/time.js';
 
@@ -64,12 +64,7 @@ ${extra}`,
       },
     });
   });
-  afterEach(async () => {
-    for (const w of workers.splice(0)) {
-      if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
-      await w.exited;
-    }
-  });
+  afterEach(() => stopWorkers(workers));
   afterAll(async () => mock?.close());
 
   it('a worker killed with SIGKILL mid-run loses nothing: its jobs go to the other, every sample stored once', async () => {

@@ -7,7 +7,7 @@ import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { openStore } from '../store/open.js';
 import { createTestDatabase } from '../testing/services.js';
 import { throwawayRedis, type ThrowawayRedis } from '../testing/throwaway.js';
-import { spawnWorker, type WorkerProcess } from './testing/workers.js';
+import { spawnWorker, type WorkerProcess, stopWorkers } from './testing/workers.js';
 
 // Issue 30: a Redis that loses its jobs mid-run (FLUSHALL on a Redis of the test's own) makes the waiting run
 // queue again every sample the store lacks, including those still in flight on the workers. What must hold:
@@ -31,12 +31,7 @@ beforeAll(async () => {
   mock = await startMockOpenAI({ chat: (view) => ({ content: isJudgeRequest(view) ? judgeReply(view, 'PASS') : 'a fine answer', delayMs: 300 }) });
 });
 afterAll(async () => mock?.close());
-afterEach(async () => {
-  for (const w of workers.splice(0)) {
-    if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
-    await w.exited;
-  }
-});
+afterEach(() => stopWorkers(workers));
 
 const config = (name: string) =>
   tmp.config(

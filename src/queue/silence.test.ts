@@ -6,7 +6,7 @@ import { startMockOpenAI, type MockOpenAI } from '../mock/openai.js';
 import { redisForTests } from '../testing/services.js';
 import { mockRunYaml, requestsReach, silencedUntil, silenceFor, silenceLines, unreachableFor } from '../testing/silence.js';
 import { pausableProxy, type PausableProxy } from '../testing/throwaway.js';
-import { spawnWorker, type WorkerProcess } from './testing/workers.js';
+import { spawnWorker, type WorkerProcess, stopWorkers } from './testing/workers.js';
 
 // A Redis that goes silent in the middle of a queued run (it keeps the connection and answers nothing: a
 // hung server, a network dropping packets), made by a proxy to the shared Redis that stops forwarding.
@@ -29,10 +29,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await proxy.close();
-  for (const w of workers.splice(0)) {
-    if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
-    await w.exited;
-  }
+  await stopWorkers(workers);
 });
 
 const config = (name: string) => tmp.config(`${name}.yaml`, mockRunYaml(name, mock.baseURL, 10, 10));

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Outcome } from '../core/outcome.js';
 import { AssayError, ExitCode, UsageError } from '../errors.js';
-import { DEFAULT_OUTAGE_MS, Outage, type OutageError, type Ride } from '../store/outage.js';
+import { DEFAULT_OUTAGE_MS, ignore, Outage, type OutageError, type Ride } from '../store/outage.js';
 import { executeSample } from '../run/sample.js';
 import { createSandbox } from '../sandbox/index.js';
 import { DuplicateSampleError } from '../store/errors.js';
@@ -308,14 +308,6 @@ export async function startSampleWorker(opts: SampleWorkerOptions): Promise<Samp
       redis.disconnect();
     },
   };
-}
-
-function ignore(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // recorded by the outage; what needs the queue next throws it
-  }
 }
 
 function summary(s: SampleRecord, by: SampleJobResult['by']): SampleJobResult {

@@ -36,7 +36,7 @@ export interface DashboardPoolOptions {
  * it, so the first page does not wait for a thread to load); a read is not cut off at a deadline, since its
  * worker's summaries are kept for the next one.
  */
-export function createDashboardPool(options: DashboardPoolOptions): DashboardReader & { started(): boolean; warm(): void } {
+export function createDashboardPool(options: DashboardPoolOptions): DashboardReader & { warm(): void } {
   const workerData: DashboardWorkerData = { location: options.location, writable: options.writable, command: currentAssayCommand() };
   const pool = lazyPool<DashboardTask, ViewResult>({
     size: options.workers ?? 1,
@@ -44,7 +44,6 @@ export function createDashboardPool(options: DashboardPoolOptions): DashboardRea
     spawn: () => spawnModuleWorker(new URL('./dashboard-worker', import.meta.url), { workerData }),
   });
   return {
-    started: () => pool.started(),
     warm: () => pool.warm(),
     async read(view, req) {
       try {

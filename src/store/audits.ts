@@ -133,3 +133,8 @@ export class MemoryAudits implements AuditStore {
     return structuredClone(list);
   }
 }
+
+/** A batch's run link as stored (both columns, or neither). */
+export function runOf(r: { run_id: string | null; rule: string | null }): { run?: { id: string; rule: string } } {
+  return r.run_id !== null && r.rule !== null ? { run: { id: r.run_id, rule: r.rule } } : {};
+}

@@ -210,9 +210,8 @@ class MemoryGrades implements GradeStore {
   async version(runId?: string): Promise<string> {
     let n = 0;
     let max = 0;
-    for (const [id, list] of this.byRun)
+    for (const list of runId === undefined ? this.byRun.values() : [this.byRun.get(runId) ?? []])
       for (const g of list) {
-        if (runId !== undefined && id !== runId) continue;
         n++;
         max = Math.max(max, g.id);
       }

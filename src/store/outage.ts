@@ -257,11 +257,12 @@ export class Outage {
   }
 }
 
-function ignore(fn: () => void): void {
+/** Call `fn`, setting aside what it throws: an Outage records its error, and every call waiting or made later throws it. */
+export function ignore(fn: () => void): void {
   try {
     fn();
   } catch {
-    // the OutageError, kept: every call waiting or made later throws it
+    // kept by the outage (or the callee), not lost
   }
 }
 

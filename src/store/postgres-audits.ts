@@ -1,6 +1,5 @@
-import { auditContentKey, checkAudit, checkClaimGrades, newAuditId, unknownAudit } from './audits.js';
+import { auditContentKey, checkAudit, checkClaimGrades, newAuditId, runOf, unknownAudit } from './audits.js';
 import type { Query } from './postgres-rows.js';
-import { runOf } from './sqlite-audits.js';
 import type { AuditRecord, AuditStore, ClaimGradeRecord, NewAudit, NewClaimGrade } from './types.js';
 
 const iso = (t: string | Date) => new Date(t).toISOString();

@@ -17,6 +17,11 @@ UNION SELECT min(id) FROM grades WHERE run_id = $1 AND probability BETWEEN $2 AN
 UNION SELECT id FROM grades WHERE run_id = $1 AND probability IS NOT NULL AND NOT (probability BETWEEN $2 AND 1)
 ORDER BY 1`;
 
+/** A grade row as PostgreSQL gives it: the id a bigint string, the date a Date, the rule JSON text. */
+type StoredGrade = Omit<GradeRow, 'id' | 'graded_at'> & { id: string; graded_at: Date };
+
+const toGrades = (rows: readonly StoredGrade[]): GradeRecord[] => rows.map((r) => toGrade({ ...r, rule: JSON.parse(r.rule) as string }));
+
 /** People's grades in a PostgreSQL store; every call first waits for the samples queued or in flight. */
 export class PostgresGrades implements GradeStore {
   private table = false;
@@ -87,10 +92,7 @@ export class PostgresGrades implements GradeStore {
   }
 
   async *pages(runId: string, filter: GradeFilter = {}): AsyncGenerator<GradeRecord[]> {
-    await this.commit.settle();
-    // Every report reads a run's grades: the run's existence is checked without reading its record.
-    if (!(await this.q('SELECT 1 FROM runs WHERE id = $1', [runId])).rowCount) throw new UnknownRunError(runId);
-    if (!(await this.hasTable())) return;
+    if (!(await this.readable(runId))) return;
     const clauses = ['run_id = $1'];
     const values: unknown[] = [runId];
     for (const key of ['id', 'rule', 'grader', 'i', 'j'] as const) {
@@ -100,30 +102,33 @@ export class PostgresGrades implements GradeStore {
     }
     // A page at a time (keyset on id): millions of grades are never parsed in one turn of the event loop.
     for (let after = String(filter.after ?? 0); ;) {
-      const { rows } = await this.q<Omit<GradeRow, 'id' | 'graded_at'> & { id: string; graded_at: Date }>(
+      const { rows } = await this.q<StoredGrade>(
         `SELECT * FROM grades WHERE ${clauses.join(' AND ')} AND id > $${values.length + 1} ORDER BY id LIMIT ${LIST_PAGE}`,
         [...values, after],
       );
-      if (rows.length) yield rows.map((r) => toGrade({ ...r, rule: JSON.parse(r.rule) as string }));
+      if (rows.length) yield toGrades(rows);
       if (rows.length < LIST_PAGE) return;
       after = rows[rows.length - 1].id;
     }
   }
 
   async *decisive(runId: string): AsyncGenerator<GradeRecord[]> {
-    await this.commit.settle();
-    if (!(await this.q('SELECT 1 FROM runs WHERE id = $1', [runId])).rowCount) throw new UnknownRunError(runId);
-    if (!(await this.hasTable())) return;
+    if (!(await this.readable(runId))) return;
     // Their ids from the index grades_by_output (migration 11), then their rows a page at a time.
     const { rows: found } = await this.q<{ id: string }>(DECISIVE_IDS, [runId, MIN_PROBABILITY]);
     const ids = found.map((r) => r.id);
     for (let at = 0; at < ids.length; at += LIST_PAGE) {
-      const { rows } = await this.q<Omit<GradeRow, 'id' | 'graded_at'> & { id: string; graded_at: Date }>(
-        'SELECT * FROM grades WHERE id = ANY($1::bigint[]) ORDER BY id',
-        [ids.slice(at, at + LIST_PAGE)],
-      );
-      yield rows.map((r) => toGrade({ ...r, rule: JSON.parse(r.rule) as string }));
+      const { rows } = await this.q<StoredGrade>('SELECT * FROM grades WHERE id = ANY($1::bigint[]) ORDER BY id', [ids.slice(at, at + LIST_PAGE)]);
+      yield toGrades(rows);
     }
+  }
+
+  /** Whether the run's grades can be read (false: a store from before grades); UnknownRunError for no run. */
+  private async readable(runId: string): Promise<boolean> {
+    await this.commit.settle();
+    // Every report reads a run's grades: the run's existence is checked without reading its record.
+    if (!(await this.q('SELECT 1 FROM runs WHERE id = $1', [runId])).rowCount) throw new UnknownRunError(runId);
+    return this.hasTable();
   }
 
   async version(runId?: string): Promise<string> {

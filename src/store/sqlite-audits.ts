@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { auditContentKey, checkAudit, checkClaimGrades, newAuditId, unknownAudit } from './audits.js';
+import { auditContentKey, checkAudit, checkClaimGrades, newAuditId, runOf, unknownAudit } from './audits.js';
 import type { AuditRecord, AuditStore, ClaimGradeRecord, NewAudit, NewClaimGrade } from './types.js';
 
 /** Audit batches and their claim grades in a SQLite store (tables audits, audit_grades: migration 10; run and content key: 11). */
@@ -77,9 +77,4 @@ export class SqliteAudits implements AuditStore {
       .all(auditId) as [number, string, number, number, string, string][];
     return rows.map(([id, answer, claim, supported, grader, gradedAt]) => ({ id, auditId, answer, claim, supported: supported === 1, grader, gradedAt }));
   }
-}
-
-/** A batch's run link as stored (both columns, or neither). */
-export function runOf(r: { run_id: string | null; rule: string | null }): { run?: { id: string; rule: string } } {
-  return r.run_id !== null && r.rule !== null ? { run: { id: r.run_id, rule: r.rule } } : {};
 }

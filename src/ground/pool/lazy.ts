@@ -6,7 +6,6 @@ export interface LazyPool<I, O> {
   run(input: I, signal?: AbortSignal): Promise<O>;
   /** Starts it now (a failed start is tried again by the next task, which then says why). */
   warm(): void;
-  started(): boolean;
   close(): Promise<void>;
 }
 
@@ -24,7 +23,6 @@ export function lazyPool<I, O>(options: PoolOptions): LazyPool<I, O> {
       return (await start()).run(input, signal);
     },
     warm: () => void start().catch(() => {}),
-    started: () => started !== undefined,
     async close() {
       closed = true;
       const pool = await started?.catch(() => undefined);

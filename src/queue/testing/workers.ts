@@ -28,6 +28,14 @@ export function spawnWorker(args: string[], env: NodeJS.ProcessEnv = process.env
   return { child, log: () => err, ready: readyOrExited, exited };
 }
 
+/** Kill (SIGKILL) the workers of `workers` still running, wait for each to exit, and empty the list (after each test). */
+export async function stopWorkers(workers: WorkerProcess[]): Promise<void> {
+  for (const w of workers.splice(0)) {
+    if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+    await w.exited;
+  }
+}
+
 /** The most arrivals (ms timestamps) in any window of `windowMs`, sliding over the arrivals. */
 export function maxInWindow(arrivals: number[], windowMs = 1000): number {
   const t = [...arrivals].sort((a, b) => a - b);
